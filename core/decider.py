@@ -1,0 +1,274 @@
+"""The Decider: ``decide`` turns a command into events, ``evolve`` folds them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events import (
+    CharacterAdded,
+    CharacterRemoved,
+    CharacterUpdated,
+    Draft,
+    Event,
+    Noted,
+    OptionSet,
+    Record,
+    Redone,
+    Revealed,
+    Rolled,
+    TableCreated,
+    Undone,
+    Visibility,
+)
+
+from . import dice as dicemod
+from .commands import (
+    AddCharacter,
+    Note,
+    Redo,
+    RemoveCharacter,
+    Reveal,
+    RollDice,
+    SetOption,
+    Undo,
+    UpdateCharacter,
+)
+from .dice import Dice, TypedDice
+from .errors import RuleError
+from .history import History
+from .state import Character, LastRoll, TableState, character_id, find_character
+from .systems import SYSTEMS, get_system
+from .systems.base import Command, Handler
+
+#: Fields of a secret free roll that players do not see.
+SECRET_ROLL_FIELDS = ("faces", "kept", "total", "dice")
+
+
+def create_table(system: str, options: dict[str, Any] | None = None, title: str = "") -> TableCreated:
+    """The first event of a new table, with every option resolved to a value."""
+    sys = get_system(system)
+    resolved = sys.default_options()
+    for name, value in (options or {}).items():
+        resolved[name] = sys.option(name).check(value)
+    return TableCreated(system=system, options=resolved, title=title)
+
+
+def decide(command: Command, state: TableState, dice: Dice, history: History | None = None) -> list[Draft]:
+    """Check a command against the state; the events it produces, or a ``RuleError``.
+
+    When the command carries ``faces`` (physical dice typed in), they replace
+    ``dice`` and must all be used.
+    """
+    history = history if history is not None else History()
+    faces = getattr(command, "faces", None)
+    if faces is not None and isinstance(faces, list):
+        dice = TypedDice(faces)
+    handler = _DECIDERS.get(type(command))
+    if handler is not None:
+        drafts = handler(command, state, dice, history)
+    else:
+        system = get_system(state.system)
+        if system.decide is None or type(command) not in system.commands:
+            raise RuleError(f"command {type(command).__struct_config__.tag!r} is not available here")
+        drafts = system.decide(command, state, dice, history)
+    if isinstance(dice, TypedDice):
+        dice.finish()
+    return drafts
+
+
+def _add_character(cmd: AddCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    name = cmd.name.strip()
+    if not name:
+        raise RuleError("name: a character needs a name")
+    cid = character_id(name)
+    if cid == "gm":
+        raise RuleError("name: 'gm' is reserved for the game master")
+    if cid in state.characters:
+        raise RuleError(f"name: {name!r} is already at the table")
+    system = get_system(state.system)
+    sheet = system.check_sheet(dict(cmd.sheet)) if system.check_sheet else dict(cmd.sheet)
+    visibility = Visibility(gm_only=True) if cmd.hidden else Visibility()
+    return [Draft(CharacterAdded(id=cid, name=name, sheet=sheet, hidden=cmd.hidden), visibility=visibility)]
+
+
+def _update_character(cmd: UpdateCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = find_character(state, cmd.character)
+    system = get_system(state.system)
+    if system.check_sheet:
+        system.check_sheet({**char.sheet, **cmd.sheet})
+    hidden = char.hidden if cmd.hidden is None else cmd.hidden
+    visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
+    return [Draft(CharacterUpdated(id=char.id, sheet=dict(cmd.sheet), hidden=cmd.hidden), visibility=visibility)]
+
+
+def _remove_character(cmd: RemoveCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = find_character(state, cmd.character)
+    visibility = Visibility(gm_only=True) if char.hidden else Visibility()
+    return [Draft(CharacterRemoved(id=char.id), visibility=visibility)]
+
+
+def _roll(cmd: RollDice, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    actor = "gm" if cmd.actor.lower() == "gm" else find_character(state, cmd.actor).id
+    expr = dicemod.parse(cmd.dice)
+    result = dicemod.roll(expr, dice)
+    event = Rolled(
+        actor=actor,
+        dice=str(expr),
+        faces=result.faces,
+        kept=result.kept if not all(result.kept) else [],
+        total=result.total,
+        source=dice.source,
+        secret=cmd.secret,
+        reason=cmd.reason,
+    )
+    visibility = Visibility(hidden=SECRET_ROLL_FIELDS) if cmd.secret else Visibility()
+    return [Draft(event, visibility=visibility)]
+
+
+def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if not cmd.text.strip():
+        raise RuleError("text: a note needs some text")
+    return [Draft(Noted(text=cmd.text, gm_only=cmd.gm_only), visibility=Visibility(gm_only=cmd.gm_only))]
+
+
+def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if cmd.command is None:
+        for cid in reversed(history.order):
+            if not history.is_meta(cid) and cid not in history.undone and history.cascade(cid):
+                target = cid
+                break
+        else:
+            raise RuleError("undo: nothing to undo")
+    else:
+        target = cmd.command
+        if target not in history.first:
+            raise RuleError(f"undo: no command {target!r} in this table's log")
+        if history.is_meta(target):
+            raise RuleError(f"undo: command {target!r} is an undo, redo or the table's creation (use redo)")
+        if target in history.undone:
+            raise RuleError(f"undo: command {target!r} is already undone")
+    voids = history.cascade(target)
+    if not voids:
+        raise RuleError(f"undo: command {target!r} has nothing left to undo")
+    return [Draft(Undone(command=target, voids=voids))]
+
+
+def _redo(cmd: Redo, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if not history.redoable:
+        raise RuleError("redo: nothing to redo (redo is possible only right after undo)")
+    target = history.redoable[-1] if cmd.command is None else cmd.command
+    if target not in history.redoable:
+        raise RuleError(f"redo: command {target!r} is not an undo that can be redone now")
+    undone_at = history.undone[target]
+    restores = next(c.seqs for c in history.changes if c.seq == undone_at)
+    return [Draft(Redone(command=target, restores=list(restores)))]
+
+
+def _set_option(cmd: SetOption, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    value = get_system(state.system).option(cmd.name).check(cmd.value)
+    if state.options.get(cmd.name) == value:
+        raise RuleError(f"option {cmd.name}: already {value!r}")
+    return [Draft(OptionSet(name=cmd.name, value=value))]
+
+
+def _reveal(cmd: Reveal, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if not 1 <= cmd.seq <= state.seq:
+        raise RuleError(f"reveal: no record {cmd.seq}")
+    if cmd.seq in state.revealed:
+        raise RuleError(f"reveal: record {cmd.seq} is already revealed")
+    if cmd.seq in history.voided:
+        raise RuleError(f"reveal: record {cmd.seq} is undone")
+    return [Draft(Revealed(seq=cmd.seq), cause=cmd.seq)]
+
+
+_DECIDERS: dict[type[Command], Any] = {
+    AddCharacter: _add_character,
+    UpdateCharacter: _update_character,
+    RemoveCharacter: _remove_character,
+    RollDice: _roll,
+    Note: _note,
+    Undo: _undo,
+    Redo: _redo,
+    SetOption: _set_option,
+    Reveal: _reveal,
+}
+
+
+# -- evolve -------------------------------------------------------------------
+
+
+def _created(state: TableState, record: Record) -> None:
+    event: TableCreated = record.event
+    system = get_system(event.system)
+    state.system = event.system
+    state.title = event.title
+    state.options = {**system.default_options(), **event.options}
+    state.world = system.initial_world(state.options)
+
+
+def _option(state: TableState, record: Record) -> None:
+    event: OptionSet = record.event
+    state.options[event.name] = event.value
+
+
+def _char_added(state: TableState, record: Record) -> None:
+    e: CharacterAdded = record.event
+    make = get_system(state.system).make_character
+    char = make(e.id, e.name, dict(e.sheet), e.hidden) if make else Character(
+        id=e.id, name=e.name, sheet=dict(e.sheet), hidden=e.hidden
+    )
+    state.characters[e.id] = char
+
+
+def _char_updated(state: TableState, record: Record) -> None:
+    e: CharacterUpdated = record.event
+    char = state.characters.get(e.id)
+    if char is None:
+        return
+    char.sheet = {**char.sheet, **e.sheet}
+    if e.hidden is not None:
+        char.hidden = e.hidden
+
+
+def _char_removed(state: TableState, record: Record) -> None:
+    state.characters.pop(record.event.id, None)
+
+
+def _rolled(state: TableState, record: Record) -> None:
+    e: Rolled = record.event
+    state.last_roll = LastRoll(seq=record.seq, actor=e.actor, dice=e.dice, total=e.total, secret=e.secret)
+
+
+def _noted(state: TableState, record: Record) -> None:
+    state.notes += 1
+
+
+def _revealed(state: TableState, record: Record) -> None:
+    state.revealed.add(record.event.seq)
+
+
+def _nothing(state: TableState, record: Record) -> None:
+    """Undo and redo change which records count; the projection handles them."""
+
+
+_HANDLERS: dict[type[Event], Handler] = {
+    TableCreated: _created,
+    OptionSet: _option,
+    CharacterAdded: _char_added,
+    CharacterUpdated: _char_updated,
+    CharacterRemoved: _char_removed,
+    Rolled: _rolled,
+    Noted: _noted,
+    Revealed: _revealed,
+    Undone: _nothing,
+    Redone: _nothing,
+}
+for _system in SYSTEMS.values():
+    _HANDLERS.update(_system.handlers)
+
+
+def evolve(state: TableState, record: Record) -> TableState:
+    """Fold one record into the state (changing it in place) and return it."""
+    _HANDLERS[type(record.event)](state, record)
+    state.seq = record.seq
+    return state

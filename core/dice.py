@@ -1,0 +1,340 @@
+"""Dice: sources of faces, free-roll notation, and exact distributions.
+
+Notation: a sum of terms, each ``NdM`` (``N`` defaults to 1, ``d%`` is
+``d100``), optionally keeping the highest or lowest few (``3d10kh2``,
+``4d6kl3``), or a whole number. ``2d6+1d4-1`` is three terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Protocol
+
+from .errors import NotationError, RuleError
+
+MAX_DICE = 100
+MAX_SIDES = 1000
+
+
+class Dice(Protocol):
+    """Where faces come from: a random source, or physical dice typed in."""
+
+    source: str
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        """``count`` faces of a die with ``sides`` sides, 1..sides each."""
+        ...
+
+
+class TypedDice:
+    """Faces rolled on the table and typed in, used in order.
+
+    Too few faces, a face the die does not have, or faces left over are
+    errors that name the face and what would be valid.
+    """
+
+    source = "typed"
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self.faces = list(faces)
+        self.used = 0
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        out = []
+        for _ in range(count):
+            if self.used >= len(self.faces):
+                raise RuleError(
+                    f"faces: {len(self.faces)} given, more are needed (next is a d{sides})"
+                )
+            face = self.faces[self.used]
+            if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= sides:
+                raise RuleError(f"faces: {face!r} is not a face of a d{sides} (1..{sides})")
+            self.used += 1
+            out.append(face)
+        return out
+
+    def finish(self) -> None:
+        """Refuse faces that were typed in but not needed."""
+        if self.used < len(self.faces):
+            raise RuleError(
+                f"faces: {len(self.faces)} given but the roll uses {self.used}"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    count: int
+    sides: int
+    keep: str = ""  # "", "kh" or "kl"
+    keep_n: int = 0
+    sign: int = 1
+
+    def __str__(self) -> str:
+        keep = f"{self.keep}{self.keep_n}" if self.keep else ""
+        return f"{self.count}d{self.sides}{keep}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstTerm:
+    value: int
+    sign: int = 1
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+Term = DiceTerm | ConstTerm
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    text: str
+    terms: tuple[Term, ...]
+
+    def __str__(self) -> str:
+        out = ""
+        for i, term in enumerate(self.terms):
+            if term.sign < 0:
+                out += "-"
+            elif i:
+                out += "+"
+            out += str(term)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class RolledTerm:
+    term: Term
+    faces: tuple[int, ...]
+    kept: tuple[bool, ...]
+
+    @property
+    def value(self) -> int:
+        if isinstance(self.term, ConstTerm):
+            return self.term.sign * self.term.value
+        return self.term.sign * sum(f for f, k in zip(self.faces, self.kept, strict=True) if k)
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A rolled expression: every die kept in the result, dropped ones marked."""
+
+    expression: Expression
+    terms: tuple[RolledTerm, ...]
+
+    @property
+    def total(self) -> int:
+        return sum(t.value for t in self.terms)
+
+    @property
+    def faces(self) -> list[int]:
+        return [f for t in self.terms for f in t.faces]
+
+    @property
+    def kept(self) -> list[bool]:
+        return [k for t in self.terms for k in t.kept]
+
+    def describe(self) -> str:
+        parts = []
+        for t in self.terms:
+            if isinstance(t.term, ConstTerm):
+                parts.append(("-" if t.term.sign < 0 else "+") + str(t.term.value))
+                continue
+            shown = ",".join(str(f) if k else f"~{f}~" for f, k in zip(t.faces, t.kept, strict=True))
+            parts.append(("-" if t.term.sign < 0 else "+") + f"[{shown}]")
+        text = "".join(parts).lstrip("+")
+        return f"{text} = {self.total}"
+
+
+def parse(text: str) -> Expression:
+    """Parse dice notation; a bad character raises ``NotationError`` pointing at it."""
+    src = text
+    s = text.replace(" ", "").lower()
+    if not s:
+        raise NotationError(src, 0, "empty notation (try 2d10 or 3d6+2)")
+    # positions in the stripped string map back to the original for the pointer
+    positions = [i for i, ch in enumerate(text) if ch != " "]
+    pos = 0
+    terms: list[Term] = []
+
+    def fail(at: int, reason: str) -> NotationError:
+        where = positions[at] if at < len(positions) else len(text)
+        return NotationError(src, where, reason)
+
+    def number() -> int | None:
+        nonlocal pos
+        start = pos
+        while pos < len(s) and s[pos].isdigit():
+            pos += 1
+        if pos == start:
+            return None
+        if pos - start > 6:
+            raise fail(start, "number too large")
+        return int(s[start:pos])
+
+    sign = 1
+    while True:
+        if pos < len(s) and s[pos] in "+-":
+            if terms or s[pos] == "-":
+                sign = -1 if s[pos] == "-" else 1
+                pos += 1
+            else:
+                pos += 1
+        start = pos
+        n = number()
+        if pos < len(s) and s[pos] == "d":
+            pos += 1
+            count = 1 if n is None else n
+            if pos < len(s) and s[pos] == "%":
+                pos += 1
+                sides: int | None = 100
+            else:
+                sides = number()
+            if sides is None:
+                raise fail(pos, "expected the number of sides after 'd'")
+            if count < 1 or count > MAX_DICE:
+                raise fail(start, f"dice count must be 1..{MAX_DICE}")
+            if sides < 2 or sides > MAX_SIDES:
+                raise fail(start, f"sides must be 2..{MAX_SIDES}")
+            keep, keep_n = "", 0
+            if s.startswith(("kh", "kl"), pos):
+                keep = s[pos : pos + 2]
+                pos += 2
+                k = number()
+                if k is None:
+                    raise fail(pos, f"expected how many dice to keep after '{keep}'")
+                if not 1 <= k <= count:
+                    raise fail(pos - 1, f"can keep 1..{count} of {count} dice")
+                keep_n = k
+            elif pos < len(s) and s[pos] == "k":
+                raise fail(pos, "keep must be 'kh' (highest) or 'kl' (lowest)")
+            terms.append(DiceTerm(count, sides, keep, keep_n, sign))
+        elif n is not None:
+            terms.append(ConstTerm(n, sign))
+        else:
+            raise fail(pos, "expected a number or dice like 2d6")
+        if pos == len(s):
+            break
+        if s[pos] not in "+-":
+            raise fail(pos, f"unexpected {s[pos]!r}")
+        if pos + 1 == len(s):
+            raise fail(pos + 1, "expected a term after the sign")
+        sign = 1
+    if not any(isinstance(t, DiceTerm) for t in terms):
+        raise NotationError(src, 0, "no dice in the notation")
+    return Expression(text.strip(), tuple(terms))
+
+
+def _kept_flags(faces: Sequence[int], keep: str, n: int) -> tuple[bool, ...]:
+    if not keep:
+        return (True,) * len(faces)
+    order = sorted(range(len(faces)), key=lambda i: faces[i], reverse=(keep == "kh"))
+    chosen = set(order[:n])
+    return tuple(i in chosen for i in range(len(faces)))
+
+
+def roll(expr: Expression, dice: Dice) -> Roll:
+    """Roll an expression with faces from ``dice``."""
+    rolled = []
+    for term in expr.terms:
+        if isinstance(term, ConstTerm):
+            rolled.append(RolledTerm(term, (), ()))
+            continue
+        faces = tuple(dice.roll(term.sides, term.count))
+        rolled.append(RolledTerm(term, faces, _kept_flags(faces, term.keep, term.keep_n)))
+    return Roll(expr, tuple(rolled))
+
+
+def dice_count(expr: Expression) -> int:
+    return sum(t.count for t in expr.terms if isinstance(t, DiceTerm))
+
+
+# -- exact distributions ----------------------------------------------------
+
+Dist = dict[int, int]  # total -> number of equally likely outcomes
+
+
+def convolve(a: Dist, b: Dist) -> Dist:
+    out: Dist = {}
+    for x, wx in a.items():
+        for y, wy in b.items():
+            out[x + y] = out.get(x + y, 0) + wx * wy
+    return out
+
+
+@cache
+def _die(sides: int) -> tuple[tuple[int, int], ...]:
+    return tuple((f, 1) for f in range(1, sides + 1))
+
+
+@cache
+def _sum_dist(count: int, sides: int) -> tuple[tuple[int, int], ...]:
+    dist: Dist = {0: 1}
+    one = dict(_die(sides))
+    for _ in range(count):
+        dist = convolve(dist, one)
+    return tuple(sorted(dist.items()))
+
+
+@cache
+def _keep_dist(count: int, sides: int, keep: str, n: int) -> tuple[tuple[int, int], ...]:
+    # State: the sorted tuple of the n best faces so far, with its weight.
+    states: dict[tuple[int, ...], int] = {(): 1}
+    high = keep == "kh"
+    for _ in range(count):
+        nxt: dict[tuple[int, ...], int] = {}
+        for kept, w in states.items():
+            for f in range(1, sides + 1):
+                cand = sorted((*kept, f), reverse=high)[:n]
+                key = tuple(cand)
+                nxt[key] = nxt.get(key, 0) + w
+        states = nxt
+    dist: Dist = {}
+    for kept, w in states.items():
+        dist[sum(kept)] = dist.get(sum(kept), 0) + w
+    return tuple(sorted(dist.items()))
+
+
+MAX_KEEP_STATES = 2_000_000
+
+
+def term_distribution(term: Term) -> Dist:
+    if isinstance(term, ConstTerm):
+        return {term.sign * term.value: 1}
+    if term.keep and term.keep_n < term.count:
+        from math import comb
+
+        if comb(term.sides + term.keep_n - 1, term.keep_n) * term.sides > MAX_KEEP_STATES:
+            raise RuleError(f"dice {term}: too many kept dice to enumerate exactly")
+        base = dict(_keep_dist(term.count, term.sides, term.keep, term.keep_n))
+    else:
+        base = dict(_sum_dist(term.count, term.sides))
+    if term.sign < 0:
+        return {-k: v for k, v in base.items()}
+    return base
+
+
+def distribution(expr: Expression) -> Dist:
+    """Exact distribution of an expression's total, as integer weights."""
+    dist: Dist = {0: 1}
+    for term in expr.terms:
+        dist = convolve(dist, term_distribution(term))
+    return dict(sorted(dist.items()))
+
+
+def probabilities(dist: Dist) -> dict[int, Fraction]:
+    total = sum(dist.values())
+    return {k: Fraction(v, total) for k, v in dist.items()}
+
+
+def chance_at_least(dist: Dist, target: int) -> Fraction:
+    total = sum(dist.values())
+    return Fraction(sum(v for k, v in dist.items() if k >= target), total)
+
+
+def mean(dist: Dist) -> Fraction:
+    total = sum(dist.values())
+    return Fraction(sum(k * v for k, v in dist.items()), total)

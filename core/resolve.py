@@ -1,0 +1,80 @@
+"""``margin resolve`` requests: checked fields and dispatch to a system."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dice import Dice, TypedDice
+from .errors import RuleError
+from .systems import SYSTEMS
+
+
+def resolve(request: Any, dice: Dice) -> dict[str, Any]:
+    """Resolve one request (already parsed JSON) with ``dice`` unless it gives its own."""
+    if not isinstance(request, dict):
+        raise RuleError("request: expected a JSON object")
+    system_id = request.get("system")
+    if system_id is None:
+        raise RuleError("system: missing (one of " + ", ".join(SYSTEMS) + ")")
+    system = SYSTEMS.get(system_id) if isinstance(system_id, str) else None
+    if system is None:
+        raise RuleError(f"system: {system_id!r} is not known (one of {', '.join(SYSTEMS)})")
+    action = request.get("action")
+    handler = system.resolve.get(action) if isinstance(action, str) else None
+    if handler is None:
+        actions = ", ".join(system.resolve) or "none yet"
+        raise RuleError(f"action: {action!r} is not an action of {system.id} (actions: {actions})")
+    fields = {k: v for k, v in request.items() if k not in ("system", "action")}
+    typed = None
+    if "faces" in fields and fields["faces"] is not None:
+        faces = fields["faces"]
+        if not isinstance(faces, list) or not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
+            raise RuleError("faces: expected a list of whole numbers")
+        typed = TypedDice(faces)
+    result = handler(fields, typed or dice)
+    if typed is not None:
+        typed.finish()
+    return result
+
+
+def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """Pick a request's fields by ``spec`` (name -> default; ``REQUIRED`` for none).
+
+    Unknown fields are errors, not silently ignored.
+    """
+    unknown = sorted(set(fields) - set(spec))
+    if unknown:
+        raise RuleError(f"{unknown[0]}: unknown field (fields: {', '.join(spec)})")
+    out = {}
+    for name, default in spec.items():
+        if name in fields:
+            out[name] = fields[name]
+        elif default is REQUIRED:
+            raise RuleError(f"{name}: missing")
+        else:
+            out[name] = default
+    return out
+
+
+def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """A whole number field within bounds, or a clear error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleError(f"{name}: expected a whole number, got {value!r}")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        bounds = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
+        raise RuleError(f"{name}: {value} is out of range ({bounds})")
+    return value
+
+
+def boolean(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise RuleError(f"{name}: expected true or false, got {value!r}")
+    return value
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()

@@ -1,0 +1,106 @@
+"""The face every dice system shows the rest of margin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from events import Draft, Event, Record
+
+from ..dice import Dice
+from ..errors import RuleError
+from ..history import History
+from ..state import Character, TableState
+
+
+@dataclass(frozen=True)
+class Option:
+    """A switchable rule option of a table, stored in the log as an event."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] = ()
+
+    def check(self, value: Any) -> Any:
+        """The value if valid for this option; a clear error otherwise."""
+        if self.choices:
+            if value not in self.choices:
+                allowed = ", ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices)
+                raise RuleError(f"option {self.name}: {value!r} is not one of {allowed}")
+            return value
+        if isinstance(self.default, bool):
+            if not isinstance(value, bool):
+                raise RuleError(f"option {self.name}: expected true or false, got {value!r}")
+        elif isinstance(self.default, int) and (isinstance(value, bool) or not isinstance(value, int)):
+            raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
+        return value
+
+    def parse(self, text: str) -> Any:
+        """A value typed on the command line (``true``, ``3``, ``simple``)."""
+        low = text.strip().lower()
+        if isinstance(self.default, bool) or (self.choices and all(isinstance(c, bool) for c in self.choices)):
+            if low in ("true", "on", "yes", "1"):
+                return self.check(True)
+            if low in ("false", "off", "no", "0"):
+                return self.check(False)
+            raise RuleError(f"option {self.name}: expected true or false, got {text!r}")
+        if isinstance(self.default, int):
+            try:
+                return self.check(int(low))
+            except ValueError:
+                raise RuleError(f"option {self.name}: expected a whole number, got {text!r}") from None
+        return self.check(low)
+
+
+Handler = Callable[[TableState, Record], None]
+
+
+def _no_world(options: Mapping[str, Any]) -> Any:
+    return None
+
+
+class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
+    """A GM's intent, decided against the state into events (or refused)."""
+
+
+@dataclass(frozen=True)
+class System:
+    """One dice system: sheet, options, commands, events, odds and resolve."""
+
+    id: str
+    title: str
+    summary: str
+    options: tuple[Option, ...] = ()
+    commands: tuple[type[Command], ...] = ()
+    #: event type -> fold step, for this system's own events
+    handlers: Mapping[type[Event], Handler] = field(default_factory=dict)
+    #: decide(command, state, dice, history) -> drafts, for this system's commands
+    decide: Callable[[Command, TableState, Dice, History], list[Draft]] | None = None
+    #: builds the system's character from an added character's sheet (validated in check_sheet)
+    make_character: Callable[[str, str, dict[str, Any], bool], Character] | None = None
+    #: refuses a sheet the system cannot use; returns it normalised
+    check_sheet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    initial_world: Callable[[Mapping[str, Any]], Any] = _no_world
+    #: margin resolve: action name -> handler(request, dice) -> result
+    resolve: Mapping[str, Callable[[dict[str, Any], Dice], dict[str, Any]]] = field(default_factory=dict)
+    #: commands (as `margin do` JSON objects) that build the demo table
+    demo: tuple[dict[str, Any], ...] = ()
+    #: file name of the GM-facing rules document under core/rules/
+    rules_doc: str = ""
+    #: one line for a record's event, given as a (possibly player-lensed) dict;
+    #: returns None for tags it does not know
+    describe: Callable[[dict[str, Any]], str | None] | None = None
+
+    def option(self, name: str) -> Option:
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        known = ", ".join(o.name for o in self.options) or "none"
+        raise RuleError(f"option {name!r} is not an option of {self.id} (options: {known})")
+
+    def default_options(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}

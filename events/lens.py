@@ -1,0 +1,32 @@
+"""The player lens: what a player may read of a record."""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from typing import Any
+
+from .record import Record, record_to_builtins
+
+
+def visible_to_players(record: Record) -> bool:
+    return not record.visibility.gm_only
+
+
+def player_view(record: Record, revealed: Container[int] = ()) -> dict[str, Any] | None:
+    """A record as a player sees it, or None when the record is GM-only.
+
+    Hidden fields are removed from the event, not blanked, so nothing of their
+    value (not even its length) reaches a player's screen. A record the GM has
+    revealed is shown whole.
+    """
+    if record.visibility.gm_only:
+        return None
+    data = record_to_builtins(record)
+    data.pop("visibility", None)
+    hidden = record.visibility.hidden
+    if hidden and record.seq not in revealed:
+        event = data["event"]
+        for name in hidden:
+            event.pop(name, None)
+        data["secret"] = True
+    return data

@@ -1,0 +1,141 @@
+"""The record envelope, the union of every event type, and their encodings."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any, Union
+
+import msgspec
+
+from . import chance, edge, effect, table, under
+from .base import Event
+
+#: Format of a stored record body. Bump it when a record must be reshaped on
+#: load, and register the step in ``UPGRADES``.
+FORMAT = 1
+
+ALL_EVENTS: tuple[type[Event], ...] = (
+    table.EVENTS + edge.EVENTS + chance.EVENTS + under.EVENTS + effect.EVENTS
+)
+
+AnyEvent = Union[ALL_EVENTS]  # type: ignore[valid-type]  # noqa: UP007
+
+TAGS: dict[str, type[Event]] = {
+    msgspec.inspect.type_info(t).tag: t  # type: ignore[attr-defined]
+    for t in ALL_EVENTS
+}
+
+
+def tag_of(event: Event) -> str:
+    """The permanent tag of an event, as written in the log."""
+    return type(event).__struct_config__.tag  # type: ignore[return-value]
+
+
+class Visibility(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What players may see of a record.
+
+    ``gm_only`` hides the whole record from players; ``hidden`` names event
+    fields cut from a player's view (a secret roll's die, a hidden TN) until a
+    ``Revealed`` record shows them.
+    """
+
+    gm_only: bool = False
+    hidden: tuple[str, ...] = ()
+
+
+PUBLIC = Visibility()
+
+
+class Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One entry of the log: an event in its envelope.
+
+    ``cause`` is the sequence number of the record this one answers (an injury
+    answers a damage roll, which answers an attack): undoing a command voids
+    its records and everything caused by them. ``prev`` and ``hash`` chain the
+    log; they are stored beside the body, not inside it.
+    """
+
+    seq: int
+    at: str
+    author: str
+    command: str
+    event: AnyEvent  # type: ignore[valid-type]
+    cause: int | None = None
+    visibility: Visibility = PUBLIC
+    prev: str = ""
+    hash: str = ""
+
+
+_body_encoder = msgspec.json.Encoder()
+_record_decoder = msgspec.json.Decoder(Record)
+_event_decoder = msgspec.json.Decoder(AnyEvent)
+
+#: One step per old format: ``UPGRADES[n]`` turns a format-``n`` body (as a
+#: plain dict) into a format ``n + 1`` body.
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+class DecodeError(Exception):
+    """A stored record could not be read."""
+
+
+def encode_body(record: Record) -> bytes:
+    """The stored bytes of a record: everything but the chain hashes."""
+    if record.prev or record.hash:
+        record = msgspec.structs.replace(record, prev="", hash="")
+    return _body_encoder.encode(record)
+
+
+def chain_hash(prev: str, body: bytes) -> str:
+    """Hash of a record given the hash of the one before it."""
+    return hashlib.sha256(prev.encode() + b"\n" + body).hexdigest()
+
+
+def decode_body(body: bytes | str, version: int = FORMAT) -> Record:
+    """Decode a stored body, upgrading it step by step if it is older."""
+    try:
+        if version == FORMAT:
+            return _record_decoder.decode(body)
+        if version > FORMAT:
+            raise DecodeError(
+                f"record format {version} is newer than this margin understands ({FORMAT})"
+            )
+        data = msgspec.json.decode(body)
+        for step in range(version, FORMAT):
+            if step not in UPGRADES:
+                raise DecodeError(f"no upgrade from record format {step}")
+            data = UPGRADES[step](data)
+        return msgspec.convert(data, Record)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise DecodeError(str(exc)) from None
+
+
+def encode_event(event: Event) -> bytes:
+    return _body_encoder.encode(event)
+
+
+def decode_event(data: bytes | str) -> Event:
+    return _event_decoder.decode(data)  # type: ignore[no-any-return]
+
+
+def event_fields(event: Event) -> dict[str, Any]:
+    """An event as a plain dict with its tag under ``type``."""
+    return msgspec.to_builtins(event)  # type: ignore[no-any-return]
+
+
+def record_to_builtins(record: Record) -> dict[str, Any]:
+    """The JSON Lines form of a record: envelope fields, chain, and the event."""
+    return msgspec.to_builtins(record)  # type: ignore[no-any-return]
+
+
+def record_from_builtins(data: dict[str, Any]) -> Record:
+    try:
+        return msgspec.convert(data, Record)
+    except msgspec.ValidationError as exc:
+        raise DecodeError(str(exc)) from None
+
+
+def event_schema() -> dict[str, Any]:
+    """JSON Schema of the event union and the envelope; snapshot-tested."""
+    return msgspec.json.schema(Record)

@@ -1,0 +1,93 @@
+"""Events every table has, whatever its dice system."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import Event
+
+
+class TableCreated(Event, frozen=True, tag="table.created"):
+    """The first record of every table."""
+
+    system: str
+    options: dict[str, Any] = {}
+    title: str = ""
+
+
+class OptionSet(Event, frozen=True, tag="table.option"):
+    """A rule option changed; replays apply it from this record on."""
+
+    name: str
+    value: Any
+
+
+class CharacterAdded(Event, frozen=True, tag="character.added"):
+    id: str
+    name: str
+    sheet: dict[str, Any] = {}
+    hidden: bool = False
+
+
+class CharacterUpdated(Event, frozen=True, tag="character.updated"):
+    """Sheet fields changed (merged key by key into the sheet)."""
+
+    id: str
+    sheet: dict[str, Any] = {}
+    hidden: bool | None = None
+
+
+class CharacterRemoved(Event, frozen=True, tag="character.removed"):
+    id: str
+
+
+class Rolled(Event, frozen=True, tag="dice.rolled"):
+    """A free roll of dice notation, every die kept in the record."""
+
+    actor: str
+    dice: str
+    faces: list[int]
+    total: int
+    kept: list[bool] = []
+    source: str = "rng"  # "rng": margin's random source; "typed": physical dice typed in
+    secret: bool = False
+    reason: str = ""
+
+
+class Noted(Event, frozen=True, tag="table.note"):
+    text: str
+    gm_only: bool = False
+
+
+class Undone(Event, frozen=True, tag="table.undone"):
+    """A command was undone: every listed record is void from here on."""
+
+    command: str
+    voids: list[int]
+
+
+class Redone(Event, frozen=True, tag="table.redone"):
+    """An undo was reversed: the listed records count again."""
+
+    command: str
+    restores: list[int]
+
+
+class Revealed(Event, frozen=True, tag="table.revealed"):
+    """The GM showed the players a secret record's hidden fields."""
+
+    seq: int
+
+
+EVENTS: tuple[type[Event], ...] = (
+    TableCreated,
+    OptionSet,
+    CharacterAdded,
+    CharacterUpdated,
+    CharacterRemoved,
+    Rolled,
+    Noted,
+    Undone,
+    Redone,
+    Revealed,
+)

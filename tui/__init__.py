@@ -1,0 +1,1 @@
+"""margin's user-facing layer: the command line and the Textual screens."""

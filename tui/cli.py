@@ -1,0 +1,342 @@
+"""The ``margin`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+import msgspec
+
+from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
+from core.state import find_character
+from events import DecodeError, SQLiteStore, StoredRow, StoreError, player_view, record_to_builtins
+
+from . import render
+from .table import Table
+
+
+class UsageError(Exception):
+    """Bad arguments; printed as one line."""
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
+    sys.stderr.write(f"margin: {message}\n")
+    raise SystemExit(code)
+
+
+def _parse_options(system: str, pairs: Sequence[str]) -> dict[str, Any]:
+    sys_ = get_system(system)
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, eq, value = pair.partition("=")
+        if not eq:
+            raise UsageError(f"--option {pair!r}: expected NAME=VALUE")
+        out[name.strip()] = sys_.option(name.strip()).parse(value)
+    return out
+
+
+# -- commands ---------------------------------------------------------------
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    options = _parse_options(args.system, args.option)
+    Table.create(args.path, args.system, options, title=args.title).close()
+    print(f"created {args.path} ({args.system})")
+    return 0
+
+
+def cmd_do(args: argparse.Namespace) -> int:
+    if args.schema:
+        if args.system:
+            get_system(args.system)
+        print(json.dumps(command_schema(args.system), indent=2))
+        return 0
+    if not args.path:
+        raise UsageError("do: give a table PATH (or --schema)")
+    table = Table.open(args.path)
+    failed = False
+    out = sys.stdout
+    for lineno, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            command = parse_command(table.state.system, line)
+            records = table.execute(command, author=args.author)
+            reply: dict[str, Any] = {"ok": True, "seq": [records[0].seq, records[-1].seq], "command": records[0].command}
+        except RuleError as exc:
+            failed = True
+            reply = {"error": f"line {lineno}: {exc}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    table.close()
+    return 1 if failed else 0
+
+
+def _lens_name(table: Table, name: str | None) -> str | None:
+    if name is None:
+        return None
+    char = find_character(table.state, name)
+    if char.hidden:
+        raise RuleError(f"--as {name!r}: no such player character")
+    return char.id
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    table = Table.open(args.path, readonly=True)
+    player = _lens_name(table, args.as_)
+    voided = table.projection.history.voided
+    revealed: set[int] = set()
+    out = sys.stdout
+    for record in table.store.records():
+        if type(record.event).__name__ == "Revealed":
+            revealed.add(record.event.seq)  # type: ignore[attr-defined]
+        if player is not None:
+            data = player_view(record, revealed)
+            if data is None:
+                continue
+        else:
+            data = record_to_builtins(record)
+        if args.json:
+            flat = {k: v for k, v in data.items() if k != "event"}
+            flat.update(data["event"])
+            flat["seq"] = record.seq
+            flat["undone"] = record.seq in voided
+            out.write(json.dumps(flat) + "\n")
+        else:
+            mark = " (undone)" if record.seq in voided else ""
+            secret = " [secret]" if record.visibility.hidden and player is None else ""
+            text = render.describe(table.state.system, data)
+            out.write(f"{record.seq:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n")
+    table.close()
+    return 0
+
+
+def _state_for(table: Table, args: argparse.Namespace) -> Any:
+    seq = table.projection.seq if args.at is None else args.at
+    if args.at is not None and not 1 <= args.at <= table.projection.seq:
+        raise UsageError(f"--at {args.at}: the table has records 1..{table.projection.seq}")
+    state = table.projection.state_at(seq, corrected=args.corrected)
+    data = msgspec.to_builtins(state)
+    data["revealed"] = sorted(data.get("revealed", []))
+    if args.as_ is not None:
+        _lens_name(table, args.as_)
+        data["characters"] = {k: v for k, v in data["characters"].items() if not v.get("hidden")}
+        last = data.get("last_roll")
+        if last and last.get("secret"):
+            data["last_roll"] = None
+    return data
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    table = Table.open(args.path, readonly=True)
+    data = _state_for(table, args)
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(f"{args.path}: {data['system']} at record {data['seq']}")
+        for k, v in data["options"].items():
+            print(f"  option {k} = {v}")
+        for char in data["characters"].values():
+            extra = {k: v for k, v in char.items() if k not in ("id", "name", "sheet", "hidden")}
+            bits = " ".join(f"{k}={v}" for k, v in extra.items())
+            print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
+    table.close()
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    store = SQLiteStore(args.path, readonly=True)
+    try:
+        bad = store.verify()
+        last = store.last_seq
+    finally:
+        store.close()
+    if bad is not None:
+        _fail(f"{args.path}: record {bad} is broken (hash chain or decoding)")
+    print(f"{args.path}: {last} records, chain intact")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = SQLiteStore(args.path, readonly=True)
+    out = sys.stdout.buffer
+    for row in store.rows():
+        body = row.body if isinstance(row.body, bytes) else bytes(row.body)
+        head = b'{"v":%d,"prev":"%s","hash":"%s",' % (row.v, row.prev.encode(), row.hash.encode())
+        out.write(head + body[1:] + b"\n")
+    out.flush()
+    store.close()
+    return 0
+
+
+_line_decoder = msgspec.json.Decoder(dict)
+
+
+def _import_rows(lines: Any, source: str) -> Any:
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = _line_decoder.decode(line)
+            v, prev, digest = data.pop("v"), data.pop("prev"), data.pop("hash")
+            seq = data["seq"]
+            command = data["command"]
+        except (msgspec.DecodeError, KeyError, TypeError) as exc:
+            raise StoreError(f"{source} line {lineno}: not an exported margin record ({exc})") from None
+        yield StoredRow(seq, v, prev, digest, msgspec.json.encode(data)), command
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if path.exists():
+        raise UsageError(f"{path}: already exists; import writes a new table")
+    store = SQLiteStore(path, create=True)
+    try:
+        with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f:
+            count = store.import_rows(_import_rows(f, args.file))
+        bad = store.verify() if args.check else None
+    except BaseException:
+        store.close()
+        path.unlink(missing_ok=True)
+        for suffix in ("-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        raise
+    store.close()
+    if bad is not None:
+        _fail(f"{path}: record {bad} failed verification")
+    try:
+        Table.open(path, readonly=True).close()
+    except (StoreError, RuleError) as exc:
+        path.unlink(missing_ok=True)
+        raise StoreError(f"{args.file}: imported records do not fold: {exc}") from None
+    print(f"imported {count} records into {path}")
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    from .resolve import run
+
+    return run(sys.stdin, sys.stdout, seed=args.seed)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.system is None:
+        for sid, s in SYSTEMS.items():
+            print(f"{sid:<12} {s.summary}")
+        print("\nmargin rules SYSTEM prints the rules of one system as margin plays them.")
+        return 0
+    system = get_system(args.system)
+    if not system.rules_doc:
+        raise UsageError(f"rules: {system.id} has no rules document yet")
+    text = resources.files("core").joinpath("rules", system.rules_doc).read_text(encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import build_demo
+
+    build_demo(args.path, args.system)
+    print(f"created demo table {args.path} ({args.system}); try: margin play {args.path}")
+    return 0
+
+
+# -- parser -----------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        _fail(f"{message} (see margin --help)", 2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="margin", description="A game master's table in the terminal.")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("new", help="create a table")
+    s.add_argument("path")
+    s.add_argument("--system", required=True, choices=list(SYSTEMS), metavar="ID",
+                   help="dice system: " + ", ".join(SYSTEMS))
+    s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    s.add_argument("--title", default="")
+    s.set_defaults(func=cmd_new)
+
+    s = sub.add_parser("do", help="run JSON commands from standard input, one per line")
+    s.add_argument("path", nargs="?")
+    s.add_argument("--schema", action="store_true", help="print the JSON Schema of the commands")
+    s.add_argument("--system", help="with --schema: only this system's commands")
+    s.add_argument("--author", default="gm")
+    s.set_defaults(func=cmd_do)
+
+    s = sub.add_parser("log", help="print the records")
+    s.add_argument("path")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
+    s.set_defaults(func=cmd_log)
+
+    s = sub.add_parser("state", help="print the projection")
+    s.add_argument("path")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--at", type=int, metavar="SEQ", help="state right after record SEQ")
+    s.add_argument("--corrected", action="store_true", help="apply every later undo too")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
+    s.set_defaults(func=cmd_state)
+
+    s = sub.add_parser("verify", help="check the hash chain and every record")
+    s.add_argument("path")
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("export", help="write the records as JSON Lines")
+    s.add_argument("path")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("import", help="rebuild a table from exported JSON Lines")
+    s.add_argument("file", help="JSON Lines file, or - for standard input")
+    s.add_argument("path", help="the new table file")
+    s.add_argument("--no-check", dest="check", action="store_false", help="skip the final verify pass")
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("resolve", help="the rules as a JSON Lines filter")
+    s.add_argument("--seed", type=int)
+    s.set_defaults(func=cmd_resolve)
+
+    s = sub.add_parser("rules", help="the rules of a system as margin plays them")
+    s.add_argument("system", nargs="?")
+    s.set_defaults(func=cmd_rules)
+
+    s = sub.add_parser("demo", help="create a demo table with a party and a fight")
+    s.add_argument("path")
+    s.add_argument("--system", default="2d10-edge", choices=list(SYSTEMS), metavar="ID")
+    s.set_defaults(func=cmd_demo)
+
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args))
+    except (StoreError, RuleError, UsageError, DecodeError) as exc:
+        _fail(str(exc))
+    except sqlite3.DatabaseError as exc:
+        _fail(f"{getattr(args, 'path', '')}: cannot read the table ({exc})")
+    except OSError as exc:
+        _fail(f"{exc.filename or ''}: {exc.strerror}" if exc.strerror else str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,19 @@
+"""Demo tables: a small party and a fight from the system's own examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core import get_system
+from core.commands import convert_command
+
+from .table import Table
+
+
+def build_demo(path: str | Path, system_id: str) -> Table:
+    """Create a table at ``path`` and run the system's demo commands on it."""
+    system = get_system(system_id)
+    table = Table.create(path, system_id, title=f"{system.title} demo")
+    for data in system.demo:
+        table.execute(convert_command(system_id, data))
+    return table

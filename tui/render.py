@@ -1,0 +1,64 @@
+"""Plain-text renderings of records and state, shared by the CLI and the screens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core import get_system
+from core.errors import RuleError
+
+
+def describe(system: str, data: dict[str, Any]) -> str:
+    """One line for a record given as a (possibly lensed) dict."""
+    event = data["event"]
+    tag = event["type"]
+    try:
+        sys = get_system(system)
+    except RuleError:
+        sys = None
+    if sys is not None and sys.describe is not None:
+        text = sys.describe(event)
+        if text is not None:
+            return text
+    return _generic(event) or _fields(event)
+
+
+def _fields(event: dict[str, Any]) -> str:
+    rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
+    return f"{event['type']} {rest}".strip()
+
+
+def _generic(e: dict[str, Any]) -> str | None:
+    tag = e["type"]
+    if tag == "table.created":
+        opts = ", ".join(f"{k}={v}" for k, v in e.get("options", {}).items())
+        return f"table created: {e['system']}" + (f" ({opts})" if opts else "")
+    if tag == "table.option":
+        return f"option {e['name']} = {e['value']}"
+    if tag == "character.added":
+        return f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
+    if tag == "character.updated":
+        keys = ", ".join(e.get("sheet", {})) or "visibility"
+        return f"{e['id']}: sheet updated ({keys})"
+    if tag == "character.removed":
+        return f"{e['id']} leaves the table"
+    if tag == "dice.rolled":
+        who = e["actor"]
+        if "total" not in e:
+            return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
+        faces = e.get("faces", [])
+        kept = e.get("kept") or [True] * len(faces)
+        shown = ",".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
+        typed = " (typed)" if e.get("source") == "typed" else ""
+        secret = " (secret)" if e.get("secret") else ""
+        reason = f" for {e['reason']}" if e.get("reason") else ""
+        return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
+    if tag == "table.note":
+        return ("GM note: " if e.get("gm_only") else "note: ") + e["text"]
+    if tag == "table.undone":
+        return f"undo {e['command']} (voids {len(e['voids'])} record{'s' if len(e['voids']) != 1 else ''})"
+    if tag == "table.redone":
+        return f"redo {e['command']} (restores {len(e['restores'])})"
+    if tag == "table.revealed":
+        return f"GM reveals record {e['seq']}"
+    return None

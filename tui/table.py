@@ -1,0 +1,94 @@
+"""A table on disk: its store, its projection, and commands run against it."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+
+from core import Projection, RuleError, TableState, create_table, decide
+from core.commands import Command
+from core.dice import Dice
+from events import ConcurrencyError, Draft, Record, SQLiteStore, StoreError
+
+from .rng import RandomDice
+
+MAX_RETRIES = 20
+
+
+def new_command_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Table:
+    """One table file, opened by one process: folds the log and appends commands."""
+
+    def __init__(self, store: SQLiteStore, every: int = 1000) -> None:
+        self.store = store
+        self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
+        self.dice: Dice = RandomDice()
+        self.catch_up()
+        if self.projection.seq == 0:
+            raise StoreError(f"{store.path}: an empty table file (no creation record)")
+
+    @classmethod
+    def create(
+        cls,
+        path: str | Path,
+        system: str,
+        options: dict[str, Any] | None = None,
+        title: str = "",
+        author: str = "gm",
+    ) -> Table:
+        created = create_table(system, options, title)
+        store = SQLiteStore(path, create=True)
+        try:
+            store.append([Draft(created)], 0, command=new_command_id(), author=author)
+        except BaseException:
+            store.close()
+            Path(path).unlink(missing_ok=True)
+            raise
+        return cls(store)
+
+    @classmethod
+    def open(cls, path: str | Path, readonly: bool = False) -> Table:
+        store = SQLiteStore(path, readonly=readonly)
+        try:
+            return cls(store)
+        except BaseException:
+            store.close()
+            raise
+
+    def close(self) -> None:
+        self.store.close()
+
+    @property
+    def state(self) -> TableState:
+        return self.projection.state
+
+    def catch_up(self) -> list[Record]:
+        """Fold records other processes appended; the new records."""
+        try:
+            new = list(self.store.records(self.projection.seq))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.store.path}: cannot be read ({exc})") from None
+        self.projection.extend(new)
+        self.store.refresh()
+        return new
+
+    def execute(self, command: Command, author: str = "gm", command_id: str | None = None) -> list[Record]:
+        """Decide a command and append its events atomically; re-decides if another writer won."""
+        command_id = command_id or new_command_id()
+        for _ in range(MAX_RETRIES):
+            self.catch_up()
+            drafts = decide(command, self.state, self.dice, self.projection.history)
+            if not drafts:
+                raise RuleError("the command changes nothing")
+            try:
+                records = self.store.append(drafts, self.projection.seq, command=command_id, author=author)
+            except ConcurrencyError:
+                continue
+            self.projection.extend(records)
+            return records
+        raise StoreError(f"{self.store.path}: too many concurrent writers, command not applied")
