@@ -59,6 +59,35 @@ class Option:
 Handler = Callable[[TableState, Record], None]
 
 
+@dataclass(frozen=True)
+class Odds:
+    """Exact chances of a check before it is rolled."""
+
+    success: float
+    #: band name -> probability, in the system's band order (best first)
+    bands: dict[str, float]
+    #: a short label of what is being estimated ("Kael: Athletics +20 vs TN 30")
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ClockRow:
+    """One line of the encounter's clock: who, where they stand, what they have left."""
+
+    name: str
+    value: str
+    current: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The encounter's clock as screens show it (initiative order or timing track)."""
+
+    title: str
+    rows: tuple[ClockRow, ...] = ()
+
+
 def _no_world(options: Mapping[str, Any]) -> Any:
     return None
 
@@ -94,6 +123,21 @@ class System:
     #: one line for a record's event, given as a (possibly player-lensed) dict;
     #: returns None for tags it does not know
     describe: Callable[[dict[str, Any]], str | None] | None = None
+    #: short status items of a character for the table screen
+    #: ("Edge 3/4", "Health 22/30", "moderate injury", "adv pending")
+    status: Callable[[Character, TableState], list[str]] | None = None
+    #: the encounter clock, or None when no encounter runs
+    clock: Callable[[TableState], Clock | None] | None = None
+    #: exact odds of a command before it is rolled, or None if it rolls no check
+    odds: Callable[[Command, TableState], Odds | None] | None = None
+    #: the table screen's short forms: words typed on its command line
+    #: (``check kael athletics vs 30 adv``) -> a command as a JSON-style dict,
+    #: or None when the first word is not one of this system's short forms
+    parse_words: Callable[[list[str], TableState], dict[str, Any] | None] | None = None
+    #: names for completion on the command line: {"skill": [...], "weapon": [...]}
+    vocabulary: Callable[[TableState], dict[str, list[str]]] | None = None
+    #: the world (system state) as a player may see it
+    player_world: Callable[[Any], Any] | None = None
 
     def option(self, name: str) -> Option:
         for opt in self.options:
