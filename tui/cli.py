@@ -247,6 +247,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from .app import play
+
+    return play(args.path)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .app import watch
+
+    return watch(args.path, args.as_)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .app import replay
+
+    return replay(args.path, args.as_)
+
+
 # -- parser -----------------------------------------------------------------
 
 
@@ -258,6 +276,20 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="margin", description="A game master's table in the terminal.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("play", help="run the table screen (the default table when no PATH)")
+    s.add_argument("path", nargs="?")
+    s.set_defaults(func=cmd_play)
+
+    s = sub.add_parser("watch", help="a player's live, read-only view of a table")
+    s.add_argument("path")
+    s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
+    s.set_defaults(func=cmd_watch)
+
+    s = sub.add_parser("replay", help="scrub a session record by record")
+    s.add_argument("path")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="replay what this player saw")
+    s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("new", help="create a table")
     s.add_argument("path")
