@@ -244,7 +244,8 @@ class SQLiteStore:
             sql += " AND seq <= ?"
             args = (after, upto)
         for seq, v, prev, digest, body in self._db.execute(sql + " ORDER BY seq", args):
-            yield StoredRow(seq, v, prev, digest, body)
+            # a body tampered with outside margin may come back as TEXT
+            yield StoredRow(seq, v, prev, digest, body.encode() if isinstance(body, str) else body)
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""

@@ -91,11 +91,10 @@ def cmd_log(args: argparse.Namespace) -> int:
     table = Table.open(args.path, readonly=True)
     player = _lens_name(table, args.as_)
     voided = table.projection.history.voided
-    revealed: set[int] = set()
+    # what players know now: a record revealed at any point shows whole
+    revealed = table.state.revealed
     out = sys.stdout
     for record in table.store.records():
-        if type(record.event).__name__ == "Revealed":
-            revealed.add(record.event.seq)  # type: ignore[attr-defined]
         if player is not None:
             data = player_view(record, revealed)
             if data is None:

@@ -11,7 +11,6 @@ from core.errors import RuleError
 def describe(system: str, data: dict[str, Any]) -> str:
     """One line for a record given as a (possibly lensed) dict."""
     event = data["event"]
-    tag = event["type"]
     try:
         sys = get_system(system)
     except RuleError:

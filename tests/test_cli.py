@@ -1,0 +1,256 @@
+"""The margin command line, used as a GM or a script would."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = "") -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def lines(*commands: dict[str, Any]) -> str:
+    return "".join(json.dumps(c) + "\n" for c in commands)
+
+
+@pytest.fixture
+def table(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "t.margin"
+    assert run(capsys, monkeypatch, "new", str(path), "--system", "2d10-edge")[0] == 0
+    return path
+
+
+def test_do_answers_each_line_and_goes_on_after_errors(table: Path, capsys: Any, monkeypatch: Any) -> None:
+    code, out, _ = run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines(
+            {"type": "add-character", "name": "Kael"},
+            {"type": "roll", "actor": "kael", "dice": "2d10", "faces": [4, 11]},
+            {"type": "roll", "actor": "kael", "dice": "2d10", "faces": [4, 9]},
+            {"type": "teleport"},
+            {"type": "roll", "actor": "nobody", "dice": "2d6"},
+            {"type": "roll", "dice": "2d6", "colour": "red"},
+        )
+        + "{not json\n",
+    )
+    replies = [json.loads(x) for x in out.splitlines()]
+    assert code == 1
+    assert replies[0] == {"ok": True, "seq": [2, 2], "command": replies[0]["command"]}
+    assert "11 is not a face of a d10" in replies[1]["error"]
+    assert replies[2]["seq"] == [3, 3]
+    assert "unknown command type" in replies[3]["error"]
+    assert "'nobody' is not at the table" in replies[4]["error"]
+    assert "colour" in replies[5]["error"]
+    assert "not JSON" in replies[6]["error"]
+    code, out, _ = run(capsys, monkeypatch, "log", str(table), "--json")
+    records = [json.loads(x) for x in out.splitlines()]
+    assert [r["seq"] for r in records] == [1, 2, 3]
+    assert records[2]["type"] == "dice.rolled" and records[2]["faces"] == [4, 9]
+    assert records[2]["source"] == "typed" and records[2]["total"] == 13
+
+
+def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "do", str(table)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(json.dumps({"type": "note", "text": "first"}) + "\n")
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())  # would hang if not flushed per line
+    assert reply["ok"] and reply["seq"] == [2, 2]
+    # the record is durable before the reply: another connection sees it
+    db = sqlite3.connect(table)
+    assert db.execute("SELECT max(seq) FROM records").fetchone()[0] == 2
+    proc.stdin.close()
+    assert proc.wait(10) == 0
+
+
+def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: Path, capsys: Any, monkeypatch: Any) -> None:
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines(
+            {"type": "add-character", "name": "Kael"},
+            {"type": "add-character", "name": "Spy", "hidden": True},
+            {"type": "roll", "dice": "1d20", "faces": [17], "secret": True, "reason": "ambush"},
+            {"type": "note", "text": "the butler did it", "gm_only": True},
+            {"type": "note", "text": "it rains"},
+        ),
+    )
+    _, gm, _ = run(capsys, monkeypatch, "log", str(table), "--json")
+    _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "Kael")
+    assert "butler" in gm and "Spy" in gm
+    assert "butler" not in player and "Spy" not in player
+    secret = [json.loads(x) for x in player.splitlines() if '"dice.rolled"' in x][0]
+    assert "total" not in secret and "faces" not in secret and "dice" not in secret
+    assert secret["secret"] is True and secret["reason"] == "ambush"
+    assert "it rains" in player
+    # revealed later: visible from then on
+    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": secret["seq"]}))
+    _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "kael")
+    shown = [json.loads(x) for x in player.splitlines() if '"dice.rolled"' in x][0]
+    assert shown["total"] == 17
+    code, _, err = run(capsys, monkeypatch, "log", str(table), "--as", "Spy")
+    assert code == 1 and "no such player" in err
+    _, state, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--as", "kael")
+    assert "spy" not in json.loads(state)["characters"]
+
+
+def test_state_at_and_undo_through_the_cli(table: Path, capsys: Any, monkeypatch: Any) -> None:
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines(
+            {"type": "add-character", "name": "Kael"},
+            {"type": "roll", "actor": "kael", "dice": "1d20", "faces": [2]},
+            {"type": "undo"},
+        ),
+    )
+    _, now, _ = run(capsys, monkeypatch, "state", str(table), "--json")
+    _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "3")
+    assert json.loads(now)["last_roll"] is None
+    assert json.loads(then)["last_roll"]["total"] == 2
+    code, _, err = run(capsys, monkeypatch, "state", str(table), "--at", "99")
+    assert code != 0 and "records 1..4" in err
+    _, text, _ = run(capsys, monkeypatch, "log", str(table))
+    assert "(undone)" in text.splitlines()[2]
+
+
+def test_export_import_round_trip(table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "add-character", "name": "Kael", "sheet": {"note": "é ✓"}}, {"type": "roll", "dice": "3d6"}, {"type": "undo"}))
+    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(exported)
+    copy = tmp_path / "copy.margin"
+    code, out, err = run(capsys, monkeypatch, "import", str(dump), str(copy))
+    assert code == 0, err
+    _, a, _ = run(capsys, monkeypatch, "state", str(table), "--json")
+    _, b, _ = run(capsys, monkeypatch, "state", str(copy), "--json")
+    assert a == b
+    _, again, _ = run(capsys, monkeypatch, "export", str(copy))
+    assert again == exported
+    assert run(capsys, monkeypatch, "verify", str(copy))[0] == 0
+
+
+def test_import_refuses_a_tampered_export(table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "honest"}))
+    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(exported.replace("honest", "forged"))
+    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "x.margin"))
+    assert code == 1 and "record 2: hash chain broken" in err
+    assert not (tmp_path / "x.margin").exists()
+    dump.write_text("this is not json\n")
+    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "y.margin"))
+    assert code == 1 and "line 1" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["log", "{missing}"], "no such table file"),
+        (["state", "{junk}"], "not a margin table"),
+        (["verify", "{foreign}"], "not a margin table"),
+        (["do", "{folder}"], "is a folder"),
+        (["new", "{table}", "--system", "2d10-edge"], "already exists"),
+        (["new", "{tmp}/a.margin", "--system", "d20"], "invalid choice"),
+        (["new", "{tmp}/b.margin", "--system", "2d10-edge", "--option", "nonsense"], "NAME=VALUE"),
+        (["new", "{tmp}/nodir/c.margin", "--system", "2d10-edge"], "does not exist"),
+        (["rules", "chess"], "not known"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_user_errors_are_one_line_without_traceback(
+    table: Path, tmp_path: Path, args: list[str], message: str, capsys: Any, monkeypatch: Any
+) -> None:
+    (tmp_path / "junk").write_bytes(b"garbage" * 30)
+    foreign = tmp_path / "foreign.db"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    before = foreign.read_bytes()
+    names = {"missing": tmp_path / "nope.margin", "junk": tmp_path / "junk", "foreign": foreign,
+             "folder": tmp_path, "table": table, "tmp": tmp_path}
+    code, out, err = run(capsys, monkeypatch, *[a.format(**names) for a in args])
+    assert code != 0
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert foreign.read_bytes() == before
+
+
+def test_corrupt_table_is_reported_by_verify(table: Path, capsys: Any, monkeypatch: Any) -> None:
+    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}))
+    db = sqlite3.connect(table)
+    db.execute("DROP TRIGGER records_no_update")
+    db.execute("UPDATE records SET body = replace(body, '\"b\"', '\"c\"') WHERE seq = 3")
+    db.commit()
+    db.close()
+    code, _, err = run(capsys, monkeypatch, "verify", str(table))
+    assert code == 1 and "record 3" in err
+
+
+def test_schema_lists_every_command(capsys: Any, monkeypatch: Any) -> None:
+    code, out, _ = run(capsys, monkeypatch, "do", "--schema", "--system", "2d10-edge")
+    schema = json.loads(out)
+    assert code == 0
+    tags = {d["properties"]["type"]["enum"][0] for d in schema["$defs"].values() if "type" in d.get("properties", {})}
+    assert {"add-character", "roll", "note", "undo", "redo"} <= tags
+    code, out, _ = run(capsys, monkeypatch, "do", "--schema")
+    assert set(json.loads(out)) == {"2d10-edge", "d100-chance", "d100-under", "2d6-effect"}
+
+
+def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> None:
+    code, out, _ = run(
+        capsys, monkeypatch, "resolve",
+        stdin='{"system": "d20", "action": "check"}\nnot json\n{"action": "check"}\n',
+    )
+    replies = [json.loads(x) for x in out.splitlines()]
+    assert code == 1
+    assert "system: 'd20' is not known" in replies[0]["error"]
+    assert "not JSON" in replies[1]["error"]
+    assert "system: missing" in replies[2]["error"]
+
+
+def test_options_are_events_and_replays_use_the_options_then_in_force(table: Path, capsys: Any, monkeypatch: Any) -> None:
+    from core import get_system
+
+    options = get_system("2d10-edge").options
+    if not options:
+        pytest.skip("2d10-edge declares no options")
+    opt = options[0]
+    other = next((c for c in opt.choices if c != opt.default), None) if opt.choices else (not opt.default if isinstance(opt.default, bool) else None)
+    if other is None:
+        pytest.skip("first option has no simple alternative value")
+    code, out, _ = run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "set-option", "name": opt.name, "value": other}))
+    assert code == 0, out
+    _, now, _ = run(capsys, monkeypatch, "state", str(table), "--json")
+    _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "1")
+    assert json.loads(now)["options"][opt.name] == other
+    assert json.loads(then)["options"][opt.name] == opt.default

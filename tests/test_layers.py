@@ -1,0 +1,42 @@
+"""The direction of dependency: events <- core <- tui, and core stays pure."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FORBIDDEN = {
+    "events": {"core", "tui", "textual"},
+    "core": {"tui", "textual", "sqlite3", "random", "secrets", "time", "datetime", "os", "socket"},
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_nothing_forbidden(package: str) -> None:
+    offences = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        bad = imported_modules(path) & FORBIDDEN[package]
+        if bad:
+            offences.append(f"{path.relative_to(ROOT)} imports {', '.join(sorted(bad))}")
+    assert offences == []
+
+
+def test_the_check_catches_an_offence(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text("import sqlite3\nfrom tui.cli import main\n")
+    assert imported_modules(sample) & FORBIDDEN["core"] == {"sqlite3", "tui"}

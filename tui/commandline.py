@@ -1,0 +1,229 @@
+"""The table screen's command line: typed words to commands, and completion.
+
+The generic words (``roll``, ``note``, ``undo`` ...) are read here; every other
+first word goes to the dice system's ``parse_words``. A line starting with
+``{`` is a command as JSON, exactly as ``margin do`` reads it, so whatever a
+system offers is reachable even without a short form. Nothing here decides a
+rule: a line becomes a command, and the core decides it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from core import RuleError, TableState, get_system, parse_command
+from core.commands import command_type, convert_command
+from core.systems.base import Command
+
+#: Words the screen reads itself, with the one-line help the help screen shows.
+GENERIC_HELP: dict[str, str] = {
+    "roll": "roll NOTATION [secret] [as NAME] [for REASON]   free roll: roll 3d6+2",
+    "note": "note TEXT   a note everyone sees",
+    "gmnote": "gmnote TEXT   a note only the GM sees",
+    "undo": "undo   void the last command and all it caused (shows what first)",
+    "redo": "redo   restore what the last undo voided",
+    "reveal": "reveal SEQ   show the players a secret record",
+    "add": "add NAME [hidden] [KEY=VALUE ...]   seat a character (sheet fields)",
+    "hide": "hide NAME   hide a character from the players",
+    "show": "show NAME   show a hidden character to the players",
+    "remove": "remove NAME   a character leaves the table",
+    "set": "set OPTION VALUE   change a rule option",
+    "help": "help   every key and command",
+}
+
+#: Typed physical dice: ``... = 4 7`` gives the faces instead of rolling.
+FACES_MARK = "="
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A command line read: a command to run, or a screen action (undo, help)."""
+
+    command: Command | None = None
+    action: str = ""
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
+    """Words without a trailing ``= 4 7`` and the faces it gives."""
+    if FACES_MARK not in words:
+        return words, None
+    at = words.index(FACES_MARK)
+    faces: list[int] = []
+    for word in " ".join(words[at + 1 :]).replace(",", " ").split():
+        try:
+            faces.append(int(word))
+        except ValueError:
+            raise RuleError(f"faces: {word!r} is not a number (type the dice, e.g. = 4 7)") from None
+    if not faces:
+        raise RuleError("faces: nothing after '=' (type the dice rolled, e.g. = 4 7)")
+    return words[:at], faces
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[str, Any] | None:
+    word = words[0].lower()
+    args = words[1:]
+    if word == "roll":
+        if not args:
+            raise RuleError("roll: give dice notation, e.g. roll 2d10 or roll 3d6+2")
+        out: dict[str, Any] = {"type": "roll", "dice": args[0]}
+        i = 1
+        while i < len(args):
+            low = args[i].lower()
+            if low == "secret":
+                out["secret"] = True
+            elif low == "as" and i + 1 < len(args):
+                i += 1
+                out["actor"] = args[i]
+            elif low == "for":
+                out["reason"] = " ".join(args[i + 1 :])
+                break
+            else:
+                raise RuleError(f"roll: {args[i]!r} not understood (after the dice: secret, as NAME, for REASON)")
+            i += 1
+        return out
+    if word in ("note", "gmnote"):
+        if not rest.strip():
+            raise RuleError(f"{word}: give the text of the note")
+        return {"type": "note", "text": rest.strip(), "gm_only": word == "gmnote"}
+    if word in ("undo", "help"):
+        if word == "undo" and args:
+            return {"type": "undo", "command": args[0]}
+        return Parsed(action=word)
+    if word == "redo":
+        return {"type": "redo", **({"command": args[0]} if args else {})}
+    if word == "reveal":
+        if len(args) != 1 or not args[0].isdigit():
+            raise RuleError("reveal: give the record number, e.g. reveal 42")
+        return {"type": "reveal", "seq": int(args[0])}
+    if word == "add":
+        if not args:
+            raise RuleError("add: give a name, e.g. add Kael or add \"Old Tom\" hidden")
+        sheet: dict[str, Any] = {}
+        hidden = False
+        for arg in args[1:]:
+            key, eq, value = arg.partition("=")
+            if eq:
+                sheet[key] = _value(value)
+            elif arg.lower() == "hidden":
+                hidden = True
+            else:
+                raise RuleError(f"add: {arg!r} not understood (after the name: hidden, KEY=VALUE)")
+        return {"type": "add-character", "name": args[0], "sheet": sheet, "hidden": hidden}
+    if word in ("hide", "show", "remove"):
+        if len(args) != 1:
+            raise RuleError(f"{word}: give one character, e.g. {word} wolf")
+        if word == "remove":
+            return {"type": "remove-character", "character": args[0]}
+        return {"type": "update-character", "character": args[0], "hidden": word == "hide"}
+    if word == "set":
+        if len(args) != 2:
+            raise RuleError("set: give an option and a value, e.g. set OPTION VALUE")
+        value = get_system(state.system).option(args[0]).parse(args[1])
+        return {"type": "set-option", "name": args[0], "value": value}
+    return None
+
+
+def _accepts_faces(system: str, tag: str) -> bool:
+    for cls in command_type(system).__args__:
+        if cls.__struct_config__.tag == tag:
+            return "faces" in cls.__struct_fields__
+    return False
+
+
+def parse_line(text: str, state: TableState) -> Parsed:
+    """A typed line as a command (or a screen action); ``RuleError`` names what is wrong."""
+    text = text.strip()
+    if not text:
+        raise RuleError("type a command (help lists them)")
+    system = get_system(state.system)
+    if text.startswith("{"):
+        return Parsed(command=parse_command(state.system, text))
+    words, faces = _faces(_split(text))
+    if not words:
+        raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
+    rest = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
+    found = _generic(words, rest, state)
+    if isinstance(found, Parsed):
+        return found
+    if found is None and system.parse_words is not None:
+        found = system.parse_words(words, state)
+    if found is None:
+        raise RuleError(
+            f"{words[0]!r} is not a command; commands: {', '.join(command_words(state))}"
+        )
+    if faces is not None:
+        if not _accepts_faces(state.system, str(found.get("type"))):
+            raise RuleError(f"{words[0]}: rolls no dice, so '= faces' does not apply")
+        found["faces"] = faces
+    return Parsed(command=convert_command(state.system, found))
+
+
+def quiet_command(text: str, state: TableState) -> Command | None:
+    """The command a partly typed line would run, or None (no error while typing)."""
+    try:
+        return parse_line(text, state).command
+    except (RuleError, msgspec.ValidationError, ValueError, KeyError, TypeError):
+        return None
+
+
+def vocabulary(state: TableState) -> dict[str, list[str]]:
+    system = get_system(state.system)
+    vocab = system.vocabulary(state) if system.vocabulary else {}
+    return {k: list(v) for k, v in vocab.items()}
+
+
+def command_words(state: TableState) -> list[str]:
+    """First words the command line accepts, generic ones first."""
+    words = list(GENERIC_HELP)
+    for word in vocabulary(state).get("command", []):
+        if word not in words:
+            words.append(word)
+    return words
+
+
+def names(state: TableState) -> list[str]:
+    """Every name the words after the first may complete to."""
+    out: list[str] = [c.id for c in state.characters.values()]
+    for kind, items in vocabulary(state).items():
+        if kind != "command":
+            out.extend(i for i in items if i not in out)
+    return out
+
+
+def candidates(text: str, state: TableState) -> list[str]:
+    """Completions of the last word of ``text``, in offer order."""
+    if text.startswith("{"):
+        return []
+    words = text.split(" ")
+    last = words[-1].lower()
+    pool = command_words(state) if len(words) == 1 else names(state)
+    return [w for w in pool if w.lower().startswith(last) and w.lower() != last]
+
+
+def complete(text: str, state: TableState) -> str | None:
+    """``text`` with its last word completed (to the first candidate), or None."""
+    found = candidates(text, state)
+    if not found:
+        return None
+    head, _, _ = text.rpartition(" ")
+    return (head + " " if head else "") + found[0] + " "
+

@@ -1,0 +1,326 @@
+"""A table as one viewer reads it: live or at a replay record, whole or through a player's lens.
+
+The lens is applied here, where records and state are read, so nothing a
+player may not see ever reaches a widget. Log rows are read from the store
+only for the window on screen: a long table costs one index entry per record,
+not one line of text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from core import RuleError, TableState, find_character, get_system
+from core.commands import Command
+from core.systems.base import Clock, Odds
+from events import Record, SQLiteStore, player_view, record_to_builtins
+
+from . import render
+from .table import Table
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One line of the log panel."""
+
+    seq: int
+    text: str
+    author: str
+    #: voided at the moment shown (struck through)
+    undone: bool = False
+    #: undone later on (replay as it happened marks the mistake before its undo)
+    mistake: bool = False
+    #: a record with hidden fields (to a player: only its outcome is shown)
+    secret: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRow:
+    name: str
+    status: tuple[str, ...]
+    hidden: bool = False
+
+
+class LiveTable(Table):
+    """A table that also keeps the sequence numbers of the records its reader may see."""
+
+    def __init__(self, store: SQLiteStore, lens: bool = False, every: int = 1000) -> None:
+        self.lens = lens
+        self.seqs: array[int] = array("q")
+        self._version = -1
+        super().__init__(store, every)
+        self._version = store.data_version()
+
+    @classmethod
+    def open_live(cls, path: str, *, readonly: bool, lens: bool, every: int = 1000) -> LiveTable:
+        store = SQLiteStore(path, readonly=readonly)
+        try:
+            return cls(store, lens=lens, every=every)
+        except BaseException:
+            store.close()
+            raise
+
+    def _index(self, records: Iterable[Record]) -> None:
+        if self.lens:
+            self.seqs.extend(r.seq for r in records if not r.visibility.gm_only)
+        else:
+            self.seqs.extend(r.seq for r in records)
+
+    def catch_up(self) -> list[Record]:
+        new = super().catch_up()
+        self._index(new)
+        return new
+
+    def execute(self, command: Command, author: str = "gm", command_id: str | None = None) -> list[Record]:
+        records = super().execute(command, author=author, command_id=command_id)
+        self._index(records)
+        return records
+
+    def poll(self) -> list[Record]:
+        """Records another process committed since the last look (cheap when there are none)."""
+        version = self.store.data_version()
+        if version == self._version:
+            return []
+        self._version = version
+        return self.catch_up()
+
+
+def lens_state(state: TableState) -> TableState:
+    """The state as players may see it: no hidden characters, the system's player world."""
+    system = get_system(state.system)
+    world = system.player_world(state.world) if system.player_world else state.world
+    last = state.last_roll
+    return msgspec.structs.replace(
+        state,
+        characters={k: c for k, c in state.characters.items() if not c.hidden},
+        world=world,
+        last_roll=None if last is not None and last.secret else last,
+    )
+
+
+def player_id(state: TableState, name: str) -> str:
+    """The id of a player's character; hidden characters (the GM's) are refused."""
+    try:
+        char = find_character(state, name)
+    except RuleError:
+        char = None
+    if char is None or char.hidden:
+        shown = ", ".join(sorted(c.name for c in state.characters.values() if not c.hidden)) or "none"
+        raise RuleError(f"--as {name!r}: no such player character (players: {shown})")
+    return char.id
+
+
+_NUMBER = {word: re.compile(rf"\b{word}\s*(\d+)", re.IGNORECASE) for word in ("round", "turn", "count")}
+
+
+def clock_position(clock: Clock | None) -> dict[str, int]:
+    """Round, turn and count numbers a clock's title shows (those it names)."""
+    if clock is None:
+        return {}
+    out = {}
+    for word, pattern in _NUMBER.items():
+        found = pattern.search(clock.title)
+        if found:
+            out[word] = int(found.group(1))
+    return out
+
+
+class View:
+    """What a screen shows of a table: live (``at`` None) or at a record of a replay."""
+
+    def __init__(self, table: LiveTable, player: str | None = None) -> None:
+        self.table = table
+        self.player = player
+        self.system = get_system(table.state.system)
+        #: replay: position in ``seqs()`` shown; None follows the live table
+        self.at: int | None = None
+        self.corrected = False
+        self._state_key: tuple[Any, ...] | None = None
+        self._state: TableState = table.state
+        self._corrected_key: tuple[int, int] = (-1, -1)
+        self._corrected_seqs: list[int] = []
+
+    @property
+    def lens(self) -> bool:
+        return self.player is not None
+
+    # -- which records -----------------------------------------------------
+
+    def seqs(self) -> Sequence[int]:
+        """The records this view lists, oldest first."""
+        if not self.corrected:
+            return self.table.seqs
+        history = self.table.projection.history
+        key = (len(self.table.seqs), len(history.changes))
+        if key != self._corrected_key:
+            skip = history.voided | {c.seq for c in history.changes}
+            self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
+            self._corrected_key = key
+        return self._corrected_seqs
+
+    @property
+    def seq(self) -> int:
+        """The record the view stands at (the last one live)."""
+        if self.at is None:
+            return self.table.projection.seq
+        seqs = self.seqs()
+        return seqs[self.at] if seqs else 0
+
+    def log_len(self) -> int:
+        if self.at is None:
+            return len(self.seqs())
+        return self.at + 1
+
+    # -- state -------------------------------------------------------------
+
+    def state(self) -> TableState:
+        """The (lensed) state shown: live, or right after the replay's record."""
+        projection = self.table.projection
+        key = (self.at, self.corrected, self.seq, projection.seq, len(projection.history.changes))
+        if key != self._state_key:
+            if self.at is None:
+                state = projection.state
+            else:
+                state = projection.state_at(self.seq, corrected=self.corrected)
+            self._state = lens_state(state) if self.lens else state
+            self._state_key = key
+        return self._state
+
+    def characters(self) -> list[CharacterRow]:
+        state = self.state()
+        status = self.system.status
+        return [
+            CharacterRow(c.name, tuple(status(c, state)) if status else (), c.hidden)
+            for c in state.characters.values()
+        ]
+
+    def clock(self) -> Clock | None:
+        return self.system.clock(self.state()) if self.system.clock else None
+
+    def odds(self, command: Command | None) -> Odds | None:
+        if command is None or self.system.odds is None or self.lens:
+            return None
+        try:
+            return self.system.odds(command, self.state())
+        except RuleError:
+            return None
+
+    # -- log ---------------------------------------------------------------
+
+    def _voided(self) -> tuple[set[int], set[int]]:
+        """(voided as shown, undone at some point later): struck and marked."""
+        history = self.table.projection.history
+        if self.at is None or self.corrected:
+            return history.voided, set()
+        now = history.voided_at(self.seq)
+        return now, history.voided - now
+
+    def _fetch(self, wanted: Sequence[int]) -> list[Record]:
+        if not wanted:
+            return []
+        store = self.table.store
+        first, last = wanted[0], wanted[-1]
+        if last - first <= 4 * len(wanted) + 200:
+            keep = set(wanted)
+            return [r for r in store.records(first - 1, last) if r.seq in keep]
+        return [store.record(s) for s in wanted]
+
+    def rows(self, start: int, stop: int) -> list[LogRow]:
+        """Log rows ``start`` to ``stop`` (positions in the listed records, oldest first)."""
+        stop = min(stop, self.log_len())
+        if start >= stop:
+            return []
+        voided, later = self._voided()
+        revealed = self.state().revealed
+        out = []
+        for record in self._fetch(self.seqs()[start:stop]):
+            if self.lens:
+                data = player_view(record, revealed)
+                if data is None:
+                    continue
+                secret = bool(data.get("secret"))
+            else:
+                data = record_to_builtins(record)
+                secret = bool(record.visibility.hidden)
+            out.append(
+                LogRow(
+                    seq=record.seq,
+                    text=render.describe(self.system.id, data),
+                    author=record.author,
+                    undone=record.seq in voided,
+                    mistake=record.seq in later,
+                    secret=secret,
+                )
+            )
+        return out
+
+    # -- replay ------------------------------------------------------------
+
+    def goto(self, position: int) -> None:
+        count = len(self.seqs())
+        self.at = max(0, min(position, count - 1)) if count else None
+
+    def goto_seq(self, seq: int) -> None:
+        """Stand at the last listed record at or before ``seq``."""
+        self.goto(bisect.bisect_right(self.seqs(), seq) - 1)
+
+    def set_corrected(self, corrected: bool) -> None:
+        """Switch between as it happened and as corrected, staying near the same record."""
+        seq = self.seq
+        self.corrected = corrected
+        if self.at is not None:
+            self.goto_seq(seq)
+
+    def find(self, target: dict[str, int]) -> int:
+        """The first position whose clock reaches ``target`` ({"round": 3} or {"round": 2, "turn": 1}).
+
+        A search over the positions by halving, so it assumes the clock only
+        moves forward, as it does within one encounter.
+        """
+        keys = list(target)
+        want = tuple(target[k] for k in keys)
+        saved = self.at
+        low, high = 0, len(self.seqs())
+        try:
+            while low < high:
+                mid = (low + high) // 2
+                self.at = mid
+                shown = clock_position(self.clock())
+                got = tuple(shown.get(k, -1) for k in keys)
+                if got < want:
+                    low = mid + 1
+                else:
+                    high = mid
+        finally:
+            self.at = saved
+        if low >= len(self.seqs()):
+            raise RuleError(f"jump: the clock never reaches {' '.join(f'{k} {v}' for k, v in target.items())}")
+        return low
+
+
+def parse_jump(text: str, view: View) -> int:
+    """A replay position from ``42`` (a record) or ``round 3`` / ``turn 2`` / ``count 5``."""
+    words = text.lower().split()
+    if len(words) == 1 and words[0].isdigit():
+        seqs = view.seqs()
+        return max(0, bisect.bisect_right(seqs, int(words[0])) - 1)
+    if len(words) % 2 == 0 and words:
+        target: dict[str, int] = {}
+        for word, number in zip(words[::2], words[1::2], strict=True):
+            if word not in _NUMBER or not number.isdigit():
+                break
+            target[word] = int(number)
+        else:
+            if "turn" in target and "round" not in target:
+                now = clock_position(view.clock()).get("round")
+                if now is not None:
+                    target = {"round": now, **target}
+            return view.find(target)
+    raise RuleError(f"jump: {text!r} not understood (a record number, or round N, turn N, count N)")
