@@ -7,7 +7,7 @@ import msgspec
 from .base import Event
 
 
-class UnderChecked(Event, frozen=True, tag="under.check"):
+class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
     """A percentile check against a target, with every number that decided it."""
 
     actor: str
@@ -43,7 +43,7 @@ class OpposedSide(msgspec.Struct, frozen=True, kw_only=True):
     margin: int
 
 
-class UnderOpposed(Event, frozen=True, tag="under.opposed"):
+class UnderOpposed(Event, frozen=True, kw_only=True, tag="under.opposed"):
     """Two checks against each other; ``winner`` is an actor id, or None for a stalemate."""
 
     a: OpposedSide
@@ -55,20 +55,20 @@ class UnderOpposed(Event, frozen=True, tag="under.opposed"):
     reason: str = ""
 
 
-class UnderEscalated(Event, frozen=True, tag="under.escalation"):
+class UnderEscalated(Event, frozen=True, kw_only=True, tag="under.escalation"):
     """Both sides of an opposed check failed: the situation gets worse, the GM says how."""
 
     actors: list[str]
     reason: str = ""
 
 
-class TrackStarted(Event, frozen=True, tag="under.track-started"):
+class TrackStarted(Event, frozen=True, kw_only=True, tag="under.track-started"):
     """A timing track starts at count 0."""
 
     label: str = ""
 
 
-class TrackEnded(Event, frozen=True, tag="under.track-ended"):
+class TrackEnded(Event, frozen=True, kw_only=True, tag="under.track-ended"):
     """The timing track is put away; pending tokens are dropped with it."""
 
     count: int
@@ -85,7 +85,7 @@ class TrackToken(msgspec.Struct, frozen=True, kw_only=True):
     at: int
 
 
-class ActionDeclared(Event, frozen=True, tag="under.declared"):
+class ActionDeclared(Event, frozen=True, kw_only=True, tag="under.declared"):
     """An actor starts an action; its token goes to ``now + cost``."""
 
     actor: str
@@ -95,20 +95,20 @@ class ActionDeclared(Event, frozen=True, tag="under.declared"):
     at: int
 
 
-class TrackAdvanced(Event, frozen=True, tag="under.advanced"):
+class TrackAdvanced(Event, frozen=True, kw_only=True, tag="under.advanced"):
     """The GM moves the track on by one count, to ``count``."""
 
     count: int
 
 
-class ActionsResolved(Event, frozen=True, tag="under.resolved"):
+class ActionsResolved(Event, frozen=True, kw_only=True, tag="under.resolved"):
     """Every token on ``count`` completes at once (one record per count)."""
 
     count: int
     actions: list[TrackToken]
 
 
-class ActionInterrupted(Event, frozen=True, tag="under.interrupted"):
+class ActionInterrupted(Event, frozen=True, kw_only=True, tag="under.interrupted"):
     """A pending action is stopped before it completes; its token leaves the track."""
 
     actor: str
@@ -118,7 +118,7 @@ class ActionInterrupted(Event, frozen=True, tag="under.interrupted"):
     reason: str = ""
 
 
-class ActionChanged(Event, frozen=True, tag="under.changed"):
+class ActionChanged(Event, frozen=True, kw_only=True, tag="under.changed"):
     """A pending action is swapped for another, timed afresh from the current count."""
 
     actor: str

@@ -1,0 +1,81 @@
+"""The d100-under timing track: a shared count, action costs, tokens and their resolution."""
+
+from __future__ import annotations
+
+import msgspec
+
+from events.under import TrackToken
+
+from ..errors import RuleError
+
+#: Costs in counts of the actions every character can take.
+STANDARD_COSTS = {"draw": 2, "revolver": 3}
+
+#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
+SPELL_COSTS = (2, 8)
+
+#: Limits that keep a typo from flooding the log.
+MAX_COST = 100
+MAX_ADVANCE = 100
+
+
+class TrackWorld(msgspec.Struct, kw_only=True):
+    """The table-wide state of d100-under: the timing track, when one is running."""
+
+    running: bool = False
+    label: str = ""
+    now: int = 0
+    tokens: list[TrackToken] = []
+    #: count -> what completed on it, for the clock and replay
+    resolved: dict[int, list[TrackToken]] = {}
+    escalations: int = 0
+
+
+def is_spell(action: str) -> bool:
+    return action.split(" ", 1)[0] in ("spell", "spell:")
+
+
+def action_cost(action: str, cost: int | None, sheet_actions: dict[str, int]) -> tuple[str, int]:
+    """The action's name (normalised) and its cost in counts.
+
+    A cost the GM names wins over the usual one; spells keep to 2..8; an
+    action margin does not know needs its cost named.
+    """
+    name = " ".join(action.lower().split())
+    if not name:
+        raise RuleError(
+            "action: name the action (draw, revolver, spell, or any action with a cost)"
+        )
+    if cost is not None and (isinstance(cost, bool) or not 1 <= cost <= MAX_COST):
+        raise RuleError(f"cost: {cost!r} is not a cost in counts (1..{MAX_COST})")
+    if is_spell(name):
+        low, high = SPELL_COSTS
+        if cost is None:
+            raise RuleError(f"cost: a spell costs {low}..{high} counts; name its cost")
+        if not low <= cost <= high:
+            raise RuleError(f"cost: {cost} is not a spell's cost ({low}..{high} counts)")
+        return name, cost
+    if cost is not None:
+        return name, cost
+    known = {**STANDARD_COSTS, **{k.lower(): v for k, v in sheet_actions.items()}}
+    if name in known:
+        return name, known[name]
+    names = ", ".join(f"{k} {v}" for k, v in sorted(known.items()))
+    raise RuleError(f"cost: {name!r} has no usual cost (known: {names}, spell 2..8); name its cost")
+
+
+def token_of(world: TrackWorld, actor: str) -> TrackToken | None:
+    for token in world.tokens:
+        if token.actor == actor:
+            return token
+    return None
+
+
+def next_count(world: TrackWorld) -> int | None:
+    """The count of the earliest pending token, if any."""
+    return min((t.at for t in world.tokens), default=None)
+
+
+def due(world: TrackWorld, count: int) -> list[TrackToken]:
+    """The tokens completing on ``count``, in the order they were placed."""
+    return [t for t in world.tokens if t.at == count]
