@@ -141,7 +141,7 @@ def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Dr
             raise RuleError("undo: nothing to undo")
     else:
         target = cmd.command
-        if target not in history.first:
+        if target not in history:
             raise RuleError(f"undo: no command {target!r} in this table's log")
         if history.is_meta(target):
             raise RuleError(f"undo: command {target!r} is an undo, redo or the table's creation (use redo)")
@@ -251,7 +251,7 @@ def _nothing(state: TableState, record: Record) -> None:
     """Undo and redo change which records count; the projection handles them."""
 
 
-_HANDLERS: dict[type[Event], Handler] = {
+HANDLERS: dict[type[Event], Handler] = {
     TableCreated: _created,
     OptionSet: _option,
     CharacterAdded: _char_added,
@@ -264,11 +264,11 @@ _HANDLERS: dict[type[Event], Handler] = {
     Redone: _nothing,
 }
 for _system in SYSTEMS.values():
-    _HANDLERS.update(_system.handlers)
+    HANDLERS.update(_system.handlers)
 
 
 def evolve(state: TableState, record: Record) -> TableState:
     """Fold one record into the state (changing it in place) and return it."""
-    _HANDLERS[type(record.event)](state, record)
+    HANDLERS[type(record.event)](state, record)
     state.seq = record.seq
     return state

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from events import Record, Redone, TableCreated, Undone, tag_of
+from events import Record, Redone, TableCreated, Undone
+
+_META = (Undone, Redone, TableCreated)
 
 
 @dataclass(slots=True)
@@ -22,13 +24,17 @@ class History:
     """An index of the log kept beside the state (it only grows, so it is never snapshotted).
 
     A command's records are contiguous (one atomic append), so a command is
-    known by its first and last sequence numbers.
+    known by its first sequence number and the first of the command after it.
+    This runs once per record of every rebuild, so it does as little as it can.
     """
 
-    first: dict[str, int] = field(default_factory=dict)
-    last: dict[str, int] = field(default_factory=dict)
+    #: command -> its position in ``order``
+    index: dict[str, int] = field(default_factory=dict)
+    #: command ids in log order, and the first sequence number of each
     order: list[str] = field(default_factory=list)
-    kind: dict[str, str] = field(default_factory=dict)
+    starts: list[int] = field(default_factory=list)
+    #: commands that are undos, redos or the table's creation
+    meta: set[str] = field(default_factory=set)
     children: dict[int, list[int]] = field(default_factory=dict)
     voided: set[int] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
@@ -36,36 +42,57 @@ class History:
     undone: dict[str, int] = field(default_factory=dict)
     #: commands undone since the last ordinary command, most recent last
     redoable: list[str] = field(default_factory=list)
+    head: int = 0
+    _current: str = ""
 
     def add(self, record: Record) -> None:
-        cmd = record.command
-        if cmd not in self.first:
-            self.first[cmd] = record.seq
-            self.order.append(cmd)
-            self.kind[cmd] = tag_of(record.event)
-        self.last[cmd] = record.seq
+        """Index one record (``Projection.extend`` inlines this for speed)."""
+        self.head = record.seq
+        if record.command != self._current:
+            self.start_command(record)
         if record.cause is not None:
             self.children.setdefault(record.cause, []).append(record.seq)
+        if type(record.event) in (Undone, Redone):
+            self.change(record)
+
+    def start_command(self, record: Record) -> None:
+        """The first record of a command."""
+        cmd = record.command
+        self._current = cmd
+        self.index[cmd] = len(self.order)
+        self.order.append(cmd)
+        self.starts.append(record.seq)
+        if type(record.event) in _META:
+            self.meta.add(cmd)
+        elif self.redoable:
+            self.redoable.clear()
+
+    def change(self, record: Record) -> None:
+        """An undo or redo record."""
         event = record.event
-        if isinstance(event, Undone):
+        if type(event) is Undone:
             self.voided.update(event.voids)
             self.changes.append(Change(record.seq, True, event.command, tuple(event.voids)))
             self.undone[event.command] = record.seq
             self.redoable.append(event.command)
-        elif isinstance(event, Redone):
+        else:
             self.voided.difference_update(event.restores)
             self.changes.append(Change(record.seq, False, event.command, tuple(event.restores)))
             self.undone.pop(event.command, None)
             if event.command in self.redoable:
                 self.redoable.remove(event.command)
-        elif self.first[cmd] == record.seq:
-            self.redoable.clear()
 
     def seqs(self, command: str) -> range:
-        return range(self.first[command], self.last[command] + 1)
+        """The sequence numbers of a command's records."""
+        i = self.index[command]
+        end = self.starts[i + 1] if i + 1 < len(self.starts) else self.head + 1
+        return range(self.starts[i], end)
+
+    def __contains__(self, command: str) -> bool:
+        return command in self.index
 
     def is_meta(self, command: str) -> bool:
-        return self.kind.get(command) in (_UNDO, _REDO, _CREATED)
+        return command in self.meta
 
     def cascade(self, command: str) -> list[int]:
         """The records undoing ``command`` voids: its own and all they caused, transitively."""
@@ -90,8 +117,3 @@ class History:
             else:
                 voided.difference_update(change.seqs)
         return voided
-
-
-_UNDO = Undone.__struct_config__.tag
-_REDO = Redone.__struct_config__.tag
-_CREATED = TableCreated.__struct_config__.tag

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 from events import Record, Redone, Undone
 
-from .decider import evolve
+from .decider import HANDLERS, evolve
 from .history import History
 from .state import TableState, snapshot
 
@@ -39,23 +39,38 @@ class Projection:
 
     def apply(self, record: Record) -> None:
         """Fold the next record of the log."""
-        history = self.history
-        history.add(record)
-        event = record.event
-        if isinstance(event, (Undone, Redone)):
-            self.state = self._rebuild(record.seq, history.voided)
-        elif record.seq in history.voided:
-            self.state.seq = record.seq
-        else:
-            evolve(self.state, record)
-        if record.seq % self.every == 0:
-            self._marks.append(record.seq)
-            self._snaps.append((snapshot(self.state), frozenset(history.voided)))
+        self.extend((record,))
 
     def extend(self, records: Iterable[Record]) -> None:
-        apply = self.apply
+        """Fold the next records of the log.
+
+        This is the hot loop of every rebuild, so the history's bookkeeping
+        (``History.add``) is written out inline here.
+        """
+        history = self.history
+        children = history.children
+        voided = history.voided
+        every = self.every
+        state = self.state
+        seq = history.head
         for record in records:
-            apply(record)
+            seq = record.seq
+            if record.command != history._current:
+                history.start_command(record)
+            if record.cause is not None:
+                children.setdefault(record.cause, []).append(seq)
+            kind = type(record.event)
+            if kind is Undone or kind is Redone:
+                history.head = seq
+                history.change(record)
+                state = self.state = self._rebuild(seq, voided)
+            elif seq not in voided:
+                HANDLERS[kind](state, record)
+            state.seq = seq
+            if seq % every == 0:
+                self._marks.append(seq)
+                self._snaps.append((snapshot(state), frozenset(voided)))
+        history.head = seq
 
     def state_at(self, seq: int, corrected: bool = False) -> TableState:
         """The state right after record ``seq``.

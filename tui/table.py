@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,12 @@ def new_command_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def _kept(records: Iterator[Record], into: list[Record]) -> Iterator[Record]:
+    for record in records:
+        into.append(record)
+        yield record
+
+
 class Table:
     """One table file, opened by one process: folds the log and appends commands."""
 
@@ -28,7 +36,7 @@ class Table:
         self.store = store
         self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
         self.dice: Dice = RandomDice()
-        self.catch_up()
+        self.catch_up(keep=False)
         if self.projection.seq == 0:
             raise StoreError(f"{store.path}: an empty table file (no creation record)")
 
@@ -67,13 +75,29 @@ class Table:
     def state(self) -> TableState:
         return self.projection.state
 
-    def catch_up(self) -> list[Record]:
-        """Fold records other processes appended; the new records."""
+    def catch_up(self, keep: bool = True) -> list[Record]:
+        """Fold records other processes appended; the new records (unless ``keep`` is False).
+
+        The collector is paused while folding: a rebuild allocates millions of
+        objects that all stay alive, and collecting them repeatedly would cost
+        several times the fold itself. What survives is then frozen out of
+        future collections.
+        """
+        new: list[Record] = []
+        collect = gc.isenabled()
+        gc.disable()
         try:
-            new = list(self.store.records(self.projection.seq))
+            records = self.store.records(self.projection.seq)
+            if keep:
+                records = _kept(records, new)
+            self.projection.extend(records)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.store.path}: cannot be read ({exc})") from None
-        self.projection.extend(new)
+        finally:
+            if collect:
+                gc.enable()
+        if len(new) > 10_000 or not keep:
+            gc.freeze()
         self.store.refresh()
         return new
 
