@@ -65,7 +65,9 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
         try:
             faces.append(int(word))
         except ValueError:
-            raise RuleError(f"faces: {word!r} is not a number (type the dice, e.g. = 4 7)") from None
+            raise RuleError(
+                f"faces: {word!r} is not a number (type the dice, e.g. = 4 7)"
+            ) from None
     if not faces:
         raise RuleError("faces: nothing after '=' (type the dice rolled, e.g. = 4 7)")
     return words[:at], faces
@@ -97,7 +99,9 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
                 out["reason"] = " ".join(args[i + 1 :])
                 break
             else:
-                raise RuleError(f"roll: {args[i]!r} not understood (after the dice: secret, as NAME, for REASON)")
+                raise RuleError(
+                    f"roll: {args[i]!r} not understood (after the dice: secret, as NAME, for REASON)"
+                )
             i += 1
         return out
     if word in ("note", "gmnote"):
@@ -116,7 +120,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
         return {"type": "reveal", "seq": int(args[0])}
     if word == "add":
         if not args:
-            raise RuleError("add: give a name, e.g. add Kael or add \"Old Tom\" hidden")
+            raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
         sheet: dict[str, Any] = {}
         hidden = False
         for arg in args[1:]:
@@ -226,4 +230,3 @@ def complete(text: str, state: TableState) -> str | None:
         return None
     head, _, _ = text.rpartition(" ")
     return (head + " " if head else "") + found[0] + " "
-

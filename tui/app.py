@@ -1,0 +1,471 @@
+"""margin's Textual screens: the GM's table, a player's live view, and replay.
+
+``play``, ``watch`` and ``replay`` are the entry points ``margin`` calls. The
+screens render a ``View`` of the table and send commands; rules stay in core.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from core import RuleError, decide
+from core.commands import Redo, Undo
+from events import StoreError, record_to_builtins
+
+from . import commandline, render
+from .screens import HelpScreen, JumpScreen, UndoScreen
+from .view import LiveTable, LogRow, View, parse_jump, player_id
+from .widgets import CommandLine, LogView, OddsBar, clock_text, party_text
+
+#: How often a screen looks for records other processes committed.
+FOLLOW_INTERVAL = 0.02
+#: Replay speeds, records per second.
+SPEEDS = (1, 2, 5, 10, 25, 100)
+
+
+def default_table_path() -> Path:
+    """``$XDG_DATA_HOME/margin/default.margin``, else ``~/.local/share/margin/default.margin``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "margin" / "default.margin"
+
+
+class TableApp(App[int]):
+    """The panels every screen shares: header, clock, party, log, message line."""
+
+    CSS_PATH = "margin.tcss"
+    TITLE = "margin"
+    KEYS: ClassVar[list[tuple[str, str]]] = []
+
+    def __init__(self, view: View, name: str) -> None:
+        super().__init__()
+        self.view = view
+        self.table_name = name
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        with Horizontal(id="body"):
+            with Vertical(id="side"):
+                yield Static(id="clock")
+                yield Static(id="party")
+            yield LogView(self.view, id="log")
+        yield from self.compose_bottom()
+        yield Footer()
+
+    def compose_bottom(self) -> Iterable[Any]:
+        yield Static(id="message")
+
+    def on_mount(self) -> None:
+        self.redraw(follow=True)
+
+    def header_text(self) -> Text:
+        state = self.view.state()
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {state.title or self.table_name}", style="bold")
+        text.append(f"  {self.view.system.title}  record {self.view.seq}", style="dim")
+        return text
+
+    def redraw(self, follow: bool = False) -> None:
+        self.query_one("#header", Static).update(self.header_text())
+        self.query_one("#clock", Static).update(clock_text(self.view.clock()))
+        self.query_one("#party", Static).update(party_text(self.view.characters()))
+        self.query_one(LogView).reload(follow=follow)
+
+    def say(self, message: str, error: bool = False) -> None:
+        self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
+
+    def follow(self) -> None:
+        """Fold what other processes appended; one redraw for any number of records."""
+        try:
+            new = self.view.table.poll()
+        except StoreError as exc:
+            self.say(str(exc), error=True)
+            return
+        if new:
+            self.redraw()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
+
+    def help_commands(self) -> list[str]:
+        return []
+
+    def rows_of(self, seqs: list[int]) -> list[LogRow]:
+        """Log rows of the given records, as the GM reads them."""
+        voided = self.view.table.projection.history.voided
+        rows = []
+        for seq in seqs:
+            record = self.view.table.store.record(seq)
+            rows.append(
+                LogRow(
+                    seq=seq,
+                    text=render.describe(self.view.system.id, record_to_builtins(record)),
+                    author=record.author,
+                    undone=seq in voided,
+                    secret=bool(record.visibility.hidden),
+                )
+            )
+        return rows
+
+
+class PlayApp(TableApp):
+    """The GM's table: every panel live, a command line, undo with a preview."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+n", "next_turn", "Next turn"),
+        Binding("ctrl+z", "undo", "Undo"),
+        Binding("ctrl+y", "redo", "Redo"),
+        Binding("f1", "help", "Help"),
+        Binding("pageup", "log_page(-1)", "Log up", show=False),
+        Binding("pagedown", "log_page(1)", "Log down", show=False),
+        Binding("escape", "clear_line", "Clear line", show=False),
+    ]
+    KEYS: ClassVar[list[tuple[str, str]]] = [
+        ("Enter", "run the command line"),
+        ("Tab / Right", "complete the word (command, character, skill, weapon)"),
+        ("Up / Down", "earlier and later command lines"),
+        ("Escape", "clear the command line"),
+        ("Ctrl+N", "next turn (the system's 'next')"),
+        ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
+        ("Ctrl+Y", "redo the last undo"),
+        ("PageUp / PageDown", "scroll the log"),
+        ("Ctrl+P", "command palette"),
+        ("F1", "this help"),
+        ("Ctrl+Q", "quit"),
+    ]
+
+    def compose_bottom(self) -> Iterable[Any]:
+        yield OddsBar(id="odds")
+        yield Static(id="message")
+        yield CommandLine(self.view, id="command")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(CommandLine).focus()
+        self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.say("help lists the commands; F1 lists the keys")
+
+    def help_commands(self) -> list[str]:
+        out = list(commandline.GENERIC_HELP.values())
+        vocab = commandline.vocabulary(self.view.state())
+        for kind, words in vocab.items():
+            if words:
+                out.append(f"{kind}: {', '.join(words)}")
+        out.append('{"type": ...}   any command as JSON, as margin do reads it')
+        out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
+        return out
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Next turn", "Run the system's 'next' command", self.action_next_turn)
+        yield SystemCommand("Undo", "Void the last command and all it caused", self.action_undo)
+        yield SystemCommand("Redo", "Restore what the last undo voided", self.action_redo)
+        yield SystemCommand("Help", "Every key and command", self.action_help)
+        for word in commandline.command_words(self.view.state()):
+            if word not in ("undo", "redo", "help"):
+                yield SystemCommand(
+                    f"Type: {word}",
+                    commandline.GENERIC_HELP.get(word, f"start a '{word}' command"),
+                    lambda w=word: self._type(w),
+                )
+
+    def _type(self, word: str) -> None:
+        line = self.query_one(CommandLine)
+        line.value = word + " "
+        line.cursor_position = len(line.value)
+        line.focus()
+
+    # -- the command line --------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if not isinstance(event.input, CommandLine):
+            return
+        state = self.view.state()
+        command = commandline.quiet_command(event.value, state)
+        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        hint = event.input.hint(state)
+        if hint:
+            self.say(hint)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if not isinstance(event.input, CommandLine):
+            return
+        self.run_line(event.value)
+
+    def run_line(self, text: str) -> None:
+        """Run a typed line; a bad one is answered in place and the line is kept to fix."""
+        line = self.query_one(CommandLine)
+        try:
+            parsed = commandline.parse_line(text, self.view.state())
+        except RuleError as exc:
+            self.say(str(exc), error=True)
+            return
+        line.remember(text)
+        if parsed.action == "undo":
+            line.value = ""
+            self.action_undo()
+            return
+        if parsed.action == "help":
+            line.value = ""
+            self.action_help()
+            return
+        assert parsed.command is not None
+        self.execute(parsed.command, clear=True)
+
+    def execute(self, command: Any, clear: bool = False) -> bool:
+        try:
+            records = self.view.table.execute(command)
+        except (RuleError, StoreError) as exc:
+            self.say(str(exc), error=True)
+            return False
+        if clear:
+            self.query_one(CommandLine).value = ""
+        self.query_one(OddsBar).show_odds(None)
+        last = self.rows_of([records[-1].seq])[0]
+        self.say(f"record {last.seq}: {last.text}")
+        self.redraw(follow=True)
+        return True
+
+    # -- actions -----------------------------------------------------------
+
+    def action_next_turn(self) -> None:
+        self.run_line("next")
+
+    def action_undo(self) -> None:
+        table = self.view.table
+        try:
+            table.catch_up()
+            drafts = decide(Undo(), table.state, table.dice, table.projection.history)
+        except RuleError as exc:
+            self.say(str(exc), error=True)
+            return
+        undone = drafts[0].event
+        target: str = undone.command  # type: ignore[attr-defined]
+        rows = self.rows_of(list(undone.voids))  # type: ignore[attr-defined]
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.execute(Undo(command=target))
+            else:
+                self.say("undo cancelled; nothing changed")
+
+        self.push_screen(UndoScreen(rows), done)
+
+    def action_redo(self) -> None:
+        self.execute(Redo())
+
+    def action_log_page(self, direction: int) -> None:
+        log = self.query_one(LogView)
+        if direction < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
+
+    def action_clear_line(self) -> None:
+        self.query_one(CommandLine).value = ""
+
+
+class WatchApp(TableApp):
+    """A player's view: the same table, read-only, through the player lens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+    KEYS: ClassVar[list[tuple[str, str]]] = [
+        ("Up / Down", "scroll the log a line"),
+        ("PageUp / PageDown", "scroll the log a page"),
+        ("Home / End", "oldest / newest record"),
+        ("F1 or ?", "this help"),
+        ("q", "quit"),
+    ]
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(LogView).focus()
+        self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.say("watching (read-only); F1 lists the keys")
+
+    def header_text(self) -> Text:
+        text = super().header_text()
+        name = self.view.state().characters[self.view.player or ""].name
+        text.append(f"  watching as {name}", style="bold cyan")
+        return text
+
+
+class ReplayApp(TableApp):
+    """Scrub a session record by record, as it happened or as corrected."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,l", "step(1)", "Next"),
+        Binding("left,h", "step(-1)", "Back"),
+        Binding("pagedown", "step(25)", "+25", show=False),
+        Binding("pageup", "step(-25)", "-25", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("space", "play", "Play/pause"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("c", "corrected", "Corrected"),
+        Binding("g", "jump", "Jump"),
+        Binding("f1,question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+    KEYS: ClassVar[list[tuple[str, str]]] = [
+        ("Right / l", "next record"),
+        ("Left / h", "previous record"),
+        ("PageDown / PageUp", "25 records on / back"),
+        ("Home / End", "first / last record"),
+        ("Space", "play / pause"),
+        ("+ / -", "play faster / slower"),
+        ("c", "switch: as it happened / as corrected"),
+        ("g", "jump to a record, round, turn or count"),
+        ("F1 or ?", "this help"),
+        ("q", "quit"),
+    ]
+
+    def __init__(self, view: View, name: str) -> None:
+        super().__init__(view, name)
+        self.speed = 2
+        self.playing = False
+        self.view.goto(0)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one(LogView).can_focus = False
+        self.timer = self.set_interval(1 / SPEEDS[self.speed], self.tick, pause=True)
+        self.say("Right/Left step, Space plays, c switches to as corrected, g jumps; F1 keys")
+
+    def header_text(self) -> Text:
+        view = self.view
+        text = super().header_text()
+        text.append(f"  {view.log_len()}/{len(view.seqs())}", style="bold")
+        text.append("  as corrected" if view.corrected else "  as it happened", style="bold cyan")
+        if self.playing:
+            text.append(f"  ▶ {SPEEDS[self.speed]}/s", style="bold green")
+        if view.player is not None:
+            name = view.state().characters.get(view.player)
+            text.append(f"  seen by {name.name if name else view.player}", style="cyan")
+        return text
+
+    def _moved(self) -> None:
+        self.redraw(follow=True)
+
+    def action_step(self, delta: int) -> None:
+        assert self.view.at is not None
+        self.view.goto(self.view.at + delta)
+        self._moved()
+
+    def action_first(self) -> None:
+        self.view.goto(0)
+        self._moved()
+
+    def action_last(self) -> None:
+        self.view.goto(len(self.view.seqs()) - 1)
+        self._moved()
+
+    def tick(self) -> None:
+        assert self.view.at is not None
+        if self.view.at >= len(self.view.seqs()) - 1:
+            self.action_play()
+            return
+        self.action_step(1)
+
+    def action_play(self) -> None:
+        self.playing = not self.playing
+        if self.playing:
+            self.timer.resume()
+        else:
+            self.timer.pause()
+        self._moved()
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
+        self.timer.stop()
+        self.timer = self.set_interval(1 / SPEEDS[self.speed], self.tick, pause=not self.playing)
+        self.say(f"speed {SPEEDS[self.speed]} records a second")
+        self._moved()
+
+    def action_corrected(self) -> None:
+        self.view.set_corrected(not self.view.corrected)
+        self._moved()
+
+    def action_jump(self) -> None:
+        def jump(text: str | None) -> None:
+            if not text:
+                return
+            try:
+                self.view.goto(parse_jump(text, self.view))
+            except RuleError as exc:
+                self.say(str(exc), error=True)
+                return
+            self._moved()
+
+        self.push_screen(JumpScreen(), jump)
+
+
+# -- entry points -----------------------------------------------------------
+
+
+def _open_view(path: str, *, readonly: bool, name: str | None, every: int = 1000) -> View:
+    table = LiveTable.open_live(path, readonly=readonly, lens=name is not None, every=every)
+    try:
+        player = player_id(table.state, name) if name is not None else None
+    except RuleError:
+        table.close()
+        raise
+    return View(table, player)
+
+
+def play_app(path: str) -> PlayApp:
+    return PlayApp(_open_view(path, readonly=False, name=None), Path(path).name)
+
+
+def watch_app(path: str, name: str) -> WatchApp:
+    return WatchApp(_open_view(path, readonly=True, name=name), Path(path).name)
+
+
+def replay_app(path: str, name: str | None = None) -> ReplayApp:
+    # Denser checkpoints than live play: each step costs at most this many folds.
+    return ReplayApp(_open_view(path, readonly=True, name=name, every=250), Path(path).name)
+
+
+def _run(app: TableApp) -> int:
+    try:
+        app.run()
+    finally:
+        app.view.table.close()
+    return 0
+
+
+def play(path: str | None) -> int:
+    """``margin play [PATH]``: the GM's table (the default table, made on first run)."""
+    if path is None:
+        target = default_table_path()
+        if not target.exists():
+            from .demo import build_demo
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            build_demo(target, "2d10-edge").close()
+        path = str(target)
+    return _run(play_app(path))
+
+
+def watch(path: str, name: str) -> int:
+    """``margin watch PATH --as NAME``: a player's live, read-only view."""
+    return _run(watch_app(path, name))
+
+
+def replay(path: str, name: str | None) -> int:
+    """``margin replay PATH [--as NAME]``: scrub the session, or what one player saw."""
+    return _run(replay_app(path, name))

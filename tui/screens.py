@@ -1,0 +1,86 @@
+"""Modal screens: the undo preview, the help screen and the replay's jump prompt."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from .view import LogRow
+from .widgets import row_text
+
+
+class UndoScreen(ModalScreen[bool]):
+    """What an undo will void, listed before it is done; Enter confirms, Escape keeps it."""
+
+    BINDINGS = [
+        Binding("enter,y", "confirm", "Undo it"),
+        Binding("escape,n", "cancel", "Keep it"),
+    ]
+
+    def __init__(self, rows: list[LogRow]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        count = len(self.rows)
+        text = Text(f"Undo voids {count} record{'s' if count != 1 else ''}:\n", style="bold")
+        for row in self.rows:
+            text.append_text(row_text(row))
+            text.append("\n")
+        text.append("\nEnter: undo it    Escape: keep it", style="dim")
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(text, id="undo-list")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the screen it was opened from, and the commands."""
+
+    BINDINGS = [Binding("escape,q,f1,question_mark,enter", "close", "Close")]
+
+    def __init__(self, keys: list[tuple[str, str]], commands: list[str]) -> None:
+        super().__init__()
+        self.keys = keys
+        self.commands = commands
+
+    def compose(self) -> ComposeResult:
+        text = Text("Keys\n", style="bold")
+        for key, what in self.keys:
+            text.append(f"  {key:<16}", style="bold cyan")
+            text.append(f"{what}\n")
+        if self.commands:
+            text.append("\nCommands\n", style="bold")
+            for line in self.commands:
+                text.append(f"  {line}\n")
+        text.append("\nEscape closes this help.", style="dim")
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(text, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class JumpScreen(ModalScreen[str]):
+    """Asks where a replay should jump: a record number, or round/turn/count N."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="jump"):
+            yield Static("Jump to: a record number, or round N, turn N, count N")
+            yield Input(placeholder="round 2", id="jump-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss("")

@@ -1,0 +1,226 @@
+"""The table screen's panels: clock, party, log, odds bar and command line.
+
+Each panel is handed a ``View`` and redraws from it when told; none reads the
+store around it or computes a rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.suggester import Suggester
+from textual.widgets import Input, Static
+
+from core import TableState
+from core.systems.base import Clock, Odds
+
+from . import commandline
+from .view import CharacterRow, LogRow, View
+
+#: Band colours, best band first; readable in 256 colours and on dark or light themes.
+BAND_COLOURS = ("bright_green", "green", "yellow", "dark_orange", "red", "magenta", "grey50")
+
+
+def clock_text(clock: Clock | None) -> Text:
+    if clock is None:
+        return Text("no encounter running", style="dim")
+    out = Text(clock.title, style="bold")
+    for row in clock.rows:
+        out.append("\n")
+        out.append("▶ " if row.current else "  ", style="bold yellow")
+        out.append(row.name, style="bold" if row.current else "")
+        if row.value:
+            out.append(f"  {row.value}")
+        if row.note:
+            out.append(f"  {row.note}", style="dim")
+    return out
+
+
+def party_text(rows: list[CharacterRow]) -> Text:
+    if not rows:
+        return Text("nobody at the table yet (add NAME)", style="dim")
+    out = Text()
+    for i, row in enumerate(rows):
+        if i:
+            out.append("\n")
+        out.append(row.name, style="bold")
+        if row.hidden:
+            out.append(" (hidden)", style="italic dim")
+        if row.status:
+            out.append("\n  " + " · ".join(row.status))
+    return out
+
+
+def odds_text(odds: Odds, width: int) -> Text:
+    """A label, the chance of success, and the bands as one bar with a legend."""
+    out = Text()
+    if odds.label:
+        out.append(odds.label + "  ", style="bold")
+    out.append(f"success {odds.success:.1%}", style="bold green")
+    out.append("\n")
+    width = max(10, width)
+    bands = list(odds.bands.items())
+    cells = [round(p * width) for _, p in bands]
+    # Rounding may miss or overshoot the width by a cell or two; the largest band absorbs it.
+    if cells:
+        cells[cells.index(max(cells))] += width - sum(cells)
+    for i, ((_name, _p), n) in enumerate(zip(bands, cells, strict=True)):
+        out.append("█" * max(0, n), style=BAND_COLOURS[i % len(BAND_COLOURS)])
+    out.append("\n")
+    for i, (name, p) in enumerate(bands):
+        out.append("■ ", style=BAND_COLOURS[i % len(BAND_COLOURS)])
+        out.append(f"{name} {p:.1%}  ")
+    return out
+
+
+def row_text(row: LogRow) -> Text:
+    """A log line: number, a mark (◆ secret, ✗ undone later), the text (struck when undone)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{row.seq:>6} ", style="dim")
+    if row.mistake:
+        text.append("✗ ", style="bold red")
+    elif row.secret:
+        text.append("◆ ", style="bold magenta")
+    else:
+        text.append("  ")
+    text.append(row.text, style=Style(strike=True, dim=True) if row.undone else Style())
+    return text
+
+
+class LogView(ScrollView, can_focus=True):
+    """The log, newest last; only the rows on screen are read and drawn."""
+
+    DEFAULT_CSS = """
+    LogView { height: 1fr; scrollbar-size-vertical: 1; }
+    """
+    BINDINGS = [
+        Binding("up", "scroll_up", "Up", show=False),
+        Binding("down", "scroll_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "scroll_home", "Oldest", show=False),
+        Binding("end", "scroll_end", "Newest", show=False),
+    ]
+
+    def __init__(self, view: View, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.view = view
+        self._window: tuple[int, list[LogRow]] = (0, [])
+
+    def on_mount(self) -> None:
+        self.reload(follow=True)
+
+    def reload(self, follow: bool = False) -> None:
+        """Re-read the log's length; keep the newest in sight when it was (or ``follow``)."""
+        at_end = self.is_vertical_scroll_end or follow
+        self.virtual_size = Size(self.size.width, self.view.log_len())
+        self._window = (0, [])
+        if at_end:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.reload()
+
+    def _row(self, index: int) -> LogRow | None:
+        start, rows = self._window
+        if not start <= index < start + len(rows):
+            height = max(1, self.size.height)
+            start = max(0, index - height)
+            rows = self.view.rows(start, index + 2 * height)
+            self._window = (start, rows)
+        offset = index - start
+        return rows[offset] if 0 <= offset < len(rows) else None
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        style = self.rich_style
+        row = self._row(index) if index < self.view.log_len() else None
+        if row is None:
+            return Strip.blank(width, style)
+        text = row_text(row)
+        text.truncate(width, overflow="ellipsis")
+        text.stylize_before(style)
+        return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(
+            0, width, style
+        )
+
+
+class OddsBar(Static):
+    """The exact odds of the check being typed, drawn as a bar."""
+
+    DEFAULT_CSS = """
+    OddsBar { height: 3; padding: 0 1; display: none; }
+    OddsBar.shown { display: block; }
+    """
+
+    def show_odds(self, odds: Odds | None) -> None:
+        self.set_class(odds is not None, "shown")
+        if odds is not None:
+            self.update(odds_text(odds, self.size.width - 2 if self.size.width > 2 else 60))
+
+
+class WordSuggester(Suggester):
+    """Completes the last word: commands first, then characters, skills, weapons."""
+
+    def __init__(self, view: View) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.view = view
+
+    async def get_suggestion(self, value: str) -> str | None:
+        done = commandline.complete(value, self.view.state())
+        return done.rstrip() if done else None
+
+
+class CommandLine(Input):
+    """The GM's command line; Tab completes the word being typed."""
+
+    DEFAULT_CSS = """
+    CommandLine { border: none; height: 1; padding: 0 1; }
+    CommandLine:focus { border: none; }
+    """
+    BINDINGS = [
+        Binding("tab", "complete", "Complete", show=False),
+        Binding("up", "history(-1)", "Earlier line", show=False),
+        Binding("down", "history(1)", "Later line", show=False),
+    ]
+
+    def __init__(self, view: View, **kwargs: Any) -> None:
+        super().__init__(
+            placeholder="type a command (help, or Tab to complete)",
+            suggester=WordSuggester(view),
+            **kwargs,
+        )
+        self.view = view
+        self.lines: list[str] = []
+        self._back = 0
+
+    def remember(self, text: str) -> None:
+        """Keep a line that was run, for Up and Down."""
+        if not self.lines or self.lines[-1] != text:
+            self.lines.append(text)
+        self._back = 0
+
+    def action_history(self, step: int) -> None:
+        if not self.lines:
+            return
+        self._back = max(0, min(len(self.lines), self._back - step))
+        self.value = self.lines[-self._back] if self._back else ""
+        self.cursor_position = len(self.value)
+
+    def action_complete(self) -> None:
+        done = commandline.complete(self.value, self.view.state())
+        if done is not None:
+            self.value = done
+            self.cursor_position = len(done)
+
+    def hint(self, state: TableState) -> str:
+        found = commandline.candidates(self.value, state)
+        return "  ".join(found[:12])
