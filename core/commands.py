@@ -109,7 +109,9 @@ def parse_command(system: str, line: str | bytes) -> Command:
                 f"unknown command type; {system} tables accept: {', '.join(command_names(system))}"
             ) from None
         if "missing required field `type`" in msg:
-            raise RuleError("command has no \"type\" (e.g. {\"type\": \"roll\", \"dice\": \"2d10\"})") from None
+            raise RuleError(
+                'command has no "type" (e.g. {"type": "roll", "dice": "2d10"})'
+            ) from None
         raise RuleError(f"bad command: {msg}") from None
     except msgspec.DecodeError as exc:
         raise RuleError(f"not JSON: {exc}") from None

@@ -44,7 +44,9 @@ from .systems.base import Command, Handler
 SECRET_ROLL_FIELDS = ("faces", "kept", "total", "dice")
 
 
-def create_table(system: str, options: dict[str, Any] | None = None, title: str = "") -> TableCreated:
+def create_table(
+    system: str, options: dict[str, Any] | None = None, title: str = ""
+) -> TableCreated:
     """The first event of a new table, with every option resolved to a value."""
     sys = get_system(system)
     resolved = sys.default_options()
@@ -53,7 +55,9 @@ def create_table(system: str, options: dict[str, Any] | None = None, title: str 
     return TableCreated(system=system, options=resolved, title=title)
 
 
-def decide(command: Command, state: TableState, dice: Dice, history: History | None = None) -> list[Draft]:
+def decide(
+    command: Command, state: TableState, dice: Dice, history: History | None = None
+) -> list[Draft]:
     """Check a command against the state; the events it produces, or a ``RuleError``.
 
     When the command carries ``faces`` (physical dice typed in), they replace
@@ -69,14 +73,18 @@ def decide(command: Command, state: TableState, dice: Dice, history: History | N
     else:
         system = get_system(state.system)
         if system.decide is None or type(command) not in system.commands:
-            raise RuleError(f"command {type(command).__struct_config__.tag!r} is not available here")
+            raise RuleError(
+                f"command {type(command).__struct_config__.tag!r} is not available here"
+            )
         drafts = system.decide(command, state, dice, history)
     if isinstance(dice, TypedDice):
         dice.finish()
     return drafts
 
 
-def _add_character(cmd: AddCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+def _add_character(
+    cmd: AddCharacter, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
     name = cmd.name.strip()
     if not name:
         raise RuleError("name: a character needs a name")
@@ -88,20 +96,33 @@ def _add_character(cmd: AddCharacter, state: TableState, dice: Dice, history: Hi
     system = get_system(state.system)
     sheet = system.check_sheet(dict(cmd.sheet)) if system.check_sheet else dict(cmd.sheet)
     visibility = Visibility(gm_only=True) if cmd.hidden else Visibility()
-    return [Draft(CharacterAdded(id=cid, name=name, sheet=sheet, hidden=cmd.hidden), visibility=visibility)]
+    return [
+        Draft(
+            CharacterAdded(id=cid, name=name, sheet=sheet, hidden=cmd.hidden), visibility=visibility
+        )
+    ]
 
 
-def _update_character(cmd: UpdateCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+def _update_character(
+    cmd: UpdateCharacter, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
     char = find_character(state, cmd.character)
     system = get_system(state.system)
     if system.check_sheet:
         system.check_sheet({**char.sheet, **cmd.sheet})
     hidden = char.hidden if cmd.hidden is None else cmd.hidden
     visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
-    return [Draft(CharacterUpdated(id=char.id, sheet=dict(cmd.sheet), hidden=cmd.hidden), visibility=visibility)]
+    return [
+        Draft(
+            CharacterUpdated(id=char.id, sheet=dict(cmd.sheet), hidden=cmd.hidden),
+            visibility=visibility,
+        )
+    ]
 
 
-def _remove_character(cmd: RemoveCharacter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+def _remove_character(
+    cmd: RemoveCharacter, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
     char = find_character(state, cmd.character)
     visibility = Visibility(gm_only=True) if char.hidden else Visibility()
     return [Draft(CharacterRemoved(id=char.id), visibility=visibility)]
@@ -128,7 +149,9 @@ def _roll(cmd: RollDice, state: TableState, dice: Dice, history: History) -> lis
 def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Draft]:
     if not cmd.text.strip():
         raise RuleError("text: a note needs some text")
-    return [Draft(Noted(text=cmd.text, gm_only=cmd.gm_only), visibility=Visibility(gm_only=cmd.gm_only))]
+    return [
+        Draft(Noted(text=cmd.text, gm_only=cmd.gm_only), visibility=Visibility(gm_only=cmd.gm_only))
+    ]
 
 
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -144,7 +167,9 @@ def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Dr
         if target not in history:
             raise RuleError(f"undo: no command {target!r} in this table's log")
         if history.is_meta(target):
-            raise RuleError(f"undo: command {target!r} is an undo, redo or the table's creation (use redo)")
+            raise RuleError(
+                f"undo: command {target!r} is an undo, redo or the table's creation (use redo)"
+            )
         if target in history.undone:
             raise RuleError(f"undo: command {target!r} is already undone")
     voids = history.cascade(target)
@@ -214,8 +239,10 @@ def _option(state: TableState, record: Record) -> None:
 def _char_added(state: TableState, record: Record) -> None:
     e: CharacterAdded = record.event
     make = get_system(state.system).make_character
-    char = make(e.id, e.name, dict(e.sheet), e.hidden) if make else Character(
-        id=e.id, name=e.name, sheet=dict(e.sheet), hidden=e.hidden
+    char = (
+        make(e.id, e.name, dict(e.sheet), e.hidden)
+        if make
+        else Character(id=e.id, name=e.name, sheet=dict(e.sheet), hidden=e.hidden)
     )
     state.characters[e.id] = char
 
@@ -236,7 +263,9 @@ def _char_removed(state: TableState, record: Record) -> None:
 
 def _rolled(state: TableState, record: Record) -> None:
     e: Rolled = record.event
-    state.last_roll = LastRoll(seq=record.seq, actor=e.actor, dice=e.dice, total=e.total, secret=e.secret)
+    state.last_roll = LastRoll(
+        seq=record.seq, actor=e.actor, dice=e.dice, total=e.total, secret=e.secret
+    )
 
 
 def _noted(state: TableState, record: Record) -> None:

@@ -59,9 +59,7 @@ class TypedDice:
     def finish(self) -> None:
         """Refuse faces that were typed in but not needed."""
         if self.used < len(self.faces):
-            raise RuleError(
-                f"faces: {len(self.faces)} given but the roll uses {self.used}"
-            )
+            raise RuleError(f"faces: {len(self.faces)} given but the roll uses {self.used}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +141,9 @@ class Roll:
             if isinstance(t.term, ConstTerm):
                 parts.append(("-" if t.term.sign < 0 else "+") + str(t.term.value))
                 continue
-            shown = ",".join(str(f) if k else f"~{f}~" for f, k in zip(t.faces, t.kept, strict=True))
+            shown = ",".join(
+                str(f) if k else f"~{f}~" for f, k in zip(t.faces, t.kept, strict=True)
+            )
             parts.append(("-" if t.term.sign < 0 else "+") + f"[{shown}]")
         text = "".join(parts).lstrip("+")
         return f"{text} = {self.total}"

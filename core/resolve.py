@@ -28,7 +28,9 @@ def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     typed = None
     if "faces" in fields and fields["faces"] is not None:
         faces = fields["faces"]
-        if not isinstance(faces, list) or not all(isinstance(f, int) and not isinstance(f, bool) for f in faces):
+        if not isinstance(faces, list) or not all(
+            isinstance(f, int) and not isinstance(f, bool) for f in faces
+        ):
             raise RuleError("faces: expected a list of whole numbers")
         typed = TypedDice(faces)
     result = handler(fields, typed or dice)

@@ -50,7 +50,9 @@ class ConcurrencyError(StoreError):
     """Another writer appended first: re-read the log and decide again."""
 
     def __init__(self, expected: int, actual: int) -> None:
-        super().__init__(f"the table moved on: expected to follow record {expected}, last is {actual}")
+        super().__init__(
+            f"the table moved on: expected to follow record {expected}, last is {actual}"
+        )
         self.expected = expected
         self.actual = actual
 
@@ -86,7 +88,9 @@ class SQLiteStore:
     the sequence number is the optimistic concurrency check.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False):
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+    ):
         self.path = Path(path)
         if create:
             if self.path.exists():
@@ -102,7 +106,9 @@ class SQLiteStore:
         self.readonly = readonly
         uri = f"file:{self.path}{'?mode=ro' if readonly else ''}"
         try:
-            self._db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False)
+            self._db = sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
             if create:
                 self._create()
             self._check_table()
@@ -193,7 +199,9 @@ class SQLiteStore:
                 rows.append((record.seq, command, FORMAT, prev, digest, body))
                 records.append(record)
                 prev = digest
-            db.executemany("INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows)
+            db.executemany(
+                "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
+            )
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -213,7 +221,10 @@ class SQLiteStore:
         def flush() -> None:
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.executemany("INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", pending)
+                db.executemany(
+                    "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)",
+                    pending,
+                )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -269,7 +280,12 @@ class SQLiteStore:
         raise StoreError(f"{self.path}: no record {seq}")
 
     def command_seqs(self, command: str) -> list[int]:
-        return [r[0] for r in self._db.execute("SELECT seq FROM records WHERE command = ? ORDER BY seq", (command,))]
+        return [
+            r[0]
+            for r in self._db.execute(
+                "SELECT seq FROM records WHERE command = ? ORDER BY seq", (command,)
+            )
+        ]
 
     def data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])

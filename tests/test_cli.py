@@ -15,7 +15,9 @@ import pytest
 from tui.cli import main
 
 
-def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = "") -> tuple[int, str, str]:
+def run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = ""
+) -> tuple[int, str, str]:
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     try:
         code = main(list(args))
@@ -30,13 +32,17 @@ def lines(*commands: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def table(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Path:
+def table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Path:
     path = tmp_path / "t.margin"
     assert run(capsys, monkeypatch, "new", str(path), "--system", "2d10-edge")[0] == 0
     return path
 
 
-def test_do_answers_each_line_and_goes_on_after_errors(table: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_do_answers_each_line_and_goes_on_after_errors(
+    table: Path, capsys: Any, monkeypatch: Any
+) -> None:
     code, out, _ = run(
         capsys,
         monkeypatch,
@@ -87,7 +93,9 @@ def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
     assert proc.wait(10) == 0
 
 
-def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
+    table: Path, capsys: Any, monkeypatch: Any
+) -> None:
     run(
         capsys,
         monkeypatch,
@@ -110,7 +118,9 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: Path, capsy
     assert secret["secret"] is True and secret["reason"] == "ambush"
     assert "it rains" in player
     # revealed later: visible from then on
-    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": secret["seq"]}))
+    run(
+        capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": secret["seq"]})
+    )
     _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "kael")
     shown = [json.loads(x) for x in player.splitlines() if '"dice.rolled"' in x][0]
     assert shown["total"] == 17
@@ -142,8 +152,20 @@ def test_state_at_and_undo_through_the_cli(table: Path, capsys: Any, monkeypatch
     assert "(undone)" in text.splitlines()[2]
 
 
-def test_export_import_round_trip(table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
-    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "add-character", "name": "Kael", "sheet": {"note": "é ✓"}}, {"type": "roll", "dice": "3d6"}, {"type": "undo"}))
+def test_export_import_round_trip(
+    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines(
+            {"type": "add-character", "name": "Kael", "sheet": {"note": "é ✓"}},
+            {"type": "roll", "dice": "3d6"},
+            {"type": "undo"},
+        ),
+    )
     _, exported, _ = run(capsys, monkeypatch, "export", str(table))
     dump = tmp_path / "dump.jsonl"
     dump.write_text(exported)
@@ -158,7 +180,9 @@ def test_export_import_round_trip(table: Path, tmp_path: Path, capsys: Any, monk
     assert run(capsys, monkeypatch, "verify", str(copy))[0] == 0
 
 
-def test_import_refuses_a_tampered_export(table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_import_refuses_a_tampered_export(
+    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
     run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "honest"}))
     _, exported, _ = run(capsys, monkeypatch, "export", str(table))
     dump = tmp_path / "dump.jsonl"
@@ -196,8 +220,14 @@ def test_user_errors_are_one_line_without_traceback(
     db.commit()
     db.close()
     before = foreign.read_bytes()
-    names = {"missing": tmp_path / "nope.margin", "junk": tmp_path / "junk", "foreign": foreign,
-             "folder": tmp_path, "table": table, "tmp": tmp_path}
+    names = {
+        "missing": tmp_path / "nope.margin",
+        "junk": tmp_path / "junk",
+        "foreign": foreign,
+        "folder": tmp_path,
+        "table": table,
+        "tmp": tmp_path,
+    }
     code, out, err = run(capsys, monkeypatch, *[a.format(**names) for a in args])
     assert code != 0
     assert message in err
@@ -206,7 +236,13 @@ def test_user_errors_are_one_line_without_traceback(
 
 
 def test_corrupt_table_is_reported_by_verify(table: Path, capsys: Any, monkeypatch: Any) -> None:
-    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}))
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}),
+    )
     db = sqlite3.connect(table)
     db.execute("DROP TRIGGER records_no_update")
     db.execute("UPDATE records SET body = replace(body, '\"b\"', '\"c\"') WHERE seq = 3")
@@ -220,7 +256,11 @@ def test_schema_lists_every_command(capsys: Any, monkeypatch: Any) -> None:
     code, out, _ = run(capsys, monkeypatch, "do", "--schema", "--system", "2d10-edge")
     schema = json.loads(out)
     assert code == 0
-    tags = {d["properties"]["type"]["enum"][0] for d in schema["$defs"].values() if "type" in d.get("properties", {})}
+    tags = {
+        d["properties"]["type"]["enum"][0]
+        for d in schema["$defs"].values()
+        if "type" in d.get("properties", {})
+    }
     assert {"add-character", "roll", "note", "undo", "redo"} <= tags
     code, out, _ = run(capsys, monkeypatch, "do", "--schema")
     assert set(json.loads(out)) == {"2d10-edge", "d100-chance", "d100-under", "2d6-effect"}
@@ -228,7 +268,9 @@ def test_schema_lists_every_command(capsys: Any, monkeypatch: Any) -> None:
 
 def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> None:
     code, out, _ = run(
-        capsys, monkeypatch, "resolve",
+        capsys,
+        monkeypatch,
+        "resolve",
         stdin='{"system": "d20", "action": "check"}\nnot json\n{"action": "check"}\n',
     )
     replies = [json.loads(x) for x in out.splitlines()]
@@ -238,17 +280,29 @@ def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> 
     assert "system: missing" in replies[2]["error"]
 
 
-def test_options_are_events_and_replays_use_the_options_then_in_force(table: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_options_are_events_and_replays_use_the_options_then_in_force(
+    table: Path, capsys: Any, monkeypatch: Any
+) -> None:
     from core import get_system
 
     options = get_system("2d10-edge").options
     if not options:
         pytest.skip("2d10-edge declares no options")
     opt = options[0]
-    other = next((c for c in opt.choices if c != opt.default), None) if opt.choices else (not opt.default if isinstance(opt.default, bool) else None)
+    other = (
+        next((c for c in opt.choices if c != opt.default), None)
+        if opt.choices
+        else (not opt.default if isinstance(opt.default, bool) else None)
+    )
     if other is None:
         pytest.skip("first option has no simple alternative value")
-    code, out, _ = run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "set-option", "name": opt.name, "value": other}))
+    code, out, _ = run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines({"type": "set-option", "name": opt.name, "value": other}),
+    )
     assert code == 0, out
     _, now, _ = run(capsys, monkeypatch, "state", str(table), "--json")
     _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "1")

@@ -94,13 +94,17 @@ def _brute(text: str) -> dict[int, int]:
     return dict(sorted(out.items()))
 
 
-@pytest.mark.parametrize("text", ["3d10kh2", "3d10kl2", "4d6kl3", "4d6kh3", "2d6+1d4-1", "1d8-2d4", "3d6"])
+@pytest.mark.parametrize(
+    "text", ["3d10kh2", "3d10kl2", "4d6kl3", "4d6kh3", "2d6+1d4-1", "1d8-2d4", "3d6"]
+)
 def test_distribution_matches_brute_force(text: str) -> None:
     assert distribution(parse(text)) == _brute(text)
 
 
 term = st.builds(
-    lambda n, s, keep, k, neg: (f"{'-' if neg else '+'}{n}d{s}" + (f"{keep}{min(k, n)}" if keep else "")),
+    lambda n, s, keep, k, neg: (
+        f"{'-' if neg else '+'}{n}d{s}" + (f"{keep}{min(k, n)}" if keep else "")
+    ),
     st.integers(1, 3),
     st.sampled_from([2, 3, 4, 6]),
     st.sampled_from(["", "kh", "kl"]),

@@ -26,7 +26,9 @@ def test_every_tag_is_unique_and_namespaced() -> None:
     assert all("." in tag for tag in tags)
 
 
-def test_an_old_format_record_is_upgraded_on_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_old_format_record_is_upgraded_on_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A hand-written record of an older format (where a note's text was called ``body``)."""
     store = SQLiteStore(tmp_path / "t.margin", create=True)
     store.append([Draft(TableCreated(system="2d10-edge"))], 0, command="c0")
@@ -36,7 +38,9 @@ def test_an_old_format_record_is_upgraded_on_load(tmp_path: Path, monkeypatch: p
     prev = db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()[0]
     digest = hashlib.sha256(prev.encode() + b"\n" + old_body).hexdigest()
     old_format = record_module.FORMAT
-    db.execute("INSERT INTO records VALUES (2, 'c1', ?, ?, ?, ?)", (old_format, prev, digest, old_body))
+    db.execute(
+        "INSERT INTO records VALUES (2, 'c1', ?, ?, ?, ?)", (old_format, prev, digest, old_body)
+    )
     db.commit()
     db.close()
 

@@ -119,7 +119,9 @@ def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> No
     assert not Path(str(path) + "-wal").exists()
 
 
-@pytest.mark.parametrize("content", [b"", b"hello world, not a database", b"SQLite format 3\x00" + b"\xff" * 200])
+@pytest.mark.parametrize(
+    "content", [b"", b"hello world, not a database", b"SQLite format 3\x00" + b"\xff" * 200]
+)
 def test_garbage_files_are_refused_and_left_untouched(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "junk.margin"
     path.write_bytes(content)
@@ -173,7 +175,9 @@ def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
         if seen[-1][0] >= 6:
             done.set()
 
-    thread = threading.Thread(target=follow, args=(reader, 1, on_records), kwargs={"stop": done.is_set})
+    thread = threading.Thread(
+        target=follow, args=(reader, 1, on_records), kwargs={"stop": done.is_set}
+    )
     thread.start()
     sent = {}
     for i in range(5):

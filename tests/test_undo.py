@@ -107,7 +107,11 @@ NAMES = ["Kael", "Mira", "Oswin"]
 
 step = st.one_of(
     st.builds(lambda n: ("add", n), st.sampled_from(NAMES)),
-    st.builds(lambda n, f: ("roll", n, f), st.sampled_from(["gm", *NAMES]), st.lists(st.integers(1, 6), min_size=2, max_size=2)),
+    st.builds(
+        lambda n, f: ("roll", n, f),
+        st.sampled_from(["gm", *NAMES]),
+        st.lists(st.integers(1, 6), min_size=2, max_size=2),
+    ),
     st.builds(lambda t: ("note", t), st.text("abc ", min_size=1, max_size=5).filter(str.strip)),
     st.just(("undo",)),
     st.just(("redo",)),
@@ -150,7 +154,9 @@ def test_state_after_undo_equals_never_having_played_it(ops: list[tuple[Any, ...
             else:
                 effective.append((cid, cmd))
                 undone.clear()
-            fresh = Table.create(Path(tmp) / f"fresh{len(list(Path(tmp).iterdir()))}.margin", "2d10-edge")
+            fresh = Table.create(
+                Path(tmp) / f"fresh{len(list(Path(tmp).iterdir()))}.margin", "2d10-edge"
+            )
             for _, c in effective:
                 fresh.execute(c)
             assert normalised(table.state) == normalised(fresh.state)

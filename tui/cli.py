@@ -68,7 +68,11 @@ def cmd_do(args: argparse.Namespace) -> int:
         try:
             command = parse_command(table.state.system, line)
             records = table.execute(command, author=args.author)
-            reply: dict[str, Any] = {"ok": True, "seq": [records[0].seq, records[-1].seq], "command": records[0].command}
+            reply: dict[str, Any] = {
+                "ok": True,
+                "seq": [records[0].seq, records[-1].seq],
+                "command": records[0].command,
+            }
         except RuleError as exc:
             failed = True
             reply = {"error": f"line {lineno}: {exc}"}
@@ -111,7 +115,9 @@ def cmd_log(args: argparse.Namespace) -> int:
             mark = " (undone)" if record.seq in voided else ""
             secret = " [secret]" if record.visibility.hidden and player is None else ""
             text = render.describe(table.state.system, data)
-            out.write(f"{record.seq:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n")
+            out.write(
+                f"{record.seq:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n"
+            )
     table.close()
     return 0
 
@@ -187,7 +193,9 @@ def _import_rows(lines: Any, source: str) -> Any:
             seq = data["seq"]
             command = data["command"]
         except (msgspec.DecodeError, KeyError, TypeError) as exc:
-            raise StoreError(f"{source} line {lineno}: not an exported margin record ({exc})") from None
+            raise StoreError(
+                f"{source} line {lineno}: not an exported margin record ({exc})"
+            ) from None
         yield StoredRow(seq, v, prev, digest, msgspec.json.encode(data)), command
 
 
@@ -292,8 +300,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("new", help="create a table")
     s.add_argument("path")
-    s.add_argument("--system", required=True, choices=list(SYSTEMS), metavar="ID",
-                   help="dice system: " + ", ".join(SYSTEMS))
+    s.add_argument(
+        "--system",
+        required=True,
+        choices=list(SYSTEMS),
+        metavar="ID",
+        help="dice system: " + ", ".join(SYSTEMS),
+    )
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     s.add_argument("--title", default="")
     s.set_defaults(func=cmd_new)
@@ -330,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("import", help="rebuild a table from exported JSON Lines")
     s.add_argument("file", help="JSON Lines file, or - for standard input")
     s.add_argument("path", help="the new table file")
-    s.add_argument("--no-check", dest="check", action="store_false", help="skip the final verify pass")
+    s.add_argument(
+        "--no-check", dest="check", action="store_false", help="skip the final verify pass"
+    )
     s.set_defaults(func=cmd_import)
 
     s = sub.add_parser("resolve", help="the rules as a JSON Lines filter")

@@ -101,7 +101,9 @@ class Table:
         self.store.refresh()
         return new
 
-    def execute(self, command: Command, author: str = "gm", command_id: str | None = None) -> list[Record]:
+    def execute(
+        self, command: Command, author: str = "gm", command_id: str | None = None
+    ) -> list[Record]:
         """Decide a command and append its events atomically; re-decides if another writer won."""
         command_id = command_id or new_command_id()
         for _ in range(MAX_RETRIES):
@@ -110,7 +112,9 @@ class Table:
             if not drafts:
                 raise RuleError("the command changes nothing")
             try:
-                records = self.store.append(drafts, self.projection.seq, command=command_id, author=author)
+                records = self.store.append(
+                    drafts, self.projection.seq, command=command_id, author=author
+                )
             except ConcurrencyError:
                 continue
             self.projection.extend(records)

@@ -29,20 +29,26 @@ class Option:
         """The value if valid for this option; a clear error otherwise."""
         if self.choices:
             if value not in self.choices:
-                allowed = ", ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices)
+                allowed = ", ".join(
+                    str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices
+                )
                 raise RuleError(f"option {self.name}: {value!r} is not one of {allowed}")
             return value
         if isinstance(self.default, bool):
             if not isinstance(value, bool):
                 raise RuleError(f"option {self.name}: expected true or false, got {value!r}")
-        elif isinstance(self.default, int) and (isinstance(value, bool) or not isinstance(value, int)):
+        elif isinstance(self.default, int) and (
+            isinstance(value, bool) or not isinstance(value, int)
+        ):
             raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
         return value
 
     def parse(self, text: str) -> Any:
         """A value typed on the command line (``true``, ``3``, ``simple``)."""
         low = text.strip().lower()
-        if isinstance(self.default, bool) or (self.choices and all(isinstance(c, bool) for c in self.choices)):
+        if isinstance(self.default, bool) or (
+            self.choices and all(isinstance(c, bool) for c in self.choices)
+        ):
             if low in ("true", "on", "yes", "1"):
                 return self.check(True)
             if low in ("false", "off", "no", "0"):
@@ -52,7 +58,9 @@ class Option:
             try:
                 return self.check(int(low))
             except ValueError:
-                raise RuleError(f"option {self.name}: expected a whole number, got {text!r}") from None
+                raise RuleError(
+                    f"option {self.name}: expected a whole number, got {text!r}"
+                ) from None
         return self.check(low)
 
 
@@ -115,7 +123,9 @@ class System:
     check_sheet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     initial_world: Callable[[Mapping[str, Any]], Any] = _no_world
     #: margin resolve: action name -> handler(request, dice) -> result
-    resolve: Mapping[str, Callable[[dict[str, Any], Dice], dict[str, Any]]] = field(default_factory=dict)
+    resolve: Mapping[str, Callable[[dict[str, Any], Dice], dict[str, Any]]] = field(
+        default_factory=dict
+    )
     #: commands (as `margin do` JSON objects) that build the demo table
     demo: tuple[dict[str, Any], ...] = ()
     #: file name of the GM-facing rules document under core/rules/
