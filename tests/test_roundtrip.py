@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 import tempfile
@@ -33,10 +34,8 @@ command = st.one_of(
 def play(path: Path, commands: list[Any]) -> Table:
     table = Table.create(path, "2d10-edge")
     for cmd in commands:
-        try:
+        with contextlib.suppress(RuleError):
             table.execute(cmd)
-        except RuleError:
-            pass
     return table
 
 
