@@ -79,6 +79,8 @@ class EdgeSpent(Event, frozen=True, tag="edge.spent"):
     #: dice rolled for the spend (the +2d6 initiative boost), if any
     faces: list[int] = []
     value: int = 0
+    #: actions gained at once (an initiative boost spent during the character's own turn)
+    actions: list[str] = []
     source: str = "rng"
 
 

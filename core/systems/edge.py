@@ -1,11 +1,167 @@
-"""The 2d10-edge dice system."""
+"""The 2d10-edge dice system: 2d10 + skill bonus vs TN, Advantage, Edge, damage and armor.
+
+The arithmetic is in ``edge_rules``, sheets and state in ``edge_sheet``,
+commands in ``edge_commands``, fold steps in ``edge_fold``, the screen's hooks
+in ``edge_screen`` and ``margin resolve`` in ``edge_resolve``.
+"""
 
 from __future__ import annotations
 
-from .base import System
+from typing import Any
+
+from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
+from .base import Option, System
+
+OPTIONS = (
+    Option(
+        "edge_recovery",
+        "simple",
+        "how spent Edge comes back: simple (all at session end, single GM awards) or complex "
+        "(long rests, scenario end, sized awards, the final boss)",
+        ("simple", "complex"),
+    ),
+    Option("edge_burn", True, "Edge Burn may be used against a fatal result"),
+    Option("injuries", True, "hits set an injury severity by their share of Health"),
+    Option(
+        "initiative_brackets",
+        True,
+        "initiative sets the actions of a turn (below 6: no Minor; 16-25: one bonus; 26+: two)",
+    ),
+    Option(
+        "mos_consequences",
+        True,
+        "significant and complete results leave Advantage/Disadvantage pending on the next check",
+    ),
+)
+
+
+def _pc(name: str, sheet: dict[str, Any], hidden: bool = False) -> dict[str, Any]:
+    return {"type": "add-character", "name": name, "sheet": sheet, "hidden": hidden}
+
+
+DEMO: tuple[dict[str, Any], ...] = (
+    _pc(
+        "Kael",
+        {
+            "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4, "WI": 5},
+            "skills": {
+                "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
+                "melee": {"ranks": 3, "keys": ["ST", "AG"]},
+                "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
+                "perception": {"ranks": 2, "keys": ["IN", "WI"]},
+            },
+            "edge": 3,
+            "health": 40,
+            "initiative_dice": 2,
+            "weapons": ["sword", "heavy-pistol", "punch"],
+            "armor": "light",
+        },
+    ),
+    _pc(
+        "Moreau",
+        {
+            "attributes": {"ST": 6, "AG": 6, "CU": 5, "IN": 5, "WI": 4},
+            "skills": {
+                "firearms": {"ranks": 4, "keys": ["AG", "IN"]},
+                "athletics": {"ranks": 3, "keys": ["ST", "AG"]},
+            },
+            "edge": 2,
+            "health": 35,
+            "weapons": ["fam-90", "dagger"],
+            "armor": "medium",
+        },
+    ),
+    _pc(
+        "Vask",
+        {
+            "attributes": {"ST": 5, "AG": 5, "CU": 5, "IN": 5, "WI": 4},
+            "skills": {"firearms": {"ranks": 3, "keys": ["AG", "IN"]}},
+            "edge": 2,
+            "health": 30,
+            "weapons": ["stracher-p11"],
+            "armor": "light",
+        },
+    ),
+    _pc(
+        "Guard",
+        {
+            "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
+            "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
+            "health": 30,
+            "weapons": ["assault-rifle"],
+            "armor": "medium",
+            "defense": 20,
+        },
+    ),
+    _pc(
+        "Enforcer",
+        {
+            "attributes": {"ST": 7, "AG": 5, "CU": 4, "IN": 3},
+            "skills": {"melee": {"ranks": 3, "keys": ["ST", "AG"]}},
+            "health": 35,
+            "weapons": ["sword"],
+            "armor": "inertial",
+            "defense": 20,
+        },
+    ),
+    # Kael climbs the cliff: Athletics +20 vs Difficult (30); 7+8 is a significant
+    # success, leaving Advantage pending on his next Athletics check.
+    {
+        "type": "check",
+        "character": "Kael",
+        "skill": "athletics",
+        "tn": "difficult",
+        "faces": [7, 8],
+        "reason": "climbing the cliff away from the wolves",
+    },
+    {
+        "type": "start-encounter",
+        "name": "Ambush at the cliff top",
+        "characters": ["Kael", "Moreau", "Vask", "Guard", "Enforcer"],
+        "faces": [1, 1, 6, 5, 3, 2],
+    },
+    {"type": "next-turn"},
+    # The legionnaire's FAM-90 burst against medium armor: 6d6+1 = 24 vs PT 25-3.
+    {
+        "type": "attack",
+        "character": "Moreau",
+        "target": "Guard",
+        "weapon": "fam-90",
+        "mode": "burst",
+        "tn": 20,
+        "faces": [3, 4, 4, 4, 4, 4, 4, 3],
+    },
+    {"type": "next-turn"},
+    # The P-11 against inertial armor: a solid hit (+1d6) and Edge (+2d6), 24 damage.
+    {
+        "type": "attack",
+        "character": "Vask",
+        "target": "Enforcer",
+        "tn": 20,
+        "edge_damage": True,
+        "faces": [6, 7, 4, 4, 4, 4, 3, 3],
+    },
+    {"type": "next-turn"},
+)
 
 SYSTEM = System(
     id="2d10-edge",
     title="2d10-edge",
     summary="2d10 + skill bonus against a Target Number, with Advantage, Edge and armor",
+    options=OPTIONS,
+    commands=edge_commands.COMMANDS,
+    handlers=edge_fold.HANDLERS,
+    decide=edge_commands.decide,
+    make_character=edge_sheet.make_character,
+    check_sheet=edge_sheet.check_sheet,
+    initial_world=edge_sheet.initial_world,
+    resolve=edge_resolve.RESOLVE,
+    demo=DEMO,
+    rules_doc="2d10-edge.md",
+    describe=edge_screen.describe,
+    status=edge_screen.status,
+    clock=edge_screen.clock,
+    odds=edge_screen.odds,
+    parse_words=edge_screen.parse_words,
+    vocabulary=edge_screen.vocabulary,
 )
