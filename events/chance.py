@@ -1,7 +1,206 @@
-"""Events of the chance dice system."""
+"""Events of the d100-chance dice system.
+
+Each event carries the numbers that went into its outcome and the outcome
+itself, so a fold never re-derives a rule; the decider computes it once.
+"""
 
 from __future__ import annotations
 
 from .base import Event
 
-EVENTS: tuple[type[Event], ...] = ()
+
+class CheckRolled(Event, frozen=True, tag="chance.check"):
+    """A skill check: usually rolled by the GM in secret (the numbers are GM-only)."""
+
+    character: str
+    skill: str
+    task: str
+    proficiency: int
+    difficulty: int
+    modifiers: list[str] = []
+    modifier_total: int = 0
+    chance: int = 0
+    automatic: bool = False
+    #: the d100 face, None for an automatic success
+    roll: int | None = None
+    #: chance - roll; None for an automatic success
+    margin: int | None = None
+    success: bool = False
+    band: str = ""
+    narration: str = ""
+    secret: bool = True
+    approach: str = ""
+    #: "" a first attempt, "changed" a retry with a new approach, "override" the GM allowed it
+    retry: str = ""
+    source: str = "rng"
+
+
+class OpposedRolled(Event, frozen=True, tag="chance.opposed"):
+    """Two characters' checks against each other; the defender wins ties."""
+
+    actor: str
+    defender: str
+    actor_skill: str
+    defender_skill: str
+    actor_difficulty: int
+    defender_difficulty: int
+    actor_chance: int
+    defender_chance: int
+    actor_roll: int
+    defender_roll: int
+    actor_margin: int
+    defender_margin: int
+    actor_band: str
+    defender_band: str
+    winner: str
+    actor_modifiers: list[str] = []
+    defender_modifiers: list[str] = []
+    secret: bool = True
+    source: str = "rng"
+
+
+class AttackRolled(Event, frozen=True, tag="chance.attack"):
+    """An attack through both gates and, when it connects, the damage pipeline."""
+
+    attacker: str
+    target: str
+    weapon: str
+    position: str = "front"
+    extra_attackers: int = 0
+    aware: bool = True
+    #: the target the attacker meant, when confusion sent the attack elsewhere
+    intended: str = ""
+    confusion_roll: int | None = None
+    accuracy: int = 0
+    evasion: int = 0
+    hit_chance: int = 0
+    roll: int = 0
+    hit: bool = False
+    dodge_chance: int = 0
+    dodge_roll: int | None = None
+    dodged: bool = False
+    connects: bool = False
+    crit_chance: int = 0
+    crit_roll: int | None = None
+    crit: bool = False
+    range_percent: int | None = None
+    location: str = "torso"
+    vitals: bool = False
+    element: str = "physical"
+    unaware_percent: int = 0
+    #: the pipeline step by step: [step, "what it did = value"]
+    steps: list[list[str]] = []
+    damage: int = 0
+    absorbed: int = 0
+    taken: int = 0
+    #: the attacker had one of the turn's actions (False: outside a fight, or the GM overrode)
+    action: bool = False
+    override: bool = False
+    source: str = "rng"
+
+
+class EffectApplied(Event, frozen=True, tag="chance.effect"):
+    """A status effect's contest of potency against resistance, and what landed."""
+
+    target: str
+    effect: str
+    potency: int
+    resistance: int
+    gap: int
+    landed: bool
+    source: str = ""
+    #: turns it lasts (0: until removed), and its stacks
+    turns: int = 0
+    stacks: int = 0
+    #: what the target carries afterwards: the effect, or what it escalated into
+    becomes: str = ""
+    total_stacks: int = 0
+    total_turns: int = 0
+    stat: str = ""
+    pool: int = 0
+    #: why it came: "" a command, "attack", "spread" (from burning), "haste" (its end)
+    reason: str = ""
+
+
+class EffectTicked(Event, frozen=True, tag="chance.tick"):
+    """One effect's turn at the start of its bearer's turn."""
+
+    character: str
+    effect: str
+    stacks: int
+    #: HP change: negative for damage over time, positive for regeneration
+    hp: int = 0
+    turns_left: int = 0
+    ended: bool = False
+
+
+class EffectRemoved(Event, frozen=True, tag="chance.removed"):
+    """An effect taken off early: a bandage stops bleeding, the GM clears an effect."""
+
+    character: str
+    effect: str
+    reason: str = ""
+
+
+class EncounterStarted(Event, frozen=True, tag="chance.encounter"):
+    order: list[str]
+    #: character id -> [x, y] in feet
+    positions: dict[str, list[int]] = {}
+    hidden: list[str] = []
+
+
+class TurnStarted(Event, frozen=True, tag="chance.turn"):
+    actor: str
+    index: int
+    round: int
+    actions: int
+
+
+class EncounterEnded(Event, frozen=True, tag="chance.encounter-ended"):
+    rounds: int = 0
+
+
+class Moved(Event, frozen=True, tag="chance.moved"):
+    """A character moved on the battlefield (feet)."""
+
+    character: str
+    to: list[int]
+    feet: int = 0
+    start: list[int] | None = None
+    override: bool = False
+
+
+class HealthChanged(Event, frozen=True, tag="chance.hp"):
+    """The GM set damage or healing outside an attack (a fall, a medkit)."""
+
+    character: str
+    amount: int
+    absorbed: int = 0
+    reason: str = ""
+
+
+class Traveled(Event, frozen=True, tag="chance.traveled"):
+    """A leg of a journey in its domain's travel units."""
+
+    domain: str
+    distance: float
+    unit: str
+    #: knots, for a leg at sea or in the air
+    speed: float | None = None
+    note: str = ""
+
+
+EVENTS: tuple[type[Event], ...] = (
+    CheckRolled,
+    OpposedRolled,
+    AttackRolled,
+    EffectApplied,
+    EffectTicked,
+    EffectRemoved,
+    EncounterStarted,
+    TurnStarted,
+    EncounterEnded,
+    Moved,
+    HealthChanged,
+    Traveled,
+)

@@ -1,11 +1,225 @@
-"""The d100-chance dice system."""
+"""The d100-chance dice system.
+
+Skill checks roll d100 under a chance built from proficiency and difficulty,
+in secret by default; attacks pass a hit gate and a dodge gate and run the
+seven-step damage pipeline; status effects tick on the encounter's clock.
+The pieces live in the flat ``chance_*`` modules beside this one.
+"""
 
 from __future__ import annotations
 
-from .base import System
+from typing import Any
+
+from .base import Option, System
+from .chance_commands import COMMANDS
+from .chance_decide import decide
+from .chance_fold import HANDLERS
+from .chance_resolve import RESOLVE
+from .chance_rules import UNAWARE_MAX, UNAWARE_MIN
+from .chance_screen import clock, describe, odds, parse_words, status, vocabulary
+from .chance_state import check_sheet, initial_world, make_character, player_world
+
+OPTIONS = (
+    Option(
+        "secret_checks",
+        True,
+        "skill checks are rolled by the GM in secret unless a check says otherwise",
+    ),
+    Option(
+        "unaware_percent",
+        50,
+        "extra damage against an unaware target when the attack names none (50..100)",
+        tuple(range(UNAWARE_MIN, UNAWARE_MAX + 1)),
+    ),
+    Option("vitals_percent", 150, "damage multiplier of a called shot to the vitals, in percent"),
+    Option("duration_step", 10, "an effect lasts 1 turn plus 1 per this many points of gap"),
+    Option("intensity_step", 20, "an effect has 1 stack plus 1 per this many points of gap"),
+    Option("escalate_at", 3, "stacks at which chilled becomes frozen and shocked becomes stunned"),
+    Option("spread_stacks", 3, "stacks at which burning spreads to neighbours"),
+    Option("spread_feet", 5, "how close (feet) a neighbour must stand to catch fire"),
+)
+
+_HUMAN_ARMOR = {"head": 0, "torso": 40, "arms": 10, "legs": 10}
+
+
+def _sheet(**fields: Any) -> dict[str, Any]:
+    return fields
+
+
+DEMO: tuple[dict[str, Any], ...] = (
+    {
+        "type": "add-character",
+        "name": "Rook",
+        "sheet": _sheet(
+            hp=40,
+            stats={"str": 6, "dex": 14, "int": 8, "wis": 6},
+            skills={"lockpick": 8, "stealth": 45, "hacking": 30},
+            speed=30,
+            speed_bonus=10,
+            armor_weight=0,
+            crit_chance=20,
+            crit_multiplier=1.75,
+            armor={"head": 0, "torso": 20, "arms": 0, "legs": 0},
+            status_resistance=15,
+            weapons={
+                "knife": {
+                    "type": "melee",
+                    "base": 10,
+                    "accuracy": 5,
+                    "profile": "volatile",
+                    "crit_chance": 10,
+                    "range": 5,
+                },
+                "pistol": {"type": "ranged", "base": 12, "profile": "calibrated", "range": 60},
+            },
+        ),
+    },
+    {
+        "type": "add-character",
+        "name": "Vex",
+        "sheet": _sheet(
+            hp=32,
+            stats={"str": 4, "dex": 8, "int": 14, "wis": 10},
+            skills={"arcana": 50, "persuasion": 35},
+            speed=30,
+            speed_bonus=0,
+            crit_chance=5,
+            armor={"torso": 10},
+            resistances={"fire": 50},
+            status_resistance=20,
+            weapons={
+                "firebolt": {
+                    "type": "magic",
+                    "base": 8,
+                    "profile": "focused",
+                    "element": "fire",
+                    "range": 40,
+                    "effect": "burning",
+                    "potency": 70,
+                },
+            },
+        ),
+    },
+    {
+        "type": "add-character",
+        "name": "Brakk",
+        "sheet": _sheet(
+            hp=55,
+            stats={"str": 14, "dex": 6, "con": 12},
+            skills={"athletics": 40, "intimidation": 30},
+            speed=25,
+            speed_bonus=0,
+            armor_weight=10,
+            crit_chance=10,
+            crit_multiplier=2,
+            armor={"head": 20, "torso": 60, "arms": 30, "legs": 30},
+            weapons={"maul": {"type": "melee", "base": 16, "profile": "high-power", "range": 5}},
+        ),
+    },
+    {
+        "type": "add-character",
+        "name": "Kessler",
+        "sheet": _sheet(
+            hp=30,
+            stats={"str": 8, "dex": 10},
+            skills={"perception": 25},
+            speed=30,
+            speed_bonus=5,
+            armor_weight=5,
+            crit_chance=5,
+            armor=_HUMAN_ARMOR,
+            status_resistance=10,
+            weapons={"baton": {"type": "melee", "base": 8, "range": 5}},
+        ),
+    },
+    {
+        "type": "add-character",
+        "name": "Marn",
+        "sheet": _sheet(
+            hp=30,
+            stats={"str": 8, "dex": 10},
+            skills={"perception": 20},
+            speed=30,
+            speed_bonus=5,
+            armor_weight=5,
+            crit_chance=5,
+            armor=_HUMAN_ARMOR,
+            status_resistance=10,
+            weapons={"rifle": {"type": "ranged", "base": 14, "range": 90, "profile": "standard"}},
+        ),
+    },
+    # record 7: the GM rolls Rook's lockpicking in secret (41% before tools, 51% with them)
+    {
+        "type": "check",
+        "character": "Rook",
+        "skill": "lockpick",
+        "difficulty": 15,
+        "modifiers": ["proper-tools"],
+        "task": "vault door",
+        "faces": [38],
+    },
+    {
+        "type": "encounter",
+        "order": ["Rook", "Vex", "Brakk", "Kessler", "Marn"],
+        "positions": {
+            "Rook": [0, 0],
+            "Vex": [0, 30],
+            "Brakk": [10, 5],
+            "Kessler": [5, 0],
+            "Marn": [10, 0],
+        },
+    },
+    {"type": "next"},
+    # Rook knifes Kessler from behind: unaware, no dodge, a certain crit
+    {
+        "type": "attack",
+        "attacker": "Rook",
+        "target": "Kessler",
+        "weapon": "knife",
+        "position": "rear",
+        "aware": False,
+        "unaware_percent": 75,
+        "faces": [30],
+    },
+    {"type": "next"},
+    # Vex's firebolt sets Marn alight (potency 70 against resistance 10)
+    {"type": "attack", "attacker": "Vex", "target": "Marn", "faces": [22, 80, 60, 3]},
+    {"type": "next"},
+    # Brakk flanks Kessler from the side while Rook presses him too
+    {
+        "type": "attack",
+        "attacker": "Brakk",
+        "target": "Kessler",
+        "position": "side",
+        "extra_attackers": 1,
+        "location": "arms",
+        "faces": [40, 95, 50, 60],
+    },
+    {"type": "next"},
+    {"type": "next"},
+    # the GM shows the players how the lock went
+    {"type": "reveal", "seq": 7},
+)
 
 SYSTEM = System(
     id="d100-chance",
     title="d100-chance",
     summary="d100 against a chance from proficiency and difficulty, secret by default",
+    options=OPTIONS,
+    commands=COMMANDS,
+    handlers=HANDLERS,
+    decide=decide,
+    make_character=make_character,
+    check_sheet=check_sheet,
+    initial_world=initial_world,
+    resolve=RESOLVE,
+    demo=DEMO,
+    rules_doc="d100-chance.md",
+    describe=describe,
+    status=status,
+    clock=clock,
+    odds=odds,
+    parse_words=parse_words,
+    vocabulary=vocabulary,
+    player_world=player_world,
 )

@@ -1,0 +1,740 @@
+"""d100-chance commands decided against the table's state into events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from events import Draft, Visibility
+from events.chance import (
+    AttackRolled,
+    CheckRolled,
+    EffectApplied,
+    EffectRemoved,
+    EffectTicked,
+    EncounterEnded,
+    EncounterStarted,
+    HealthChanged,
+    Moved,
+    OpposedRolled,
+    Traveled,
+    TurnStarted,
+)
+
+from ..dice import Dice
+from ..errors import RuleError
+from ..history import History
+from ..state import TableState, find_character
+from . import chance_rules as rules
+from .base import Command
+from .chance_commands import (
+    ApplyEffect,
+    Attack,
+    Bandage,
+    ChangeHp,
+    Check,
+    ClearEffect,
+    EndEncounter,
+    Move,
+    NextTurn,
+    Opposed,
+    StartEncounter,
+    Travel,
+)
+from .chance_state import (
+    EFFECTS,
+    SHIELD_PERCENT,
+    ChanceCharacter,
+    ChanceWorld,
+    accuracy,
+    actions_per_turn,
+    can_act,
+    can_dodge,
+    crit_chance,
+    crit_multiplier,
+    evasion,
+    speed,
+    stat,
+    stats,
+    weapon,
+)
+
+#: Fields of a secret check that players do not see until the GM reveals it.
+CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total")
+OPPOSED_SECRET = (
+    "actor_difficulty",
+    "defender_difficulty",
+    "actor_chance",
+    "defender_chance",
+    "actor_roll",
+    "defender_roll",
+    "actor_margin",
+    "defender_margin",
+)
+#: An attack's dice and the target's numbers stay behind the GM's screen.
+ATTACK_SECRET = (
+    "accuracy",
+    "evasion",
+    "hit_chance",
+    "roll",
+    "dodge_chance",
+    "dodge_roll",
+    "crit_chance",
+    "crit_roll",
+    "range_percent",
+    "steps",
+    "confusion_roll",
+)
+EFFECT_SECRET = ("potency", "resistance", "gap")
+
+#: What a band means at the table, read to the player.
+NARRATION = {
+    "clean-success": "clean: extra detail, quicker work or something useful on the side",
+    "success": "it works",
+    "recoverable-failure": "not yet: time lost, materials half spent, or the trail gone cold",
+    "setback": "a setback: an alarm, materials spent, or someone grows suspicious",
+}
+AUTOMATIC_NARRATION = "done without a roll: well within the character's skill"
+
+#: Travel domains: distance units, and the speed unit where the domain has one.
+DOMAINS: dict[str, tuple[tuple[str, ...], str]] = {
+    "land": (("mi", "km"), ""),
+    "sea": (("nmi",), "knots"),
+    "air": (("nmi",), "knots"),
+    "underwater": (("m",), ""),
+    "space": (("km", "au", "light-minutes", "ly", "pc"), ""),
+    "station": (("m", "decks"), ""),
+}
+
+
+def _char(state: TableState, ref: str) -> ChanceCharacter:
+    char = find_character(state, ref)
+    assert isinstance(char, ChanceCharacter)
+    return char
+
+
+def _world(state: TableState) -> ChanceWorld:
+    world = state.world
+    assert isinstance(world, ChanceWorld)
+    return world
+
+
+def _d100(dice: Dice) -> int:
+    return dice.roll(100)[0]
+
+
+def _proficiency(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:
+    if given is not None:
+        if not 0 <= given <= 100:
+            raise RuleError(f"proficiency: {given} is out of range (0..100)")
+        return given
+    skills: dict[str, int] = char.sheet.get("skills", {})
+    if skill not in skills:
+        known = ", ".join(skills) or "none"
+        raise RuleError(
+            f"{field}: {char.name} has no skill {skill!r} (skills: {known}; "
+            "give proficiency for an untrained try)"
+        )
+    return skills[skill]
+
+
+def _difficulty(value: int, field: str = "difficulty") -> int:
+    if not 1 <= value <= 100:
+        raise RuleError(f"{field}: {value} is out of range (1..100)")
+    return value
+
+
+def _secret(cmd_secret: bool | None, state: TableState) -> bool:
+    return bool(state.options.get("secret_checks", True)) if cmd_secret is None else cmd_secret
+
+
+# -- skill checks -----------------------------------------------------------------
+
+
+def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    skill = cmd.skill.strip().lower()
+    if not skill:
+        raise RuleError("skill: name the skill checked")
+    proficiency = _proficiency(char, skill, cmd.proficiency, "skill")
+    difficulty = _difficulty(cmd.difficulty)
+    total, counted = rules.modifier_total(cmd.modifiers)
+    odds = rules.check_odds(proficiency, difficulty, total)
+    task = cmd.task.strip().lower() or skill
+    approach = cmd.approach.strip()
+    retry = ""
+    failed = _world(state).failed.get(char.id, {}).get(task)
+    if failed is not None:
+        same = sorted(failed.modifiers) == sorted(counted) and failed.approach == approach
+        if same and not cmd.override:
+            raise RuleError(
+                f"retry: {char.name} failed {task!r} at record {failed.seq} the same way; "
+                "change a modifier or the approach, or set override (the GM's ruling)"
+            )
+        retry = "override" if same else "changed"
+    roll = margin = None
+    if odds.automatic:
+        success, band = True, rules.AUTOMATIC_BAND
+        narration = cmd.narration or AUTOMATIC_NARRATION
+    else:
+        roll = _d100(dice)
+        margin = odds.chance - roll
+        success, band = margin >= 0, rules.band_of(margin)
+        narration = cmd.narration or NARRATION[band]
+    secret = _secret(cmd.secret, state)
+    event = CheckRolled(
+        character=char.id,
+        skill=skill,
+        task=task,
+        proficiency=proficiency,
+        difficulty=difficulty,
+        modifiers=counted,
+        modifier_total=total,
+        chance=odds.chance,
+        automatic=odds.automatic,
+        roll=roll,
+        margin=margin,
+        success=success,
+        band=band,
+        narration=narration,
+        secret=secret,
+        approach=approach,
+        retry=retry,
+        source=dice.source,
+    )
+    return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET) if secret else Visibility())]
+
+
+def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    a = _char(state, cmd.actor)
+    b = _char(state, cmd.defender)
+    if a.id == b.id:
+        raise RuleError("defender: a character cannot oppose themself")
+    a_skill = cmd.skill.strip().lower()
+    b_skill = cmd.defender_skill.strip().lower() or a_skill
+    a_prof = _proficiency(a, a_skill, None, "skill")
+    b_prof = _proficiency(b, b_skill, None, "defender_skill")
+    a_given, b_given = cmd.actor_difficulty, cmd.defender_difficulty
+    a_diff = _difficulty(max(1, b_prof) if a_given is None else a_given, "actor_difficulty")
+    b_diff = _difficulty(max(1, a_prof) if b_given is None else b_given, "defender_difficulty")
+    a_total, a_mods = rules.modifier_total(cmd.actor_modifiers, "actor_modifiers")
+    b_total, b_mods = rules.modifier_total(cmd.defender_modifiers, "defender_modifiers")
+    a_chance = rules.check_odds(a_prof, a_diff, a_total).chance
+    b_chance = rules.check_odds(b_prof, b_diff, b_total).chance
+    a_roll, b_roll = _d100(dice), _d100(dice)
+    a_margin, b_margin = a_chance - a_roll, b_chance - b_roll
+    winner = rules.opposed_winner(a_margin, b_margin)
+    secret = _secret(cmd.secret, state)
+    event = OpposedRolled(
+        actor=a.id,
+        defender=b.id,
+        actor_skill=a_skill,
+        defender_skill=b_skill,
+        actor_difficulty=a_diff,
+        defender_difficulty=b_diff,
+        actor_chance=a_chance,
+        defender_chance=b_chance,
+        actor_roll=a_roll,
+        defender_roll=b_roll,
+        actor_margin=a_margin,
+        defender_margin=b_margin,
+        actor_band=rules.band_of(a_margin),
+        defender_band=rules.band_of(b_margin),
+        winner=a.id if winner == "a" else b.id,
+        actor_modifiers=a_mods,
+        defender_modifiers=b_mods,
+        secret=secret,
+        source=dice.source,
+    )
+    return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET) if secret else Visibility())]
+
+
+# -- positions --------------------------------------------------------------------
+
+
+def distance(a: list[int], b: list[int]) -> int:
+    """Feet between two places: the larger offset (a diagonal step counts like a straight one)."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def _place(value: Any, field: str) -> list[int]:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise RuleError(f"{field}: expected [x, y] in whole feet, got {value!r}")
+    return list(value)
+
+
+# -- attacks ----------------------------------------------------------------------
+
+
+def _check_can_attack(
+    attacker: ChanceCharacter, target: ChanceCharacter, state: TableState, cmd: Attack
+) -> bool:
+    """Refuse an attack the turn or the effects forbid; whether it uses one of the turn's actions."""
+    enc = _world(state).encounter
+    turn = enc.actor if enc is not None else None
+    if cmd.override:
+        return turn == attacker.id and enc is not None and enc.actions > 0
+    if turn is not None and enc is not None:
+        if attacker.id != turn:
+            name = state.characters[turn].name if turn in state.characters else turn
+            raise RuleError(
+                f"attacker: it is {name}'s turn, not {attacker.name}'s (override for a reaction)"
+            )
+        if enc.actions <= 0:
+            raise RuleError(f"attacker: {attacker.name} has no actions left this turn (next)")
+    if not can_act(attacker):
+        held = ", ".join(e.name for e in attacker.effects if not EFFECTS[e.name].can_act)
+        raise RuleError(f"attacker: {attacker.name} is {held} and cannot act")
+    if attacker.has("feared"):
+        raise RuleError(f"attacker: {attacker.name} is feared and flees instead of attacking")
+    charm = attacker.effect("charmed")
+    if charm is not None and charm.source == target.id:
+        raise RuleError(f"target: {attacker.name} is charmed by {target.name} and will not attack")
+    if target.has("stealthed"):
+        raise RuleError(f"target: {target.name} is stealthed; enemies have lost them (override)")
+    return turn == attacker.id
+
+
+def _confused_target(
+    attacker: ChanceCharacter, target: ChanceCharacter, state: TableState, dice: Dice
+) -> tuple[ChanceCharacter, int | None]:
+    if not attacker.has("confused"):
+        return target, None
+    enc = _world(state).encounter
+    pool = enc.order if enc is not None else list(state.characters)
+    candidates = [c for c in pool if c != attacker.id and c in state.characters]
+    face = dice.roll(len(candidates))[0] if len(candidates) > 1 else 1
+    return _char(state, candidates[face - 1]), face if len(candidates) > 1 else None
+
+
+def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    attacker = _char(state, cmd.attacker)
+    meant = _char(state, cmd.target)
+    if attacker.id == meant.id:
+        raise RuleError("target: a character cannot attack themself")
+    wname, w = weapon(attacker, cmd.weapon)
+    if cmd.position not in rules.POSITIONS:
+        raise RuleError(f"position: {cmd.position!r} is not one of {', '.join(rules.POSITIONS)}")
+    if cmd.extra_attackers < 0:
+        raise RuleError(f"extra_attackers: {cmd.extra_attackers} is below 0")
+    action = _check_can_attack(attacker, meant, state, cmd)
+    target, confusion_roll = _confused_target(attacker, meant, state, dice)
+    if attacker.position and target.position and not cmd.override:
+        feet = distance(attacker.position, target.position)
+        if feet > w["range"]:
+            raise RuleError(
+                f"target: {target.name} is {feet} ft away; {wname} reaches {w['range']} ft (override)"
+            )
+    aware = (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
+    if aware:
+        if cmd.unaware_percent:
+            raise RuleError("unaware_percent: only for an unaware target (aware is false)")
+        unaware = 0
+    else:
+        unaware = (
+            int(state.options.get("unaware_percent", 50))
+            if cmd.unaware_percent is None
+            else cmd.unaware_percent
+        )
+        if not rules.UNAWARE_MIN <= unaware <= rules.UNAWARE_MAX:
+            raise RuleError(
+                f"unaware_percent: {unaware} is out of range ({rules.UNAWARE_MIN}..{rules.UNAWARE_MAX})"
+            )
+    location = cmd.location.strip().lower() or "torso"
+    acc = accuracy(attacker, w)
+    g = rules.gates(
+        acc, evasion(target), cmd.position, cmd.extra_attackers, aware and can_dodge(target)
+    )
+    roll = _d100(dice)
+    hit = roll <= g.hit_chance
+    dodge_roll = None
+    dodged = False
+    if hit and g.can_dodge:
+        dodge_roll = _d100(dice)
+        dodged = dodge_roll <= g.dodge_chance
+    connects = hit and not dodged
+    cc = crit_chance(attacker, w)
+    crit_roll = range_percent = None
+    crit = False
+    steps: list[list[str]] = []
+    damage = absorbed = 0
+    if connects:
+        if not aware:
+            crit = True
+        elif cc > 0:
+            crit_roll = _d100(dice)
+            crit = crit_roll <= cc
+        if not crit:
+            lo, hi = rules.PROFILES[w["profile"]]
+            range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
+        vitals = Fraction(int(state.options.get("vitals_percent", 150)), 100) if cmd.vitals else 1
+        governing = w.get("stats", [])
+        result = rules.damage_pipeline(
+            base=w["base"],
+            scaling=rules.scaling_of(stats(attacker), w["type"], governing),
+            profile=w["profile"],
+            range_percent=range_percent,
+            crit=crit,
+            crit_multiplier=crit_multiplier(attacker, w),
+            vitals=vitals,
+            position=cmd.position,
+            unaware_percent=unaware,
+            armor=int(target.sheet.get("armor", {}).get(location, 0)),
+            resistance_percent=int(target.sheet.get("resistances", {}).get(w["element"], 0)),
+        )
+        damage = result.damage
+        steps = [list(s) for s in result.steps]
+        shield = target.effect("shield")
+        absorbed = min(shield.pool, damage) if shield is not None else 0
+    event = AttackRolled(
+        attacker=attacker.id,
+        target=target.id,
+        weapon=wname,
+        position=cmd.position,
+        extra_attackers=cmd.extra_attackers,
+        aware=aware,
+        intended=meant.id if meant.id != target.id else "",
+        confusion_roll=confusion_roll,
+        accuracy=acc,
+        evasion=g.evasion,
+        hit_chance=g.hit_chance,
+        roll=roll,
+        hit=hit,
+        dodge_chance=g.dodge_chance,
+        dodge_roll=dodge_roll,
+        dodged=dodged,
+        connects=connects,
+        crit_chance=cc,
+        crit_roll=crit_roll,
+        crit=crit,
+        range_percent=range_percent,
+        location=location,
+        vitals=cmd.vitals,
+        element=w["element"],
+        unaware_percent=unaware,
+        steps=steps,
+        damage=damage,
+        absorbed=absorbed,
+        taken=damage - absorbed,
+        action=action,
+        override=cmd.override,
+        source=dice.source,
+    )
+    drafts = [Draft(event, visibility=Visibility(hidden=ATTACK_SECRET))]
+    if connects and "effect" in w:
+        drafts.append(
+            effect_draft(
+                state,
+                target,
+                w["effect"],
+                int(w["potency"]),
+                None,
+                attacker.id,
+                "",
+                "attack",
+                cause=state.seq + 1,
+            )
+        )
+    return drafts
+
+
+# -- status effects ---------------------------------------------------------------
+
+
+def effect_draft(
+    state: TableState,
+    target: ChanceCharacter,
+    name: str,
+    potency: int,
+    resistance: int | None,
+    source: str,
+    stat_name: str,
+    reason: str,
+    cause: int | None = None,
+    turns: int | None = None,
+) -> Draft:
+    """The contest of one effect on ``target``; ``turns`` forces a landing (spread, haste's end)."""
+    kind = EFFECTS[name]
+    if turns is not None:
+        land = rules.Landing(True, 0, turns, 1)
+        resistance = 0
+    else:
+        if resistance is None:
+            resistance = int(target.sheet.get("status_resistance", 0)) if kind.harmful else 0
+        land = rules.landing(
+            potency,
+            resistance,
+            int(state.options.get("duration_step", 10)),
+            int(state.options.get("intensity_step", 20)),
+        )
+    event_turns = 0 if kind.until_removed else land.turns
+    becomes = name
+    total_stacks = total_turns = pool = 0
+    if land.landed:
+        existing = target.effect(name)
+        total_stacks = land.stacks + (existing.stacks if existing else 0)
+        total_turns = (
+            0 if kind.until_removed else max(land.turns, existing.turns if existing else 0)
+        )
+        if kind.escalates_to and total_stacks >= int(state.options.get("escalate_at", 3)):
+            becomes = kind.escalates_to
+            worse = target.effect(becomes)
+            total_stacks = 1 + (worse.stacks if worse else 0)
+            total_turns = max(land.turns, worse.turns if worse else 0)
+        if name == "shield":
+            pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, land.stacks) + (
+                existing.pool if existing else 0
+            )
+    event = EffectApplied(
+        target=target.id,
+        effect=name,
+        potency=potency,
+        resistance=resistance,
+        gap=land.gap,
+        landed=land.landed,
+        source=source,
+        turns=event_turns,
+        stacks=land.stacks,
+        becomes=becomes if land.landed else "",
+        total_stacks=total_stacks,
+        total_turns=total_turns,
+        stat=(stat_name or "dex") if name == "poisoned" else "",
+        pool=pool,
+        reason=reason,
+    )
+    return Draft(event, cause=cause, visibility=Visibility(hidden=EFFECT_SECRET))
+
+
+def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    target = _char(state, cmd.target)
+    name = cmd.effect.strip().lower()
+    if name not in EFFECTS:
+        raise RuleError(f"effect: {cmd.effect!r} is not one of {', '.join(EFFECTS)}")
+    if cmd.potency < 0:
+        raise RuleError(f"potency: {cmd.potency} is below 0")
+    source = "gm" if cmd.source.lower() == "gm" else _char(state, cmd.source).id
+    stat_name = cmd.stat.strip().lower()
+    if stat_name and name != "poisoned":
+        raise RuleError("stat: only a poison lowers a stat")
+    return [effect_draft(state, target, name, cmd.potency, cmd.resistance, source, stat_name, "")]
+
+
+def decide_bandage(cmd: Bandage, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    if not char.has("bleeding"):
+        raise RuleError(f"character: {char.name} is not bleeding")
+    return [Draft(EffectRemoved(character=char.id, effect="bleeding", reason="bandaged"))]
+
+
+def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    name = cmd.effect.strip().lower()
+    if not char.has(name):
+        held = ", ".join(e.name for e in char.effects) or "none"
+        raise RuleError(f"effect: {char.name} has no {name!r} (effects: {held})")
+    reason = cmd.reason.strip() or "cleared by the GM"
+    return [Draft(EffectRemoved(character=char.id, effect=name, reason=reason))]
+
+
+# -- the encounter clock -----------------------------------------------------------
+
+
+def decide_start(
+    cmd: StartEncounter, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
+    if _world(state).encounter is not None:
+        raise RuleError("encounter: a fight is already running (end-encounter first)")
+    if not cmd.order:
+        raise RuleError("order: name the characters in turn order")
+    order = [_char(state, ref).id for ref in cmd.order]
+    doubled = sorted({c for c in order if order.count(c) > 1})
+    if doubled:
+        raise RuleError(f"order: {doubled[0]!r} is listed twice")
+    positions = {
+        _char(state, ref).id: _place(value, f"positions.{ref}")
+        for ref, value in cmd.positions.items()
+    }
+    hidden = [c for c in order if state.characters[c].hidden]
+    gm_only = bool(hidden) and len(hidden) == len(order)
+    return [
+        Draft(
+            EncounterStarted(order=order, positions=positions, hidden=hidden),
+            visibility=Visibility(gm_only=gm_only),
+        )
+    ]
+
+
+def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    enc = _world(state).encounter
+    if enc is None:
+        raise RuleError("next: no fight is running (start one with encounter)")
+    index, rnd = _next_actor(state, enc.order, enc.current, enc.round)
+    actor = _char(state, enc.order[index])
+    drafts = [
+        Draft(TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor)))
+    ]
+    seq = state.seq + 1
+    for effect in list(actor.effects):
+        drafts.extend(_tick(state, actor, effect, seq, len(drafts)))
+    return drafts
+
+
+def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
+    """The next participant still at the table and standing (HP above 0)."""
+    up = [i for i, c in enumerate(order) if c in state.characters and _char(state, c).hp > 0] or [
+        i for i, c in enumerate(order) if c in state.characters
+    ]
+    if not up:
+        raise RuleError("next: nobody in the fight is still at the table")
+    later = [i for i in up if i > current]
+    if later and current >= 0:
+        return later[0], rnd
+    return up[0], rnd + 1
+
+
+def _tick(
+    state: TableState, char: ChanceCharacter, effect: Any, turn_seq: int, offset: int
+) -> list[Draft]:
+    """One effect's start-of-turn: its HP change, its clock, and what follows from it."""
+    kind = EFFECTS[effect.name]
+    hp = 0
+    if kind.tick:
+        amount = rules.percent_of(kind.tick, char.max_hp, effect.stacks)
+        hp = min(amount, max(0, char.max_hp - char.hp)) if not kind.harmful else -amount
+    left = 0 if kind.until_removed else effect.turns - 1
+    ended = not kind.until_removed and left <= 0
+    tick = EffectTicked(
+        character=char.id,
+        effect=effect.name,
+        stacks=effect.stacks,
+        hp=hp,
+        turns_left=max(0, left),
+        ended=ended,
+    )
+    tick_seq = turn_seq + offset
+    drafts = [Draft(tick, cause=effect.applied or None)]
+    if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
+        reach = int(state.options.get("spread_feet", 5))
+        for other in state.characters.values():
+            assert isinstance(other, ChanceCharacter)
+            if (
+                other.id != char.id
+                and char.position is not None
+                and other.position is not None
+                and distance(char.position, other.position) <= reach
+                and not other.has("burning")
+                and other.hp > 0
+            ):
+                drafts.append(
+                    effect_draft(
+                        state,
+                        other,
+                        "burning",
+                        0,
+                        None,
+                        char.id,
+                        "",
+                        "spread",
+                        cause=tick_seq,
+                        turns=max(1, left),
+                    )
+                )
+    if effect.name == "haste" and ended:
+        drafts.append(
+            effect_draft(
+                state, char, "stunned", 0, None, char.id, "", "haste", cause=tick_seq, turns=1
+            )
+        )
+    return drafts
+
+
+def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    enc = _world(state).encounter
+    if enc is None:
+        raise RuleError("end-encounter: no fight is running")
+    return [Draft(EncounterEnded(rounds=enc.round))]
+
+
+def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    to = _place(cmd.to, "to")
+    start = char.position
+    feet = distance(start, to) if start is not None else 0
+    if start is not None and _world(state).encounter is not None and not cmd.override:
+        limit = speed(char)
+        if limit == 0 and feet:
+            held = ", ".join(e.name for e in char.effects if EFFECTS[e.name].move_divisor == 0)
+            raise RuleError(f"to: {char.name} cannot move ({held}; override)")
+        if feet > limit:
+            raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn")
+    event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
+    return [Draft(event, visibility=Visibility(gm_only=char.hidden))]
+
+
+def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    if cmd.amount == 0:
+        raise RuleError("amount: 0 changes nothing (negative for damage, positive for healing)")
+    absorbed = 0
+    amount = cmd.amount
+    if amount < 0:
+        shield = char.effect("shield")
+        absorbed = min(shield.pool, -amount) if shield is not None else 0
+    else:
+        amount = min(amount, char.max_hp - char.hp)
+        if amount <= 0:
+            raise RuleError(f"amount: {char.name} is already at full HP ({char.max_hp})")
+    event = HealthChanged(character=char.id, amount=amount, absorbed=absorbed, reason=cmd.reason)
+    return [Draft(event)]
+
+
+def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    domain = cmd.domain.strip().lower()
+    if domain not in DOMAINS:
+        raise RuleError(f"domain: {cmd.domain!r} is not one of {', '.join(DOMAINS)}")
+    units, speed_unit = DOMAINS[domain]
+    unit = cmd.unit.strip().lower()
+    if unit not in units:
+        raise RuleError(
+            f"unit: {domain} travel is measured in {', '.join(units)}, not {cmd.unit!r}"
+        )
+    if cmd.distance <= 0:
+        raise RuleError(f"distance: {cmd.distance} must be above 0")
+    if cmd.speed is not None and (not speed_unit or cmd.speed <= 0):
+        raise RuleError(
+            "speed: only sea and air legs take a speed, in knots above 0"
+            if not speed_unit
+            else f"speed: {cmd.speed} must be above 0"
+        )
+    event = Traveled(
+        domain=domain, distance=cmd.distance, unit=unit, speed=cmd.speed, note=cmd.note
+    )
+    return [Draft(event)]
+
+
+_DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
+    Check: decide_check,
+    Opposed: decide_opposed,
+    Attack: decide_attack,
+    ApplyEffect: decide_effect,
+    Bandage: decide_bandage,
+    ClearEffect: decide_clear,
+    StartEncounter: decide_start,
+    NextTurn: decide_next,
+    EndEncounter: decide_end,
+    Move: decide_move,
+    ChangeHp: decide_hp,
+    Travel: decide_travel,
+}
+
+
+def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return _DECIDE[type(command)](command, state, dice, history)
+
+
+__all__ = ["decide", "distance", "effect_draft", "stat"]
