@@ -14,7 +14,7 @@ class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
     #: what was rolled: a skill, an attribute (raw or unskilled) or a given target
     label: str
     target: int
-    #: the two d10 faces as read, tens then ones (0..9; 0,0 reads 100); empty if typed as a roll
+    #: the two d10 faces as read, tens then ones (0..9; 0,0 reads 100); a typed roll's own digits
     faces: list[int] = []
     roll: int
     source: str = "rng"

@@ -327,7 +327,8 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
         _on(state, "multiple_actions", "actions")
     increment = ""
     if cmd.increment is not None:
-        _on(state, "task_time", "increment")
+        if not state.options.get("time_trading"):
+            _on(state, "task_time", "increment")
         if cmd.combat:
             raise RuleError("increment: in combat a task takes one round, not a rolled time")
         increment = tasks.increment(cmd.increment)
@@ -391,7 +392,7 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
     seconds: int | None = None
     if cmd.combat and state.options.get("task_time"):
         seconds = tasks.ROUND_SECONDS
-    elif plan.increment:
+    elif plan.increment and state.options.get("task_time"):
         time_die = dice.roll(6, 1)[0]
         seconds = tasks.duration(plan.increment, time_die)
     event = EffectChecked(

@@ -674,12 +674,23 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
 
 
 def _side_words(words: list[str], state: TableState) -> dict[str, Any]:
-    """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``."""
+    """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
     if not words:
         raise RuleError("check: name a character, then a skill, an attribute or a target")
     char = find_character(state, words[0])
     out: dict[str, Any] = {"character": char.name}
     rest = words[1:]
+    low = [w.lower() for w in rest]
+    if "roll" in low:
+        at = low.index("roll")
+        dice = rest[at + 1 : at + 2]
+        if len(dice) != 1 or not dice[0].isdigit():
+            raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
+        if len(dice[0]) == 2:
+            out["faces"] = [int(dice[0][0]), int(dice[0][1])]
+        else:
+            out["roll"] = int(dice[0])
+        rest = rest[:at] + rest[at + 2 :]
     if rest and rest[-1].isdigit():
         out["target"] = int(rest.pop())
     attributes = char.sheet.get("attributes", {})
