@@ -29,6 +29,8 @@ from .widgets import CommandLine, LogView, OddsBar, clock_text, party_text
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: Short forms that move an encounter's clock on (next turn, next count), tried in order.
+NEXT_WORDS = ("next", "advance next")
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
 
@@ -193,7 +195,7 @@ class PlayApp(TableApp):
         state = self.view.state()
         command = commandline.quiet_command(event.value, state)
         self.query_one(OddsBar).show_odds(self.view.odds(command))
-        hint = event.input.hint(state)
+        hint = event.input.hint(state) if event.value else ""
         if hint:
             self.say(hint)
 
@@ -214,6 +216,10 @@ class PlayApp(TableApp):
         if parsed.action == "undo":
             line.value = ""
             self.action_undo()
+            return
+        if isinstance(parsed.command, Undo):
+            line.value = ""
+            self.preview_undo(parsed.command)
             return
         if parsed.action == "help":
             line.value = ""
@@ -239,13 +245,22 @@ class PlayApp(TableApp):
     # -- actions -----------------------------------------------------------
 
     def action_next_turn(self) -> None:
-        self.run_line("next")
+        state = self.view.state()
+        for words in NEXT_WORDS:
+            if commandline.quiet_command(words, state) is not None:
+                self.run_line(words)
+                return
+        self.say(f"{self.view.system.id} has no command that moves the clock on", error=True)
 
     def action_undo(self) -> None:
+        self.preview_undo(Undo())
+
+    def preview_undo(self, command: Undo) -> None:
+        """Show what the undo voids (decided, not yet appended); Enter appends it."""
         table = self.view.table
         try:
             table.catch_up()
-            drafts = decide(Undo(), table.state, table.dice, table.projection.history)
+            drafts = decide(command, table.state, table.dice, table.projection.history)
         except RuleError as exc:
             self.say(str(exc), error=True)
             return
@@ -448,17 +463,20 @@ def _run(app: TableApp) -> int:
     return 0
 
 
-def play(path: str | None) -> int:
-    """``margin play [PATH]``: the GM's table (the default table, made on first run)."""
-    if path is None:
-        target = default_table_path()
-        if not target.exists():
-            from .demo import build_demo
+def default_table() -> Path:
+    """The default table, created with the demo party and fight the first time."""
+    target = default_table_path()
+    if not target.exists():
+        from .demo import build_demo
 
-            target.parent.mkdir(parents=True, exist_ok=True)
-            build_demo(target, "2d10-edge").close()
-        path = str(target)
-    return _run(play_app(path))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        build_demo(target, "2d10-edge").close()
+    return target
+
+
+def play(path: str | None) -> int:
+    """``margin play [PATH]``: the GM's table (the default table when no PATH)."""
+    return _run(play_app(path or str(default_table())))
 
 
 def watch(path: str, name: str) -> int:

@@ -10,7 +10,6 @@ rule: a line becomes a command, and the core decides it.
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,10 +48,43 @@ class Parsed:
 
 
 def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
+    """Words split on spaces, except inside quotes or JSON brackets (``skills={"Melee": 40}``).
+
+    Quotes around a whole word are removed (``"Old Tom"``); quotes inside
+    brackets are kept, so a sheet field's JSON survives intact.
+    """
+    words: list[str] = []
+    word: list[str] = []
+    quote = ""
+    depth = 0
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+                if depth == 0:
+                    continue
+            word.append(ch)
+            continue
+        if ch in "\"'":
+            quote = ch
+            if depth == 0:
+                continue
+            word.append(ch)
+        elif ch in "{[":
+            depth += 1
+            word.append(ch)
+        elif ch in "}]":
+            depth = max(0, depth - 1)
+            word.append(ch)
+        elif ch.isspace() and depth == 0:
+            if word:
+                words.append("".join(word))
+                word = []
+        else:
+            word.append(ch)
+    if word:
+        words.append("".join(word))
+    return words
 
 
 def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
@@ -205,11 +237,16 @@ def command_words(state: TableState) -> list[str]:
 
 
 def names(state: TableState) -> list[str]:
-    """Every name the words after the first may complete to."""
-    out: list[str] = [c.id for c in state.characters.values()]
-    for kind, items in vocabulary(state).items():
-        if kind != "command":
-            out.extend(i for i in items if i not in out)
+    """Every name the words after the first may complete to (once each, ignoring case)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    pools = [[c.id for c in state.characters.values()]]
+    pools += [items for kind, items in vocabulary(state).items() if kind != "command"]
+    for pool in pools:
+        for item in pool:
+            if item.lower() not in seen:
+                seen.add(item.lower())
+                out.append(item)
     return out
 
 

@@ -30,7 +30,7 @@ BAND_COLOURS = ("bright_green", "green", "yellow", "dark_orange", "red", "magent
 def clock_text(clock: Clock | None) -> Text:
     if clock is None:
         return Text("no encounter running", style="dim")
-    out = Text(clock.title, style="bold")
+    out = Text(clock.title, style="bold", no_wrap=True, overflow="ellipsis")
     for row in clock.rows:
         out.append("\n")
         out.append("▶ " if row.current else "  ", style="bold yellow")
@@ -122,7 +122,8 @@ class LogView(ScrollView, can_focus=True):
         self.virtual_size = Size(self.size.width, self.view.log_len())
         self._window = (0, [])
         if at_end:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            # Scroll once the new height is laid out, or the end is the old one.
+            self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
         self.refresh()
 
     def on_resize(self) -> None:

@@ -1,0 +1,164 @@
+"""The table screen's command line: words to commands, faces, completion, and the lensed view."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import RuleError, get_system
+from core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
+from tui import commandline
+from tui.rng import RandomDice
+from tui.table import Table
+from tui.view import LiveTable, View, clock_position, lens_state, parse_jump, player_id
+
+SYSTEM = "d100-under"
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table.create(tmp_path / "t.margin", SYSTEM, title="words")
+    t.dice = RandomDice(3)
+    for data in get_system(SYSTEM).demo[:4]:
+        t.execute(commandline.convert_command(SYSTEM, data))
+    yield t
+    t.close()
+
+
+def parse(text, table):
+    return commandline.parse_line(text, table.state)
+
+
+def test_roll_words_become_a_roll_command(table):
+    cmd = parse("roll 3d6+2 secret as kael for the lock", table).command
+    assert isinstance(cmd, RollDice)
+    assert (cmd.dice, cmd.secret, cmd.actor, cmd.reason) == ("3d6+2", True, "kael", "the lock")
+
+
+def test_typed_faces_follow_an_equals_sign(table):
+    cmd = parse("roll 2d10 = 4 7", table).command
+    assert cmd.faces == [4, 7]
+    cmd = parse("roll 2d10 = 4,7", table).command
+    assert cmd.faces == [4, 7]
+
+
+def test_typed_faces_reach_a_system_check(table):
+    cmd = parse("check kael melee = 3 1", table).command
+    assert type(cmd).__struct_config__.tag == "check"
+    assert cmd.faces == [3, 1]
+
+
+def test_faces_on_a_command_that_rolls_nothing_are_refused(table):
+    with pytest.raises(RuleError, match="rolls no dice"):
+        parse("redo = 3", table)
+
+
+def test_bad_face_word_is_named(table):
+    with pytest.raises(RuleError, match="'x' is not a number"):
+        parse("roll 1d6 = x", table)
+
+
+def test_notes_keep_their_text(table):
+    cmd = parse("gmnote the  cultist lies", table).command
+    assert isinstance(cmd, Note) and cmd.gm_only and cmd.text == "the  cultist lies"
+
+
+def test_add_reads_sheet_fields_as_json(table):
+    cmd = parse('add "Old Tom" hidden skills={"Melee":40}', table).command
+    assert isinstance(cmd, AddCharacter)
+    assert cmd.name == "Old Tom" and cmd.hidden and cmd.sheet == {"skills": {"Melee": 40}}
+
+
+def test_hide_show_remove_set_redo(table):
+    assert parse("hide cultist", table).command == UpdateCharacter(character="cultist", hidden=True)
+    assert parse("show cultist", table).command.hidden is False
+    assert type(parse("remove cultist", table).command).__struct_config__.tag == "remove-character"
+    option = get_system(SYSTEM).options[0]
+    other = next(c for c in option.choices if c != option.default)
+    assert parse(f"set {option.name} {other}", table).command == SetOption(
+        name=option.name, value=other
+    )
+    assert parse("redo", table).command == Redo()
+
+
+def test_undo_and_help_are_screen_actions(table):
+    assert parse("undo", table).action == "undo"
+    assert parse("help", table).action == "help"
+    assert parse("undo abc123", table).command.command == "abc123"
+
+
+def test_json_lines_run_as_margin_do_reads_them(table):
+    cmd = parse('{"type": "note", "text": "hi"}', table).command
+    assert cmd == Note(text="hi")
+
+
+def test_unknown_word_lists_the_commands(table):
+    with pytest.raises(RuleError, match="'fly' is not a command; commands: roll, note"):
+        parse("fly away", table)
+
+
+def test_bad_option_value_is_refused(table):
+    with pytest.raises(RuleError, match="option"):
+        parse("set crit_reading sideways", table)
+
+
+def test_quiet_command_never_raises(table):
+    assert commandline.quiet_command("check kael", table.state) is not None
+    assert commandline.quiet_command("check nobody", table.state) is None
+    assert commandline.quiet_command("", table.state) is None
+
+
+def test_completion_of_commands_characters_and_skills(table):
+    state = table.state
+    assert commandline.complete("ro", state) == "roll "
+    assert commandline.complete("roll 1d6 as ka", state) == "roll 1d6 as kael "
+    assert commandline.complete("check kael mel", state) == "check kael Melee "
+    assert "check" in commandline.candidates("ch", state)
+    assert commandline.complete("zzz", state) is None
+
+
+def test_names_are_offered_once_whatever_their_case(table):
+    names = [n.lower() for n in commandline.names(table.state)]
+    assert len(names) == len(set(names))
+
+
+def test_lens_drops_hidden_characters(table):
+    table.execute(
+        commandline.convert_command(
+            SYSTEM, {"type": "add-character", "name": "Spy", "hidden": True}
+        )
+    )
+    assert "spy" in table.state.characters
+    assert "spy" not in lens_state(table.state).characters
+    with pytest.raises(RuleError, match="no such player character"):
+        player_id(table.state, "Spy")
+    with pytest.raises(RuleError, match="players: Ada, Cultist, Kael, Rifleman"):
+        player_id(table.state, "nobody")
+
+
+def test_player_index_skips_gm_only_records_without_decoding(tmp_path, table):
+    table.execute(Note(text="public"))
+    table.execute(Note(text="private", gm_only=True))
+    table.execute(AddCharacter(name="Spy", hidden=True))
+    path = table.store.path
+    live = LiveTable.open_live(str(path), readonly=True, lens=True)
+    expected = [r.seq for r in live.store.records() if not r.visibility.gm_only]
+    assert list(live.seqs) == expected
+    assert len(expected) == live.projection.seq - 2
+    live.close()
+
+
+def test_clock_position_reads_round_turn_and_count():
+    from core.systems.base import Clock
+
+    assert clock_position(Clock("Round 3, turn 2")) == {"round": 3, "turn": 2}
+    assert clock_position(Clock("Timing track: count 5 (Vicker Street)")) == {"count": 5}
+    assert clock_position(None) == {}
+
+
+def test_jump_words(table):
+    view = View(LiveTable.open_live(str(table.store.path), readonly=True, lens=False))
+    view.goto(0)
+    assert parse_jump("3", view) == 2
+    with pytest.raises(RuleError, match="not understood"):
+        parse_jump("sideways 3", view)
+    view.table.close()

@@ -1,0 +1,589 @@
+"""Pilot flows of the table screens: play, undo and redo, bad commands, watch, replay."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import subprocess
+import sys
+import time
+
+import pytest
+
+from core import RuleError, get_system
+from core.commands import AddCharacter, Note, RollDice, Undo, convert_command
+from events import StoreError
+from tui import app as appmod
+from tui import table as tablemod
+from tui.rng import RandomDice
+from tui.screens import HelpScreen, JumpScreen, UndoScreen
+from tui.table import Table
+from tui.view import LiveTable
+from tui.widgets import CommandLine, LogView, OddsBar
+
+SYSTEM = "d100-under"
+SIZE = (100, 30)
+
+
+def pilot_test(test):
+    """Run an async Pilot test on its own event loop (no async plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture(autouse=True)
+def fixed_ids(monkeypatch):
+    counter = itertools.count(1)
+    monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+
+
+def build(path, system=SYSTEM, demo=True):
+    """A table with the system's demo party and fight, a secret roll, a GM note and a hidden NPC."""
+    table = Table.create(path, system, title="test table")
+    table.dice = RandomDice(11)
+    for data in get_system(system).demo if demo else ():
+        table.execute(convert_command(system, data))
+    table.execute(RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"))
+    table.execute(Note(text="the cultist is a spy", gm_only=True))
+    demo = get_system(system).demo
+    sheet = next((c.get("sheet", {}) for c in reversed(demo) if c["type"] == "add-character"), {})
+    table.execute(AddCharacter(name="Shade", sheet=sheet, hidden=True))
+    table.execute(Note(text="the door creaks"))
+    table.close()
+    return str(path)
+
+
+@pytest.fixture
+def path(tmp_path):
+    return build(tmp_path / "table.margin")
+
+
+def log_texts(app):
+    view = app.view
+    return [row.text for row in view.rows(0, view.log_len())]
+
+
+def message(app):
+    return str(app.query_one("#message").render())
+
+
+async def type_line(pilot, text):
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+def play(path):
+    app = appmod.play_app(path)
+    app.view.table.dice = RandomDice(5)
+    return app
+
+
+# -- play ---------------------------------------------------------------------
+
+
+@pilot_test
+async def test_a_typed_roll_is_appended_and_shown(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.view.table.projection.seq
+        await type_line(pilot, "roll 3d6+2 = 1 2 3")
+        await pilot.press("enter")
+        await pilot.pause()
+        table = app.view.table
+        assert table.projection.seq == before + 1
+        record = table.store.record(table.projection.seq)
+        assert record.event.faces == [1, 2, 3] and record.event.total == 8
+        assert record.event.source == "typed"
+        assert app.query_one(CommandLine).value == ""
+        assert "[1,2,3] = 8" in log_texts(app)[-1]
+        assert f"record {before + 1}" in message(app)
+
+
+@pilot_test
+async def test_a_bad_command_is_answered_in_place_and_appends_nothing(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.view.table.store.last_seq
+        for line in ("roll 2d6 = 9 9", "check nobody melee", "fly"):
+            await type_line(pilot, line)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.query_one(CommandLine).value == line
+            app.query_one(CommandLine).value = ""
+        await type_line(pilot, "roll 2d6 = 9 9")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "faces: 9 is not a face of a d6" in message(app)
+        assert app.view.table.store.last_seq == before
+
+
+@pilot_test
+async def test_every_demo_fight_runs_from_the_keyboard(tmp_path):
+    """Each landed system's demo table opens, shows its clock, and takes a typed command."""
+    ran = 0
+    for system_id, system in get_system.__globals__["SYSTEMS"].items():
+        if not system.demo:
+            continue
+        path = build(tmp_path / f"{system_id}.margin", system_id)
+        app = play(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_line(pilot, "note round two")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert log_texts(app)[-1] == "note: round two"
+            names = str(app.query_one("#party").render())
+            assert all(c.name in names for c in app.view.state().characters.values())
+        app.view.table.close()
+        ran += 1
+    assert ran >= 1
+
+
+@pilot_test
+async def test_odds_show_as_a_check_is_typed(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.query_one(OddsBar)
+        await type_line(pilot, "check kael")
+        await type_line(pilot, " melee")
+        assert bar.has_class("shown")
+        state = app.view.state()
+        cmd = convert_command(SYSTEM, {"type": "check", "character": "kael", "skill": "melee"})
+        odds = get_system(SYSTEM).odds(cmd, state)
+        shown = str(bar.render())
+        assert f"success {odds.success:.1%}" in shown
+        assert "█" in shown
+        for band, p in odds.bands.items():
+            assert f"{band} {p:.1%}" in shown
+        app.query_one(CommandLine).value = ""
+        await pilot.pause()
+        assert not bar.has_class("shown")
+
+
+@pilot_test
+async def test_tab_completes_commands_and_names(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        line = app.query_one(CommandLine)
+        await type_line(pilot, "ch")
+        await pilot.press("tab")
+        assert line.value == "check "
+        await type_line(pilot, "ka")
+        await pilot.press("tab")
+        assert line.value == "check kael "
+        await type_line(pilot, "mel")
+        await pilot.press("tab")
+        assert line.value == "check kael Melee "
+
+
+@pilot_test
+async def test_up_recalls_earlier_lines(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_line(pilot, "note one")
+        await pilot.press("enter")
+        await type_line(pilot, "note two")
+        await pilot.press("enter")
+        await pilot.press("up")
+        assert app.query_one(CommandLine).value == "note two"
+        await pilot.press("up")
+        assert app.query_one(CommandLine).value == "note one"
+        await pilot.press("down", "down")
+        assert app.query_one(CommandLine).value == ""
+
+
+@pilot_test
+async def test_next_turn_key_moves_the_clock(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_line(pilot, "act kael spell 2")
+        await pilot.press("enter")
+        await pilot.pause()
+        before = str(app.query_one("#clock").render())
+        seq = app.view.table.projection.seq
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert app.view.table.projection.seq > seq
+        assert str(app.query_one("#clock").render()) != before
+
+
+@pilot_test
+async def test_help_lists_every_key(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        shown = str(app.screen.query_one("#help-text").render())
+        for binding in appmod.PlayApp.BINDINGS:
+            key = binding.key.split(",")[0]
+            label = {
+                "ctrl+n": "Ctrl+N",
+                "ctrl+z": "Ctrl+Z",
+                "ctrl+y": "Ctrl+Y",
+                "f1": "F1",
+                "pageup": "PageUp",
+                "pagedown": "PageDown",
+                "escape": "Escape",
+            }[key]
+            assert label in shown
+        for word in ("roll", "gmnote", "reveal"):
+            assert word in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+@pilot_test
+async def test_palette_offers_undo_and_the_systems_commands(path):
+    app = play(path)
+    async with app.run_test(size=SIZE):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Undo", "Redo", "Next turn", "Help"} <= set(titles)
+        assert "Type: check" in titles
+
+
+# -- undo and redo ------------------------------------------------------------
+
+
+@pilot_test
+async def test_undo_previews_then_voids_and_redo_restores(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.view.table
+        await type_line(pilot, "check kael melee = 9 9")
+        await pilot.press("enter")
+        await pilot.pause()
+        check_seqs = list(
+            range(
+                table.projection.history.seqs(table.projection.history.order[-1])[0],
+                table.projection.seq + 1,
+            )
+        )
+        status_after = str(app.query_one("#party").render())
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert isinstance(app.screen, UndoScreen)
+        assert [r.seq for r in app.screen.rows] == check_seqs
+        shown = str(app.screen.query_one("#undo-list").render())
+        assert "kael checks Melee" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not set(check_seqs) & table.projection.history.voided
+        assert "cancelled" in message(app)
+
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert set(check_seqs) <= table.projection.history.voided
+        rows = {r.seq: r for r in app.view.rows(0, app.view.log_len())}
+        assert all(rows[s].undone for s in check_seqs)
+        assert rows[table.projection.seq].text.startswith("undo")
+        assert str(app.query_one("#party").render()) != status_after
+
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert not set(check_seqs) & table.projection.history.voided
+        assert str(app.query_one("#party").render()) == status_after
+        assert app.view.rows(0, app.view.log_len())[-1].text.startswith("redo")
+
+
+@pilot_test
+async def test_undo_voids_what_the_command_caused(path):
+    """Revealing a secret roll answers it: undoing the roll voids the reveal too."""
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.view.table
+        history = table.projection.history
+        secret = next(r for r in table.store.records() if r.visibility.hidden)
+        await type_line(pilot, f"reveal {secret.seq}")
+        await pilot.press("enter")
+        await pilot.pause()
+        reveal = table.projection.seq
+        await type_line(pilot, "note meanwhile")
+        await pilot.press("enter")
+        await type_line(pilot, f"undo {secret.command}")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, UndoScreen)
+        assert [r.seq for r in app.screen.rows] == [secret.seq, reveal]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert {secret.seq, reveal} <= history.voided
+        assert secret.seq not in table.state.revealed
+        rows = {r.seq: r for r in app.view.rows(0, app.view.log_len())}
+        assert rows[secret.seq].undone and rows[reveal].undone
+        assert not rows[reveal + 1].undone
+
+
+@pilot_test
+async def test_typed_undo_word_opens_the_preview(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_line(pilot, "undo")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, UndoScreen)
+        assert "the door creaks" in str(app.screen.query_one("#undo-list").render())
+
+
+@pilot_test
+async def test_nothing_to_redo_is_said_in_place(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        seq = app.view.table.store.last_seq
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert "nothing to redo" in message(app)
+        assert app.view.table.store.last_seq == seq
+
+
+# -- the log ------------------------------------------------------------------
+
+
+@pilot_test
+async def test_gm_log_marks_secret_rolls(path):
+    app = play(path)
+    async with app.run_test(size=SIZE):
+        rows = app.view.rows(0, app.view.log_len())
+        secret = [r for r in rows if r.secret]
+        assert len(secret) == 1 and "17" in secret[0].text
+        assert any("the cultist is a spy" in r.text for r in rows)
+
+
+@pilot_test
+async def test_the_log_reads_only_what_is_on_screen(tmp_path, monkeypatch):
+    path = tmp_path / "long.margin"
+    table = Table.create(path, SYSTEM)
+    from events import Draft, Noted
+
+    for block in range(20):
+        drafts = [Draft(Noted(text=f"line {block}-{i}")) for i in range(250)]
+        table.store.append(drafts, table.store.last_seq, command=f"bulk{block}")
+    table.close()
+    app = play(str(path))
+    read = []
+    original = app.view.rows
+
+    def counting(start, stop):
+        rows = original(start, stop)
+        read.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(app.view, "rows", counting)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.query_one(LogView)
+        assert log.virtual_size.height == 5001
+        assert max(read) <= 3 * log.size.height + 2
+        assert log.scroll_offset.y == log.max_scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_offset.y < log.max_scroll_y
+        assert max(read) <= 3 * log.size.height + 2
+
+
+# -- watch --------------------------------------------------------------------
+
+
+@pilot_test
+async def test_watch_shows_no_secrets(path):
+    app = appmod.watch_app(path, "Kael")
+    async with app.run_test(size=SIZE):
+        texts = log_texts(app)
+        party = str(app.query_one("#party").render())
+        assert "Shade" not in party and "Shade" not in " ".join(texts)
+        assert not any("the cultist is a spy" in t for t in texts)
+        secret = [r for r in app.view.rows(0, app.view.log_len()) if r.secret]
+        assert len(secret) == 1 and "17" not in secret[0].text and "ambush" in secret[0].text
+        assert "watching as Kael" in str(app.query_one("#header").render())
+
+
+@pilot_test
+async def test_watch_refuses_unknown_and_hidden_players(path, tmp_path):
+    with pytest.raises(RuleError, match="no such player character"):
+        appmod.watch_app(path, "Nobody")
+    with pytest.raises(RuleError, match="no such player character"):
+        appmod.watch_app(path, "Shade")
+    with pytest.raises(StoreError, match="no such table file"):
+        appmod.watch_app(str(tmp_path / "missing.margin"), "Kael")
+
+
+@pilot_test
+async def test_revealed_record_shows_to_the_watcher(path):
+    gm = Table.open(path)
+    secret = next(r.seq for r in gm.store.records() if r.visibility.hidden)
+    app = appmod.watch_app(path, "Kael")
+    async with app.run_test(size=SIZE) as pilot:
+        gm.execute(convert_command(SYSTEM, {"type": "reveal", "seq": secret}))
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.view.table.projection.seq == gm.projection.seq:
+                break
+        await pilot.pause()
+        row = next(r for r in app.view.rows(0, app.view.log_len()) if r.seq == secret)
+        assert "17" in row.text and not row.secret
+    gm.close()
+
+
+@pilot_test
+async def test_watch_follows_another_process_writing_through_margin_do(path):
+    app = appmod.watch_app(path, "Kael")
+    async with app.run_test(size=SIZE) as pilot:
+        start = app.view.table.projection.seq
+        lines = "\n".join(
+            ['{"type": "note", "text": "from another terminal"}']
+            + ['{"type": "roll", "dice": "1d6", "faces": [%d]}' % (i % 6 + 1) for i in range(60)]
+        )
+        proc = subprocess.run(
+            [sys.executable, "-m", "tui", "do", path],
+            input=lines,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        t0 = time.monotonic()
+        while app.view.table.projection.seq < start + 61 and time.monotonic() - t0 < 5:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        texts = log_texts(app)
+        assert "note: from another terminal" in texts
+        assert app.view.table.projection.seq == start + 61
+        log = app.query_one(LogView)
+        assert log.virtual_size.height == app.view.log_len()
+        assert log.scroll_offset.y == log.max_scroll_y
+
+
+@pilot_test
+async def test_gm_screen_follows_other_writers_too(path):
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        other = Table.open(path)
+        other.execute(Note(text="co-GM says hi"))
+        other.close()
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if "note: co-GM says hi" in log_texts(app):
+                break
+        assert log_texts(app)[-1] == "note: co-GM says hi"
+
+
+# -- replay -------------------------------------------------------------------
+
+
+def with_mistake(path):
+    table = Table.open(path)
+    table.execute(Note(text="a mistake"))
+    mistake = table.projection.history.order[-1]
+    table.execute(Undo())
+    table.execute(Note(text="after the fix"))
+    table.close()
+    return mistake
+
+
+@pilot_test
+async def test_replay_steps_and_shows_the_table_as_it_was(path):
+    with_mistake(path)
+    app = appmod.replay_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.view
+        assert view.at == 0 and view.seq == 1
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+        assert view.seq == 4
+        assert view.state().seq == 4
+        assert len(view.state().characters) == 3
+        assert log_texts(app)[-1] == "Cultist joins the table" or len(log_texts(app)) == 4
+        await pilot.press("left")
+        assert view.seq == 3
+        await pilot.press("end")
+        assert view.seq == view.table.projection.seq
+        await pilot.press("home")
+        assert view.seq == 1
+        await pilot.press("pagedown")
+        assert view.seq == 26
+
+
+@pilot_test
+async def test_replay_as_happened_and_as_corrected(path):
+    mistake_cmd = with_mistake(path)
+    app = appmod.replay_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.view
+        mistake = view.table.projection.history.seqs(mistake_cmd)[0]
+        view.goto_seq(mistake)
+        app.redraw()
+        row = view.rows(0, view.log_len())[-1]
+        assert row.text == "note: a mistake" and row.mistake and not row.undone
+        view.goto_seq(mistake + 1)
+        rows = {r.seq: r for r in view.rows(0, view.log_len())}
+        assert rows[mistake].undone
+        await pilot.press("c")
+        await pilot.pause()
+        assert view.corrected
+        texts = log_texts(app)
+        assert "note: a mistake" not in texts and not any(t.startswith("undo") for t in texts)
+        assert "as corrected" in str(app.query_one("#header").render())
+        await pilot.press("end")
+        assert log_texts(app)[-1] == "note: after the fix"
+
+
+@pilot_test
+async def test_replay_plays_and_changes_speed(path):
+    app = appmod.replay_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("plus")
+        await pilot.press("space")
+        start = app.view.at
+        await pilot.pause(0.5)
+        assert app.view.at > start
+        await pilot.press("space")
+        await pilot.pause()
+        stopped = app.view.at
+        await pilot.pause(0.2)
+        assert app.view.at == stopped
+
+
+@pilot_test
+async def test_replay_jumps_to_a_count(path):
+    app = appmod.replay_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        assert isinstance(app.screen, JumpScreen)
+        await type_line(pilot, "count 4")
+        await pilot.press("enter")
+        await pilot.pause()
+        view = app.view
+        assert "count 4" in view.clock().title
+        view.goto(view.at - 1)
+        assert "count 4" not in view.clock().title
+
+
+@pilot_test
+async def test_replay_as_a_player_sees_what_they_saw(path):
+    app = appmod.replay_app(path, "Kael")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("end")
+        texts = log_texts(app)
+        assert not any("the cultist is a spy" in t for t in texts)
+        assert "Shade" not in str(app.query_one("#party").render())
+
+
+def test_default_table_is_made_on_first_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = appmod.default_table()
+    assert path == tmp_path / "data" / "margin" / "default.margin"
+    table = LiveTable.open_live(str(path), readonly=True, lens=False)
+    assert table.state.system == "2d10-edge"
+    assert len(table.state.characters) == sum(
+        1 for c in get_system("2d10-edge").demo if c["type"] == "add-character"
+    )
+    table.close()
+    assert appmod.default_table() == path
