@@ -1,0 +1,411 @@
+"""d100-under at the table: checks, opposed checks and the timing track, through the log."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.commands import convert_command
+from core.errors import RuleError
+from core.systems import get_system
+from tui.cli import main
+from tui.table import Table
+
+SYSTEM = get_system("d100-under")
+
+PARTY = (
+    {
+        "type": "add-character",
+        "name": "Kael",
+        "sheet": {"attributes": {"AW": 1, "BR": 2}, "skills": {"Melee": 66}},
+    },
+    {
+        "type": "add-character",
+        "name": "Kid",
+        "sheet": {"attributes": {"AW": 2}, "skills": {"Revolver": 55}},
+    },
+    {
+        "type": "add-character",
+        "name": "Rifleman",
+        "sheet": {"attributes": {"BR": 3}, "actions": {"arc rifle": 6}},
+    },
+    {"type": "add-character", "name": "Cultist", "sheet": {"attributes": {"BR": 1}}},
+)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Any:
+    t = Table.create(tmp_path / "u.margin", "d100-under")
+    for data in PARTY:
+        t.execute(convert_command("d100-under", data))
+    yield t
+    t.close()
+
+
+def do(table: Table, **data: Any) -> list[Any]:
+    return [r.event for r in table.execute(convert_command("d100-under", data))]
+
+
+def refused(table: Table, match: str, **data: Any) -> None:
+    before = table.projection.seq
+    with pytest.raises(RuleError, match=match):
+        do(table, **data)
+    assert table.projection.seq == before
+
+
+def world(table: Table) -> Any:
+    return table.state.world
+
+
+# -- checks ------------------------------------------------------------------------------
+
+
+def test_unskilled_check_uses_the_attribute(table: Table) -> None:
+    (event,) = do(
+        table, type="check", character="kael", skill="Security", attribute="AW", faces=[7, 3]
+    )
+    assert (event.target, event.roll, event.success, event.unskilled) == (30, 73, False, True)
+    assert event.source == "typed"
+
+
+def test_skill_target_and_criticals_follow_the_option(table: Table) -> None:
+    (event,) = do(table, type="check", character="kael", skill="melee", roll=64)
+    assert event.target == 66 and event.success and not event.critical
+    do(table, type="set-option", name="crit_reading", value="example")
+    (event,) = do(table, type="check", character="kael", skill="melee", roll=64)
+    assert event.critical and event.crit_reading == "example"
+
+
+def test_raw_attribute_and_given_target(table: Table) -> None:
+    (event,) = do(table, type="check", character="kael", attribute="br", faces=[2, 2])
+    assert (event.label, event.target, event.margin) == ("BR", 35, 13)
+    (event,) = do(table, type="check", character="kael", target=60, faces=[0, 0])
+    assert event.fumble and not event.success and event.roll == 100
+
+
+def test_check_errors_name_the_input_and_append_nothing(table: Table) -> None:
+    refused(table, "skill 'Security'", type="check", character="kael", skill="Security")
+    refused(table, "attribute 'XX'", type="check", character="kael", attribute="XX")
+    refused(
+        table,
+        "attribute: Kael has Melee",
+        type="check",
+        character="kael",
+        skill="Melee",
+        attribute="AW",
+    )
+    refused(table, "faces: 10", type="check", character="kael", skill="Melee", faces=[10, 0])
+    refused(table, "character 'nobody'", type="check", character="nobody", target=40)
+    refused(table, "name a skill", type="check", character="kael")
+
+
+def test_opposed_check_and_escalation_record(table: Table) -> None:
+    (event,) = do(
+        table,
+        type="opposed",
+        a={"character": "kael", "attribute": "BR", "roll": 22},
+        b={"character": "cultist", "target": 30, "roll": 28},
+    )
+    assert event.winner == "kael" and not event.escalation
+    first = table.projection.seq + 1
+    events = do(
+        table,
+        type="opposed",
+        a={"character": "kael", "attribute": "BR", "roll": 80},
+        b={"character": "cultist", "attribute": "BR", "faces": [9, 9]},
+    )
+    assert events[0].stalemate and events[0].escalation and events[0].winner is None
+    assert events[1].actors == ["kael", "cultist"]
+    records = list(table.store.records(first - 1))
+    assert records[1].cause == first
+    assert world(table).escalations == 1
+    do(table, type="undo")
+    assert world(table).escalations == 0
+
+
+# -- the timing track --------------------------------------------------------------------
+
+
+def test_the_track_must_be_started(table: Table) -> None:
+    refused(table, "start-track", type="act", character="kid", action="draw")
+    refused(table, "start-track", type="advance")
+    do(table, type="start-track")
+    refused(table, "already running", type="start-track")
+
+
+def test_costs_tokens_and_count_order(table: Table) -> None:
+    do(table, type="start-track", label="Vicker Street")
+    (draw,) = do(table, type="act", character="kid", action="draw")
+    (rifle,) = do(table, type="act", character="rifleman", action="arc rifle")
+    (spell,) = do(table, type="act", character="kael", action="spell bind", cost=7)
+    assert (draw.at, rifle.at, spell.at) == (2, 6, 7)
+    events = do(table, type="advance", next=True)
+    assert [type(e).__name__ for e in events] == [
+        "TrackAdvanced",
+        "TrackAdvanced",
+        "ActionsResolved",
+    ]
+    assert events[-1].count == 2 and [t.actor for t in events[-1].actions] == ["kid"]
+    (revolver,) = do(table, type="act", character="kid", action="revolver")
+    assert (revolver.count, revolver.at) == (2, 5)
+    events = do(table, type="advance", counts=4)
+    resolved = [e for e in events if type(e).__name__ == "ActionsResolved"]
+    assert [(e.count, [t.actor for t in e.actions]) for e in resolved] == [
+        (5, ["kid"]),
+        (6, ["rifleman"]),
+    ]
+    assert world(table).now == 6
+    assert [t.actor for t in world(table).tokens] == ["kael"]
+
+
+def test_ties_resolve_together_in_one_record(table: Table) -> None:
+    do(table, type="start-track")
+    do(table, type="act", character="kid", action="revolver")
+    do(table, type="act", character="kael", action="lunge", cost=3)
+    events = do(table, type="advance", counts=3)
+    (resolved,) = [e for e in events if type(e).__name__ == "ActionsResolved"]
+    assert resolved.count == 3
+    assert sorted(t.actor for t in resolved.actions) == ["kael", "kid"]
+    assert "simultaneously" in SYSTEM.describe({"type": "under.resolved", **_builtins(resolved)})  # type: ignore[misc]
+
+
+def _builtins(event: Any) -> dict[str, Any]:
+    import msgspec
+
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    data.pop("type", None)
+    return data
+
+
+def test_costs_are_data_and_spells_keep_to_their_range(table: Table) -> None:
+    do(table, type="start-track")
+    refused(table, "cost: a spell costs 2..8", type="act", character="kael", action="spell")
+    refused(table, "cost: 9 is not a spell", type="act", character="kael", action="spell", cost=9)
+    refused(table, "has no usual cost", type="act", character="kael", action="climb")
+    refused(table, "cost: 0", type="act", character="kael", action="climb", cost=0)
+    (event,) = do(table, type="act", character="kael", action="draw", cost=1)
+    assert event.cost == 1
+    refused(table, "already busy", type="act", character="kael", action="revolver")
+
+
+def test_interrupt_and_change_before_resolving(table: Table) -> None:
+    do(table, type="start-track")
+    do(table, type="act", character="rifleman", action="arc rifle")
+    do(table, type="act", character="kid", action="draw")
+    do(table, type="advance", counts=2)
+    (cut,) = do(table, type="interrupt", character="rifleman", reason="shot")
+    assert (cut.action, cut.at, cut.count) == ("arc rifle", 6, 2)
+    assert world(table).tokens == []
+    refused(table, "no pending action", type="interrupt", character="rifleman")
+    do(table, type="act", character="kael", action="spell ward", cost=8)
+    (swap,) = do(table, type="change", character="kael", action="draw")
+    assert (swap.old_at, swap.at) == (10, 4)
+    assert [(t.actor, t.action, t.at) for t in world(table).tokens] == [("kael", "draw", 4)]
+    events = do(table, type="advance", next=True)
+    assert events[-1].actions[0].action == "draw"
+
+
+def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
+    do(table, type="start-track")
+    do(table, type="act", character="kid", action="draw")
+    do(table, type="advance", counts=3)
+    assert world(table).now == 3 and world(table).tokens == []
+    do(table, type="undo")
+    assert world(table).now == 0
+    assert [t.action for t in world(table).tokens] == ["draw"]
+    do(table, type="redo")
+    assert world(table).now == 3
+
+
+def test_clock_and_status_show_the_track(table: Table) -> None:
+    assert SYSTEM.clock(table.state) is None  # type: ignore[misc]
+    do(table, type="start-track")
+    do(table, type="act", character="kid", action="revolver")
+    do(table, type="act", character="kael", action="draw")
+    clock = SYSTEM.clock(table.state)  # type: ignore[misc]
+    assert clock is not None and clock.title.startswith("Timing track: count 0")
+    assert [(r.name, r.value, r.current) for r in clock.rows[:2]] == [
+        ("Kael", "count 2", True),
+        ("Kid", "count 3", False),
+    ]
+    assert ("Rifleman", "free") in [(r.name, r.value) for r in clock.rows]
+    assert SYSTEM.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]  # type: ignore[misc]
+    do(table, type="end-track")
+    assert SYSTEM.clock(table.state) is None  # type: ignore[misc]
+
+
+def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
+    odds = SYSTEM.odds(
+        convert_command("d100-under", {"type": "check", "character": "kael", "skill": "melee"}),
+        table.state,
+    )  # type: ignore[misc]
+    assert odds.success == pytest.approx(0.66) and odds.bands["critical"] == pytest.approx(0.03)
+    both = SYSTEM.odds(  # type: ignore[misc]
+        convert_command(
+            "d100-under",
+            {
+                "type": "opposed",
+                "a": {"character": "kael", "attribute": "br"},
+                "b": {"character": "cultist", "target": 30},
+            },
+        ),
+        table.state,
+    )
+    assert sum(both.bands.values()) == pytest.approx(1.0)
+
+
+def said(line: str) -> list[str]:
+    """A line typed on the table screen, as the words it hands to the system."""
+    return line.split()
+
+
+def test_short_forms(table: Table) -> None:
+    parse = SYSTEM.parse_words
+    assert parse is not None
+    state = table.state
+    assert parse(said("check kael library 60"), state) == {
+        "type": "check",
+        "character": "Kael",
+        "target": 60,
+        "skill": "library",
+    }
+    assert parse(said("check kael security aw roll 07"), state) == {
+        "type": "check",
+        "character": "Kael",
+        "faces": [0, 7],
+        "attribute": "aw",
+        "skill": "security",
+    }
+    assert parse(said("act kid revolver"), state) == {
+        "type": "act",
+        "character": "kid",
+        "action": "revolver",
+    }
+    assert parse(said("act kael spell ward 5"), state) == {
+        "type": "act",
+        "character": "kael",
+        "cost": 5,
+        "action": "spell ward",
+    }
+    assert parse(["advance"], state) == {"type": "advance"}
+    assert parse(said("advance next"), state) == {"type": "advance", "next": True}
+    assert parse(said("opposed kael br vs cultist 30"), state)["b"] == {
+        "character": "Cultist",
+        "target": 30,
+    }
+    assert parse(["dance"], state) is None
+    assert {"check", "act", "advance"} <= set(SYSTEM.vocabulary(state)["command"])  # type: ignore[misc]
+    for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
+        convert_command("d100-under", parse(words.split(), state))  # type: ignore[arg-type]
+
+
+def test_sheets_are_checked(table: Table) -> None:
+    refused(
+        table,
+        "sheet.skills.Melee",
+        type="add-character",
+        name="Bad",
+        sheet={"skills": {"Melee": "high"}},
+    )
+    refused(
+        table,
+        "sheet.attributes.AW",
+        type="add-character",
+        name="Bad",
+        sheet={"attributes": {"AW": -6}},
+    )
+    refused(table, "sheet.powers", type="add-character", name="Bad", sheet={"powers": {}})
+
+
+# -- a timing-track fight through `margin do`, undone and replayed -------------------------
+
+
+def run(capsys: Any, monkeypatch: Any, *args: str, stdin: str = "") -> tuple[int, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, _ = capsys.readouterr()
+    return code, out
+
+
+def test_a_fight_through_margin_do_with_undo_and_replay(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    path = str(tmp_path / "fight.margin")
+    assert run(capsys, monkeypatch, "new", path, "--system", "d100-under")[0] == 0
+    script = [
+        *PARTY,
+        {"type": "start-track", "label": "Vicker Street"},
+        {"type": "act", "character": "Kid", "action": "draw"},
+        {"type": "act", "character": "Rifleman", "action": "arc rifle"},
+        {"type": "act", "character": "Kael", "action": "spell ward", "cost": 4},
+        {"type": "advance", "next": True},
+        {"type": "act", "character": "Kid", "action": "revolver"},
+        {"type": "advance", "counts": 2},
+        {"type": "act", "character": "Rifleman", "action": "revolver"},
+        {"type": "advance"},
+        {"type": "check", "character": "Kid", "skill": "Revolver", "faces": [3, 1]},
+        {"type": "interrupt", "character": "Rifleman", "reason": "shot"},
+        {"type": "undo"},
+    ]
+    code, out = run(
+        capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
+    )
+    replies = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert "error" in replies[11] and "already busy" in replies[11]["error"]
+    assert all(r.get("ok") for i, r in enumerate(replies) if i != 11)
+
+    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    state = json.loads(out)
+    # the interrupt was undone: the rifleman's shot is still coming on count 6
+    assert state["world"]["now"] == 5
+    assert [(t["actor"], t["at"]) for t in state["world"]["tokens"]] == [("rifleman", 6)]
+    assert [t["actor"] for t in state["world"]["resolved"]["4"]] == ["kael"]
+    assert [t["actor"] for t in state["world"]["resolved"]["5"]] == ["kid"]
+
+    code, out = run(capsys, monkeypatch, "log", path, "--json")
+    log = [json.loads(line) for line in out.splitlines()]
+    interrupted = [r for r in log if r["type"] == "under.interrupted"]
+    assert len(interrupted) == 1 and interrupted[0]["undone"] is True
+    declared = [r for r in log if r["type"] == "under.declared"]
+    assert [(r["actor"], r["at"]) for r in declared] == [
+        ("kid", 2),
+        ("rifleman", 6),
+        ("kael", 4),
+        ("kid", 5),
+    ]
+
+    # replay: the track as it stood right after the first advance
+    first_advance = next(r["seq"] for r in log if r["type"] == "under.resolved")
+    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(first_advance))
+    then = json.loads(out)["world"]
+    assert then["now"] == 2
+    assert sorted((t["actor"], t["at"]) for t in then["tokens"]) == [("kael", 4), ("rifleman", 6)]
+
+    # as it happened, the interrupt counted until it was undone
+    code, out = run(
+        capsys, monkeypatch, "state", path, "--json", "--at", str(interrupted[0]["seq"])
+    )
+    assert json.loads(out)["world"]["tokens"] == []
+
+    code, out = run(capsys, monkeypatch, "log", path)
+    assert "count 5: kid revolver resolves" in out
+    assert "(undone)" in out
+
+
+def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    path = str(tmp_path / "demo.margin")
+    assert run(capsys, monkeypatch, "demo", path, "--system", "d100-under")[0] == 0
+    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    state = json.loads(out)
+    assert state["world"]["running"] and state["world"]["now"] == 5
+    code, out = run(capsys, monkeypatch, "rules", "d100-under")
+    assert code == 0 and "timing track" in out.lower() and "crit_reading" in out
