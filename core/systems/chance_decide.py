@@ -55,7 +55,6 @@ from .chance_state import (
     crit_multiplier,
     evasion,
     speed,
-    stat,
     stats,
     weapon,
 )
@@ -124,7 +123,7 @@ def _d100(dice: Dice) -> int:
     return dice.roll(100)[0]
 
 
-def _proficiency(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:
+def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:
     if given is not None:
         if not 0 <= given <= 100:
             raise RuleError(f"proficiency: {given} is out of range (0..100)")
@@ -157,7 +156,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
     skill = cmd.skill.strip().lower()
     if not skill:
         raise RuleError("skill: name the skill checked")
-    proficiency = _proficiency(char, skill, cmd.proficiency, "skill")
+    proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
     difficulty = _difficulty(cmd.difficulty)
     total, counted = rules.modifier_total(cmd.modifiers)
     odds = rules.check_odds(proficiency, difficulty, total)
@@ -213,8 +212,8 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
         raise RuleError("defender: a character cannot oppose themself")
     a_skill = cmd.skill.strip().lower()
     b_skill = cmd.defender_skill.strip().lower() or a_skill
-    a_prof = _proficiency(a, a_skill, None, "skill")
-    b_prof = _proficiency(b, b_skill, None, "defender_skill")
+    a_prof = proficiency_of(a, a_skill, None, "skill")
+    b_prof = proficiency_of(b, b_skill, None, "defender_skill")
     a_given, b_given = cmd.actor_difficulty, cmd.defender_difficulty
     a_diff = _difficulty(max(1, b_prof) if a_given is None else a_given, "actor_difficulty")
     b_diff = _difficulty(max(1, a_prof) if b_given is None else b_given, "defender_difficulty")
@@ -287,7 +286,9 @@ def _check_can_attack(
             )
         if enc.actions <= 0:
             raise RuleError(f"attacker: {attacker.name} has no actions left this turn (next)")
-    if not can_act(attacker):
+    # on its own turn the actions counted at the turn's start decide (a stun landing mid-turn,
+    # such as haste's end, holds from the next turn on)
+    if turn != attacker.id and not can_act(attacker):
         held = ", ".join(e.name for e in attacker.effects if not EFFECTS[e.name].can_act)
         raise RuleError(f"attacker: {attacker.name} is {held} and cannot act")
     if attacker.has("feared"):
@@ -735,6 +736,3 @@ _DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
 
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     return _DECIDE[type(command)](command, state, dice, history)
-
-
-__all__ = ["decide", "distance", "effect_draft", "stat"]

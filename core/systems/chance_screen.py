@@ -9,6 +9,7 @@ from ..state import Character, TableState, find_character
 from . import chance_rules as rules
 from .base import Clock, ClockRow, Command, Odds
 from .chance_commands import Attack, Check
+from .chance_decide import proficiency_of
 from .chance_state import (
     EFFECTS,
     ChanceCharacter,
@@ -204,10 +205,9 @@ def odds(command: Command, state: TableState) -> Odds | None:
 
 def _check_odds(cmd: Check, state: TableState) -> Odds:
     char = find_character(state, cmd.character)
-    skill = cmd.skill.lower()
-    proficiency = (
-        cmd.proficiency if cmd.proficiency is not None else char.sheet.get("skills", {})[skill]
-    )
+    assert isinstance(char, ChanceCharacter)
+    skill = cmd.skill.strip().lower()
+    proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
     total, _ = rules.modifier_total(cmd.modifiers)
     o = rules.check_odds(proficiency, cmd.difficulty, total)
     label = f"{char.name}: {skill} {proficiency} vs {cmd.difficulty}"

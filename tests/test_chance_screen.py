@@ -1,0 +1,141 @@
+"""What the screens get from d100-chance: log lines through the lens, status, clock, odds,
+short forms, vocabulary, the player's world, and the demo table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core import get_system
+from core.commands import convert_command
+from core.errors import RuleError
+from core.systems.chance_commands import Attack, Check
+from events import player_view
+from tui.demo import build_demo
+from tui.table import Table
+
+SYSTEM = get_system("d100-chance")
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Table:
+    return build_demo(tmp_path / "demo.margin", "d100-chance")
+
+
+def line(table: Table, seq: int, as_player: bool = False) -> str:
+    record = next(r for r in table.store.records() if r.seq == seq)
+    data = player_view(record, ()) if as_player else None
+    event = data["event"] if data is not None else record.event
+    if not isinstance(event, dict):
+        import msgspec
+
+        event = msgspec.to_builtins(event)
+    assert SYSTEM.describe is not None
+    text = SYSTEM.describe(event)
+    assert text is not None
+    return text
+
+
+def test_demo_has_the_promised_fight(demo: Table) -> None:
+    tags = [type(r.event).__name__ for r in demo.store.records()]
+    assert tags.count("AttackRolled") == 3 and "CheckRolled" in tags and "Revealed" in tags
+    attacks = [r.event for r in demo.store.records() if type(r.event).__name__ == "AttackRolled"]
+    assert any(not a.aware and a.crit for a in attacks)
+    assert any(a.position == "side" and a.extra_attackers for a in attacks)
+    spread = [r.event for r in demo.store.records()
+              if type(r.event).__name__ == "EffectApplied" and r.event.reason == "spread"]  # fmt: skip
+    assert spread and spread[0].effect == "burning"
+    assert 7 in demo.state.revealed
+
+
+def test_log_lines_gm_and_player(demo: Table) -> None:
+    gm = line(demo, 7)
+    assert "difficulty 15" in gm and "chance 51%" in gm and "rolled 38" in gm
+    player = line(demo, 7, as_player=True)
+    assert "15" not in player and "51" not in player and "38" not in player
+    assert "clean-success" in player
+    gm_attack = line(demo, 10)
+    assert "hit 95%" in gm_attack and "crit x 1.75" in gm_attack
+    seen = line(demo, 10, as_player=True)
+    assert "critical hit" in seen and "95%" not in seen and "x 1.75" not in seen
+
+
+def test_status_and_clock(demo: Table) -> None:
+    assert SYSTEM.status is not None and SYSTEM.clock is not None
+    marn = demo.state.characters["marn"]
+    items = SYSTEM.status(marn, demo.state)
+    assert items[0] == "HP 8/30" and "burning x4 (6t)" in items
+    kessler = SYSTEM.status(demo.state.characters["kessler"], demo.state)
+    assert "down" in kessler
+    clock = SYSTEM.clock(demo.state)
+    assert clock is not None and clock.title == "round 2"
+    current = [row for row in clock.rows if row.current]
+    assert [r.name for r in current] == ["Rook"] and current[0].value == "1 action(s)"
+    assert any(row.name == "Brakk" and "burning" in row.note for row in clock.rows)
+
+
+def test_odds(demo: Table) -> None:
+    assert SYSTEM.odds is not None
+    o = SYSTEM.odds(Check(character="rook", skill="lockpick", difficulty=15), demo.state)
+    assert o is not None and o.success == 0.41
+    assert o.bands == {"clean-success": 0.31, "success": 0.10, "recoverable-failure": 0.10,
+                       "setback": 0.49}  # fmt: skip
+    auto = SYSTEM.odds(Check(character="rook", skill="stealth", difficulty=10), demo.state)
+    assert auto is not None and auto.success == 1.0 and "automatic" in auto.label
+    atk = SYSTEM.odds(Attack(attacker="vex", target="marn", position="rear"), demo.state)
+    # Vex accuracy 78; Marn evasion 10 + 5 - 5 - 30 = -20 -> 95% to hit, no dodge left
+    assert atk is not None and atk.success == 0.95
+    assert SYSTEM.odds(Check(character="rook", skill="flying", difficulty=15), demo.state) is None
+
+
+def test_short_forms(demo: Table) -> None:
+    parse = SYSTEM.parse_words
+    assert parse is not None
+    state = demo.state
+    assert parse(["check", "rook", "lockpick", "12", "tools", "helper"], state) == {
+        "type": "check", "character": "rook", "skill": "lockpick", "difficulty": 12,
+        "modifiers": ["proper-tools", "helper"],
+    }  # fmt: skip
+    assert parse(["attack", "rook", "marn", "side", "unaware", "75"], state) == {
+        "type": "attack", "attacker": "rook", "target": "marn", "position": "side",
+        "aware": False, "unaware_percent": 75,
+    }  # fmt: skip
+    assert parse(["attack", "rook", "marn", "pistol", "rear", "+2", "vitals", "head"], state) == {
+        "type": "attack", "attacker": "rook", "target": "marn", "weapon": "pistol",
+        "position": "rear", "extra_attackers": 2, "vitals": True, "location": "head",
+    }  # fmt: skip
+    assert parse(["effect", "rook", "marn", "burning", "40"], state) == {
+        "type": "effect", "source": "rook", "target": "marn", "effect": "burning", "potency": 40,
+    }  # fmt: skip
+    assert parse(["next"], state) == {"type": "next"}
+    assert parse(["move", "rook", "10", "5"], state) == {"type": "move", "character": "rook",
+                                                       "to": [10, 5]}  # fmt: skip
+    assert parse(["roll", "2d6"], state) is None
+    with pytest.raises(RuleError, match="'sword' is not a weapon of Rook"):
+        parse(["attack", "rook", "marn", "sword"], state)
+    with pytest.raises(RuleError, match="difficulty: expected a whole number"):
+        parse(["check", "rook", "lockpick", "hard"], state)
+    # every short form becomes a command the table accepts
+    convert_command("d100-chance", parse(["check", "rook", "lockpick", "12", "tools"], state) or {})
+
+
+def test_vocabulary(demo: Table) -> None:
+    assert SYSTEM.vocabulary is not None
+    words = SYSTEM.vocabulary(demo.state)
+    assert "lockpick" in words["skill"] and "firebolt" in words["weapon"]
+    assert "burning" in words["effect"] and "tools" in words["modifier"]
+
+
+def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
+    table = Table.create(tmp_path / "h.margin", "d100-chance")
+    for name, hidden in (("Ana", False), ("Sniper", True)):
+        table.execute(convert_command("d100-chance", {
+            "type": "add-character", "name": name, "hidden": hidden, "sheet": {"hp": 10}}))  # fmt: skip
+    table.execute(convert_command("d100-chance", {"type": "encounter",
+                                                  "order": ["Sniper", "Ana"]}))  # fmt: skip
+    table.execute(convert_command("d100-chance", {"type": "next"}))
+    assert SYSTEM.player_world is not None
+    seen = SYSTEM.player_world(table.state.world)
+    assert seen.encounter.order == ["ana"] and seen.encounter.current == -1
+    assert table.state.world.encounter.order == ["sniper", "ana"]
