@@ -224,3 +224,43 @@ def test_rules_document_is_readable() -> None:
     for word in ("Difficulty", "automatic", "secret", "reveal", "flank", "unaware", "burning",
                  "haste", "override", "feet", "resolve"):  # fmt: skip
         assert word.lower() in text.lower(), word
+
+
+def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
+    sniper = guard("Sniper") | {"hidden": True}
+    sniper["sheet"] = sniper["sheet"] | {
+        "weapons": {"rifle": {"type": "ranged", "base": 14, "range": 120}}
+    }
+    ok(
+        table,
+        sniper,
+        {"type": "encounter", "order": ["Sniper", "Rook"],
+         "positions": {"Sniper": [100, 0], "Rook": [0, 0]}},
+        {"type": "effect", "target": "Sniper", "effect": "burning", "potency": 30},
+        {"type": "next"},
+        {"type": "attack", "attacker": "Sniper", "target": "Rook", "faces": [1, 99, 51]},
+        {"type": "check", "character": "Sniper", "skill": "perception", "proficiency": 40,
+         "difficulty": 30, "faces": [10]},
+    )  # fmt: skip
+    gm = log(table)
+    seen = {r["seq"]: r for r in log(table, "--as", "rook")}
+    start = next(r for r in gm if r["type"] == "chance.encounter")
+    assert "order" not in seen[start["seq"]] and "positions" not in seen[start["seq"]]
+    for tag in ("chance.effect", "chance.turn", "chance.tick", "chance.check"):
+        record = next(r for r in gm if r["type"] == tag)
+        assert record["seq"] not in seen, tag
+    shot = next(r for r in gm if r["type"] == "chance.attack")
+    assert shot["attacker"] == "sniper"
+    assert "attacker" not in seen[shot["seq"]] and "weapon" not in seen[shot["seq"]]
+    assert seen[shot["seq"]]["damage"] == shot["damage"] and shot["damage"] > 0
+    code, text, _ = margin("log", str(table), "--as", "rook")
+    assert code == 0 and "sniper" not in text.lower() and "someone unseen attacks rook" in text
+
+
+def test_replay_shows_the_reveal_from_its_record_on(table: Path) -> None:
+    [check] = ok(table, {"type": "check", "character": "rook", "skill": "lockpick",
+                         "difficulty": 15, "faces": [70]})  # fmt: skip
+    seq = check["seq"][0]
+    [reveal] = ok(table, {"type": "reveal", "seq": seq})
+    assert seq not in state(table, "--at", str(reveal["seq"][0] - 1))["revealed"]
+    assert seq in state(table, "--at", str(reveal["seq"][0]))["revealed"]

@@ -119,6 +119,13 @@ def _world(state: TableState) -> ChanceWorld:
     return world
 
 
+def _seen(*chars: ChanceCharacter, hidden: tuple[str, ...] = ()) -> Visibility:
+    """Players see nothing of a record about a hidden character, else all but ``hidden``."""
+    if any(c.hidden for c in chars):
+        return Visibility(gm_only=True)
+    return Visibility(hidden=hidden)
+
+
 def _d100(dice: Dice) -> int:
     return dice.roll(100)[0]
 
@@ -202,7 +209,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         retry=retry,
         source=dice.source,
     )
-    return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET) if secret else Visibility())]
+    return [Draft(event, visibility=_seen(char, hidden=CHECK_SECRET if secret else ()))]
 
 
 def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -246,7 +253,7 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
         secret=secret,
         source=dice.source,
     )
-    return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET) if secret else Visibility())]
+    return [Draft(event, visibility=_seen(a, b, hidden=OPPOSED_SECRET if secret else ()))]
 
 
 # -- positions --------------------------------------------------------------------
@@ -426,7 +433,9 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         override=cmd.override,
         source=dice.source,
     )
-    drafts = [Draft(event, visibility=Visibility(hidden=ATTACK_SECRET))]
+    # a hidden attacker's blow lands on a visible target from nowhere the players can see
+    unseen = ("attacker", "weapon", "intended") if attacker.hidden else ()
+    drafts = [Draft(event, visibility=_seen(target, hidden=ATTACK_SECRET + unseen))]
     if connects and "effect" in w:
         drafts.append(
             effect_draft(
@@ -508,7 +517,9 @@ def effect_draft(
         pool=pool,
         reason=reason,
     )
-    return Draft(event, cause=cause, visibility=Visibility(hidden=EFFECT_SECRET))
+    source_char = state.characters.get(source)
+    unseen = ("source",) if source_char is not None and source_char.hidden else ()
+    return Draft(event, cause=cause, visibility=_seen(target, hidden=EFFECT_SECRET + unseen))
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -529,7 +540,8 @@ def decide_bandage(cmd: Bandage, state: TableState, dice: Dice, history: History
     char = _char(state, cmd.character)
     if not char.has("bleeding"):
         raise RuleError(f"character: {char.name} is not bleeding")
-    return [Draft(EffectRemoved(character=char.id, effect="bleeding", reason="bandaged"))]
+    event = EffectRemoved(character=char.id, effect="bleeding", reason="bandaged")
+    return [Draft(event, visibility=_seen(char))]
 
 
 def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -539,7 +551,9 @@ def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: Histo
         held = ", ".join(e.name for e in char.effects) or "none"
         raise RuleError(f"effect: {char.name} has no {name!r} (effects: {held})")
     reason = cmd.reason.strip() or "cleared by the GM"
-    return [Draft(EffectRemoved(character=char.id, effect=name, reason=reason))]
+    return [
+        Draft(EffectRemoved(character=char.id, effect=name, reason=reason), visibility=_seen(char))
+    ]
 
 
 # -- the encounter clock -----------------------------------------------------------
@@ -561,13 +575,10 @@ def decide_start(
         for ref, value in cmd.positions.items()
     }
     hidden = [c for c in order if state.characters[c].hidden]
-    gm_only = bool(hidden) and len(hidden) == len(order)
-    return [
-        Draft(
-            EncounterStarted(order=order, positions=positions, hidden=hidden),
-            visibility=Visibility(gm_only=gm_only),
-        )
-    ]
+    # with hidden fighters in it, players learn only that a fight began
+    unseen = ("order", "positions", "hidden") if hidden else ()
+    event = EncounterStarted(order=order, positions=positions, hidden=hidden)
+    return [Draft(event, visibility=Visibility(hidden=unseen))]
 
 
 def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -576,9 +587,8 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         raise RuleError("next: no fight is running (start one with encounter)")
     index, rnd = _next_actor(state, enc.order, enc.current, enc.round)
     actor = _char(state, enc.order[index])
-    drafts = [
-        Draft(TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor)))
-    ]
+    turn = TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor))
+    drafts = [Draft(turn, visibility=_seen(actor))]
     seq = state.seq + 1
     for effect in list(actor.effects):
         drafts.extend(_tick(state, actor, effect, seq, len(drafts)))
@@ -618,7 +628,7 @@ def _tick(
         ended=ended,
     )
     tick_seq = turn_seq + offset
-    drafts = [Draft(tick, cause=effect.applied or None)]
+    drafts = [Draft(tick, cause=effect.applied or None, visibility=_seen(char))]
     if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
         reach = int(state.options.get("spread_feet", 5))
         for other in state.characters.values():
@@ -674,7 +684,7 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
         if feet > limit:
             raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn")
     event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
-    return [Draft(event, visibility=Visibility(gm_only=char.hidden))]
+    return [Draft(event, visibility=_seen(char))]
 
 
 def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -691,7 +701,7 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
         if amount <= 0:
             raise RuleError(f"amount: {char.name} is already at full HP ({char.max_hp})")
     event = HealthChanged(character=char.id, amount=amount, absorbed=absorbed, reason=cmd.reason)
-    return [Draft(event)]
+    return [Draft(event, visibility=_seen(char))]
 
 
 def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -60,7 +60,11 @@ def _attack_line(e: dict[str, Any]) -> str:
     where = "" if e.get("position", "front") == "front" else f" from the {e['position']}"
     surround = f", {e['extra_attackers']} more around" if e.get("extra_attackers") else ""
     unaware = f", unaware (+{e['unaware_percent']}%)" if not e.get("aware", True) else ""
-    head = f"{e['attacker']} attacks {e['target']} with {e['weapon']}{where}{surround}{unaware}"
+    if "attacker" in e:
+        head = f"{e['attacker']} attacks {e['target']} with {e['weapon']}"
+    else:
+        head = f"someone unseen attacks {e['target']}"
+    head += where + surround + unaware
     if e.get("intended"):
         head += f" (confused: meant {e['intended']})"
     if "hit_chance" in e:
@@ -79,10 +83,11 @@ def _attack_line(e: dict[str, Any]) -> str:
 
 
 def _effect_line(e: dict[str, Any]) -> str:
+    source = e.get("source") or "someone unseen"
     by = {
-        "spread": f"fire spreads from {e['source']}: ",
+        "spread": f"fire spreads from {source}: ",
         "haste": "haste wears off: ",
-        "attack": f"{e['source']}'s hit carries {e['effect']}: ",
+        "attack": f"{source}'s hit carries {e['effect']}: ",
     }.get(e.get("reason", ""), "")
     forced = e.get("reason") in ("spread", "haste")
     contest = (
@@ -131,7 +136,7 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "chance.removed":
         return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
     if tag == "chance.encounter":
-        return "fight begins: " + ", ".join(e["order"])
+        return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
     if tag == "chance.turn":
         return f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
     if tag == "chance.encounter-ended":
