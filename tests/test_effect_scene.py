@@ -1,0 +1,641 @@
+"""2d6-effect at the table: checks, assistance, tasks and the reference rules, through the log."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.commands import convert_command
+from core.errors import RuleError
+from core.systems import get_system
+from tui.cli import main
+from tui.table import Table
+
+SYSTEM = get_system("2d6-effect")
+
+PARTY = (
+    {
+        "type": "add-character",
+        "name": "Vex",
+        "sheet": {
+            "characteristics": {"STR": 6, "INT": 10, "SOC": 5},
+            "skills": {"Electronics": 2, "Pilot": 0},
+        },
+    },
+    {
+        "type": "add-character",
+        "name": "Mira",
+        "sheet": {"characteristics": {"INT": 12, "DEX": 3}, "skills": {"Electronics": 3}},
+    },
+    {
+        "type": "add-character",
+        "name": "Dock Boss",
+        "sheet": {
+            "characteristics": {"INT": 7},
+            "skills": {"Electronics": 4},
+            "disposition": "friendly",
+        },
+    },
+    {
+        "type": "add-character",
+        "name": "Guard",
+        "sheet": {
+            "characteristics": {"INT": 7},
+            "skills": {"Electronics": 4},
+            "disposition": "neutral",
+        },
+    },
+    {
+        "type": "add-character",
+        "name": "Bartender",
+        "sheet": {
+            "characteristics": {"INT": 6},
+            "skills": {"Carouse": 2},
+            "disposition": "helpful",
+        },
+    },
+)
+
+
+def open_table(path: Path, **options: Any) -> Table:
+    t = Table.create(path, "2d6-effect", options)
+    for data in PARTY:
+        t.execute(convert_command("2d6-effect", data))
+    return t
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Any:
+    t = open_table(tmp_path / "e.margin")
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def reference(tmp_path: Path) -> Any:
+    options = {
+        name: True
+        for name in (
+            "opposed_checks",
+            "task_time",
+            "task_format",
+            "time_trading",
+            "multiple_actions",
+        )
+    }
+    t = open_table(tmp_path / "r.margin", **options)
+    yield t
+    t.close()
+
+
+def do(table: Table, **data: Any) -> list[Any]:
+    return [r.event for r in table.execute(convert_command("2d6-effect", data))]
+
+
+def refused(table: Table, match: str, **data: Any) -> None:
+    before = table.projection.seq
+    with pytest.raises(RuleError, match=match):
+        do(table, **data)
+    assert table.projection.seq == before
+
+
+def test_a_skill_check_adds_every_dm(table: Table) -> None:
+    (e,) = do(
+        table,
+        type="check",
+        character="vex",
+        skill="electronics",
+        characteristic="int",
+        difficulty="Difficult",
+        circumstance=1,
+        faces=[3, 3],
+    )
+    assert (e.skill_level, e.characteristic_dm, e.difficulty_dm, e.circumstance) == (2, 1, -2, 1)
+    assert (e.total, e.effect, e.success, e.band) == (8, 0, True, "success")
+
+
+def test_unskilled_and_characteristic_checks(table: Table) -> None:
+    (e,) = do(
+        table, type="check", character="vex", skill="Streetwise", characteristic="SOC", faces=[5, 5]
+    )
+    assert e.unskilled and e.unskilled_dm == -3 and e.characteristic_dm == -1 and e.total == 6
+    (e,) = do(table, type="check", character="vex", characteristic="STR", faces=[4, 4])
+    assert not e.unskilled and e.total == 8 and e.label == "STR"
+    (e,) = do(table, type="check", character="vex", skill="pilot", faces=[4, 4])
+    assert e.skill_level == 0 and not e.unskilled and e.total == 8
+
+
+def test_characteristic_dms_from_the_sheet_option(table: Table) -> None:
+    do(table, type="set-option", name="characteristic_dm", value="sheet")
+    (e,) = do(table, type="check", character="vex", characteristic="INT", faces=[1, 1])
+    assert e.characteristic_dm == 10
+
+
+def test_law_level_as_difficulty_and_its_switch(table: Table) -> None:
+    (e,) = do(table, type="check", character="vex", skill="electronics", law_level=8, faces=[4, 4])
+    assert (e.difficulty, e.difficulty_dm, e.law_level) == ("very-difficult", -4, 8)
+    refused(
+        table,
+        "law_level: the law level sets",
+        type="check",
+        character="vex",
+        skill="pilot",
+        law_level=2,
+        difficulty="easy",
+    )
+    do(table, type="set-option", name="law_level", value=False)
+    refused(
+        table,
+        "law_level: the law_level rule is off",
+        type="check",
+        character="vex",
+        skill="pilot",
+        law_level=2,
+    )
+
+
+def test_bad_checks_are_refused_and_append_nothing(table: Table) -> None:
+    refused(
+        table, "circumstance: \\+2", type="check", character="vex", skill="pilot", circumstance=2
+    )
+    refused(table, "difficulty: -1", type="check", character="vex", skill="pilot", difficulty=-1)
+    refused(
+        table,
+        "characteristic 'LUCK'",
+        type="check",
+        character="vex",
+        skill="pilot",
+        characteristic="LUCK",
+    )
+    refused(table, "name a skill", type="check", character="vex")
+    refused(table, "faces: 7", type="check", character="vex", skill="pilot", faces=[7, 1])
+    refused(table, "faces: 3 given", type="check", character="vex", skill="pilot", faces=[1, 2, 3])
+
+
+def test_reference_rules_are_off_by_default(table: Table) -> None:
+    refused(
+        table,
+        "multiple_actions rule is off",
+        type="check",
+        character="vex",
+        skill="pilot",
+        actions=2,
+    )
+    refused(
+        table,
+        "task_time rule is off",
+        type="check",
+        character="vex",
+        skill="pilot",
+        increment="minutes",
+    )
+    refused(
+        table, "time_trading rule is off", type="check", character="vex", skill="pilot", time_rows=1
+    )
+    refused(
+        table, "task_format rule is off", type="check", character="vex", written="Easy (+4) Pilot"
+    )
+    refused(
+        table,
+        "opposed_checks rule is off",
+        type="opposed",
+        a={"character": "vex", "skill": "pilot"},
+        b={"character": "mira", "skill": "pilot"},
+    )
+
+
+# -- assistance --------------------------------------------------------------------------
+
+
+def test_assistance_becomes_a_dm_on_the_next_check(table: Table) -> None:
+    (help_,) = do(
+        table,
+        type="assist",
+        helper="mira",
+        character="vex",
+        skill="electronics",
+        characteristic="int",
+        difficulty="difficult",
+        faces=[5, 4],
+    )
+    assert (help_.skill_used, help_.effect, help_.dm) == (3, 4, 4)
+    assert (
+        SYSTEM.status(table.state.characters["vex"], table.state)[0]
+        == "help +4 on electronics (mira)"
+    )  # type: ignore[misc]
+    refused(
+        table,
+        "already has mira's help",
+        type="assist",
+        helper="dock boss",
+        character="vex",
+        skill="electronics",
+    )
+    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[1, 1])
+    assert (e.assist_dm, e.assist_by, e.total) == (4, "mira", 8)
+    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[1, 1])
+    assert e.assist_dm == 0
+
+
+def test_friendly_helpers_hold_back_and_others_refuse(table: Table) -> None:
+    (e,) = do(
+        table, type="assist", helper="dock boss", character="vex", skill="electronics", faces=[4, 4]
+    )
+    assert (e.disposition, e.skill_level, e.skill_used, e.dm) == ("friendly", 4, 1, 1)
+    do(table, type="undo")
+    (e,) = do(
+        table,
+        type="assist",
+        helper="dock boss",
+        character="vex",
+        skill="electronics",
+        disposition="helpful",
+        faces=[4, 4],
+    )
+    assert e.skill_used == 4
+    do(table, type="undo")
+    (e,) = do(table, type="assist", helper="guard", character="vex", skill="electronics")
+    assert e.refused and "neutral" in e.reason and e.faces == []
+    (e,) = do(
+        table, type="assist", helper="bartender", character="vex", skill="electronics", faces=[6, 6]
+    )
+    assert e.refused and "does not know" in e.reason
+    assert table.state.characters["vex"].assists == {}  # type: ignore[attr-defined]
+    refused(
+        table, "cannot help themself", type="assist", helper="vex", character="vex", skill="pilot"
+    )
+
+
+def test_a_bad_helper_makes_it_worse(table: Table) -> None:
+    do(
+        table,
+        type="assist",
+        helper="mira",
+        character="vex",
+        skill="electronics",
+        difficulty="formidable",
+        faces=[1, 1],
+    )
+    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[6, 6])
+    assert e.assist_dm == -9 and e.total == 5 and not e.success
+
+
+# -- retries -------------------------------------------------------------------------------
+
+
+def test_a_done_task_gives_nothing_new(table: Table) -> None:
+    (e,) = do(
+        table,
+        type="check",
+        character="vex",
+        skill="electronics",
+        task="Port Computer",
+        faces=[1, 1],
+    )
+    assert not e.success
+    (e,) = do(
+        table,
+        type="check",
+        character="vex",
+        skill="electronics",
+        task="port computer",
+        faces=[5, 5],
+    )
+    assert e.success
+    assert table.state.world.tasks["port computer"].attempts == 2
+    refused(
+        table,
+        "already done by Vex",
+        type="check",
+        character="mira",
+        skill="electronics",
+        task="port computer",
+    )
+    do(table, type="undo")
+    (e,) = do(
+        table,
+        type="check",
+        character="mira",
+        skill="electronics",
+        task="port computer",
+        faces=[5, 5],
+    )
+    assert e.success
+
+
+def test_the_gm_can_close_the_door(table: Table) -> None:
+    do(table, type="check", character="vex", characteristic="str", task="cliff", faces=[1, 1])
+    do(table, type="close-task", task="Cliff", reason="fell off it")
+    refused(
+        table,
+        "the GM closed it \\(fell off it\\)",
+        type="check",
+        character="vex",
+        characteristic="str",
+        task="cliff",
+    )
+    refused(table, "already closed", type="close-task", task="cliff")
+    do(table, type="undo")
+    do(table, type="check", character="vex", characteristic="str", task="cliff", faces=[6, 6])
+
+
+# -- reference rules switched on -------------------------------------------------------------
+
+
+def test_opposed_checks(reference: Table) -> None:
+    (e,) = do(
+        reference,
+        type="opposed",
+        a={"character": "vex", "skill": "electronics", "characteristic": "int", "faces": [4, 4]},
+        b={"character": "mira", "skill": "electronics", "characteristic": "int", "faces": [3, 3]},
+    )
+    assert (e.a.effect, e.b.effect, e.winner) == (3, 3, None)
+    (e,) = do(
+        reference,
+        type="opposed",
+        a={"character": "vex", "skill": "electronics", "faces": [4, 4]},
+        b={"character": "mira", "skill": "electronics", "faces": [1, 1]},
+    )
+    assert e.winner == "vex"
+
+
+def test_task_time_and_combat_rounds(reference: Table) -> None:
+    (e,) = do(
+        reference,
+        type="check",
+        character="vex",
+        skill="electronics",
+        increment="10 minutes",
+        faces=[4, 4, 3],
+    )
+    assert (e.increment, e.time_die, e.seconds) == ("10-minutes", 3, 1800)
+    (e,) = do(reference, type="check", character="vex", skill="pilot", combat=True, faces=[4, 4])
+    assert (e.seconds, e.time_die) == (6, None)
+    refused(
+        reference,
+        "one round",
+        type="check",
+        character="vex",
+        skill="pilot",
+        combat=True,
+        increment="minutes",
+    )
+
+
+def test_time_trading_is_declared_with_the_check(reference: Table) -> None:
+    (e,) = do(
+        reference,
+        type="check",
+        character="vex",
+        skill="electronics",
+        increment="hours",
+        time_rows=-2,
+        faces=[4, 4, 2],
+    )
+    assert (e.increment, e.time_rows, e.total, e.seconds) == ("minutes", -2, 8, 120)
+    refused(
+        reference,
+        "time_rows: 3",
+        type="check",
+        character="vex",
+        skill="pilot",
+        increment="hours",
+        time_rows=3,
+    )
+    refused(
+        reference,
+        "needs the task's increment",
+        type="check",
+        character="vex",
+        skill="pilot",
+        time_rows=1,
+    )
+    refused(
+        reference,
+        "combat round is fixed",
+        type="check",
+        character="vex",
+        skill="pilot",
+        combat=True,
+        time_rows=1,
+    )
+
+
+def test_written_tasks(reference: Table) -> None:
+    (e,) = do(
+        reference,
+        type="check",
+        character="vex",
+        written="Very Difficult (-4) Engineering",
+        characteristic="INT",
+        faces=[6, 6],
+    )
+    assert (e.skill, e.unskilled, e.difficulty_dm, e.characteristic_dm, e.total) == (
+        "Engineering",
+        True,
+        -4,
+        1,
+        6,
+    )
+    (e,) = do(
+        reference,
+        type="check",
+        character="vex",
+        written="Splice the feed: Electronics, INT, 1D6 minutes, Routine (+2)",
+        faces=[2, 2, 5],
+    )
+    assert (e.skill_level, e.difficulty, e.increment, e.seconds, e.total) == (
+        2,
+        "routine",
+        "minutes",
+        300,
+        9,
+    )
+    refused(
+        reference,
+        "difficulty: already stated",
+        type="check",
+        character="vex",
+        written="Easy Pilot",
+        difficulty="easy",
+    )
+
+
+def test_multiple_actions_penalise_every_check(reference: Table) -> None:
+    (e,) = do(reference, type="check", character="vex", skill="pilot", actions=2, faces=[5, 5])
+    assert (e.actions_dm, e.total) == (-2, 8)
+    (e,) = do(
+        reference, type="check", character="vex", skill="electronics", actions=3, faces=[5, 5]
+    )
+    assert (e.actions_dm, e.total) == (-4, 8)
+
+
+# -- screens ---------------------------------------------------------------------------------
+
+
+def test_odds_include_waiting_help(table: Table) -> None:
+    check = convert_command(
+        "2d6-effect", {"type": "check", "character": "vex", "skill": "electronics"}
+    )
+    before = SYSTEM.odds(check, table.state)  # type: ignore[misc]
+    assert before.success == pytest.approx(26 / 36)
+    do(table, type="assist", helper="mira", character="vex", skill="electronics", faces=[6, 6])
+    after = SYSTEM.odds(check, table.state)  # type: ignore[misc]
+    assert after.success == pytest.approx(1.0) and sum(after.bands.values()) == pytest.approx(1.0)
+
+
+def said(line: str) -> list[str]:
+    return line.split()
+
+
+def test_short_forms(table: Table) -> None:
+    parse = SYSTEM.parse_words
+    assert parse is not None
+    state = table.state
+    assert parse(said("check vex electronics difficult"), state) == {
+        "type": "check",
+        "character": "Vex",
+        "difficulty": "difficult",
+        "skill": "electronics",
+    }
+    assert parse(said("check vex electronics int very difficult +1"), state) == {
+        "type": "check",
+        "character": "Vex",
+        "characteristic": "int",
+        "difficulty": "very-difficult",
+        "circumstance": 1,
+        "skill": "electronics",
+    }
+    assert parse(said("assist mira vex electronics"), state) == {
+        "type": "assist",
+        "helper": "Mira",
+        "character": "Vex",
+        "skill": "electronics",
+    }
+    assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9  # type: ignore[index]
+    assert parse(said("close the cargo door"), state) == {
+        "type": "close-task",
+        "task": "the cargo door",
+    }
+    assert parse(said("wave"), state) is None
+    for line in ("check vex pilot", "assist mira vex electronics"):
+        convert_command("2d6-effect", parse(said(line), state))  # type: ignore[arg-type]
+
+
+# -- a scene through `margin do`, undone and replayed ------------------------------------------
+
+
+def run(capsys: Any, monkeypatch: Any, *args: str, stdin: str = "") -> tuple[int, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, _ = capsys.readouterr()
+    return code, out
+
+
+def test_a_scene_through_margin_do_with_undo_and_replay(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    path = str(tmp_path / "scene.margin")
+    assert run(capsys, monkeypatch, "new", path, "--system", "2d6-effect")[0] == 0
+    script = [
+        *PARTY,
+        {"type": "assist", "helper": "Guard", "character": "Vex", "skill": "Electronics"},
+        {
+            "type": "assist",
+            "helper": "Mira",
+            "character": "Vex",
+            "skill": "Electronics",
+            "faces": [2, 2],
+        },
+        {
+            "type": "check",
+            "character": "Vex",
+            "skill": "Electronics",
+            "task": "vault",
+            "faces": [1, 1],
+        },
+        {
+            "type": "check",
+            "character": "Vex",
+            "skill": "Electronics",
+            "task": "vault",
+            "faces": [5, 1],
+        },
+        {"type": "undo"},
+        {
+            "type": "check",
+            "character": "Vex",
+            "skill": "Electronics",
+            "task": "vault",
+            "circumstance": 3,
+        },
+        {
+            "type": "check",
+            "character": "Vex",
+            "skill": "Electronics",
+            "task": "vault",
+            "faces": [6, 5],
+        },
+        {"type": "check", "character": "Mira", "skill": "Electronics", "task": "vault"},
+    ]
+    code, out = run(
+        capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
+    )
+    replies = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert "circumstance: +3" in replies[10]["error"]
+    assert "already done" in replies[12]["error"]
+    assert [bool(r.get("ok")) for r in replies] == [True] * 10 + [False, True, False]
+
+    code, out = run(capsys, monkeypatch, "log", path, "--json")
+    log = [json.loads(line) for line in out.splitlines()]
+    checks = [r for r in log if r["type"] == "effect.check"]
+    # Mira's help (level 3, no characteristic named: Effect 2+2+3-8 = -1) lands on the first check only
+    assert [(c["total"], c["assist_dm"], c["undone"]) for c in checks] == [
+        (3, -1, False),
+        (8, 0, True),
+        (13, 0, False),
+    ]
+    assert [r["refused"] for r in log if r["type"] == "effect.assist"] == [True, False]
+
+    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    state = json.loads(out)
+    assert state["world"]["tasks"]["vault"] == {
+        "status": "done",
+        "attempts": 2,
+        "by": "Vex",
+        "reason": "",
+    }
+
+    # replay: right after the first check the help is spent; right before it, it was waiting
+    first = checks[0]["seq"]
+    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(first - 1))
+    assert json.loads(out)["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
+    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"]))
+    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "done"
+    code, out = run(
+        capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected"
+    )
+    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "open"
+
+    code, out = run(capsys, monkeypatch, "log", path)
+    assert "guard will not help vex" in out and "(undone)" in out
+
+
+def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+    path = str(tmp_path / "demo.margin")
+    assert run(capsys, monkeypatch, "demo", path, "--system", "2d6-effect")[0] == 0
+    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    tasks = json.loads(out)["world"]["tasks"]
+    assert tasks["the port computer"]["status"] == "done"
+    assert tasks["the cargo door"]["status"] == "closed"
+    code, out = run(capsys, monkeypatch, "rules", "2d6-effect")
+    assert code == 0 and "Effect" in out and "law_level" in out
