@@ -438,7 +438,7 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
         start = app.view.table.projection.seq
         lines = "\n".join(
             ['{"type": "note", "text": "from another terminal"}']
-            + ['{"type": "roll", "dice": "1d6", "faces": [%d]}' % (i % 6 + 1) for i in range(60)]
+            + [f'{{"type": "roll", "dice": "1d6", "faces": [{i % 6 + 1}]}}' for i in range(60)]
         )
         proc = subprocess.run(
             [sys.executable, "-m", "tui", "do", path],

@@ -25,7 +25,7 @@ from events import StoreError, record_to_builtins
 from . import commandline, render
 from .screens import HelpScreen, JumpScreen, UndoScreen
 from .view import LiveTable, LogRow, View, parse_jump, player_id
-from .widgets import CommandLine, LogView, OddsBar, clock_text, party_text
+from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
@@ -57,7 +57,7 @@ class TableApp(App[int]):
         yield Static(id="header")
         with Horizontal(id="body"):
             with Vertical(id="side"):
-                yield Static(id="clock")
+                yield ClockPanel(id="clock")
                 yield Static(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
@@ -79,7 +79,7 @@ class TableApp(App[int]):
 
     def redraw(self, follow: bool = False) -> None:
         self.query_one("#header", Static).update(self.header_text())
-        self.query_one("#clock", Static).update(clock_text(self.view.clock()))
+        self.query_one(ClockPanel).show(self.view.clock())
         self.query_one("#party", Static).update(party_text(self.view.characters()))
         self.query_one(LogView).reload(follow=follow)
 
@@ -357,7 +357,10 @@ class ReplayApp(TableApp):
 
     def on_mount(self) -> None:
         super().on_mount()
+        # The log never takes focus here, so its scrolling keys leave Left, Right,
+        # Home and End to the replay.
         self.query_one(LogView).can_focus = False
+        self.set_focus(None)
         self.timer = self.set_interval(1 / SPEEDS[self.speed], self.tick, pause=True)
         self.say("Right/Left step, Space plays, c switches to as corrected, g jumps; F1 keys")
 

@@ -55,7 +55,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         text = Text("Keys\n", style="bold")
         for key, what in self.keys:
-            text.append(f"  {key:<16}", style="bold cyan")
+            text.append(f"  {key:<20}", style="bold cyan")
             text.append(f"{what}\n")
         if self.commands:
             text.append("\nCommands\n", style="bold")

@@ -27,19 +27,38 @@ from .view import CharacterRow, LogRow, View
 BAND_COLOURS = ("bright_green", "green", "yellow", "dark_orange", "red", "magenta", "grey50")
 
 
-def clock_text(clock: Clock | None) -> Text:
+def clock_text(clock: Clock | None, width: int = 80) -> Text:
+    """The clock's title, then one line per row; long lines end in an ellipsis, never wrap."""
     if clock is None:
         return Text("no encounter running", style="dim")
-    out = Text(clock.title, style="bold", no_wrap=True, overflow="ellipsis")
+    lines = [Text(clock.title, style="bold")]
     for row in clock.rows:
-        out.append("\n")
-        out.append("▶ " if row.current else "  ", style="bold yellow")
-        out.append(row.name, style="bold" if row.current else "")
+        line = Text()
+        line.append("▶ " if row.current else "  ", style="bold yellow")
+        line.append(row.name, style="bold" if row.current else "")
         if row.value:
-            out.append(f"  {row.value}")
+            line.append(f"  {row.value}")
         if row.note:
-            out.append(f"  {row.note}", style="dim")
-    return out
+            line.append(f"  {row.note}", style="dim")
+        lines.append(line)
+    for line in lines:
+        line.truncate(max(1, width), overflow="ellipsis")
+    return Text("\n").join(lines)
+
+
+class ClockPanel(Static):
+    """The encounter's clock: initiative order, or the timing track's counts and tokens."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.clock: Clock | None = None
+
+    def show(self, clock: Clock | None) -> None:
+        self.clock = clock
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return clock_text(self.clock, self.size.width or 80)
 
 
 def party_text(rows: list[CharacterRow]) -> Text:

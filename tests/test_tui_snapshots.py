@@ -1,0 +1,90 @@
+"""Snapshots of each table screen at fixed sizes (update with --snapshot-update after a deliberate change)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from textual.widgets import Input
+
+from core import get_system
+from core.commands import AddCharacter, Note, RollDice, Undo, convert_command
+from tui import app as appmod
+from tui import table as tablemod
+from tui.rng import RandomDice
+from tui.table import Table
+
+SYSTEM = "d100-under"
+
+
+@pytest.fixture(autouse=True)
+def fixed_ids(monkeypatch):
+    counter = itertools.count(1)
+    monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+
+
+@pytest.fixture
+def path(tmp_path):
+    table = Table.create(tmp_path / "table.margin", SYSTEM, title="Vicker Street")
+    table.dice = RandomDice(11)
+    for data in get_system(SYSTEM).demo:
+        table.execute(convert_command(SYSTEM, data))
+    table.execute(RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"))
+    table.execute(Note(text="the cultist is a spy", gm_only=True))
+    table.execute(AddCharacter(name="Shade", sheet={"attributes": {"BR": 2}}, hidden=True))
+    table.execute(Note(text="a mistaken note"))
+    table.execute(Undo())
+    table.execute(Note(text="the door creaks"))
+    table.close()
+    return str(tmp_path / "table.margin")
+
+
+async def no_blink(pilot):
+    for widget in pilot.app.query(Input):
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
+def play(path):
+    app = appmod.play_app(path)
+    app.view.table.dice = RandomDice(5)
+    return app
+
+
+def test_play_80x24(snap_compare, path):
+    assert snap_compare(play(path), terminal_size=(80, 24), run_before=no_blink)
+
+
+def test_play_odds_bar_100x30(snap_compare, path):
+    assert snap_compare(
+        play(path), terminal_size=(100, 30), run_before=no_blink, press=list("check kael melee")
+    )
+
+
+def test_play_bad_command_80x24(snap_compare, path):
+    assert snap_compare(
+        play(path), terminal_size=(80, 24), run_before=no_blink, press=[*"roll 2d6 = 9 9", "enter"]
+    )
+
+
+def test_undo_preview_80x24(snap_compare, path):
+    assert snap_compare(play(path), terminal_size=(80, 24), run_before=no_blink, press=["ctrl+z"])
+
+
+def test_help_80x24(snap_compare, path):
+    assert snap_compare(play(path), terminal_size=(80, 24), run_before=no_blink, press=["f1"])
+
+
+def test_watch_100x30(snap_compare, path):
+    assert snap_compare(appmod.watch_app(path, "Kael"), terminal_size=(100, 30))
+
+
+def test_replay_as_happened_100x30(snap_compare, path):
+    # Stand on the mistaken note: it shows, marked as undone later.
+    assert snap_compare(
+        appmod.replay_app(path), terminal_size=(100, 30), press=["end", "left", "left"]
+    )
+
+
+def test_replay_as_corrected_80x24(snap_compare, path):
+    assert snap_compare(appmod.replay_app(path), terminal_size=(80, 24), press=["end", "c"])
