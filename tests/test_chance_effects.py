@@ -345,3 +345,22 @@ def test_mutant_power_scales_with_its_stats(game: Game) -> None:
     [rec] = game.run(type="attack", attacker="Mo", target="Ana", faces=[1, 99, 11])
     assert rec.event.steps[0] == ["base", "5 + 13 = 18"]
     assert rec.event.range_percent == 80 and rec.event.damage == 14  # 18 x 0.8 = 14.4
+
+
+def test_movement_budget_and_flight(game: Game) -> None:
+    fight(game, "Ana", "Bo", Ana=[0, 0], Bo=[10, 0])
+    game.run(type="next")
+    game.run(type="move", character="Ana", to=[0, 20])
+    game.refused("\\(10 ft left\\)", type="move", character="Ana", to=[0, 35])
+    game.run(type="move", character="Ana", to=[0, 30])
+    game.run(type="next")
+    game.run(type="next")  # Ana's turn again: a fresh 30 ft
+    game.run(type="move", character="Ana", to=[0, 0])
+    game.run(type="effect", target="Ana", effect="feared", potency=25, source="Bo")
+    game.run(type="next")
+    game.run(type="next")
+    game.refused("must move away from Bo", type="move", character="Ana", to=[5, 0])
+    game.run(type="move", character="Ana", to=[-15, 0])
+    game.run(type="move", character="Ana", to=[10, 0], override=True)
+    game.run(type="effect", target="Bo", effect="stunned", potency=5)
+    game.refused("cannot move \\(stunned", type="move", character="Bo", to=[15, 0])

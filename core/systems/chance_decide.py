@@ -676,15 +676,33 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
     to = _place(cmd.to, "to")
     start = char.position
     feet = distance(start, to) if start is not None else 0
-    if start is not None and _world(state).encounter is not None and not cmd.override:
+    enc = _world(state).encounter
+    if start is not None and enc is not None and not cmd.override:
         limit = speed(char)
         if limit == 0 and feet:
             held = ", ".join(e.name for e in char.effects if EFFECTS[e.name].move_divisor == 0)
             raise RuleError(f"to: {char.name} cannot move ({held}; override)")
-        if feet > limit:
-            raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn")
+        used = enc.moved if enc.actor == char.id else 0
+        if feet + used > limit:
+            left = f" ({limit - used} ft left)" if used else ""
+            raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
+        _check_flight(state, char, start, to)
     event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
     return [Draft(event, visibility=_seen(char))]
+
+
+def _check_flight(
+    state: TableState, char: ChanceCharacter, start: list[int], to: list[int]
+) -> None:
+    """A feared character's every move takes it farther from whoever frightened it."""
+    fear = char.effect("feared")
+    source = state.characters.get(fear.source) if fear is not None else None
+    if not isinstance(source, ChanceCharacter) or source.position is None:
+        return
+    if distance(to, source.position) <= distance(start, source.position):
+        raise RuleError(
+            f"to: {char.name} is feared and must move away from {source.name} (override)"
+        )
 
 
 def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) -> list[Draft]:

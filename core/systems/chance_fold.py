@@ -139,6 +139,7 @@ def _turn(state: TableState, record: Record) -> None:
         enc.current = e.index
         enc.round = e.round
         enc.actions = e.actions
+        enc.moved = 0
 
 
 def _ended(state: TableState, record: Record) -> None:
@@ -150,6 +151,9 @@ def _moved(state: TableState, record: Record) -> None:
     char = _char(state, e.character)
     if char is not None:
         char.position = list(e.to)
+    enc = _world(state).encounter
+    if enc is not None and enc.actor == e.character and not e.override:
+        enc.moved += e.feet
 
 
 def _hp(state: TableState, record: Record) -> None:

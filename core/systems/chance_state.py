@@ -29,7 +29,6 @@ class EffectKind:
     can_dodge: bool = True
     #: 1 normal, 0 cannot move, 2 moves at half speed
     move_divisor: int = 1
-    can_attack: bool = True
 
 
 EFFECTS: dict[str, EffectKind] = {
@@ -64,10 +63,17 @@ EFFECTS: dict[str, EffectKind] = {
         EffectKind(
             "shocked", True, "builds toward stunned at the threshold", escalates_to="stunned"
         ),
-        EffectKind("stunned", True, "cannot act or dodge", can_act=False, can_dodge=False),
+        EffectKind(
+            "stunned",
+            True,
+            "cannot act, move or dodge",
+            can_act=False,
+            can_dodge=False,
+            move_divisor=0,
+        ),
         EffectKind("rooted", True, "cannot move", move_divisor=0),
         EffectKind("slowed", True, "half speed", move_divisor=2),
-        EffectKind("feared", True, "flees: cannot attack", can_attack=False),
+        EffectKind("feared", True, "flees: cannot attack, moves only away from its source"),
         EffectKind("charmed", True, "cannot attack the one who charmed it"),
         EffectKind("confused", True, "each attack goes to a target picked by a die"),
         EffectKind("haste", False, "+1 action each turn; stunned for a turn when it ends"),
@@ -128,6 +134,8 @@ class Encounter(msgspec.Struct, kw_only=True):
     current: int = -1
     round: int = 0
     actions: int = 0
+    #: feet the current actor has moved this turn
+    moved: int = 0
     #: participants the players do not see
     hidden: list[str] = []
 
