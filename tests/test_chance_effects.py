@@ -364,3 +364,15 @@ def test_movement_budget_and_flight(game: Game) -> None:
     game.run(type="move", character="Ana", to=[10, 0], override=True)
     game.run(type="effect", target="Bo", effect="stunned", potency=5)
     game.refused("cannot move \\(stunned", type="move", character="Bo", to=[15, 0])
+
+
+def test_sheet_changes_are_read_like_new_sheets(game: Game) -> None:
+    game.run(type="update-character", character="Ana", sheet={
+        "skills": {"Hacking": 50}, "weapons": {"Pistol": {"type": "ranged", "base": 12}}})  # fmt: skip
+    [check] = game.run(type="check", character="Ana", skill="hacking", difficulty=40, faces=[1])
+    assert check.event.proficiency == 50
+    [shot] = game.run(type="attack", attacker="Ana", target="Bo", weapon="pistol",
+                      faces=[1, 99, 51])  # fmt: skip
+    assert shot.event.weapon == "pistol" and shot.event.damage == 22  # 12 + DEX 10 at 100%
+    game.refused("sheet weapons.bow.base: missing", type="update-character", character="Ana",
+                 sheet={"weapons": {"bow": {"type": "ranged"}}})  # fmt: skip

@@ -56,6 +56,7 @@ from .chance_state import (
     evasion,
     speed,
     stats,
+    table_of,
     weapon,
 )
 
@@ -135,7 +136,7 @@ def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: 
         if not 0 <= given <= 100:
             raise RuleError(f"proficiency: {given} is out of range (0..100)")
         return given
-    skills: dict[str, int] = char.sheet.get("skills", {})
+    skills = table_of(char, "skills")
     if skill not in skills:
         known = ", ".join(skills) or "none"
         raise RuleError(
@@ -392,8 +393,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             vitals=vitals,
             position=cmd.position,
             unaware_percent=unaware,
-            armor=int(target.sheet.get("armor", {}).get(location, 0)),
-            resistance_percent=int(target.sheet.get("resistances", {}).get(w["element"], 0)),
+            armor=int(table_of(target, "armor").get(location, 0)),
+            resistance_percent=int(table_of(target, "resistances").get(w["element"], 0)),
         )
         damage = result.damage
         steps = [list(s) for s in result.steps]

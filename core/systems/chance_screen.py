@@ -17,6 +17,7 @@ from .chance_state import (
     accuracy,
     can_dodge,
     evasion,
+    table_of,
     weapon,
 )
 
@@ -302,8 +303,8 @@ def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "attack", "attacker": rest[0], "target": rest[1]}
     attacker = find_character(state, rest[0])
     target = find_character(state, rest[1])
-    weapons = attacker.sheet.get("weapons", {})
-    locations = target.sheet.get("armor", {})
+    weapons = table_of(attacker, "weapons")
+    locations = table_of(target, "armor")
     words = rest[2:]
     i = 0
     while i < len(words):
@@ -387,9 +388,9 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     weapons: set[str] = set()
     locations: set[str] = set()
     for char in state.characters.values():
-        skills.update(char.sheet.get("skills", {}))
-        weapons.update(char.sheet.get("weapons", {}))
-        locations.update(char.sheet.get("armor", {}))
+        skills.update(table_of(char, "skills"))
+        weapons.update(table_of(char, "weapons"))
+        locations.update(table_of(char, "armor"))
     return {
         "command": [
             "check",

@@ -330,9 +330,18 @@ def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> 
 # -- numbers derived from the sheet and effects ----------------------------------------
 
 
+def table_of(char: Character, key: str) -> dict[str, Any]:
+    """A name table of the sheet (skills, stats, armor...) with lower-case names.
+
+    Sheet changes merge as typed, so names are folded to lower case on reading.
+    """
+    value = char.sheet.get(key, {})
+    return {str(k).lower(): v for k, v in value.items()} if isinstance(value, dict) else {}
+
+
 def stat(char: ChanceCharacter, name: str) -> int:
     """A stat after poison penalties."""
-    value = int(char.sheet.get("stats", {}).get(name, 0))
+    value = int(table_of(char, "stats").get(name, 0))
     for e in char.effects:
         if e.name == "poisoned" and e.stat == name:
             value -= POISON_PENALTY * e.stacks
@@ -340,21 +349,19 @@ def stat(char: ChanceCharacter, name: str) -> int:
 
 
 def stats(char: ChanceCharacter) -> dict[str, int]:
-    names = set(char.sheet.get("stats", {})) | {e.stat for e in char.effects if e.stat}
+    names = set(table_of(char, "stats")) | {e.stat for e in char.effects if e.stat}
     return {n: stat(char, n) for n in names}
 
 
 def weapon(char: ChanceCharacter, name: str | None) -> tuple[str, dict[str, Any]]:
-    weapons: dict[str, Any] = char.sheet.get("weapons", {})
+    """A weapon by name (the first on the sheet when None), its defaults filled in."""
+    weapons = table_of(char, "weapons")
     if not weapons:
         raise RuleError(f"weapon: {char.name} has no weapons on the sheet")
-    if name is None:
-        first = next(iter(weapons))
-        return first, weapons[first]
-    key = name.lower()
+    key = next(iter(weapons)) if name is None else name.strip().lower()
     if key not in weapons:
         raise RuleError(f"weapon: {name!r} is not {char.name}'s (weapons: {', '.join(weapons)})")
-    return key, weapons[key]
+    return key, _check_weapon(key, weapons[key])
 
 
 def accuracy(char: ChanceCharacter, w: dict[str, Any]) -> int:
