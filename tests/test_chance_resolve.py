@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any
 
 from hypothesis import given, settings
@@ -53,19 +53,21 @@ def expect_check(prof: int, diff: int, mods: list[str], roll: int) -> dict[str, 
 
 
 def expect_damage(r: dict[str, Any]) -> int:
-    d = Decimal(r["base"]) + Decimal(r["scaling"])
+    """Exact rational arithmetic: one product over one denominator, rounded half up once."""
+    num = Fraction(r["base"] + r["scaling"])
     unaware = r["unaware_percent"]
     if r["crit"] or unaware:
-        d *= Decimal(str(r["crit_multiplier"]))
+        num *= Fraction(str(r["crit_multiplier"]))
     else:
-        d = d * r["range_percent"] / 100
-    d *= Decimal(str(r["vitals"]))
+        num *= Fraction(r["range_percent"], 100)
+    num *= Fraction(str(r["vitals"]))
     pos = {"front": 0, "side": 15, "rear": 25}[r["position"]]
-    d = d * (100 + pos + unaware) / 100
-    d = d * 100 / (100 + Decimal(r["armor"]))
-    d = d * (100 - Decimal(r["resistance_percent"])) / 100
-    # enough precision for every case drawn below; rounding once, half up
-    return max(1, int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP)))
+    num *= Fraction(100 + pos + unaware, 100)
+    num *= Fraction(100, 100 + r["armor"])
+    num *= Fraction(100 - r["resistance_percent"], 100)
+    twice = num * 2
+    rounded = (twice.numerator + twice.denominator) // (2 * twice.denominator)
+    return max(1, rounded)
 
 
 def expect_attack(r: dict[str, Any]) -> dict[str, Any]:
@@ -252,3 +254,31 @@ def test_odds_opposed_and_effect_actions() -> None:
     assert opposed["a"]["chance"] == 65 and opposed["b"]["chance"] == 45
     assert opposed["winner"] == "a"
     assert effect == {"landed": True, "gap": 60, "turns": 7, "stacks": 4}
+
+
+def test_margin_resolve_as_a_process() -> None:
+    import subprocess
+    import sys
+
+    lines = [
+        {"system": "d100-chance", "action": "check", "proficiency": 8, "difficulty": 15,
+         "roll": 60},
+        {"system": "d100-chance", "action": "damage", "base": 30, "range_percent": 100,
+         "armor": 50},
+        {"system": "d100-chance", "action": "attack", "accuracy": 80, "evasion": 30,
+         "position": "rear", "roll": 3},
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "resolve", "--seed", "5"],
+        input="\n".join(json.dumps(r) for r in lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    check, damage, attack = (json.loads(x) for x in done.stdout.splitlines())
+    assert (check["band"], check["margin"]) == ("setback", -19)
+    assert damage["damage"] == 20
+    assert attack["hit_chance"] == 80 and attack["hit"] and attack["dodge_chance"] == 0
+    assert attack["dodge_roll"] is not None  # the target saw it: the dodge is rolled, and fails
+    assert attack["connects"]
