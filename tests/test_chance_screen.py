@@ -111,6 +111,15 @@ def test_short_forms(demo: Table) -> None:
     assert parse(["next"], state) == {"type": "next"}
     assert parse(["move", "rook", "10", "5"], state) == {"type": "move", "character": "rook",
                                                        "to": [10, 5]}  # fmt: skip
+    assert parse(["hp", "rook", "-5", "a", "fall"], state) == {
+        "type": "hp", "character": "rook", "amount": -5, "reason": "a fall"
+    }  # fmt: skip
+    assert parse(["clear", "brakk", "burning"], state) == {
+        "type": "clear-effect", "character": "brakk", "effect": "burning"
+    }  # fmt: skip
+    assert parse(["travel", "sea", "40", "nmi", "12"], state) == {
+        "type": "travel", "domain": "sea", "distance": 40.0, "unit": "nmi", "speed": 12.0
+    }  # fmt: skip
     assert parse(["roll", "2d6"], state) is None
     with pytest.raises(RuleError, match="'sword' is not a weapon of Rook"):
         parse(["attack", "rook", "marn", "sword"], state)

@@ -380,6 +380,26 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         return {"type": "encounter", "order": rest}
     if head == "endfight":
         return {"type": "end-encounter"}
+    if head == "hp":
+        if len(rest) < 2:
+            raise RuleError("hp: hp WHO AMOUNT [reason] (negative for damage)")
+        return {"type": "hp", "character": rest[0], "amount": _int_word(rest[1], "amount"),
+                "reason": " ".join(rest[2:])}  # fmt: skip
+    if head == "clear":
+        if len(rest) != 2:
+            raise RuleError("clear: clear WHO EFFECT")
+        return {"type": "clear-effect", "character": rest[0], "effect": rest[1]}
+    if head == "travel":
+        if len(rest) < 3:
+            raise RuleError("travel: travel DOMAIN DISTANCE UNIT [KNOTS]")
+        try:
+            leg: dict[str, Any] = {"type": "travel", "domain": rest[0],
+                                   "distance": float(rest[1]), "unit": rest[2]}  # fmt: skip
+            if len(rest) > 3:
+                leg["speed"] = float(rest[3])
+        except ValueError:
+            raise RuleError(f"travel: {' '.join(rest[1:])!r} are not numbers") from None
+        return leg
     return None
 
 
@@ -402,6 +422,9 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
             "bandage",
             "fight",
             "endfight",
+            "hp",
+            "clear",
+            "travel",
         ],
         "character": sorted(c.id for c in state.characters.values()),
         "skill": sorted(skills),
