@@ -660,8 +660,8 @@ def decide_lessen(
     if not state.options.get("injuries", True):
         raise RuleError("lessen-injury: the injuries option is off (set-option injuries true)")
     char = character(state, cmd.character)
-    _need_edge(char, "lessen-injury")
     injury = _injury(char, cmd.injury, lambda i: i.severity not in ("", "grazing"), "above grazing")
+    _need_edge(char, "lessen-injury")
     to = rules.SEVERITIES[rules.SEVERITIES.index(injury.severity) - 1]
     return [
         _edge_spend(char, "lessen-injury", cause=injury.seq),
@@ -734,14 +734,14 @@ def decide_burn(cmd: BurnEdge, state: TableState, dice: Dice, history: History) 
     if not state.options.get("edge_burn", True):
         raise RuleError("edge-burn: the edge_burn option is off at this table")
     char = character(state, cmd.character)
-    if edge_max(char) < 1:
-        raise RuleError(f"edge-burn: {char.name} has no maximum Edge left to burn")
     injury = _injury(
         char,
         cmd.injury,
         lambda i: not i.stun and not i.burned and (i.severity == "fatal" or i.overwhelmed),
         "a fatal result (Edge Burn only prevents death)",
     )
+    if edge_max(char) < 1:
+        raise RuleError(f"edge-burn: {char.name} has no maximum Edge left to burn")
     return [
         Draft(
             EdgeBurned(

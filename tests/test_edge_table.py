@@ -1,0 +1,672 @@
+"""2d10-edge at a table: commands decided into events, folded, refused and undone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import RuleError
+from core.commands import convert_command
+from core.systems.edge import SYSTEM
+from core.systems.edge_sheet import EdgeCharacter, EdgeWorld
+from events import Record
+from tui.demo import build_demo
+from tui.rng import RandomDice
+from tui.table import Table
+
+HERO = {
+    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
+    "skills": {
+        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
+        "melee": {"ranks": 3, "keys": ["ST", "AG"]},
+        "perception": {"ranks": 2, "keys": ["IN", "CU"]},
+        "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
+    },
+    "edge": 3,
+    "health": 40,
+    "initiative_dice": 2,
+    "weapons": ["sword", "punch", "fam-90"],
+    "armor": "light",
+}
+
+FOE = {
+    "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
+    "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
+    "health": 20,
+    "weapons": ["assault-rifle"],
+    "armor": "medium",
+    "defense": 15,
+}
+
+
+def new_table(tmp_path: Path, **options: Any) -> Table:
+    t = Table.create(tmp_path / "t.margin", "2d10-edge", options)
+    t.dice = RandomDice(5)
+    return t
+
+
+def do(t: Table, **cmd: Any) -> list[Record]:
+    return t.execute(convert_command("2d10-edge", cmd))
+
+
+def refused(t: Table, match: str, **cmd: Any) -> None:
+    before = t.store.last_seq
+    with pytest.raises(RuleError, match=match):
+        do(t, **cmd)
+    assert t.store.last_seq == before, "nothing is appended on error"
+
+
+def char(t: Table, name: str) -> EdgeCharacter:
+    c = t.state.characters[name]
+    assert isinstance(c, EdgeCharacter)
+    return c
+
+
+def world(t: Table) -> EdgeWorld:
+    assert isinstance(t.state.world, EdgeWorld)
+    return t.state.world
+
+
+@pytest.fixture
+def party(tmp_path: Path) -> Table:
+    t = new_table(tmp_path)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    do(t, type="add-character", name="Guard", sheet=FOE)
+    return t
+
+
+def event(records: list[Record], tag: str) -> Any:
+    return next(r.event for r in records if r.event.__struct_config__.tag == tag)
+
+
+# -- checks ---------------------------------------------------------------------
+
+
+def test_cliff_climb_check(party: Table) -> None:
+    recs = do(
+        party, type="check", character="kael", skill="Athletics", tn="difficult", faces=[6, 5]
+    )
+    e = event(recs, "edge.check")
+    assert (e.bonus, e.tn, e.total, e.mos, e.band) == (20, 30, 31, 1, "marginal-success")
+    assert e.source == "typed"
+    assert char(party, "kael").pending == []
+
+
+def test_significant_success_leaves_advantage_on_the_next_related_check(party: Table) -> None:
+    do(party, type="check", character="kael", skill="athletics", tn=30, faces=[7, 8])
+    pending = char(party, "kael").pending
+    assert [(p.kind, p.scope, p.skill) for p in pending] == [("advantage", "related", "athletics")]
+    other = event(
+        do(party, type="check", character="kael", skill="perception", tn=20, faces=[5, 6]),
+        "edge.check",
+    )
+    assert other.mode == "normal" and other.pending_used == []
+    again = event(
+        do(party, type="check", character="kael", skill="athletics", tn=30, faces=[2, 9, 5]),
+        "edge.check",
+    )
+    assert again.mode == "advantage" and again.kept == [9, 5]
+    assert again.pending_used == [pending[0].seq]
+    assert char(party, "kael").pending == []
+
+
+def test_complete_failure_leaves_disadvantage_on_any_next_check(party: Table) -> None:
+    e = event(
+        do(party, type="check", character="kael", skill="perception", tn=40, faces=[2, 3]),
+        "edge.check",
+    )
+    assert e.band == "complete-failure"
+    nxt = event(
+        do(party, type="check", character="kael", skill="athletics", tn=20, faces=[9, 9, 2]),
+        "edge.check",
+    )
+    assert nxt.mode == "disadvantage"
+    assert nxt.kept in ([9, 2], [2, 9]) or nxt.double
+
+
+def test_pending_can_be_dismissed_or_skipped(party: Table) -> None:
+    do(party, type="check", character="kael", skill="athletics", tn=30, faces=[7, 8])
+    skipped = event(
+        do(
+            party,
+            type="check",
+            character="kael",
+            skill="athletics",
+            tn=30,
+            pending="none",
+            faces=[5, 6],
+        ),
+        "edge.check",
+    )
+    assert skipped.mode == "normal"
+    seq = char(party, "kael").pending[0].seq
+    do(party, type="dismiss-pending", character="kael")
+    assert char(party, "kael").pending == []
+    refused(party, "nothing pending", type="dismiss-pending", character="kael")
+    refused(
+        party,
+        f"pending: {seq} is not pending",
+        type="check",
+        character="kael",
+        skill="athletics",
+        pending=[seq],
+    )
+
+
+def test_mos_consequences_option_off(tmp_path: Path) -> None:
+    t = new_table(tmp_path, mos_consequences=False)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    do(t, type="check", character="kael", skill="athletics", tn=30, faces=[10, 9])
+    assert char(t, "kael").pending == []
+
+
+def test_edge_on_a_check_is_an_event_and_spends_a_point(party: Table) -> None:
+    recs = do(
+        party,
+        type="check",
+        character="kael",
+        skill="firearms",
+        tn=20,
+        modifier=1,
+        edge="advantage",
+        faces=[2, 2, 4],
+    )
+    spent = event(recs, "edge.spent")
+    assert (spent.purpose, spent.edge_after) == ("advantage", 2)
+    e = event(recs, "edge.check")
+    assert (e.bonus, e.kept, e.total, e.band) == (14, [2, 2], 23, "marginal-success")
+    assert char(party, "kael").edge == 2
+
+
+def test_check_errors_name_the_problem(party: Table) -> None:
+    refused(
+        party,
+        "skill: 'piloting' is not a skill of Kael",
+        type="check",
+        character="kael",
+        skill="piloting",
+    )
+    refused(
+        party,
+        "faces: 11 is not a face of a d10",
+        type="check",
+        character="kael",
+        skill="athletics",
+        faces=[11, 2],
+    )
+    refused(
+        party,
+        "character 'nobody' is not at the table",
+        type="check",
+        character="nobody",
+        skill="athletics",
+    )
+    refused(
+        party,
+        "already has Advantage",
+        type="check",
+        character="kael",
+        skill="athletics",
+        advantage=1,
+        edge="advantage",
+    )
+    refused(
+        party, "no Edge left", type="check", character="guard", skill="firearms", edge="advantage"
+    )
+    refused(
+        party,
+        "faces: 3 given but the roll uses 2",
+        type="check",
+        character="kael",
+        skill="athletics",
+        faces=[1, 2, 3],
+    )
+    refused(
+        party, "impossible task", type="check", character="kael", skill="athletics", tn="impossible"
+    )
+
+
+# -- attacks, damage and armor ---------------------------------------------------
+
+
+def test_fam90_burst_against_medium_armor(party: Table) -> None:
+    recs = do(
+        party,
+        type="attack",
+        character="kael",
+        target="guard",
+        weapon="FAM-90",
+        mode="burst",
+        tn=20,
+        faces=[3, 4, 4, 4, 4, 4, 4, 3],
+    )
+    attack = recs[0]
+    dmg = event(recs, "edge.damage")
+    assert (dmg.dice, dmg.bonus, dmg.raw, dmg.pt, dmg.pt_reduction) == (6, 1, 24, 25, 3)
+    assert (dmg.penetrated, dmg.soaked, dmg.taken) == (True, 10, 14)
+    assert recs[1].cause == attack.seq and recs[2].cause == recs[1].seq
+    guard = char(party, "guard")
+    assert guard.damage == 14 and guard.injuries[0].severity == "life-threatening"
+
+
+def test_armor_piercer_talent_reduces_pt(party: Table) -> None:
+    do(party, type="update-character", character="kael", sheet={"talents": ["armor-piercer"]})
+    dmg = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            weapon="fam-90",
+            tn=20,
+            faces=[3, 4, 4, 4, 4, 4, 3],
+        ),
+        "edge.damage",
+    )
+    assert (dmg.dice, dmg.raw, dmg.pt_reduction, dmg.penetrated, dmg.taken) == (5, 20, 7, True, 12)
+
+
+def test_sword_converts_strength_and_mos_adds_dice(party: Table) -> None:
+    recs = do(
+        party, type="attack", character="kael", target="guard", tn=15, faces=[10, 9] + [6] * 6
+    )
+    a = event(recs, "edge.attack")
+    assert (a.base_dice, a.damage_bonus, a.mos, a.damage_dice) == (4, 3, 23, 2)
+    dmg = event(recs, "edge.damage")
+    assert (dmg.dice, dmg.bonus, dmg.raw) == (6, 3, 39)
+
+
+def test_attack_tn_defaults_to_the_target_defense(party: Table) -> None:
+    a = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            weapon="fam-90",
+            damage=False,
+            faces=[5, 4],
+        ),
+        "edge.attack",
+    )
+    assert a.tn == 15 and a.skill == "firearms"
+    refused(party, "sheet has no defense", type="attack", character="kael", target="kael")
+
+
+def test_damage_later_with_an_edge_boost(party: Table) -> None:
+    recs = do(
+        party,
+        type="attack",
+        character="kael",
+        target="guard",
+        weapon="fam-90",
+        tn=20,
+        damage=False,
+        faces=[5, 5],
+    )
+    attack_seq = recs[0].seq
+    assert [a.seq for a in world(party).open_attacks] == [attack_seq]
+    later = do(party, type="damage", attacker="kael", edge_boost=True, faces=[6] * 8)
+    assert event(later, "edge.spent").purpose == "damage"
+    dmg = event(later, "edge.damage")
+    assert (dmg.dice, dmg.attack, dmg.edge_boost, dmg.raw) == (8, attack_seq, True, 49)
+    assert all(r.cause is not None for r in later)
+    assert world(party).open_attacks == []
+    refused(party, "no hit awaiting damage", type="damage", attacker="kael")
+
+
+def test_edge_boost_refused_when_edge_went_into_the_roll(party: Table) -> None:
+    refused(
+        party,
+        "cannot also boost damage",
+        type="attack",
+        character="kael",
+        target="guard",
+        tn=20,
+        edge="advantage",
+        edge_damage=True,
+    )
+    do(
+        party,
+        type="attack",
+        character="kael",
+        target="guard",
+        tn=20,
+        edge="advantage",
+        damage=False,
+        faces=[9, 9, 9],
+    )
+    refused(party, "cannot also boost damage", type="damage", attacker="kael", edge_boost=True)
+
+
+def test_direct_damage_and_stun(party: Table) -> None:
+    dmg = event(
+        do(party, type="damage", target="kael", dice=3, bonus=2, armor=False, faces=[1, 2, 3]),
+        "edge.damage",
+    )
+    assert (dmg.raw, dmg.taken, dmg.attack) == (8, 8, 0)
+    do(
+        party,
+        type="attack",
+        character="guard",
+        target="kael",
+        weapon="assault-rifle",
+        damage=False,
+        tn=5,
+        faces=[5, 4],
+    )
+    recs = do(
+        party, type="damage", target="guard", dice=1, bonus=9, stun=True, armor=False, faces=[6]
+    )
+    guard = char(party, "guard")
+    assert event(recs, "edge.injury").stun and guard.stun == 15 and guard.damage == 0
+    do(party, type="damage", target="guard", dice=1, bonus=4, stun=True, armor=False, faces=[1])
+    assert guard.knocked_out and not guard.dead
+    refused(party, "knocked out", type="check", character="guard", skill="firearms")
+    refused(party, "fatal result", type="edge-burn", character="guard")
+    do(party, type="heal", character="guard", points=20, stun=True)
+    assert not char(party, "guard").knocked_out
+
+
+def test_undo_of_an_attack_voids_its_damage_injury_and_what_they_caused(party: Table) -> None:
+    recs = do(
+        party, type="attack", character="guard", target="kael", tn=10, faces=[10, 10] + [6] * 6
+    )
+    assert char(party, "kael").injuries
+    do(party, type="lessen-injury", character="kael")
+    assert char(party, "kael").edge == 2
+    undo = do(party, type="undo", command=recs[0].command)
+    voided = set(undo[0].event.voids)
+    assert {r.seq for r in recs} < voided
+    assert len(voided) == len(recs) + 2
+    kael = char(party, "kael")
+    assert (kael.damage, kael.injuries, kael.edge) == (0, [], 3)
+
+
+# -- Edge: lessen, burn, initiative, reaction, recovery ------------------------------
+
+
+def test_lessen_injury_moves_severity_not_points(party: Table) -> None:
+    do(party, type="damage", target="kael", dice=2, bonus=8, armor=False, faces=[6, 6])
+    inj = char(party, "kael").injuries[0]
+    assert (inj.points, inj.severity) == (20, "life-threatening")
+    recs = do(party, type="spend-edge", character="kael", purpose="lessen-injury")
+    assert all(r.cause == inj.seq for r in recs)
+    kael = char(party, "kael")
+    assert (kael.injuries[0].severity, kael.damage, kael.edge) == ("serious", 20, 2)
+    do(party, type="lessen-injury", character="kael")
+    do(party, type="lessen-injury", character="kael")
+    refused(party, "above grazing", type="lessen-injury", character="kael")
+
+
+def test_edge_burn_saves_from_death_only(party: Table) -> None:
+    refused(party, "fatal result", type="edge-burn", character="kael")
+    do(party, type="damage", target="kael", dice=6, bonus=10, armor=False, faces=[6] * 6)
+    kael = char(party, "kael")
+    assert kael.dead and kael.injuries[0].severity == "fatal"
+    refused(party, "dead", type="check", character="kael", skill="athletics")
+    burn = do(party, type="edge-burn", character="kael")
+    assert burn[0].cause == kael.injuries[0].seq
+    kael = char(party, "kael")
+    assert (kael.dead, kael.urgent_care, kael.edge, kael.burns) == (False, True, 2, 1)
+    assert "Edge 2/2" in SYSTEM.status(kael, party.state)  # type: ignore[misc]
+    assert "needs urgent care" in SYSTEM.status(kael, party.state)  # type: ignore[misc]
+    refused(party, "fatal result", type="edge-burn", character="kael")
+    do(party, type="heal", character="kael", points=10, cared=True)
+    assert not char(party, "kael").urgent_care
+
+
+def test_lessening_a_fatal_hit_does_not_undo_accumulated_damage(party: Table) -> None:
+    do(party, type="damage", target="kael", dice=5, bonus=10, armor=False, faces=[6] * 5)
+    assert char(party, "kael").dead
+    do(party, type="lessen-injury", character="kael")
+    assert char(party, "kael").injuries[0].severity == "life-threatening"
+    assert char(party, "kael").dead, "the damage still reaches Health"
+
+
+def test_edge_burn_option_off(tmp_path: Path) -> None:
+    t = new_table(tmp_path, edge_burn=False)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    do(t, type="damage", target="kael", dice=8, bonus=10, armor=False, faces=[6] * 8)
+    refused(t, "edge_burn option is off", type="edge-burn", character="kael")
+
+
+def test_injuries_option_off(tmp_path: Path) -> None:
+    t = new_table(tmp_path, injuries=False)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    inj = event(
+        do(t, type="damage", target="kael", dice=2, bonus=8, armor=False, faces=[6, 6]),
+        "edge.injury",
+    )
+    assert inj.severity == ""
+    refused(t, "injuries option is off", type="lessen-injury", character="kael")
+
+
+def test_spending_with_no_edge_left_is_refused(party: Table) -> None:
+    do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
+    refused(
+        party, "Guard has no Edge left", type="spend-edge", character="guard", purpose="reaction"
+    )
+    refused(party, "not a use of Edge", type="spend-edge", character="kael", purpose="flight")
+    refused(
+        party, "give edge on the check", type="spend-edge", character="kael", purpose="advantage"
+    )
+
+
+def test_recovery_simple(party: Table) -> None:
+    for _ in range(2):
+        do(
+            party,
+            type="check",
+            character="kael",
+            skill="perception",
+            tn=16,
+            edge="advantage",
+            faces=[1, 2, 3],
+        )
+    assert char(party, "kael").edge == 1
+    do(party, type="award-edge", character="kael", note="held the bridge")
+    assert char(party, "kael").edge == 2
+    refused(
+        party, "simple recovery awards 1 point", type="award-edge", character="kael", size="boss"
+    )
+    refused(party, "belongs to complex recovery", type="recover-edge", reason="long-rest")
+    do(party, type="recover-edge", reason="session-end")
+    assert char(party, "kael").edge == 3
+    refused(party, "already has full Edge", type="recover-edge", reason="session-end")
+
+
+def test_recovery_complex(party: Table) -> None:
+    do(party, type="set-option", name="edge_recovery", value="complex")
+    for _ in range(3):
+        do(
+            party,
+            type="check",
+            character="kael",
+            skill="perception",
+            tn=16,
+            edge="advantage",
+            faces=[1, 2, 3],
+        )
+    assert char(party, "kael").edge == 0
+    refused(party, "belongs to simple recovery", type="recover-edge", reason="session-end")
+    refused(party, "downtime", type="recover-edge", reason="long-rest", downtime=True)
+    do(party, type="recover-edge", reason="long-rest")
+    assert char(party, "kael").edge == 1
+    rec = event(do(party, type="award-edge", character="kael", size="major"), "edge.recovered")
+    assert (rec.amount, rec.size) == (1, "major")
+    do(party, type="recover-edge", reason="final-boss")
+    assert char(party, "kael").edge == 3
+
+
+def test_initiative_turns_actions_and_boost(party: Table) -> None:
+    recs = do(
+        party, type="start-encounter", name="ambush", characters=["kael", "guard"], faces=[2, 3, 1]
+    )
+    joined = [r.event for r in recs[1:]]
+    assert [(j.character, j.initiative) for j in joined] == [("kael", 17), ("guard", 8)]
+    refused(
+        party,
+        "not kael's turn|it is not Kael's turn",
+        type="use-action",
+        character="kael",
+        action="major",
+    )
+    turn = event(do(party, type="next-turn"), "edge.turn")
+    assert (turn.round, turn.character, turn.actions) == (
+        1,
+        "kael",
+        ["major", "move", "minor", "bonus"],
+    )
+    do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 5])
+    assert SYSTEM.clock is not None
+    clock = SYSTEM.clock(party.state)
+    assert clock is not None and clock.rows[0].current and "bonus" in clock.rows[0].note
+    do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 6])
+    refused(
+        party,
+        "no Major or bonus action left",
+        type="attack",
+        character="kael",
+        target="guard",
+        tn=15,
+    )
+    do(party, type="use-action", character="kael", action="move", what="to cover")
+    refused(party, "no move action left", type="use-action", character="kael", action="move")
+    spent = event(
+        do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 5]),
+        "edge.spent",
+    )
+    assert (spent.value, spent.actions) == (11, ["bonus"])
+    refused(
+        party,
+        "already boosted",
+        type="spend-edge",
+        character="kael",
+        purpose="initiative",
+        faces=[1, 1],
+    )
+    do(party, type="use-action", character="kael", action="bonus")
+    refused(
+        party, "reaction is taken outside", type="use-action", character="kael", action="reaction"
+    )
+    guard_turn = event(do(party, type="next-turn"), "edge.turn")
+    assert (guard_turn.character, guard_turn.actions) == ("guard", ["major", "move", "minor"])
+    do(party, type="use-action", character="kael", action="reaction", what="dive")
+    refused(party, "no reaction left", type="use-action", character="kael", action="reaction")
+    do(party, type="spend-edge", character="kael", purpose="reaction")
+    refused(
+        party,
+        "already gained an extra reaction",
+        type="spend-edge",
+        character="kael",
+        purpose="reaction",
+    )
+    do(
+        party,
+        type="attack",
+        character="kael",
+        target="guard",
+        tn=15,
+        action="reaction",
+        damage=False,
+        faces=[5, 5],
+    )
+    turn2 = event(do(party, type="next-turn"), "edge.turn")
+    assert (turn2.round, turn2.character, turn2.initiative) == (2, "kael", 17)
+    do(party, type="leave", character="guard")
+    do(party, type="end-encounter")
+    assert world(party).encounter is None
+    refused(party, "no encounter is running", type="next-turn")
+
+
+def test_boost_spent_before_the_turn_lasts_that_turn(party: Table) -> None:
+    do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
+    do(party, type="next-turn")
+    do(party, type="next-turn")
+    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    turn = event(do(party, type="next-turn"), "edge.turn")
+    assert (turn.character, turn.initiative, turn.actions.count("bonus")) == ("kael", 26, 2)
+    do(party, type="next-turn")
+    turn = event(do(party, type="next-turn"), "edge.turn")
+    assert turn.initiative == 14
+
+
+def test_brackets_option_off(tmp_path: Path) -> None:
+    t = new_table(tmp_path, initiative_brackets=False)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    do(t, type="start-encounter", characters=["kael"], faces=[6, 6])
+    assert event(do(t, type="next-turn"), "edge.turn").actions == ["major", "move", "minor"]
+
+
+# -- sheets ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sheet", "message"),
+    [
+        ({"skills": {"athletics": {"ranks": 4, "keys": ["ST"]}}}, "exactly two key attributes"),
+        (
+            {"attributes": {"ST": 3}, "skills": {"athletics": {"ranks": 4, "keys": ["ST", "AG"]}}},
+            "AG is not an attribute",
+        ),
+        ({"weapons": ["laser-sword"]}, "'laser-sword' is not a weapon preset"),
+        ({"weapons": [{"name": "club"}]}, "give a preset or the weapon's dice"),
+        ({"armor": "plate"}, "'plate' is not an armor preset"),
+        ({"armor": {"pt": 10}}, "both pt and dr"),
+        ({"edge": -1}, "edge: -1 is out of range"),
+        ({"luck": 3}, "luck: unknown field"),
+    ],
+)
+def test_bad_sheets_are_refused(party: Table, sheet: dict[str, Any], message: str) -> None:
+    refused(party, message, type="add-character", name="Odd", sheet=sheet)
+
+
+def test_custom_weapon_and_armor(party: Table) -> None:
+    do(
+        party,
+        type="add-character",
+        name="Tank",
+        sheet={
+            "attributes": {"ST": 4, "AG": 2, "CU": 2},
+            "skills": {"heavy-weapons": {"ranks": 3, "keys": ["ST", "AG"]}},
+            "weapons": [
+                {
+                    "name": "Rail Gun",
+                    "dice": 7,
+                    "bonus": 3,
+                    "pt_single": 5,
+                    "skill": "heavy weapons",
+                }
+            ],
+            "armor": {"name": "carapace", "pt": 30, "dr": 50},
+        },
+    )
+    a = event(
+        do(
+            party, type="attack", character="tank", target="kael", tn=10, damage=False, faces=[5, 5]
+        ),
+        "edge.attack",
+    )
+    assert (a.weapon, a.skill, a.pt_reduction, a.base_dice) == ("Rail Gun", "heavy-weapons", 5, 7)
+
+
+# -- the demo ---------------------------------------------------------------------------
+
+
+def test_demo_reproduces_the_worked_examples(tmp_path: Path) -> None:
+    t = build_demo(tmp_path / "demo.margin", "2d10-edge")
+    guard, enforcer = char(t, "guard"), char(t, "enforcer")
+    assert (guard.damage, enforcer.damage) == (14, 14)
+    damages = [r.event for r in t.store.records() if r.event.__struct_config__.tag == "edge.damage"]
+    assert [(d.raw, d.pt, d.pt_reduction, d.soaked, d.taken) for d in damages] == [
+        (24, 25, 3, 10, 14),
+        (24, 20, 0, 10, 14),
+    ]
+    assert damages[1].dice == 6 and damages[1].edge_boost
+    assert char(t, "kael").pending[0].kind == "advantage"
+    enc = world(t).encounter
+    assert enc is not None and enc.current == "kael" and enc.round == 1
+    t.close()
