@@ -367,7 +367,7 @@ def _attack_words(words: list[str], state: TableState) -> dict[str, Any]:
 def _edge_words(words: list[str], state: TableState) -> dict[str, Any]:
     _need(words, 3, "edge NAME damage|initiative|reaction|lessen [INJURY]|burn [INJURY]")
     name, what = words[1], words[2].lower()
-    seq = [_number(w, "injury") for w in words[3:4]]
+    seq = [_number(w, "injury") for w in words[3:4] if w.lower() != "faces"]
     if what == "damage":
         return {"type": "damage", "attacker": name, "edge_boost": True}
     if what in ("initiative", "init"):
@@ -438,7 +438,9 @@ def _simple(kind: str, field: str = "character") -> Any:
 def _join_words(words: list[str], state: TableState) -> dict[str, Any]:
     _need(words, 2, "join NAME [faces ...]")
     cmd: dict[str, Any] = {"type": "join", "character": words[1]}
-    _tail(words[2:], cmd, set())
+    rest = _tail(words[2:], cmd, set())
+    if rest:
+        raise RuleError(f"join: {rest[0]!r} is not understood (join NAME [faces ...])")
     return cmd
 
 

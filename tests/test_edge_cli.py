@@ -1,0 +1,145 @@
+"""A full 2d10-edge fight run through `margin do`, read back with `margin state` and `margin log`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERO = {
+    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
+    "skills": {
+        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
+        "melee": {"ranks": 3, "keys": ["ST", "AG"]},
+    },
+    "edge": 2,
+    "health": 40,
+    "initiative_dice": 2,
+    "weapons": ["sword"],
+    "armor": "light",
+}
+LEGIONNAIRE = {
+    "attributes": {"ST": 6, "AG": 6, "CU": 5, "IN": 5},
+    "skills": {"firearms": {"ranks": 4, "keys": ["AG", "IN"]}},
+    "edge": 1,
+    "health": 35,
+    "weapons": ["fam-90"],
+    "armor": "medium",
+    "defense": 20,
+}
+
+
+def margin(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
+    done = margin("do", str(path), stdin="".join(json.dumps(c) + "\n" for c in commands))
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def state(path: Path) -> dict[str, Any]:
+    done = margin("state", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def log(path: Path) -> list[dict[str, Any]]:
+    done = margin("log", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.slow
+def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
+    path = tmp_path / "fight.margin"
+    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    replies = do(
+        path,
+        {"type": "add-character", "name": "Kael", "sheet": HERO},
+        {"type": "add-character", "name": "Moreau", "sheet": LEGIONNAIRE},
+        {
+            "type": "check",
+            "character": "Kael",
+            "skill": "athletics",
+            "tn": "difficult",
+            "faces": [6, 5],
+        },
+        {
+            "type": "start-encounter",
+            "name": "cliff top",
+            "characters": ["Kael", "Moreau"],
+            "faces": [2, 2, 6],
+        },
+        {"type": "next-turn"},
+        {
+            "type": "attack",
+            "character": "Moreau",
+            "target": "Kael",
+            "tn": 20,
+            "mode": "burst",
+            "faces": [3, 4, 4, 4, 4, 4, 4, 3],
+        },
+        {"type": "spend-edge", "character": "Kael", "purpose": "reaction"},
+        {"type": "next-turn"},
+        {"type": "attack", "character": "Kael", "target": "Moreau", "faces": [10, 11]},
+        {"type": "spend-edge", "character": "Moreau", "purpose": "flying"},
+        {
+            "type": "attack",
+            "character": "Kael",
+            "target": "Moreau",
+            "edge": "advantage",
+            "faces": [2, 2, 4, 6, 6, 6, 6, 6],
+        },
+    )
+    errors = [r for r in replies if "error" in r]
+    assert [e["error"] for e in errors] == [
+        "line 9: faces: 11 is not a face of a d10 (1..10)",
+        "line 10: purpose: 'flying' is not a use of Edge (initiative, reaction, lessen-injury; "
+        "advantage and damage go on the check/attack)",
+    ]
+    burst = replies[5]
+    s = state(path)
+    kael, moreau = s["characters"]["kael"], s["characters"]["moreau"]
+    # the burst: 6d6+1 = 24 vs light armor (PT 15 - 3, DR 20): 5 soaked, 19 taken
+    assert kael["damage"] == 19 and kael["injuries"][0]["severity"] == "serious"
+    assert kael["edge"] == 0, "one for the reaction, one for Advantage"
+    # Kael's sword with Edge-bought Advantage: 2,2,4 keeps the double, +5 with Edge, +19 = 28
+    # vs TN 20 (MoS 8, +1d6); ST 9 makes the sword 4d6+3, so 5d6+3 = 33 vs medium armor
+    # PT 25/DR 40: 13 soaked, 20 taken
+    assert moreau["damage"] == 20
+    assert s["world"]["encounter"]["current"] == "kael"
+    records = log(path)
+    tags = [r["type"] for r in records]
+    assert tags.count("edge.injury") == 2 and "edge.burned" not in tags
+
+    undo = do(path, {"type": "undo", "command": burst["command"]})
+    assert undo[0]["ok"]
+    s = state(path)
+    kael = s["characters"]["kael"]
+    assert (kael["damage"], kael["injuries"]) == (0, [])
+    records = log(path)
+    injuries = [r for r in records if r["type"] == "edge.injury"]
+    assert [r["undone"] for r in injuries] == [True, False]
+    text = margin("log", str(path)).stdout
+    assert "kael: serious injury, 19 points" in text and "(undone)" in text
+
+
+def test_demo_and_rules_from_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "demo.margin"
+    assert margin("demo", str(path)).returncode == 0
+    s = state(path)
+    assert s["characters"]["guard"]["damage"] == 14
+    assert s["characters"]["enforcer"]["damage"] == 14
+    rules = margin("rules", "2d10-edge")
+    assert rules.returncode == 0 and "Edge Burn" in rules.stdout
