@@ -227,7 +227,7 @@ def test_assistance_becomes_a_dm_on_the_next_check(table: Table) -> None:
     assert (
         SYSTEM.status(table.state.characters["vex"], table.state)[0]
         == "help +4 on electronics (mira)"
-    )  # type: ignore[misc]
+    )
     refused(
         table,
         "already has mira's help",
@@ -265,7 +265,7 @@ def test_friendly_helpers_hold_back_and_others_refuse(table: Table) -> None:
         table, type="assist", helper="bartender", character="vex", skill="electronics", faces=[6, 6]
     )
     assert e.refused and "does not know" in e.reason
-    assert table.state.characters["vex"].assists == {}  # type: ignore[attr-defined]
+    assert table.state.characters["vex"].assists == {}
     refused(
         table, "cannot help themself", type="assist", helper="vex", character="vex", skill="pilot"
     )
@@ -482,10 +482,10 @@ def test_odds_include_waiting_help(table: Table) -> None:
     check = convert_command(
         "2d6-effect", {"type": "check", "character": "vex", "skill": "electronics"}
     )
-    before = SYSTEM.odds(check, table.state)  # type: ignore[misc]
+    before = SYSTEM.odds(check, table.state)
     assert before.success == pytest.approx(26 / 36)
     do(table, type="assist", helper="mira", character="vex", skill="electronics", faces=[6, 6])
-    after = SYSTEM.odds(check, table.state)  # type: ignore[misc]
+    after = SYSTEM.odds(check, table.state)
     assert after.success == pytest.approx(1.0) and sum(after.bands.values()) == pytest.approx(1.0)
 
 
@@ -517,14 +517,14 @@ def test_short_forms(table: Table) -> None:
         "character": "Vex",
         "skill": "electronics",
     }
-    assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9  # type: ignore[index]
+    assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9
     assert parse(said("close the cargo door"), state) == {
         "type": "close-task",
         "task": "the cargo door",
     }
     assert parse(said("wave"), state) is None
     for line in ("check vex pilot", "assist mira vex electronics"):
-        convert_command("2d6-effect", parse(said(line), state))  # type: ignore[arg-type]
+        convert_command("2d6-effect", parse(said(line), state))
 
 
 # -- a scene through `margin do`, undone and replayed ------------------------------------------
@@ -598,7 +598,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
     code, out = run(capsys, monkeypatch, "log", path, "--json")
     log = [json.loads(line) for line in out.splitlines()]
     checks = [r for r in log if r["type"] == "effect.check"]
-    # Mira's help (level 3, no characteristic named: Effect 2+2+3-8 = -1) lands on the first check only
+    # Mira's help (level 3, no characteristic: Effect 2+2+3-8 = -1) lands on the first check only
     assert [(c["total"], c["assist_dm"], c["undone"]) for c in checks] == [
         (3, -1, False),
         (8, 0, True),

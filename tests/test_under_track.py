@@ -171,7 +171,7 @@ def test_ties_resolve_together_in_one_record(table: Table) -> None:
     (resolved,) = [e for e in events if type(e).__name__ == "ActionsResolved"]
     assert resolved.count == 3
     assert sorted(t.actor for t in resolved.actions) == ["kael", "kid"]
-    assert "simultaneously" in SYSTEM.describe({"type": "under.resolved", **_builtins(resolved)})  # type: ignore[misc]
+    assert "simultaneously" in SYSTEM.describe({"type": "under.resolved", **_builtins(resolved)})
 
 
 def _builtins(event: Any) -> dict[str, Any]:
@@ -223,29 +223,29 @@ def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
 
 
 def test_clock_and_status_show_the_track(table: Table) -> None:
-    assert SYSTEM.clock(table.state) is None  # type: ignore[misc]
+    assert SYSTEM.clock(table.state) is None
     do(table, type="start-track")
     do(table, type="act", character="kid", action="revolver")
     do(table, type="act", character="kael", action="draw")
-    clock = SYSTEM.clock(table.state)  # type: ignore[misc]
+    clock = SYSTEM.clock(table.state)
     assert clock is not None and clock.title.startswith("Timing track: count 0")
     assert [(r.name, r.value, r.current) for r in clock.rows[:2]] == [
         ("Kael", "count 2", True),
         ("Kid", "count 3", False),
     ]
     assert ("Rifleman", "free") in [(r.name, r.value) for r in clock.rows]
-    assert SYSTEM.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]  # type: ignore[misc]
+    assert SYSTEM.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]
     do(table, type="end-track")
-    assert SYSTEM.clock(table.state) is None  # type: ignore[misc]
+    assert SYSTEM.clock(table.state) is None
 
 
 def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
     odds = SYSTEM.odds(
         convert_command("d100-under", {"type": "check", "character": "kael", "skill": "melee"}),
         table.state,
-    )  # type: ignore[misc]
+    )
     assert odds.success == pytest.approx(0.66) and odds.bands["critical"] == pytest.approx(0.03)
-    both = SYSTEM.odds(  # type: ignore[misc]
+    both = SYSTEM.odds(
         convert_command(
             "d100-under",
             {
@@ -299,9 +299,9 @@ def test_short_forms(table: Table) -> None:
         "target": 30,
     }
     assert parse(["dance"], state) is None
-    assert {"check", "act", "advance"} <= set(SYSTEM.vocabulary(state)["command"])  # type: ignore[misc]
+    assert {"check", "act", "advance"} <= set(SYSTEM.vocabulary(state)["command"])
     for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
-        convert_command("d100-under", parse(words.split(), state))  # type: ignore[arg-type]
+        convert_command("d100-under", parse(words.split(), state))
 
 
 def test_sheets_are_checked(table: Table) -> None:

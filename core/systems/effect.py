@@ -651,8 +651,8 @@ def describe(e: dict[str, Any]) -> str | None:
             rolled = f" ({e['time_die']} x {e['increment']})" if e.get("time_die") else " (a round)"
             time = f"; takes {tasks.show_seconds(e['seconds'])}{rolled}"
         return (
-            f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} ({_dms(e)}) = {e['total']}"
-            f" vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
+            f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} ({_dms(e)})"
+            f" = {e['total']} vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
         )
     if tag == "effect.assist":
         if e.get("refused"):

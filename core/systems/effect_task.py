@@ -173,5 +173,5 @@ def parse(text: str) -> WrittenTask:
             difficulty_dm=dm,
         )
     raise RuleError(
-        f"{name}: {text!r} does not start with a difficulty (e.g. 'Very Difficult (-4) Engineering')"
+        f"{name}: {text!r} does not start with a difficulty (as in 'Difficult (-2) Engineering')"
     )

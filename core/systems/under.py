@@ -57,7 +57,7 @@ class UnderCharacter(Character, kw_only=True):
 
 
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """``attributes`` (name -> rating), ``skills`` (name -> target), ``actions`` (name -> counts)."""
+    """``attributes`` (name -> rating), ``skills`` (name -> target), ``actions`` (name -> cost)."""
     unknown = sorted(set(sheet) - {"attributes", "skills", "actions"})
     if unknown:
         raise RuleError(f"sheet.{unknown[0]}: unknown field (fields: attributes, skills, actions)")
@@ -536,7 +536,8 @@ def _verdict(e: Mapping[str, Any]) -> str:
 
 
 def _side_text(s: Mapping[str, Any]) -> str:
-    return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({_verdict(s)}, margin {s['margin']})"
+    result = f"{_verdict(s)}, margin {s['margin']}"
+    return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({result})"
 
 
 def describe(e: dict[str, Any]) -> str | None:
