@@ -7,6 +7,7 @@ import msgspec
 from events.under import TrackToken
 
 from ..errors import RuleError
+from ..state import TableState
 
 #: Costs in counts of the actions every character can take.
 STANDARD_COSTS = {"draw": 2, "revolver": 3}
@@ -29,6 +30,13 @@ class TrackWorld(msgspec.Struct, kw_only=True):
     #: count -> what completed on it, for the clock and replay
     resolved: dict[int, list[TrackToken]] = {}
     escalations: int = 0
+
+
+def world(state: TableState) -> TrackWorld:
+    """The table's d100-under world (the fold keeps one from the table's creation on)."""
+    found = state.world
+    assert isinstance(found, TrackWorld)
+    return found
 
 
 def is_spell(action: str) -> bool:

@@ -1,0 +1,316 @@
+"""d100-under commands, and deciding them into events."""
+
+from __future__ import annotations
+
+import msgspec
+
+from events import Draft
+from events.under import (
+    ActionChanged,
+    ActionDeclared,
+    ActionInterrupted,
+    ActionsResolved,
+    OpposedSide,
+    TrackAdvanced,
+    TrackEnded,
+    TrackStarted,
+    UnderChecked,
+    UnderEscalated,
+    UnderOpposed,
+)
+
+from ..dice import Dice
+from ..errors import RuleError
+from ..history import History
+from ..state import TableState, find_character
+from . import under_rules as rules
+from . import under_track as track
+from .base import Command
+from .under_sheet import integer, target_for
+
+
+class Check(Command, tag="check"):
+    """A percentile check: against a skill's target, an attribute's, or a given target."""
+
+    character: str
+    skill: str | None = None
+    attribute: str | None = None
+    target: int | None = None
+    #: physical d10s as [tens, ones], each 0..9 (0,0 reads 100)
+    faces: list[int] | None = None
+    #: or the percentile read off them, 1..100
+    roll: int | None = None
+    reason: str = ""
+
+
+class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One side of an opposed check."""
+
+    character: str
+    skill: str | None = None
+    attribute: str | None = None
+    target: int | None = None
+    faces: list[int] | None = None
+    roll: int | None = None
+
+
+class Opposed(Command, tag="opposed"):
+    """Two characters check against each other; a double failure escalates."""
+
+    a: Side
+    b: Side
+    reason: str = ""
+
+
+class StartTrack(Command, tag="start-track"):
+    """Start the encounter's timing track at count 0."""
+
+    label: str = ""
+
+
+class EndTrack(Command, tag="end-track"):
+    """Put the timing track away."""
+
+
+class Act(Command, tag="act"):
+    """Start an action: the actor's token goes on the track at now + its cost."""
+
+    character: str
+    action: str
+    cost: int | None = None
+
+
+class Advance(Command, tag="advance"):
+    """Move the track on count by count (``next``: up to the earliest token)."""
+
+    counts: int = 1
+    next: bool = False
+
+
+class Interrupt(Command, tag="interrupt"):
+    """Stop a pending action before it completes."""
+
+    character: str
+    reason: str = ""
+
+
+class ChangeAction(Command, tag="change"):
+    """Swap a pending action for another, timed from the current count."""
+
+    character: str
+    action: str
+    cost: int | None = None
+    reason: str = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    Check,
+    Opposed,
+    StartTrack,
+    EndTrack,
+    Act,
+    Advance,
+    Interrupt,
+    ChangeAction,
+)
+
+
+def reading(state: TableState) -> str:
+    """The critical range reading the table plays with."""
+    return str(state.options.get("crit_reading", "table"))
+
+
+def _roll_side(side: Side, state: TableState, dice: Dice, name: str = "") -> OpposedSide:
+    char = find_character(state, side.character)
+    target, label, _ = target_for(char, side.skill, side.attribute, side.target)
+    faces, roll, source = rules.percentile(dice, side.faces, side.roll, name)
+    out = rules.judge(target, roll, reading(state))
+    return OpposedSide(
+        actor=char.id,
+        label=label,
+        target=target,
+        faces=faces,
+        roll=roll,
+        source=source,
+        success=out.success,
+        critical=out.critical,
+        fumble=out.fumble,
+        margin=out.margin,
+    )
+
+
+def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
+    char = find_character(state, cmd.character)
+    target, label, unskilled = target_for(char, cmd.skill, cmd.attribute, cmd.target)
+    faces, roll, source = rules.percentile(dice, cmd.faces, cmd.roll)
+    crits = reading(state)
+    out = rules.judge(target, roll, crits)
+    event = UnderChecked(
+        actor=char.id,
+        label=label,
+        target=target,
+        faces=faces,
+        roll=roll,
+        source=source,
+        success=out.success,
+        critical=out.critical,
+        fumble=out.fumble,
+        margin=out.margin,
+        crit_range=out.crit_range,
+        crit_reading=crits,
+        unskilled=unskilled,
+        reason=cmd.reason,
+    )
+    return [Draft(event)]
+
+
+def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
+    a = _roll_side(cmd.a, state, dice, "a")
+    b = _roll_side(cmd.b, state, dice, "b")
+    if a.actor == b.actor:
+        raise RuleError(f"b.character: {cmd.b.character!r} cannot oppose themself")
+    winner = rules.opposed_winner(_outcome(a), _outcome(b))
+    escalation = not a.success and not b.success
+    event = UnderOpposed(
+        a=a,
+        b=b,
+        winner={"a": a.actor, "b": b.actor}.get(winner or ""),
+        stalemate=winner is None,
+        escalation=escalation,
+        crit_reading=reading(state),
+        reason=cmd.reason,
+    )
+    drafts = [Draft(event)]
+    if escalation:
+        drafts.append(
+            Draft(UnderEscalated(actors=[a.actor, b.actor], reason=cmd.reason), cause=state.seq + 1)
+        )
+    return drafts
+
+
+def _outcome(side: OpposedSide) -> rules.Outcome:
+    return rules.Outcome(
+        target=side.target,
+        roll=side.roll,
+        success=side.success,
+        critical=side.critical,
+        fumble=side.fumble,
+        margin=side.margin,
+        crit_range=rules.crit_range(side.target),
+    )
+
+
+def _running(state: TableState) -> track.TrackWorld:
+    world = track.world(state)
+    if not world.running:
+        raise RuleError("timing track: none is running (start one with start-track)")
+    return world
+
+
+def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
+    world = track.world(state)
+    if world.running:
+        raise RuleError(f"start-track: a timing track is already running (count {world.now})")
+    return [Draft(TrackStarted(label=cmd.label))]
+
+
+def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
+    world = _running(state)
+    return [Draft(TrackEnded(count=world.now, dropped=[t.actor for t in world.tokens]))]
+
+
+def _act(cmd: Act, state: TableState) -> list[Draft]:
+    world = _running(state)
+    char = find_character(state, cmd.character)
+    pending = track.token_of(world, char.id)
+    if pending is not None:
+        raise RuleError(
+            f"act: {char.name} is already busy with {pending.action} (count {pending.at}); "
+            "change or interrupt it first"
+        )
+    action, cost = track.action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
+    return [
+        Draft(
+            ActionDeclared(
+                actor=char.id, action=action, cost=cost, count=world.now, at=world.now + cost
+            )
+        )
+    ]
+
+
+def _advance(cmd: Advance, state: TableState) -> list[Draft]:
+    world = _running(state)
+    if cmd.next:
+        if cmd.counts != 1:
+            raise RuleError("counts: give a number of counts or next, not both")
+        upcoming = track.next_count(world)
+        if upcoming is None:
+            raise RuleError("advance: no token is on the track to advance to")
+        steps = upcoming - world.now
+    else:
+        steps = integer("counts", cmd.counts, 1, track.MAX_ADVANCE)
+    drafts: list[Draft] = []
+    seq = state.seq
+    for count in range(world.now + 1, world.now + steps + 1):
+        drafts.append(Draft(TrackAdvanced(count=count)))
+        seq += 1
+        resolving = track.due(world, count)
+        if resolving:
+            drafts.append(Draft(ActionsResolved(count=count, actions=resolving), cause=seq))
+            seq += 1
+    return drafts
+
+
+def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
+    world = _running(state)
+    char = find_character(state, cmd.character)
+    token = track.token_of(world, char.id)
+    if token is None:
+        raise RuleError(f"interrupt: {char.name} has no pending action on the track")
+    return [
+        Draft(
+            ActionInterrupted(
+                actor=char.id, action=token.action, at=token.at, count=world.now, reason=cmd.reason
+            )
+        )
+    ]
+
+
+def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
+    world = _running(state)
+    char = find_character(state, cmd.character)
+    token = track.token_of(world, char.id)
+    if token is None:
+        raise RuleError(f"change: {char.name} has no pending action on the track (use act)")
+    action, cost = track.action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
+    event = ActionChanged(
+        actor=char.id,
+        old_action=token.action,
+        old_at=token.at,
+        action=action,
+        cost=cost,
+        count=world.now,
+        at=world.now + cost,
+        reason=cmd.reason,
+    )
+    return [Draft(event)]
+
+
+def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if isinstance(command, Check):
+        return _check(command, state, dice)
+    if isinstance(command, Opposed):
+        return _opposed(command, state, dice)
+    if isinstance(command, StartTrack):
+        return _start(command, state)
+    if isinstance(command, EndTrack):
+        return _end(command, state)
+    if isinstance(command, Act):
+        return _act(command, state)
+    if isinstance(command, Advance):
+        return _advance(command, state)
+    if isinstance(command, Interrupt):
+        return _interrupt(command, state)
+    if isinstance(command, ChangeAction):
+        return _change(command, state)
+    raise RuleError(f"command {type(command).__name__} is not a d100-under command")

@@ -1,0 +1,233 @@
+"""d100-under on the table screen: log lines, status, the clock, odds and short forms."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import RuleError
+from ..state import Character, TableState, find_character
+from . import under_rules as rules
+from . import under_track as track
+from .base import Clock, ClockRow, Command, Odds
+from .under_commands import Check, Opposed, reading
+from .under_sheet import UnderCharacter, lookup, target_for
+
+
+def _verdict(e: Mapping[str, Any]) -> str:
+    if e.get("fumble"):
+        return "critical failure"
+    if e.get("critical"):
+        return "critical success"
+    return "success" if e.get("success") else "failure"
+
+
+def _side_text(s: Mapping[str, Any]) -> str:
+    result = f"{_verdict(s)}, margin {s['margin']}"
+    return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({result})"
+
+
+def describe(e: dict[str, Any]) -> str | None:
+    tag = e.get("type")
+    if tag == "under.check":
+        typed = " (typed)" if e.get("source") == "typed" else ""
+        why = f" for {e['reason']}" if e.get("reason") else ""
+        return (
+            f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
+            f" -> {_verdict(e)}, margin {e['margin']}"
+        )
+    if tag == "under.opposed":
+        if e.get("winner"):
+            result = f"{e['winner']} wins"
+        else:
+            result = "stalemate, it escalates" if e.get("escalation") else "stalemate"
+        return f"opposed: {_side_text(e['a'])} against {_side_text(e['b'])}: {result}"
+    if tag == "under.escalation":
+        return f"escalation: both {' and '.join(e['actors'])} failed; the GM says how it gets worse"
+    if tag == "under.track-started":
+        return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
+    if tag == "under.track-ended":
+        dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
+        return f"timing track ends at count {e['count']}{dropped}"
+    if tag == "under.declared":
+        return (
+            f"{e['actor']} starts {e['action']} ({e['cost']} counts), completes on count {e['at']}"
+        )
+    if tag == "under.advanced":
+        return f"count {e['count']}"
+    if tag == "under.resolved":
+        acts = ", ".join(f"{t['actor']} {t['action']}" for t in e["actions"])
+        together = " simultaneously" if len(e["actions"]) > 1 else ""
+        return (
+            f"count {e['count']}: {acts} resolve{'s' if len(e['actions']) == 1 else ''}{together}"
+        )
+    if tag == "under.interrupted":
+        why = f" ({e['reason']})" if e.get("reason") else ""
+        return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
+    if tag == "under.changed":
+        return (
+            f"{e['actor']} switches from {e['old_action']} to {e['action']} "
+            f"({e['cost']} counts), completes on count {e['at']}"
+        )
+    return None
+
+
+def status(char: Character, state: TableState) -> list[str]:
+    items = []
+    world = state.world
+    if isinstance(world, track.TrackWorld) and world.running:
+        token = track.token_of(world, char.id)
+        items.append(f"{token.action} @ {token.at}" if token else "free")
+    if isinstance(char, UnderCharacter) and char.last:
+        items.append(char.last)
+    return items
+
+
+def clock(state: TableState) -> Clock | None:
+    world = state.world
+    if not isinstance(world, track.TrackWorld) or not world.running:
+        return None
+    upcoming = track.next_count(world)
+    rows = []
+    for token in sorted(world.tokens, key=lambda t: (t.at, t.declared)):
+        char = state.characters.get(token.actor)
+        rows.append(
+            ClockRow(
+                name=char.name if char else token.actor,
+                value=f"count {token.at}",
+                current=token.at == upcoming,
+                note=f"{token.action} ({token.cost}, from {token.declared})",
+            )
+        )
+    busy = {t.actor for t in world.tokens}
+    for char in state.characters.values():
+        if char.id not in busy and not char.hidden:
+            rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
+    title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
+    return Clock(title=title, rows=tuple(rows))
+
+
+def odds(command: Command, state: TableState) -> Odds | None:
+    crits = reading(state)
+    if isinstance(command, Check):
+        char = find_character(state, command.character)
+        target, label, _ = target_for(char, command.skill, command.attribute, command.target)
+        bands = rules.odds(target, crits)
+        success = bands["critical"] + bands["success"]
+        return Odds(
+            success=float(success),
+            bands={k: float(v) for k, v in bands.items()},
+            label=f"{char.name}: {label} vs {target}",
+        )
+    if isinstance(command, Opposed):
+        sides = []
+        for side in (command.a, command.b):
+            char = find_character(state, side.character)
+            target, label, _ = target_for(char, side.skill, side.attribute, side.target)
+            sides.append((char.name, label, target))
+        bands = rules.opposed_odds(sides[0][2], sides[1][2])
+        (na, la, ta), (nb, lb, tb) = sides
+        return Odds(
+            success=float(bands["a wins"]),
+            bands={k: float(v) for k, v in bands.items()},
+            label=f"{na} {la} {ta} against {nb} {lb} {tb}",
+        )
+    return None
+
+
+def vocabulary(state: TableState) -> dict[str, list[str]]:
+    skills: set[str] = set()
+    attributes: set[str] = set()
+    actions = set(track.STANDARD_COSTS) | {"spell"}
+    for char in state.characters.values():
+        skills.update(char.sheet.get("skills", {}))
+        attributes.update(char.sheet.get("attributes", {}))
+        actions.update(char.sheet.get("actions", {}))
+    return {
+        "character": sorted(c.name for c in state.characters.values()),
+        "skill": sorted(skills),
+        "attribute": sorted(attributes),
+        "action": sorted(actions),
+        "command": [
+            "check",
+            "opposed",
+            "track",
+            "act",
+            "advance",
+            "interrupt",
+            "change",
+            "end-track",
+        ],
+    }
+
+
+def _side_words(words: list[str], state: TableState) -> dict[str, Any]:
+    """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
+    if not words:
+        raise RuleError("check: name a character, then a skill, an attribute or a target")
+    char = find_character(state, words[0])
+    out: dict[str, Any] = {"character": char.name}
+    rest = words[1:]
+    low = [w.lower() for w in rest]
+    if "roll" in low:
+        at = low.index("roll")
+        dice = rest[at + 1 : at + 2]
+        if len(dice) != 1 or not dice[0].isdigit():
+            raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
+        if len(dice[0]) == 2:
+            out["faces"] = [int(dice[0][0]), int(dice[0][1])]
+        else:
+            out["roll"] = int(dice[0])
+        rest = rest[:at] + rest[at + 2 :]
+    if rest and rest[-1].isdigit():
+        out["target"] = int(rest.pop())
+    attributes = char.sheet.get("attributes", {})
+    if rest and lookup(attributes, rest[-1]) is not None:
+        out["attribute"] = rest.pop()
+    if rest:
+        out["skill"] = " ".join(rest)
+    return out
+
+
+def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
+    if not words:
+        return None
+    head, rest = words[0].lower(), words[1:]
+    if head == "check":
+        return {"type": "check", **_side_words(rest, state)}
+    if head == "opposed":
+        low = [w.lower() for w in rest]
+        if "vs" not in low:
+            raise RuleError("opposed: write it as 'opposed kael br vs cultist 30'")
+        cut = low.index("vs")
+        return {
+            "type": "opposed",
+            "a": _side_words(rest[:cut], state),
+            "b": _side_words(rest[cut + 1 :], state),
+        }
+    if head in ("track", "start-track"):
+        return {"type": "start-track", "label": " ".join(rest)}
+    if head == "end-track":
+        return {"type": "end-track"}
+    if head in ("act", "change"):
+        if len(rest) < 2:
+            raise RuleError(f"{head}: write it as '{head} ada revolver' or '{head} ada spell 5'")
+        out: dict[str, Any] = {"type": head, "character": rest[0]}
+        tail = rest[1:]
+        if len(tail) > 1 and tail[-1].isdigit():
+            out["cost"] = int(tail.pop())
+        out["action"] = " ".join(tail)
+        return out
+    if head == "advance":
+        if not rest:
+            return {"type": "advance"}
+        if rest[0].lower() == "next":
+            return {"type": "advance", "next": True}
+        if rest[0].isdigit():
+            return {"type": "advance", "counts": int(rest[0])}
+        raise RuleError(f"advance: {rest[0]!r} is not a number of counts or 'next'")
+    if head == "interrupt":
+        if not rest:
+            raise RuleError("interrupt: name the character whose action stops")
+        return {"type": "interrupt", "character": rest[0], "reason": " ".join(rest[1:])}
+    return None
