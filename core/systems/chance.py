@@ -120,7 +120,7 @@ DEMO: tuple[dict[str, Any], ...] = (
         "type": "add-character",
         "name": "Kessler",
         "sheet": _sheet(
-            hp=30,
+            hp=50,
             stats={"str": 8, "dex": 10},
             skills={"perception": 25},
             speed=30,
