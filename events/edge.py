@@ -180,6 +180,8 @@ class Joined(Event, frozen=True, tag="edge.joined"):
     bonus: int
     initiative: int
     source: str = "rng"
+    #: a hidden character's place in the order is not shown to players
+    hidden: bool = False
 
 
 class Left(Event, frozen=True, tag="edge.left"):

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from core.dice import chance_at_least, distribution, parse
+from core.dice import chance_at_least, distribution, mean, parse
 from core.errors import RuleError
 from core.systems import edge_rules as rules
 
@@ -320,3 +320,14 @@ def test_awards_grow_with_the_gap_and_the_feat() -> None:
     assert rules.award_amount(1, 7, "boss") == 6
     assert rules.award_amount(0, 2, "boss") == 2
     assert rules.award_amount(3, 3, "boss") == 0
+
+
+def test_advantage_is_worth_about_two_and_a_half() -> None:
+    """Keeping the best two of 3d10 averages 13.475 against 11 for 2d10: +2.475, and the
+    worst two 8.525 (doubles aside); the range stays 2..20 either way."""
+    keep_high = distribution(parse("3d10kh2"))
+    keep_low = distribution(parse("3d10kl2"))
+    plain = distribution(parse("2d10"))
+    assert mean(keep_high) - mean(plain) == Fraction(99, 40)
+    assert mean(plain) - mean(keep_low) == Fraction(99, 40)
+    assert (min(keep_high), max(keep_high), min(keep_low), max(keep_low)) == (2, 20, 2, 20)

@@ -670,3 +670,51 @@ def test_demo_reproduces_the_worked_examples(tmp_path: Path) -> None:
     enc = world(t).encounter
     assert enc is not None and enc.current == "kael" and enc.round == 1
     t.close()
+
+
+def test_no_option_that_adds_disadvantage_on_top_of_disadvantage(party: Table) -> None:
+    refused(
+        party,
+        "already has Disadvantage",
+        type="attack",
+        character="kael",
+        target="guard",
+        disadvantage=1,
+        chosen_disadvantage=1,
+    )
+    e = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            chosen_disadvantage=1,
+            damage=False,
+            faces=[9, 9, 1],
+        ),
+        "edge.attack",
+    )
+    assert e.mode == "disadvantage" and e.disadvantage == 1
+
+
+def test_hidden_characters_records_are_gm_only(party: Table) -> None:
+    sheet = {**FOE, "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3}}
+    do(party, type="add-character", name="Sniper", sheet=sheet, hidden=True)
+    joined = do(party, type="start-encounter", characters=["kael", "sniper"], faces=[1, 1, 6])
+    assert [r.visibility.gm_only for r in joined] == [False, False, True]
+    check = do(party, type="check", character="sniper", skill="firearms", tn=10, faces=[5, 5])
+    assert check[0].visibility.gm_only
+    shot = do(
+        party,
+        type="attack",
+        character="sniper",
+        target="kael",
+        tn=10,
+        action="none",
+        faces=[5, 4, 6, 6, 6, 6, 6],
+    )
+    assert not any(r.visibility.gm_only for r in shot), "the target sees the shot"
+    assert SYSTEM.player_world is not None
+    seen = SYSTEM.player_world(world(party))
+    assert [c.id for c in seen.encounter.order] == ["kael"]
+    assert [c.id for c in world(party).encounter.order] == ["kael", "sniper"]  # type: ignore[union-attr]

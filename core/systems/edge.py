@@ -164,4 +164,5 @@ SYSTEM = System(
     odds=edge_screen.odds,
     parse_words=edge_screen.parse_words,
     vocabulary=edge_screen.vocabulary,
+    player_world=edge_sheet.player_world,
 )

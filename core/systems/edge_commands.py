@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from events import Draft
+from events import Draft, Visibility
 from events.edge import (
     ActionUsed,
     Attacked,
@@ -63,6 +63,9 @@ class Check(Command, tag="check"):
     remove_disadvantage: bool = False
     #: spend one Edge on the roll: "advantage" or "remove-disadvantage"
     edge: str | None = None
+    #: Disadvantage taken on by using a talent or attack option; refused when the
+    #: check already has Disadvantage
+    chosen_disadvantage: int = 0
     #: a flat situational bonus or penalty to the skill bonus
     modifier: int = 0
     #: pending Advantage/Disadvantage to apply: "auto" (same skill, or any-scope),
@@ -253,6 +256,21 @@ def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> li
     raise RuleError(f'pending: {choice!r} must be "auto", "none" or a list of sequence numbers')
 
 
+def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending], int, int]:
+    """The pending items a check uses, and its counted Advantage and Disadvantage sources."""
+    if cmd.advantage < 0 or cmd.disadvantage < 0 or cmd.chosen_disadvantage < 0:
+        raise RuleError("advantage/disadvantage: source counts are 0 or more")
+    used = _pending_for(char, skill, cmd.pending)
+    adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
+    dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
+    if cmd.chosen_disadvantage and dis:
+        raise RuleError(
+            "chosen_disadvantage: the check already has Disadvantage, so no talent or attack "
+            "option that adds Disadvantage can be used"
+        )
+    return used, adv, dis + cmd.chosen_disadvantage
+
+
 def _consequence(band: str, skill: str, attack: bool, options: dict[str, Any]) -> tuple[str, str]:
     """What a check's band leaves pending: (kind, scope) or ("", "")."""
     if not options.get("mos_consequences", True):
@@ -279,11 +297,7 @@ def _roll_check(
     if cmd.tn is None:
         raise RuleError("tn: missing")
     tn, tn_name = rules.tn_value(cmd.tn)
-    if cmd.advantage < 0 or cmd.disadvantage < 0:
-        raise RuleError("advantage/disadvantage: source counts are 0 or more")
-    used = _pending_for(char, sid, cmd.pending)
-    adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
-    dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
+    used, adv, dis = sources(cmd, char, sid)
     mode = rules.check_mode(adv, dis, cmd.remove_disadvantage, cmd.edge)
     if cmd.edge:
         _need_edge(char, "edge")
@@ -551,6 +565,7 @@ def _with_tn(cmd: Attack, tn: int | str) -> Check:
         tn=tn,
         advantage=cmd.advantage,
         disadvantage=cmd.disadvantage,
+        chosen_disadvantage=cmd.chosen_disadvantage,
         remove_disadvantage=cmd.remove_disadvantage,
         edge=cmd.edge,
         modifier=cmd.modifier,
@@ -891,6 +906,7 @@ def _join_drafts(
     return Draft(
         Joined(
             character=char.id,
+            hidden=char.hidden,
             faces=faces,
             bonus=bonus,
             initiative=sum(faces) + bonus,
@@ -998,4 +1014,18 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
 
 
 def decide(cmd: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    return DECIDERS[type(cmd)](cmd, state, dice, history)
+    """Decide a 2d10-edge command; records about hidden characters only are GM-only."""
+    drafts = DECIDERS[type(cmd)](cmd, state, dice, history)
+    return [_lensed(d, state) for d in drafts]
+
+
+def _lensed(draft: Draft, state: TableState) -> Draft:
+    subjects = [
+        getattr(draft.event, name)
+        for name in ("character", "target")
+        if getattr(draft.event, name, "")
+    ]
+    known = [state.characters[s] for s in subjects if s in state.characters]
+    if known and all(c.hidden for c in known):
+        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
+    return draft

@@ -206,7 +206,13 @@ def _joined(state: TableState, record: Record) -> None:
     enc.order = turn_order(
         [
             *enc.order,
-            Combatant(id=e.character, initiative=e.initiative, bonus=e.bonus, faces=list(e.faces)),
+            Combatant(
+                id=e.character,
+                initiative=e.initiative,
+                bonus=e.bonus,
+                faces=list(e.faces),
+                hidden=e.hidden,
+            ),
         ]
     )
 

@@ -8,7 +8,7 @@ from ..errors import RuleError
 from ..state import TableState
 from . import edge_rules as rules
 from .base import Clock, ClockRow, Command, Odds
-from .edge_commands import Attack, Check, _pending_for, turn_order
+from .edge_commands import Attack, Check, sources, turn_order
 from .edge_sheet import EdgeCharacter, character, edge_max, health, key, skill_bonus, weapon, world
 
 # -- log lines ----------------------------------------------------------------
@@ -194,9 +194,7 @@ def odds(cmd: Command, state: TableState) -> Odds | None:
         sid, bonus = skill_bonus(char, skill)
         bonus += cmd.modifier
         tn, _ = rules.tn_value(tn_raw)
-        used = _pending_for(char, sid, cmd.pending)
-        adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
-        dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
+        _, adv, dis = sources(cmd, char, sid)
         mode = rules.check_mode(adv, dis, cmd.remove_disadvantage, cmd.edge)
     except RuleError:
         return None

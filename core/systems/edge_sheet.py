@@ -88,6 +88,7 @@ class Combatant(msgspec.Struct, kw_only=True):
     actions: list[str] = []
     reactions: int = 1
     extra_reaction: bool = False
+    hidden: bool = False
 
 
 class Encounter(msgspec.Struct, kw_only=True):
@@ -353,6 +354,24 @@ def armor(char: EdgeCharacter) -> dict[str, Any] | None:
 
 def talent_pt_reduction(char: EdgeCharacter) -> int:
     return sum(PT_TALENTS.get(t, 0) for t in char.sheet.get("talents", []))
+
+
+def player_world(w: EdgeWorld) -> EdgeWorld:
+    """The world without hidden combatants or hits by or on them."""
+    enc = w.encounter
+    if enc is None:
+        return w
+    shown = [c for c in enc.order if not c.hidden]
+    hidden = {c.id for c in enc.order if c.hidden}
+    current = "" if enc.current in hidden else enc.current
+    return EdgeWorld(
+        encounter=msgspec.structs.replace(
+            enc, order=shown, current=current, acted=[a for a in enc.acted if a not in hidden]
+        ),
+        open_attacks=[
+            a for a in w.open_attacks if a.attacker not in hidden and a.target not in hidden
+        ],
+    )
 
 
 def world(state: TableState) -> EdgeWorld:
