@@ -711,7 +711,7 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
         target="kael",
         tn=10,
         action="none",
-        faces=[5, 4, 6, 6, 6, 6, 6],
+        faces=[5, 4, 1, 6, 6, 6, 6, 6],
     )
     assert not any(r.visibility.gm_only for r in shot), "the target sees the shot"
     assert SYSTEM.player_world is not None
