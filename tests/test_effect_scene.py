@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from core.commands import convert_command
 from core.errors import RuleError
 from core.systems import get_system
+from events.effect import EVENTS
 from tui.cli import main
 from tui.table import Table
 
@@ -639,3 +641,50 @@ def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) ->
     assert tasks["the cargo door"]["status"] == "closed"
     code, out = run(capsys, monkeypatch, "rules", "2d6-effect")
     assert code == 0 and "Effect" in out and "law_level" in out
+
+
+def test_every_event_has_a_log_line(reference: Table) -> None:
+    do(reference, type="assist", helper="guard", character="vex", skill="electronics")
+    do(
+        reference,
+        type="assist",
+        helper="dock boss",
+        character="vex",
+        skill="electronics",
+        faces=[4, 4],
+    )
+    do(reference, type="check", character="vex", skill="electronics", task="vault", faces=[6, 6])
+    do(reference, type="close-task", task="cliff", reason="fell")
+    do(
+        reference,
+        type="opposed",
+        a={"character": "vex", "skill": "pilot", "faces": [1, 2]},
+        b={"character": "mira", "skill": "pilot", "faces": [3, 4]},
+    )
+    do(reference, type="check", character="vex", skill="pilot", increment="hours", faces=[3, 3, 2])
+    describe = SYSTEM.describe
+    assert describe is not None
+    lines = {}
+    for record in reference.store.records():
+        data = msgspec.to_builtins(record.event)
+        line = describe(data)
+        if data["type"].startswith("effect."):
+            assert line, data
+            lines.setdefault(data["type"], []).append(line)
+    assert set(lines) == {e.__struct_config__.tag for e in EVENTS}
+    assert "guard will not help vex" in lines["effect.assist"][0]
+    assert "holding back to 1 of 4 levels" in lines["effect.assist"][1]
+    assert "mira wins" in lines["effect.opposed"][0]
+    assert "takes 2 hours (2 x hours)" in lines["effect.check"][-1]
+
+
+def test_options_at_creation_from_the_command_line(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    path = str(tmp_path / "o.margin")
+    args = ("new", path, "--system", "2d6-effect", "--option", "opposed_checks=on")
+    assert run(capsys, monkeypatch, *args)[0] == 0
+    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    options = json.loads(out)["options"]
+    assert options["opposed_checks"] is True and options["task_time"] is False
+    assert options["law_level"] is True and options["characteristic_dm"] == "table"

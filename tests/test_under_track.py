@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from core.commands import convert_command
 from core.errors import RuleError
 from core.systems import get_system
+from events.under import EVENTS
 from tui.cli import main
 from tui.table import Table
 
@@ -175,8 +177,6 @@ def test_ties_resolve_together_in_one_record(table: Table) -> None:
 
 
 def _builtins(event: Any) -> dict[str, Any]:
-    import msgspec
-
     data: dict[str, Any] = msgspec.to_builtins(event)
     data.pop("type", None)
     return data
@@ -409,3 +409,41 @@ def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) ->
     assert state["world"]["running"] and state["world"]["now"] == 5
     code, out = run(capsys, monkeypatch, "rules", "d100-under")
     assert code == 0 and "timing track" in out.lower() and "crit_reading" in out
+
+
+def test_every_event_has_a_log_line(table: Table) -> None:
+    do(table, type="check", character="kael", skill="melee", faces=[6, 6])
+    do(
+        table,
+        type="opposed",
+        a={"character": "kael", "attribute": "BR", "roll": 90},
+        b={"character": "cultist", "attribute": "BR", "roll": 95},
+        reason="the artifact",
+    )
+    do(table, type="start-track", label="alley")
+    do(table, type="act", character="kid", action="draw")
+    do(table, type="act", character="kael", action="punch", cost=2)
+    do(table, type="act", character="rifleman", action="arc rifle")
+    do(table, type="advance", counts=2)
+    do(table, type="act", character="kid", action="revolver")
+    do(table, type="change", character="kid", action="spell flash", cost=2)
+    do(table, type="interrupt", character="rifleman", reason="ducked")
+    do(table, type="act", character="rifleman", action="draw")
+    do(table, type="end-track")
+    describe = SYSTEM.describe
+    assert describe is not None
+    lines: dict[str, list[str]] = {}
+    for record in table.store.records():
+        data = msgspec.to_builtins(record.event)
+        if data["type"].startswith("under."):
+            line = describe(data)
+            assert line, data
+            lines.setdefault(data["type"], []).append(line)
+    assert set(lines) == {e.__struct_config__.tag for e in EVENTS}
+    assert lines["under.check"] == [
+        "kael checks Melee: rolls 66 (typed) vs 66 -> critical success, margin 0"
+    ]
+    assert "stalemate, it escalates" in lines["under.opposed"][0]
+    assert lines["under.resolved"] == ["count 2: kid draw, kael punch resolve simultaneously"]
+    assert "switches from revolver to spell flash" in lines["under.changed"][0]
+    assert lines["under.track-ended"] == ["timing track ends at count 2, dropping kid, rifleman"]

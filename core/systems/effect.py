@@ -21,28 +21,12 @@ OPTIONS = (
         "'sheet': sheets hold the DMs themselves",
         ("table", "sheet"),
     ),
-    Option("law_level", True, "a world's law level may set a check's difficulty", (True, False)),
-    Option(
-        "opposed_checks",
-        False,
-        "reference rule: opposed checks (higher Effect wins)",
-        (True, False),
-    ),
-    Option(
-        "task_time", False, "reference rule: a task takes 1D6 x its time increment", (True, False)
-    ),
-    Option(
-        "task_format", False, "reference rule: checks may be given as a written task", (True, False)
-    ),
-    Option(
-        "time_trading", False, "reference rule: trade up to two rows of time for DM", (True, False)
-    ),
-    Option(
-        "multiple_actions",
-        False,
-        "reference rule: -2 on every check per extra action",
-        (True, False),
-    ),
+    Option("law_level", True, "a world's law level may set a check's difficulty"),
+    Option("opposed_checks", False, "reference rule: opposed checks (higher Effect wins)"),
+    Option("task_time", False, "reference rule: a task takes 1D6 x its time increment"),
+    Option("task_format", False, "reference rule: checks may be given as a written task"),
+    Option("time_trading", False, "reference rule: trade up to two rows of time for DM"),
+    Option("multiple_actions", False, "reference rule: -2 on every check per extra action"),
 )
 
 
@@ -130,6 +114,22 @@ DEMO: tuple[dict[str, Any], ...] = (
         "reason": "shoving the jammed door",
     },
     {"type": "close-task", "task": "the cargo door", "reason": "the handle snapped off"},
+    {
+        "type": "assist",
+        "helper": "Dock Boss",
+        "character": "Mira",
+        "skill": "Broker",
+        "characteristic": "SOC",
+        "faces": [5, 3],
+    },
+    {
+        "type": "check",
+        "character": "Mira",
+        "skill": "Broker",
+        "characteristic": "SOC",
+        "faces": [4, 5],
+        "reason": "selling the salvage",
+    },
 )
 
 

@@ -60,9 +60,15 @@ def describe(e: dict[str, Any]) -> str | None:
         if e.get("refused"):
             return f"{e['helper']} will not help {e['actor']} with {e['label']}: {e['reason']}"
         faces = "+".join(str(f) for f in e["faces"])
+        level, used = e.get("skill_level"), e.get("skill_used")
+        held = (
+            f", holding back to {used} of {level} levels"
+            if used is not None and used != level
+            else ""
+        )
         return (
-            f"{e['helper']} ({e['disposition']}) helps {e['actor']} with {e['label']}: {faces} "
-            f"= {e['total']}, Effect {e['effect']:+d} -> DM {e['dm']:+d} on the check"
+            f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
+            f"{faces} = {e['total']}, Effect {e['effect']:+d} -> DM {e['dm']:+d} on the check"
         )
     if tag == "effect.opposed":
         a, b = e["a"], e["b"]
