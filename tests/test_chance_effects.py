@@ -376,3 +376,17 @@ def test_sheet_changes_are_read_like_new_sheets(game: Game) -> None:
     assert shot.event.weapon == "pistol" and shot.event.damage == 22  # 12 + DEX 10 at 100%
     game.refused("sheet weapons.bow.base: missing", type="update-character", character="Ana",
                  sheet={"weapons": {"bow": {"type": "ranged"}}})  # fmt: skip
+
+
+def test_weapon_pierce_reaches_the_attack(game: Game) -> None:
+    game.run(**fighter("Dee", armor={"torso": 60},
+                       weapons={"awl": {"base": 10, "pierce": 40}}))  # fmt: skip
+    [rec] = game.run(type="attack", attacker="Dee", target="Ana",
+                     faces=[1, 99, 51])  # fmt: skip
+    assert rec.event.damage == 20  # Ana wears no armor: pierce changes nothing
+    [rec] = game.run(type="attack", attacker="Ana", target="Dee", faces=[1, 99, 51])
+    assert rec.event.damage == 13  # 20 x 100/160 = 12.5 -> 13
+    game.run(type="update-character", character="Ana",
+             sheet={"weapons": {"pick": {"base": 10, "pierce": 40}}})  # fmt: skip
+    [rec] = game.run(type="attack", attacker="Ana", target="Dee", faces=[1, 99, 51])
+    assert rec.event.damage == 17  # 60 - 40 = 20 armor: 20 x 100/120 = 16.67 -> 17

@@ -395,6 +395,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             unaware_percent=unaware,
             armor=int(table_of(target, "armor").get(location, 0)),
             resistance_percent=int(table_of(target, "resistances").get(w["element"], 0)),
+            pierce=int(w.get("pierce", 0)),
         )
         damage = result.damage
         steps = [list(s) for s in result.steps]

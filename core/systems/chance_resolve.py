@@ -154,6 +154,7 @@ def resolve_damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
             "unaware_percent": 0,
             "armor": 0,
             "resistance_percent": 0,
+            "pierce": 0,
         },
     )
     profile = _choice("profile", f["profile"], rules.PROFILES)
@@ -179,6 +180,7 @@ def resolve_damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         unaware_percent=unaware,
         armor=_number("armor", f["armor"]),
         resistance_percent=_number("resistance_percent", f["resistance_percent"]),
+        pierce=_number("pierce", f["pierce"]),
     )
     return {
         "damage": result.damage,

@@ -233,9 +233,10 @@ def damage_pipeline(
     unaware_percent: int,
     armor: int | float | Fraction,
     resistance_percent: int | float | Fraction,
+    pierce: int | float | Fraction = 0,
 ) -> Damage:
-    """The seven steps, in order: base, range or crit, vitals, position and surprise, armor,
-    resistance, then one rounding half up and a floor of 1."""
+    """The seven steps, in order: base, range or crit, vitals, position and surprise, armor
+    (less the weapon's pierce), resistance, then one rounding half up and a floor of 1."""
     if profile not in PROFILES:
         raise RuleError(f"profile: {profile!r} is not one of {', '.join(PROFILES)}")
     if position not in POSITIONS:
@@ -253,6 +254,10 @@ def damage_pipeline(
     arm = exact(armor)
     if arm < 0:
         raise RuleError(f"armor: {show(arm)} is below 0")
+    pierced = exact(pierce)
+    if pierced < 0:
+        raise RuleError(f"pierce: {show(pierced)} is below 0")
+    worn = max(Fraction(0), arm - pierced)
     res = exact(resistance_percent)
     if not -100 <= res <= 100:
         raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
@@ -277,9 +282,13 @@ def damage_pipeline(
     if bonus:
         d *= 1 + Fraction(bonus, 100)
         steps.append(("position", f"+{bonus}% = {show(d)}"))
-    if arm:
-        d *= 1 - arm / (arm + 100)
-        steps.append(("armor", f"{show(arm)}: -{show(100 * arm / (arm + 100))}% = {show(d)}"))
+    if worn:
+        d *= 1 - worn / (worn + 100)
+        less = f" - {show(pierced)} pierce" if pierced else ""
+        cut = show(100 * worn / (worn + 100))
+        steps.append(("armor", f"{show(arm)}{less}: -{cut}% = {show(d)}"))
+    elif arm:
+        steps.append(("armor", f"{show(arm)} - {show(pierced)} pierce: no cut"))
     if res:
         d *= 1 - res / 100
         steps.append(("resistance", f"{show(res)}% = {show(d)}"))
