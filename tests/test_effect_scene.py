@@ -688,3 +688,27 @@ def test_options_at_creation_from_the_command_line(
     options = json.loads(out)["options"]
     assert options["opposed_checks"] is True and options["task_time"] is False
     assert options["law_level"] is True and options["characteristic_dm"] == "table"
+
+
+def test_records_about_hidden_characters_are_gm_only(table: Table) -> None:
+    spy = {
+        "type": "add-character",
+        "name": "Spy",
+        "hidden": True,
+        "sheet": {"skills": {"Deception": 2}},
+    }
+    table.execute(convert_command("2d6-effect", spy))
+    secret = table.execute(
+        convert_command("2d6-effect", {"type": "check", "character": "spy", "skill": "deception"})
+    )
+    seen = table.execute(
+        convert_command("2d6-effect", {"type": "check", "character": "vex", "skill": "pilot"})
+    )
+    assert secret[0].visibility.gm_only and not seen[0].visibility.gm_only
+    helped = table.execute(
+        convert_command(
+            "2d6-effect",
+            {"type": "assist", "helper": "spy", "character": "vex", "skill": "deception"},
+        )
+    )
+    assert not helped[0].visibility.gm_only

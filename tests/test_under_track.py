@@ -17,6 +17,7 @@ from core.systems import get_system
 from events.under import EVENTS
 from tui.cli import main
 from tui.table import Table
+from tui.view import lens_state
 
 SYSTEM = get_system("d100-under")
 
@@ -447,3 +448,32 @@ def test_every_event_has_a_log_line(table: Table) -> None:
     assert lines["under.resolved"] == ["count 2: kid draw, kael punch resolve simultaneously"]
     assert "switches from revolver to spell flash" in lines["under.changed"][0]
     assert lines["under.track-ended"] == ["timing track ends at count 2, dropping kid, rifleman"]
+
+
+def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
+    t = Table.create(tmp_path / "h.margin", "d100-under")
+    try:
+        for data in PARTY[:2]:
+            t.execute(convert_command("d100-under", data))
+        sniper = {"type": "add-character", "name": "Sniper", "hidden": True, "sheet": {}}
+        t.execute(convert_command("d100-under", sniper))
+        t.execute(convert_command("d100-under", {"type": "start-track"}))
+        hidden = t.execute(
+            convert_command(
+                "d100-under", {"type": "act", "character": "sniper", "action": "revolver"}
+            )
+        )
+        shown = t.execute(
+            convert_command("d100-under", {"type": "act", "character": "kid", "action": "revolver"})
+        )
+        assert hidden[0].visibility.gm_only and not shown[0].visibility.gm_only
+        resolved = t.execute(convert_command("d100-under", {"type": "advance", "counts": 3}))[-1]
+        assert not resolved.visibility.gm_only  # the kid's shot is seen, alongside the sniper's
+        clock = SYSTEM.clock
+        assert clock is not None
+        do(t, type="act", character="sniper", action="draw")
+        gm_rows = [r.name for r in clock(t.state).rows]
+        player_rows = [r.name for r in clock(lens_state(t.state)).rows]
+        assert "Sniper" in gm_rows and "Sniper" not in player_rows
+    finally:
+        t.close()

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from events import Draft
+from events import Draft, Visibility
 from events.effect import EffectAssisted, EffectChecked, EffectOpposed, EffectSide, TaskClosed
 
 from ..dice import Dice, TypedDice
@@ -409,13 +409,31 @@ def _close(cmd: CloseTask, state: TableState) -> list[Draft]:
     return [Draft(TaskClosed(task=name, reason=cmd.reason))]
 
 
+_DECIDERS: dict[type[Command], Any] = {
+    Check: _check,
+    Assist: _assist,
+    Opposed: _opposed,
+    CloseTask: lambda cmd, state, dice: _close(cmd, state),
+}
+
+
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    if isinstance(command, Check):
-        return _check(command, state, dice)
-    if isinstance(command, Assist):
-        return _assist(command, state, dice)
-    if isinstance(command, Opposed):
-        return _opposed(command, state, dice)
-    if isinstance(command, CloseTask):
-        return _close(command, state)
-    raise RuleError(f"command {type(command).__name__} is not a 2d6-effect command")
+    """Decide a 2d6-effect command; records about hidden characters only are GM-only."""
+    drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
+    return [_lensed(d, state) for d in drafts]
+
+
+def _subjects(event: Any) -> list[str]:
+    if isinstance(event, EffectOpposed):
+        return [event.a.actor, event.b.actor]
+    if isinstance(event, EffectAssisted):
+        return [event.actor, event.helper]
+    actor = getattr(event, "actor", "")
+    return [actor] if actor else []
+
+
+def _lensed(draft: Draft, state: TableState) -> Draft:
+    known = [state.characters[s] for s in _subjects(draft.event) if s in state.characters]
+    if known and all(c.hidden for c in known):
+        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
+    return draft

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from events import Draft
+from events import Draft, Visibility
 from events.under import (
     ActionChanged,
     ActionDeclared,
@@ -296,21 +298,37 @@ def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
     return [Draft(event)]
 
 
+_DECIDERS: dict[type[Command], Any] = {
+    Check: _check,
+    Opposed: _opposed,
+    StartTrack: lambda cmd, state, dice: _start(cmd, state),
+    EndTrack: lambda cmd, state, dice: _end(cmd, state),
+    Act: lambda cmd, state, dice: _act(cmd, state),
+    Advance: lambda cmd, state, dice: _advance(cmd, state),
+    Interrupt: lambda cmd, state, dice: _interrupt(cmd, state),
+    ChangeAction: lambda cmd, state, dice: _change(cmd, state),
+}
+
+
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    if isinstance(command, Check):
-        return _check(command, state, dice)
-    if isinstance(command, Opposed):
-        return _opposed(command, state, dice)
-    if isinstance(command, StartTrack):
-        return _start(command, state)
-    if isinstance(command, EndTrack):
-        return _end(command, state)
-    if isinstance(command, Act):
-        return _act(command, state)
-    if isinstance(command, Advance):
-        return _advance(command, state)
-    if isinstance(command, Interrupt):
-        return _interrupt(command, state)
-    if isinstance(command, ChangeAction):
-        return _change(command, state)
-    raise RuleError(f"command {type(command).__name__} is not a d100-under command")
+    """Decide a d100-under command; records about hidden characters only are GM-only."""
+    drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
+    return [_lensed(d, state) for d in drafts]
+
+
+def _subjects(event: Any) -> list[str]:
+    if isinstance(event, UnderOpposed):
+        return [event.a.actor, event.b.actor]
+    if isinstance(event, UnderEscalated):
+        return list(event.actors)
+    if isinstance(event, ActionsResolved):
+        return [t.actor for t in event.actions]
+    actor = getattr(event, "actor", "")
+    return [actor] if actor else []
+
+
+def _lensed(draft: Draft, state: TableState) -> Draft:
+    known = [state.characters[s] for s in _subjects(draft.event) if s in state.characters]
+    if known and all(c.hidden for c in known):
+        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
+    return draft

@@ -84,6 +84,10 @@ def status(char: Character, state: TableState) -> list[str]:
 
 
 def clock(state: TableState) -> Clock | None:
+    """The timing track: tokens in count order, then who is free.
+
+    Tokens of characters not in ``state`` (hidden ones, under a player's lens) are left out.
+    """
     world = state.world
     if not isinstance(world, track.TrackWorld) or not world.running:
         return None
@@ -91,9 +95,11 @@ def clock(state: TableState) -> Clock | None:
     rows = []
     for token in sorted(world.tokens, key=lambda t: (t.at, t.declared)):
         char = state.characters.get(token.actor)
+        if char is None:
+            continue
         rows.append(
             ClockRow(
-                name=char.name if char else token.actor,
+                name=char.name,
                 value=f"count {token.at}",
                 current=token.at == upcoming,
                 note=f"{token.action} ({token.cost}, from {token.declared})",
@@ -101,7 +107,7 @@ def clock(state: TableState) -> Clock | None:
         )
     busy = {t.actor for t in world.tokens}
     for char in state.characters.values():
-        if char.id not in busy and not char.hidden:
+        if char.id not in busy:
             rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
     title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
     return Clock(title=title, rows=tuple(rows))
