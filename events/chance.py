@@ -96,6 +96,8 @@ class AttackRolled(Event, frozen=True, tag="chance.attack"):
     #: the attacker had one of the turn's actions (False: outside a fight, or the GM overrode)
     action: bool = False
     override: bool = False
+    #: for a blow of a burst: the target the burst was aimed at
+    burst_of: str = ""
     source: str = "rng"
 
 

@@ -390,3 +390,22 @@ def test_weapon_pierce_reaches_the_attack(game: Game) -> None:
              sheet={"weapons": {"pick": {"base": 10, "pierce": 40}}})  # fmt: skip
     [rec] = game.run(type="attack", attacker="Ana", target="Dee", faces=[1, 99, 51])
     assert rec.event.damage == 17  # 60 - 40 = 20 armor: 20 x 100/120 = 16.67 -> 17
+
+
+def test_a_burst_strikes_everyone_within_its_feet(game: Game) -> None:
+    game.run(**fighter("Gren", weapons={"grenade": {"type": "ranged", "base": 12, "range": 30,
+                                                    "burst": 5, "element": "fire"}}))  # fmt: skip
+    fight(game, "Gren", "Ana", "Bo", "Cy", Gren=[0, 0], Ana=[20, 0], Bo=[25, 5], Cy=[25, -5])
+    game.run(type="next")
+    records = game.run(type="attack", attacker="Gren", target="Ana", position="side",
+                       faces=[1, 99, 51, 1, 99, 26, 100])  # fmt: skip
+    main, splash, miss = (r.event for r in records)
+    assert (main.target, splash.target, miss.target) == ("ana", "bo", "cy")
+    assert main.position == "side" and main.action and not splash.action
+    assert splash.burst_of == "ana" and splash.position == "front"
+    assert records[1].cause == records[0].seq and records[2].cause == records[0].seq
+    # 12 + DEX 10 = 22: side +15% -> 25.3 -> 25; the splash at 75% -> 16.5 -> 17
+    assert (main.damage, splash.damage, miss.hit) == (25, 17, False)
+    assert game.table.state.world.encounter.actions == 0
+    game.undo()
+    assert game.char("bo").hp == 100 and game.table.state.world.encounter.actions == 1

@@ -355,104 +355,175 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                 f"unaware_percent: {unaware} is out of range ({rules.UNAWARE_MIN}..{rules.UNAWARE_MAX})"
             )
     location = cmd.location.strip().lower() or "torso"
-    acc = accuracy(attacker, w)
-    g = rules.gates(
-        acc, evasion(target), cmd.position, cmd.extra_attackers, aware and can_dodge(target)
-    )
-    roll = _d100(dice)
-    hit = roll <= g.hit_chance
-    dodge_roll = None
-    dodged = False
-    if hit and g.can_dodge:
-        dodge_roll = _d100(dice)
-        dodged = dodge_roll <= g.dodge_chance
-    connects = hit and not dodged
-    cc = crit_chance(attacker, w)
-    crit_roll = range_percent = None
-    crit = False
-    steps: list[list[str]] = []
-    damage = absorbed = 0
-    if connects:
-        if not aware:
-            crit = True
-        elif cc > 0:
-            crit_roll = _d100(dice)
-            crit = crit_roll <= cc
-        if not crit:
-            lo, hi = rules.PROFILES[w["profile"]]
-            range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
-        vitals = Fraction(int(state.options.get("vitals_percent", 150)), 100) if cmd.vitals else 1
-        governing = w.get("stats", [])
-        result = rules.damage_pipeline(
-            base=w["base"],
-            scaling=rules.scaling_of(stats(attacker), w["type"], governing),
-            profile=w["profile"],
-            range_percent=range_percent,
-            crit=crit,
-            crit_multiplier=crit_multiplier(attacker, w),
-            vitals=vitals,
-            position=cmd.position,
-            unaware_percent=unaware,
-            armor=int(table_of(target, "armor").get(location, 0)),
-            resistance_percent=int(table_of(target, "resistances").get(w["element"], 0)),
-            pierce=int(w.get("pierce", 0)),
+    strike = _Strike(state, attacker, wname, w, cmd, aware, unaware, dice)
+    drafts: list[Draft] = []
+    struck = [target, *_caught_in_burst(state, attacker, target, w)]
+    for n, victim in enumerate(struck):
+        primary = n == 0
+        event = strike.at(
+            victim,
+            position=cmd.position if primary else "front",
+            extra=cmd.extra_attackers if primary else 0,
+            location=location if primary else "torso",
+            vitals=cmd.vitals and primary,
+            action=action and primary,
+            intended=meant.id if primary and meant.id != target.id else "",
+            confusion_roll=confusion_roll if primary else None,
+            burst_of="" if primary else target.id,
         )
-        damage = result.damage
-        steps = [list(s) for s in result.steps]
-        shield = target.effect("shield")
-        absorbed = min(shield.pool, damage) if shield is not None else 0
-    event = AttackRolled(
-        attacker=attacker.id,
-        target=target.id,
-        weapon=wname,
-        position=cmd.position,
-        extra_attackers=cmd.extra_attackers,
-        aware=aware,
-        intended=meant.id if meant.id != target.id else "",
-        confusion_roll=confusion_roll,
-        accuracy=acc,
-        evasion=g.evasion,
-        hit_chance=g.hit_chance,
-        roll=roll,
-        hit=hit,
-        dodge_chance=g.dodge_chance,
-        dodge_roll=dodge_roll,
-        dodged=dodged,
-        connects=connects,
-        crit_chance=cc,
-        crit_roll=crit_roll,
-        crit=crit,
-        range_percent=range_percent,
-        location=location,
-        vitals=cmd.vitals,
-        element=w["element"],
-        unaware_percent=unaware,
-        steps=steps,
-        damage=damage,
-        absorbed=absorbed,
-        taken=damage - absorbed,
-        action=action,
-        override=cmd.override,
-        source=dice.source,
-    )
-    # a hidden attacker's blow lands on a visible target from nowhere the players can see
-    unseen = ("attacker", "weapon", "intended") if attacker.hidden else ()
-    drafts = [Draft(event, visibility=_seen(target, hidden=ATTACK_SECRET + unseen))]
-    if connects and "effect" in w:
+        seq = state.seq + len(drafts) + 1
+        # a hidden attacker's blow lands on a visible target from nowhere the players can see
+        unseen = ("attacker", "weapon", "intended") if attacker.hidden else ()
+        cause = None if primary else state.seq + 1
         drafts.append(
-            effect_draft(
-                state,
-                target,
-                w["effect"],
-                int(w["potency"]),
-                None,
-                attacker.id,
-                "",
-                "attack",
-                cause=state.seq + 1,
-            )
+            Draft(event, cause=cause, visibility=_seen(victim, hidden=ATTACK_SECRET + unseen))
         )
+        if event.connects and "effect" in w:
+            drafts.append(
+                effect_draft(
+                    state,
+                    victim,
+                    w["effect"],
+                    int(w["potency"]),
+                    None,
+                    attacker.id,
+                    "",
+                    "attack",
+                    cause=seq,
+                )
+            )
     return drafts
+
+
+def _caught_in_burst(
+    state: TableState, attacker: ChanceCharacter, target: ChanceCharacter, w: dict[str, Any]
+) -> list[ChanceCharacter]:
+    """Everyone else with a place within the weapon's burst of the target, in table order."""
+    burst = int(w.get("burst", 0))
+    if not burst or target.position is None:
+        return []
+    out = []
+    for other in state.characters.values():
+        assert isinstance(other, ChanceCharacter)
+        if (
+            other.id not in (attacker.id, target.id)
+            and other.position is not None
+            and distance(other.position, target.position) <= burst
+        ):
+            out.append(other)
+    return out
+
+
+class _Strike:
+    """One attack's fixed parts (attacker, weapon, surprise), struck against each target."""
+
+    def __init__(
+        self,
+        state: TableState,
+        attacker: ChanceCharacter,
+        wname: str,
+        w: dict[str, Any],
+        cmd: Attack,
+        aware: bool,
+        unaware: int,
+        dice: Dice,
+    ) -> None:
+        self.state, self.attacker, self.wname, self.w = state, attacker, wname, w
+        self.cmd, self.aware, self.unaware, self.dice = cmd, aware, unaware, dice
+
+    def at(
+        self,
+        target: ChanceCharacter,
+        position: str,
+        extra: int,
+        location: str,
+        vitals: bool,
+        action: bool,
+        intended: str,
+        confusion_roll: int | None,
+        burst_of: str,
+    ) -> AttackRolled:
+        """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
+        attacker, w, aware, dice = self.attacker, self.w, self.aware, self.dice
+        acc = accuracy(attacker, w)
+        g = rules.gates(acc, evasion(target), position, extra, aware and can_dodge(target))
+        roll = _d100(dice)
+        hit = roll <= g.hit_chance
+        dodge_roll = None
+        dodged = False
+        if hit and g.can_dodge:
+            dodge_roll = _d100(dice)
+            dodged = dodge_roll <= g.dodge_chance
+        connects = hit and not dodged
+        cc = crit_chance(attacker, w)
+        crit_roll = range_percent = None
+        crit = False
+        steps: list[list[str]] = []
+        damage = absorbed = 0
+        if connects:
+            if not aware:
+                crit = True
+            elif cc > 0:
+                crit_roll = _d100(dice)
+                crit = crit_roll <= cc
+            if not crit:
+                lo, hi = rules.PROFILES[w["profile"]]
+                range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
+            options = self.state.options
+            multiplier = Fraction(int(options.get("vitals_percent", 150)), 100) if vitals else 1
+            result = rules.damage_pipeline(
+                base=w["base"],
+                scaling=rules.scaling_of(stats(attacker), w["type"], w.get("stats", [])),
+                profile=w["profile"],
+                range_percent=range_percent,
+                crit=crit,
+                crit_multiplier=crit_multiplier(attacker, w),
+                vitals=multiplier,
+                position=position,
+                unaware_percent=self.unaware,
+                armor=int(table_of(target, "armor").get(location, 0)),
+                resistance_percent=int(table_of(target, "resistances").get(w["element"], 0)),
+                pierce=int(w.get("pierce", 0)),
+            )
+            damage = result.damage
+            steps = [list(s) for s in result.steps]
+            shield = target.effect("shield")
+            absorbed = min(shield.pool, damage) if shield is not None else 0
+        return AttackRolled(
+            attacker=attacker.id,
+            target=target.id,
+            weapon=self.wname,
+            position=position,
+            extra_attackers=extra,
+            aware=aware,
+            intended=intended,
+            confusion_roll=confusion_roll,
+            accuracy=acc,
+            evasion=g.evasion,
+            hit_chance=g.hit_chance,
+            roll=roll,
+            hit=hit,
+            dodge_chance=g.dodge_chance,
+            dodge_roll=dodge_roll,
+            dodged=dodged,
+            connects=connects,
+            crit_chance=cc,
+            crit_roll=crit_roll,
+            crit=crit,
+            range_percent=range_percent,
+            location=location,
+            vitals=vitals,
+            element=w["element"],
+            unaware_percent=self.unaware,
+            steps=steps,
+            damage=damage,
+            absorbed=absorbed,
+            taken=damage - absorbed,
+            action=action,
+            override=self.cmd.override,
+            burst_of=burst_of,
+            source=dice.source,
+        )
 
 
 # -- status effects ---------------------------------------------------------------

@@ -68,6 +68,8 @@ def _attack_line(e: dict[str, Any]) -> str:
     head += where + surround + unaware
     if e.get("intended"):
         head += f" (confused: meant {e['intended']})"
+    if e.get("burst_of"):
+        head += f" (caught in the burst at {e['burst_of']})"
     if "hit_chance" in e:
         head += f" [hit {e['hit_chance']}%, rolled {e['roll']}]"
     if not e.get("hit"):

@@ -212,6 +212,7 @@ WEAPON_KEYS = (
     "effect",
     "potency",
     "pierce",
+    "burst",
 )
 
 
@@ -301,8 +302,9 @@ def _check_weapon(name: str, weapon: Any) -> dict[str, Any]:
     for key in ("accuracy", "crit_chance"):
         if key in w:
             _int(f"weapons.{name}.{key}", w[key])
-    if "pierce" in w:
-        _int(f"weapons.{name}.pierce", w["pierce"], 0)
+    for key in ("pierce", "burst"):
+        if key in w:
+            _int(f"weapons.{name}.{key}", w[key], 0)
     if "crit_bonus" in w and _number(f"weapons.{name}.crit_bonus", w["crit_bonus"]) < 0:
         raise RuleError(f"sheet weapons.{name}.crit_bonus: a crit multiplier never goes down")
     w["range"] = _int(f"weapons.{name}.range", w.get("range", 5), 0)
