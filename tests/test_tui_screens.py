@@ -123,24 +123,65 @@ async def test_a_bad_command_is_answered_in_place_and_appends_nothing(path):
 
 
 @pilot_test
-async def test_every_demo_fight_runs_from_the_keyboard(tmp_path):
-    """Each landed system's demo table opens, shows its clock, and takes a typed command."""
-    ran = 0
-    for system_id, system in get_system.__globals__["SYSTEMS"].items():
-        if not system.demo:
-            continue
-        path = build(tmp_path / f"{system_id}.margin", system_id)
-        app = play(path)
+async def test_each_systems_demo_fight_typed_line_by_line(tmp_path):
+    """Every system's demo fight, typed as command lines, ends where margin demo ends."""
+    import json
+
+    import msgspec
+
+    from core import SYSTEMS
+    from tui.demo import build_demo
+
+    for system_id, system in SYSTEMS.items():
+        expected = build_demo(tmp_path / f"{system_id}-demo.margin", system_id)
+        path = tmp_path / f"{system_id}.margin"
+        Table.create(path, system_id, title=f"{system.title} demo").close()
+        app = play(str(path))
         async with app.run_test(size=(80, 24)) as pilot:
-            await type_line(pilot, "note round two")
-            await pilot.press("enter")
-            await pilot.pause()
-            assert log_texts(app)[-1] == "note: round two"
-            names = str(app.query_one("#party").render())
-            assert all(c.name in names for c in app.view.state().characters.values())
+            line = app.query_one(CommandLine)
+            for data in system.demo:
+                line.value = json.dumps(data)
+                await pilot.press("enter")
+                await pilot.pause()
+                assert line.value == "", message(app)
+            got = msgspec.to_builtins(app.view.table.state)
+            want = msgspec.to_builtins(expected.state)
+            assert got["characters"] == want["characters"], system_id
+            assert got["world"] == want["world"], system_id
+            if system.clock is not None:
+                assert app.view.clock() == system.clock(expected.state), system_id
         app.view.table.close()
-        ran += 1
-    assert ran >= 1
+        expected.close()
+
+
+@pilot_test
+async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_secret(tmp_path):
+    from tui.demo import build_demo
+
+    path = tmp_path / "edge.margin"
+    build_demo(path, "2d10-edge").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        before = str(app.query_one("#party").render())
+        await type_line(pilot, "attack kael guard vs 5")
+        await pilot.press("enter")
+        await pilot.pause()
+        hit = str(app.query_one("#party").render())
+        assert hit != before and "guard" in message(app).lower()
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert "attack on guard" in str(app.screen.query_one("#undo-list").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(app.query_one("#party").render()) == before
+        await type_line(pilot, "roll 1d20 secret for perception = 13")
+        await pilot.press("enter")
+        await pilot.pause()
+    app.view.table.close()
+    watcher = appmod.watch_app(str(path), "Kael")
+    async with watcher.run_test(size=(80, 24)):
+        last = watcher.view.rows(0, watcher.view.log_len())[-1]
+        assert last.secret and "13" not in last.text and "perception" in last.text
 
 
 @pilot_test

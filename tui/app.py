@@ -285,6 +285,7 @@ class PlayApp(TableApp):
             log.scroll_page_up(animate=False)
         else:
             log.scroll_page_down(animate=False)
+        log.scrolled()
 
     def action_clear_line(self) -> None:
         self.query_one(CommandLine).value = ""

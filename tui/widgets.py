@@ -116,7 +116,7 @@ class LogView(ScrollView, can_focus=True):
     """The log, newest last; only the rows on screen are read and drawn."""
 
     DEFAULT_CSS = """
-    LogView { height: 1fr; scrollbar-size-vertical: 1; }
+    LogView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """
     BINDINGS = [
         Binding("up", "scroll_up", "Up", show=False),
@@ -131,15 +131,18 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.view = view
         self._window: tuple[int, list[LogRow]] = (0, [])
+        #: keep the newest record in sight as records arrive and the panel resizes
+        self.stick = True
 
     def on_mount(self) -> None:
         self.reload(follow=True)
 
     def reload(self, follow: bool = False) -> None:
         """Re-read the log's length; keep the newest in sight when it was (or ``follow``)."""
-        at_end = self.is_vertical_scroll_end or follow
+        at_end = self.is_vertical_scroll_end or follow or self.stick
         self.virtual_size = Size(self.size.width, self.view.log_len())
         self._window = (0, [])
+        self.stick = at_end
         if at_end:
             # Scroll once the new height is laid out, or the end is the old one.
             self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
@@ -147,6 +150,35 @@ class LogView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self.reload()
+
+    def scrolled(self) -> None:
+        """The reader scrolled: follow new records again only once back at the newest."""
+        self.stick = False
+        self.call_after_refresh(lambda: setattr(self, "stick", self.is_vertical_scroll_end))
+
+    def action_scroll_up(self) -> None:
+        super().action_scroll_up()
+        self.scrolled()
+
+    def action_scroll_down(self) -> None:
+        super().action_scroll_down()
+        self.scrolled()
+
+    def action_page_up(self) -> None:
+        super().action_page_up()
+        self.scrolled()
+
+    def action_page_down(self) -> None:
+        super().action_page_down()
+        self.scrolled()
+
+    def action_scroll_home(self) -> None:
+        super().action_scroll_home()
+        self.scrolled()
+
+    def action_scroll_end(self) -> None:
+        super().action_scroll_end()
+        self.scrolled()
 
     def _row(self, index: int) -> LogRow | None:
         start, rows = self._window
@@ -177,7 +209,7 @@ class OddsBar(Static):
     """The exact odds of the check being typed, drawn as a bar."""
 
     DEFAULT_CSS = """
-    OddsBar { height: 3; padding: 0 1; display: none; }
+    OddsBar { height: auto; max-height: 5; padding: 0 1; display: none; }
     OddsBar.shown { display: block; }
     """
 
