@@ -409,3 +409,19 @@ def test_a_burst_strikes_everyone_within_its_feet(game: Game) -> None:
     assert game.table.state.world.encounter.actions == 0
     game.undo()
     assert game.char("bo").hp == 100 and game.table.state.world.encounter.actions == 1
+
+
+def test_options_are_bounded(tmp_path: Path) -> None:
+    table = Table.create(tmp_path / "b.margin", SYSTEM)
+    for name, value, message in (
+        ("unaware_percent", 20, "unaware_percent: 20 is out of range \\(50..100\\)"),
+        ("duration_step", 0, "duration_step: 0 is out of range \\(1..100\\)"),
+        ("vitals_percent", 50, "vitals_percent: 50 is out of range"),
+        ("spread_feet", True, "expected a whole number"),
+    ):
+        with pytest.raises(RuleError, match=message):
+            table.execute(convert_command(SYSTEM, {"type": "set-option", "name": name,
+                                                   "value": value}))  # fmt: skip
+    table.execute(convert_command(SYSTEM, {"type": "set-option", "name": "unaware_percent",
+                                           "value": 100}))  # fmt: skip
+    assert table.state.options["unaware_percent"] == 100
