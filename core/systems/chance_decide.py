@@ -132,6 +132,7 @@ def _d100(dice: Dice) -> int:
 
 
 def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:
+    """The proficiency a check uses: the one given (an untrained try), else the sheet's."""
     if given is not None:
         if not 0 <= given <= 100:
             raise RuleError(f"proficiency: {given} is out of range (0..100)")
