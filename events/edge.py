@@ -47,6 +47,8 @@ class Checked(Event, frozen=True, tag="edge.check"):
     #: "related" (next check of the same skill) or "any" (the next check at all)
     pending_scope: str = ""
     source: str = "rng"
+    #: the TN and margin are hidden from players (see the record's visibility)
+    secret_tn: bool = False
     reason: str = ""
 
 

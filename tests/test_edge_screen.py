@@ -108,6 +108,17 @@ def words(text: str, table: Table) -> dict[str, Any] | None:
                 "pt_reduction": 3,
             },
         ),
+        (
+            "check kael athletics vs 22 secret option-dis",
+            {
+                "type": "check",
+                "character": "kael",
+                "skill": "athletics",
+                "tn": 22,
+                "secret_tn": True,
+                "chosen_disadvantage": 1,
+            },
+        ),
         ("next", {"type": "next-turn"}),
         ("start cliff top", {"type": "start-encounter", "name": "cliff top"}),
         ("join kael faces 3 4", {"type": "join", "character": "kael", "faces": [3, 4]}),

@@ -9,6 +9,7 @@ import pytest
 
 from core import RuleError
 from core.commands import convert_command
+from core.systems import edge_screen
 from core.systems.edge import SYSTEM
 from core.systems.edge_sheet import EdgeCharacter, EdgeWorld
 from events import Record
@@ -718,3 +719,26 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
     seen = SYSTEM.player_world(world(party))
     assert [c.id for c in seen.encounter.order] == ["kael"]
     assert [c.id for c in world(party).encounter.order] == ["kael", "sniper"]  # type: ignore[union-attr]
+
+
+def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
+    from events import player_view
+
+    recs = do(
+        party,
+        type="check",
+        character="kael",
+        skill="athletics",
+        tn=27,
+        secret_tn=True,
+        faces=[6, 5],
+    )
+    seen = player_view(recs[0])
+    assert seen is not None
+    assert "tn" not in seen["event"] and "mos" not in seen["event"]
+    assert seen["event"]["total"] == 31 and seen["event"]["success"] is True
+    line = edge_screen.describe(seen["event"])
+    assert line is not None and line.endswith("vs a secret TN: success")
+    do(party, type="reveal", seq=recs[0].seq)
+    shown = player_view(recs[0], revealed={recs[0].seq})
+    assert shown is not None and shown["event"]["tn"] == 27

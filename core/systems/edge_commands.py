@@ -74,7 +74,13 @@ class Check(Command, tag="check"):
     #: two indices into the faces to keep (overrides the default choice)
     keep: list[int] | None = None
     faces: list[int] | None = None
+    #: keep the TN and the margin from the players (the GM may not tell the difficulty)
+    secret_tn: bool = False
     reason: str = ""
+
+
+#: Fields of a check a secret TN hides from players until the GM reveals the record.
+SECRET_TN_FIELDS = ("tn", "tn_name", "mos", "band", "damage_dice", "pending_kind", "pending_scope")
 
 
 class Attack(Check, tag="attack", kw_only=True):
@@ -331,6 +337,7 @@ def _roll_check(
         "pending_kind": kind,
         "pending_scope": scope,
         "source": dice.source,
+        "secret_tn": cmd.secret_tn,
         "reason": cmd.reason,
     }
 
@@ -463,7 +470,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
     drafts = []
     if cmd.edge:
         drafts.append(_edge_spend(char, cmd.edge))
-    drafts.append(Draft(Checked(**fields)))
+    drafts.append(Draft(Checked(**fields), visibility=_secrecy(cmd)))
     return drafts
 
 
@@ -523,7 +530,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                 extra_dice=extra,
                 pt_reduction=pt_reduction,
                 action=action,
-            )
+            ),
+            visibility=_secrecy(cmd),
         )
     )
     if not checked["success"]:
@@ -558,6 +566,10 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     return drafts
 
 
+def _secrecy(cmd: Check) -> Visibility:
+    return Visibility(hidden=SECRET_TN_FIELDS) if cmd.secret_tn else Visibility()
+
+
 def _with_tn(cmd: Attack, tn: int | str) -> Check:
     return Check(
         character=cmd.character,
@@ -571,6 +583,7 @@ def _with_tn(cmd: Attack, tn: int | str) -> Check:
         modifier=cmd.modifier,
         pending=cmd.pending,
         keep=cmd.keep,
+        secret_tn=cmd.secret_tn,
         reason=cmd.reason,
     )
 

@@ -36,10 +36,13 @@ def _check_line(e: dict[str, Any]) -> str:
         if e.get("double") and adj
         else (" double" if e.get("double") else "")
     )
-    return (
-        f"{who}: {e.get('skill', '?')} +{e.get('bonus', 0)}{mode}{edge} [{shown}]{doubles} = "
-        f"{e.get('total')} vs {tn}: MoS {e.get('mos')}, {e.get('band', '').replace('-', ' ')}"
-    )
+    head = f"{who}: {e.get('skill', '?')} +{e.get('bonus', 0)}{mode}{edge} [{shown}]{doubles} = "
+    if "mos" not in e:
+        outcome = "success" if e.get("success") else "failure"
+        return head + f"{e.get('total')} vs a secret TN: {outcome}"
+    secret = " (secret TN)" if e.get("secret_tn") else ""
+    band = e.get("band", "").replace("-", " ")
+    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}"
 
 
 def describe(e: dict[str, Any]) -> str | None:
@@ -285,6 +288,10 @@ def _tail(words: list[str], cmd: dict[str, Any], allowed: set[str]) -> list[str]
             continue
         elif w == "no-pending" and "check" in allowed:
             cmd["pending"] = "none"
+        elif w == "secret" and "check" in allowed:
+            cmd["secret_tn"] = True
+        elif w == "option-dis" and "check" in allowed:
+            cmd["chosen_disadvantage"] = 1
         else:
             rest.append(words[i])
         i += 1
@@ -310,6 +317,8 @@ _ALL_WORDS = {
     "faces",
     "keep",
     "no-pending",
+    "secret",
+    "option-dis",
     "burst",
     "single",
     "edge-damage",
