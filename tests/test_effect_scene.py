@@ -520,6 +520,13 @@ def test_short_forms(table: Table) -> None:
         "skill": "electronics",
     }
     assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9
+    assert parse(said("check vex electronics -4 -1"), state) == {
+        "type": "check",
+        "character": "Vex",
+        "difficulty": -4,
+        "circumstance": -1,
+        "skill": "electronics",
+    }
     assert parse(said("close the cargo door"), state) == {
         "type": "close-task",
         "task": "the cargo door",

@@ -175,7 +175,10 @@ def _rung_at(words: list[str], i: int) -> tuple[str, int] | None:
 
 
 def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any]:
-    """``vex electronics int difficult +1``: skill words, a characteristic, a rung, a +/-1."""
+    """``vex electronics int difficult +1``: skill words, a characteristic, a rung, a +/-1.
+
+    A rung may be its DM (``-2``); +1 and -1 are always the situation, never a rung.
+    """
     if not words:
         raise RuleError(f"{who}: name a character, then a skill or characteristic")
     char = find_character(state, words[0])
@@ -195,6 +198,8 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
             continue
         if word in ("+1", "-1"):
             out["circumstance"] = int(word)
+        elif word[:1] in "+-" and word[1:].isdigit():
+            out["difficulty"] = int(word)
         elif lookup(char.sheet.get("characteristics", {}), word) is not None:
             out["characteristic"] = word
         else:
