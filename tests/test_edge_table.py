@@ -742,3 +742,54 @@ def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
     do(party, type="reveal", seq=recs[0].seq)
     shown = player_view(recs[0], revealed={recs[0].seq})
     assert shown is not None and shown["event"]["tn"] == 27
+
+
+def test_a_gauss_weapon_lowers_pt_by_mode(party: Table) -> None:
+    gun = {"name": "Gauss carbine", "dice": 4, "bonus": 2, "burst": 1, "gauss": True}
+    do(party, type="update-character", character="kael", sheet={"weapons": [gun]})
+    single = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            tn=10,
+            damage=False,
+            faces=[2, 3],
+        ),
+        "edge.attack",
+    )
+    burst = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            tn=10,
+            mode="burst",
+            damage=False,
+            faces=[2, 3],
+        ),
+        "edge.attack",
+    )
+    assert (single.pt_reduction, burst.pt_reduction, burst.extra_dice) == (5, 3, 1)
+
+
+def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
+    do(party, type="update-character", character="guard", sheet={"armor": "heavy", "edge": 2})
+    do(party, type="update-character", character="kael", sheet={"talents": ["Armor Piercer"]})
+    dmg = event(
+        do(
+            party,
+            type="attack",
+            character="kael",
+            target="guard",
+            weapon="fam-90",
+            tn=10,
+            faces=[2, 3, 6, 6, 6, 6, 6],
+        ),
+        "edge.damage",
+    )
+    assert (dmg.pt, dmg.dr, dmg.pt_reduction) == (35, 60, 7)
+    assert SYSTEM.status is not None
+    assert SYSTEM.status(char(party, "guard"), party.state)[0] == "Edge 0/2"

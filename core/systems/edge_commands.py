@@ -43,6 +43,7 @@ from .edge_sheet import (
     combatant,
     edge_max,
     health,
+    sheet_of,
     skill_bonus,
     talent_pt_reduction,
     weapon,
@@ -488,7 +489,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
         )
     if cmd.tn is None:
-        defense = target.sheet.get("defense")
+        defense = sheet_of(target).get("defense")
         if defense is None:
             raise RuleError(f"tn: give the attack's TN ({target.name}'s sheet has no defense)")
         cmd_tn: int | str = int(defense)
@@ -910,7 +911,7 @@ def _join_drafts(
     char = character(state, ref)
     if char.id in enc_names:
         raise RuleError(f"character: {char.name} is already in the encounter")
-    n = int(char.sheet.get("initiative_dice", 1)) if count is None else count
+    n = int(sheet_of(char)["initiative_dice"]) if count is None else count
     if not 1 <= n <= 20:
         raise RuleError(f"dice: {n} initiative dice is out of range (1..20)")
     bonus = attribute(char, "AG") + attribute(char, "CU")

@@ -9,7 +9,17 @@ from ..state import TableState
 from . import edge_rules as rules
 from .base import Clock, ClockRow, Command, Odds
 from .edge_commands import Attack, Check, sources, turn_order
-from .edge_sheet import EdgeCharacter, character, edge_max, health, key, skill_bonus, weapon, world
+from .edge_sheet import (
+    EdgeCharacter,
+    character,
+    edge_max,
+    health,
+    key,
+    sheet_of,
+    skill_bonus,
+    weapon,
+    world,
+)
 
 # -- log lines ----------------------------------------------------------------
 
@@ -162,7 +172,10 @@ def clock(state: TableState) -> Clock | None:
     enc = world(state).encounter
     if enc is None:
         return None
-    title = f"Round {enc.round}" if enc.round else "Encounter (not started: next-turn)"
+    if enc.round:
+        title = f"Round {enc.round}, turn {len(enc.acted)}"
+    else:
+        title = "Encounter (not started: next-turn)"
     if enc.name:
         title += f" - {enc.name}"
     rows = []
@@ -189,7 +202,7 @@ def odds(cmd: Command, state: TableState) -> Odds | None:
         if isinstance(cmd, Attack):
             target = character(state, cmd.target)
             skill = cmd.skill or weapon(char, cmd.weapon)["skill"]
-            tn_raw = cmd.tn if cmd.tn is not None else target.sheet.get("defense")
+            tn_raw = cmd.tn if cmd.tn is not None else sheet_of(target).get("defense")
             if tn_raw is None:
                 return None
         else:
@@ -212,8 +225,9 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     skills: set[str] = set()
     weapons: set[str] = set()
     for c in state.characters.values():
-        skills.update(c.sheet.get("skills", {}))
-        weapons.update(key(w["name"]) for w in c.sheet.get("weapons", []))
+        normal = sheet_of(c)
+        skills.update(normal["skills"])
+        weapons.update(key(w["name"]) for w in normal["weapons"])
     return {
         "command": list(SHORT_FORMS),
         "character": sorted(state.characters),

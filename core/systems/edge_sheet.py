@@ -19,7 +19,7 @@ WEAPON_PRESETS: dict[str, dict[str, Any]] = {
     "sniper-rifle": {"dice": 6, "bonus": 8},
     "assault-cannon": {"dice": 8, "bonus": 10},
     "stracher-p11": {"dice": 3, "bonus": 2},
-    "fam-90": {"dice": 5, "bonus": 1, "burst": 1, "pt_single": 5, "pt_burst": 3},
+    "fam-90": {"dice": 5, "bonus": 1, "burst": 1, "gauss": True},
     "sword": {"dice": 2, "melee": True},
     "dagger": {"dice": 1, "melee": True},
     "punch": {"dice": 1, "melee": True, "stun": True},
@@ -31,6 +31,9 @@ ARMOR_PRESETS: dict[str, dict[str, int]] = {
     "heavy": {"pt": 35, "dr": 60},
     "inertial": {"pt": 20, "dr": 40},
 }
+
+#: PT reductions of a Gauss weapon (``"gauss": true`` on a weapon), by fire mode.
+GAUSS: dict[str, int] = {"pt_single": 5, "pt_burst": 3}
 
 #: Talents that reduce the PT of the armor an attack meets, by how much.
 PT_TALENTS: dict[str, int] = {"armor-piercer": 2}
@@ -148,6 +151,7 @@ def _weapon(raw: Any, index: int) -> dict[str, Any]:
         "burst",
         "pt_single",
         "pt_burst",
+        "gauss",
         "skill",
     }
     unknown = sorted(set(raw) - fields)
@@ -168,6 +172,11 @@ def _weapon(raw: Any, index: int) -> dict[str, Any]:
     elif "dice" not in raw:
         raise RuleError(f"sheet {where}: give a preset or the weapon's dice")
     merged = {**base, **{k: v for k, v in raw.items() if k != "preset"}}
+    gauss = merged.pop("gauss", False)
+    if not isinstance(gauss, bool):
+        raise RuleError(f"sheet {where}.gauss: expected true or false")
+    if gauss:
+        merged = {**GAUSS, **merged}
     name = str(merged.get("name", "")).strip()
     if not name:
         raise RuleError(f"sheet {where}.name: a custom weapon needs a name")
@@ -301,6 +310,16 @@ def initial_world(options: Any) -> EdgeWorld:
 # -- reading a character ------------------------------------------------------
 
 
+def sheet_of(char: Character) -> dict[str, Any]:
+    """A character's sheet in normal form.
+
+    Sheets are normalised when a character is added, but an ``update-character``
+    merges the fields as typed ("heavy" armor, "Armor Piercer"), so every read
+    goes through the same normalisation.
+    """
+    return check_sheet(dict(char.sheet))
+
+
 def character(state: TableState, ref: str) -> EdgeCharacter:
     char = find_character(state, ref)
     assert isinstance(char, EdgeCharacter)
@@ -308,15 +327,15 @@ def character(state: TableState, ref: str) -> EdgeCharacter:
 
 
 def edge_max(char: EdgeCharacter) -> int:
-    return max(0, int(char.sheet.get("edge", 0)) - char.burns)
+    return max(0, int(sheet_of(char)["edge"]) - char.burns)
 
 
 def health(char: EdgeCharacter) -> int:
-    return int(char.sheet.get("health", 30))
+    return int(sheet_of(char)["health"])
 
 
 def attribute(char: EdgeCharacter, name: str) -> int:
-    attrs = char.sheet.get("attributes", {})
+    attrs = sheet_of(char)["attributes"]
     if name not in attrs:
         have = ", ".join(attrs) or "none"
         raise RuleError(f"{char.name}'s sheet has no attribute {name} (attributes: {have})")
@@ -325,7 +344,7 @@ def attribute(char: EdgeCharacter, name: str) -> int:
 
 def skill_bonus(char: EdgeCharacter, skill: str) -> tuple[str, int]:
     """(skill id, ranks + the two key attributes), or a clear error naming the known skills."""
-    skills = char.sheet.get("skills", {})
+    skills = sheet_of(char)["skills"]
     sid = key(skill)
     if sid not in skills:
         have = ", ".join(skills) or "none"
@@ -335,7 +354,7 @@ def skill_bonus(char: EdgeCharacter, skill: str) -> tuple[str, int]:
 
 
 def weapon(char: EdgeCharacter, name: str | None) -> dict[str, Any]:
-    weapons = char.sheet.get("weapons", [])
+    weapons = sheet_of(char)["weapons"]
     if not weapons:
         raise RuleError(f"weapon: {char.name} has no weapons on the sheet")
     if name is None:
@@ -348,12 +367,12 @@ def weapon(char: EdgeCharacter, name: str | None) -> dict[str, Any]:
 
 
 def armor(char: EdgeCharacter) -> dict[str, Any] | None:
-    value = char.sheet.get("armor")
+    value = sheet_of(char)["armor"]
     return dict(value) if value else None
 
 
 def talent_pt_reduction(char: EdgeCharacter) -> int:
-    return sum(PT_TALENTS.get(t, 0) for t in char.sheet.get("talents", []))
+    return sum(PT_TALENTS.get(t, 0) for t in sheet_of(char)["talents"])
 
 
 def player_world(w: EdgeWorld) -> EdgeWorld:
