@@ -786,7 +786,7 @@ def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
             target="guard",
             weapon="fam-90",
             tn=10,
-            faces=[2, 3, 6, 6, 6, 6, 6],
+            faces=[2, 3, 6, 6, 6, 6, 6, 6],
         ),
         "edge.damage",
     )
