@@ -793,3 +793,12 @@ def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
     assert (dmg.pt, dmg.dr, dmg.pt_reduction) == (35, 60, 7)
     assert SYSTEM.status is not None
     assert SYSTEM.status(char(party, "guard"), party.state)[0] == "Edge 0/2"
+
+
+def test_a_boost_spent_in_a_turn_ends_with_it(party: Table) -> None:
+    do(party, type="start-encounter", characters=["kael"], faces=[1, 1])
+    do(party, type="next-turn")
+    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    turn = event(do(party, type="next-turn"), "edge.turn")
+    assert (turn.round, turn.initiative) == (2, 14)
+    assert world(party).encounter.order[0].boost == 0  # type: ignore[union-attr]

@@ -974,7 +974,8 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
     waiting = [c for c in ready if c.id not in enc.acted]
     rnd = enc.round if waiting and enc.round else enc.round + 1
     nxt = waiting[0] if waiting and enc.round else ready[0]
-    effective = nxt.initiative + nxt.boost
+    # a boost already active belongs to the turn now ending
+    effective = nxt.initiative + (0 if nxt.boost_active else nxt.boost)
     actions = rules.bracket_actions(effective, state.options.get("initiative_brackets", True))
     return [
         Draft(
