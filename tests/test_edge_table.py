@@ -408,6 +408,8 @@ def test_edge_burn_saves_from_death_only(party: Table) -> None:
     kael = char(party, "kael")
     assert kael.dead and kael.injuries[0].severity == "fatal"
     refused(party, "dead", type="check", character="kael", skill="athletics")
+    assert SYSTEM.status is not None
+    assert "DEAD (Edge Burn can save)" in SYSTEM.status(kael, party.state)
     burn = do(party, type="edge-burn", character="kael")
     assert burn[0].cause == kael.injuries[0].seq
     kael = char(party, "kael")

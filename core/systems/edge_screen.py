@@ -162,7 +162,8 @@ def status(char: Any, state: TableState) -> list[str]:
     if char.urgent_care:
         out.append("needs urgent care")
     if char.dead:
-        out.append("DEAD")
+        can_burn = state.options.get("edge_burn", True) and edge_max(char) >= 1
+        out.append("DEAD (Edge Burn can save)" if can_burn else "DEAD")
     if char.knocked_out:
         out.append("knocked out")
     return out
