@@ -425,3 +425,12 @@ def test_options_are_bounded(tmp_path: Path) -> None:
     table.execute(convert_command(SYSTEM, {"type": "set-option", "name": "unaware_percent",
                                            "value": 100}))  # fmt: skip
     assert table.state.options["unaware_percent"] == 100
+
+
+def test_regeneration_heals_what_the_fire_took_the_same_turn(game: Game) -> None:
+    fight(game, "Ana")
+    game.run(type="effect", target="Ana", effect="burning", potency=15)
+    game.run(type="effect", target="Ana", effect="regenerate", potency=15)
+    [_, burn, heal] = game.run(type="next")
+    assert (burn.event.hp, heal.event.hp) == (-5, 5)
+    assert game.char("ana").hp == 100

@@ -664,8 +664,13 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
     turn = TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor))
     drafts = [Draft(turn, visibility=_seen(actor))]
     seq = state.seq + 1
+    hp = actor.hp
     for effect in list(actor.effects):
-        drafts.extend(_tick(state, actor, effect, seq, len(drafts)))
+        ticked = _tick(state, actor, effect, hp, seq, len(drafts))
+        tick = ticked[0].event
+        assert isinstance(tick, EffectTicked)
+        hp = max(0, hp + tick.hp)
+        drafts.extend(ticked)
     return drafts
 
 
@@ -683,14 +688,15 @@ def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> 
 
 
 def _tick(
-    state: TableState, char: ChanceCharacter, effect: Any, turn_seq: int, offset: int
+    state: TableState, char: ChanceCharacter, effect: Any, now: int, turn_seq: int, offset: int
 ) -> list[Draft]:
-    """One effect's start-of-turn: its HP change, its clock, and what follows from it."""
+    """One effect's start-of-turn (``now``: HP after the ticks before it): its HP change,
+    its clock, and what follows from it. The tick is the first draft."""
     kind = EFFECTS[effect.name]
     hp = 0
     if kind.tick:
         amount = rules.percent_of(kind.tick, char.max_hp, effect.stacks)
-        hp = min(amount, max(0, char.max_hp - char.hp)) if not kind.harmful else -amount
+        hp = min(amount, max(0, char.max_hp - now)) if not kind.harmful else -amount
     left = 0 if kind.until_removed else effect.turns - 1
     ended = not kind.until_removed and left <= 0
     tick = EffectTicked(
