@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core import RuleError
 from core.commands import convert_command
@@ -804,3 +808,57 @@ def test_a_boost_spent_in_a_turn_ends_with_it(party: Table) -> None:
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.round, turn.initiative) == (2, 14)
     assert world(party).encounter.order[0].boost == 0  # type: ignore[union-attr]
+
+
+COMMANDS = st.sampled_from(
+    [
+        {"type": "check", "character": "kael", "skill": "athletics", "tn": 25},
+        {
+            "type": "check",
+            "character": "kael",
+            "skill": "perception",
+            "tn": 20,
+            "edge": "advantage",
+        },
+        {
+            "type": "attack",
+            "character": "kael",
+            "target": "guard",
+            "weapon": "fam-90",
+            "mode": "burst",
+        },
+        {"type": "attack", "character": "kael", "target": "guard", "edge_damage": True},
+        {"type": "attack", "character": "guard", "target": "kael", "tn": 12},
+        {"type": "lessen-injury", "character": "kael"},
+        {"type": "edge-burn", "character": "kael"},
+        {"type": "award-edge", "character": "kael"},
+        {"type": "dismiss-pending", "character": "kael"},
+    ]
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(COMMANDS, min_size=1, max_size=8), st.integers(0, 1000))
+def test_undo_returns_to_the_state_before(
+    tmp_path: Path, script: list[dict[str, Any]], seed: int
+) -> None:
+    """Any command that went through, once undone, leaves the state as it was before it."""
+    with tempfile.TemporaryDirectory(dir=tmp_path) as where:
+        t = Table.create(Path(where) / "t.margin", "2d10-edge")
+        t.dice = RandomDice(seed)
+        do(t, type="add-character", name="Kael", sheet=HERO)
+        do(t, type="add-character", name="Guard", sheet=FOE)
+        for cmd in script:
+            before = msgspec.to_builtins(t.state)
+            try:
+                recs = do(t, **cmd)
+            except RuleError:
+                continue
+            do(t, type="undo", command=recs[0].command)
+            after = msgspec.to_builtins(t.state)
+            before.pop("seq"), after.pop("seq")
+            assert after == before
+            do(t, type="redo")
+        t.close()
