@@ -862,3 +862,26 @@ def test_undo_returns_to_the_state_before(
             assert after == before
             do(t, type="redo")
         t.close()
+
+
+def test_an_edge_damage_boost_is_not_spent_on_a_miss(party: Table) -> None:
+    recs = do(
+        party,
+        type="attack",
+        character="kael",
+        target="guard",
+        tn=40,
+        edge_damage=True,
+        faces=[1, 2],
+    )
+    assert [r.event.__struct_config__.tag for r in recs] == ["edge.attack"]
+    assert char(party, "kael").edge == 3
+    refused(
+        party,
+        "damage is not rolled now",
+        type="attack",
+        character="kael",
+        target="guard",
+        edge_damage=True,
+        damage=False,
+    )

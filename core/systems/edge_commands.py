@@ -495,6 +495,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         cmd_tn: int | str = int(defense)
     else:
         cmd_tn = cmd.tn
+    if cmd.edge_damage and not cmd.damage:
+        raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
     action = _encounter_action(cmd, state, char)
     spends = 1 if cmd.edge else 0
     if cmd.edge_damage:
@@ -535,13 +537,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             visibility=_secrecy(cmd),
         )
     )
-    if not checked["success"]:
-        if cmd.edge_damage:
-            raise RuleError("edge_damage: the attack missed; there is no damage to boost")
-        return drafts
-    if not cmd.damage:
-        if cmd.edge_damage:
-            raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
+    if not checked["success"] or not cmd.damage:
+        # a miss rolls no damage, so an Edge damage boost is not spent
         return drafts
     if cmd.edge_damage:
         drafts.append(
