@@ -108,13 +108,16 @@ def _update_character(
 ) -> list[Draft]:
     char = find_character(state, cmd.character)
     system = get_system(state.system)
+    sheet = dict(cmd.sheet)
     if system.check_sheet:
-        system.check_sheet({**char.sheet, **cmd.sheet})
+        # store the fields as the system normalises them, as a new sheet would be
+        merged = system.check_sheet({**char.sheet, **cmd.sheet})
+        sheet = {k: merged[k] for k in merged if k in cmd.sheet or k not in char.sheet}
     hidden = char.hidden if cmd.hidden is None else cmd.hidden
     visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
     return [
         Draft(
-            CharacterUpdated(id=char.id, sheet=dict(cmd.sheet), hidden=cmd.hidden),
+            CharacterUpdated(id=char.id, sheet=sheet, hidden=cmd.hidden),
             visibility=visibility,
         )
     ]

@@ -6,11 +6,12 @@ from typing import Any
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
-from .systems import SYSTEMS
 
 
 def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     """Resolve one request (already parsed JSON) with ``dice`` unless it gives its own."""
+    from .systems import SYSTEMS  # late: the systems use this module's field helpers
+
     if not isinstance(request, dict):
         raise RuleError("request: expected a JSON object")
     system_id = request.get("system")

@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 import msgspec
 
 from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
-from core.state import find_character
 from events import DecodeError, SQLiteStore, StoredRow, StoreError, player_view, record_to_builtins
 
 from . import render
@@ -83,12 +82,12 @@ def cmd_do(args: argparse.Namespace) -> int:
 
 
 def _lens_name(table: Table, name: str | None) -> str | None:
+    """The id of the player whose lens is asked for, or None for the GM's view."""
     if name is None:
         return None
-    char = find_character(table.state, name)
-    if char.hidden:
-        raise RuleError(f"--as {name!r}: no such player character")
-    return char.id
+    from .view import player_id
+
+    return player_id(table.state, name)
 
 
 def cmd_log(args: argparse.Namespace) -> int:
@@ -127,14 +126,13 @@ def _state_for(table: Table, args: argparse.Namespace) -> Any:
     if args.at is not None and not 1 <= args.at <= table.projection.seq:
         raise UsageError(f"--at {args.at}: the table has records 1..{table.projection.seq}")
     state = table.projection.state_at(seq, corrected=args.corrected)
+    if args.as_ is not None:
+        from .view import lens_state
+
+        _lens_name(table, args.as_)
+        state = lens_state(state)
     data = msgspec.to_builtins(state)
     data["revealed"] = sorted(data.get("revealed", []))
-    if args.as_ is not None:
-        _lens_name(table, args.as_)
-        data["characters"] = {k: v for k, v in data["characters"].items() if not v.get("hidden")}
-        last = data.get("last_roll")
-        if last and last.get("secret"):
-            data["last_roll"] = None
     return data
 
 

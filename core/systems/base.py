@@ -24,6 +24,9 @@ class Option:
     default: Any
     doc: str
     choices: tuple[Any, ...] = ()
+    #: bounds of a whole-number option
+    lo: int | None = None
+    hi: int | None = None
 
     def check(self, value: Any) -> Any:
         """The value if valid for this option; a clear error otherwise."""
@@ -41,6 +44,8 @@ class Option:
             isinstance(value, bool) or not isinstance(value, int)
         ):
             raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise RuleError(f"option {self.name}: {value} is out of range ({self.lo}..{self.hi})")
         return value
 
     def parse(self, text: str) -> Any:

@@ -8,10 +8,8 @@ The pieces live in the flat ``chance_*`` modules beside this one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RuleError
 from .base import Option, System
 from .chance_commands import COMMANDS
 from .chance_decide import decide
@@ -21,42 +19,27 @@ from .chance_rules import UNAWARE_MAX, UNAWARE_MIN
 from .chance_screen import clock, describe, odds, parse_words, status, vocabulary
 from .chance_state import check_sheet, initial_world, make_character, player_world
 
-
-@dataclass(frozen=True)
-class Bounded(Option):
-    """A whole-number option held to ``lo..hi``."""
-
-    lo: int = 0
-    hi: int = 0
-
-    def check(self, value: Any) -> Any:
-        value = super().check(value)
-        if not self.lo <= value <= self.hi:
-            raise RuleError(f"option {self.name}: {value} is out of range ({self.lo}..{self.hi})")
-        return value
-
-
 OPTIONS: tuple[Option, ...] = (
     Option(
         "secret_checks",
         True,
         "skill checks are rolled by the GM in secret unless a check says otherwise",
     ),
-    Bounded(
+    Option(
         "unaware_percent",
         50,
         "extra damage against an unaware target when the attack names none",
         lo=UNAWARE_MIN,
         hi=UNAWARE_MAX,
     ),
-    Bounded(
+    Option(
         "vitals_percent", 150, "damage multiplier of a called shot to the vitals", lo=100, hi=1000
     ),
-    Bounded("duration_step", 10, "an effect lasts 1 turn plus 1 per this much gap", lo=1, hi=100),
-    Bounded("intensity_step", 20, "an effect has 1 stack plus 1 per this much gap", lo=1, hi=100),
-    Bounded("escalate_at", 3, "stacks at which chilled freezes and shocked stuns", lo=1, hi=100),
-    Bounded("spread_stacks", 3, "stacks at which burning spreads to neighbours", lo=1, hi=100),
-    Bounded("spread_feet", 5, "how near (feet) a neighbour catches fire", lo=0, hi=1000),
+    Option("duration_step", 10, "an effect lasts 1 turn plus 1 per this much gap", lo=1, hi=100),
+    Option("intensity_step", 20, "an effect has 1 stack plus 1 per this much gap", lo=1, hi=100),
+    Option("escalate_at", 3, "stacks at which chilled freezes and shocked stuns", lo=1, hi=100),
+    Option("spread_stacks", 3, "stacks at which burning spreads to neighbours", lo=1, hi=100),
+    Option("spread_feet", 5, "how near (feet) a neighbour catches fire", lo=0, hi=1000),
 )
 
 _HUMAN_ARMOR = {"head": 0, "torso": 40, "arms": 10, "legs": 10}
