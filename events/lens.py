@@ -16,7 +16,8 @@ def player_view(record: Record, revealed: Container[int] = ()) -> dict[str, Any]
     """A record as a player sees it, or None when the record is GM-only.
 
     Hidden fields are removed from the event, not blanked, so nothing of their
-    value (not even its length) reaches a player's screen. A record the GM has
+    value (not even its length) reaches a player's screen. A hidden name may be
+    a dotted path into a nested field (``positions.sniper``). A record the GM has
     revealed is shown whole.
     """
     if record.visibility.gm_only:
@@ -27,6 +28,16 @@ def player_view(record: Record, revealed: Container[int] = ()) -> dict[str, Any]
     if hidden and record.seq not in revealed:
         event = data["event"]
         for name in hidden:
-            event.pop(name, None)
+            _cut(event, name.split("."))
         data["secret"] = True
     return data
+
+
+def _cut(data: Any, path: list[str]) -> None:
+    """Remove the field at a dotted path (``positions.sniper``), if it is there."""
+    for key in path[:-1]:
+        data = data.get(key) if isinstance(data, dict) else None
+        if data is None:
+            return
+    if isinstance(data, dict):
+        data.pop(path[-1], None)

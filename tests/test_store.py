@@ -189,3 +189,27 @@ def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
     assert [s for s, _ in seen] == [2, 3, 4, 5, 6]
     # generous bound: the benchmark measures the real latency
     assert max(t - sent[s] for s, t in seen) < 1.0
+
+
+def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
+    from events import Record, Visibility, player_view
+    from events.table import CharacterAdded
+
+    record = Record(
+        seq=5,
+        at="2026-11-29T20:00:00Z",
+        author="gm",
+        command="c",
+        event=CharacterAdded(id="x", name="X", sheet={"hp": 10, "secret": {"a": 1, "b": 2}}),
+        visibility=Visibility(hidden=("sheet.secret.a", "sheet.nope.z", "hidden")),
+    )
+    seen = player_view(record)
+    assert seen is not None
+    assert seen["event"]["sheet"] == {"hp": 10, "secret": {"b": 2}}
+    assert "hidden" not in seen["event"] and seen["secret"] is True
+    shown = player_view(record, revealed={5})
+    assert shown is not None and shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
+    import msgspec
+
+    gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))
+    assert player_view(gm_only, revealed={5}) is None
