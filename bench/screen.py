@@ -13,6 +13,8 @@ the same run, so a slow machine shows in both columns:
 3. watcher: a record committed by another connection until a player's
    ``margin watch`` screen shows it. Target: under 100 ms.
 
+It also prints the cost of one replay step at random places of the table.
+
 The long table is the system's demo fight followed by generic records (free
 rolls, notes, a roll undone every thousand records) appended in large batches, so
 building it takes seconds rather than the minutes of one commit per record.
@@ -206,6 +208,33 @@ async def watcher(path: str, runs: int) -> tuple[float, float]:
     return statistics.median(times), statistics.median(base)
 
 
+def replay_steps(path: str, runs: int) -> tuple[float, float]:
+    """One replay step (state and visible log rows) at random places, as it happened and as corrected."""
+    import random
+
+    from tui.app import replay_app
+
+    app = replay_app(path)
+    view = app.view
+    places = random.Random(1).sample(range(len(view.seqs())), runs)
+    out = []
+    for corrected in (False, True):
+        view.set_corrected(corrected)
+        view.state()  # the corrected fold is built once, on the first switch
+        times = []
+        for place in places:
+            t0 = time.perf_counter()
+            view.goto(min(place, len(view.seqs()) - 1))
+            view.state()
+            view.characters()
+            view.clock()
+            view.rows(max(0, view.at - 30), view.at + 1)
+            times.append(time.perf_counter() - t0)
+        out.append(statistics.median(times))
+    view.table.close()
+    return out[0], out[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000)
@@ -227,6 +256,11 @@ def main() -> None:
         ours, base = asyncio.run(watcher(str(path), args.runs * 4))
         rows.append(("watcher commit to screen", ours, base, 0.100))
 
+        happened, corrected = replay_steps(str(path), args.runs * 4)
+
+    print(
+        f"replay step: {happened * 1000:.1f} ms as it happened, {corrected * 1000:.1f} ms as corrected"
+    )
     print(f"{'measure':<28}{'margin':>10}{'empty app':>12}{'ratio':>8}{'target':>10}  ok")
     for name, ours, base, target in rows:
         ok = "yes" if ours < target else "NO"

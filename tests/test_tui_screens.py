@@ -73,7 +73,12 @@ def message(app):
 
 
 async def type_line(pilot, text):
-    await pilot.press(*text)
+    """Type a line: short ones key by key, long ones pasted (the keys are tested elsewhere)."""
+    if len(text) <= 8:
+        await pilot.press(*text)
+    else:
+        line = pilot.app.query_one(CommandLine)
+        line.insert_text_at_cursor(text)
     await pilot.pause()
 
 
@@ -628,3 +633,53 @@ def test_default_table_is_made_on_first_run(tmp_path, monkeypatch):
     )
     table.close()
     assert appmod.default_table() == path
+
+
+def test_replay_as_corrected_matches_the_core_fold(path):
+    with_mistake(path)
+    app = appmod.replay_app(path)
+    view = app.view
+    view.set_corrected(True)
+    projection = view.table.projection
+    for position in range(len(view.seqs())):
+        view.goto(position)
+        assert view.state() == projection.state_at(view.seq, corrected=True)
+    view.table.close()
+
+
+@pilot_test
+async def test_replay_jumps_to_a_round_and_turn_of_an_initiative_order(tmp_path):
+    from tui.demo import build_demo
+
+    path = tmp_path / "edge.margin"
+    build_demo(path, "2d10-edge").close()
+    app = appmod.replay_app(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"round 1 turn 2", "enter")
+        await pilot.pause()
+        clock = app.view.clock()
+        assert clock.title.lower().startswith("round 1")
+        assert [r.current for r in clock.rows].index(True) == 1
+        app.view.goto(app.view.at - 1)
+        before = app.view.clock()
+        assert before is None or [r.current for r in before.rows].index(True) != 1
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"round 9", "enter")
+        await pilot.pause()
+        assert "never reaches round 9" in message(app)
+
+
+@pilot_test
+async def test_resizing_keeps_the_newest_record_in_sight(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        log = app.query_one(LogView)
+        for size in ((120, 40), (60, 16), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert log.scroll_offset.y == log.max_scroll_y, size
+            assert app.query_one(CommandLine).region.bottom <= size[1]

@@ -314,8 +314,8 @@ class WatchApp(TableApp):
 
     def header_text(self) -> Text:
         text = super().header_text()
-        name = self.view.state().characters[self.view.player or ""].name
-        text.append(f"  watching as {name}", style="bold cyan")
+        char = self.view.state().characters.get(self.view.player or "")
+        text.append(f"  watching as {char.name if char else self.view.player}", style="bold cyan")
         return text
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from core import RuleError, TableState, find_character, get_system
+from core import Projection, RuleError, TableState, find_character, get_system
 from core.commands import Command
 from core.systems.base import Clock, Odds
 from events import Record, SQLiteStore, player_view, record_to_builtins
@@ -160,6 +160,11 @@ def clock_position(clock: Clock | None) -> dict[str, int]:
         found = pattern.search(clock.title)
         if found:
             out[word] = int(found.group(1))
+    if "turn" not in out and "round" in out:
+        # An initiative order: the turn is the place of whoever acts now.
+        current = [i for i, row in enumerate(clock.rows) if row.current]
+        if current:
+            out["turn"] = current[0] + 1
     return out
 
 
@@ -177,6 +182,8 @@ class View:
         self._state: TableState = table.state
         self._corrected_key: tuple[int, int] = (-1, -1)
         self._corrected_seqs: list[int] = []
+        self._corrected: Projection | None = None
+        self._corrected_key_fold: tuple[int, int] = (-1, -1)
 
     @property
     def lens(self) -> bool:
@@ -195,6 +202,29 @@ class View:
             self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
             self._corrected_key = key
         return self._corrected_seqs
+
+    def corrected_projection(self) -> Projection:
+        """A fold of the log without its mistakes, for replay as corrected.
+
+        The table's own checkpoints were taken as things happened, so a state
+        as corrected would have to be refolded from before the first undone
+        record at every step; this fold skips the undone records and the
+        undos from the start and keeps checkpoints of its own, built once.
+        """
+        history = self.table.projection.history
+        key = (self.table.projection.seq, len(history.changes))
+        if self._corrected is None or self._corrected_key_fold != key:
+            skip = history.voided | {c.seq for c in history.changes}
+            store = self.table.store
+
+            def fetch(after: int, upto: int) -> Iterable[Record]:
+                return (r for r in store.records(after, upto) if r.seq not in skip)
+
+            fold = Projection(fetch, every=self.table.projection.every)
+            fold.extend(fetch(0, self.table.projection.seq))
+            self._corrected = fold
+            self._corrected_key_fold = key
+        return self._corrected
 
     @property
     def seq(self) -> int:
@@ -218,8 +248,10 @@ class View:
         if key != self._state_key:
             if self.at is None:
                 state = projection.state
+            elif self.corrected:
+                state = self.corrected_projection().state_at(self.seq)
             else:
-                state = projection.state_at(self.seq, corrected=self.corrected)
+                state = projection.state_at(self.seq)
             self._state = lens_state(state) if self.lens else state
             self._state_key = key
         return self._state
