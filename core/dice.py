@@ -56,6 +56,11 @@ class TypedDice:
             out.append(face)
         return out
 
+    def release(self) -> None:
+        """Count every typed face as used: the command read them itself, or needed none
+        (a helper who refuses rolls nothing)."""
+        self.used = len(self.faces)
+
     def finish(self) -> None:
         """Refuse faces that were typed in but not needed."""
         if self.used < len(self.faces):

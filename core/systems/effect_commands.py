@@ -320,7 +320,7 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
     }
     if refusal is not None:
         if isinstance(dice, TypedDice):
-            dice.used = len(dice.faces)
+            dice.release()
         refused = EffectAssisted(
             **base, refused=True, reason=f"{helper.name} {refusal}", skill_level=level
         )

@@ -112,7 +112,7 @@ def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     refusal = rules.assist_refusal(disposition, level, True)
     if refusal is not None:
         if isinstance(dice, TypedDice):
-            dice.used = len(dice.faces)
+            dice.release()
         return {"refused": True, "reason": f"the helper {refusal}", "faces": []}
     assert level is not None
     used = rules.skill_brought(disposition, level)

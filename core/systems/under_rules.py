@@ -181,7 +181,7 @@ def percentile(
 
     Typed faces are read as 0..9 (physical d10s show 0); margin's own d10s
     roll 1..10 and their 10 is read as 0. Typed faces wrapped by the caller
-    in a ``TypedDice`` are marked used here, since they do not fit its 1..10 check.
+    in a ``TypedDice`` are released here, since they do not fit its 1..10 check.
     """
     prefix = f"{name}." if name else ""
     if faces is not None and roll is not None:
@@ -189,7 +189,7 @@ def percentile(
     if faces is not None:
         read = check_faces(f"{prefix}faces", faces)
         if isinstance(dice, TypedDice) and dice.faces == faces:
-            dice.used = len(dice.faces)
+            dice.release()
         return read, read_percentile(*read), "typed"
     if roll is not None:
         value = check_roll(f"{prefix}roll", roll)
