@@ -683,3 +683,13 @@ async def test_resizing_keeps_the_newest_record_in_sight(path):
             await pilot.pause()
             assert log.scroll_offset.y == log.max_scroll_y, size
             assert app.query_one(CommandLine).region.bottom <= size[1]
+
+
+@pilot_test
+async def test_players_see_no_gaps_where_gm_only_records_are(path):
+    app = appmod.watch_app(path, "Kael")
+    async with app.run_test(size=SIZE):
+        rows = app.view.rows(0, app.view.log_len())
+        assert [r.number for r in rows] == list(range(1, len(rows) + 1))
+        assert rows[-1].seq > len(rows)
+        assert f"record {len(rows)} " in str(app.query_one("#header").render()) + " "

@@ -74,7 +74,7 @@ class TableApp(App[int]):
         text = Text()
         text.append(" margin ", style="bold reverse")
         text.append(f" {state.title or self.table_name}", style="bold")
-        text.append(f"  {self.view.system.title}  record {self.view.seq}", style="dim")
+        text.append(f"  {self.view.system.title}  record {self.view.number}", style="dim")
         return text
 
     def redraw(self, follow: bool = False) -> None:

@@ -34,6 +34,9 @@ class LogRow:
     seq: int
     text: str
     author: str
+    #: the number shown: the record's own for the GM, its place in a player's
+    #: list for a player (so gaps do not tell that GM-only records exist)
+    number: int = 0
     #: voided at the moment shown (struck through)
     undone: bool = False
     #: undone later on (replay as it happened marks the mistake before its undo)
@@ -234,6 +237,11 @@ class View:
         seqs = self.seqs()
         return seqs[self.at] if seqs else 0
 
+    @property
+    def number(self) -> int:
+        """The record shown last, numbered as the log panel numbers it."""
+        return self.log_len() if self.lens else self.seq
+
     def log_len(self) -> int:
         if self.at is None:
             return len(self.seqs())
@@ -303,6 +311,7 @@ class View:
         voided, later = self._voided()
         revealed = self.state().revealed
         out = []
+        places = {seq: start + i + 1 for i, seq in enumerate(self.seqs()[start:stop])}
         for record in self._fetch(self.seqs()[start:stop]):
             if self.lens:
                 data = player_view(record, revealed)
@@ -315,6 +324,7 @@ class View:
             out.append(
                 LogRow(
                     seq=record.seq,
+                    number=places[record.seq] if self.lens else record.seq,
                     text=render.describe(self.system.id, data),
                     author=record.author,
                     undone=record.seq in voided,

@@ -101,7 +101,7 @@ def odds_text(odds: Odds, width: int) -> Text:
 def row_text(row: LogRow) -> Text:
     """A log line: number, a mark (◆ secret, ✗ undone later), the text (struck when undone)."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{row.seq:>6} ", style="dim")
+    text.append(f"{row.number or row.seq:>6} ", style="dim")
     if row.mistake:
         text.append("✗ ", style="bold red")
     elif row.secret:
