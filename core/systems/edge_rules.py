@@ -34,7 +34,6 @@ BANDS: tuple[str, ...] = (
     "complete-failure",
 )
 
-MODES = ("normal", "advantage", "disadvantage")
 EDGE_USES = ("advantage", "remove-disadvantage")
 
 #: Severity ladder of injuries, mildest first.
