@@ -143,3 +143,32 @@ def test_demo_and_rules_from_the_command_line(tmp_path: Path) -> None:
     assert s["characters"]["enforcer"]["damage"] == 14
     rules = margin("rules", "2d10-edge")
     assert rules.returncode == 0 and "Edge Burn" in rules.stdout
+
+
+def test_commands_are_in_the_schema() -> None:
+    done = margin("do", "--schema", "--system", "2d10-edge")
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    tags = {
+        d["properties"]["type"]["enum"][0]
+        for d in schema["$defs"].values()
+        if "type" in d.get("properties", {})
+    }
+    assert {
+        "check",
+        "attack",
+        "damage",
+        "spend-edge",
+        "lessen-injury",
+        "edge-burn",
+        "recover-edge",
+        "award-edge",
+        "dismiss-pending",
+        "heal",
+        "start-encounter",
+        "join",
+        "leave",
+        "next-turn",
+        "use-action",
+        "end-encounter",
+    } <= tags
