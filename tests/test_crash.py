@@ -182,7 +182,7 @@ WRITER = textwrap.dedent(
     for k in range(hold + 1):
         # Small commands of 1..7 events; the held one is big enough that
         # SQLite spills its uncommitted pages into the WAL file.
-        n = 400 if k == hold else 1 + k % 7
+        n = 600 if k == hold else 1 + k % 7
         size = 8000 if k == hold else 50
         command = f"k{k:04d}-n{n}"
         drafts = [Draft(Noted(text=f"{command}/{i} " + "x" * size)) for i in range(n)]
