@@ -1,0 +1,579 @@
+"""margin's log benchmark: append, rebuild, state_at, follower latency, import, and a peer.
+
+Run from a checkout, with margin installed (``pip install -e .[test]``):
+
+    python bench/log.py            # the full run: 1,000,000-record tables
+    python bench/log.py --quick    # a smaller run (100,000 records) to check it works
+
+The peer figure needs the ``eventsourcing`` library, installed only for the
+benchmark (``pip install eventsourcing``); without it that part is skipped.
+Tables are built in a temporary folder (``--dir`` to choose one) that is
+removed afterwards unless ``--keep`` is given. See ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.metadata
+import os
+import platform
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core import create_table, decide  # noqa: E402
+from core.commands import AddCharacter, RollDice  # noqa: E402
+from events import (  # noqa: E402
+    FORMAT,
+    Draft,
+    Noted,
+    Record,
+    Rolled,
+    SQLiteStore,
+    StoredRow,
+    Undone,
+    chain_hash,
+    encode_body,
+)
+from tui.rng import RandomDice  # noqa: E402
+from tui.table import Table  # noqa: E402
+
+SYSTEM = "2d10-edge"
+PARTY = ("Kael", "Mira", "Oren", "Sable", "Tamsin", "Wren")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    appends: int
+    executes: int
+    rebuild: int
+    scrub: int
+    scrub_points: int
+    follow: int
+    peer: int
+    repeats: int
+
+
+FULL = Sizes(5_000, 2_000, 1_000_000, 100_000, 500, 400, 1_000_000, 3)
+QUICK = Sizes(500, 300, 100_000, 20_000, 100, 60, 100_000, 1)
+
+
+# -- building tables ----------------------------------------------------------
+
+
+class Session:
+    """A plausible session's records, made quickly.
+
+    The head (creation and the party) comes from ``decide`` itself; the bulk
+    reuses a pool of real free rolls decided with margin's dice, notes, and an
+    undo of the command just before every ``undo_every`` commands, each shaped
+    exactly as ``decide`` shapes it.
+    """
+
+    def __init__(self, seed: int = 7, undo_every: int = 0) -> None:
+        self.rng = random.Random(seed)
+        self.undo_every = undo_every
+        dice = RandomDice(seed)
+        self.head = [create_table(SYSTEM, title="benchmark")]
+        from core import TableState
+
+        state = TableState(system=SYSTEM)
+        for name in PARTY:
+            (draft,) = decide(AddCharacter(name=name), state, dice)
+            self.head.append(draft.event)
+        self.rolls: list[Rolled] = []
+        actors = ["gm", *(n.lower() for n in PARTY)]
+        for i in range(500):
+            notation = ("2d10", "3d10kh2", "2d10+3", "1d6", "4d6kl3")[i % 5]
+            (draft,) = decide(RollDice(dice=notation), state, dice)
+            event = draft.event
+            assert isinstance(event, Rolled)
+            self.rolls.append(msgspec.structs.replace(event, actor=actors[i % len(actors)]))
+        self.notes = [Noted(text=f"the {w} door creaks open") for w in ("north", "iron", "old")]
+
+    def events(self, count: int) -> Iterator[tuple[object, str]]:
+        """``count`` events, each with its command id (one command per record)."""
+        rng = self.rng
+        last_command = ""
+        last_seq = 0
+        undone = True
+        for seq in range(1, count + 1):
+            command = f"{rng.getrandbits(48):012x}"
+            if seq <= len(self.head):
+                event: object = self.head[seq - 1]
+                undone = True
+            elif self.undo_every and seq % self.undo_every == 0 and not undone:
+                event = Undone(command=last_command, voids=[last_seq])
+                undone = True
+            else:
+                r = rng.random()
+                event = self.notes[seq % 3] if r < 0.12 else self.rolls[seq % len(self.rolls)]
+                undone = False
+            if not isinstance(event, Undone):
+                last_command, last_seq = command, seq
+            yield event, command
+
+    def rows(self, count: int) -> Iterator[tuple[StoredRow, str]]:
+        """Stored rows, chained, as ``SQLiteStore.import_rows`` takes them."""
+        prev = ""
+        for seq, (event, command) in enumerate(self.events(count), 1):
+            second = seq * 2
+            at = (
+                f"2026-11-{1 + second // 86400 % 28:02d}T{second // 3600 % 24:02d}:"
+                f"{second // 60 % 60:02d}:{second % 60:02d}.000000Z"
+            )
+            record = Record(seq=seq, at=at, author="gm", command=command, event=event)
+            body = encode_body(record)
+            digest = chain_hash(prev, body)
+            yield StoredRow(seq, FORMAT, prev, digest, body), command
+            prev = digest
+
+
+def fresh(path: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    return path
+
+
+def build(path: Path, count: int, undo_every: int = 0) -> float:
+    """Write a ``count``-record table with the store's bulk import; the seconds it took."""
+    fresh(path)
+    rows = Session(undo_every=undo_every).rows(count)
+    start = time.perf_counter()
+    with SQLiteStore(path, create=True) as store:
+        store.import_rows(rows)
+    return time.perf_counter() - start
+
+
+# -- measuring ----------------------------------------------------------------
+
+
+def timed(fn: Callable[[], object], repeats: int) -> float:
+    """The median wall time of ``fn`` over ``repeats`` runs, the heap tidied before each.
+
+    The median processor time of the same runs is kept in ``timed.cpu``: on a
+    machine shared with other work it shows what the code itself costs.
+    """
+    walls, cpus = [], []
+    for _ in range(repeats):
+        gc.collect()
+        start, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    timed.cpu = statistics.median(cpus)  # type: ignore[attr-defined]
+    return statistics.median(walls)
+
+
+def cpu() -> float:
+    return timed.cpu  # type: ignore[attr-defined,no-any-return]
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+class Report:
+    def __init__(self) -> None:
+        self.missed: list[str] = []
+
+    @staticmethod
+    def section(title: str) -> None:
+        print(f"\n{title}")
+
+    def line(self, label: str, value: str, verdict: str = "") -> None:
+        print(f"  {label:<46} {value:>22}  {verdict}".rstrip())
+
+    def target(self, ok: bool, text: str) -> str:
+        if not ok:
+            self.missed.append(text)
+        return f"{'ok ' if ok else 'MISSED'} ({text})"
+
+
+def rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:,.0f}/s"
+
+
+def append_rate(folder: Path, sizes: Sizes, report: Report) -> None:
+    report.section("Append, one command per transaction (synchronous=FULL)")
+    session = Session(seed=11)
+    path = fresh(folder / "append.margin")
+    events = [event for event, _ in session.events(sizes.appends + len(session.head))]
+    with SQLiteStore(path, create=True) as store:
+        for event in events[: len(session.head)]:
+            store.append([Draft(event)], store.last_seq, command=f"{store.last_seq:012x}")
+        bulk = events[len(session.head) :]
+        start = time.perf_counter()
+        for i, event in enumerate(bulk):
+            store.append([Draft(event)], store.last_seq, command=f"c{i:011x}")
+        seconds = time.perf_counter() - start
+    report.line("SQLiteStore.append (commit + fsync each)", rate(len(bulk), seconds))
+
+    table = Table.open(path)
+    actors = [n.lower() for n in PARTY]
+    start = time.perf_counter()
+    for i in range(sizes.executes):
+        table.execute(RollDice(dice="3d10kh2", actor=actors[i % len(actors)]))
+    seconds = time.perf_counter() - start
+    table.close()
+    report.line("Table.execute (decide + append + fold)", rate(sizes.executes, seconds))
+
+
+def rebuild(folder: Path, sizes: Sizes, report: Report) -> tuple[Path, float]:
+    n = sizes.rebuild
+    report.section(f"Rebuild of a {n:,}-record table (median of {sizes.repeats})")
+    path = folder / "rebuild.margin"
+    seconds = build(path, n)
+    report.line("built with SQLiteStore.import_rows", rate(n, seconds))
+
+    store = SQLiteStore(path, readonly=True)
+
+    def raw() -> None:
+        for _ in store._db.execute("SELECT seq, v, body FROM records ORDER BY seq"):
+            pass
+
+    def floor() -> None:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for _ in store.records():
+                pass
+        finally:
+            if enabled:
+                gc.enable()
+
+    def fold() -> None:
+        Table.open(path, readonly=True).close()
+
+    t_raw = timed(raw, sizes.repeats)
+    t_floor = timed(floor, sizes.repeats)
+    c_floor = cpu()
+    t_fold = timed(fold, sizes.repeats)
+    c_fold = cpu()
+    store.close()
+    report.line("SQLite rows only, no decoding", f"{t_raw:.2f} s {rate(n, t_raw):>12}")
+    report.line(
+        "floor: store.records(), decode only",
+        f"{t_floor:.2f} s {rate(n, t_floor):>12}",
+        f"(processor {c_floor:.2f} s)",
+    )
+    ratio = t_fold / t_floor
+    report.line(
+        "rebuild: Table.open (decode + fold)",
+        f"{t_fold:.2f} s {rate(n, t_fold):>12}",
+        report.target(t_fold < 2.0 * n / 1_000_000, "target < 2 s per 1,000,000")
+        + f" (processor {c_fold:.2f} s)",
+    )
+    report.line(
+        "rebuild / floor",
+        f"{ratio:.2f}x",
+        report.target(ratio <= 3.0, "target <= 3x") + f" (processor {c_fold / c_floor:.2f}x)",
+    )
+
+    undo_path = folder / "rebuild-undo.margin"
+    build(undo_path, n, undo_every=100)
+    t_undo = timed(lambda: Table.open(undo_path, readonly=True).close(), sizes.repeats)
+    report.line(
+        "rebuild with an undo every 100 records",
+        f"{t_undo:.2f} s {rate(n, t_undo):>12}",
+        report.target(t_undo < 2.0 * n / 1_000_000, "target < 2 s per 1,000,000")
+        + f" (processor {cpu():.2f} s)",
+    )
+    fresh(undo_path)
+    return path, t_fold
+
+
+def scrub(folder: Path, sizes: Sizes, report: Report) -> None:
+    n = sizes.scrub
+    report.section(f"state_at at random points of a {n:,}-record table (an undo every 100)")
+    path = folder / "scrub.margin"
+    build(path, n, undo_every=100)
+    table = Table.open(path, readonly=True)
+    rng = random.Random(3)
+    lat = []
+    for _ in range(sizes.scrub_points):
+        seq = rng.randint(1, n)
+        start = time.perf_counter()
+        state = table.projection.state_at(seq)
+        lat.append(time.perf_counter() - start)
+        assert state.seq == seq
+    lat_c = []
+    for _ in range(sizes.scrub_points // 5):
+        seq = rng.randint(1, n)
+        start = time.perf_counter()
+        table.projection.state_at(seq, corrected=True)
+        lat_c.append(time.perf_counter() - start)
+    table.close()
+    p50, p99, top = (percentile(lat, 50), percentile(lat, 99), max(lat))
+    report.line(
+        f"state_at, {len(lat)} points: p50 / p99 / max",
+        f"{p50 * 1e3:.1f} / {p99 * 1e3:.1f} / {top * 1e3:.1f} ms",
+        report.target(p99 < 0.020, "target < 20 ms"),
+    )
+    report.line(
+        "state_at(corrected=True): p50 / p99",
+        f"{percentile(lat_c, 50) * 1e3:.1f} / {percentile(lat_c, 99) * 1e3:.1f} ms",
+    )
+    fresh(path)
+
+
+FOLLOWER = textwrap.dedent(
+    """
+    import sys, time
+    from events import Noted, SQLiteStore, follow
+
+    store = SQLiteStore(sys.argv[1], readonly=True)
+    done = []
+    out = sys.stdout
+
+    def seen(batch):
+        now = time.clock_gettime(time.CLOCK_MONOTONIC)
+        for record in batch:
+            out.write(f"{record.seq} {now!r}\\n")
+            if isinstance(record.event, Noted) and record.event.text == "stop":
+                done.append(True)
+        out.flush()
+
+    print("ready", store.last_seq, flush=True)
+    follow(store, store.last_seq, seen, stop=lambda: bool(done))
+    """
+)
+
+
+def follower(folder: Path, sizes: Sizes, report: Report) -> None:
+    report.section("Follower latency: commit in this process, seen by events.follow in another")
+    path = fresh(folder / "follow.margin")
+    session = Session(seed=5)
+    with SQLiteStore(path, create=True) as store:
+        for event, command in session.events(len(session.head)):
+            store.append([Draft(event)], store.last_seq, command=command)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FOLLOWER, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("ready")
+    rng = random.Random(9)
+    sent: dict[int, tuple[float, float]] = {}
+    clock = time.CLOCK_MONOTONIC
+    with SQLiteStore(path) as store:
+        for i in range(sizes.follow):
+            time.sleep(rng.uniform(0.002, 0.030))
+            before = time.clock_gettime(clock)
+            (record,) = store.append(
+                [Draft(Noted(text=f"note {i}"))], store.last_seq, command=f"f{i:011x}"
+            )
+            sent[record.seq] = (before, time.clock_gettime(clock))
+        store.append([Draft(Noted(text="stop"))], store.last_seq, command="stop")
+    out, _ = proc.communicate(timeout=60)
+    seen = {int(s): float(t) for s, t in (line.split() for line in out.splitlines())}
+    after = [seen[seq] - done for seq, (_, done) in sent.items()]
+    upper = [seen[seq] - begun for seq, (begun, _) in sent.items()]
+    p99 = percentile(upper, 99)
+    report.line(
+        f"{len(sent)} commits, p50 / p99 / max",
+        f"{percentile(upper, 50) * 1e3:.1f} / {p99 * 1e3:.1f} / {max(upper) * 1e3:.1f} ms",
+        report.target(p99 < 0.025, "target p99 < 25 ms"),
+    )
+    report.line(
+        "  the same from append's return",
+        f"{percentile(after, 50) * 1e3:.1f} / {percentile(after, 99) * 1e3:.1f} ms",
+    )
+    fresh(path)
+
+
+def cli_import(folder: Path, source: Path, n: int, report: Report) -> None:
+    report.section(f"margin export / margin import of {n:,} records (the command line)")
+    exported = folder / "export.jsonl"
+    margin = [sys.executable, "-m", "tui"]
+    start = time.perf_counter()
+    with open(exported, "wb") as out:
+        subprocess.run([*margin, "export", str(source)], stdout=out, check=True, cwd=ROOT)
+    t_export = time.perf_counter() - start
+    report.line("margin export", rate(n, t_export))
+    for label, extra in (
+        ("margin import (verify, then open)", []),
+        ("  with --no-check", ["--no-check"]),
+    ):
+        target = fresh(folder / "imported.margin")
+        start = time.perf_counter()
+        done = subprocess.run(
+            [*margin, "import", str(exported), str(target), *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            report.line(label, "failed", done.stderr.strip())
+            report.missed.append(f"{label} failed")
+            continue
+        verdict = ""
+        if not extra:
+            verdict = report.target(n / seconds >= 200_000, "target >= 200,000/s")
+        report.line(label, f"{seconds:.2f} s {rate(n, seconds):>12}", verdict)
+    fresh(folder / "imported.margin")
+    exported.unlink()
+
+
+# -- the peer -----------------------------------------------------------------
+
+
+def peer(folder: Path, sizes: Sizes, margin_rebuild: float | None, report: Report) -> None:
+    n = sizes.peer
+    report.section(f"Peer: the eventsourcing library's SQLite store, {n:,} events")
+    try:
+        from eventsourcing.application import Application
+        from eventsourcing.domain import Aggregate, event
+    except ImportError:
+        report.line("skipped", "", "eventsourcing is not installed: pip install eventsourcing")
+        return
+
+    class Session_(Aggregate):
+        """One table's session as a single aggregate, with the same kinds of events."""
+
+        @event("Started")
+        def __init__(self, system: str) -> None:
+            self.system = system
+            self.last_roll: tuple[str, str, int] | None = None
+            self.notes = 0
+
+        @event("Rolled")
+        def roll(self, actor: str, dice: str, faces: list[int], total: int) -> None:
+            self.last_roll = (actor, dice, total)
+
+        @event("Noted")
+        def note(self, text: str) -> None:
+            self.notes += 1
+
+    class Tables(Application):
+        pass
+
+    path = fresh(folder / "peer.sqlite")
+    env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+    app = Tables(env=env)
+    rng = random.Random(7)
+    rolls = Session(seed=7).rolls
+    start = time.perf_counter()
+    agg = Session_(SYSTEM)
+    for i in range(1, n):
+        if rng.random() < 0.12:
+            agg.note(text="the iron door creaks open")
+        else:
+            r = rolls[i % len(rolls)]
+            agg.roll(actor=r.actor, dice=r.dice, faces=list(r.faces), total=r.total)
+        if i % 20_000 == 0:
+            app.save(agg)
+    app.save(agg)
+    t_build = time.perf_counter() - start
+    aggregate_id = agg.id
+    app.close()
+    del agg, app
+    gc.collect()
+    version = importlib.metadata.version("eventsourcing")
+    report.line(f"built with Application.save (eventsourcing {version})", rate(n, t_build))
+
+    reader = Tables(env=env)
+    t_rows = timed(lambda: reader.recorder.select_events(aggregate_id), 1)
+    t_get = timed(lambda: reader.repository.get(aggregate_id), 1)
+    report.line("recorder.select_events (rows only)", f"{t_rows:.2f} s {rate(n, t_rows):>12}")
+    report.line(
+        "rebuild: repository.get (decode + fold)",
+        f"{t_get:.2f} s {rate(n, t_get):>12}",
+        f"(processor {cpu():.2f} s)",
+    )
+    if margin_rebuild is not None:
+        speedup = t_get / margin_rebuild
+        report.line(
+            "margin's rebuild is faster by",
+            f"{speedup:.1f}x",
+            report.target(speedup >= 10, "target >= 10x"),
+        )
+    reader.close()
+    fresh(path)
+
+
+# -- main ---------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100,000-record tables, one run each")
+    parser.add_argument(
+        "--dir", type=Path, help="where to build the tables (default: a temp folder)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the tables afterwards")
+    parser.add_argument(
+        "--only", help="comma-separated parts: append,rebuild,scrub,follow,import,peer"
+    )
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    parts = set((args.only or "append,rebuild,scrub,follow,import,peer").split(","))
+    folder = args.dir or Path(tempfile.mkdtemp(prefix="margin-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    report = Report()
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"margin log benchmark ({'quick' if args.quick else 'full'}): "
+        f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
+        f"msgspec {msgspec.__version__}, {os.cpu_count()} CPUs, {platform.machine()}; "
+        f"load average {load}"
+    )
+    try:
+        if "append" in parts:
+            append_rate(folder, sizes, report)
+        t_rebuild = None
+        source = None
+        if "rebuild" in parts:
+            source, t_rebuild = rebuild(folder, sizes, report)
+        if "scrub" in parts:
+            scrub(folder, sizes, report)
+        if "follow" in parts:
+            follower(folder, sizes, report)
+        if "import" in parts:
+            if source is None:
+                source = folder / "rebuild.margin"
+                build(source, sizes.rebuild)
+            cli_import(folder, source, sizes.rebuild, report)
+        if "peer" in parts:
+            if t_rebuild is None:
+                source = source or folder / "rebuild.margin"
+                if not source.exists():
+                    build(source, sizes.peer)
+                t_rebuild = timed(lambda: Table.open(source, readonly=True).close(), 1)
+            peer(folder, sizes, t_rebuild * sizes.peer / sizes.rebuild, report)
+    finally:
+        if not args.keep and args.dir is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\nload average at the end: {load}")
+    if report.missed:
+        print("targets missed: " + "; ".join(report.missed))
+    else:
+        print("every target met")
+    if args.quick:
+        print("(quick run: sizes reduced; the targets are set for the full run)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
