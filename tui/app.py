@@ -7,6 +7,7 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,7 +42,7 @@ def default_table_path() -> Path:
     return Path(base) / "margin" / "default.margin"
 
 
-class TableApp(App[int]):
+class TableApp(App[None]):
     """The panels every screen shares: header, clock, party, log, message line."""
 
     CSS_PATH = "margin.tcss"
@@ -90,8 +91,8 @@ class TableApp(App[int]):
         """Fold what other processes appended; one redraw for any number of records."""
         try:
             new = self.view.table.poll()
-        except StoreError as exc:
-            self.say(str(exc), error=True)
+        except (StoreError, sqlite3.DatabaseError) as exc:
+            self.say(f"cannot read the table: {exc}", error=True)
             return
         if new:
             self.redraw()

@@ -183,10 +183,10 @@ class View:
         self.corrected = False
         self._state_key: tuple[Any, ...] | None = None
         self._state: TableState = table.state
-        self._corrected_key: tuple[int, int] = (-1, -1)
+        self._seqs_key: tuple[int, int] = (-1, -1)
         self._corrected_seqs: list[int] = []
         self._corrected: Projection | None = None
-        self._corrected_key_fold: tuple[int, int] = (-1, -1)
+        self._fold_key: tuple[int, int] = (-1, -1)
 
     @property
     def lens(self) -> bool:
@@ -200,10 +200,10 @@ class View:
             return self.table.seqs
         history = self.table.projection.history
         key = (len(self.table.seqs), len(history.changes))
-        if key != self._corrected_key:
+        if key != self._seqs_key:
             skip = history.voided | {c.seq for c in history.changes}
             self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
-            self._corrected_key = key
+            self._seqs_key = key
         return self._corrected_seqs
 
     def corrected_projection(self) -> Projection:
@@ -216,7 +216,7 @@ class View:
         """
         history = self.table.projection.history
         key = (self.table.projection.seq, len(history.changes))
-        if self._corrected is None or self._corrected_key_fold != key:
+        if self._corrected is None or self._fold_key != key:
             skip = history.voided | {c.seq for c in history.changes}
             store = self.table.store
 
@@ -226,7 +226,7 @@ class View:
             fold = Projection(fetch, every=self.table.projection.every)
             fold.extend(fetch(0, self.table.projection.seq))
             self._corrected = fold
-            self._corrected_key_fold = key
+            self._fold_key = key
         return self._corrected
 
     @property
