@@ -179,14 +179,21 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         assert str(app.query_one("#party").render()) == before
+        await type_line(pilot, "check moreau athletics vs 27 secret = 7 8")
+        await pilot.press("enter")
+        await pilot.pause()
+        gm_row = app.view.rows(0, app.view.log_len())[-1]
+        assert gm_row.secret and "27" in gm_row.text, message(app)
         await type_line(pilot, "roll 1d20 secret for perception = 13")
         await pilot.press("enter")
         await pilot.pause()
     app.view.table.close()
     watcher = appmod.watch_app(str(path), "Kael")
     async with watcher.run_test(size=(80, 24)):
-        last = watcher.view.rows(0, watcher.view.log_len())[-1]
-        assert last.secret and "13" not in last.text and "perception" in last.text
+        check, roll = watcher.view.rows(0, watcher.view.log_len())[-2:]
+        assert roll.secret and "13" not in roll.text and "perception" in roll.text
+        assert check.secret and "secret TN" in check.text
+        assert "27" not in check.text and "MoS" not in check.text
 
 
 @pilot_test
@@ -693,3 +700,25 @@ async def test_players_see_no_gaps_where_gm_only_records_are(path):
         assert [r.number for r in rows] == list(range(1, len(rows) + 1))
         assert rows[-1].seq > len(rows)
         assert f"record {len(rows)} " in str(app.query_one("#header").render()) + " "
+
+
+@pilot_test
+async def test_palette_runs_undo_from_the_keyboard(path):
+    from textual.command import CommandList
+
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Undo")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            found = app.screen.query(CommandList)
+            if found and found.first().option_count:
+                break
+        await pilot.press("enter")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, UndoScreen):
+                break
+        assert isinstance(app.screen, UndoScreen)
