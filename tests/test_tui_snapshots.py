@@ -88,3 +88,11 @@ def test_replay_as_happened_100x30(snap_compare, path):
 
 def test_replay_as_corrected_80x24(snap_compare, path):
     assert snap_compare(appmod.replay_app(path), terminal_size=(80, 24), press=["end", "c"])
+
+
+def test_play_edge_demo_80x24(snap_compare, tmp_path):
+    from tui.demo import build_demo
+
+    build_demo(tmp_path / "edge.margin", "2d10-edge").close()
+    app = play(str(tmp_path / "edge.margin"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=no_blink)
