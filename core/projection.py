@@ -23,6 +23,12 @@ class Projection:
     first affected record, so the state after an undo equals the state had the
     command never happened. Checkpoints every ``every`` records make
     ``state_at`` cost at most ``every`` folds.
+
+    Two kinds of checkpoint: as it happened (taken as records arrive, never
+    changed) and as corrected (taken again while an undo or redo refolds, so a
+    later rebuild need not walk back past every undo that reached before it).
+    Each carries the voided records it was folded without; a rebuild uses the
+    latest one that agrees with the voided set it wants.
     """
 
     def __init__(self, fetch: Fetch, every: int = 1000) -> None:
@@ -32,6 +38,7 @@ class Projection:
         self.history = History()
         self._marks: list[int] = [0]
         self._snaps: list[tuple[TableState, frozenset[int]]] = [(TableState(), frozenset())]
+        self._fresh: dict[int, tuple[TableState, frozenset[int]]] = {}
 
     @property
     def seq(self) -> int:
@@ -63,7 +70,7 @@ class Projection:
             if kind is Undone or kind is Redone:
                 history.head = seq
                 history.change(record)
-                state = self.state = self._rebuild(seq, voided)
+                state = self.state = self._rebuild(seq, voided, refresh=True)
             elif seq not in voided:
                 HANDLERS[kind](state, record)
             state.seq = seq
@@ -85,18 +92,30 @@ class Projection:
             return snapshot(self.state)
         return self._rebuild(seq, voided)
 
-    def _rebuild(self, upto: int, voided: set[int]) -> TableState:
+    def _checkpoint(self, upto: int, voided: set[int]) -> tuple[int, TableState]:
+        """The latest checkpoint at or before ``upto`` folded without exactly ``voided``."""
         i = bisect.bisect_right(self._marks, upto) - 1
         while i > 0:
             mark = self._marks[i]
-            if self._snaps[i][1] == {v for v in voided if v <= mark}:
-                break
+            want = {v for v in voided if v <= mark}
+            if self._snaps[i][1] == want:
+                return mark, self._snaps[i][0]
+            fresh = self._fresh.get(mark)
+            if fresh is not None and fresh[1] == want:
+                return mark, fresh[0]
             i -= 1
-        mark = self._marks[i]
-        state = snapshot(self._snaps[i][0])
+        return 0, self._snaps[0][0]
+
+    def _rebuild(self, upto: int, voided: set[int], refresh: bool = False) -> TableState:
+        mark, start = self._checkpoint(upto, voided)
+        state = snapshot(start)
+        every = self.every
         for record in self.fetch(mark, upto):
-            if record.seq in voided or isinstance(record.event, (Undone, Redone)):
-                state.seq = record.seq
+            seq = record.seq
+            if seq in voided or isinstance(record.event, (Undone, Redone)):
+                state.seq = seq
             else:
                 evolve(state, record)
+            if refresh and seq % every == 0:
+                self._fresh[seq] = (snapshot(state), frozenset(v for v in voided if v <= seq))
         return state

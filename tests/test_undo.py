@@ -166,3 +166,33 @@ def test_state_after_undo_equals_never_having_played_it(ops: list[tuple[Any, ...
             reopened.close()
             fresh.close()
         table.close()
+
+
+def test_undos_reaching_back_do_not_make_later_rebuilds_start_over() -> None:
+    """Each undo refolds from the checkpoint before its target, not from the start."""
+    from core import Projection
+    from events import Noted, Record, TableCreated, Undone
+
+    records = [
+        Record(seq=1, at="t", author="gm", command="c1", event=TableCreated(system="2d10-edge"))
+    ]
+    for seq in range(2, 2001):
+        if seq % 100 == 0:
+            event: Any = Undone(command=f"c{seq - 50}", voids=[seq - 50])
+        else:
+            event = Noted(text="n")
+        records.append(Record(seq=seq, at="t", author="gm", command=f"c{seq}", event=event))
+    fetched = 0
+
+    def fetch(after: int, upto: int) -> Any:
+        nonlocal fetched
+        out = records[after:upto]
+        fetched += len(out)
+        return out
+
+    projection = Projection(fetch, every=10)
+    projection.extend(records)
+    assert projection.state.notes == 2000 - 1 - 20 - 20
+    # 20 undos, each refolding about 60 records; starting over each time would be ~20,000
+    assert fetched < 2000
+    assert projection.state_at(2000, corrected=True).notes == projection.state.notes
