@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import create_table, decide  # noqa: E402
+from core import TableState, create_table, decide, evolve  # noqa: E402
 from core.commands import AddCharacter, RollDice  # noqa: E402
 from events import (  # noqa: E402
     FORMAT,
@@ -90,21 +90,26 @@ class Session:
         self.rng = random.Random(seed)
         self.undo_every = undo_every
         dice = RandomDice(seed)
-        self.head = [create_table(SYSTEM, title="benchmark")]
-        from core import TableState
+        state = TableState()
+        self.head: list[object] = []
 
-        state = TableState(system=SYSTEM)
+        def fold(event: object) -> None:
+            self.head.append(event)
+            record = Record(seq=len(self.head), at="", author="gm", command="", event=event)
+            evolve(state, record)
+
+        fold(create_table(SYSTEM, title="benchmark"))
         for name in PARTY:
             (draft,) = decide(AddCharacter(name=name), state, dice)
-            self.head.append(draft.event)
+            fold(draft.event)
+        actors = ["gm", *PARTY]
         self.rolls: list[Rolled] = []
-        actors = ["gm", *(n.lower() for n in PARTY)]
         for i in range(500):
             notation = ("2d10", "3d10kh2", "2d10+3", "1d6", "4d6kl3")[i % 5]
-            (draft,) = decide(RollDice(dice=notation), state, dice)
-            event = draft.event
-            assert isinstance(event, Rolled)
-            self.rolls.append(msgspec.structs.replace(event, actor=actors[i % len(actors)]))
+            roll = RollDice(dice=notation, actor=actors[i % len(actors)])
+            (draft,) = decide(roll, state, dice)
+            assert isinstance(draft.event, Rolled)
+            self.rolls.append(draft.event)
         self.notes = [Noted(text=f"the {w} door creaks open") for w in ("north", "iron", "old")]
 
     def events(self, count: int) -> Iterator[tuple[object, str]]:
@@ -260,7 +265,9 @@ def rebuild(folder: Path, sizes: Sizes, report: Report) -> tuple[Path, float]:
                 gc.enable()
 
     def fold() -> None:
-        Table.open(path, readonly=True).close()
+        table = Table.open(path, readonly=True)
+        assert table.projection.seq == n
+        table.close()
 
     t_raw = timed(raw, sizes.repeats)
     t_floor = timed(floor, sizes.repeats)
