@@ -198,6 +198,7 @@ def percentile(values: list[float], p: float) -> float:
 class Report:
     def __init__(self) -> None:
         self.missed: list[str] = []
+        self.skipped: list[str] = []
 
     @staticmethod
     def section(title: str) -> None:
@@ -453,6 +454,7 @@ def peer(folder: Path, sizes: Sizes, margin_rebuild: float | None, report: Repor
         from eventsourcing.domain import Aggregate, event
     except ImportError:
         report.line("skipped", "", "eventsourcing is not installed: pip install eventsourcing")
+        report.skipped.append("the peer comparison (pip install eventsourcing)")
         return
 
     class Session_(Aggregate):
@@ -577,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
         print("targets missed: " + "; ".join(report.missed))
     else:
         print("every target met")
+    if report.skipped:
+        print("not measured: " + "; ".join(report.skipped))
     if args.quick:
         print("(quick run: sizes reduced; the targets are set for the full run)")
     return 0
