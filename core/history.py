@@ -28,8 +28,8 @@ class History:
     This runs once per record of every rebuild, so it does as little as it can.
     """
 
-    #: command -> its position in ``order``
-    index: dict[str, int] = field(default_factory=dict)
+    #: command -> its position in ``order``, filled in when first needed
+    _index: dict[str, int] = field(default_factory=dict)
     #: command ids in log order, and the first sequence number of each
     order: list[str] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
@@ -59,7 +59,6 @@ class History:
         """The first record of a command."""
         cmd = record.command
         self._current = cmd
-        self.index[cmd] = len(self.order)
         self.order.append(cmd)
         self.starts.append(record.seq)
         if type(record.event) in _META:
@@ -81,6 +80,19 @@ class History:
             self.undone.pop(event.command, None)
             if event.command in self.redoable:
                 self.redoable.remove(event.command)
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Command id -> its position in ``order``.
+
+        Built on first use rather than during the fold: a rebuild would
+        otherwise pay a dictionary insertion per command for an index that
+        only undo and redo by id consult.
+        """
+        index, order = self._index, self.order
+        for i in range(len(index), len(order)):
+            index[order[i]] = i
+        return index
 
     def seqs(self, command: str) -> range:
         """The sequence numbers of a command's records."""

@@ -52,13 +52,17 @@ class Projection:
         """Fold the next records of the log.
 
         This is the hot loop of every rebuild, so the history's bookkeeping
-        (``History.add``) is written out inline here.
+        (``History.add``) is written out inline here. Records are read up to
+        the next checkpoint before they are folded, so an undo or redo that
+        only reaches records of that stretch (an undo right after the mistake,
+        the usual case) just skips them instead of rebuilding the state.
         """
         history = self.history
         children = history.children
-        voided = history.voided
         every = self.every
-        state = self.state
+        folded = self.state.seq
+        pending: list[Record] = []
+        stale = False
         seq = history.head
         for record in records:
             seq = record.seq
@@ -70,14 +74,41 @@ class Projection:
             if kind is Undone or kind is Redone:
                 history.head = seq
                 history.change(record)
-                state = self.state = self._rebuild(seq, voided, refresh=True)
-            elif seq not in voided:
-                HANDLERS[kind](state, record)
-            state.seq = seq
+                if not stale:
+                    event = record.event
+                    touched = event.voids if kind is Undone else event.restores
+                    stale = bool(touched) and min(touched) <= folded
+            pending.append(record)
             if seq % every == 0:
-                self._marks.append(seq)
-                self._snaps.append((snapshot(state), frozenset(voided)))
+                history.head = seq
+                folded = self._fold(pending, stale)
+                stale = False
         history.head = seq
+        if pending:
+            self._fold(pending, stale)
+
+    def _fold(self, pending: list[Record], stale: bool) -> int:
+        """Fold records read by ``extend``, skipping those void as of the last of them.
+
+        ``stale``: an undo or redo among them changed records folded before,
+        so the state is rebuilt from a checkpoint instead.
+        """
+        last = pending[-1].seq
+        voided = self.history.voided
+        if stale:
+            state = self.state = self._rebuild(last, voided, refresh=True)
+        else:
+            state = self.state
+            for record in pending:
+                kind = type(record.event)
+                if kind is not Undone and kind is not Redone and record.seq not in voided:
+                    HANDLERS[kind](state, record)
+                state.seq = record.seq
+        pending.clear()
+        if last % self.every == 0:
+            self._marks.append(last)
+            self._snaps.append((snapshot(state), frozenset(voided)))
+        return last
 
     def state_at(self, seq: int, corrected: bool = False) -> TableState:
         """The state right after record ``seq``.

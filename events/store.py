@@ -34,7 +34,6 @@ CREATE TABLE records (
     hash    TEXT    NOT NULL,
     body    BLOB    NOT NULL
 );
-CREATE INDEX records_command ON records(command);
 CREATE TRIGGER records_no_update BEFORE UPDATE ON records
 BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
 CREATE TRIGGER records_no_delete BEFORE DELETE ON records
@@ -211,8 +210,16 @@ class SQLiteStore:
         self._last = (rows[-1][0], rows[-1][4])
         return records
 
-    def import_rows(self, rows: Iterable[tuple[StoredRow, str]], batch: int = 20000) -> int:
-        """Bulk-append (row, command id) pairs as exported, checking the chain, many per transaction."""
+    def import_rows(
+        self,
+        rows: Iterable[tuple[StoredRow, str]],
+        batch: int = 20000,
+        on_commit: Callable[[], None] | None = None,
+    ) -> int:
+        """Bulk-append (row, command id) pairs as exported, checking the chain as it goes.
+
+        Many rows go into one transaction; ``on_commit`` runs after each.
+        """
         db = self._db
         count = 0
         last_seq, prev = self._read_last()
@@ -230,6 +237,8 @@ class SQLiteStore:
                 db.execute("ROLLBACK")
                 raise
             pending.clear()
+            if on_commit is not None:
+                on_commit()
 
         for row, command in rows:
             if row.seq != last_seq + 1:
@@ -278,14 +287,6 @@ class SQLiteStore:
         for record in self.records(seq - 1, seq):
             return record
         raise StoreError(f"{self.path}: no record {seq}")
-
-    def command_seqs(self, command: str) -> list[int]:
-        return [
-            r[0]
-            for r in self._db.execute(
-                "SELECT seq FROM records WHERE command = ? ORDER BY seq", (command,)
-            )
-        ]
 
     def data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
