@@ -28,7 +28,7 @@ from events.edge import (
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState
+from ..state import TableState, about_hidden_only
 from . import edge_rules as rules
 from .base import Command
 from .edge_sheet import (
@@ -1037,7 +1037,6 @@ def _lensed(draft: Draft, state: TableState) -> Draft:
         for name in ("character", "target")
         if getattr(draft.event, name, "")
     ]
-    known = [state.characters[s] for s in subjects if s in state.characters]
-    if known and all(c.hidden for c in known):
+    if about_hidden_only(state, subjects):
         return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
     return draft

@@ -13,7 +13,7 @@ from events.effect import EffectAssisted, EffectChecked, EffectOpposed, EffectSi
 from ..dice import Dice, TypedDice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, find_character
+from ..state import TableState, about_hidden_only, find_character
 from . import effect_rules as rules
 from . import effect_task as tasks
 from .base import Command
@@ -433,7 +433,6 @@ def _subjects(event: Any) -> list[str]:
 
 
 def _lensed(draft: Draft, state: TableState) -> Draft:
-    known = [state.characters[s] for s in _subjects(draft.event) if s in state.characters]
-    if known and all(c.hidden for c in known):
+    if about_hidden_only(state, _subjects(draft.event)):
         return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
     return draft

@@ -24,7 +24,7 @@ from events.under import (
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, find_character
+from ..state import TableState, about_hidden_only, find_character
 from . import under_rules as rules
 from . import under_track as track
 from .base import Command
@@ -328,7 +328,6 @@ def _subjects(event: Any) -> list[str]:
 
 
 def _lensed(draft: Draft, state: TableState) -> Draft:
-    known = [state.characters[s] for s in _subjects(draft.event) if s in state.characters]
-    if known and all(c.hidden for c in known):
+    if about_hidden_only(state, _subjects(draft.event)):
         return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
     return draft
