@@ -46,7 +46,6 @@ from events import (  # noqa: E402
     Record,
     Rolled,
     SQLiteStore,
-    StoredRow,
     Undone,
     chain_hash,
     encode_body,
@@ -134,7 +133,7 @@ class Session:
                 last_command, last_seq = command, seq
             yield event, command
 
-    def rows(self, count: int) -> Iterator[tuple[StoredRow, str]]:
+    def rows(self, count: int) -> Iterator[tuple[int, str, int, str, str, bytes]]:
         """Stored rows, chained, as ``SQLiteStore.import_rows`` takes them."""
         prev = ""
         for seq, (event, command) in enumerate(self.events(count), 1):
@@ -146,7 +145,7 @@ class Session:
             record = Record(seq=seq, at=at, author="gm", command=command, event=event)
             body = encode_body(record)
             digest = chain_hash(prev, body)
-            yield StoredRow(seq, FORMAT, prev, digest, body), command
+            yield seq, command, FORMAT, prev, digest, body
             prev = digest
 
 

@@ -308,3 +308,25 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(
     _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "1")
     assert json.loads(now)["options"][opt.name] == other
     assert json.loads(then)["options"][opt.name] == opt.default
+
+
+def test_import_accepts_an_export_laid_out_by_another_tool(
+    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        str(table),
+        stdin=lines(
+            {"type": "add-character", "name": "Zoë"}, {"type": "note", "text": "ünïcode ✓"}
+        ),
+    )
+    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    relaid = "".join(json.dumps(json.loads(x), indent=None) + "\n\n" for x in exported.splitlines())
+    dump = tmp_path / "relaid.jsonl"
+    dump.write_text(relaid)
+    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "c.margin"))
+    assert code == 0, err
+    _, again, _ = run(capsys, monkeypatch, "export", str(tmp_path / "c.margin"))
+    assert again == exported

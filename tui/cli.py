@@ -14,17 +14,9 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from core import SYSTEMS, Projection, RuleError, command_schema, get_system, parse_command
-from events import (
-    DecodeError,
-    Record,
-    SQLiteStore,
-    StoredRow,
-    StoreError,
-    decode_body,
-    player_view,
-    record_to_builtins,
-)
+from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
+from events import DecodeError, SQLiteStore, StoreError, player_view, record_to_builtins
+from events.jsonl import export_line, read_lines
 
 from . import render
 from .table import Table
@@ -180,92 +172,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = SQLiteStore(args.path, readonly=True)
     out = sys.stdout.buffer
     for row in store.rows():
-        body = row.body if isinstance(row.body, bytes) else bytes(row.body)
-        head = b'{"v":%d,"prev":"%s","hash":"%s",' % (row.v, row.prev.encode(), row.hash.encode())
-        out.write(head + body[1:] + b"\n")
+        out.write(export_line(row))
     out.flush()
     store.close()
     return 0
 
 
-_line_decoder = msgspec.json.Decoder(dict)
-
-
-class _Exported(msgspec.Struct):
-    """The fields of an exported line that import needs; the rest is skipped."""
-
-    v: int
-    prev: str
-    hash: str
-    seq: int
-    command: str
-
-
-_head_decoder = msgspec.json.Decoder(_Exported)
-
-
-def _import_rows(lines: Any, source: str) -> Any:
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            head = _head_decoder.decode(line)
-            # A line as ``margin export`` wrote it is the stored body with the
-            # chain fields in front: cut them off rather than re-encode. Any
-            # other layout is re-encoded; the chain hash decides either way.
-            start = b'{"v":%d,"prev":"%s","hash":"%s",' % (
-                head.v,
-                head.prev.encode(),
-                head.hash.encode(),
-            )
-            if line.startswith(start):
-                body = b"{" + line[len(start) :].rstrip()
-            else:
-                data = _line_decoder.decode(line)
-                for key in ("v", "prev", "hash"):
-                    del data[key]
-                body = msgspec.json.encode(data)
-        except (msgspec.DecodeError, msgspec.ValidationError, KeyError, TypeError) as exc:
-            raise StoreError(
-                f"{source} line {lineno}: not an exported margin record ({exc})"
-            ) from None
-        yield StoredRow(head.seq, head.v, head.prev, head.hash, body), head.command
-
-
 def cmd_import(args: argparse.Namespace) -> int:
-    """One pass: each line's chain hash is checked, its body decoded, and each
-    committed batch folded, so the new table is verified and known to fold
-    without reading it again."""
+    """One pass: each line's chain hash is checked and its body decoded as it is
+    written, so the new table is verified without reading it again."""
     path = Path(args.path)
     if path.exists():
         raise UsageError(f"{path}: already exists; import writes a new table")
     store = SQLiteStore(path, create=True)
-    projection = Projection(lambda after, upto: store.records(after, upto))
-    decoded: list[Record] = []
-
-    def rows(f: Any) -> Any:
-        for row, command in _import_rows(f, args.file):
-            try:
-                decoded.append(decode_body(row.body, row.v))
-            except DecodeError as exc:
-                raise StoreError(f"{args.file}: record {row.seq} cannot be read: {exc}") from None
-            yield row, command
-
-    def fold() -> None:
-        try:
-            projection.extend(decoded)
-        except Exception as exc:
-            seq = decoded[0].seq if decoded else 0
-            raise StoreError(
-                f"{args.file}: records from {seq} on do not fold ({type(exc).__name__}: {exc})"
-            ) from None
-        decoded.clear()
-
     collect = gc.isenabled()
     gc.disable()
     try:
         with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f:
-            count = store.import_rows(rows(f), on_commit=fold)
+            count = store.import_rows(read_lines(f, args.file))
         if count == 0:
             raise StoreError(f"{args.file}: no records to import")
     except BaseException:
