@@ -417,7 +417,7 @@ def cli_import(folder: Path, source: Path, n: int, report: Report) -> None:
         subprocess.run([*margin, "export", str(source)], stdout=out, check=True, cwd=ROOT)
     t_export = time.perf_counter() - start
     report.line("margin export", rate(n, t_export))
-    label = "margin import (chain checked, decoded, folded)"
+    label = "margin import (chain checked, every record decoded)"
     target = fresh(folder / "imported.margin")
     start = time.perf_counter()
     done = subprocess.run(
