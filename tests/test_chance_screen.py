@@ -145,6 +145,6 @@ def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
                                                   "order": ["Sniper", "Ana"]}))  # fmt: skip
     table.execute(convert_command("d100-chance", {"type": "next"}))
     assert SYSTEM.player_world is not None
-    seen = SYSTEM.player_world(table.state.world)
+    seen = SYSTEM.player_world(table.state)
     assert seen.encounter.order == ["ana"] and seen.encounter.current == -1
     assert table.state.world.encounter.order == ["sniper", "ana"]

@@ -722,7 +722,7 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
     )
     assert not any(r.visibility.gm_only for r in shot), "the target sees the shot"
     assert SYSTEM.player_world is not None
-    seen = SYSTEM.player_world(world(party))
+    seen = SYSTEM.player_world(party.state)
     assert [c.id for c in seen.encounter.order] == ["kael"]
     assert [c.id for c in world(party).encounter.order] == ["kael", "sniper"]  # type: ignore[union-attr]
 

@@ -475,5 +475,16 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
         gm_rows = [r.name for r in clock(t.state).rows]
         player_rows = [r.name for r in clock(lens_state(t.state)).rows]
         assert "Sniper" in gm_rows and "Sniper" not in player_rows
+        assert SYSTEM.player_world is not None
+        assert [tok.actor for tok in SYSTEM.player_world(t.state).tokens] == []
     finally:
         t.close()
+
+
+def test_a_token_of_a_character_who_left_still_shows_on_the_gms_clock(table: Table) -> None:
+    do(table, type="start-track")
+    do(table, type="act", character="kid", action="revolver")
+    do(table, type="remove-character", character="kid")
+    assert SYSTEM.clock is not None
+    rows = SYSTEM.clock(table.state).rows
+    assert ("kid", "count 3") in [(r.name, r.value) for r in rows]

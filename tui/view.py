@@ -125,7 +125,7 @@ class LiveTable(Table):
 def lens_state(state: TableState) -> TableState:
     """The state as players may see it: no hidden characters, the system's player world."""
     system = get_system(state.system)
-    world = system.player_world(state.world) if system.player_world else state.world
+    world = system.player_world(state) if system.player_world else state.world
     last = state.last_roll
     return msgspec.structs.replace(
         state,

@@ -151,8 +151,8 @@ class System:
     parse_words: Callable[[list[str], TableState], dict[str, Any] | None] | None = None
     #: names for completion on the command line: {"skill": [...], "weapon": [...]}
     vocabulary: Callable[[TableState], dict[str, list[str]]] | None = None
-    #: the world (system state) as a player may see it
-    player_world: Callable[[Any], Any] | None = None
+    #: the world (``state.world``) as players may see it, given the GM's whole state
+    player_world: Callable[[TableState], Any] | None = None
 
     def option(self, name: str) -> Option:
         for opt in self.options:

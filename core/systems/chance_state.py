@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from ..errors import RuleError
-from ..state import Character
+from ..state import Character, TableState
 from .chance_rules import ATTACK_TYPES, BASE_ACCURACY, MIN_CRIT_MULTIPLIER, PROFILES, exact
 
 
@@ -170,8 +170,9 @@ def initial_world(options: Any) -> ChanceWorld:
     return ChanceWorld()
 
 
-def player_world(world: ChanceWorld | None) -> ChanceWorld | None:
+def player_world(state: TableState) -> ChanceWorld | None:
     """The world without hidden participants in the turn order."""
+    world = state.world
     if world is None or world.encounter is None:
         return world
     enc = world.encounter

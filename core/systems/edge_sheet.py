@@ -375,8 +375,9 @@ def talent_pt_reduction(char: EdgeCharacter) -> int:
     return sum(PT_TALENTS.get(t, 0) for t in sheet_of(char)["talents"])
 
 
-def player_world(w: EdgeWorld) -> EdgeWorld:
+def player_world(state: TableState) -> EdgeWorld:
     """The world without hidden combatants or hits by or on them."""
+    w = world(state)
     enc = w.encounter
     if enc is None:
         return w

@@ -96,6 +96,7 @@ SYSTEM = System(
     describe=under_screen.describe,
     status=under_screen.status,
     clock=under_screen.clock,
+    player_world=under_screen.player_world,
     odds=under_screen.odds,
     parse_words=under_screen.parse_words,
     vocabulary=under_screen.vocabulary,

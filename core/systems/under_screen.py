@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 from ..errors import RuleError
 from ..state import Character, TableState, find_character
 from . import under_rules as rules
@@ -86,7 +88,8 @@ def status(char: Character, state: TableState) -> list[str]:
 def clock(state: TableState) -> Clock | None:
     """The timing track: tokens in count order, then who is free.
 
-    Tokens of characters not in ``state`` (hidden ones, under a player's lens) are left out.
+    A token whose character has left the table still resolves, so it is shown
+    by the character's id.
     """
     world = state.world
     if not isinstance(world, track.TrackWorld) or not world.running:
@@ -95,11 +98,9 @@ def clock(state: TableState) -> Clock | None:
     rows = []
     for token in sorted(world.tokens, key=lambda t: (t.at, t.declared)):
         char = state.characters.get(token.actor)
-        if char is None:
-            continue
         rows.append(
             ClockRow(
-                name=char.name,
+                name=char.name if char is not None else token.actor,
                 value=f"count {token.at}",
                 current=token.at == upcoming,
                 note=f"{token.action} ({token.cost}, from {token.declared})",
@@ -237,3 +238,19 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             raise RuleError("interrupt: name the character whose action stops")
         return {"type": "interrupt", "character": rest[0], "reason": " ".join(rest[1:])}
     return None
+
+
+def player_world(state: TableState) -> track.TrackWorld:
+    """The track without the tokens of hidden characters (theirs are the GM's secret)."""
+    world = track.world(state)
+    hidden = {c.id for c in state.characters.values() if c.hidden}
+    if not hidden:
+        return world
+    return msgspec.structs.replace(
+        world,
+        tokens=[t for t in world.tokens if t.actor not in hidden],
+        resolved={
+            count: [t for t in done if t.actor not in hidden]
+            for count, done in world.resolved.items()
+        },
+    )
