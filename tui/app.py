@@ -30,8 +30,6 @@ from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
-#: Short forms that move an encounter's clock on (next turn, next count), tried in order.
-NEXT_WORDS = ("next", "advance next")
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
 
@@ -246,12 +244,11 @@ class PlayApp(TableApp):
     # -- actions -----------------------------------------------------------
 
     def action_next_turn(self) -> None:
-        state = self.view.state()
-        for words in NEXT_WORDS:
-            if commandline.quiet_command(words, state) is not None:
-                self.run_line(words)
-                return
-        self.say(f"{self.view.system.id} has no command that moves the clock on", error=True)
+        words = self.view.system.next_words
+        if commandline.quiet_command(words, self.view.state()) is None:
+            self.say(f"{self.view.system.id} has no command that moves the clock on", error=True)
+            return
+        self.run_line(words)
 
     def action_undo(self) -> None:
         self.preview_undo(Undo())

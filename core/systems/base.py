@@ -149,6 +149,8 @@ class System:
     #: (``check kael athletics vs 30 adv``) -> a command as a JSON-style dict,
     #: or None when the first word is not one of this system's short forms
     parse_words: Callable[[list[str], TableState], dict[str, Any] | None] | None = None
+    #: the short form the screen's "next turn" key types (moves the encounter's clock on)
+    next_words: str = "next"
     #: names for completion on the command line: {"skill": [...], "weapon": [...]}
     vocabulary: Callable[[TableState], dict[str, list[str]]] | None = None
     #: the world (``state.world``) as players may see it, given the GM's whole state

@@ -97,6 +97,7 @@ SYSTEM = System(
     status=under_screen.status,
     clock=under_screen.clock,
     player_world=under_screen.player_world,
+    next_words="advance next",
     odds=under_screen.odds,
     parse_words=under_screen.parse_words,
     vocabulary=under_screen.vocabulary,
