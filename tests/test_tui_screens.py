@@ -722,3 +722,29 @@ async def test_palette_runs_undo_from_the_keyboard(path):
             if isinstance(app.screen, UndoScreen):
                 break
         assert isinstance(app.screen, UndoScreen)
+
+
+@pilot_test
+async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(path):
+    gm = play(path)
+    kael = appmod.watch_app(path, "Kael")
+    other = appmod.watch_app(path, "Kael")
+    async with (
+        gm.run_test(size=SIZE) as pilot,
+        kael.run_test(size=SIZE) as kael_pilot,
+        other.run_test(size=(80, 24)) as other_pilot,
+    ):
+        await type_line(pilot, "note the bridge collapses")
+        await pilot.press("enter")
+        committed = time.monotonic()
+        seen = {}
+        while len(seen) < 2 and time.monotonic() - committed < 2:
+            await asyncio.sleep(0.005)
+            for name, app in (("kael", kael), ("other", other)):
+                if name not in seen and "note: the bridge collapses" in log_texts(app):
+                    seen[name] = time.monotonic() - committed
+        await kael_pilot.pause()
+        await other_pilot.pause()
+        assert set(seen) == {"kael", "other"}
+        assert max(seen.values()) < 0.25, seen
+        assert log_texts(gm)[-1] == "note: the bridge collapses"
