@@ -22,6 +22,9 @@ from .record import (
     encode_body,
 )
 
+#: How the body of a GM-only record spells its visibility (see ``public_seqs``).
+_GM_ONLY_MARK = b'"visibility":{"gm_only":true'
+
 #: Written into every table file; a foreign SQLite file lacks it.
 APPLICATION_ID = 0x6D72676E  # "mrgn"
 
@@ -301,6 +304,21 @@ class SQLiteStore:
         for record in self.records(seq - 1, seq):
             return record
         raise StoreError(f"{self.path}: no record {seq}")
+
+    def public_seqs(self, upto: int) -> list[int]:
+        """Sequence numbers up to ``upto`` of the records players may see, without decoding.
+
+        One SQL pass over the stored bodies is several times quicker than
+        decoding them, which matters when a player's view opens a long table.
+        A GM-only record's body holds its envelope's visibility as written by
+        ``encode_body`` (``Visibility`` omits defaults and ``gm_only`` comes
+        first); inside any string field the same characters would be escaped.
+        """
+        rows = self._db.execute(
+            "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
+            (upto, _GM_ONLY_MARK),
+        )
+        return [row[0] for row in rows]
 
     def data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])

@@ -213,3 +213,21 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
 
     gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))
     assert player_view(gm_only, revealed={5}) is None
+
+
+def test_public_seqs_match_decoding_even_when_a_note_quotes_the_mark(tmp_path: Path) -> None:
+    from events import Visibility
+
+    store = new_store(tmp_path)
+    store.append([Draft(Noted(text='"visibility":{"gm_only":true'))], 1, command="c1")
+    store.append(
+        [Draft(Noted(text="secret", gm_only=True), visibility=Visibility(gm_only=True))],
+        2,
+        command="c2",
+    )
+    store.append(
+        [Draft(Noted(text="shown"), visibility=Visibility(hidden=("text",)))], 3, command="c3"
+    )
+    decoded = [r.seq for r in store.records() if not r.visibility.gm_only]
+    assert store.public_seqs(store.last_seq) == decoded == [1, 2, 4]
+    assert store.public_seqs(2) == [1, 2]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -55,10 +54,6 @@ class CharacterRow:
 class LiveTable(Table):
     """A table that also keeps the sequence numbers of the records its reader may see."""
 
-    #: How a GM-only record's stored body begins its envelope's visibility
-    #: (``Visibility`` omits defaults, and ``gm_only`` is its first field).
-    GM_ONLY_MARK = '"visibility":{"gm_only":true'
-
     def __init__(self, store: SQLiteStore, lens: bool = False, every: int = 1000) -> None:
         self.lens = lens
         self.seqs: array[int] = array("q")
@@ -81,17 +76,7 @@ class LiveTable(Table):
         """The readable records up to ``upto``, found without decoding them."""
         if not self.lens:
             return array("q", range(1, upto + 1))
-        # One SQL pass over the stored bodies is several times quicker than
-        # reading them into Python, which matters on a 100,000-record table.
-        db = sqlite3.connect(f"file:{self.store.path}?mode=ro", uri=True)
-        try:
-            rows = db.execute(
-                "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
-                (upto, self.GM_ONLY_MARK.encode()),
-            )
-            return array("q", (row[0] for row in rows))
-        finally:
-            db.close()
+        return array("q", self.store.public_seqs(upto))
 
     def _index(self, records: Iterable[Record]) -> None:
         if not self._ready:
