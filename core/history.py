@@ -45,16 +45,6 @@ class History:
     head: int = 0
     _current: str = ""
 
-    def add(self, record: Record) -> None:
-        """Index one record (``Projection.extend`` inlines this for speed)."""
-        self.head = record.seq
-        if record.command != self._current:
-            self.start_command(record)
-        if record.cause is not None:
-            self.children.setdefault(record.cause, []).append(record.seq)
-        if type(record.event) in (Undone, Redone):
-            self.change(record)
-
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
         cmd = record.command

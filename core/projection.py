@@ -51,8 +51,8 @@ class Projection:
     def extend(self, records: Iterable[Record]) -> None:
         """Fold the next records of the log.
 
-        This is the hot loop of every rebuild, so the history's bookkeeping
-        (``History.add``) is written out inline here. Records are read up to
+        This is the hot loop of every rebuild, so the history's per-record
+        bookkeeping is written out inline here. Records are read up to
         the next checkpoint before they are folded, so an undo or redo that
         only reaches records of that stretch (an undo right after the mistake,
         the usual case) just skips them instead of rebuilding the state.

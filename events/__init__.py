@@ -1,12 +1,11 @@
 """margin's log: event types, the record envelope, the player lens and the store."""
 
 from .base import Event
-from .lens import player_view, visible_to_players
+from .lens import player_view
 from .record import (
     ALL_EVENTS,
     FORMAT,
     PUBLIC,
-    TAGS,
     UPGRADES,
     AnyEvent,
     DecodeError,
@@ -17,9 +16,7 @@ from .record import (
     encode_body,
     event_fields,
     event_schema,
-    record_from_builtins,
     record_to_builtins,
-    tag_of,
 )
 from .store import ConcurrencyError, Draft, SQLiteStore, StoredRow, StoreError, follow, utc_now
 from .table import (
@@ -39,7 +36,6 @@ __all__ = [
     "ALL_EVENTS",
     "FORMAT",
     "PUBLIC",
-    "TAGS",
     "UPGRADES",
     "AnyEvent",
     "CharacterAdded",
@@ -68,9 +64,6 @@ __all__ = [
     "event_schema",
     "follow",
     "player_view",
-    "record_from_builtins",
     "record_to_builtins",
-    "tag_of",
     "utc_now",
-    "visible_to_players",
 ]

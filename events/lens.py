@@ -8,10 +8,6 @@ from typing import Any
 from .record import Record, record_to_builtins
 
 
-def visible_to_players(record: Record) -> bool:
-    return not record.visibility.gm_only
-
-
 def player_view(record: Record, revealed: Container[int] = ()) -> dict[str, Any] | None:
     """A record as a player sees it, or None when the record is GM-only.
 

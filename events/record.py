@@ -25,16 +25,6 @@ if TYPE_CHECKING:
 else:
     AnyEvent = Union[ALL_EVENTS]  # noqa: UP007
 
-TAGS: dict[str, type[Event]] = {
-    msgspec.inspect.type_info(t).tag: t  # type: ignore[attr-defined]
-    for t in ALL_EVENTS
-}
-
-
-def tag_of(event: Event) -> str:
-    """The permanent tag of an event, as written in the log."""
-    return type(event).__struct_config__.tag  # type: ignore[return-value]
-
 
 class Visibility(msgspec.Struct, frozen=True, omit_defaults=True):
     """What players may see of a record.
@@ -73,7 +63,6 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
 _body_encoder = msgspec.json.Encoder()
 _record_decoder = msgspec.json.Decoder(Record)
-_event_decoder = msgspec.json.Decoder(AnyEvent)
 
 #: One step per old format: ``UPGRADES[n]`` turns a format-``n`` body (as a
 #: plain dict) into a format ``n + 1`` body.
@@ -115,14 +104,6 @@ def decode_body(body: bytes | str, version: int = FORMAT) -> Record:
         raise DecodeError(str(exc)) from None
 
 
-def encode_event(event: Event) -> bytes:
-    return _body_encoder.encode(event)
-
-
-def decode_event(data: bytes | str) -> Event:
-    return _event_decoder.decode(data)  # type: ignore[no-any-return]
-
-
 def event_fields(event: Event) -> dict[str, Any]:
     """An event as a plain dict with its tag under ``type``."""
     return msgspec.to_builtins(event)  # type: ignore[no-any-return]
@@ -131,13 +112,6 @@ def event_fields(event: Event) -> dict[str, Any]:
 def record_to_builtins(record: Record) -> dict[str, Any]:
     """The JSON Lines form of a record: envelope fields, chain, and the event."""
     return msgspec.to_builtins(record)  # type: ignore[no-any-return]
-
-
-def record_from_builtins(data: dict[str, Any]) -> Record:
-    try:
-        return msgspec.convert(data, Record)
-    except msgspec.ValidationError as exc:
-        raise DecodeError(str(exc)) from None
 
 
 def event_schema() -> dict[str, Any]:
