@@ -35,7 +35,7 @@ def _judged(target: int, faces: list[int], roll: int, reading: str) -> dict[str,
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = take(fields, {"target": required(), "roll": None, "faces": None, "crit_reading": "table"})
-    target = integer("target", f["target"], 0)
+    target = integer("target", f["target"], 0, rules.MAX_TARGET)
     reading = _crit_reading(f["crit_reading"])
     faces, roll, _ = rules.percentile(dice, f["faces"], f["roll"])
     return _judged(target, faces, roll, reading)
@@ -50,7 +50,7 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         if not isinstance(side, dict):
             raise RuleError(f"{name}: expected an object with target and roll (or faces)")
         s = take(side, {"target": required(), "roll": None, "faces": None})
-        target = integer(f"{name}.target", s["target"], 0)
+        target = integer(f"{name}.target", s["target"], 0, rules.MAX_TARGET)
         faces, roll, _ = rules.percentile(dice, s["faces"], s["roll"], name)
         sides[name] = _judged(target, faces, roll, reading)
     a, b = (rules.judge(sides[n]["target"], sides[n]["roll"], reading) for n in ("a", "b"))
@@ -66,7 +66,7 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = take(fields, {"target": required(), "crit_reading": "table"})
-    target = integer("target", f["target"], 0)
+    target = integer("target", f["target"], 0, rules.MAX_TARGET)
     bands = rules.odds(target, _crit_reading(f["crit_reading"]))
     return {
         "target": target,
@@ -82,7 +82,11 @@ def resolve_opposed_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         side = f[name]
         if not isinstance(side, dict):
             raise RuleError(f"{name}: expected an object with a target")
-        targets.append(integer(f"{name}.target", take(side, {"target": required()})["target"], 0))
+        targets.append(
+            integer(
+                f"{name}.target", take(side, {"target": required()})["target"], 0, rules.MAX_TARGET
+            )
+        )
     bands = rules.opposed_odds(*targets)
     return {
         "a": float(bands["a wins"]),

@@ -18,6 +18,14 @@ CRIT_READINGS = ("table", "example")
 #: The lowest attribute rating a sheet may hold: (5 + rating) x 5 must not go below 0.
 MIN_RATING = -5
 
+#: The highest target margin takes, and the rating that gives it; anything past 99 only
+#: matters for the margin, so this bound only keeps a typo from reaching the log.
+MAX_TARGET = 1000
+MAX_RATING = MAX_TARGET // 5 - 5
+
+#: The highest roll that can succeed other than by 01: 00 (100) always fails.
+TOP_ROLL = 99
+
 
 def rating_target(rating: int) -> int:
     """The target an attribute rating gives on its own (raw or unskilled)."""
@@ -60,7 +68,7 @@ def crit_window(target: int, reading: str) -> tuple[int, int] | None:
         low = target - points + 1
     else:
         low = target - points
-    high = min(target, 99)
+    high = min(target, TOP_ROLL)
     low = max(low, 1)
     return (low, high) if low <= high else None
 

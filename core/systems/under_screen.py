@@ -168,6 +168,11 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     }
 
 
+def _digits(word: str) -> bool:
+    """True for a word of plain digits 0-9 (``isdigit`` also takes ``²``, which ``int`` refuses)."""
+    return word.isascii() and word.isdigit()
+
+
 def _side_words(words: list[str], state: TableState) -> dict[str, Any]:
     """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
     if not words:
@@ -179,14 +184,14 @@ def _side_words(words: list[str], state: TableState) -> dict[str, Any]:
     if "roll" in low:
         at = low.index("roll")
         dice = rest[at + 1 : at + 2]
-        if len(dice) != 1 or not dice[0].isdigit():
+        if len(dice) != 1 or not _digits(dice[0]):
             raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
         if len(dice[0]) == 2:
             out["faces"] = [int(dice[0][0]), int(dice[0][1])]
         else:
             out["roll"] = int(dice[0])
         rest = rest[:at] + rest[at + 2 :]
-    if rest and rest[-1].isdigit():
+    if rest and _digits(rest[-1]):
         out["target"] = int(rest.pop())
     attributes = char.sheet.get("attributes", {})
     if rest and lookup(attributes, rest[-1]) is not None:
@@ -221,7 +226,7 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             raise RuleError(f"{head}: write it as '{head} ada revolver' or '{head} ada spell 5'")
         out: dict[str, Any] = {"type": head, "character": rest[0]}
         tail = rest[1:]
-        if len(tail) > 1 and tail[-1].isdigit():
+        if len(tail) > 1 and _digits(tail[-1]):
             out["cost"] = int(tail.pop())
         out["action"] = " ".join(tail)
         return out
@@ -230,7 +235,7 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             return {"type": "advance"}
         if rest[0].lower() == "next":
             return {"type": "advance", "next": True}
-        if rest[0].isdigit():
+        if _digits(rest[0]):
             return {"type": "advance", "counts": int(rest[0])}
         raise RuleError(f"advance: {rest[0]!r} is not a number of counts or 'next'")
     if head == "interrupt":

@@ -42,8 +42,8 @@ def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise RuleError(f"sheet.{unknown[0]}: unknown field (fields: attributes, skills, actions)")
     limits = {
-        "attributes": (rules.MIN_RATING, None),
-        "skills": (0, None),
+        "attributes": (rules.MIN_RATING, rules.MAX_RATING),
+        "skills": (0, rules.MAX_TARGET),
         "actions": (1, track.MAX_COST),
     }
     for part, (lo, hi) in limits.items():
@@ -75,7 +75,7 @@ def target_for(
     """(target, label, unskilled) from a given target, a skill, or an attribute rating."""
     sheet = char.sheet
     if target is not None:
-        integer("target", target, 0)
+        integer("target", target, 0, rules.MAX_TARGET)
         return target, skill or attribute or f"target {target}", False
     if skill is not None:
         found = lookup(sheet.get("skills", {}), skill)

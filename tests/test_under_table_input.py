@@ -1,0 +1,111 @@
+"""d100-under from the table screen's command line: odd input is refused in one clear line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.commands import convert_command
+from core.errors import RuleError
+from core.resolve import resolve
+from core.systems import get_system
+from core.systems import under_rules as rules
+from tui.rng import RandomDice
+from tui.table import Table
+
+SYSTEM = get_system("d100-under")
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Any:
+    t = Table.create(tmp_path / "u.margin", "d100-under")
+    for data in SYSTEM.demo[:4]:
+        t.execute(convert_command("d100-under", data))
+    yield t
+    t.close()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "check kael melee roll ²",
+        "check kael melee roll ①",
+        "advance ²",
+        "opposed kael br vs cultist ³",
+    ],
+)
+def test_digit_lookalikes_are_refused_not_crashed_on(table: Table, line: str) -> None:
+    parse = SYSTEM.parse_words
+    assert parse is not None
+    try:
+        data = parse(line.split(), table.state)
+    except RuleError as error:
+        assert "\n" not in str(error)
+        return
+    # read as a word, not a number: the command is then refused by the rules
+    with pytest.raises(RuleError):
+        table.execute(convert_command("d100-under", data))
+
+
+def test_a_cost_lookalike_is_part_of_the_action_name(table: Table) -> None:
+    parse = SYSTEM.parse_words
+    assert parse is not None
+    assert parse(["act", "ada", "draw", "²"], table.state) == {
+        "type": "act",
+        "character": "ada",
+        "action": "draw ²",
+    }
+
+
+def crits(target: int, reading: str) -> list[int]:
+    return [r for r in range(1, 101) if rules.judge(target, r, reading).critical]
+
+
+def test_targets_above_99_count_down_from_the_target() -> None:
+    assert crits(99, "table") == [1, 97, 98, 99]
+    assert crits(100, "table") == [1, 98, 99]
+    assert crits(101, "table") == [1, 99]
+    assert crits(120, "table") == [1]
+    assert crits(100, "example") == [1, 97, 98, 99]
+
+
+def test_huge_targets_are_refused_and_append_nothing(table: Table) -> None:
+    before = table.projection.seq
+    with pytest.raises(RuleError, match=r"^target: 10{22} is out of range \(0\.\.1000\)$"):
+        table.execute(
+            convert_command("d100-under", {"type": "check", "character": "Kael", "target": 10**22})
+        )
+    with pytest.raises(RuleError, match=r"^sheet\.skills\.Melee: .* out of range \(0\.\.1000\)$"):
+        table.execute(
+            convert_command(
+                "d100-under",
+                {"type": "add-character", "name": "Big", "sheet": {"skills": {"Melee": 10**9}}},
+            )
+        )
+    with pytest.raises(RuleError, match=r"^sheet\.attributes\.BR: .* out of range \(-5\.\.195\)$"):
+        table.execute(
+            convert_command(
+                "d100-under",
+                {"type": "add-character", "name": "Big", "sheet": {"attributes": {"BR": 10**9}}},
+            )
+        )
+    assert table.projection.seq == before
+    records = table.execute(
+        convert_command(
+            "d100-under", {"type": "check", "character": "Kael", "target": 1000, "roll": 99}
+        )
+    )
+    assert records[0].event.success and records[0].event.margin == 901
+
+
+def test_resolve_refuses_huge_targets() -> None:
+    for request in (
+        {"action": "check", "target": 10**30, "roll": 5},
+        {"action": "odds", "target": 1001},
+        {"action": "opposed", "a": {"target": 10**30, "roll": 5}, "b": {"target": 5, "roll": 5}},
+        {"action": "opposed-odds", "a": {"target": 30}, "b": {"target": 10**30}},
+    ):
+        with pytest.raises(RuleError, match=r"target: .* out of range \(0\.\.1000\)$"):
+            resolve({"system": "d100-under", **request}, RandomDice(1))
