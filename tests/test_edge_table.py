@@ -20,6 +20,7 @@ from events import Record
 from tui.demo import build_demo
 from tui.rng import RandomDice
 from tui.table import Table
+from tui.view import lens_state
 
 HERO = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
@@ -885,3 +886,105 @@ def test_an_edge_damage_boost_is_not_spent_on_a_miss(party: Table) -> None:
         edge_damage=True,
         damage=False,
     )
+
+
+# -- found in play: player views and refusals --------------------------------
+
+
+def _player_status(t: Table, name: str) -> list[str]:
+    seen = lens_state(t.state)
+    c = seen.characters[name]
+    assert isinstance(c, EdgeCharacter)
+    return edge_screen.status(c, seen)
+
+
+def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Table) -> None:
+    # +20 vs a secret 25, [9, 9] -> 38 +5: complete success, Advantage pending on any check
+    recs = do(
+        party,
+        type="check",
+        character="kael",
+        skill="athletics",
+        tn=25,
+        secret_tn=True,
+        faces=[9, 9],
+    )
+    gm = edge_screen.status(char(party, "kael"), party.state)
+    assert any("pending: any check" in s for s in gm)
+    assert not any("pending" in s for s in _player_status(party, "kael"))
+    do(party, type="reveal", seq=recs[0].seq)
+    assert any("pending: any check" in s for s in _player_status(party, "kael"))
+
+
+def test_an_open_check_leaves_pending_visible_to_players(party: Table) -> None:
+    do(party, type="check", character="kael", skill="athletics", tn=25, faces=[9, 9])
+    assert any("pending: any check" in s for s in _player_status(party, "kael"))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("modifier", 10**20, r"modifier: 100000000000000000000 is out of range \(-100..100\)"),
+        ("modifier", -101, r"modifier: -101 is out of range \(-100..100\)"),
+        ("advantage", 10**20, r"advantage: .* is out of range \(0..20\)"),
+        ("disadvantage", 21, r"disadvantage: 21 is out of range \(0..20\)"),
+        ("chosen_disadvantage", 99, r"chosen_disadvantage: 99 is out of range \(0..20\)"),
+    ],
+)
+def test_huge_check_numbers_are_refused(party: Table, field: str, value: int, match: str) -> None:
+    cmd = {"character": "kael", "skill": "athletics", "tn": 20, field: value}
+    refused(party, match, type="check", **cmd)
+
+
+def test_huge_direct_damage_numbers_are_refused(party: Table) -> None:
+    refused(
+        party,
+        r"bonus: 100000000000000000000 is out of range \(-1000..1000\)",
+        type="damage",
+        target="guard",
+        dice=2,
+        bonus=10**20,
+    )
+    refused(
+        party,
+        r"pt_reduction: 500 is out of range \(0..200\)",
+        type="damage",
+        target="guard",
+        dice=2,
+        pt_reduction=500,
+    )
+
+
+def _kill_guard(t: Table) -> None:
+    do(t, type="damage", target="guard", dice=10, armor=False, faces=[6] * 10)
+    assert char(t, "guard").dead
+
+
+def test_a_dead_character_cannot_be_attacked(party: Table) -> None:
+    _kill_guard(party)
+    refused(party, "target: Guard is dead", type="attack", character="kael", target="guard", tn=15)
+
+
+def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
+    t = new_table(tmp_path)
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    do(t, type="add-character", name="Guard", sheet={**FOE, "edge": 2})
+    do(t, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
+    do(t, type="next-turn")
+    _kill_guard(t)
+    refused(
+        t,
+        "character: Guard is dead and cannot spend Edge on reaction",
+        type="spend-edge",
+        character="guard",
+        purpose="reaction",
+    )
+    refused(
+        t,
+        "character: Guard is dead and cannot spend Edge on initiative",
+        type="spend-edge",
+        character="guard",
+        purpose="initiative",
+    )
+    do(t, type="edge-burn", character="guard")
+    assert not char(t, "guard").dead

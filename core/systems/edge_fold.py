@@ -61,7 +61,13 @@ def _checked(state: TableState, record: Record) -> None:
     char.pending = [p for p in char.pending if p.seq not in e.pending_used]
     if e.pending_kind:
         char.pending.append(
-            Pending(seq=record.seq, kind=e.pending_kind, scope=e.pending_scope, skill=e.skill)
+            Pending(
+                seq=record.seq,
+                kind=e.pending_kind,
+                scope=e.pending_scope,
+                skill=e.skill,
+                secret=e.secret_tn,
+            )
         )
 
 

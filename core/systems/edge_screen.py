@@ -155,7 +155,10 @@ def status(char: Any, state: TableState) -> list[str]:
     for i in char.injuries:
         label = f"{i.severity} injury" if i.severity else "injury"
         out.append(f"{label} {i.points}{' stun' if i.stun else ''} (#{i.seq})")
+    players = world(state).players
     for p in char.pending:
+        if players and p.secret and p.seq not in state.revealed:
+            continue  # what a secret-TN check left pending tells its margin
         what = "adv" if p.kind == "advantage" else "dis"
         scope = p.skill if p.scope == "related" else "any check"
         out.append(f"{what} pending: {scope} (#{p.seq})")

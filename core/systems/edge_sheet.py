@@ -54,6 +54,8 @@ class Pending(msgspec.Struct, kw_only=True):
     kind: str
     scope: str
     skill: str
+    #: left by a check with a secret TN: players do not see it until the GM reveals that check
+    secret: bool = False
 
 
 class Injury(msgspec.Struct, kw_only=True):
@@ -122,6 +124,8 @@ class OpenAttack(msgspec.Struct, kw_only=True):
 class EdgeWorld(msgspec.Struct, kw_only=True):
     encounter: Encounter | None = None
     open_attacks: list[OpenAttack] = []
+    #: true in the world a player's view is drawn from (see ``player_world``)
+    players: bool = False
 
 
 # -- sheet ------------------------------------------------------------------
@@ -380,7 +384,7 @@ def player_world(state: TableState) -> EdgeWorld:
     w = world(state)
     enc = w.encounter
     if enc is None:
-        return w
+        return msgspec.structs.replace(w, players=True)
     shown = [c for c in enc.order if not c.hidden]
     hidden = {c.id for c in enc.order if c.hidden}
     current = "" if enc.current in hidden else enc.current
@@ -391,6 +395,7 @@ def player_world(state: TableState) -> EdgeWorld:
         open_attacks=[
             a for a in w.open_attacks if a.attacker not in hidden and a.target not in hidden
         ],
+        players=True,
     )
 
 
