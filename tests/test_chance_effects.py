@@ -434,3 +434,103 @@ def test_regeneration_heals_what_the_fire_took_the_same_turn(game: Game) -> None
     [_, burn, heal] = game.run(type="next")
     assert (burn.event.hp, heal.event.hp) == (-5, 5)
     assert game.char("ana").hp == 100
+
+
+# -- found in play: refusals ------------------------------------------------------
+
+
+def test_a_character_at_0_hp_cannot_check_attack_or_move(game: Game) -> None:
+    game.run(type="hp", character="Ana", amount=-100)
+    game.refused(
+        r"character: Ana is down \(0 HP\) and cannot make a check",
+        type="check",
+        character="Ana",
+        skill="lockpick",
+        difficulty=20,
+    )
+    game.refused(
+        r"actor: Ana is down \(0 HP\)",
+        type="opposed",
+        actor="Ana",
+        skill="stealth",
+        defender="Bo",
+        defender_skill="perception",
+    )
+    game.refused(
+        r"defender: Ana is down \(0 HP\)",
+        type="opposed",
+        actor="Bo",
+        skill="stealth",
+        defender="Ana",
+        defender_skill="perception",
+    )
+    game.refused(
+        r"attacker: Ana is down \(0 HP\) and cannot attack \(override\)",
+        type="attack",
+        attacker="Ana",
+        target="Bo",
+    )
+    game.refused(
+        r"character: Ana is down \(0 HP\) and cannot move \(override\)",
+        type="move",
+        character="Ana",
+        to=[5, 0],
+    )
+    game.run(type="move", character="Ana", to=[5, 0], override=True)
+    assert game.char("ana").position == [5, 0]
+
+
+def test_huge_potency_resistance_and_hp_changes_are_refused(game: Game) -> None:
+    game.refused(
+        r"potency: 100000000000000000000 is out of range \(0..1000\)",
+        type="effect",
+        target="Bo",
+        effect="burning",
+        potency=10**20,
+    )
+    game.refused(
+        r"resistance: -999999999999 is out of range \(-1000..1000\)",
+        type="effect",
+        target="Bo",
+        effect="burning",
+        potency=50,
+        resistance=-999999999999,
+    )
+    game.refused(
+        r"amount: -100000000000000000000 is out of range \(-100000..100000\)",
+        type="hp",
+        character="Bo",
+        amount=-(10**20),
+    )
+    assert game.effects("bo") == {} and game.char("bo").hp == 100
+
+
+def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
+    game.refused(
+        r"stat: Bo has no stat 'luck' \(stats: str, dex\)",
+        type="effect",
+        target="Bo",
+        effect="poisoned",
+        potency=50,
+        stat="luck",
+    )
+
+
+@pytest.mark.parametrize(
+    ("sheet", "match"),
+    [
+        ({"hp": 0}, r"sheet hp: 0 is out of range \(1..1000000\)"),
+        (
+            {"hp": 10, "armor": {"torso": -5}},
+            r"sheet armor.torso: -5 is out of range \(0..1000000\)",
+        ),
+        ({"hp": 10**20}, r"sheet hp: 100000000000000000000 is out of range \(1..1000000\)"),
+        (
+            {"hp": 10, "weapons": {"w": {"base": 10**20}}},
+            r"sheet weapons.w.base: 100000000000000000000 is out of range",
+        ),
+        ({"hp": 10, "crit_multiplier": 1e300}, r"sheet crit_multiplier: 1e\+300 is out of range"),
+    ],
+)
+def test_sheet_numbers_have_printed_bounds(game: Game, sheet: dict[str, Any], match: str) -> None:
+    game.refused(match, type="add-character", name="Dee", sheet=sheet)

@@ -153,6 +153,18 @@ def _difficulty(value: int, field: str = "difficulty") -> int:
     return value
 
 
+#: largest potency or resistance an effect contest takes, either way
+MAX_POTENCY = 1000
+#: largest HP change one ``hp`` command makes, either way
+MAX_HP_CHANGE = 100_000
+
+
+def _standing(char: ChanceCharacter, field: str, what: str) -> None:
+    """Refuse an act of a character at 0 HP (down)."""
+    if char.hp <= 0:
+        raise RuleError(f"{field}: {char.name} is down (0 HP) and cannot {what}")
+
+
 def _secret(cmd_secret: bool | None, state: TableState) -> bool:
     return bool(state.options.get("secret_checks", True)) if cmd_secret is None else cmd_secret
 
@@ -162,6 +174,7 @@ def _secret(cmd_secret: bool | None, state: TableState) -> bool:
 
 def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
     char = _char(state, cmd.character)
+    _standing(char, "character", "make a check")
     skill = cmd.skill.strip().lower()
     if not skill:
         raise RuleError("skill: name the skill checked")
@@ -219,6 +232,8 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
     b = _char(state, cmd.defender)
     if a.id == b.id:
         raise RuleError("defender: a character cannot oppose themself")
+    _standing(a, "actor", "make a check")
+    _standing(b, "defender", "make a check")
     a_skill = cmd.skill.strip().lower()
     b_skill = cmd.defender_skill.strip().lower() or a_skill
     a_prof = proficiency_of(a, a_skill, None, "skill")
@@ -327,6 +342,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     meant = _char(state, cmd.target)
     if attacker.id == meant.id:
         raise RuleError("target: a character cannot attack themself")
+    if not cmd.override:
+        _standing(attacker, "attacker", "attack (override)")
     wname, w = weapon(attacker, cmd.weapon)
     if cmd.position not in rules.POSITIONS:
         raise RuleError(f"position: {cmd.position!r} is not one of {', '.join(rules.POSITIONS)}")
@@ -603,10 +620,19 @@ def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: Hist
         raise RuleError(f"effect: {cmd.effect!r} is not one of {', '.join(EFFECTS)}")
     if cmd.potency < 0:
         raise RuleError(f"potency: {cmd.potency} is below 0")
+    if cmd.potency > MAX_POTENCY:
+        raise RuleError(f"potency: {cmd.potency} is out of range (0..{MAX_POTENCY})")
+    if cmd.resistance is not None and not -MAX_POTENCY <= cmd.resistance <= MAX_POTENCY:
+        raise RuleError(
+            f"resistance: {cmd.resistance} is out of range (-{MAX_POTENCY}..{MAX_POTENCY})"
+        )
     source = "gm" if cmd.source.lower() == "gm" else _char(state, cmd.source).id
     stat_name = cmd.stat.strip().lower()
     if stat_name and name != "poisoned":
         raise RuleError("stat: only a poison lowers a stat")
+    stats = table_of(target, "stats")
+    if stat_name and stats and stat_name not in stats:
+        raise RuleError(f"stat: {target.name} has no stat {cmd.stat!r} (stats: {', '.join(stats)})")
     return [effect_draft(state, target, name, cmd.potency, cmd.resistance, source, stat_name, "")]
 
 
@@ -757,6 +783,8 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
     start = char.position
     feet = distance(start, to) if start is not None else 0
     enc = _world(state).encounter
+    if not cmd.override:
+        _standing(char, "character", "move (override)")
     if start is not None and enc is not None and not cmd.override:
         limit = speed(char)
         if limit == 0 and feet:
@@ -789,6 +817,8 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
     char = _char(state, cmd.character)
     if cmd.amount == 0:
         raise RuleError("amount: 0 changes nothing (negative for damage, positive for healing)")
+    if not -MAX_HP_CHANGE <= cmd.amount <= MAX_HP_CHANGE:
+        raise RuleError(f"amount: {cmd.amount} is out of range (-{MAX_HP_CHANGE}..{MAX_HP_CHANGE})")
     absorbed = 0
     amount = cmd.amount
     if amount < 0:

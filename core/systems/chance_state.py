@@ -217,18 +217,23 @@ WEAPON_KEYS = (
 )
 
 
-def _int(where: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+#: no number on a sheet is larger than this, either way
+SHEET_LIMIT = 1_000_000
+
+
+def _int(where: str, value: Any, lo: int = -SHEET_LIMIT, hi: int = SHEET_LIMIT) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleError(f"sheet {where}: expected a whole number, got {value!r}")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        span = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
-        raise RuleError(f"sheet {where}: {value} is out of range ({span})")
+    if not lo <= value <= hi:
+        raise RuleError(f"sheet {where}: {value} is out of range ({lo}..{hi})")
     return value
 
 
 def _number(where: str, value: Any) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RuleError(f"sheet {where}: expected a number, got {value!r}")
+    if not -SHEET_LIMIT <= value <= SHEET_LIMIT:
+        raise RuleError(f"sheet {where}: {value} is out of range (-{SHEET_LIMIT}..{SHEET_LIMIT})")
     return value
 
 
