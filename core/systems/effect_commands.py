@@ -20,6 +20,7 @@ from .base import Command
 from .effect_sheet import (
     MAX_ACTIONS,
     MAX_DM,
+    MAX_LAW_LEVEL,
     EffectCharacter,
     characteristic_of,
     integer,
@@ -164,7 +165,7 @@ def _difficulty(state: TableState, given: Any, law_level: int | None) -> tuple[s
     rule_on(state, "law_level", "law_level")
     if given is not None:
         raise RuleError("law_level: the law level sets the difficulty; give one or the other")
-    return rules.law_difficulty(integer("law_level", law_level, 0))
+    return rules.law_difficulty(integer("law_level", law_level, 0, MAX_LAW_LEVEL))
 
 
 def assist_key(skill: str | None, characteristic: str | None) -> str:
@@ -180,7 +181,9 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
     skill, level = skill_of(char, cmd.skill) if cmd.skill is not None else (None, None)
     unskilled_dm = rules.UNSKILLED_DM if cmd.skill is not None and level is None else 0
     characteristic, char_dm = (
-        characteristic_of(char, cmd.characteristic, state) if cmd.characteristic else (None, 0)
+        characteristic_of(char, cmd.characteristic, state)
+        if cmd.characteristic is not None
+        else (None, 0)
     )
     rung, diff_dm = _difficulty(state, cmd.difficulty, cmd.law_level)
     circumstance = rules.circumstance(cmd.circumstance)
@@ -327,7 +330,9 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
         return [Draft(refused)]
     used = rules.skill_brought(disposition, level) if level is not None else None
     characteristic, char_dm = (
-        characteristic_of(helper, cmd.characteristic, state) if cmd.characteristic else (None, 0)
+        characteristic_of(helper, cmd.characteristic, state)
+        if cmd.characteristic is not None
+        else (None, 0)
     )
     faces = dice.roll(6, 2)
     total, effect, _, _ = rules.judge(faces, (used or 0) + char_dm + diff_dm)

@@ -12,13 +12,15 @@ from .effect_commands import two_d6
 from .effect_sheet import (
     MAX_ACTIONS,
     MAX_DM,
+    MAX_LAW_LEVEL,
+    MAX_SKILL,
     helpers,
     integer,
 )
 
 
 def _skill_level(value: Any, name: str = "skill") -> int | None:
-    return None if value is None else integer(name, value, 0)
+    return None if value is None else integer(name, value, 0, MAX_SKILL)
 
 
 def _modifier(f: dict[str, Any], prefix: str = "") -> tuple[int, dict[str, Any]]:
@@ -30,7 +32,9 @@ def _modifier(f: dict[str, Any], prefix: str = "") -> tuple[int, dict[str, Any]]
             raise RuleError(
                 f"{prefix}law_level: the law level sets the difficulty; give one or the other"
             )
-        rung, diff_dm = rules.law_difficulty(integer(f"{prefix}law_level", f["law_level"], 0))
+        rung, diff_dm = rules.law_difficulty(
+            integer(f"{prefix}law_level", f["law_level"], 0, MAX_LAW_LEVEL)
+        )
     else:
         rung, diff_dm = rules.difficulty(f["difficulty"], f"{prefix}difficulty")
     circumstance = rules.circumstance(f["circumstance"], f"{prefix}circumstance")
@@ -189,7 +193,7 @@ def resolve_characteristic(fields: dict[str, Any], dice: Dice) -> dict[str, Any]
 
 def resolve_law(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = helpers().take(fields, _spec({"law_level": "REQUIRED"}))
-    rung, dm = rules.law_difficulty(integer("law_level", f["law_level"], 0))
+    rung, dm = rules.law_difficulty(integer("law_level", f["law_level"], 0, MAX_LAW_LEVEL))
     return {"difficulty": rung, "difficulty_dm": dm}
 
 

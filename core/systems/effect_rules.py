@@ -150,9 +150,11 @@ def opposed_winner(effect_a: int, effect_b: int) -> str | None:
 
 
 def disposition(value: Any, name: str = "disposition") -> str:
-    if value not in DISPOSITIONS:
+    """A disposition typed in any case (``Friendly``) as its key."""
+    key = " ".join(value.lower().split()) if isinstance(value, str) else value
+    if key not in DISPOSITIONS:
         raise RuleError(f"{name}: {value!r} is not one of {', '.join(DISPOSITIONS)}")
-    return str(value)
+    return str(key)
 
 
 def assist_refusal(disposition_: str, skill_level: int | None, needs_skill: bool) -> str | None:

@@ -106,8 +106,12 @@ def odds(command: Command, state: TableState) -> Odds | None:
     if isinstance(command, Assist):
         helper = find_character(state, command.helper)
         skill, level = skill_of(helper, command.skill) if command.skill else (None, None)
-        disposition = command.disposition or helper.sheet.get("disposition", "helpful")
-        if rules.assist_refusal(rules.disposition(disposition), level, command.skill is not None):
+        disposition = rules.disposition(
+            command.disposition
+            if command.disposition is not None
+            else helper.sheet.get("disposition", "helpful")
+        )
+        if rules.assist_refusal(disposition, level, command.skill is not None):
             return None
         used = rules.skill_brought(disposition, level) if level is not None else 0
         char_dm = (
@@ -174,6 +178,11 @@ def _rung_at(words: list[str], i: int) -> tuple[str, int] | None:
     return None
 
 
+def _digits(word: str) -> bool:
+    """True for a word of plain digits 0-9 (``isdigit`` also takes ``²``, which ``int`` refuses)."""
+    return word.isascii() and word.isdigit()
+
+
 def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any]:
     """``vex electronics int difficult +1``: skill words, a characteristic, a rung, a +/-1.
 
@@ -192,13 +201,13 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
             out["difficulty"] = rung[0]
             i += rung[1]
             continue
-        if word.lower() == "law" and i + 1 < len(words) and words[i + 1].isdigit():
+        if word.lower() == "law" and i + 1 < len(words) and _digits(words[i + 1]):
             out["law_level"] = int(words[i + 1])
             i += 2
             continue
         if word in ("+1", "-1"):
             out["circumstance"] = int(word)
-        elif word[:1] in "+-" and word[1:].isdigit():
+        elif word[:1] in "+-" and _digits(word[1:]):
             out["difficulty"] = int(word)
         elif lookup(char.sheet.get("characteristics", {}), word) is not None:
             out["characteristic"] = word

@@ -23,9 +23,13 @@ def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None)
     return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
 
 
-#: A further DM (weapon, range, gear) is bounded only to catch typos.
+#: A further DM (weapon, range, gear) is bounded only to catch typos; so are the sheet's
+#: numbers (skill levels, characteristic scores or DMs) and a world's law level.
 MAX_DM = 20
 MAX_ACTIONS = 6
+MAX_SKILL = 20
+MAX_SCORE = 99
+MAX_LAW_LEVEL = 99
 
 
 def rule_on(state: TableState, option: str, field: str) -> None:
@@ -67,14 +71,14 @@ def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
         raise RuleError(
             f"sheet.{unknown[0]}: unknown field (fields: characteristics, skills, disposition)"
         )
-    for part, lo in (("characteristics", None), ("skills", 0)):
+    for part, lo, hi in (("characteristics", -MAX_DM, MAX_SCORE), ("skills", 0, MAX_SKILL)):
         table = sheet.get(part, {})
         if not isinstance(table, dict):
             raise RuleError(f"sheet.{part}: expected an object of name -> number")
         for name, value in table.items():
             if not str(name).strip():
                 raise RuleError(f"sheet.{part}: a name is empty")
-            integer(f"sheet.{part}.{name}", value, lo)
+            integer(f"sheet.{part}.{name}", value, lo, hi)
     if "disposition" in sheet:
         rules.disposition(sheet["disposition"], "sheet.disposition")
     return sheet
@@ -99,13 +103,22 @@ def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
     return None
 
 
+def named(field: str, text: str, what: str) -> str:
+    """``text`` unless it is blank, which is refused naming ``field``."""
+    if not text.strip():
+        raise RuleError(f"{field}: empty; name the {what} (or leave the field out)")
+    return text
+
+
 def skill_of(char: Character, skill: str) -> tuple[str, int | None]:
     """(the skill's name, its level or None when the character has none)."""
+    named("skill", skill, "skill")
     found = lookup(char.sheet.get("skills", {}), skill)
     return (found[0], found[1]) if found else (skill, None)
 
 
 def characteristic_of(char: Character, name: str, state: TableState) -> tuple[str, int]:
+    named("characteristic", name, "characteristic")
     found = lookup(char.sheet.get("characteristics", {}), name)
     if found is None:
         known = ", ".join(char.sheet.get("characteristics", {})) or "none"

@@ -1,0 +1,135 @@
+"""2d6-effect input a GM may get wrong: each refused in one clear line, nothing appended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.commands import convert_command
+from core.errors import RuleError
+from core.resolve import resolve
+from core.systems import get_system
+from tui.rng import RandomDice
+from tui.table import Table
+
+SYSTEM = get_system("2d6-effect")
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Any:
+    t = Table.create(tmp_path / "e.margin", "2d6-effect")
+    for data in SYSTEM.demo[:4]:
+        t.execute(convert_command("2d6-effect", data))
+    yield t
+    t.close()
+
+
+def do(table: Table, **data: Any) -> list[Any]:
+    return [r.event for r in table.execute(convert_command("2d6-effect", data))]
+
+
+def refused(table: Table, match: str, **data: Any) -> None:
+    before = table.projection.seq
+    with pytest.raises(RuleError, match=match) as caught:
+        do(table, **data)
+    assert "\n" not in str(caught.value)
+    assert table.projection.seq == before
+
+
+def test_blank_skill_or_characteristic_is_refused(table: Table) -> None:
+    refused(table, r"^skill: empty", type="check", character="Vex", skill="")
+    refused(table, r"^skill: empty", type="check", character="Vex", skill="  ", characteristic="")
+    refused(table, r"^characteristic: empty", type="check", character="Vex", characteristic=" ")
+    refused(
+        table,
+        r"^characteristic: empty",
+        type="check",
+        character="Vex",
+        skill="Electronics",
+        characteristic="",
+    )
+    refused(table, r"^skill: empty", type="assist", helper="Mira", character="Vex", skill="")
+    refused(
+        table,
+        r"^characteristic: empty",
+        type="assist",
+        helper="Mira",
+        character="Vex",
+        characteristic="",
+    )
+
+
+def test_huge_numbers_are_refused(table: Table) -> None:
+    refused(
+        table,
+        r"^law_level: 10{22} is out of range \(0\.\.99\)$",
+        type="check",
+        character="Vex",
+        characteristic="STR",
+        law_level=10**22,
+    )
+    refused(
+        table,
+        r"^sheet\.skills\.Gun: .* out of range \(0\.\.20\)$",
+        type="add-character",
+        name="Huge",
+        sheet={"skills": {"Gun": 10**20}},
+    )
+    refused(
+        table,
+        r"^sheet\.characteristics\.STR: .* out of range \(-20\.\.99\)$",
+        type="add-character",
+        name="Huge",
+        sheet={"characteristics": {"STR": 10**26}},
+    )
+    with pytest.raises(RuleError, match=r"^law_level: .* out of range \(0\.\.99\)$"):
+        resolve({"system": "2d6-effect", "action": "law-level", "law_level": 10**30}, RandomDice(1))
+    with pytest.raises(RuleError, match=r"^skill: .* out of range \(0\.\.20\)$"):
+        resolve(
+            {"system": "2d6-effect", "action": "odds", "skill": 10**30, "characteristic_dm": 0},
+            RandomDice(1),
+        )
+
+
+def test_a_disposition_in_capitals_is_read(table: Table) -> None:
+    (event,) = do(
+        table,
+        type="assist",
+        helper="Mira",
+        character="Vex",
+        skill="Electronics",
+        disposition="Friendly",
+        faces=[3, 3],
+    )
+    assert event.disposition == "friendly"
+    assert event.skill_used == 1
+    assert table.state.characters["vex"].assists["electronics"].dm == event.dm
+
+
+def test_odds_of_help_from_a_disposition_in_capitals(table: Table) -> None:
+    assert SYSTEM.odds is not None
+    command = convert_command(
+        "2d6-effect",
+        {
+            "type": "assist",
+            "helper": "Mira",
+            "character": "Vex",
+            "skill": "Electronics",
+            "disposition": "FRIENDLY",
+        },
+    )
+    odds = SYSTEM.odds(command, table.state)
+    assert odds is not None
+    assert "+1 vs 8" in odds.label  # one level held back to, no INT given
+
+
+@pytest.mark.parametrize(
+    "line", ["check vex str law ²", "check vex str +²", "assist mira vex str +²"]
+)
+def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
+    assert SYSTEM.parse_words is not None
+    data = SYSTEM.parse_words(line.split(), table.state)
+    assert data is not None
+    assert "law_level" not in data and "difficulty" not in data
