@@ -133,3 +133,29 @@ def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
     data = SYSTEM.parse_words(line.split(), table.state)
     assert data is not None
     assert "law_level" not in data and "difficulty" not in data
+
+
+def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> None:
+    t = Table.create(tmp_path / "w.margin", "2d6-effect", {"task_format": True})
+    try:
+        for data in SYSTEM.demo[:2]:
+            t.execute(convert_command("2d6-effect", data))
+        (event,) = do(
+            t,
+            type="check",
+            character="Vex",
+            written="Hack the lock: Electronics (security), INT, 1D6x10 minutes, Difficult (-2)",
+            faces=[4, 4],
+        )
+        assert (event.skill, event.skill_level, event.unskilled) == ("Electronics", 2, False)
+        assert event.total == 4 + 4 + 2 + 1 - 2
+        # the statement's time is kept; with task_time off it is not rolled
+        assert (event.increment, event.time_die, event.seconds) == ("10-minutes", None, None)
+        (event,) = do(t, type="check", character="Vex", skill="Streetwise (port)", faces=[4, 4])
+        assert (event.skill, event.skill_level, event.unskilled_dm) == (
+            "Streetwise (port)",
+            None,
+            -3,
+        )
+    finally:
+        t.close()

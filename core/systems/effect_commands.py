@@ -193,7 +193,8 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
         rule_on(state, "multiple_actions", "actions")
     increment = ""
     if cmd.increment is not None:
-        if not state.options.get("time_trading"):
+        # a formal written task always states its time; it is only rolled with task_time
+        if not state.options.get("time_trading") and not cmd.written:
             rule_on(state, "task_time", "increment")
         if cmd.combat:
             raise RuleError("increment: in combat a task takes one round, not a rolled time")

@@ -113,7 +113,12 @@ def named(field: str, text: str, what: str) -> str:
 def skill_of(char: Character, skill: str) -> tuple[str, int | None]:
     """(the skill's name, its level or None when the character has none)."""
     named("skill", skill, "skill")
-    found = lookup(char.sheet.get("skills", {}), skill)
+    skills = char.sheet.get("skills", {})
+    found = lookup(skills, skill)
+    if found is None and "(" in skill:
+        # a speciality in brackets, ``Electronics (security)``, is done with the skill
+        base = skill.split("(", 1)[0]
+        found = lookup(skills, base) if base.strip() else None
     return (found[0], found[1]) if found else (skill, None)
 
 
