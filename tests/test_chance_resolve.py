@@ -282,3 +282,22 @@ def test_margin_resolve_as_a_process() -> None:
     assert attack["hit_chance"] == 80 and attack["hit"] and attack["dodge_chance"] == 0
     assert attack["dodge_roll"] is not None  # the target saw it: the dodge is rolled, and fails
     assert attack["connects"]
+
+
+def test_huge_numbers_are_refused_by_resolve() -> None:
+    code, results = resolve(
+        {"system": "d100-chance", "action": "effect", "potency": 10**20},
+        {"system": "d100-chance", "action": "effect", "potency": 50, "resistance": -(10**12)},
+        {"system": "d100-chance", "action": "effect", "potency": 50, "duration_step": 10**9},
+        {"system": "d100-chance", "action": "damage", "base": 10**20, "range_percent": 50},
+        {"system": "d100-chance", "action": "attack", "accuracy": 10**20, "evasion": 0},
+    )
+    assert code == 1
+    errors = [r.get("error", "") for r in results]
+    assert errors == [
+        "potency: 100000000000000000000 is out of range (0..1000)",
+        "resistance: -1000000000000 is out of range (-1000..1000)",
+        "duration_step: 1000000000 is out of range (1..100)",
+        "base: 100000000000000000000 is out of range (-1000000..1000000)",
+        "accuracy: 100000000000000000000 is out of range (-1000000..1000000)",
+    ]

@@ -38,9 +38,17 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
+#: no number a request gives is larger than this, either way (as on a sheet)
+LIMIT = 1_000_000
+#: most potency or resistance an effect contest takes, either way (as the effect command)
+MAX_POTENCY = 1000
+
+
 def _number(name: str, value: Any) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RuleError(f"{name}: expected a number, got {value!r}")
+    if not -LIMIT <= value <= LIMIT:
+        raise RuleError(f"{name}: {value} is out of range (-{LIMIT}..{LIMIT})")
     return value
 
 
@@ -205,10 +213,10 @@ def resolve_attack(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     )
     aware = boolean("aware", f["aware"])
     g = rules.gates(
-        integer("accuracy", f["accuracy"]),
-        integer("evasion", f["evasion"]),
+        integer("accuracy", f["accuracy"], -LIMIT, LIMIT),
+        integer("evasion", f["evasion"], -LIMIT, LIMIT),
         _choice("position", f["position"], rules.POSITIONS),
-        integer("extra_attackers", f["extra_attackers"], 0),
+        integer("extra_attackers", f["extra_attackers"], 0, LIMIT),
         aware,
     )
     if f["dodge_roll"] is not None:
@@ -239,10 +247,10 @@ def resolve_effect(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         fields, {"potency": REQUIRED, "resistance": 0, "duration_step": 10, "intensity_step": 20}
     )
     land = rules.landing(
-        integer("potency", f["potency"], 0),
-        integer("resistance", f["resistance"]),
-        integer("duration_step", f["duration_step"], 1),
-        integer("intensity_step", f["intensity_step"], 1),
+        integer("potency", f["potency"], 0, MAX_POTENCY),
+        integer("resistance", f["resistance"], -MAX_POTENCY, MAX_POTENCY),
+        integer("duration_step", f["duration_step"], 1, 100),
+        integer("intensity_step", f["intensity_step"], 1, 100),
     )
     return {"landed": land.landed, "gap": land.gap, "turns": land.turns, "stacks": land.stacks}
 
