@@ -159,3 +159,12 @@ def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> Non
         )
     finally:
         t.close()
+
+
+def test_law_without_a_level_is_refused(table: Table) -> None:
+    assert SYSTEM.parse_words is not None
+    with pytest.raises(RuleError, match=r"^check: 'law' needs the world's law level"):
+        SYSTEM.parse_words(["check", "mira", "soc", "law"], table.state)
+    # a skill whose name ends in 'law' still reads as a skill
+    data = SYSTEM.parse_words(["check", "mira", "maritime", "law"], table.state)
+    assert data is not None and data["skill"] == "maritime law"

@@ -109,3 +109,19 @@ def test_resolve_refuses_huge_targets() -> None:
     ):
         with pytest.raises(RuleError, match=r"target: .* out of range \(0\.\.1000\)$"):
             resolve({"system": "d100-under", **request}, RandomDice(1))
+
+
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        ("advance next 3", r"^advance: 'next 3' is more than one word"),
+        ("advance 2 next", r"^advance: '2 next' is more than one word"),
+        ("end-track now", r"^end-track: takes nothing after it, got 'now'$"),
+        ("opposed kael br vs", r"^opposed \(after vs\): name a character"),
+        ("opposed vs kael br", r"^opposed \(before vs\): name a character"),
+    ],
+)
+def test_short_forms_refuse_words_they_would_drop(table: Table, line: str, match: str) -> None:
+    assert SYSTEM.parse_words is not None
+    with pytest.raises(RuleError, match=match):
+        SYSTEM.parse_words(line.split(), table.state)

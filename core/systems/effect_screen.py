@@ -205,6 +205,8 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
             out["law_level"] = int(words[i + 1])
             i += 2
             continue
+        if word.lower() == "law" and i + 1 == len(words) and not skill:
+            raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
         if word in ("+1", "-1"):
             out["circumstance"] = int(word)
         elif word[:1] in "+-" and _digits(word[1:]):

@@ -173,10 +173,10 @@ def _digits(word: str) -> bool:
     return word.isascii() and word.isdigit()
 
 
-def _side_words(words: list[str], state: TableState) -> dict[str, Any]:
+def _side_words(words: list[str], state: TableState, who: str = "check") -> dict[str, Any]:
     """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
     if not words:
-        raise RuleError("check: name a character, then a skill, an attribute or a target")
+        raise RuleError(f"{who}: name a character, then a skill, an attribute or a target")
     char = find_character(state, words[0])
     out: dict[str, Any] = {"character": char.name}
     rest = words[1:]
@@ -214,12 +214,14 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         cut = low.index("vs")
         return {
             "type": "opposed",
-            "a": _side_words(rest[:cut], state),
-            "b": _side_words(rest[cut + 1 :], state),
+            "a": _side_words(rest[:cut], state, "opposed (before vs)"),
+            "b": _side_words(rest[cut + 1 :], state, "opposed (after vs)"),
         }
     if head in ("track", "start-track"):
         return {"type": "start-track", "label": " ".join(rest)}
     if head == "end-track":
+        if rest:
+            raise RuleError(f"end-track: takes nothing after it, got {' '.join(rest)!r}")
         return {"type": "end-track"}
     if head in ("act", "change"):
         if len(rest) < 2:
@@ -231,6 +233,11 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         out["action"] = " ".join(tail)
         return out
     if head == "advance":
+        if len(rest) > 1:
+            raise RuleError(
+                f"advance: {' '.join(rest)!r} is more than one word "
+                "(advance, advance 3 or advance next)"
+            )
         if not rest:
             return {"type": "advance"}
         if rest[0].lower() == "next":
