@@ -148,3 +148,11 @@ def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
     seen = SYSTEM.player_world(table.state)
     assert seen.encounter.order == ["ana"] and seen.encounter.current == -1
     assert table.state.world.encounter.order == ["sniper", "ana"]
+
+
+def test_a_first_place_is_not_a_move_of_0_ft() -> None:
+    describe = get_system("d100-chance").describe
+    first = {"type": "chance.moved", "character": "rook", "to": [10, 5], "feet": 0}
+    assert describe(first) == "rook takes a place at [10, 5]"
+    later = first | {"feet": 5, "start": [5, 5]}
+    assert describe(later) == "rook moves 5 ft to [10, 5]"

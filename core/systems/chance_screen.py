@@ -145,6 +145,8 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "chance.encounter-ended":
         return f"fight ends after {e.get('rounds', 0)} rounds"
     if tag == "chance.moved":
+        if e.get("start") is None:
+            return f"{e['character']} takes a place at {e['to']}"
         return f"{e['character']} moves {e.get('feet', 0)} ft to {e['to']}"
     if tag == "chance.hp":
         amount = e["amount"]
