@@ -168,3 +168,41 @@ def test_law_without_a_level_is_refused(table: Table) -> None:
     # a skill whose name ends in 'law' still reads as a skill
     data = SYSTEM.parse_words(["check", "mira", "maritime", "law"], table.state)
     assert data is not None and data["skill"] == "maritime law"
+
+
+def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
+    (assist,) = table.execute(
+        convert_command(
+            "2d6-effect",
+            {
+                "type": "assist",
+                "helper": "Mira",
+                "character": "Vex",
+                "skill": "Electronics",
+                "faces": [6, 6],
+            },
+        )
+    )
+    (check,) = table.execute(
+        convert_command(
+            "2d6-effect",
+            {
+                "type": "check",
+                "character": "Vex",
+                "skill": "Electronics",
+                "characteristic": "INT",
+                "faces": [1, 1],
+            },
+        )
+    )
+    assert check.event.assist_dm == assist.event.dm == 7
+    assert check.cause == assist.seq
+    do(table, type="undo", command=assist.command)
+    # the check counted on help that never happened: it goes too, and nothing waits on Vex
+    assert table.state.characters["vex"].assists == {}
+    assert table.state.characters["vex"].last == ""
+    do(table, type="redo")
+    assert table.state.characters["vex"].last.startswith("Electronics 12")
+    # undoing the check alone gives the help back for the next check
+    do(table, type="undo", command=check.command)
+    assert table.state.characters["vex"].assists["electronics"].dm == 7

@@ -116,6 +116,8 @@ class Plan:
     dm: int
     assist_dm: int
     assist_by: str | None
+    #: the record of the help used, which the check then answers (undoing the help undoes it)
+    assist_seq: int | None
     actions_dm: int
     time_rows: int
     increment: str
@@ -227,6 +229,7 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
         dm=dm,
         assist_dm=pending.dm if pending else 0,
         assist_by=pending.helper if pending else None,
+        assist_seq=pending.seq if pending else None,
         actions_dm=rules.multiple_action_dm(actions),
         time_rows=rows,
         increment=increment,
@@ -289,7 +292,7 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         combat=cmd.combat,
         reason=cmd.reason,
     )
-    return [Draft(event)]
+    return [Draft(event, cause=plan.assist_seq)]
 
 
 def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
