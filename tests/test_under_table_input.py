@@ -12,6 +12,7 @@ from core.errors import RuleError
 from core.resolve import resolve
 from core.systems import get_system
 from core.systems import under_rules as rules
+from core.systems import under_track as track
 from tui.rng import RandomDice
 from tui.table import Table
 
@@ -125,3 +126,34 @@ def test_short_forms_refuse_words_they_would_drop(table: Table, line: str, match
     assert SYSTEM.parse_words is not None
     with pytest.raises(RuleError, match=match):
         SYSTEM.parse_words(line.split(), table.state)
+
+
+def run(table: Table, **data: Any) -> list[Any]:
+    return table.execute(convert_command("d100-under", data))
+
+
+def test_undoing_an_act_undoes_its_change_and_interruption(table: Table) -> None:
+    run(table, type="start-track")
+    (declared,) = run(table, type="act", character="Kael", action="draw")
+    (changed,) = run(table, type="change", character="Kael", action="revolver")
+    assert changed.cause == declared.seq
+    run(table, type="undo", command=declared.command)
+    # the change was of an action that never was: it goes too, and Kael is free
+    assert track.world(table.state).tokens == []
+    run(table, type="redo")
+    (token,) = track.world(table.state).tokens
+    assert (token.action, token.at) == ("revolver", 3)
+
+    (declared,) = run(table, type="act", character="Ada", action="draw")
+    (stopped,) = run(table, type="interrupt", character="Ada")
+    assert stopped.cause == declared.seq
+    run(table, type="undo", command=declared.command)
+    assert [t.actor for t in track.world(table.state).tokens] == ["kael"]
+
+    # a change answers the change before it: undoing the first change undoes the second
+    (first,) = run(table, type="change", character="Kael", action="draw")
+    (second,) = run(table, type="change", character="Kael", action="spell ward", cost=5)
+    assert second.cause == first.seq
+    run(table, type="undo", command=first.command)
+    (token,) = track.world(table.state).tokens
+    assert (token.action, token.at) == ("revolver", 3)

@@ -269,13 +269,10 @@ def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
     token = track.token_of(world, char.id)
     if token is None:
         raise RuleError(f"interrupt: {char.name} has no pending action on the track")
-    return [
-        Draft(
-            ActionInterrupted(
-                actor=char.id, action=token.action, at=token.at, count=world.now, reason=cmd.reason
-            )
-        )
-    ]
+    event = ActionInterrupted(
+        actor=char.id, action=token.action, at=token.at, count=world.now, reason=cmd.reason
+    )
+    return [Draft(event, cause=world.sources.get(char.id))]
 
 
 def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
@@ -295,7 +292,7 @@ def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
         at=world.now + cost,
         reason=cmd.reason,
     )
-    return [Draft(event)]
+    return [Draft(event, cause=world.sources.get(char.id))]
 
 
 _DECIDERS: dict[type[Command], Any] = {

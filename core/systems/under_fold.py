@@ -71,12 +71,15 @@ def _on_ended(state: TableState, record: Record) -> None:
     world = track.world(state)
     world.running = False
     world.tokens = []
+    world.sources = {}
 
 
 def _on_declared(state: TableState, record: Record) -> None:
     e: ActionDeclared = record.event
     token = TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
-    track.world(state).tokens.append(token)
+    world = track.world(state)
+    world.tokens.append(token)
+    world.sources[e.actor] = record.seq
 
 
 def _on_advanced(state: TableState, record: Record) -> None:
@@ -88,12 +91,15 @@ def _on_resolved(state: TableState, record: Record) -> None:
     world = track.world(state)
     world.tokens = [t for t in world.tokens if t not in e.actions]
     world.resolved[e.count] = list(e.actions)
+    for done in e.actions:
+        world.sources.pop(done.actor, None)
 
 
 def _on_interrupted(state: TableState, record: Record) -> None:
     e: ActionInterrupted = record.event
     world = track.world(state)
     world.tokens = [t for t in world.tokens if t.actor != e.actor]
+    world.sources.pop(e.actor, None)
 
 
 def _on_changed(state: TableState, record: Record) -> None:
@@ -103,6 +109,7 @@ def _on_changed(state: TableState, record: Record) -> None:
     world.tokens.append(
         TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
     )
+    world.sources[e.actor] = record.seq
 
 
 HANDLERS: dict[type[Event], Handler] = {

@@ -30,6 +30,9 @@ class TrackWorld(msgspec.Struct, kw_only=True):
     #: count -> what completed on it, for the clock and replay
     resolved: dict[int, list[TrackToken]] = {}
     escalations: int = 0
+    #: actor -> the record that put their pending token on the track; an interruption or
+    #: a change answers that record, so undoing the declaration undoes them too
+    sources: dict[str, int] = {}
 
 
 def world(state: TableState) -> TrackWorld:
