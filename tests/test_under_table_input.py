@@ -157,3 +157,13 @@ def test_undoing_an_act_undoes_its_change_and_interruption(table: Table) -> None
     run(table, type="undo", command=first.command)
     (token,) = track.world(table.state).tokens
     assert (token.action, token.at) == ("revolver", 3)
+
+
+def test_the_players_world_names_no_hidden_token_source(table: Table) -> None:
+    run(table, type="update-character", character="Rifleman", hidden=True)
+    run(table, type="start-track")
+    run(table, type="act", character="Rifleman", action="arc rifle")
+    run(table, type="act", character="Kael", action="draw")
+    assert set(track.world(table.state).sources) == {"rifleman", "kael"}
+    assert SYSTEM.player_world is not None
+    assert set(SYSTEM.player_world(table.state).sources) == {"kael"}

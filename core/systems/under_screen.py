@@ -265,4 +265,5 @@ def player_world(state: TableState) -> track.TrackWorld:
             count: [t for t in done if t.actor not in hidden]
             for count, done in world.resolved.items()
         },
+        sources={actor: seq for actor, seq in world.sources.items() if actor not in hidden},
     )
