@@ -167,3 +167,15 @@ def test_the_players_world_names_no_hidden_token_source(table: Table) -> None:
     assert set(track.world(table.state).sources) == {"rifleman", "kael"}
     assert SYSTEM.player_world is not None
     assert set(SYSTEM.player_world(table.state).sources) == {"kael"}
+
+
+def test_a_target_may_come_before_the_attribute(table: Table) -> None:
+    assert SYSTEM.parse_words is not None
+    assert SYSTEM.parse_words(["check", "kael", "60", "aw"], table.state) == {
+        "type": "check",
+        "character": "Kael",
+        "target": 60,
+        "attribute": "aw",
+    }
+    with pytest.raises(RuleError, match=r"^check: 60, 70 are several targets"):
+        SYSTEM.parse_words(["check", "kael", "melee", "60", "70"], table.state)

@@ -191,8 +191,12 @@ def _side_words(words: list[str], state: TableState, who: str = "check") -> dict
         else:
             out["roll"] = int(dice[0])
         rest = rest[:at] + rest[at + 2 :]
-    if rest and _digits(rest[-1]):
-        out["target"] = int(rest.pop())
+    numbers = [i for i, word in enumerate(rest) if _digits(word)]
+    if len(numbers) > 1:
+        given = ", ".join(rest[i] for i in numbers)
+        raise RuleError(f"{who}: {given} are several targets; give one (or 'roll NN' for the dice)")
+    if numbers:
+        out["target"] = int(rest.pop(numbers[0]))
     attributes = char.sheet.get("attributes", {})
     if rest and lookup(attributes, rest[-1]) is not None:
         out["attribute"] = rest.pop()
