@@ -206,3 +206,24 @@ def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
     # undoing the check alone gives the help back for the next check
     do(table, type="undo", command=check.command)
     assert table.state.characters["vex"].assists["electronics"].dm == 7
+
+
+def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
+    t = Table.create(tmp_path / "o.margin", "2d6-effect", {"opposed_checks": True})
+    try:
+        for data in SYSTEM.demo[:2]:
+            t.execute(convert_command("2d6-effect", data))
+        assert SYSTEM.parse_words is not None
+        line = "opposed vex electronics int roll 3 4 vs mira electronics int roll 6 5"
+        data = SYSTEM.parse_words(line.split(), t.state)
+        assert data is not None
+        assert data["a"]["faces"] == [3, 4] and data["b"]["faces"] == [6, 5]
+        (event,) = do(t, **data)
+        assert (event.a.total, event.b.total) == (3 + 4 + 2 + 1, 6 + 5 + 3 + 2)
+        assert event.winner == "mira"
+        with pytest.raises(RuleError, match=r"^opposed: type each side's two d6 after 'roll'"):
+            SYSTEM.parse_words(
+                ["opposed", "vex", "electronics", "roll", "3", "vs", "mira", "int"], t.state
+            )
+    finally:
+        t.close()

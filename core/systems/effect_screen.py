@@ -221,6 +221,18 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
     return out
 
 
+def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:
+    """One side's words without ``roll 3 4`` (the two d6 rolled at the table) and those faces."""
+    low = [w.lower() for w in words]
+    if "roll" not in low:
+        return words, None
+    at = low.index("roll")
+    dice = words[at + 1 : at + 3]
+    if len(dice) != 2 or not all(_digits(d) for d in dice):
+        raise RuleError("opposed: type each side's two d6 after 'roll' (roll 3 4)")
+    return words[:at] + words[at + 3 :], [int(d) for d in dice]
+
+
 def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
     if not words:
         return None
@@ -242,8 +254,11 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         cut = low.index("vs")
         sides = []
         for part in (rest[:cut], rest[cut + 1 :]):
+            part, faces = _side_faces(part)
             side = _check_words(part, state, "opposed")
             side.pop("law_level", None)
+            if faces is not None:
+                side["faces"] = faces
             sides.append(side)
         return {"type": "opposed", "a": sides[0], "b": sides[1]}
     if head in ("close", "close-task"):
