@@ -231,3 +231,28 @@ def test_vocabulary(demo: Table) -> None:
     assert "athletics" in vocab["skill"] and "fam-90" in vocab["weapon"]
     assert "kael" in vocab["character"] and "difficult" in vocab["difficulty"]
     assert "check" in vocab["command"]
+
+
+def test_faces_may_come_before_keep_as_in_the_rules_doc(demo: Table) -> None:
+    assert words("check kael athletics vs 25 faces 3 4 9 keep 0 1", demo) == {
+        "type": "check",
+        "character": "kael",
+        "skill": "athletics",
+        "tn": 25,
+        "faces": [3, 4, 9],
+        "keep": [0, 1],
+    }
+    with pytest.raises(RuleError, match=r"faces: give the dice rolled"):
+        words("check kael athletics vs 25 faces", demo)
+
+
+def test_a_stray_word_after_the_options_is_named(demo: Table) -> None:
+    with pytest.raises(RuleError, match=r"^'advv' is not a word of this command \(vs, adv,"):
+        words("check kael athletics vs 25 advv", demo)
+    with pytest.raises(RuleError, match=r"^'sword' is not a word of this command \(.*burst"):
+        words("attack kael guard vs 20 sword", demo)
+    with pytest.raises(RuleError, match=r"^'adv' is not a word of this command \(faces \.\.\.\)"):
+        words("join kael adv", demo)
+    # words before the options are the skill (or weapon), several words joined by '-'
+    parsed = words("check kael heavy weapons vs 20", demo)
+    assert parsed is not None and parsed["skill"] == "heavy-weapons"

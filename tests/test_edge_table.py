@@ -988,3 +988,15 @@ def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
     )
     do(t, type="edge-burn", character="guard")
     assert not char(t, "guard").dead
+
+
+def test_a_bad_award_size_is_named_even_when_edge_is_full(tmp_path: Path) -> None:
+    t = new_table(tmp_path, edge_recovery="complex")
+    do(t, type="add-character", name="Kael", sheet=HERO)
+    refused(
+        t,
+        r"size: 'huge' is not an award size \(minor, major, boss\)",
+        type="award-edge",
+        character="kael",
+        size="huge",
+    )

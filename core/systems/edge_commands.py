@@ -857,19 +857,19 @@ def decide_award(cmd: AwardEdge, state: TableState, dice: Dice, history: History
     char = character(state, cmd.character)
     method = state.options.get("edge_recovery", "simple")
     top = edge_max(char)
-    if char.edge >= top:
-        raise RuleError(f"award-edge: {char.name}'s Edge is already full ({char.edge}/{top})")
     if method == "simple":
         if cmd.size is not None:
             raise RuleError(
                 "size: simple recovery awards 1 point; sized awards need edge_recovery complex"
             )
-        amount, size = 1, ""
+        size = ""
     else:
         size = cmd.size or "minor"
         if size not in rules.AWARD_SIZES:
             raise RuleError(f"size: {size!r} is not an award size ({', '.join(rules.AWARD_SIZES)})")
-        amount = rules.award_amount(char.edge, top, size)
+    if char.edge >= top:
+        raise RuleError(f"award-edge: {char.name}'s Edge is already full ({char.edge}/{top})")
+    amount = rules.award_amount(char.edge, top, size) if size else 1
     return [
         Draft(
             EdgeRecovered(

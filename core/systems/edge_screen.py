@@ -258,23 +258,46 @@ def _number(word: str, what: str) -> int:
         raise RuleError(f"{what}: {word!r} is not a whole number") from None
 
 
-def _tail(words: list[str], cmd: dict[str, Any], allowed: set[str]) -> list[str]:
-    """Read the options common to checks and attacks; return the words left over."""
+CHECK_WORDS = (
+    "vs, adv, adv2, dis, dis2, remove-dis, edge, edge-remove, mod N, keep I J, no-pending, "
+    "secret, option-dis, faces ..."
+)
+ATTACK_WORDS = CHECK_WORDS + ", burst, single, edge-damage, hold, reaction, bonus, free"
+
+
+def _tail(
+    words: list[str], cmd: dict[str, Any], allowed: set[str], known: str = CHECK_WORDS
+) -> list[str]:
+    """Read the options common to checks and attacks; return the words left over.
+
+    The words left over (a skill or a weapon name) come before the options; a
+    word after the first option that is not one of them is refused by name
+    (``known`` lists the words the command takes).
+    """
     rest: list[str] = []
     i = 0
     edge = False
+    optioned = False
+    check = "check" in allowed
     while i < len(words):
         w = words[i].lower()
-        if w in FLAG_WORDS and "check" in allowed:
+        if w not in _ALL_WORDS:
+            if optioned:
+                raise RuleError(f"{words[i]!r} is not a word of this command ({known})")
+            rest.append(words[i])
+            i += 1
+            continue
+        optioned = True
+        if w in FLAG_WORDS and check:
             name, n = FLAG_WORDS[w]
             cmd[name] = cmd.get(name, 0) + n
-        elif w in ("remove-dis", "nv") and "check" in allowed:
+        elif w in ("remove-dis", "nv") and check:
             cmd["remove_disadvantage"] = True
-        elif w in ("edge", "edge-adv") and "check" in allowed:
+        elif w in ("edge", "edge-adv") and check:
             edge = True
-        elif w == "edge-remove" and "check" in allowed:
+        elif w == "edge-remove" and check:
             cmd["edge"] = "remove-disadvantage"
-        elif w == "vs" and "check" in allowed:
+        elif w == "vs" and check:
             j = i + 1
             ladder = []
             while j < len(words) and not words[j].isdigit() and words[j].lower() not in _ALL_WORDS:
@@ -289,29 +312,35 @@ def _tail(words: list[str], cmd: dict[str, Any], allowed: set[str]) -> list[str]
                 raise RuleError("vs: give a TN or a difficulty (vs 30, vs difficult)")
             i = j
             continue
-        elif w in ("mod", "modifier") and "check" in allowed:
+        elif w in ("mod", "modifier") and check:
             if i + 1 >= len(words):
                 raise RuleError("mod: give a number (mod -2)")
             cmd["modifier"] = _number(words[i + 1], "mod")
             i += 2
             continue
         elif w == "faces":
-            cmd["faces"] = [_number(x, "faces") for x in words[i + 1 :]]
-            break
-        elif w == "keep" and "check" in allowed:
+            j = i + 1
+            while j < len(words) and words[j].lstrip("-").isdigit():
+                j += 1
+            if j == i + 1:
+                raise RuleError("faces: give the dice rolled, in order (faces 3 4 9)")
+            cmd["faces"] = [int(x) for x in words[i + 1 : j]]
+            i = j
+            continue
+        elif w == "keep" and check:
             if i + 2 >= len(words):
                 raise RuleError("keep: give two die positions, counted from 0 (keep 0 2)")
             cmd["keep"] = [_number(words[i + 1], "keep"), _number(words[i + 2], "keep")]
             i += 3
             continue
-        elif w == "no-pending" and "check" in allowed:
+        elif w == "no-pending" and check:
             cmd["pending"] = "none"
-        elif w == "secret" and "check" in allowed:
+        elif w == "secret" and check:
             cmd["secret_tn"] = True
-        elif w == "option-dis" and "check" in allowed:
+        elif w == "option-dis" and check:
             cmd["chosen_disadvantage"] = 1
         else:
-            rest.append(words[i])
+            raise RuleError(f"{words[i]!r} is not a word of this command ({known})")
         i += 1
     if edge:
         cmd["edge"] = (
@@ -383,7 +412,7 @@ def _attack_words(words: list[str], state: TableState) -> dict[str, Any]:
     if "edge-damage" in [w.lower() for w in tail]:
         cmd["edge_damage"] = True
         tail = [w for w in tail if w.lower() != "edge-damage"]
-    rest = _tail(tail, cmd, {"check"})
+    rest = _tail(tail, cmd, {"check"}, ATTACK_WORDS)
     if rest:
         cmd["weapon"] = "-".join(rest)
     return cmd
@@ -463,7 +492,7 @@ def _simple(kind: str, field: str = "character") -> Any:
 def _join_words(words: list[str], state: TableState) -> dict[str, Any]:
     _need(words, 2, "join NAME [faces ...]")
     cmd: dict[str, Any] = {"type": "join", "character": words[1]}
-    rest = _tail(words[2:], cmd, set())
+    rest = _tail(words[2:], cmd, set(), "faces ...")
     if rest:
         raise RuleError(f"join: {rest[0]!r} is not understood (join NAME [faces ...])")
     return cmd
