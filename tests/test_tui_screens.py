@@ -748,3 +748,32 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(pa
         assert set(seen) == {"kael", "other"}
         assert max(seen.values()) < 0.25, seen
         assert log_texts(gm)[-1] == "note: the bridge collapses"
+
+
+@pilot_test
+async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(path):
+    from _pytest.monkeypatch import MonkeyPatch
+
+    from tui import commandline
+
+    def boom(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        seq = app.view.table.projection.seq
+        with MonkeyPatch.context() as mp:
+            mp.setattr(tablemod, "decide", boom)
+            await type_line(pilot, "roll 2d6")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "ZeroDivisionError" in message(app) and "nothing was written" in message(app)
+        with MonkeyPatch.context() as mp:
+            mp.setattr(commandline, "parse_line", boom)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "could not read that line" in message(app)
+        assert app.view.table.projection.seq == seq
+        await pilot.press("enter")  # the same line, now that nothing is broken
+        await pilot.pause()
+        assert app.view.table.projection.seq == seq + 1

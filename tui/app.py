@@ -211,6 +211,9 @@ class PlayApp(TableApp):
         except RuleError as exc:
             self.say(str(exc), error=True)
             return
+        except Exception as exc:  # a bug in a short form must not end the GM's session
+            self.say(f"margin could not read that line ({type(exc).__name__}: {exc})", error=True)
+            return
         line.remember(text)
         if parsed.action == "undo":
             line.value = ""
@@ -228,10 +231,24 @@ class PlayApp(TableApp):
         self.execute(parsed.command, clear=True)
 
     def execute(self, command: Any, clear: bool = False) -> bool:
+        table = self.view.table
+        before = table.projection.seq
         try:
-            records = self.view.table.execute(command)
+            records = table.execute(command)
         except (RuleError, StoreError) as exc:
             self.say(str(exc), error=True)
+            return False
+        except Exception as exc:  # a bug must not end the GM's session
+            appended = table.store.refresh() != before
+            self.say(
+                f"margin failed on that command ({type(exc).__name__}: {exc}); "
+                + (
+                    "its records were written: reopen the table"
+                    if appended
+                    else "nothing was written"
+                ),
+                error=True,
+            )
             return False
         if clear:
             self.query_one(CommandLine).value = ""
