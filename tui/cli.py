@@ -77,6 +77,11 @@ def cmd_do(args: argparse.Namespace) -> int:
         except RuleError as exc:
             failed = True
             reply = {"error": f"line {lineno}: {exc}"}
+        except (StoreError, sqlite3.DatabaseError):
+            raise
+        except Exception as exc:  # a bug in one command must not stop a bot's conversation
+            failed = True
+            reply = {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}
         out.write(json.dumps(reply) + "\n")
         out.flush()
     table.close()

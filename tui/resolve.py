@@ -28,6 +28,9 @@ def run(inp: IO[str], out: IO[str], seed: int | None = None) -> int:
         except RuleError as exc:
             failed = True
             result = {"error": str(exc)}
+        except Exception as exc:  # a bug on one line must not end the filter
+            failed = True
+            result = {"error": f"margin failed ({type(exc).__name__}: {exc})"}
         out.write(json.dumps(result) + "\n")
         out.flush()
     return 1 if failed else 0
