@@ -227,3 +227,19 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
             )
     finally:
         t.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        ("check vex electronics easy difficult", r"^check: 'difficult' is a second difficulty"),
+        ("check vex electronics -2 very difficult", r"^check: 'very difficult' is a second diff"),
+        ("check vex str int", r"^check: 'int' is a second characteristic \(already str\)$"),
+        ("check vex str +1 -1", r"^check: '-1' is a second circumstance \(already 1\)$"),
+        ("check vex str law 3 law 9", r"^check: 'law 9' is a second law_level \(already 3\)$"),
+    ],
+)
+def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, match: str) -> None:
+    assert SYSTEM.parse_words is not None
+    with pytest.raises(RuleError, match=match):
+        SYSTEM.parse_words(line.split(), table.state)

@@ -187,32 +187,39 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
     """``vex electronics int difficult +1``: skill words, a characteristic, a rung, a +/-1.
 
     A rung may be its DM (``-2``); +1 and -1 are always the situation, never a rung.
+    Each of them may be given once.
     """
     if not words:
         raise RuleError(f"{who}: name a character, then a skill or characteristic")
     char = find_character(state, words[0])
     out: dict[str, Any] = {"character": char.name}
     skill: list[str] = []
+
+    def put(field: str, value: Any, typed: str) -> None:
+        if field in out:
+            raise RuleError(f"{who}: {typed!r} is a second {field} (already {out[field]})")
+        out[field] = value
+
     i = 1
     while i < len(words):
         word = words[i]
         rung = _rung_at(words, i)
         if rung is not None:
-            out["difficulty"] = rung[0]
+            put("difficulty", rung[0], " ".join(words[i : i + rung[1]]))
             i += rung[1]
             continue
         if word.lower() == "law" and i + 1 < len(words) and _digits(words[i + 1]):
-            out["law_level"] = int(words[i + 1])
+            put("law_level", int(words[i + 1]), f"{word} {words[i + 1]}")
             i += 2
             continue
         if word.lower() == "law" and i + 1 == len(words) and not skill:
             raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
         if word in ("+1", "-1"):
-            out["circumstance"] = int(word)
+            put("circumstance", int(word), word)
         elif word[:1] in "+-" and _digits(word[1:]):
-            out["difficulty"] = int(word)
+            put("difficulty", int(word), word)
         elif lookup(char.sheet.get("characteristics", {}), word) is not None:
-            out["characteristic"] = word
+            put("characteristic", word, word)
         else:
             skill.append(word)
         i += 1
