@@ -272,6 +272,21 @@ def _int_word(word: str, what: str) -> int:
         raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
 
 
+def _float_word(word: str, what: str) -> float:
+    try:
+        value = float(word)
+    except ValueError:
+        raise RuleError(f"{what}: expected a number, got {word!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise RuleError(f"{what}: expected a number, got {word!r}")
+    return value
+
+
+def _no_more(head: str, extra: list[str], usage: str) -> None:
+    if extra:
+        raise RuleError(f"{head}: {extra[0]!r} is not understood ({usage})")
+
+
 def _check_words(rest: list[str]) -> dict[str, Any]:
     if len(rest) < 3:
         raise RuleError("check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override]")
@@ -288,11 +303,15 @@ def _check_words(rest: list[str]) -> dict[str, Any]:
             mods.append(MODIFIER_WORDS[low])
         elif low == "open":
             out["secret"] = False
+        elif low == "secret":
+            out["secret"] = True
         elif low == "override":
             out["override"] = True
         else:
             words = ", ".join(sorted(MODIFIER_WORDS))
-            raise RuleError(f"check: {word!r} is not a modifier word ({words}, open, override)")
+            raise RuleError(
+                f"check: {word!r} is not a modifier word ({words}, open, secret, override)"
+            )
     if mods:
         out["modifiers"] = mods
     return out
@@ -348,20 +367,28 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
     if head == "attack":
         return _attack_words(rest, state)
     if head == "effect":
+        usage = "effect SOURCE TARGET EFFECT POTENCY [STAT] (source may be gm)"
         if len(rest) < 4:
-            raise RuleError("effect: effect SOURCE TARGET EFFECT POTENCY (source may be gm)")
-        return {
+            raise RuleError(f"effect: {usage}")
+        _no_more("effect", rest[5:], usage)
+        effect: dict[str, Any] = {
             "type": "effect",
             "source": rest[0],
             "target": rest[1],
             "effect": rest[2],
             "potency": _int_word(rest[3], "potency"),
         }
+        if len(rest) > 4:
+            effect["stat"] = rest[4]
+        return effect
     if head == "next":
+        _no_more("next", rest, "next")
         return {"type": "next"}
     if head == "opposed":
+        usage = "opposed WHO SKILL DEFENDER [DEFENDER-SKILL]; modifiers in the JSON form"
         if len(rest) < 3:
-            raise RuleError("opposed: opposed WHO SKILL DEFENDER [DEFENDER-SKILL]")
+            raise RuleError(f"opposed: {usage}")
+        _no_more("opposed", rest[4:], usage)
         out = {"type": "opposed", "actor": rest[0], "skill": rest[1], "defender": rest[2]}
         if len(rest) > 3:
             out["defender_skill"] = rest[3]
@@ -383,6 +410,7 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             raise RuleError("fight: fight WHO WHO ... (in turn order)")
         return {"type": "encounter", "order": rest}
     if head == "endfight":
+        _no_more("endfight", rest, "endfight")
         return {"type": "end-encounter"}
     if head == "hp":
         if len(rest) < 2:
@@ -394,15 +422,18 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             raise RuleError("clear: clear WHO EFFECT")
         return {"type": "clear-effect", "character": rest[0], "effect": rest[1]}
     if head == "travel":
+        usage = "travel DOMAIN DISTANCE UNIT [KNOTS]"
         if len(rest) < 3:
-            raise RuleError("travel: travel DOMAIN DISTANCE UNIT [KNOTS]")
-        try:
-            leg: dict[str, Any] = {"type": "travel", "domain": rest[0],
-                                   "distance": float(rest[1]), "unit": rest[2]}  # fmt: skip
-            if len(rest) > 3:
-                leg["speed"] = float(rest[3])
-        except ValueError:
-            raise RuleError(f"travel: {' '.join(rest[1:])!r} are not numbers") from None
+            raise RuleError(f"travel: {usage}")
+        _no_more("travel", rest[4:], usage)
+        leg: dict[str, Any] = {
+            "type": "travel",
+            "domain": rest[0],
+            "distance": _float_word(rest[1], "distance"),
+            "unit": rest[2],
+        }
+        if len(rest) > 3:
+            leg["speed"] = _float_word(rest[3], "knots")
         return leg
     return None
 
