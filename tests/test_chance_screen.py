@@ -182,7 +182,7 @@ def test_extra_or_bad_words_are_named_not_dropped(demo: Table, text: str, messag
 
 def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert SYSTEM.parse_words is not None
-    parsed = SYSTEM.parse_words("effect vex marn poisoned 40 str".split(), demo.state)
+    parsed = SYSTEM.parse_words(["effect", "vex", "marn", "poisoned", "40", "str"], demo.state)
     assert parsed is not None and parsed["stat"] == "str"
-    parsed = SYSTEM.parse_words("check rook lockpick 12 secret".split(), demo.state)
+    parsed = SYSTEM.parse_words(["check", "rook", "lockpick", "12", "secret"], demo.state)
     assert parsed is not None and parsed["secret"] is True
