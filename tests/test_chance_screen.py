@@ -186,3 +186,19 @@ def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert parsed is not None and parsed["stat"] == "str"
     parsed = SYSTEM.parse_words(["check", "rook", "lockpick", "12", "secret"], demo.state)
     assert parsed is not None and parsed["secret"] is True
+
+
+def test_an_effect_named_by_a_noun_reads_has() -> None:
+    describe = get_system("d100-chance").describe
+    shield = {
+        "type": "chance.effect",
+        "target": "a",
+        "effect": "shield",
+        "becomes": "shield",
+        "landed": True,
+        "total_stacks": 2,
+        "total_turns": 4,
+    }
+    assert describe(shield) == "a has shield, 2 stacks, 4 turns"
+    burning = shield | {"effect": "burning", "becomes": "burning"}
+    assert describe(burning) == "a is burning, 2 stacks, 4 turns"

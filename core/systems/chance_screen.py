@@ -104,7 +104,12 @@ def _effect_line(e: dict[str, Any]) -> str:
     what = e["becomes"]
     escalated = f" ({e['effect']} escalates)" if what != e["effect"] else ""
     stacks = f"{e['total_stacks']} stack{'s' if e['total_stacks'] != 1 else ''}"
-    return f"{by}{e['target']} is {what}{escalated}, {stacks}, {lasting}{contest}"
+    state = f"has {what}" if what in _NOUN_EFFECTS else f"is {what}"
+    return f"{by}{e['target']} {state}{escalated}, {stacks}, {lasting}{contest}"
+
+
+#: effects named by a noun or a verb, which read "has haste" rather than "is haste"
+_NOUN_EFFECTS = ("haste", "shield", "regenerate")
 
 
 def _tick_line(e: dict[str, Any]) -> str:
