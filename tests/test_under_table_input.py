@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from core.resolve import resolve
 from core.systems import get_system
 from core.systems import under_rules as rules
 from core.systems import under_track as track
+from tui.cli import main
 from tui.rng import RandomDice
 from tui.table import Table
 
@@ -179,3 +181,31 @@ def test_a_target_may_come_before_the_attribute(table: Table) -> None:
     }
     with pytest.raises(RuleError, match=r"^check: 60, 70 are several targets"):
         SYSTEM.parse_words(["check", "kael", "melee", "60", "70"], table.state)
+
+
+def test_ending_the_track_does_not_name_hidden_tokens_to_players(
+    tmp_path: Path, capsys: Any
+) -> None:
+    path = tmp_path / "end.margin"
+    t = Table.create(path, "d100-under")
+    try:
+        for data in SYSTEM.demo[:4]:
+            t.execute(convert_command("d100-under", data))
+        run(t, type="update-character", character="Rifleman", hidden=True)
+        run(t, type="start-track")
+        run(t, type="act", character="Rifleman", action="arc rifle")
+        run(t, type="act", character="Kael", action="draw")
+        (ended,) = run(t, type="end-track")
+        assert ended.event.dropped == ["kael"]
+        assert ended.event.dropped_hidden == ["rifleman"]
+    finally:
+        t.close()
+    main(["log", str(path)])
+    gm = capsys.readouterr().out.splitlines()[-1]
+    assert "timing track ends at count 0, dropping kael, rifleman" in gm
+    main(["log", str(path), "--as", "Kael"])
+    player = capsys.readouterr().out.splitlines()[-1]
+    assert player.endswith("timing track ends at count 0, dropping kael")
+    main(["log", str(path), "--as", "Kael", "--json"])
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert last["dropped"] == ["kael"] and "dropped_hidden" not in last

@@ -218,7 +218,13 @@ def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
 
 def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
     world = _running(state)
-    return [Draft(TrackEnded(count=world.now, dropped=[t.actor for t in world.tokens]))]
+    hidden = {c.id for c in state.characters.values() if c.hidden}
+    shown = [t.actor for t in world.tokens if t.actor not in hidden]
+    secret = [t.actor for t in world.tokens if t.actor in hidden]
+    event = TrackEnded(count=world.now, dropped=shown, dropped_hidden=secret)
+    if secret:
+        return [Draft(event, visibility=Visibility(hidden=("dropped_hidden",)))]
+    return [Draft(event)]
 
 
 def _act(cmd: Act, state: TableState) -> list[Draft]:
