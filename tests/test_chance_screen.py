@@ -202,3 +202,20 @@ def test_an_effect_named_by_a_noun_reads_has() -> None:
     assert describe(shield) == "a has shield, 2 stacks, 4 turns"
     burning = shield | {"effect": "burning", "becomes": "burning"}
     assert describe(burning) == "a is burning, 2 stacks, 4 turns"
+
+
+def test_one_turn_and_one_round_are_singular() -> None:
+    describe = get_system("d100-chance").describe
+    stun = {
+        "type": "chance.effect",
+        "target": "gren",
+        "effect": "stunned",
+        "becomes": "stunned",
+        "landed": True,
+        "total_stacks": 1,
+        "total_turns": 1,
+    }
+    assert describe(stun) == "gren is stunned, 1 stack, 1 turn"
+    tick = {"type": "chance.tick", "character": "gren", "effect": "confused", "stacks": 2}
+    assert describe(tick | {"turns_left": 1}) == "gren confused x2; 1 turn left"
+    assert describe({"type": "chance.encounter-ended", "rounds": 1}) == "fight ends after 1 round"

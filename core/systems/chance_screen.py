@@ -85,6 +85,10 @@ def _attack_line(e: dict[str, Any]) -> str:
     return line
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _effect_line(e: dict[str, Any]) -> str:
     source = e.get("source") or "someone unseen"
     by = {
@@ -100,7 +104,7 @@ def _effect_line(e: dict[str, Any]) -> str:
     )
     if not e.get("landed"):
         return f"{by}{e['effect']} fails to take hold on {e['target']}{contest}"
-    lasting = "until removed" if not e.get("total_turns") else f"{e['total_turns']} turns"
+    lasting = "until removed" if not e.get("total_turns") else _count(e["total_turns"], "turn")
     what = e["becomes"]
     escalated = f" ({e['effect']} escalates)" if what != e["effect"] else ""
     stacks = f"{e['total_stacks']} stack{'s' if e['total_stacks'] != 1 else ''}"
@@ -118,7 +122,7 @@ def _tick_line(e: dict[str, Any]) -> str:
     after = (
         "ends"
         if e.get("ended")
-        else (f"{e['turns_left']} turns left" if e.get("turns_left") else "until removed")
+        else (f"{_count(e['turns_left'], 'turn')} left" if e.get("turns_left") else "until removed")
     )
     return f"{e['character']} {e['effect']} x{e['stacks']}{change}; {after}"
 
@@ -148,7 +152,7 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "chance.turn":
         return f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
     if tag == "chance.encounter-ended":
-        return f"fight ends after {e.get('rounds', 0)} rounds"
+        return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
     if tag == "chance.moved":
         if e.get("start") is None:
             return f"{e['character']} takes a place at {e['to']}"
