@@ -73,8 +73,6 @@ class TrackEnded(Event, frozen=True, kw_only=True, tag="under.track-ended"):
 
     count: int
     dropped: list[str] = []
-    #: the dropped tokens of hidden characters, cut from the players' view of the record
-    dropped_hidden: list[str] = []
 
 
 class TrackToken(msgspec.Struct, frozen=True, kw_only=True):

@@ -195,17 +195,23 @@ def test_ending_the_track_does_not_name_hidden_tokens_to_players(
         run(t, type="start-track")
         run(t, type="act", character="Rifleman", action="arc rifle")
         run(t, type="act", character="Kael", action="draw")
-        (ended,) = run(t, type="end-track")
+        stopped, ended = run(t, type="end-track")
+        assert (stopped.event.actor, stopped.event.reason) == ("rifleman", "the track ends")
+        assert stopped.visibility.gm_only and not ended.visibility.gm_only
         assert ended.event.dropped == ["kael"]
-        assert ended.event.dropped_hidden == ["rifleman"]
+        assert track.world(t.state).tokens == []
     finally:
         t.close()
     main(["log", str(path)])
     gm = capsys.readouterr().out.splitlines()[-1]
-    assert "timing track ends at count 0, dropping kael, rifleman" in gm
+    assert "timing track ends at count 0, dropping kael" in gm
+    main(["log", str(path)])
+    lines = capsys.readouterr().out.splitlines()
+    assert "rifleman's arc rifle (due on count 6) is interrupted (the track ends)" in lines[-2]
     main(["log", str(path), "--as", "Kael"])
     player = capsys.readouterr().out.splitlines()[-1]
     assert player.endswith("timing track ends at count 0, dropping kael")
     main(["log", str(path), "--as", "Kael", "--json"])
-    last = json.loads(capsys.readouterr().out.splitlines()[-1])
-    assert last["dropped"] == ["kael"] and "dropped_hidden" not in last
+    out = capsys.readouterr().out.splitlines()
+    assert json.loads(out[-1])["dropped"] == ["kael"]
+    assert json.loads(out[-2])["type"] != "under.interrupted"

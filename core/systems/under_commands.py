@@ -219,12 +219,20 @@ def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
 def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
     world = _running(state)
     hidden = {c.id for c in state.characters.values() if c.hidden}
+    # a hidden character's token is stopped in a record of its own (GM-only, see _lensed),
+    # so the public record of the end names no one the players cannot see
+    drafts = [
+        Draft(
+            ActionInterrupted(
+                actor=t.actor, action=t.action, at=t.at, count=world.now, reason="the track ends"
+            ),
+            cause=world.sources.get(t.actor),
+        )
+        for t in world.tokens
+        if t.actor in hidden
+    ]
     shown = [t.actor for t in world.tokens if t.actor not in hidden]
-    secret = [t.actor for t in world.tokens if t.actor in hidden]
-    event = TrackEnded(count=world.now, dropped=shown, dropped_hidden=secret)
-    if secret:
-        return [Draft(event, visibility=Visibility(hidden=("dropped_hidden",)))]
-    return [Draft(event)]
+    return [*drafts, Draft(TrackEnded(count=world.now, dropped=shown))]
 
 
 def _act(cmd: Act, state: TableState) -> list[Draft]:

@@ -49,8 +49,7 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "under.track-started":
         return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
     if tag == "under.track-ended":
-        gone = [*e.get("dropped", []), *e.get("dropped_hidden", [])]
-        dropped = f", dropping {', '.join(gone)}" if gone else ""
+        dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
         return f"timing track ends at count {e['count']}{dropped}"
     if tag == "under.declared":
         return (
