@@ -243,3 +243,26 @@ def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, matc
     assert SYSTEM.parse_words is not None
     with pytest.raises(RuleError, match=match):
         SYSTEM.parse_words(line.split(), table.state)
+
+
+def test_check_short_form_names_a_task(table: Table) -> None:
+    assert SYSTEM.parse_words is not None
+    line = "check vex electronics int difficult task the Port  Computer"
+    data = SYSTEM.parse_words(line.split(), table.state)
+    assert data == {
+        "type": "check",
+        "character": "Vex",
+        "skill": "electronics",
+        "characteristic": "int",
+        "difficulty": "difficult",
+        "task": "the Port Computer",
+    }
+    (event,) = do(table, **data, faces=[6, 6])
+    assert event.task == "the port computer"
+    with pytest.raises(RuleError, match=r"^task 'the port computer': already done"):
+        do(
+            table,
+            **SYSTEM.parse_words(["check", "mira", "int", "task", "the", "port", "computer"], table.state),
+        )
+    with pytest.raises(RuleError, match=r"^task: name the task after 'task'"):
+        SYSTEM.parse_words(["check", "vex", "int", "task"], table.state)

@@ -245,7 +245,15 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         return None
     head, rest = words[0].lower(), words[1:]
     if head == "check":
-        return {"type": "check", **_check_words(rest, state, "check")}
+        low = [w.lower() for w in rest]
+        task: dict[str, Any] = {}
+        if "task" in low:
+            at = low.index("task")
+            if at + 1 == len(rest):
+                raise RuleError("task: name the task after 'task' (task the port computer)")
+            task = {"task": " ".join(rest[at + 1 :])}
+            rest = rest[:at]
+        return {"type": "check", **_check_words(rest, state, "check"), **task}
     if head == "assist":
         if len(rest) < 3:
             raise RuleError("assist: write it as 'assist mira vex electronics'")
