@@ -256,3 +256,17 @@ def test_a_stray_word_after_the_options_is_named(demo: Table) -> None:
     # words before the options are the skill (or weapon), several words joined by '-'
     parsed = words("check kael heavy weapons vs 20", demo)
     assert parsed is not None and parsed["skill"] == "heavy-weapons"
+
+
+def test_the_clock_drops_who_left_the_table_and_marks_the_dead(tmp_path: Path) -> None:
+    table = build_demo(tmp_path / "demo.margin", "2d10-edge")
+    for cmd in (
+        {"type": "remove-character", "character": "Vask"},
+        {"type": "damage", "target": "Guard", "dice": 10, "armor": False, "faces": [6] * 10},
+    ):
+        table.execute(convert_command("2d10-edge", cmd))
+    assert SYSTEM.clock is not None
+    clock = SYSTEM.clock(table.state)
+    assert clock is not None
+    assert [r.name for r in clock.rows] == ["Moreau", "Kael", "Enforcer", "Guard"]
+    assert clock.rows[-1].note == "dead"

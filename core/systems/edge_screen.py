@@ -185,7 +185,9 @@ def clock(state: TableState) -> Clock | None:
     rows = []
     for c in turn_order(enc.order):
         char = state.characters.get(c.id)
-        name = char.name if char is not None else c.id
+        if char is None:
+            continue  # left the table: no longer takes turns
+        name = char.name
         value = str(c.initiative) + (f"+{c.boost}" if c.boost else "")
         left = " ".join(c.actions) if c.id == enc.current else ""
         note = left
@@ -193,6 +195,8 @@ def clock(state: TableState) -> Clock | None:
             note = f"{note} | reaction x{c.reactions}".strip(" |")
         if c.id in enc.acted and c.id != enc.current:
             note = f"acted {note}".strip()
+        if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
+            note = "dead" if char.dead else "knocked out"
         rows.append(ClockRow(name=name, value=value, current=c.id == enc.current, note=note))
     return Clock(title=title, rows=tuple(rows))
 
