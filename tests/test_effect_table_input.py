@@ -262,7 +262,27 @@ def test_check_short_form_names_a_task(table: Table) -> None:
     with pytest.raises(RuleError, match=r"^task 'the port computer': already done"):
         do(
             table,
-            **SYSTEM.parse_words(["check", "mira", "int", "task", "the", "port", "computer"], table.state),
+            **SYSTEM.parse_words(
+                ["check", "mira", "int", "task", "the", "port", "computer"], table.state
+            ),
         )
-    with pytest.raises(RuleError, match=r"^task: name the task after 'task'"):
+    with pytest.raises(RuleError, match=r"^task: give it after 'task'"):
         SYSTEM.parse_words(["check", "vex", "int", "task"], table.state)
+
+
+def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -> None:
+    assert SYSTEM.parse_words is not None
+    line = "check vex electronics int for the password task search for clues"
+    data = SYSTEM.parse_words(line.split(), table.state)
+    assert data is not None
+    assert (data["skill"], data["reason"], data["task"]) == (
+        "electronics",
+        "the password",
+        "search for clues",
+    )
+    # a typo after a skill on the sheet is not an unskilled check of a new skill
+    with pytest.raises(RuleError, match=r"^check: 'difficlt' after Electronics is not a"):
+        SYSTEM.parse_words(["check", "vex", "electronics", "int", "difficlt"], table.state)
+    # a skill nobody at the table has is still an unskilled attempt
+    data = SYSTEM.parse_words(["check", "vex", "streetwise", "soc"], table.state)
+    assert data is not None and data["skill"] == "streetwise"

@@ -225,7 +225,28 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
         i += 1
     if skill:
         out["skill"] = " ".join(skill)
+        _stray_words(char, out["skill"], who)
     return out
+
+
+def _stray_words(char: Character, typed: str, who: str) -> None:
+    """Refuse skill words that are a skill on the sheet plus a stray word or two.
+
+    ``electronics difficlt`` would otherwise be an unskilled check of a skill
+    nobody has, quietly at -3.
+    """
+    skills = char.sheet.get("skills", {})
+    if lookup(skills, typed) is not None:
+        return
+    words = typed.split()
+    for size in range(len(words) - 1, 0, -1):
+        found = lookup(skills, " ".join(words[:size]))
+        if found is not None:
+            stray = " ".join(words[size:])
+            raise RuleError(
+                f"{who}: {stray!r} after {found[0]} is not a characteristic, a rung of the "
+                "ladder, +1/-1, 'law N', 'for REASON' or 'task NAME'"
+            )
 
 
 def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:
@@ -246,14 +267,18 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
     head, rest = words[0].lower(), words[1:]
     if head == "check":
         low = [w.lower() for w in rest]
-        task: dict[str, Any] = {}
-        if "task" in low:
-            at = low.index("task")
-            if at + 1 == len(rest):
-                raise RuleError("task: name the task after 'task' (task the port computer)")
-            task = {"task": " ".join(rest[at + 1 :])}
-            rest = rest[:at]
-        return {"type": "check", **_check_words(rest, state, "check"), **task}
+        tail: dict[str, Any] = {}
+        for word, field, example in (
+            ("task", "task", "task the port computer"),
+            ("for", "reason", "for the password"),
+        ):
+            if word in low:
+                at = low.index(word)
+                if at + 1 == len(rest):
+                    raise RuleError(f"{field}: give it after '{word}' ({example})")
+                tail[field] = " ".join(rest[at + 1 :])
+                rest, low = rest[:at], low[:at]
+        return {"type": "check", **_check_words(rest, state, "check"), **tail}
     if head == "assist":
         if len(rest) < 3:
             raise RuleError("assist: write it as 'assist mira vex electronics'")
