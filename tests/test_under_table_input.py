@@ -215,3 +215,21 @@ def test_ending_the_track_does_not_name_hidden_tokens_to_players(
     out = capsys.readouterr().out.splitlines()
     assert json.loads(out[-1])["dropped"] == ["kael"]
     assert json.loads(out[-2])["type"] != "under.interrupted"
+
+
+def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -> None:
+    assert SYSTEM.parse_words is not None
+    data = SYSTEM.parse_words(
+        ["check", "kael", "security", "aw", "for", "the", "padlock"], table.state
+    )
+    assert data == {
+        "type": "check",
+        "character": "Kael",
+        "attribute": "aw",
+        "skill": "security",
+        "reason": "the padlock",
+    }
+    with pytest.raises(RuleError, match=r"^check: 'typo' after Melee is not an attribute"):
+        SYSTEM.parse_words(["check", "kael", "melee", "typo", "aw"], table.state)
+    with pytest.raises(RuleError, match=r"^reason: give it after 'for'"):
+        SYSTEM.parse_words(["check", "kael", "melee", "for"], table.state)

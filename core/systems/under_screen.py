@@ -202,7 +202,27 @@ def _side_words(words: list[str], state: TableState, who: str = "check") -> dict
         out["attribute"] = rest.pop()
     if rest:
         out["skill"] = " ".join(rest)
+        _stray_words(char, rest, who)
     return out
+
+
+def _stray_words(char: Character, words: list[str], who: str) -> None:
+    """Refuse skill words that are a skill on the sheet plus a stray word or two.
+
+    ``melee typo aw`` would otherwise be an unskilled attempt at a skill
+    nobody has, quietly against the attribute's target.
+    """
+    skills = char.sheet.get("skills", {})
+    if lookup(skills, " ".join(words)) is not None:
+        return
+    for size in range(len(words) - 1, 0, -1):
+        found = lookup(skills, " ".join(words[:size]))
+        if found is not None:
+            stray = " ".join(words[size:])
+            raise RuleError(
+                f"{who}: {stray!r} after {found[0]} is not an attribute, a target, "
+                "'roll NN' or 'for REASON'"
+            )
 
 
 def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
@@ -210,7 +230,15 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
         return None
     head, rest = words[0].lower(), words[1:]
     if head == "check":
-        return {"type": "check", **_side_words(rest, state)}
+        low = [w.lower() for w in rest]
+        reason: dict[str, Any] = {}
+        if "for" in low:
+            at = low.index("for")
+            if at + 1 == len(rest):
+                raise RuleError("reason: give it after 'for' (for the warehouse padlock)")
+            reason = {"reason": " ".join(rest[at + 1 :])}
+            rest = rest[:at]
+        return {"type": "check", **_side_words(rest, state), **reason}
     if head == "opposed":
         low = [w.lower() for w in rest]
         if "vs" not in low:
