@@ -298,7 +298,8 @@ def test_attack_tn_defaults_to_the_target_defense(party: Table) -> None:
         "edge.attack",
     )
     assert a.tn == 15 and a.skill == "firearms"
-    refused(party, "sheet has no defense", type="attack", character="kael", target="kael")
+    do(party, type="add-character", name="Vask", sheet=HERO)
+    refused(party, "Vask's sheet has no defense", type="attack", character="kael", target="vask")
 
 
 def test_damage_later_with_an_edge_boost(party: Table) -> None:
@@ -999,4 +1000,15 @@ def test_a_bad_award_size_is_named_even_when_edge_is_full(tmp_path: Path) -> Non
         type="award-edge",
         character="kael",
         size="huge",
+    )
+
+
+def test_a_character_cannot_attack_themself(party: Table) -> None:
+    refused(
+        party,
+        "target: a character cannot attack themself",
+        type="attack",
+        character="kael",
+        target="Kael",
+        tn=10,
     )

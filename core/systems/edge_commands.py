@@ -499,6 +499,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     char = character(state, cmd.character)
     _able(char, "attack")
     target = character(state, cmd.target)
+    if target.id == char.id:
+        raise RuleError("target: a character cannot attack themself")
     if target.dead:
         raise RuleError(f"target: {target.name} is dead (Edge Burn can still save them)")
     arm = weapon(char, cmd.weapon)
