@@ -233,3 +233,22 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
         SYSTEM.parse_words(["check", "kael", "melee", "typo", "aw"], table.state)
     with pytest.raises(RuleError, match=r"^reason: give it after 'for'"):
         SYSTEM.parse_words(["check", "kael", "melee", "for"], table.state)
+
+
+def test_players_do_not_count_escalations_they_never_saw(table: Table) -> None:
+    for name in ("Rifleman", "Cultist"):
+        run(table, type="update-character", character=name, hidden=True)
+    sides = {"a": {"character": "Rifleman", "roll": 90}, "b": {"character": "Cultist", "roll": 95}}
+    sides["a"]["attribute"] = sides["b"]["attribute"] = "BR"
+    records = run(table, type="opposed", **sides)
+    assert all(r.visibility.gm_only for r in records)
+    run(
+        table,
+        type="opposed",
+        a={"character": "Kael", "attribute": "BR", "roll": 90},
+        b={"character": "Ada", "attribute": "AW", "roll": 95},
+    )
+    run(table, type="start-track")
+    assert track.world(table.state).escalations == 2
+    assert SYSTEM.player_world is not None
+    assert SYSTEM.player_world(table.state).escalations == 1

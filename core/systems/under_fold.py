@@ -57,13 +57,20 @@ def _on_opposed(state: TableState, record: Record) -> None:
 
 
 def _on_escalated(state: TableState, record: Record) -> None:
-    track.world(state).escalations += 1
+    world = track.world(state)
+    world.escalations += 1
+    if record.visibility.gm_only:
+        world.gm_escalations += 1
 
 
 def _on_started(state: TableState, record: Record) -> None:
     e: TrackStarted = record.event
+    before = track.world(state)
     state.world = track.TrackWorld(
-        running=True, label=e.label, escalations=track.world(state).escalations
+        running=True,
+        label=e.label,
+        escalations=before.escalations,
+        gm_escalations=before.gm_escalations,
     )
 
 

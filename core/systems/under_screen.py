@@ -288,10 +288,10 @@ def player_world(state: TableState) -> track.TrackWorld:
     """The track without the tokens of hidden characters (theirs are the GM's secret)."""
     world = track.world(state)
     hidden = {c.id for c in state.characters.values() if c.hidden}
-    if not hidden:
-        return world
     return msgspec.structs.replace(
         world,
+        escalations=world.escalations - world.gm_escalations,
+        gm_escalations=0,
         tokens=[t for t in world.tokens if t.actor not in hidden],
         resolved={
             count: [t for t in done if t.actor not in hidden]

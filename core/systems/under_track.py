@@ -30,6 +30,8 @@ class TrackWorld(msgspec.Struct, kw_only=True):
     #: count -> what completed on it, for the clock and replay
     resolved: dict[int, list[TrackToken]] = {}
     escalations: int = 0
+    #: of those, the ones in GM-only records (between hidden characters), kept from players
+    gm_escalations: int = 0
     #: actor -> the record that put their pending token on the track; an interruption or
     #: a change answers that record, so undoing the declaration undoes them too
     sources: dict[str, int] = {}
