@@ -286,3 +286,17 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
     # a skill nobody at the table has is still an unskilled attempt
     data = SYSTEM.parse_words(["check", "vex", "streetwise", "soc"], table.state)
     assert data is not None and data["skill"] == "streetwise"
+
+
+def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) -> None:
+    do(table, type="assist", helper="Mira", character="Vex", skill="Electronics", faces=[6, 6])
+    refused(
+        table,
+        r"^assist: Vex already has mira's help on electronics \(one helper per check\)$",
+        type="assist",
+        helper="Mira",
+        character="Vex",
+        skill="Electronics (security)",
+        faces=[1, 1],
+    )
+    assert table.state.characters["vex"].assists["electronics"].dm == 7

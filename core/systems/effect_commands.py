@@ -302,7 +302,10 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
         raise RuleError(f"helper: {helper.name} cannot help themself")
     if cmd.skill is None and cmd.characteristic is None:
         raise RuleError("assist: name the skill (or the characteristic) of the check helped")
-    key = assist_key(cmd.skill, cmd.characteristic)
+    skill, level = skill_of(helper, cmd.skill) if cmd.skill is not None else (None, None)
+    label = skill or cmd.characteristic or ""
+    # the key the help will wait under (see the fold), so a second offer is caught
+    key = name_key(label)
     if isinstance(char, EffectCharacter) and key in char.assists:
         other = char.assists[key].helper
         raise RuleError(
@@ -313,8 +316,6 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
         if cmd.disposition is not None
         else helper.sheet.get("disposition", "helpful")
     )
-    skill, level = skill_of(helper, cmd.skill) if cmd.skill is not None else (None, None)
-    label = skill or cmd.characteristic or ""
     rung, diff_dm = rules.difficulty(cmd.difficulty)
     refusal = rules.assist_refusal(disposition, level, cmd.skill is not None)
     base: dict[str, Any] = {
