@@ -534,3 +534,35 @@ def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
 )
 def test_sheet_numbers_have_printed_bounds(game: Game, sheet: dict[str, Any], match: str) -> None:
     game.refused(match, type="add-character", name="Dee", sheet=sheet)
+
+
+def test_far_places_many_attackers_and_endless_journeys_are_refused(game: Game) -> None:
+    game.refused(
+        r"to: \[10000000, 0\] is off the field \(each of x, y in ±1000000 ft\)",
+        type="move",
+        character="Ana",
+        to=[10_000_000, 0],
+        override=True,
+    )
+    game.refused(
+        r"extra_attackers: 101 is out of range \(0..100\)",
+        type="attack",
+        attacker="Ana",
+        target="Bo",
+        extra_attackers=101,
+    )
+    game.refused(
+        r"distance: 1e\+308 is more than 1e\+12 nmi",
+        type="travel",
+        domain="sea",
+        distance=1e308,
+        unit="nmi",
+    )
+    game.refused(
+        r"speed: 1e\+20 is more than 1e\+12 knots",
+        type="travel",
+        domain="sea",
+        distance=40,
+        unit="nmi",
+        speed=1e20,
+    )

@@ -219,3 +219,11 @@ def test_one_turn_and_one_round_are_singular() -> None:
     tick = {"type": "chance.tick", "character": "gren", "effect": "confused", "stacks": 2}
     assert describe(tick | {"turns_left": 1}) == "gren confused x2; 1 turn left"
     assert describe({"type": "chance.encounter-ended", "rounds": 1}) == "fight ends after 1 round"
+
+
+def test_no_odds_for_a_difficulty_out_of_range(demo: Table) -> None:
+    assert SYSTEM.odds is not None
+    ok = Check(character="rook", skill="lockpick", difficulty=12)
+    assert SYSTEM.odds(ok, demo.state) is not None
+    huge = Check(character="rook", skill="lockpick", difficulty=10**20)
+    assert SYSTEM.odds(huge, demo.state) is None

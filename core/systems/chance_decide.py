@@ -153,6 +153,12 @@ def _difficulty(value: int, field: str = "difficulty") -> int:
     return value
 
 
+#: farthest a place on the field may be from 0 along x or y, in feet
+MAX_FEET = 1_000_000
+#: most extra attackers that can surround one target
+MAX_EXTRA_ATTACKERS = 100
+#: longest leg of a journey, in its unit
+MAX_DISTANCE = 1_000_000_000_000
 #: largest potency or resistance an effect contest takes, either way
 MAX_POTENCY = 1000
 #: largest HP change one ``hp`` command makes, either way
@@ -288,6 +294,8 @@ def _place(value: Any, field: str) -> list[int]:
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
         raise RuleError(f"{field}: expected [x, y] in whole feet, got {value!r}")
+    if not all(-MAX_FEET <= v <= MAX_FEET for v in value):
+        raise RuleError(f"{field}: {value!r} is off the field (each of x, y in ±{MAX_FEET} ft)")
     return list(value)
 
 
@@ -349,6 +357,10 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         raise RuleError(f"position: {cmd.position!r} is not one of {', '.join(rules.POSITIONS)}")
     if cmd.extra_attackers < 0:
         raise RuleError(f"extra_attackers: {cmd.extra_attackers} is below 0")
+    if cmd.extra_attackers > MAX_EXTRA_ATTACKERS:
+        raise RuleError(
+            f"extra_attackers: {cmd.extra_attackers} is out of range (0..{MAX_EXTRA_ATTACKERS})"
+        )
     action = _check_can_attack(attacker, meant, state, cmd)
     target, confusion_roll = _confused_target(attacker, meant, state, dice)
     if attacker.position and target.position and not cmd.override:
@@ -844,12 +856,16 @@ def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) 
         )
     if cmd.distance <= 0:
         raise RuleError(f"distance: {cmd.distance} must be above 0")
+    if cmd.distance > MAX_DISTANCE:
+        raise RuleError(f"distance: {cmd.distance:g} is more than {MAX_DISTANCE:g} {unit}")
     if cmd.speed is not None and (not speed_unit or cmd.speed <= 0):
         raise RuleError(
             "speed: only sea and air legs take a speed, in knots above 0"
             if not speed_unit
             else f"speed: {cmd.speed} must be above 0"
         )
+    if cmd.speed is not None and cmd.speed > MAX_DISTANCE:
+        raise RuleError(f"speed: {cmd.speed:g} is more than {MAX_DISTANCE:g} knots")
     event = Traveled(
         domain=domain, distance=cmd.distance, unit=unit, speed=cmd.speed, note=cmd.note
     )

@@ -9,7 +9,7 @@ from ..state import Character, TableState, find_character
 from . import chance_rules as rules
 from .base import Clock, ClockRow, Command, Odds
 from .chance_commands import Attack, Check
-from .chance_decide import proficiency_of
+from .chance_decide import _difficulty, proficiency_of
 from .chance_state import (
     EFFECTS,
     ChanceCharacter,
@@ -228,7 +228,7 @@ def _check_odds(cmd: Check, state: TableState) -> Odds:
     skill = cmd.skill.strip().lower()
     proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
     total, _ = rules.modifier_total(cmd.modifiers)
-    o = rules.check_odds(proficiency, cmd.difficulty, total)
+    o = rules.check_odds(proficiency, _difficulty(cmd.difficulty), total)
     label = f"{char.name}: {skill} {proficiency} vs {cmd.difficulty}"
     if o.automatic:
         bands = {b: float(b == rules.AUTOMATIC_BAND) for b in rules.BANDS}
