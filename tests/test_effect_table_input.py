@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from core.commands import convert_command
@@ -300,3 +301,46 @@ def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) 
         faces=[1, 1],
     )
     assert table.state.characters["vex"].assists["electronics"].dm == 7
+
+
+def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
+    t = Table.create(tmp_path / "l.margin", "2d6-effect", {"opposed_checks": True})
+    try:
+        for data in SYSTEM.demo[:3]:
+            t.execute(convert_command("2d6-effect", data))
+        (help_,) = t.execute(
+            convert_command(
+                "2d6-effect",
+                {
+                    "type": "assist",
+                    "helper": "Dock Boss",
+                    "character": "Vex",
+                    "skill": "Broker",
+                    "characteristic": "INT",
+                    "difficulty": "difficult",
+                    "faces": [5, 4],
+                },
+            )
+        )
+        line = SYSTEM.describe(msgspec.to_builtins(help_.event))
+        assert line == (
+            "dock-boss (friendly, holding back to 1 of 2 levels) helps vex with Broker: "
+            "5+4 (typed) (Broker +1, INT +0, difficult -2) = 8, Effect +0 -> DM +0 on the check"
+        )
+        (opposed,) = t.execute(
+            convert_command(
+                "2d6-effect",
+                {
+                    "type": "opposed",
+                    "a": {"character": "Vex", "skill": "Electronics", "faces": [3, 4]},
+                    "b": {"character": "Mira", "characteristic": "INT", "faces": [6, 5]},
+                },
+            )
+        )
+        line = SYSTEM.describe(msgspec.to_builtins(opposed.event))
+        assert line == (
+            "opposed: vex Electronics 3+4 (typed) +2 = 9 (Effect +1) against "
+            "mira INT 6+5 (typed) +2 = 13 (Effect +5): mira wins"
+        )
+    finally:
+        t.close()

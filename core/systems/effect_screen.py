@@ -41,6 +41,15 @@ def _dms(e: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _side_text(side: Mapping[str, Any]) -> str:
+    faces = "+".join(str(f) for f in side["faces"])
+    typed = " (typed)" if side.get("source") == "typed" else ""
+    return (
+        f"{side['actor']} {side['label']} {faces}{typed} {side['modifier']:+d} = {side['total']}"
+        f" (Effect {side['effect']:+d})"
+    )
+
+
 def describe(e: dict[str, Any]) -> str | None:
     tag = e.get("type")
     if tag == "effect.check":
@@ -60,23 +69,28 @@ def describe(e: dict[str, Any]) -> str | None:
         if e.get("refused"):
             return f"{e['helper']} will not help {e['actor']} with {e['label']}: {e['reason']}"
         faces = "+".join(str(f) for f in e["faces"])
+        typed = " (typed)" if e.get("source") == "typed" else ""
         level, used = e.get("skill_level"), e.get("skill_used")
         held = (
             f", holding back to {used} of {level} levels"
             if used is not None and used != level
             else ""
         )
+        dms = []
+        if used is not None:
+            dms.append(f"{e['label']} {used:+d}")
+        if e.get("characteristic"):
+            dms.append(f"{e['characteristic']} {e.get('characteristic_dm', 0):+d}")
+        dms.append(f"{e.get('difficulty', 'average')} {e.get('difficulty_dm', 0):+d}")
         return (
             f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
-            f"{faces} = {e['total']}, Effect {e['effect']:+d} -> DM {e['dm']:+d} on the check"
+            f"{faces}{typed} ({', '.join(dms)}) = {e['total']}, Effect {e['effect']:+d}"
+            f" -> DM {e['dm']:+d} on the check"
         )
     if tag == "effect.opposed":
         a, b = e["a"], e["b"]
         result = f"{e['winner']} wins" if e.get("winner") else "equal Effect, nobody wins"
-        return (
-            f"opposed: {a['actor']} {a['label']} {a['total']} (Effect {a['effect']:+d}) against "
-            f"{b['actor']} {b['label']} {b['total']} (Effect {b['effect']:+d}): {result}"
-        )
+        return f"opposed: {_side_text(a)} against {_side_text(b)}: {result}"
     if tag == "effect.task-closed":
         why = f" ({e['reason']})" if e.get("reason") else ""
         return f"task {e['task']} is closed: no further attempts{why}"
