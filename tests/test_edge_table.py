@@ -1012,3 +1012,26 @@ def test_a_character_cannot_attack_themself(party: Table) -> None:
         target="Kael",
         tn=10,
     )
+
+
+def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
+    from events import player_view
+
+    do(party, type="add-character", name="Sniper", hidden=True, sheet=FOE)
+    recs = do(
+        party,
+        type="attack",
+        character="sniper",
+        target="kael",
+        tn=15,
+        faces=[9, 8, 1, 1, 1, 1, 1, 1],
+    )
+    attack = next(r for r in recs if r.event.__struct_config__.tag == "edge.attack")
+    seen = player_view(attack)
+    assert seen is not None
+    for field in ("character", "weapon", "skill", "bonus"):
+        assert field not in seen["event"], field
+    assert seen["event"]["target"] == "kael" and seen["event"]["success"] is True
+    line = edge_screen.describe(seen["event"])
+    assert line is not None and "sniper" not in line and "assault-rifle" not in line
+    assert line.startswith("attack on kael: someone unseen: attack [9,8] = ")

@@ -80,6 +80,9 @@ class Check(Command, tag="check"):
     reason: str = ""
 
 
+#: Fields of an attack by a hidden character that players do not see (who struck, with what).
+HIDDEN_ATTACKER_FIELDS = ("character", "weapon", "skill", "bonus", "modifier")
+
 #: Fields of a check a secret TN hides from players until the GM reveals the record.
 SECRET_TN_FIELDS = ("tn", "tn_name", "mos", "band", "damage_dice", "pending_kind", "pending_scope")
 
@@ -1066,4 +1069,11 @@ def _lensed(draft: Draft, state: TableState) -> Draft:
     ]
     if about_hidden_only(state, subjects):
         return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
+    attacker = state.characters.get(getattr(draft.event, "character", ""))
+    if isinstance(draft.event, Attacked) and attacker is not None and attacker.hidden:
+        # the target sees the blow land, not who struck or with what
+        hidden = (*draft.visibility.hidden, *HIDDEN_ATTACKER_FIELDS)
+        return Draft(
+            draft.event, cause=draft.cause, visibility=Visibility(gm_only=False, hidden=hidden)
+        )
     return draft

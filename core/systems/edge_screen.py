@@ -25,7 +25,7 @@ from .edge_sheet import (
 
 
 def _check_line(e: dict[str, Any]) -> str:
-    who = e.get("character", "?")
+    who = e.get("character", "someone unseen")
     tn = (
         f"TN {e['tn']}" + (f" ({e['tn_name']})" if e.get("tn_name") else "")
         if "tn" in e
@@ -46,7 +46,8 @@ def _check_line(e: dict[str, Any]) -> str:
         if e.get("double") and adj
         else (" double" if e.get("double") else "")
     )
-    head = f"{who}: {e.get('skill', '?')} +{e.get('bonus', 0)}{mode}{edge} [{shown}]{doubles} = "
+    skill = f"{e['skill']} +{e.get('bonus', 0)}" if "skill" in e else "attack"
+    head = f"{who}: {skill}{mode}{edge} [{shown}]{doubles} = "
     if "mos" not in e:
         outcome = "success" if e.get("success") else "failure"
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
@@ -64,7 +65,8 @@ def describe(e: dict[str, Any]) -> str | None:
             line += f"; {e['pending_kind']} pending ({e.get('pending_scope')})"
         return line
     if tag == "edge.attack":
-        line = f"attack on {e.get('target')} with {e.get('weapon')}"
+        weapon = f" with {e['weapon']}" if "weapon" in e else ""
+        line = f"attack on {e.get('target')}{weapon}"
         if e.get("fire_mode") == "burst":
             line += " (burst)"
         line += ": " + _check_line(e)
