@@ -566,3 +566,12 @@ def test_far_places_many_attackers_and_endless_journeys_are_refused(game: Game) 
         unit="nmi",
         speed=1e20,
     )
+
+
+def test_a_tick_records_the_hp_really_lost(game: Game) -> None:
+    fight(game, "Ana", "Bo")
+    game.run(type="hp", character="Ana", amount=-97)
+    game.run(type="effect", target="Ana", effect="burning", potency=40)  # 3 stacks: 15 a turn
+    records = game.run(type="next")
+    tick = next(r.event for r in records if r.event.__struct_config__.tag == "chance.tick")
+    assert tick.hp == -3 and game.char("ana").hp == 0

@@ -734,7 +734,8 @@ def _tick(
     hp = 0
     if kind.tick:
         amount = rules.percent_of(kind.tick, char.max_hp, effect.stacks)
-        hp = min(amount, max(0, char.max_hp - now)) if not kind.harmful else -amount
+        # HP stays within 0..max: the record keeps what was really lost or healed
+        hp = min(amount, max(0, char.max_hp - now)) if not kind.harmful else -min(amount, now)
     left = 0 if kind.until_removed else effect.turns - 1
     ended = not kind.until_removed and left <= 0
     tick = EffectTicked(
