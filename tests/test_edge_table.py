@@ -1035,3 +1035,10 @@ def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
     line = edge_screen.describe(seen["event"])
     assert line is not None and "sniper" not in line and "assault-rifle" not in line
     assert line.startswith("attack on kael: someone unseen: attack [9,8] = ")
+
+
+def test_recovery_at_an_empty_table_says_so(tmp_path: Path) -> None:
+    t = new_table(tmp_path)
+    refused(
+        t, "recover-edge: nobody is at the table yet", type="recover-edge", reason="session-end"
+    )

@@ -837,6 +837,8 @@ def decide_recover(
         chars = [character(state, c) for c in cmd.characters]
     else:
         chars = [c for c in state.characters.values() if isinstance(c, EdgeCharacter)]
+        if not chars:
+            raise RuleError("recover-edge: nobody is at the table yet")
     drafts = []
     for char in chars:
         top = edge_max(char)
