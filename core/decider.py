@@ -206,7 +206,7 @@ def _reveal(cmd: Reveal, state: TableState, dice: Dice, history: History) -> lis
         raise RuleError(f"reveal: record {cmd.seq} is already revealed")
     if cmd.seq in history.voided:
         raise RuleError(f"reveal: record {cmd.seq} is undone")
-    return [Draft(Revealed(seq=cmd.seq), cause=cmd.seq)]
+    return [Draft(Revealed(record=cmd.seq), cause=cmd.seq)]
 
 
 _DECIDERS: dict[type[Command], Any] = {
@@ -276,7 +276,7 @@ def _noted(state: TableState, record: Record) -> None:
 
 
 def _revealed(state: TableState, record: Record) -> None:
-    state.revealed.add(record.event.seq)
+    state.revealed.add(record.event.record)
 
 
 def _nothing(state: TableState, record: Record) -> None:

@@ -172,7 +172,7 @@ def parse(text: str) -> Expression:
     def number() -> int | None:
         nonlocal pos
         start = pos
-        while pos < len(s) and s[pos].isdigit():
+        while pos < len(s) and "0" <= s[pos] <= "9":
             pos += 1
         if pos == start:
             return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .dice import Dice, TypedDice
 from .errors import RuleError
 
@@ -59,10 +61,18 @@ def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def shown(value: Any) -> str:
+    """A value as the user wrote it in JSON (``true``, ``null``, ``"x"``), for messages."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):
+        return repr(value)
+
+
 def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """A whole number field within bounds, or a clear error naming it."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{name}: expected a whole number, got {value!r}")
+        raise RuleError(f"{name}: expected a whole number, got {shown(value)}")
     if lo is not None and value < lo or hi is not None and value > hi:
         bounds = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
         raise RuleError(f"{name}: {value} is out of range ({bounds})")
@@ -71,7 +81,7 @@ def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None)
 
 def boolean(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise RuleError(f"{name}: expected true or false, got {value!r}")
+        raise RuleError(f"{name}: expected true or false, got {shown(value)}")
     return value
 
 

@@ -1,7 +1,7 @@
 """margin's log: event types, the record envelope, the player lens and the store."""
 
 from .base import Event
-from .lens import player_view
+from .lens import PlayerLog, player_view
 from .record import (
     ALL_EVENTS,
     FORMAT,
@@ -36,6 +36,7 @@ __all__ = [
     "ALL_EVENTS",
     "FORMAT",
     "PUBLIC",
+    "PlayerLog",
     "UPGRADES",
     "AnyEvent",
     "CharacterAdded",

@@ -37,3 +37,33 @@ def _cut(data: Any, path: list[str]) -> None:
             return
     if isinstance(data, dict):
         data.pop(path[-1], None)
+
+
+class PlayerLog:
+    """Reads a log in order as a player: GM-only records left out, the rest numbered
+    1, 2, 3... without gaps, so the numbering does not betray that secret records exist.
+
+    Record numbers inside what a player sees (a record's cause, what an undo voided
+    or a redo restored, what the GM revealed) are renumbered the same way, and those
+    of records the player cannot see are dropped.
+    """
+
+    def __init__(self) -> None:
+        self.numbers: dict[int, int] = {}
+
+    def view(self, record: Record, revealed: Container[int] = ()) -> dict[str, Any] | None:
+        data = player_view(record, revealed)
+        if data is None:
+            return None
+        number = self.numbers[record.seq] = len(self.numbers) + 1
+        data["seq"] = number
+        cause = data.pop("cause", None)
+        if cause in self.numbers:
+            data["cause"] = self.numbers[cause]
+        event = data["event"]
+        for key in ("voids", "restores"):
+            if key in event:
+                event[key] = [self.numbers[s] for s in event[key] if s in self.numbers]
+        if event.get("type") == "table.revealed" and "record" in event:
+            event["record"] = self.numbers.get(event["record"], 0)
+        return data

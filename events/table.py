@@ -76,7 +76,7 @@ class Redone(Event, frozen=True, tag="table.redone"):
 class Revealed(Event, frozen=True, tag="table.revealed"):
     """The GM showed the players a secret record's hidden fields."""
 
-    seq: int
+    record: int
 
 
 EVENTS: tuple[type[Event], ...] = (

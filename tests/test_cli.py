@@ -117,13 +117,18 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
     assert "total" not in secret and "faces" not in secret and "dice" not in secret
     assert secret["secret"] is True and secret["reason"] == "ambush"
     assert "it rains" in player
+    # players' records are numbered without gaps: nothing betrays the hidden Spy's record
+    assert [json.loads(x)["seq"] for x in player.splitlines()] == [1, 2, 3, 4]
+    real = [json.loads(x) for x in gm.splitlines() if '"dice.rolled"' in x][0]["seq"]
+    assert (secret["seq"], real) == (3, 4)
     # revealed later: visible from then on
-    run(
-        capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": secret["seq"]})
-    )
+    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": real}))
     _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "kael")
-    shown = [json.loads(x) for x in player.splitlines() if '"dice.rolled"' in x][0]
+    records = [json.loads(x) for x in player.splitlines()]
+    shown = [r for r in records if r["type"] == "dice.rolled"][0]
     assert shown["total"] == 17
+    assert records[-1]["type"] == "table.revealed" and records[-1]["record"] == 3
+    assert records[-1]["cause"] == 3
     code, _, err = run(capsys, monkeypatch, "log", str(table), "--as", "Spy")
     assert code == 1 and "no such player" in err
     _, state, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--as", "kael")

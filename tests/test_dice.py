@@ -119,3 +119,14 @@ def test_random_expressions_match_brute_force(terms: list[str], k: int) -> None:
     text = "".join(terms).lstrip("+") + (f"{k:+d}" if k else "")
     assert distribution(parse(text)) == _brute(text)
     assert sum(distribution(parse(text)).values()) == sum(_brute(text).values())
+
+
+def test_resolve_errors_show_values_as_json() -> None:
+    from core.resolve import boolean, integer
+
+    with pytest.raises(RuleError, match="got true$"):
+        integer("bonus", True)
+    with pytest.raises(RuleError, match='got "3"$'):
+        integer("bonus", "3")
+    with pytest.raises(RuleError, match="got null$"):
+        boolean("melee", None)

@@ -48,7 +48,7 @@ def test_typed_faces_reach_a_system_check(table):
 
 
 def test_faces_on_a_command_that_rolls_nothing_are_refused(table):
-    with pytest.raises(RuleError, match="rolls no dice"):
+    with pytest.raises(RuleError, match="does not fit this command"):
         parse("redo = 3", table)
 
 
@@ -164,3 +164,19 @@ def test_jump_words(table):
     with pytest.raises(RuleError, match="not understood"):
         parse_jump("sideways 3", view)
     view.table.close()
+
+
+def test_an_empty_quoted_name_is_a_word_and_is_refused(table):
+    cmd = parse('add "" skills={}', table).command
+    assert isinstance(cmd, AddCharacter) and cmd.name == ""
+    with pytest.raises(RuleError, match="needs a name"):
+        table.execute(cmd)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("reveal ²", "give the record number"), ("roll 1d²", "number of sides")],
+)
+def test_digits_that_are_not_plain_digits_are_refused_clearly(table, line, message):
+    with pytest.raises(RuleError, match=message):
+        table.execute(parse(line, table).command)

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
-from events import DecodeError, SQLiteStore, StoreError, player_view, record_to_builtins
+from events import DecodeError, PlayerLog, SQLiteStore, StoreError, record_to_builtins
 from events.jsonl import export_line, read_lines
 
 from . import render
@@ -103,10 +103,11 @@ def cmd_log(args: argparse.Namespace) -> int:
     voided = table.projection.history.voided
     # what players know now: a record revealed at any point shows whole
     revealed = table.state.revealed
+    lens = PlayerLog() if player is not None else None
     out = sys.stdout
     for record in table.store.records():
-        if player is not None:
-            data = player_view(record, revealed)
+        if lens is not None:
+            data = lens.view(record, revealed)
             if data is None:
                 continue
         else:
@@ -114,7 +115,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         if args.json:
             flat = {k: v for k, v in data.items() if k != "event"}
             flat.update(data["event"])
-            flat["seq"] = record.seq
+            flat["seq"] = data["seq"]
             flat["undone"] = record.seq in voided
             out.write(json.dumps(flat) + "\n")
         else:
@@ -122,7 +123,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             secret = " [secret]" if record.visibility.hidden and player is None else ""
             text = render.describe(table.state.system, data)
             out.write(
-                f"{record.seq:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n"
+                f"{data['seq']:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n"
             )
     table.close()
     return 0

@@ -54,6 +54,7 @@ def _split(text: str) -> list[str]:
     words: list[str] = []
     word: list[str] = []
     quote = ""
+    quoted = False  # the word had quotes, so even "" is a word (an empty name, say)
     depth = 0
     for ch in text:
         if quote:
@@ -66,6 +67,7 @@ def _split(text: str) -> list[str]:
         if ch in "\"'":
             quote = ch
             if depth == 0:
+                quoted = True
                 continue
             word.append(ch)
         elif ch in "{[":
@@ -75,12 +77,13 @@ def _split(text: str) -> list[str]:
             depth = max(0, depth - 1)
             word.append(ch)
         elif ch.isspace() and depth == 0:
-            if word:
+            if word or quoted:
                 words.append("".join(word))
                 word = []
+                quoted = False
         else:
             word.append(ch)
-    if word:
+    if word or quoted:
         words.append("".join(word))
     return words
 
@@ -145,7 +148,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
     if word == "redo":
         return {"type": "redo", **({"command": args[0]} if args else {})}
     if word == "reveal":
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()):
             raise RuleError("reveal: give the record number, e.g. reveal 42")
         return {"type": "reveal", "seq": int(args[0])}
     if word == "add":
@@ -206,7 +209,10 @@ def parse_line(text: str, state: TableState) -> Parsed:
         )
     if faces is not None:
         if not _accepts_faces(state.system, str(found.get("type"))):
-            raise RuleError(f"{words[0]}: rolls no dice, so '= faces' does not apply")
+            raise RuleError(
+                f"{words[0]}: '= faces' does not fit this command; "
+                "give its dice in its own words (help shows how)"
+            )
         found["faces"] = faces
     return Parsed(command=convert_command(state.system, found))
 

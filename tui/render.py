@@ -59,5 +59,5 @@ def _generic(e: dict[str, Any]) -> str | None:
     if tag == "table.redone":
         return f"redo {e['command']} (restores {len(e['restores'])})"
     if tag == "table.revealed":
-        return f"GM reveals record {e['seq']}"
+        return f"GM reveals record {e['record']}"
     return None

@@ -368,13 +368,13 @@ class View:
 def parse_jump(text: str, view: View) -> int:
     """A replay position from ``42`` (a record) or ``round 3`` / ``turn 2`` / ``count 5``."""
     words = text.lower().split()
-    if len(words) == 1 and words[0].isdigit():
+    if len(words) == 1 and words[0].isascii() and words[0].isdigit():
         seqs = view.seqs()
         return max(0, bisect.bisect_right(seqs, int(words[0])) - 1)
     if len(words) % 2 == 0 and words:
         target: dict[str, int] = {}
         for word, number in zip(words[::2], words[1::2], strict=True):
-            if word not in _NUMBER or not number.isdigit():
+            if word not in _NUMBER or not (number.isascii() and number.isdigit()):
                 break
             target[word] = int(number)
         else:
