@@ -1042,3 +1042,21 @@ def test_recovery_at_an_empty_table_says_so(tmp_path: Path) -> None:
     refused(
         t, "recover-edge: nobody is at the table yet", type="recover-edge", reason="session-end"
     )
+
+
+def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None:
+    [check] = do(
+        party,
+        type="check",
+        character="kael",
+        skill="athletics",
+        tn=25,
+        secret_tn=True,
+        faces=[9, 9],
+    )
+    [dismissed] = do(party, type="dismiss-pending", character="kael")
+    assert dismissed.visibility.gm_only
+    [open_check] = do(party, type="check", character="kael", skill="athletics", tn=25, faces=[9, 9])
+    [dismissed] = do(party, type="dismiss-pending", character="kael")
+    assert not dismissed.visibility.gm_only and dismissed.event.pending == open_check.seq
+    assert check.seq < open_check.seq

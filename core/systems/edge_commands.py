@@ -904,7 +904,16 @@ def decide_dismiss(
         if not any(p.seq == seq for p in char.pending):
             have = ", ".join(str(p.seq) for p in char.pending)
             raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
-    return [Draft(PendingDismissed(character=char.id, pending=seq), cause=seq)]
+    item = next(p for p in char.pending if p.seq == seq)
+    # dropping what a still-secret check left pending would tell players it left something
+    unseen = item.secret and seq not in state.revealed
+    return [
+        Draft(
+            PendingDismissed(character=char.id, pending=seq),
+            cause=seq,
+            visibility=Visibility(gm_only=unseen),
+        )
+    ]
 
 
 def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> list[Draft]:
