@@ -162,6 +162,11 @@ class PlayApp(TableApp):
         for kind, words in vocab.items():
             if words:
                 out.append(f"{kind}: {', '.join(words)}")
+        forms = self.view.system.short_forms
+        if forms:
+            out.append(f"{self.view.system.id} short forms, for example:")
+            width = max(len(line) for line, _ in forms)
+            out.extend(f"  {line:<{width}}  {what}" for line, what in forms)
         out.append('{"type": ...}   any command as JSON, as margin do reads it')
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out

@@ -149,6 +149,9 @@ class System:
     #: (``check kael athletics vs 30 adv``) -> a command as a JSON-style dict,
     #: or None when the first word is not one of this system's short forms
     parse_words: Callable[[list[str], TableState], dict[str, Any] | None] | None = None
+    #: examples of the short forms, (line, what it does), in an order that runs on the
+    #: demo table; the table screen's help lists them
+    short_forms: tuple[tuple[str, str], ...] = ()
     #: the short form the screen's "next turn" key types (moves the encounter's clock on)
     next_words: str = "next"
     #: names for completion on the command line: {"skill": [...], "weapon": [...]}
