@@ -914,7 +914,8 @@ def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Tab
     assert any("pending: any check" in s for s in gm)
     assert not any("pending" in s for s in _player_status(party, "kael"))
     do(party, type="reveal", seq=recs[0].seq)
-    assert any("pending: any check" in s for s in _player_status(party, "kael"))
+    assert "adv pending: any check" in _player_status(party, "kael")
+    assert f"adv pending: any check (#{recs[0].seq})" in gm, "the GM sees record numbers"
 
 
 def test_an_open_check_leaves_pending_visible_to_players(party: Table) -> None:

@@ -154,16 +154,21 @@ def status(char: Any, state: TableState) -> list[str]:
     ]
     if char.stun:
         out.append(f"stun {char.stun}")
+    players = world(state).players
+
+    def number(seq: int) -> str:
+        # players' logs are numbered apart from the GM's, so a GM record number means nothing there
+        return "" if players else f" (#{seq})"
+
     for i in char.injuries:
         label = f"{i.severity} injury" if i.severity else "injury"
-        out.append(f"{label} {i.points}{' stun' if i.stun else ''} (#{i.seq})")
-    players = world(state).players
+        out.append(f"{label} {i.points}{' stun' if i.stun else ''}{number(i.seq)}")
     for p in char.pending:
         if players and p.secret and p.seq not in state.revealed:
             continue  # what a secret-TN check left pending tells its margin
         what = "adv" if p.kind == "advantage" else "dis"
         scope = p.skill if p.scope == "related" else "any check"
-        out.append(f"{what} pending: {scope} (#{p.seq})")
+        out.append(f"{what} pending: {scope}{number(p.seq)}")
     if char.urgent_care:
         out.append("needs urgent care")
     if char.dead:
