@@ -108,7 +108,9 @@ def describe(e: dict[str, Any]) -> str | None:
             f"({e.get('accumulated')}/{e.get('health')}){end}"
         )
     if tag == "edge.injury-lessened":
-        return f"{e.get('character')}: injury {e.get('injury')} lessened {e.get('severity_from')} -> {e.get('severity_to')}"
+        which = f"injury {e['injury']}" if "injury" in e else "an injury"
+        change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
+        return f"{e.get('character')}: {which} lessened {change}"
     if tag == "edge.burned":
         return (
             f"{e.get('character')} burns Edge to survive: Edge {e.get('edge_after')}/"
@@ -118,7 +120,8 @@ def describe(e: dict[str, Any]) -> str | None:
         size = f" ({e['size']})" if e.get("size") else ""
         return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
     if tag == "edge.pending-dismissed":
-        return f"{e.get('character')}: pending {e.get('pending')} dismissed"
+        which = f"pending {e['pending']}" if "pending" in e else "a pending Advantage/Disadvantage"
+        return f"{e.get('character')}: {which} dismissed"
     if tag == "edge.healed":
         kind = "stun" if e.get("stun") else "damage"
         care = ", urgent care given" if e.get("cared") else ""
