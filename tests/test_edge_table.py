@@ -1061,23 +1061,3 @@ def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None
     [dismissed] = do(party, type="dismiss-pending", character="kael")
     assert not dismissed.visibility.gm_only and dismissed.event.pending == open_check.seq
     assert check.seq < open_check.seq
-
-
-def test_players_read_no_gm_record_numbers_in_lessen_and_dismiss(party: Table) -> None:
-    from events import player_view
-
-    do(party, type="check", character="kael", skill="athletics", tn=20, faces=[9, 8])
-    do(party, type="damage", target="kael", dice=2, bonus=10, armor=False, faces=[6, 6])
-    lines = []
-    for cmd in (
-        {"type": "dismiss-pending", "character": "kael"},
-        {"type": "lessen-injury", "character": "kael"},
-    ):
-        for rec in do(party, **cmd):
-            seen = player_view(rec)
-            assert seen is not None
-            line = edge_screen.describe(seen["event"])
-            assert line is not None
-            lines.append(line)
-    assert lines[0] == "kael: a pending Advantage/Disadvantage dismissed"
-    assert lines[-1] == "kael: an injury lessened life-threatening -> serious"

@@ -80,9 +80,6 @@ class Check(Command, tag="check"):
     reason: str = ""
 
 
-#: Fields that hold a GM record number, cut from players' view (their log is numbered apart).
-GM_NUMBER_FIELDS = ("injury", "pending")
-
 #: Fields of an attack by a hidden character that players do not see (who struck, with what).
 HIDDEN_ATTACKER_FIELDS = ("character", "weapon", "skill", "bonus", "modifier")
 
@@ -728,7 +725,6 @@ def decide_lessen(
                 character=char.id, injury=injury.seq, severity_from=injury.severity, severity_to=to
             ),
             cause=injury.seq,
-            visibility=Visibility(hidden=GM_NUMBER_FIELDS),
         ),
     ]
 
@@ -915,7 +911,7 @@ def decide_dismiss(
         Draft(
             PendingDismissed(character=char.id, pending=seq),
             cause=seq,
-            visibility=Visibility(gm_only=unseen, hidden=GM_NUMBER_FIELDS),
+            visibility=Visibility(gm_only=unseen),
         )
     ]
 
