@@ -1061,3 +1061,15 @@ def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None
     [dismissed] = do(party, type="dismiss-pending", character="kael")
     assert not dismissed.visibility.gm_only and dismissed.event.pending == open_check.seq
     assert check.seq < open_check.seq
+
+
+def test_healing_does_not_raise_the_dead(party: Table) -> None:
+    _kill_guard(party)
+    refused(
+        party,
+        r"character: Guard is dead; healing does not bring them back",
+        type="heal",
+        character="guard",
+        points=100,
+    )
+    assert char(party, "guard").dead

@@ -918,6 +918,11 @@ def decide_dismiss(
 
 def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> list[Draft]:
     char = character(state, cmd.character)
+    if char.dead:
+        raise RuleError(
+            f"character: {char.name} is dead; healing does not bring them back "
+            "(edge-burn against the fatal result, or undo it)"
+        )
     if cmd.points < 0:
         raise RuleError("points: healing cannot be negative")
     if cmd.points == 0 and not cmd.cared:
