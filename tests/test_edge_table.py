@@ -1073,3 +1073,13 @@ def test_healing_does_not_raise_the_dead(party: Table) -> None:
         points=100,
     )
     assert char(party, "guard").dead
+
+
+def test_the_dead_do_not_join_an_encounter(party: Table) -> None:
+    _kill_guard(party)
+    refused(
+        party,
+        "character: Guard is dead and cannot join the encounter",
+        type="start-encounter",
+        characters=["kael", "guard"],
+    )

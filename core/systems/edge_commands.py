@@ -954,6 +954,8 @@ def _join_drafts(
     char = character(state, ref)
     if char.id in enc_names:
         raise RuleError(f"character: {char.name} is already in the encounter")
+    if char.dead:
+        raise RuleError(f"character: {char.name} is dead and cannot join the encounter")
     n = int(sheet_of(char)["initiative_dice"]) if count is None else count
     if not 1 <= n <= 20:
         raise RuleError(f"dice: {n} initiative dice is out of range (1..20)")
