@@ -25,3 +25,6 @@ def test_short_forms_run_in_order_on_the_demo_table(tmp_path: Path, system_id: s
     finally:
         table.close()
 
+
+def test_every_system_lists_short_forms() -> None:
+    assert all(system.short_forms for system in SYSTEMS.values())

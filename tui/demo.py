@@ -6,14 +6,20 @@ from pathlib import Path
 
 from core import get_system
 from core.commands import convert_command
+from core.dice import Dice
 
 from .table import Table
 
 
-def build_demo(path: str | Path, system_id: str) -> Table:
-    """Create a table at ``path`` and run the system's demo commands on it."""
+def build_demo(path: str | Path, system_id: str, dice: Dice | None = None) -> Table:
+    """Create a table at ``path`` and run the system's demo commands on it.
+
+    ``dice``: where the demo's rolls come from (margin's random source by default).
+    """
     system = get_system(system_id)
     table = Table.create(path, system_id, title=f"{system.title} demo")
+    if dice is not None:
+        table.dice = dice
     for data in system.demo:
         table.execute(convert_command(system_id, data))
     return table
