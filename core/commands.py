@@ -48,9 +48,11 @@ class Note(Command, tag="note"):
 
 
 class Undo(Command, tag="undo"):
-    """Undo a command (by id; the last one not yet undone when omitted)."""
+    """Undo a command: by its id, or by the number of any record it produced;
+    the last command not yet undone when neither is given."""
 
     command: str | None = None
+    record: int | None = None
 
 
 class Redo(Command, tag="redo"):

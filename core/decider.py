@@ -158,6 +158,13 @@ def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Dr
 
 
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if cmd.record is not None:
+        if cmd.command is not None:
+            raise RuleError("undo: give a command id or a record number, not both")
+        found = history.command_of(cmd.record)
+        if found is None:
+            raise RuleError(f"undo: no record {cmd.record} (the log has 1..{history.head})")
+        cmd = Undo(command=found)
     if cmd.command is None:
         for cid in reversed(history.order):
             if not history.is_meta(cid) and cid not in history.undone and history.cascade(cid):

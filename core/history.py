@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from events import Record, Redone, TableCreated, Undone
@@ -83,6 +84,12 @@ class History:
         for i in range(len(index), len(order)):
             index[order[i]] = i
         return index
+
+    def command_of(self, seq: int) -> str | None:
+        """The id of the command that produced record ``seq``, if there is one."""
+        if not 1 <= seq <= self.head:
+            return None
+        return self.order[bisect.bisect_right(self.starts, seq) - 1]
 
     def seqs(self, command: str) -> range:
         """The sequence numbers of a command's records."""

@@ -1,7 +1,7 @@
 """margin's log: event types, the record envelope, the player lens and the store."""
 
 from .base import Event
-from .lens import PlayerLog, player_view
+from .lens import PlayerLog, player_view, renumber
 from .record import (
     ALL_EVENTS,
     FORMAT,
@@ -66,5 +66,6 @@ __all__ = [
     "follow",
     "player_view",
     "record_to_builtins",
+    "renumber",
     "utc_now",
 ]

@@ -12,6 +12,8 @@ from .base import Event
 class Checked(Event, frozen=True, tag="edge.check"):
     """A success check: 2d10 (3d10 with Advantage or Disadvantage) + skill bonus vs TN."""
 
+    RECORD_FIELDS = ("pending_used",)
+
     character: str
     skill: str
     #: skill ranks + the two key attributes + any flat modifier
@@ -89,6 +91,8 @@ class EdgeSpent(Event, frozen=True, tag="edge.spent"):
 class Damaged(Event, frozen=True, tag="edge.damage"):
     """A damage roll against a target's armor."""
 
+    RECORD_FIELDS = ("attack",)
+
     target: str
     dice: int
     bonus: int
@@ -126,6 +130,8 @@ class Injured(Event, frozen=True, tag="edge.injury"):
 class InjuryLessened(Event, frozen=True, tag="edge.injury-lessened"):
     """Edge moved an injury one step down the severity ladder; the points stay."""
 
+    RECORD_FIELDS = ("injury",)
+
     character: str
     injury: int
     severity_from: str
@@ -134,6 +140,8 @@ class InjuryLessened(Event, frozen=True, tag="edge.injury-lessened"):
 
 class EdgeBurned(Event, frozen=True, tag="edge.burned"):
     """Edge Burn against a fatal result: the character lives and needs urgent care."""
+
+    RECORD_FIELDS = ("injury",)
 
     character: str
     injury: int
@@ -155,6 +163,8 @@ class EdgeRecovered(Event, frozen=True, tag="edge.recovered"):
 
 class PendingDismissed(Event, frozen=True, tag="edge.pending-dismissed"):
     """The GM dismissed a pending Advantage or Disadvantage."""
+
+    RECORD_FIELDS = ("pending",)
 
     character: str
     pending: int

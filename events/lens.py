@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 from typing import Any
 
 from .record import Record, record_to_builtins
@@ -39,14 +39,31 @@ def _cut(data: Any, path: list[str]) -> None:
         data.pop(path[-1], None)
 
 
+def renumber(record: Record, data: dict[str, Any], number: Callable[[int], int | None]) -> None:
+    """Number a player's view of ``record`` as the player sees the log.
+
+    ``number(seq)`` is a record's number in the player's log, or None for a record
+    the player cannot see. The record's own number, its cause and every field its
+    event names in ``RECORD_FIELDS`` are renumbered; numbers of unseen records are
+    dropped (0 for a single field), so no gap betrays a secret record.
+    """
+    data["seq"] = number(record.seq)
+    cause = data.pop("cause", None)
+    if cause is not None and number(cause) is not None:
+        data["cause"] = number(cause)
+    event = data["event"]
+    for name in type(record.event).RECORD_FIELDS:
+        value = event.get(name)
+        if isinstance(value, list):
+            event[name] = [n for n in map(number, value) if n is not None]
+        elif isinstance(value, int) and value:
+            event[name] = number(value) or 0
+
+
 class PlayerLog:
     """Reads a log in order as a player: GM-only records left out, the rest numbered
-    1, 2, 3... without gaps, so the numbering does not betray that secret records exist.
-
-    Record numbers inside what a player sees (a record's cause, what an undo voided
-    or a redo restored, what the GM revealed) are renumbered the same way, and those
-    of records the player cannot see are dropped.
-    """
+    1, 2, 3... without gaps, so the numbering does not betray that secret records exist
+    (see ``renumber``)."""
 
     def __init__(self) -> None:
         self.numbers: dict[int, int] = {}
@@ -55,15 +72,6 @@ class PlayerLog:
         data = player_view(record, revealed)
         if data is None:
             return None
-        number = self.numbers[record.seq] = len(self.numbers) + 1
-        data["seq"] = number
-        cause = data.pop("cause", None)
-        if cause in self.numbers:
-            data["cause"] = self.numbers[cause]
-        event = data["event"]
-        for key in ("voids", "restores"):
-            if key in event:
-                event[key] = [self.numbers[s] for s in event[key] if s in self.numbers]
-        if event.get("type") == "table.revealed" and "record" in event:
-            event["record"] = self.numbers.get(event["record"], 0)
+        self.numbers[record.seq] = len(self.numbers) + 1
+        renumber(record, data, self.numbers.get)
         return data

@@ -65,6 +65,8 @@ class Undone(Event, frozen=True, tag="table.undone"):
     command: str
     voids: list[int]
 
+    RECORD_FIELDS = ("voids",)
+
 
 class Redone(Event, frozen=True, tag="table.redone"):
     """An undo was reversed: the listed records count again."""
@@ -72,11 +74,15 @@ class Redone(Event, frozen=True, tag="table.redone"):
     command: str
     restores: list[int]
 
+    RECORD_FIELDS = ("restores",)
+
 
 class Revealed(Event, frozen=True, tag="table.revealed"):
     """The GM showed the players a secret record's hidden fields."""
 
     record: int
+
+    RECORD_FIELDS = ("record",)
 
 
 EVENTS: tuple[type[Event], ...] = (

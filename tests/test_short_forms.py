@@ -28,3 +28,29 @@ def test_short_forms_run_in_order_on_the_demo_table(tmp_path: Path, system_id: s
 
 def test_every_system_lists_short_forms() -> None:
     assert all(system.short_forms for system in SYSTEMS.values())
+
+
+def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Path) -> None:
+    from core.commands import AddCharacter
+    from events import PlayerLog
+    from tui.rng import RandomDice
+
+    table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
+    try:
+        table.execute(AddCharacter(name="Lurker", hidden=True))
+        check = table.execute(
+            commandline.parse_line(
+                "check kael athletics vs 20 adv faces 3 4 9 keep 0 1", table.state
+            ).command
+        )[0]
+        dismiss = table.execute(commandline.parse_line("dismiss kael", table.state).command)[0]
+        assert dismiss.event.pending == check.seq
+        lens = PlayerLog()
+        seen = {r.seq: lens.view(r) for r in table.store.records()}
+        assert seen[table.projection.seq - 2] is None  # the hidden Lurker's record
+        player_check, player_dismiss = seen[check.seq], seen[dismiss.seq]
+        assert player_check is not None and player_dismiss is not None
+        assert player_check["seq"] == check.seq - 1
+        assert player_dismiss["event"]["pending"] == player_check["seq"]
+    finally:
+        table.close()

@@ -180,3 +180,10 @@ def test_an_empty_quoted_name_is_a_word_and_is_refused(table):
 def test_digits_that_are_not_plain_digits_are_refused_clearly(table, line, message):
     with pytest.raises(RuleError, match=message):
         table.execute(parse(line, table).command)
+
+
+def test_undo_takes_a_record_number_or_a_command_id(table):
+    from core.commands import Undo
+
+    assert parse("undo 3", table).command == Undo(record=3)
+    assert parse("undo 1a2b3c4d5e6f", table).command == Undo(command="1a2b3c4d5e6f")

@@ -196,3 +196,17 @@ def test_undos_reaching_back_do_not_make_later_rebuilds_start_over() -> None:
     # 20 undos, each refolding about 60 records; starting over each time would be ~20,000
     assert fetched < 2000
     assert projection.state_at(2000, corrected=True).notes == projection.state.notes
+
+
+def test_undo_by_the_number_of_any_record_the_command_wrote(tmp_path: Path) -> None:
+    table = Table.create(tmp_path / "t.margin", "2d10-edge")
+    first = table.execute(Note(text="one"))[0]
+    table.execute(Note(text="two"))
+    undo = table.execute(Undo(record=first.seq))[0]
+    assert undo.event.command == first.command and undo.event.voids == [first.seq]
+    with pytest.raises(RuleError, match="no record 99"):
+        table.execute(Undo(record=99))
+    with pytest.raises(RuleError, match="not both"):
+        table.execute(Undo(record=1, command=first.command))
+    with pytest.raises(RuleError, match="is an undo"):
+        table.execute(Undo(record=undo.seq))

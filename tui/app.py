@@ -383,7 +383,7 @@ class ReplayApp(TableApp):
         self.query_one(LogView).can_focus = False
         self.set_focus(None)
         self.timer = self.set_interval(1 / SPEEDS[self.speed], self.tick, pause=True)
-        self.say("Right/Left step, Space plays, c switches to as corrected, g jumps; F1 keys")
+        self.say("Right/Left step, Space plays, c switches as it happened/as corrected, g jumps")
 
     def header_text(self) -> Text:
         view = self.view
@@ -438,6 +438,8 @@ class ReplayApp(TableApp):
     def action_corrected(self) -> None:
         self.view.set_corrected(not self.view.corrected)
         self._moved()
+        other = "as it happened" if self.view.corrected else "as corrected"
+        self.say(f"c switches to {other}")
 
     def action_jump(self) -> None:
         def jump(text: str | None) -> None:

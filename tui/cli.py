@@ -358,12 +358,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(str(exc))
     except sqlite3.DatabaseError as exc:
         _fail(f"{getattr(args, 'path', '')}: cannot read the table ({exc})")
+    except BrokenPipeError:
+        # the reader went away (margin log | head): stop quietly, as other tools do
+        sys.stderr.close()
+        return 0
     except OSError as exc:
         _fail(f"{exc.filename or ''}: {exc.strerror}" if exc.strerror else str(exc))
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ GENERIC_HELP: dict[str, str] = {
     "roll": "roll NOTATION [secret] [as NAME] [for REASON]   free roll: roll 3d6+2",
     "note": "note TEXT   a note everyone sees",
     "gmnote": "gmnote TEXT   a note only the GM sees",
-    "undo": "undo   void the last command and all it caused (shows what first)",
+    "undo": "undo [RECORD]   void the last command, or the one that wrote RECORD, "
+    "and all it caused (shows what first)",
     "redo": "redo   restore what the last undo voided",
     "reveal": "reveal SEQ   show the players a secret record",
     "add": "add NAME [hidden] [KEY=VALUE ...]   seat a character (sheet fields)",
@@ -143,6 +144,8 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
         return {"type": "note", "text": rest.strip(), "gm_only": word == "gmnote"}
     if word in ("undo", "help"):
         if word == "undo" and args:
+            if len(args) == 1 and args[0].isascii() and args[0].isdigit():
+                return {"type": "undo", "record": int(args[0])}
             return {"type": "undo", "command": args[0]}
         return Parsed(action=word)
     if word == "redo":

@@ -20,7 +20,7 @@ import msgspec
 from core import Projection, RuleError, TableState, find_character, get_system
 from core.commands import Command
 from core.systems.base import Clock, Odds
-from events import Record, SQLiteStore, player_view, record_to_builtins
+from events import Record, SQLiteStore, player_view, record_to_builtins, renumber
 
 from . import render
 from .table import Table
@@ -288,6 +288,12 @@ class View:
             return [r for r in store.records(first - 1, last) if r.seq in keep]
         return [store.record(s) for s in wanted]
 
+    def _player_number(self, seq: int) -> int | None:
+        """A record's number in the player's log (its place among the listed records)."""
+        seqs = self.seqs()
+        at = bisect.bisect_left(seqs, seq)
+        return at + 1 if at < len(seqs) and seqs[at] == seq else None
+
     def rows(self, start: int, stop: int) -> list[LogRow]:
         """Log rows ``start`` to ``stop`` (positions in the listed records, oldest first)."""
         stop = min(stop, self.log_len())
@@ -302,6 +308,7 @@ class View:
                 data = player_view(record, revealed)
                 if data is None:
                     continue
+                renumber(record, data, self._player_number)
                 secret = bool(data.get("secret"))
             else:
                 data = record_to_builtins(record)

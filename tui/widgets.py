@@ -227,6 +227,8 @@ class WordSuggester(Suggester):
         self.view = view
 
     async def get_suggestion(self, value: str) -> str | None:
+        if not value or value[-1].isspace():
+            return None  # no word begun: any guess would be noise
         done = commandline.complete(value, self.view.state())
         return done.rstrip() if done else None
 
