@@ -777,3 +777,26 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
         await pilot.press("enter")  # the same line, now that nothing is broken
         await pilot.pause()
         assert app.view.table.projection.seq == seq + 1
+
+
+@pilot_test
+async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_path):
+    """A GM at each system's demo table types the system's short forms, one after another."""
+    from core import SYSTEMS
+    from tui.demo import build_demo
+
+    for system_id, system in SYSTEMS.items():
+        path = tmp_path / f"{system_id}.margin"
+        build_demo(path, system_id, dice=RandomDice(0)).close()
+        app = appmod.play_app(str(path))
+        app.view.table.dice = RandomDice(0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            line = app.query_one(CommandLine)
+            for text, _ in system.short_forms:
+                before = app.view.table.projection.seq
+                await type_line(pilot, text)
+                await pilot.press("enter")
+                await pilot.pause()
+                assert app.view.table.projection.seq > before, (system_id, text, message(app))
+                assert line.value == ""
+        app.view.table.close()
