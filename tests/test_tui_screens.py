@@ -279,6 +279,7 @@ async def test_help_lists_every_key(path):
                 "ctrl+z": "Ctrl+Z",
                 "ctrl+y": "Ctrl+Y",
                 "f1": "F1",
+                "f2": "F2",
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",
@@ -800,3 +801,25 @@ async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_p
                 assert app.view.table.projection.seq > before, (system_id, text, message(app))
                 assert line.value == ""
         app.view.table.close()
+
+
+@pilot_test
+async def test_the_rules_open_from_a_key_and_a_word_for_gm_and_players(path):
+    from tui.screens import RulesScreen
+
+    for app in (play(path), appmod.watch_app(path, "Kael")):
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f2")
+            await pilot.pause()
+            assert isinstance(app.screen, RulesScreen)
+            assert app.screen.text.startswith("# d100-under")
+            await pilot.press("pagedown")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, RulesScreen)
+    app = play(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_line(pilot, "rules")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)

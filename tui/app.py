@@ -24,7 +24,7 @@ from core.commands import Redo, Undo
 from events import StoreError, record_to_builtins
 
 from . import commandline, render
-from .screens import HelpScreen, JumpScreen, UndoScreen
+from .screens import HelpScreen, JumpScreen, RulesScreen, UndoScreen
 from .view import LiveTable, LogRow, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
 
@@ -98,6 +98,9 @@ class TableApp(App[None]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
 
+    def action_rules(self) -> None:
+        self.push_screen(RulesScreen(render.rules_text(self.view.system.id)))
+
     def help_commands(self) -> list[str]:
         return []
 
@@ -127,6 +130,7 @@ class PlayApp(TableApp):
         Binding("ctrl+z", "undo", "Undo"),
         Binding("ctrl+y", "redo", "Redo"),
         Binding("f1", "help", "Help"),
+        Binding("f2", "rules", "Rules"),
         Binding("pageup", "log_page(-1)", "Log up", show=False),
         Binding("pagedown", "log_page(1)", "Log down", show=False),
         Binding("escape", "clear_line", "Clear line", show=False),
@@ -142,6 +146,7 @@ class PlayApp(TableApp):
         ("PageUp / PageDown", "scroll the log"),
         ("Ctrl+P", "command palette"),
         ("F1", "this help"),
+        ("F2", "the rules of this table's system"),
         ("Ctrl+Q", "quit"),
     ]
 
@@ -177,8 +182,9 @@ class PlayApp(TableApp):
         yield SystemCommand("Undo", "Void the last command and all it caused", self.action_undo)
         yield SystemCommand("Redo", "Restore what the last undo voided", self.action_redo)
         yield SystemCommand("Help", "Every key and command", self.action_help)
+        yield SystemCommand("Rules", "The rules of this table's system", self.action_rules)
         for word in commandline.command_words(self.view.state()):
-            if word not in ("undo", "redo", "help"):
+            if word not in ("undo", "redo", "help", "rules"):
                 yield SystemCommand(
                     f"Type: {word}",
                     commandline.GENERIC_HELP.get(word, f"start a '{word}' command"),
@@ -228,9 +234,12 @@ class PlayApp(TableApp):
             line.value = ""
             self.preview_undo(parsed.command)
             return
-        if parsed.action == "help":
+        if parsed.action in ("help", "rules"):
             line.value = ""
-            self.action_help()
+            if parsed.action == "help":
+                self.action_help()
+            else:
+                self.action_rules()
             return
         assert parsed.command is not None
         self.execute(parsed.command, clear=True)
@@ -316,6 +325,7 @@ class WatchApp(TableApp):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help"),
+        Binding("f2", "rules", "Rules"),
         Binding("q", "quit", "Quit"),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
@@ -323,6 +333,7 @@ class WatchApp(TableApp):
         ("PageUp / PageDown", "scroll the log a page"),
         ("Home / End", "oldest / newest record"),
         ("F1 or ?", "this help"),
+        ("F2", "the rules of this table's system"),
         ("q", "quit"),
     ]
 
@@ -355,6 +366,7 @@ class ReplayApp(TableApp):
         Binding("c", "corrected", "Corrected"),
         Binding("g", "jump", "Jump"),
         Binding("f1,question_mark", "help", "Help"),
+        Binding("f2", "rules", "Rules"),
         Binding("q", "quit", "Quit"),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
@@ -367,6 +379,7 @@ class ReplayApp(TableApp):
         ("c", "switch: as it happened / as corrected"),
         ("g", "jump to a record, round, turn or count"),
         ("F1 or ?", "this help"),
+        ("F2", "the rules of this table's system"),
         ("q", "quit"),
     ]
 

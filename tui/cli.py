@@ -8,7 +8,6 @@ import json
 import sqlite3
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -223,11 +222,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             print(f"{sid:<12} {s.summary}")
         print("\nmargin rules SYSTEM prints the rules of one system as margin plays them.")
         return 0
-    system = get_system(args.system)
-    if not system.rules_doc:
-        raise UsageError(f"rules: {system.id} has no rules document yet")
-    text = resources.files("core").joinpath("rules", system.rules_doc).read_text(encoding="utf-8")
-    sys.stdout.write(text)
+    sys.stdout.write(render.rules_text(args.system))
     return 0
 
 

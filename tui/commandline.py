@@ -32,6 +32,7 @@ GENERIC_HELP: dict[str, str] = {
     "remove": "remove NAME   a character leaves the table",
     "set": "set OPTION VALUE   change a rule option",
     "help": "help   every key and command",
+    "rules": "rules   the rules of this table's system, as margin plays them",
 }
 
 #: Typed physical dice: ``... = 4 7`` gives the faces instead of rolling.
@@ -142,7 +143,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
         if not rest.strip():
             raise RuleError(f"{word}: give the text of the note")
         return {"type": "note", "text": rest.strip(), "gm_only": word == "gmnote"}
-    if word in ("undo", "help"):
+    if word in ("undo", "help", "rules"):
         if word == "undo" and args:
             if len(args) == 1 and args[0].isascii() and args[0].isdigit():
                 return {"type": "undo", "record": int(args[0])}

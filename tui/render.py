@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
 from core import get_system
@@ -61,3 +62,11 @@ def _generic(e: dict[str, Any]) -> str | None:
     if tag == "table.revealed":
         return f"GM reveals record {e['record']}"
     return None
+
+
+def rules_text(system_id: str) -> str:
+    """The GM-facing rules document of a system, as it ships with margin."""
+    system = get_system(system_id)
+    if not system.rules_doc:
+        raise RuleError(f"rules: {system.id} has no rules document")
+    return resources.files("core").joinpath("rules", system.rules_doc).read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Markdown, Static
 
 from .view import LogRow
 from .widgets import row_text
@@ -64,6 +64,34 @@ class HelpScreen(ModalScreen[None]):
         text.append("\nEscape closes this help.", style="dim")
         with Vertical(id="dialog"), VerticalScroll():
             yield Static(text, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RulesScreen(ModalScreen[None]):
+    """The rules of the table's system, as margin plays them (the same text as margin rules)."""
+
+    BINDINGS = [
+        Binding("escape,q,f2", "close", "Close"),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+    ]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"), VerticalScroll(id="rules-scroll"):
+            yield Markdown(self.text, id="rules-text")
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#rules-scroll", VerticalScroll)
+        if direction < 0:
+            scroll.scroll_page_up()
+        else:
+            scroll.scroll_page_down()
 
     def action_close(self) -> None:
         self.dismiss(None)
