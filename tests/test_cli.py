@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import subprocess
@@ -11,20 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tui.cli import main
-
-
-def run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = ""
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from support import run_margin as run
 
 
 def lines(*commands: dict[str, Any]) -> str:

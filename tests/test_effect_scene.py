@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+from support import events_of as do
+from support import refused, run_margin
 
 from core.commands import convert_command
-from core.errors import RuleError
 from core.systems import get_system
 from events.effect import EVENTS
-from tui.cli import main
 from tui.table import Table
 
 SYSTEM = get_system("2d6-effect")
@@ -93,17 +91,6 @@ def reference(tmp_path: Path) -> Any:
     t = open_table(tmp_path / "r.margin", **options)
     yield t
     t.close()
-
-
-def do(table: Table, **data: Any) -> list[Any]:
-    return [r.event for r in table.execute(convert_command("2d6-effect", data))]
-
-
-def refused(table: Table, match: str, **data: Any) -> None:
-    before = table.projection.seq
-    with pytest.raises(RuleError, match=match):
-        do(table, **data)
-    assert table.projection.seq == before
 
 
 def test_a_skill_check_adds_every_dm(table: Table) -> None:
@@ -539,21 +526,11 @@ def test_short_forms(table: Table) -> None:
 # -- a scene through `margin do`, undone and replayed ------------------------------------------
 
 
-def run(capsys: Any, monkeypatch: Any, *args: str, stdin: str = "") -> tuple[int, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, _ = capsys.readouterr()
-    return code, out
-
-
 def test_a_scene_through_margin_do_with_undo_and_replay(
     tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
     path = str(tmp_path / "scene.margin")
-    assert run(capsys, monkeypatch, "new", path, "--system", "2d6-effect")[0] == 0
+    assert run_margin(capsys, monkeypatch, "new", path, "--system", "2d6-effect")[0] == 0
     script = [
         *PARTY,
         {"type": "assist", "helper": "Guard", "character": "Vex", "skill": "Electronics"},
@@ -595,7 +572,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
         },
         {"type": "check", "character": "Mira", "skill": "Electronics", "task": "vault"},
     ]
-    code, out = run(
+    code, out, _ = run_margin(
         capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
     )
     replies = [json.loads(line) for line in out.splitlines()]
@@ -604,7 +581,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
     assert "already done" in replies[12]["error"]
     assert [bool(r.get("ok")) for r in replies] == [True] * 10 + [False, True, False]
 
-    code, out = run(capsys, monkeypatch, "log", path, "--json")
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--json")
     log = [json.loads(line) for line in out.splitlines()]
     checks = [r for r in log if r["type"] == "effect.check"]
     # Mira's help (level 3, no characteristic: Effect 2+2+3-8 = -1) lands on the first check only
@@ -615,7 +592,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
     ]
     assert [r["refused"] for r in log if r["type"] == "effect.assist"] == [True, False]
 
-    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
     state = json.loads(out)
     assert state["world"]["tasks"]["vault"] == {
         "status": "done",
@@ -626,27 +603,29 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
 
     # replay: right after the first check the help is spent; right before it, it was waiting
     first = checks[0]["seq"]
-    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(first - 1))
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json", "--at", str(first - 1))
     assert json.loads(out)["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
-    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"]))
+    code, out, _ = run_margin(
+        capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"])
+    )
     assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "done"
-    code, out = run(
+    code, out, _ = run_margin(
         capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected"
     )
     assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "open"
 
-    code, out = run(capsys, monkeypatch, "log", path)
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path)
     assert "guard will not help vex" in out and "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run(capsys, monkeypatch, "demo", path, "--system", "2d6-effect")[0] == 0
-    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin(capsys, monkeypatch, "demo", path, "--system", "2d6-effect")[0] == 0
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
     tasks = json.loads(out)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
-    code, out = run(capsys, monkeypatch, "rules", "2d6-effect")
+    code, out, _ = run_margin(capsys, monkeypatch, "rules", "2d6-effect")
     assert code == 0 and "Effect" in out and "law_level" in out
 
 
@@ -690,8 +669,8 @@ def test_options_at_creation_from_the_command_line(
 ) -> None:
     path = str(tmp_path / "o.margin")
     args = ("new", path, "--system", "2d6-effect", "--option", "opposed_checks=on")
-    assert run(capsys, monkeypatch, *args)[0] == 0
-    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin(capsys, monkeypatch, *args)[0] == 0
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
     options = json.loads(out)["options"]
     assert options["opposed_checks"] is True and options["task_time"] is False
     assert options["law_level"] is True and options["characteristic_dm"] == "table"

@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import events_of as do
+from support import refused
 
 from core.commands import convert_command
 from core.errors import RuleError
@@ -25,18 +27,6 @@ def table(tmp_path: Path) -> Any:
         t.execute(convert_command("2d6-effect", data))
     yield t
     t.close()
-
-
-def do(table: Table, **data: Any) -> list[Any]:
-    return [r.event for r in table.execute(convert_command("2d6-effect", data))]
-
-
-def refused(table: Table, match: str, **data: Any) -> None:
-    before = table.projection.seq
-    with pytest.raises(RuleError, match=match) as caught:
-        do(table, **data)
-    assert "\n" not in str(caught.value)
-    assert table.projection.seq == before
 
 
 def test_blank_skill_or_characteristic_is_refused(table: Table) -> None:

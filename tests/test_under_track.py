@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
+from support import events_of as do
+from support import refused, run_margin
 
 from core.commands import convert_command
-from core.errors import RuleError
 from core.systems import get_system
 from events.under import EVENTS
-from tui.cli import main
 from tui.table import Table
 from tui.view import lens_state
 
@@ -48,17 +46,6 @@ def table(tmp_path: Path) -> Any:
         t.execute(convert_command("d100-under", data))
     yield t
     t.close()
-
-
-def do(table: Table, **data: Any) -> list[Any]:
-    return [r.event for r in table.execute(convert_command("d100-under", data))]
-
-
-def refused(table: Table, match: str, **data: Any) -> None:
-    before = table.projection.seq
-    with pytest.raises(RuleError, match=match):
-        do(table, **data)
-    assert table.projection.seq == before
 
 
 def world(table: Table) -> Any:
@@ -326,21 +313,11 @@ def test_sheets_are_checked(table: Table) -> None:
 # -- a timing-track fight through `margin do`, undone and replayed -------------------------
 
 
-def run(capsys: Any, monkeypatch: Any, *args: str, stdin: str = "") -> tuple[int, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    try:
-        code = main(list(args))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, _ = capsys.readouterr()
-    return code, out
-
-
 def test_a_fight_through_margin_do_with_undo_and_replay(
     tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
     path = str(tmp_path / "fight.margin")
-    assert run(capsys, monkeypatch, "new", path, "--system", "d100-under")[0] == 0
+    assert run_margin(capsys, monkeypatch, "new", path, "--system", "d100-under")[0] == 0
     script = [
         *PARTY,
         {"type": "start-track", "label": "Vicker Street"},
@@ -356,7 +333,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
         {"type": "interrupt", "character": "Rifleman", "reason": "shot"},
         {"type": "undo"},
     ]
-    code, out = run(
+    code, out, _ = run_margin(
         capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
     )
     replies = [json.loads(line) for line in out.splitlines()]
@@ -364,7 +341,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
     assert "error" in replies[11] and "already busy" in replies[11]["error"]
     assert all(r.get("ok") for i, r in enumerate(replies) if i != 11)
 
-    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
     state = json.loads(out)
     # the interrupt was undone: the rifleman's shot is still coming on count 6
     assert state["world"]["now"] == 5
@@ -372,7 +349,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
     assert [t["actor"] for t in state["world"]["resolved"]["4"]] == ["kael"]
     assert [t["actor"] for t in state["world"]["resolved"]["5"]] == ["kid"]
 
-    code, out = run(capsys, monkeypatch, "log", path, "--json")
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--json")
     log = [json.loads(line) for line in out.splitlines()]
     interrupted = [r for r in log if r["type"] == "under.interrupted"]
     assert len(interrupted) == 1 and interrupted[0]["undone"] is True
@@ -386,29 +363,31 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
 
     # replay: the track as it stood right after the first advance
     first_advance = next(r["seq"] for r in log if r["type"] == "under.resolved")
-    code, out = run(capsys, monkeypatch, "state", path, "--json", "--at", str(first_advance))
+    code, out, _ = run_margin(
+        capsys, monkeypatch, "state", path, "--json", "--at", str(first_advance)
+    )
     then = json.loads(out)["world"]
     assert then["now"] == 2
     assert sorted((t["actor"], t["at"]) for t in then["tokens"]) == [("kael", 4), ("rifleman", 6)]
 
     # as it happened, the interrupt counted until it was undone
-    code, out = run(
+    code, out, _ = run_margin(
         capsys, monkeypatch, "state", path, "--json", "--at", str(interrupted[0]["seq"])
     )
     assert json.loads(out)["world"]["tokens"] == []
 
-    code, out = run(capsys, monkeypatch, "log", path)
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path)
     assert "count 5: kid revolver resolves" in out
     assert "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run(capsys, monkeypatch, "demo", path, "--system", "d100-under")[0] == 0
-    code, out = run(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin(capsys, monkeypatch, "demo", path, "--system", "d100-under")[0] == 0
+    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
     state = json.loads(out)
     assert state["world"]["running"] and state["world"]["now"] == 5
-    code, out = run(capsys, monkeypatch, "rules", "d100-under")
+    code, out, _ = run_margin(capsys, monkeypatch, "rules", "d100-under")
     assert code == 0 and "timing track" in out.lower() and "crit_reading" in out
 
 

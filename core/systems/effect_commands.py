@@ -7,16 +7,16 @@ from typing import Any
 
 import msgspec
 
-from events import Draft, Visibility
+from events import Draft
 from events.effect import EffectAssisted, EffectChecked, EffectOpposed, EffectSide, TaskClosed
 
 from ..dice import Dice, TypedDice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, about_hidden_only, find_character
+from ..state import TableState, find_character
 from . import effect_rules as rules
 from . import effect_task as tasks
-from .base import Command
+from .base import Command, hide_records_about_hidden
 from .effect_sheet import (
     MAX_ACTIONS,
     MAX_DM,
@@ -430,7 +430,7 @@ _DECIDERS: dict[type[Command], Any] = {
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """Decide a 2d6-effect command; records about hidden characters only are GM-only."""
     drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
-    return [_lensed(d, state) for d in drafts]
+    return hide_records_about_hidden(drafts, state, _subjects)
 
 
 def _subjects(event: Any) -> list[str]:
@@ -440,9 +440,3 @@ def _subjects(event: Any) -> list[str]:
         return [event.actor, event.helper]
     actor = getattr(event, "actor", "")
     return [actor] if actor else []
-
-
-def _lensed(draft: Draft, state: TableState) -> Draft:
-    if about_hidden_only(state, _subjects(draft.event)):
-        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
-    return draft

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from events import Draft, Visibility
+from events import Draft
 from events.under import (
     ActionChanged,
     ActionDeclared,
@@ -24,10 +24,10 @@ from events.under import (
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, about_hidden_only, find_character
+from ..state import TableState, find_character
 from . import under_rules as rules
 from . import under_track as track
-from .base import Command
+from .base import Command, hide_records_about_hidden
 from .under_sheet import integer, target_for
 
 
@@ -219,7 +219,7 @@ def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
 def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
     world = _running(state)
     hidden = {c.id for c in state.characters.values() if c.hidden}
-    # a hidden character's token is stopped in a record of its own (GM-only, see _lensed),
+    # a hidden character's token is stopped in a record of its own (GM-only, see hide_records_about_hidden),
     # so the public record of the end names no one the players cannot see
     drafts = [
         Draft(
@@ -324,7 +324,7 @@ _DECIDERS: dict[type[Command], Any] = {
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """Decide a d100-under command; records about hidden characters only are GM-only."""
     drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
-    return [_lensed(d, state) for d in drafts]
+    return hide_records_about_hidden(drafts, state, _subjects)
 
 
 def _subjects(event: Any) -> list[str]:
@@ -336,9 +336,3 @@ def _subjects(event: Any) -> list[str]:
         return [t.actor for t in event.actions]
     actor = getattr(event, "actor", "")
     return [actor] if actor else []
-
-
-def _lensed(draft: Draft, state: TableState) -> Draft:
-    if about_hidden_only(state, _subjects(draft.event)):
-        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
-    return draft

@@ -1,0 +1,41 @@
+"""Helpers the test files share: run margin in-process, run a command, expect a refusal."""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import Any
+
+import pytest
+
+from core import RuleError
+from core.commands import convert_command
+from tui.cli import main
+from tui.table import Table
+
+
+def run_margin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = ""
+) -> tuple[int, str, str]:
+    """``margin ARGS`` in this process: (exit status, standard output, standard error)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def events_of(table: Table, **data: Any) -> list[Any]:
+    """Run one command, given as its JSON fields, and return the events it appended."""
+    return [r.event for r in table.execute(convert_command(table.state.system, data))]
+
+
+def refused(table: Table, match: str, **data: Any) -> None:
+    """The command is refused in one line matching ``match``, and nothing is appended."""
+    before = table.projection.seq
+    with pytest.raises(RuleError, match=match) as caught:
+        events_of(table, **data)
+    assert "\n" not in str(caught.value)
+    assert table.projection.seq == before
