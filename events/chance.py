@@ -6,7 +6,7 @@ itself, so a fold never re-derives a rule; the decider computes it once.
 
 from __future__ import annotations
 
-from .base import Event
+from .base import Event, PlayerForm
 
 
 class CheckRolled(Event, frozen=True, tag="chance.check"):
@@ -206,3 +206,75 @@ EVENTS: tuple[type[Event], ...] = (
     HealthChanged,
     Traveled,
 )
+
+
+# -- what players see ---------------------------------------------------------
+
+#: A secret check's numbers.
+CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total")
+OPPOSED_SECRET = (
+    "actor_difficulty",
+    "defender_difficulty",
+    "actor_chance",
+    "defender_chance",
+    "actor_roll",
+    "defender_roll",
+    "actor_margin",
+    "defender_margin",
+)
+#: An attack's dice and the target's numbers stay behind the GM's screen.
+ATTACK_SECRET = (
+    "accuracy",
+    "evasion",
+    "hit_chance",
+    "roll",
+    "dodge_chance",
+    "dodge_roll",
+    "crit_chance",
+    "crit_roll",
+    "range_percent",
+    "steps",
+    "confusion_roll",
+)
+EFFECT_SECRET = ("potency", "resistance", "gap")
+
+
+def _side(prefix: str) -> tuple[str, ...]:
+    return tuple(
+        f"{prefix}_{n}"
+        for n in ("skill", "difficulty", "chance", "roll", "margin", "band", "modifiers")
+    )
+
+
+_CHARACTER = PlayerForm(about=("character",))
+CheckRolled.PLAYER = PlayerForm(about=("character",), secret=CHECK_SECRET)
+OpposedRolled.PLAYER = PlayerForm(
+    about=("actor", "defender", "winner"),
+    unseen={"actor": _side("actor"), "defender": _side("defender"), "winner": ()},
+    secret=OPPOSED_SECRET,
+)
+AttackRolled.PLAYER = PlayerForm(
+    about=("attacker", "target", "intended", "burst_of"),
+    unseen={
+        "attacker": ("weapon", "extra_attackers", "element", "source", "override"),
+        "target": ("absorbed", "location", "vitals", "damage", "taken", "dodged"),
+        "intended": (),
+        "burst_of": (),
+    },
+    secret=ATTACK_SECRET,
+)
+EffectApplied.PLAYER = PlayerForm(
+    about=("target", "source"),
+    unseen={"source": ("reason",)},
+    secret=EFFECT_SECRET,
+)
+for _kind in (EffectTicked, EffectRemoved, Moved, HealthChanged):
+    _kind.PLAYER = _CHARACTER
+# a hidden participant's place and position are the GM's
+EncounterStarted.PLAYER = PlayerForm(
+    about=("order", "positions", "hidden"),
+    unseen={"order": (), "positions": (), "hidden": ()},
+)
+TurnStarted.PLAYER = PlayerForm(about=("actor",), private=("index",))
+EncounterEnded.PLAYER = PlayerForm()
+Traveled.PLAYER = PlayerForm()

@@ -8,6 +8,10 @@ from typing import Any
 
 from events import Draft, Visibility
 from events.chance import (
+    ATTACK_SECRET,
+    CHECK_SECRET,
+    EFFECT_SECRET,
+    OPPOSED_SECRET,
     AttackRolled,
     CheckRolled,
     EffectApplied,
@@ -60,34 +64,6 @@ from .chance_state import (
     weapon,
 )
 
-#: Fields of a secret check that players do not see until the GM reveals it.
-CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total")
-OPPOSED_SECRET = (
-    "actor_difficulty",
-    "defender_difficulty",
-    "actor_chance",
-    "defender_chance",
-    "actor_roll",
-    "defender_roll",
-    "actor_margin",
-    "defender_margin",
-)
-#: An attack's dice and the target's numbers stay behind the GM's screen.
-ATTACK_SECRET = (
-    "accuracy",
-    "evasion",
-    "hit_chance",
-    "roll",
-    "dodge_chance",
-    "dodge_roll",
-    "crit_chance",
-    "crit_roll",
-    "range_percent",
-    "steps",
-    "confusion_roll",
-)
-EFFECT_SECRET = ("potency", "resistance", "gap")
-
 #: What a band means at the table, read to the player.
 NARRATION = {
     "clean-success": "clean: extra detail, quicker work or something useful on the side",
@@ -118,13 +94,6 @@ def _world(state: TableState) -> ChanceWorld:
     world = state.world
     assert isinstance(world, ChanceWorld)
     return world
-
-
-def _seen(*chars: ChanceCharacter, hidden: tuple[str, ...] = ()) -> Visibility:
-    """Players see nothing of a record about a hidden character, else all but ``hidden``."""
-    if any(c.hidden for c in chars):
-        return Visibility(gm_only=True)
-    return Visibility(hidden=hidden)
 
 
 def _d100(dice: Dice) -> int:
@@ -230,7 +199,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         retry=retry,
         source=dice.source,
     )
-    return [Draft(event, visibility=_seen(char, hidden=CHECK_SECRET if secret else ()))]
+    return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if secret else ()))]
 
 
 def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -276,7 +245,7 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
         secret=secret,
         source=dice.source,
     )
-    return [Draft(event, visibility=_seen(a, b, hidden=OPPOSED_SECRET if secret else ()))]
+    return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET if secret else ()))]
 
 
 # -- positions --------------------------------------------------------------------
@@ -402,12 +371,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             burst_of="" if primary else target.id,
         )
         seq = state.seq + len(drafts) + 1
-        # a hidden attacker's blow lands on a visible target from nowhere the players can see
-        unseen = ("attacker", "weapon", "intended") if attacker.hidden else ()
         cause = None if primary else state.seq + 1
-        drafts.append(
-            Draft(event, cause=cause, visibility=_seen(victim, hidden=ATTACK_SECRET + unseen))
-        )
+        drafts.append(Draft(event, cause=cause, visibility=Visibility(hidden=ATTACK_SECRET)))
         if event.connects and "effect" in w:
             drafts.append(
                 effect_draft(
@@ -620,9 +585,7 @@ def effect_draft(
         pool=pool,
         reason=reason,
     )
-    source_char = state.characters.get(source)
-    unseen = ("source",) if source_char is not None and source_char.hidden else ()
-    return Draft(event, cause=cause, visibility=_seen(target, hidden=EFFECT_SECRET + unseen))
+    return Draft(event, cause=cause, visibility=Visibility(hidden=EFFECT_SECRET))
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -653,7 +616,7 @@ def decide_bandage(cmd: Bandage, state: TableState, dice: Dice, history: History
     if not char.has("bleeding"):
         raise RuleError(f"character: {char.name} is not bleeding")
     event = EffectRemoved(character=char.id, effect="bleeding", reason="bandaged")
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -663,9 +626,7 @@ def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: Histo
         held = ", ".join(e.name for e in char.effects) or "none"
         raise RuleError(f"effect: {char.name} has no {name!r} (effects: {held})")
     reason = cmd.reason.strip() or "cleared by the GM"
-    return [
-        Draft(EffectRemoved(character=char.id, effect=name, reason=reason), visibility=_seen(char))
-    ]
+    return [Draft(EffectRemoved(character=char.id, effect=name, reason=reason))]
 
 
 # -- the encounter clock -----------------------------------------------------------
@@ -688,9 +649,8 @@ def decide_start(
     }
     hidden = [c for c in order if state.characters[c].hidden]
     # with hidden fighters in it, players learn only that a fight began
-    unseen = ("order", "positions", "hidden") if hidden else ()
     event = EncounterStarted(order=order, positions=positions, hidden=hidden)
-    return [Draft(event, visibility=Visibility(hidden=unseen))]
+    return [Draft(event)]
 
 
 def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -700,7 +660,7 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
     index, rnd = _next_actor(state, enc.order, enc.current, enc.round)
     actor = _char(state, enc.order[index])
     turn = TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor))
-    drafts = [Draft(turn, visibility=_seen(actor))]
+    drafts = [Draft(turn)]
     seq = state.seq + 1
     hp = actor.hp
     for effect in list(actor.effects):
@@ -747,7 +707,7 @@ def _tick(
         ended=ended,
     )
     tick_seq = turn_seq + offset
-    drafts = [Draft(tick, cause=effect.applied or None, visibility=_seen(char))]
+    drafts = [Draft(tick, cause=effect.applied or None)]
     if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
         reach = int(state.options.get("spread_feet", 5))
         for other in state.characters.values():
@@ -809,7 +769,7 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
             raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
         _check_flight(state, char, start, to)
     event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def _check_flight(
@@ -842,7 +802,7 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
         if amount <= 0:
             raise RuleError(f"amount: {char.name} is already at full HP ({char.max_hp})")
     event = HealthChanged(character=char.id, amount=amount, absorbed=absorbed, reason=cmd.reason)
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) -> list[Draft]:

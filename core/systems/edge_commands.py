@@ -7,6 +7,7 @@ from typing import Any
 
 from events import Draft, Visibility
 from events.edge import (
+    SECRET_TN,
     ActionUsed,
     Attacked,
     Checked,
@@ -28,7 +29,7 @@ from events.edge import (
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, about_hidden_only
+from ..state import TableState
 from . import edge_rules as rules
 from .base import Command
 from .edge_sheet import (
@@ -81,10 +82,9 @@ class Check(Command, tag="check"):
 
 
 #: Fields of an attack by a hidden character that players do not see (who struck, with what).
-HIDDEN_ATTACKER_FIELDS = ("character", "weapon", "skill", "bonus", "modifier")
 
 #: Fields of a check a secret TN hides from players until the GM reveals the record.
-SECRET_TN_FIELDS = ("tn", "tn_name", "mos", "band", "damage_dice", "pending_kind", "pending_scope")
+SECRET_TN_FIELDS = SECRET_TN
 
 
 class Attack(Check, tag="attack", kw_only=True):
@@ -1074,24 +1074,5 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
 
 
 def decide(cmd: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    """Decide a 2d10-edge command; records about hidden characters only are GM-only."""
-    drafts = DECIDERS[type(cmd)](cmd, state, dice, history)
-    return [_lensed(d, state) for d in drafts]
-
-
-def _lensed(draft: Draft, state: TableState) -> Draft:
-    subjects = [
-        getattr(draft.event, name)
-        for name in ("character", "target")
-        if getattr(draft.event, name, "")
-    ]
-    if about_hidden_only(state, subjects):
-        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
-    attacker = state.characters.get(getattr(draft.event, "character", ""))
-    if isinstance(draft.event, Attacked) and attacker is not None and attacker.hidden:
-        # the target sees the blow land, not who struck or with what
-        hidden = (*draft.visibility.hidden, *HIDDEN_ATTACKER_FIELDS)
-        return Draft(
-            draft.event, cause=draft.cause, visibility=Visibility(gm_only=False, hidden=hidden)
-        )
-    return draft
+    """Decide a 2d10-edge command (what players see of it is ``core.lens``'s to say)."""
+    return DECIDERS[type(cmd)](cmd, state, dice, history)
