@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -50,6 +50,9 @@ def key(name: str) -> str:
 class Pending(msgspec.Struct, kw_only=True):
     """A MoS consequence waiting for the character's next (related) check."""
 
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
     seq: int
     kind: str
     scope: str
@@ -59,6 +62,9 @@ class Pending(msgspec.Struct, kw_only=True):
 
 
 class Injury(msgspec.Struct, kw_only=True):
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
     seq: int
     points: int
     severity: str
@@ -107,6 +113,9 @@ class Encounter(msgspec.Struct, kw_only=True):
 
 class OpenAttack(msgspec.Struct, kw_only=True):
     """An attack that hit and whose damage is not rolled yet."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     seq: int
     attacker: str
