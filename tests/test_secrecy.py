@@ -222,7 +222,7 @@ def check_session(tmp: Path, system: str, steps: list[tuple[str, Any, int]]) -> 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 @settings(
-    max_examples=6,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -271,3 +271,27 @@ def test_the_property_fails_when_a_leak_is_put_back(
     monkeypatch.setattr(core.lens, "judge", leaky)
     with pytest.raises(AssertionError):
         check_session(tmp_path, "2d10-edge", [("roll", 0, 0), ("gm-note", "h", 0)])
+
+
+def test_every_event_type_says_in_the_docs_what_players_see() -> None:
+    from events import ALL_EVENTS
+
+    doc = (Path(__file__).parent.parent / "docs" / "players.md").read_text(encoding="utf-8")
+    missing = [
+        kind.__struct_config__.tag
+        for kind in ALL_EVENTS
+        if f"`{kind.__struct_config__.tag}`" not in doc
+    ]
+    assert not missing, missing
+
+
+def test_a_player_form_naming_no_field_stops_margin_at_load() -> None:
+    from events import Event, PlayerForm
+    from events.base import check_player_forms
+
+    class Probe(Event, frozen=True, tag="test.probe"):
+        actor: str
+
+    Probe.PLAYER = PlayerForm(about=("actor",), secret=("totl",))
+    with pytest.raises(TypeError, match="totl"):
+        check_player_forms((Probe,))
