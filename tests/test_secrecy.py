@@ -295,3 +295,37 @@ def test_a_player_form_naming_no_field_stops_margin_at_load() -> None:
     Probe.PLAYER = PlayerForm(about=("actor",), secret=("totl",))
     with pytest.raises(TypeError, match="totl"):
         check_player_forms((Probe,))
+
+
+def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_shown(
+    tmp_path: Path,
+) -> None:
+    from support import player_state_of
+
+    from tui.demo import build_demo
+
+    def do(**data: Any) -> None:
+        table.execute(convert_command("2d10-edge", data))
+
+    table = build_demo(tmp_path / "t.margin", "2d10-edge", dice=RandomDice(3))
+    try:
+        do(type="update-character", character="Guard", hidden=True)
+        seen_before: list[str] = []
+        for _ in range(7):
+            gm_turn = table.state.world.encounter.current
+            current = player_state_of(table).world.encounter.current
+            assert current != "guard"
+            if gm_turn == "guard":
+                # a hidden combatant's turn: the players' clock is where it was
+                assert current == (seen_before[-1] if seen_before else "")
+            else:
+                assert current == gm_turn
+                seen_before.append(current)
+            do(type="next-turn")
+        assert "guard" not in [c.id for c in player_state_of(table).world.encounter.order]
+        do(type="update-character", character="Guard", hidden=False)
+        order = [c.id for c in player_state_of(table).world.encounter.order]
+        gm_order = [c.id for c in table.state.world.encounter.order]
+        assert order == gm_order and "guard" in order
+    finally:
+        table.close()
