@@ -301,7 +301,11 @@ class PlayerLens:
                 body[name] = _mask(body.get(name), masked)
             for name in verdict.cut:
                 _cut(body, name.split("."))
-            data["secret"] = True
+            form = type(record.event).PLAYER
+            private = form.private if form is not None else ()
+            # fields players never see make no record a secret
+            if verdict.unseen or any(c not in private for c in verdict.cut):
+                data["secret"] = True
         shows = self._shows.get(record.seq)
         if shows is not None:
             body.pop("record", None)

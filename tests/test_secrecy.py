@@ -19,6 +19,7 @@ position. Three properties hold:
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import re
@@ -78,9 +79,10 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
 
 
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
-PUBLIC = ("roll", "secret-roll", "check", "note", "undo", "redo")
+PUBLIC = ("roll", "secret-roll", "check", "note", "undo", "redo", "reveal")
 GM_ONLY = ("roll", "secret-roll", "check", "gm-note", "undo")
-MIXED = ("mixed",)
+#: players see these, so a session without its GM-only actions cannot have them
+MIXED = ("mixed", "reveal-note")
 
 actions = st.lists(
     st.one_of(
@@ -135,17 +137,33 @@ def play(
         add = {"type": "add-character", "name": hidden, "sheet": hidden_sheet, "hidden": True}
         table.execute(convert_command(system, add), command_id="hidden")
     done: dict[bool, list[str]] = {True: [], False: []}
+    firsts: dict[str, int] = {}
+    gm_notes: list[str] = []
+    # a reveal of the hidden character's blow would name them: those stay unrevealed here
+    revealable: list[str] = []
     for n, kind, who, pick in steps:
         gm = who == "h"
-        data = _command(system, kind, who, names, hidden, done[gm], pick)
+        if kind in ("reveal", "reveal-note"):
+            # a public command's first record (a secret roll's dice), or a GM note
+            pool = revealable if kind == "reveal" else gm_notes
+            if not pool:
+                continue
+            data: dict[str, Any] | None = {"type": "reveal", "seq": firsts[pool[pick % len(pool)]]}
+        else:
+            data = _command(system, kind, who, names, hidden, done[gm], pick)
         if data is None:
             continue
         secret = gm or kind == "secret-roll"
         table.dice = RandomDice(n * 7919 + (variant if secret and gm else 0))
         with contextlib.suppress(RuleError):
-            table.execute(convert_command(system, data), command_id=f"c{n}")
-            if kind not in ("undo", "redo"):
+            records = table.execute(convert_command(system, data), command_id=f"c{n}")
+            firsts[f"c{n}"] = records[0].seq
+            if kind == "gm-note":
+                gm_notes.append(f"c{n}")
+            if kind not in ("undo", "redo", "reveal", "reveal-note"):
                 done[gm].append(f"c{n}")
+                if not gm and kind != "mixed":
+                    revealable.append(f"c{n}")
     return table
 
 
@@ -204,20 +222,25 @@ def check_session(tmp: Path, system: str, steps: list[tuple[str, Any, int]]) -> 
     for name, kept, hidden, variant in (
         ("all", numbered, HIDDEN[0], 0),
         ("variant", numbered, HIDDEN[1], 1),
-        ("no-mixed", [s for s in numbered if s[1] != "mixed"], HIDDEN[0], 0),
-        ("public", [s for s in numbered if s[2] != "h" and s[1] != "mixed"], HIDDEN[0], 0),
+        ("no-mixed", [s for s in numbered if s[1] not in MIXED], HIDDEN[0], 0),
+        ("public", [s for s in numbered if s[2] != "h" and s[1] not in MIXED], HIDDEN[0], 0),
     ):
         (tmp / name).mkdir()
         path = tmp / name / "table.margin"
         play(path, system, kept, hidden, variant).close()
         runs[name] = player_outputs(path, player)
     # (a) non-interference
-    assert runs["no-mixed"] == runs["public"]
+    assert runs["no-mixed"] == runs["public"], _diff(runs["no-mixed"], runs["public"])
     # (b) no hidden name or id
     text = "\n".join(runs["all"]).lower()
     assert HIDDEN[0].lower() not in text
     # (c) another hidden name, other secret dice: the same for players
-    assert runs["all"] == runs["variant"]
+    assert runs["all"] == runs["variant"], _diff(runs["all"], runs["variant"])
+
+
+def _diff(a: list[str], b: list[str]) -> str:
+    lines = difflib.unified_diff("\n".join(a).splitlines(), "\n".join(b).splitlines(), n=0)
+    return "\n".join(list(lines)[:40])
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
@@ -247,6 +270,8 @@ EVERY_KIND: list[tuple[str, Any, int]] = [
     ("note", 0, 0),
     ("undo", 0, 2),
     ("redo", 0, 0),
+    ("reveal", 0, 5),
+    ("reveal-note", 0, 0),
 ]
 
 

@@ -12,6 +12,9 @@ from core.errors import RuleError
 def describe(system: str, data: dict[str, Any]) -> str:
     """One line for a record given as a (possibly lensed) dict."""
     event = data["event"]
+    if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
+        # a record players never saw, shown to them now
+        return "GM reveals: " + describe(system, {"event": event["shown"]})
     try:
         sys = get_system(system)
     except RuleError:
@@ -38,6 +41,8 @@ def _generic(e: dict[str, Any]) -> str | None:
     if tag == "character.added":
         return f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
     if tag == "character.updated":
+        if e.get("hidden") is not None and not e.get("sheet"):
+            return f"{e['id']} is {'hidden from' if e['hidden'] else 'shown to'} the players"
         keys = ", ".join(e.get("sheet", {})) or "visibility"
         return f"{e['id']}: sheet updated ({keys})"
     if tag == "character.removed":
