@@ -223,6 +223,8 @@ class PlayerLens:
     def __init__(self, revealed: Container[int] = ()) -> None:
         self.revealed = revealed
         self.hidden: set[str] = set()
+        #: characters hidden at some point and not shown since (removed ones too)
+        self.hidden_ever: set[str] = set()
         #: the GM's record number -> the players'
         self.numbers: dict[int, int] = {}
         #: the GM's numbers of the records players see, in order
@@ -265,6 +267,8 @@ class PlayerLens:
             cause is not None and cause in self._verdicts and bool(self._verdicts[cause][0].unseen),
         )
         _track(event, self.hidden)
+        if isinstance(event, CharacterAdded | CharacterUpdated) and event.hidden is not None:
+            (self.hidden_ever.add if event.hidden else self.hidden_ever.discard)(event.id)
         shown = verdict.shown and self._follows(kind, event)
         if kind is Revealed and not shown:
             shown = self._reveal(record)
@@ -380,10 +384,14 @@ def player_state(
     world = player_world(state) if player_world is not None else None
     shown = lens.upto(state.seq)
     numbers = lens.numbers
+    # every character players cannot see, here now or gone
+    hidden = _hidden_ids(state) | lens.hidden_ever
     return msgspec.structs.replace(
         state,
-        characters={k: _numbered(c, numbers) for k, c in state.characters.items() if not c.hidden},
-        world=_numbered(world, numbers),
+        characters={
+            k: _numbered(c, numbers, hidden) for k, c in state.characters.items() if not c.hidden
+        },
+        world=_numbered(world, numbers, hidden),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
@@ -391,33 +399,50 @@ def player_state(
     )
 
 
-def _numbered(value: Any, numbers: dict[int, int]) -> Any:
-    """A part of the state with record numbers in the players' numbering.
+def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> Any:
+    """A part of the state as players may see it.
 
-    State structs name their record-number fields in ``RECORD_FIELDS``; an item
-    of a list or mapping that stems from a record players did not see (a
-    pending Advantage from a GM-only check) is left out.
+    Record numbers are the players' (state structs name their record-number
+    fields in ``RECORD_FIELDS``); an item of a list or mapping that stems from
+    a record players did not see (a pending Advantage from a GM-only check), or
+    that is a hidden character (an id, a mapping key, a struct with that
+    ``id`` or ``actor``), is left out; any other value that is a hidden
+    character's id reads ``UNSEEN`` (the helper behind a pending bonus).
     """
+    if isinstance(value, str):
+        return UNSEEN if value in hidden else value
     if isinstance(value, msgspec.Struct):
         fields = getattr(type(value), "RECORD_FIELDS", ())
         changes = {}
         for name in value.__struct_fields__:
             old = getattr(value, name)
-            new = _seqs(old, numbers) if name in fields else _numbered(old, numbers)
-            if new is not old:
+            new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
+            if new is not old and new != old:
                 changes[name] = new
         return msgspec.structs.replace(value, **changes) if changes else value
     if isinstance(value, list):
-        return [_numbered(v, numbers) for v in value if _seen_item(v, numbers)]
+        return [_numbered(v, numbers, hidden) for v in value if _seen_item(v, numbers, hidden)]
     if isinstance(value, dict):
-        return {k: _numbered(v, numbers) for k, v in value.items() if _seen_item(v, numbers)}
+        return {
+            k: _numbered(v, numbers, hidden)
+            for k, v in value.items()
+            if k not in hidden and _seen_item(v, numbers, hidden)
+        }
+    if isinstance(value, set | frozenset):
+        return type(value)(v for v in value if v not in hidden)
     return value
 
 
-def _seen_item(value: Any, numbers: dict[int, int]) -> bool:
-    """False for a state item born of a record players did not see."""
-    fields = getattr(type(value), "RECORD_FIELDS", ())
-    if "seq" not in fields:
+def _seen_item(value: Any, numbers: dict[int, int], hidden: Container[str]) -> bool:
+    """False for a state item born of a record players did not see, or that is a
+    hidden character."""
+    if isinstance(value, str):
+        return value not in hidden
+    for name in ("id", "actor"):
+        who = getattr(value, name, None)
+        if isinstance(who, str) and who in hidden:
+            return False
+    if "seq" not in getattr(type(value), "RECORD_FIELDS", ()):
         return True
     seq = value.seq
     return not seq or seq in numbers
