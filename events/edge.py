@@ -71,6 +71,9 @@ class Attacked(Checked, frozen=True, tag="edge.attack"):
     pt_reduction: int = 0
     #: the action this attack used in the encounter ("" outside one)
     action: str = ""
+    #: what the target's armor took off its defense (options armor_dodge_*) when the TN was
+    #: the target's defense
+    dodge_penalty: int = 0
 
 
 class EdgeSpent(Event, frozen=True, tag="edge.spent"):
@@ -110,6 +113,8 @@ class Damaged(Event, frozen=True, tag="edge.damage"):
     edge_boost: bool = False
     source: str = "rng"
     reason: str = ""
+    #: PT the armor lost stopping this blow (options armor_degrade_*); ``pt`` is as it stood
+    degraded: int = 0
 
 
 class Injured(Event, frozen=True, tag="edge.injury"):
@@ -159,6 +164,15 @@ class EdgeRecovered(Event, frozen=True, tag="edge.recovered"):
     #: award size for complex awards: "minor", "major" or "boss"
     size: str = ""
     note: str = ""
+
+
+class ArmorRepaired(Event, frozen=True, tag="edge.armor-repaired"):
+    """PT worn off a character's armor restored (part of it, or all)."""
+
+    character: str
+    points: int
+    #: PT still worn off afterwards
+    wear_after: int = 0
 
 
 class PendingDismissed(Event, frozen=True, tag="edge.pending-dismissed"):
@@ -233,6 +247,7 @@ EVENTS: tuple[type[Event], ...] = (
     EdgeRecovered,
     PendingDismissed,
     Healed,
+    ArmorRepaired,
     EncounterStarted,
     Joined,
     Left,
