@@ -10,8 +10,8 @@ import pytest
 from support import events_of as do
 from support import refused, run_margin
 
-from core.systems import edge_screen
 from core.commands import convert_command
+from core.systems import edge_screen
 from core.systems.edge_commands import Attack, Check
 from core.systems.edge_sheet import EdgeCharacter, armor_class_of, check_sheet
 from events.edge import ArmorRepaired, Attacked, Checked, Damaged
@@ -81,7 +81,9 @@ def test_a_tn_above_100_is_accepted_and_the_odds_show_how_impossible(tmp_path: P
 
 def test_a_tn_above_100_is_typed_on_the_command_line(tmp_path: Path) -> None:
     t = new_table(tmp_path)
-    cmd = edge_screen.parse_words("check kael athletics vs 120 faces 5 6".split(), t.state)
+    cmd = edge_screen.parse_words(
+        ["check", "kael", "athletics", "vs", "120", "faces", "5", "6"], t.state
+    )
     assert cmd is not None and cmd["tn"] == 120
     assert do(t, **cmd)[0].tn == 120
 

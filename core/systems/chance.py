@@ -40,6 +40,20 @@ OPTIONS: tuple[Option, ...] = (
     Option("escalate_at", 3, "stacks at which chilled freezes and shocked stuns", lo=1, hi=100),
     Option("spread_stacks", 3, "stacks at which burning spreads to neighbours", lo=1, hi=100),
     Option("spread_feet", 5, "how near (feet) a neighbour catches fire", lo=0, hi=1000),
+    Option(
+        "crit_dex_step",
+        0,
+        "crit chance +1 per this much DEX, on top of the sheet's and the weapon's (0: off)",
+        lo=0,
+        hi=1000,
+    ),
+    Option(
+        "crit_multiplier_step",
+        0,
+        "crit multiplier +0.1 per this much STR + DEX, on top of the sheet's (0: off)",
+        lo=0,
+        hi=1000,
+    ),
 )
 
 _HUMAN_ARMOR = {"head": 0, "torso": 40, "arms": 10, "legs": 10}

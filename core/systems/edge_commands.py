@@ -990,9 +990,7 @@ def decide_repair(cmd: RepairArmor, state: TableState, dice: Dice, history: Hist
             f"{char.name}'s armor)"
         )
     return [
-        Draft(
-            ArmorRepaired(character=char.id, points=points, wear_after=char.armor_wear - points)
-        )
+        Draft(ArmorRepaired(character=char.id, points=points, wear_after=char.armor_wear - points))
     ]
 
 
