@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of, refused, run_margin
+from test_chance_effects import fighter
 
 from core.commands import convert_command
 from core.systems import chance_screen
@@ -27,20 +28,6 @@ from events.chance import (
 from tui.table import Table
 
 SYSTEM = "d100-chance"
-
-
-def fighter(name: str, **sheet: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "hp": 100,
-        "stats": {"str": 10, "dex": 10},
-        "speed": 30,
-        "speed_bonus": 10,
-        "status_resistance": 0,
-        "skills": {"lockpick": 30, "perception": 30},
-        "weapons": {"blade": {"type": "melee", "base": 10, "range": 5}},
-    }
-    base.update(sheet)
-    return {"type": "add-character", "name": name, "sheet": base}
 
 
 def new_table(tmp_path: Path, hidden: tuple[str, ...] = (), **options: Any) -> Table:
@@ -367,3 +354,20 @@ def test_margin_rules_documents_the_new_rulings(
         "`side`",
     ):
         assert words in out, words
+
+
+def test_the_side_of_a_hidden_charmer_is_not_shown_to_players(tmp_path: Path) -> None:
+    t = new_table(tmp_path, hidden=("Bo",))
+    events_of(t, type="effect", target="Cy", effect="charmed", potency=25, source="Bo")
+    [switched] = t.execute(convert_command(SYSTEM, {"type": "switch-side", "character": "Cy"}))
+    assert isinstance(switched.event, SideSwitched) and switched.event.side == "cult"
+    seen = player_view(switched)
+    assert seen is not None and "side" not in seen["event"]
+    assert chance_screen.describe(seen["event"]) == (
+        "cy is charmed and turns on its friends: now fights for another side"
+    )
+    records = t.execute(
+        convert_command(SYSTEM, {"type": "clear-effect", "character": "Cy", "effect": "charmed"})
+    )
+    back = player_view(records[-1])
+    assert back is not None and back["event"]["side"] == "party" and "before" not in back["event"]

@@ -242,6 +242,7 @@ SYSTEM = System(
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
         ("check rook hacking 40 helper open", "an open check with a helper"),
+        ("check vex arcana hard = 20", "a difficulty named by its band (hard: 70)"),
         ("opposed rook stealth marn perception", "an opposed check"),
         ("move rook 5 5", "move to a place (feet)"),
         ("attack rook marn knife side +1 = 10 50 90 1", "a flank attack, the dice typed"),

@@ -673,7 +673,7 @@ def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: Histo
     removed = EffectRemoved(character=char.id, effect=name, reason=reason)
     drafts = [Draft(removed, visibility=_seen(char))]
     if name == "charmed":
-        drafts += _side_back(char, cause=state.seq + 1)
+        drafts += _side_back(state, char, cause=state.seq + 1)
     return drafts
 
 
@@ -703,16 +703,25 @@ def decide_switch_side(
     if side == side_of(char):
         raise RuleError(f"side: {char.name} already fights for {side!r}")
     event = SideSwitched(character=char.id, side=side, before=side_of(char), reason="charmed")
-    return [Draft(event, cause=charm.applied or None, visibility=_seen(char))]
+    unseen = ("side",) if _hidden_charmer(state, char) else ()
+    return [Draft(event, cause=charm.applied or None, visibility=_seen(char, hidden=unseen))]
 
 
-def _side_back(char: ChanceCharacter, cause: int) -> list[Draft]:
+def _hidden_charmer(state: TableState, char: ChanceCharacter) -> bool:
+    """Whether the charm on ``char`` came from a hidden character, whose side is its secret."""
+    charm = char.effect("charmed")
+    source = state.characters.get(charm.source) if charm is not None else None
+    return source is not None and source.hidden
+
+
+def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Draft]:
     """A charm ended: a character it turned goes back to its own side."""
     if char.side is None:
         return []
     own = str(char.sheet.get("side", ""))
     event = SideSwitched(character=char.id, side=own, before=char.side, reason="charm-ended")
-    return [Draft(event, cause=cause, visibility=_seen(char))]
+    unseen = ("before",) if _hidden_charmer(state, char) else ()
+    return [Draft(event, cause=cause, visibility=_seen(char, hidden=unseen))]
 
 
 # -- the encounter clock -----------------------------------------------------------
@@ -899,7 +908,7 @@ def _tick(
                     )
                 )
     if effect.name == "charmed" and ended:
-        drafts += _side_back(char, cause=tick_seq)
+        drafts += _side_back(state, char, cause=tick_seq)
     if effect.name == "haste" and ended:
         drafts.append(
             effect_draft(

@@ -173,7 +173,8 @@ def describe(e: dict[str, Any]) -> str | None:
         if e.get("reason") == "charm-ended":
             back = f"its own side, {e['side']}" if e.get("side") else "its own side"
             return f"{e['character']} is no longer charmed and returns to {back}"
-        return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
+        side = e.get("side") or "another side"
+        return f"{e['character']} is charmed and turns on its friends: now fights for {side}"
     if tag == "chance.encounter-ended":
         return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
     if tag == "chance.moved":
