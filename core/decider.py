@@ -36,12 +36,13 @@ from .commands import (
 from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
+from .lens import seal
 from .state import Character, LastRoll, TableState, character_id, find_character
 from .systems import SYSTEMS, get_system
 from .systems.base import Command, Handler
 
 #: Fields of a secret free roll that players do not see.
-SECRET_ROLL_FIELDS = ("faces", "kept", "total", "dice")
+SECRET_ROLL_FIELDS = Rolled.PLAYER.secret
 
 
 def create_table(
@@ -79,7 +80,7 @@ def decide(
         drafts = system.decide(command, state, dice, history)
     if isinstance(dice, TypedDice):
         dice.finish()
-    return drafts
+    return seal(drafts, state, history)
 
 
 def _add_character(
@@ -213,6 +214,10 @@ def _reveal(cmd: Reveal, state: TableState, dice: Dice, history: History) -> lis
         raise RuleError(f"reveal: record {cmd.seq} is already revealed")
     if cmd.seq in history.voided:
         raise RuleError(f"reveal: record {cmd.seq} is undone")
+    if cmd.seq not in history.gm_only and cmd.seq not in history.secret:
+        raise RuleError(
+            f"reveal: record {cmd.seq} was never secret (players already see all of it)"
+        )
     return [Draft(Revealed(record=cmd.seq), cause=cmd.seq)]
 
 

@@ -45,6 +45,12 @@ class History:
     redoable: list[str] = field(default_factory=list)
     head: int = 0
     _current: str = ""
+    #: records players do not see at all, and records they see only in part
+    gm_only: set[int] = field(default_factory=set)
+    secret: set[int] = field(default_factory=set)
+    #: records where players see a character only as unseen (their consequences
+    #: are cut to match, see ``core.lens``)
+    masked: set[int] = field(default_factory=set)
 
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
@@ -56,6 +62,17 @@ class History:
             self.meta.add(cmd)
         elif self.redoable:
             self.redoable.clear()
+
+    def hide(self, record: Record) -> None:
+        """A record whose visibility is not public."""
+        visibility = record.visibility
+        if visibility.gm_only:
+            self.gm_only.add(record.seq)
+        else:
+            self.secret.add(record.seq)
+            form = type(record.event).PLAYER
+            if form is not None and any(n in form.unseen for n in visibility.hidden):
+                self.masked.add(record.seq)
 
     def change(self, record: Record) -> None:
         """An undo or redo record."""

@@ -70,6 +70,9 @@ class Projection:
                 history.start_command(record)
             if record.cause is not None:
                 children.setdefault(record.cause, []).append(seq)
+            visibility = record.visibility
+            if visibility.gm_only or visibility.hidden:
+                history.hide(record)
             kind = type(record.event)
             if kind is Undone or kind is Redone:
                 history.head = seq

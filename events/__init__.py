@@ -1,7 +1,6 @@
 """margin's log: event types, the record envelope, the player lens and the store."""
 
-from .base import Event
-from .lens import PlayerLog, player_view, renumber
+from .base import UNSEEN, Event, PlayerForm
 from .record import (
     ALL_EVENTS,
     FORMAT,
@@ -36,7 +35,8 @@ __all__ = [
     "ALL_EVENTS",
     "FORMAT",
     "PUBLIC",
-    "PlayerLog",
+    "PlayerForm",
+    "UNSEEN",
     "UPGRADES",
     "AnyEvent",
     "CharacterAdded",
@@ -64,8 +64,6 @@ __all__ = [
     "event_fields",
     "event_schema",
     "follow",
-    "player_view",
     "record_to_builtins",
-    "renumber",
     "utc_now",
 ]

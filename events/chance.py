@@ -6,7 +6,7 @@ itself, so a fold never re-derives a rule; the decider computes it once.
 
 from __future__ import annotations
 
-from .base import Event
+from .base import Event, PlayerForm
 
 
 class CheckRolled(Event, frozen=True, tag="chance.check"):
@@ -229,3 +229,90 @@ EVENTS: tuple[type[Event], ...] = (
     HealthChanged,
     Traveled,
 )
+
+
+# -- what players see ---------------------------------------------------------
+
+#: A secret check's numbers.
+CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total", "difficulty_band")
+OPPOSED_SECRET = (
+    "actor_difficulty",
+    "defender_difficulty",
+    "actor_difficulty_band",
+    "defender_difficulty_band",
+    "actor_chance",
+    "defender_chance",
+    "actor_roll",
+    "defender_roll",
+    "actor_margin",
+    "defender_margin",
+)
+#: An attack's dice and the target's numbers stay behind the GM's screen.
+ATTACK_SECRET = (
+    "accuracy",
+    "evasion",
+    "hit_chance",
+    "roll",
+    "dodge_chance",
+    "dodge_roll",
+    "crit_chance",
+    "crit_roll",
+    "range_percent",
+    "steps",
+    "confusion_roll",
+)
+EFFECT_SECRET = ("potency", "resistance", "gap")
+
+
+def _side(prefix: str) -> tuple[str, ...]:
+    return tuple(
+        f"{prefix}_{n}"
+        for n in (
+            "skill",
+            "difficulty",
+            "difficulty_band",
+            "chance",
+            "roll",
+            "margin",
+            "band",
+            "modifiers",
+        )
+    )
+
+
+_CHARACTER = PlayerForm(about=("character",))
+CheckRolled.PLAYER = PlayerForm(about=("character",), secret=CHECK_SECRET)
+OpposedRolled.PLAYER = PlayerForm(
+    about=("actor", "defender", "winner"),
+    unseen={"actor": _side("actor"), "defender": _side("defender"), "winner": ()},
+    secret=OPPOSED_SECRET,
+)
+AttackRolled.PLAYER = PlayerForm(
+    about=("attacker", "target", "intended", "burst_of"),
+    unseen={
+        "attacker": ("weapon", "extra_attackers", "element", "source", "override"),
+        "target": ("absorbed", "location", "vitals", "damage", "taken", "dodged"),
+        "intended": (),
+        "burst_of": (),
+    },
+    secret=ATTACK_SECRET,
+)
+EffectApplied.PLAYER = PlayerForm(
+    about=("target", "source"),
+    unseen={"source": ("reason",)},
+    secret=EFFECT_SECRET,
+)
+# a charm by a hidden character keeps its side from players (the record cuts it)
+for _kind in (EffectTicked, EffectRemoved, Moved, HealthChanged, SideSwitched):
+    _kind.PLAYER = _CHARACTER
+# a hidden participant's place and position are the GM's
+EncounterStarted.PLAYER = PlayerForm(
+    about=("order", "positions", "hidden"),
+    unseen={"order": (), "positions": (), "hidden": ()},
+)
+# whom a feared actor flees, and where margin sends it, would betray a hidden frightener
+TurnStarted.PLAYER = PlayerForm(
+    about=("actor", "flee_from"), unseen={"flee_from": ("flee_to",)}, private=("index",)
+)
+EncounterEnded.PLAYER = PlayerForm()
+Traveled.PLAYER = PlayerForm()

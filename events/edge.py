@@ -6,7 +6,7 @@ itself, so a fold never re-derives a rule outcome from the dice.
 
 from __future__ import annotations
 
-from .base import Event
+from .base import Event, PlayerForm
 
 
 class Checked(Event, frozen=True, tag="edge.check"):
@@ -255,3 +255,76 @@ EVENTS: tuple[type[Event], ...] = (
     ActionUsed,
     EncounterEnded,
 )
+
+
+# -- what players see ---------------------------------------------------------
+
+#: A check with a secret TN: the numbers that would tell the TN.
+SECRET_TN = ("tn", "tn_name", "mos", "band", "damage_dice", "pending_kind", "pending_scope")
+#: An attack's TN comes from the target's defense less what its armor takes off.
+SECRET_ATTACK_TN = (*SECRET_TN, "dodge_penalty")
+#: What an attack shows of its attacker: the skill, the dice and everything that adds up
+#: to the total, the weapon and its damage.
+ATTACKER = (
+    "skill",
+    "bonus",
+    "modifier",
+    "advantage",
+    "disadvantage",
+    "remove_disadvantage",
+    "edge",
+    "mode",
+    "faces",
+    "keep",
+    "kept",
+    "keep_chosen",
+    "double",
+    "adjustment",
+    "total",
+    "mos",
+    "damage_dice",
+    "pending_used",
+    "pending_kind",
+    "pending_scope",
+    "source",
+    "reason",
+    "weapon",
+    "fire_mode",
+    "base_dice",
+    "damage_bonus",
+    "melee",
+    "stun",
+    "extra_dice",
+    "pt_reduction",
+    "action",
+)
+_CHARACTER = PlayerForm(about=("character",))
+Checked.PLAYER = PlayerForm(about=("character",), secret=SECRET_TN)
+Attacked.PLAYER = PlayerForm(
+    about=("character", "target"),
+    unseen={"character": ATTACKER, "target": ("tn", "tn_name", "mos", "dodge_penalty")},
+    secret=SECRET_ATTACK_TN,
+)
+EdgeSpent.PLAYER = _CHARACTER
+# a hidden attacker's damage dice and bonus would tell the weapon
+Damaged.PLAYER = PlayerForm(
+    about=("target",),
+    via_unseen=("dice", "bonus", "faces", "raw", "edge_boost", "source", "reason", "pt_reduction"),
+)
+for _kind in (
+    Injured,
+    InjuryLessened,
+    EdgeBurned,
+    EdgeRecovered,
+    PendingDismissed,
+    Healed,
+    ArmorRepaired,
+):
+    _kind.PLAYER = _CHARACTER
+EncounterStarted.PLAYER = PlayerForm()
+EncounterEnded.PLAYER = PlayerForm()
+Joined.PLAYER = _CHARACTER
+Left.PLAYER = _CHARACTER
+# the index counts hidden combatants' places in the order
+TurnStarted.PLAYER = PlayerForm(about=("character",), private=("index",))
+ActionUsed.PLAYER = _CHARACTER

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Event
+from .base import Event, PlayerForm
 
 
 class EffectChecked(Event, frozen=True, kw_only=True, tag="effect.check"):
@@ -100,3 +100,33 @@ class TaskClosed(Event, frozen=True, kw_only=True, tag="effect.task-closed"):
 
 
 EVENTS: tuple[type[Event], ...] = (EffectChecked, EffectAssisted, EffectOpposed, TaskClosed)
+
+
+# -- what players see ---------------------------------------------------------
+
+#: What a helper's part in a check shows of the helper.
+HELPER = (
+    "disposition",
+    "refused",
+    "reason",
+    "skill_level",
+    "skill_used",
+    "characteristic",
+    "characteristic_dm",
+    "difficulty",
+    "difficulty_dm",
+    "faces",
+    "source",
+    "total",
+    "effect",
+    "dm",
+    "label",
+)
+EffectChecked.PLAYER = PlayerForm(
+    about=("actor", "assist_by"), unseen={"assist_by": ("assist_dm",)}
+)
+EffectAssisted.PLAYER = PlayerForm(about=("helper", "actor"), unseen={"helper": HELPER})
+EffectOpposed.PLAYER = PlayerForm(
+    about=("a", "b", "winner"), unseen={"a": (), "b": (), "winner": ()}
+)
+TaskClosed.PLAYER = PlayerForm()

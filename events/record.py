@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Union
 import msgspec
 
 from . import chance, edge, effect, table, under
-from .base import Event
+from .base import Event, check_player_forms
 
 #: Format of a stored record body. Bump it when a record must be reshaped on
 #: load, and register the step in ``UPGRADES``.
@@ -18,6 +18,9 @@ FORMAT = 1
 ALL_EVENTS: tuple[type[Event], ...] = (
     table.EVENTS + edge.EVENTS + chance.EVENTS + under.EVENTS + effect.EVENTS
 )
+
+# a player form naming a field its event lacks stops margin here, before any record is read
+check_player_forms(ALL_EVENTS)
 
 if TYPE_CHECKING:
     # a union built at run time from every system's events; to the type checker, any event

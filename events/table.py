@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Event
+from .base import Event, PlayerForm
+
+#: What anyone at the table may see of it, every field.
+PUBLIC_FORM = PlayerForm()
+#: A record about the character it names (its id field).
+ABOUT_ID = PlayerForm(about=("id",))
 
 
 class TableCreated(Event, frozen=True, tag="table.created"):
@@ -14,6 +19,8 @@ class TableCreated(Event, frozen=True, tag="table.created"):
     options: dict[str, Any] = {}
     title: str = ""
 
+    PLAYER = PUBLIC_FORM
+
 
 class OptionSet(Event, frozen=True, tag="table.option"):
     """A rule option changed; replays apply it from this record on."""
@@ -21,12 +28,16 @@ class OptionSet(Event, frozen=True, tag="table.option"):
     name: str
     value: Any
 
+    PLAYER = PUBLIC_FORM
+
 
 class CharacterAdded(Event, frozen=True, tag="character.added"):
     id: str
     name: str
     sheet: dict[str, Any] = {}
     hidden: bool = False
+
+    PLAYER = ABOUT_ID
 
 
 class CharacterUpdated(Event, frozen=True, tag="character.updated"):
@@ -36,9 +47,13 @@ class CharacterUpdated(Event, frozen=True, tag="character.updated"):
     sheet: dict[str, Any] = {}
     hidden: bool | None = None
 
+    PLAYER = ABOUT_ID
+
 
 class CharacterRemoved(Event, frozen=True, tag="character.removed"):
     id: str
+
+    PLAYER = ABOUT_ID
 
 
 class Rolled(Event, frozen=True, tag="dice.rolled"):
@@ -53,10 +68,14 @@ class Rolled(Event, frozen=True, tag="dice.rolled"):
     secret: bool = False
     reason: str = ""
 
+    PLAYER = PlayerForm(about=("actor",), secret=("faces", "kept", "total", "dice"))
+
 
 class Noted(Event, frozen=True, tag="table.note"):
     text: str
     gm_only: bool = False
+
+    PLAYER = PUBLIC_FORM
 
 
 class Undone(Event, frozen=True, tag="table.undone"):
@@ -67,6 +86,8 @@ class Undone(Event, frozen=True, tag="table.undone"):
 
     RECORD_FIELDS = ("voids",)
 
+    PLAYER = PlayerForm(follows=("voids",))
+
 
 class Redone(Event, frozen=True, tag="table.redone"):
     """An undo was reversed: the listed records count again."""
@@ -76,6 +97,8 @@ class Redone(Event, frozen=True, tag="table.redone"):
 
     RECORD_FIELDS = ("restores",)
 
+    PLAYER = PlayerForm(follows=("restores",))
+
 
 class Revealed(Event, frozen=True, tag="table.revealed"):
     """The GM showed the players a secret record's hidden fields."""
@@ -83,6 +106,8 @@ class Revealed(Event, frozen=True, tag="table.revealed"):
     record: int
 
     RECORD_FIELDS = ("record",)
+
+    PLAYER = PlayerForm(follows=("record",))
 
 
 EVENTS: tuple[type[Event], ...] = (

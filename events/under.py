@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .base import Event
+from .base import Event, PlayerForm
 
 
 class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
@@ -143,3 +143,20 @@ EVENTS: tuple[type[Event], ...] = (
     ActionInterrupted,
     ActionChanged,
 )
+
+
+# -- what players see ---------------------------------------------------------
+
+_ACTOR = PlayerForm(about=("actor",))
+UnderChecked.PLAYER = _ACTOR
+UnderOpposed.PLAYER = PlayerForm(
+    about=("a", "b", "winner"), unseen={"a": (), "b": (), "winner": ()}
+)
+UnderEscalated.PLAYER = PlayerForm(about=("actors",), unseen={"actors": ()})
+TrackStarted.PLAYER = PlayerForm()
+TrackEnded.PLAYER = PlayerForm(about=("dropped",), unseen={"dropped": ()})
+ActionDeclared.PLAYER = _ACTOR
+TrackAdvanced.PLAYER = PlayerForm()
+ActionsResolved.PLAYER = PlayerForm(about=("actions",), unseen={"actions": ()})
+ActionInterrupted.PLAYER = _ACTOR
+ActionChanged.PLAYER = _ACTOR

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from core import RuleError
+from core import RuleError, TableState, get_system
 from core.commands import convert_command
+from core.lens import PlayerLens, player_state
 from tui.cli import main
 from tui.table import Table
 
@@ -39,3 +40,16 @@ def refused(table: Table, match: str, **data: Any) -> None:
         events_of(table, **data)
     assert "\n" not in str(caught.value)
     assert table.projection.seq == before
+
+
+def player_log(table: Table) -> list[dict[str, Any]]:
+    """Every record of a table as players see it (``core.lens``), in their numbering."""
+    lens = PlayerLens(table.state.revealed)
+    return [data for record in table.store.records() if (data := lens.read(record)) is not None]
+
+
+def player_state_of(table: Table) -> TableState:
+    """The table's state now, as players see it."""
+    lens = PlayerLens(table.state.revealed)
+    lens.feed(table.store.records())
+    return player_state(table.state, lens, get_system(table.state.system).player_world)

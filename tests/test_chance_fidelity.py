@@ -8,13 +8,11 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import events_of, refused, run_margin
+from support import events_of, player_log, refused, run_margin
 from test_chance_effects import fighter
 
-from core.commands import convert_command
 from core.systems import chance_screen
 from core.systems.chance_state import ChanceCharacter
-from events import player_view
 from events.chance import (
     AttackRolled,
     CheckRolled,
@@ -120,21 +118,10 @@ def test_every_check_record_names_its_band_and_the_log_shows_it(tmp_path: Path) 
 def test_a_secret_checks_band_is_hidden_like_its_difficulty(tmp_path: Path) -> None:
     """ "You hear the outcome, not the DC": the band would tell the DC's range."""
     t = new_table(tmp_path)
-    [record] = t.execute(
-        convert_command(
-            SYSTEM,
-            {
-                "type": "check",
-                "character": "Ana",
-                "skill": "lockpick",
-                "difficulty": "hard",
-                "faces": [50],
-            },
-        )
-    )
-    seen = player_view(record)
-    assert seen is not None
-    assert "difficulty_band" not in seen["event"] and "difficulty" not in seen["event"]
+    events_of(t, type="check", character="Ana", skill="lockpick", difficulty="hard", faces=[50])
+    seen = player_log(t)[-1]["event"]
+    assert seen["type"] == "chance.check" and seen["band"] == "setback"
+    assert "difficulty_band" not in seen and "difficulty" not in seen
 
 
 def test_a_band_name_through_margin_do_and_the_log(
@@ -293,10 +280,13 @@ def test_where_a_feared_character_runs_does_not_betray_a_hidden_frightener(
 ) -> None:
     t = new_table(tmp_path, hidden=("Bo",))
     _frighten(t)
-    [turn, *_] = t.execute(convert_command(SYSTEM, {"type": "next"}))
-    assert isinstance(turn.event, TurnStarted) and turn.event.flee_from == "bo"
-    seen = player_view(turn)
-    assert seen is not None and "flee_from" not in seen["event"] and "flee_to" not in seen["event"]
+    turn = one(events_of(t, type="next"), TurnStarted)
+    assert (turn.flee_from, turn.flee_to) == ("bo", [-30, 0])
+    [seen] = [r["event"] for r in player_log(t) if r["event"]["type"] == "chance.turn"]
+    assert seen["flee_from"] == "someone unseen" and "flee_to" not in seen
+    assert "must flee from someone unseen (the GM says where)" in (
+        chance_screen.describe(seen) or ""
+    )
 
 
 def test_a_charmed_characters_side_is_switched_and_switched_back(tmp_path: Path) -> None:
@@ -359,15 +349,12 @@ def test_margin_rules_documents_the_new_rulings(
 def test_the_side_of_a_hidden_charmer_is_not_shown_to_players(tmp_path: Path) -> None:
     t = new_table(tmp_path, hidden=("Bo",))
     events_of(t, type="effect", target="Cy", effect="charmed", potency=25, source="Bo")
-    [switched] = t.execute(convert_command(SYSTEM, {"type": "switch-side", "character": "Cy"}))
-    assert isinstance(switched.event, SideSwitched) and switched.event.side == "cult"
-    seen = player_view(switched)
-    assert seen is not None and "side" not in seen["event"]
-    assert chance_screen.describe(seen["event"]) == (
+    assert one(events_of(t, type="switch-side", character="Cy"), SideSwitched).side == "cult"
+    seen = player_log(t)[-1]["event"]
+    assert seen["type"] == "chance.side" and "side" not in seen
+    assert chance_screen.describe(seen) == (
         "cy is charmed and turns on its friends: now fights for another side"
     )
-    records = t.execute(
-        convert_command(SYSTEM, {"type": "clear-effect", "character": "Cy", "effect": "charmed"})
-    )
-    back = player_view(records[-1])
-    assert back is not None and back["event"]["side"] == "party" and "before" not in back["event"]
+    events_of(t, type="clear-effect", character="Cy", effect="charmed")
+    back = player_log(t)[-1]["event"]
+    assert back["type"] == "chance.side" and back["side"] == "party" and "before" not in back

@@ -250,13 +250,13 @@ def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
         return record["command"], record["type"]
 
     start = next(r for r in gm if r["type"] == "chance.encounter")
-    assert "order" not in seen[key(start)] and "positions" not in seen[key(start)]
+    assert seen[key(start)]["order"] == ["rook"] and list(seen[key(start)]["positions"]) == ["rook"]
     for tag in ("chance.effect", "chance.turn", "chance.tick", "chance.check"):
         record = next(r for r in gm if r["type"] == tag)
         assert key(record) not in seen, tag
     shot = next(r for r in gm if r["type"] == "chance.attack")
     assert shot["attacker"] == "sniper"
-    assert "attacker" not in seen[key(shot)] and "weapon" not in seen[key(shot)]
+    assert seen[key(shot)]["attacker"] == "someone unseen" and "weapon" not in seen[key(shot)]
     assert seen[key(shot)]["damage"] == shot["damage"] and shot["damage"] > 0
     assert [r["seq"] for r in log(table, "--as", "rook")] == list(range(1, len(seen) + 1))
     code, text, _ = margin("log", str(table), "--as", "rook")

@@ -10,8 +10,8 @@ import pytest
 from core import get_system
 from core.commands import convert_command
 from core.errors import RuleError
+from core.lens import PlayerLens
 from core.systems.chance_commands import Attack, Check
-from events import player_view
 from tui.demo import build_demo
 from tui.table import Table
 
@@ -25,7 +25,7 @@ def demo(tmp_path: Path) -> Table:
 
 def line(table: Table, seq: int, as_player: bool = False) -> str:
     record = next(r for r in table.store.records() if r.seq == seq)
-    data = player_view(record, ()) if as_player else None
+    data = PlayerLens().read(record) if as_player else None
     event = data["event"] if data is not None else record.event
     if not isinstance(event, dict):
         import msgspec

@@ -8,9 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import refused, run_margin
+from support import player_log, refused, run_margin
 
-from core.commands import convert_command
 from core.systems import edge_screen
 from core.systems.edge_commands import Attack, Check
 from core.systems.edge_sheet import EdgeCharacter, armor_class_of, check_sheet
@@ -192,20 +191,14 @@ def test_heavier_armor_lowers_the_wearers_defense_when_the_option_is_set(tmp_pat
 def test_the_dodge_penalty_is_cut_with_a_secret_tn(tmp_path: Path) -> None:
     t = new_table(tmp_path, armor_dodge_medium=4)
     do(t, type="add-character", name="Guard", sheet=foe("medium"))
-    rec = t.execute(
-        convert_command(
-            "2d10-edge",
-            {
-                "type": "attack",
-                "character": "Kael",
-                "target": "Guard",
-                "secret_tn": True,
-                "damage": False,
-                "faces": [5, 5],
-            },
-        )
-    )[0]
-    assert "dodge_penalty" in rec.visibility.hidden and rec.event.dodge_penalty == 4
+    attack = one(
+        do(t, type="attack", character="Kael", target="Guard", secret_tn=True, damage=False,
+           faces=[5, 5]),
+        Attacked,
+    )  # fmt: skip
+    assert attack.dodge_penalty == 4
+    seen = player_log(t)[-1]["event"]
+    assert seen["type"] == "edge.attack" and "dodge_penalty" not in seen and "tn" not in seen
 
 
 def _builtins(event: Any) -> dict[str, Any]:

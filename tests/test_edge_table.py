@@ -10,6 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import player_log, player_state_of
 
 from core import RuleError
 from core.commands import convert_command
@@ -20,7 +21,6 @@ from events import Record
 from tui.demo import build_demo
 from tui.rng import RandomDice
 from tui.table import Table
-from tui.view import lens_state
 
 HERO = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
@@ -730,7 +730,7 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
 
 
 def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
-    from events import player_view
+    from core.lens import PlayerLens
 
     recs = do(
         party,
@@ -741,14 +741,14 @@ def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
         secret_tn=True,
         faces=[6, 5],
     )
-    seen = player_view(recs[0])
+    seen = PlayerLens().read(recs[0])
     assert seen is not None
     assert "tn" not in seen["event"] and "mos" not in seen["event"]
     assert seen["event"]["total"] == 31 and seen["event"]["success"] is True
     line = edge_screen.describe(seen["event"])
     assert line is not None and line.endswith("vs a secret TN: success")
     do(party, type="reveal", seq=recs[0].seq)
-    shown = player_view(recs[0], revealed={recs[0].seq})
+    shown = PlayerLens(revealed={recs[0].seq}).read(recs[0])
     assert shown is not None and shown["event"]["tn"] == 27
 
 
@@ -893,7 +893,7 @@ def test_an_edge_damage_boost_is_not_spent_on_a_miss(party: Table) -> None:
 
 
 def _player_status(t: Table, name: str) -> list[str]:
-    seen = lens_state(t.state)
+    seen = player_state_of(t)
     c = seen.characters[name]
     assert isinstance(c, EdgeCharacter)
     return edge_screen.status(c, seen)
@@ -1016,7 +1016,7 @@ def test_a_character_cannot_attack_themself(party: Table) -> None:
 
 
 def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
-    from events import player_view
+    from core.lens import UNSEEN
 
     do(party, type="add-character", name="Sniper", hidden=True, sheet=FOE)
     recs = do(
@@ -1027,15 +1027,19 @@ def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
         tn=15,
         faces=[9, 8, 1, 1, 1, 1, 1, 1],
     )
-    attack = next(r for r in recs if r.event.__struct_config__.tag == "edge.attack")
-    seen = player_view(attack)
+    assert any(r.event.__struct_config__.tag == "edge.attack" for r in recs)
+    seen = next(d for d in player_log(party) if d["event"]["type"] == "edge.attack")
     assert seen is not None
-    for field in ("character", "weapon", "skill", "bonus"):
+    assert seen["event"]["character"] == UNSEEN
+    for field in ("weapon", "skill", "bonus"):
         assert field not in seen["event"], field
     assert seen["event"]["target"] == "kael" and seen["event"]["success"] is True
     line = edge_screen.describe(seen["event"])
     assert line is not None and "sniper" not in line and "assault-rifle" not in line
-    assert line.startswith("attack on kael: someone unseen: attack [9,8] = ")
+    assert line.startswith("someone unseen attacks kael: ") and "[9,8]" not in line
+    # the dice, the total and the damage formula would tell the bonus and the weapon
+    for field in ("faces", "total", "damage_dice"):
+        assert field not in seen["event"], field
 
 
 def test_recovery_at_an_empty_table_says_so(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def test_every_system_lists_short_forms() -> None:
 
 def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Path) -> None:
     from core.commands import AddCharacter
-    from events import PlayerLog
+    from core.lens import PlayerLens
     from tui.rng import RandomDice
 
     table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
@@ -45,8 +45,8 @@ def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Pat
         )[0]
         dismiss = table.execute(commandline.parse_line("dismiss kael", table.state).command)[0]
         assert dismiss.event.pending == check.seq
-        lens = PlayerLog()
-        seen = {r.seq: lens.view(r) for r in table.store.records()}
+        lens = PlayerLens()
+        seen = {r.seq: lens.read(r) for r in table.store.records()}
         assert seen[table.projection.seq - 2] is None  # the hidden Lurker's record
         player_check, player_dismiss = seen[check.seq], seen[dismiss.seq]
         assert player_check is not None and player_dismiss is not None

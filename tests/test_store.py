@@ -192,7 +192,8 @@ def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
 
 
 def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
-    from events import Record, Visibility, player_view
+    from core.lens import PlayerLens
+    from events import Record, Visibility
     from events.table import CharacterAdded
 
     record = Record(
@@ -202,17 +203,18 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
         command="c",
         event=CharacterAdded(id="x", name="X", sheet={"hp": 10, "secret": {"a": 1, "b": 2}}),
         visibility=Visibility(hidden=("sheet.secret.a", "sheet.nope.z", "hidden")),
+        # "sheet.nope.z" names no value of this record: nothing to cut
     )
-    seen = player_view(record)
+    seen = PlayerLens().read(record)
     assert seen is not None
     assert seen["event"]["sheet"] == {"hp": 10, "secret": {"b": 2}}
     assert "hidden" not in seen["event"] and seen["secret"] is True
-    shown = player_view(record, revealed={5})
+    shown = PlayerLens(revealed={5}).read(record)
     assert shown is not None and shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
     import msgspec
 
     gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))
-    assert player_view(gm_only, revealed={5}) is None
+    assert PlayerLens(revealed={5}).read(gm_only) is None
 
 
 def test_public_seqs_match_decoding_even_when_a_note_quotes_the_mark(tmp_path: Path) -> None:

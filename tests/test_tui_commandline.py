@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from support import player_state_of
 
 from core import RuleError, get_system
 from core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
 from tui import commandline
 from tui.rng import RandomDice
 from tui.table import Table
-from tui.view import LiveTable, View, clock_position, lens_state, parse_jump, player_id
+from tui.view import LiveTable, View, clock_position, parse_jump, player_id
 
 SYSTEM = "d100-under"
 
@@ -128,7 +129,7 @@ def test_lens_drops_hidden_characters(table):
         )
     )
     assert "spy" in table.state.characters
-    assert "spy" not in lens_state(table.state).characters
+    assert "spy" not in player_state_of(table).characters
     with pytest.raises(RuleError, match="no such player character"):
         player_id(table.state, "Spy")
     with pytest.raises(RuleError, match="players: Ada, Cultist, Kael, Rifleman"):

@@ -9,13 +9,12 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import refused, run_margin
+from support import player_state_of, refused, run_margin
 
 from core.commands import convert_command
 from core.systems import get_system
 from events.under import EVENTS
 from tui.table import Table
-from tui.view import lens_state
 
 SYSTEM = get_system("d100-under")
 
@@ -452,7 +451,7 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
         assert clock is not None
         do(t, type="act", character="sniper", action="draw")
         gm_rows = [r.name for r in clock(t.state).rows]
-        player_rows = [r.name for r in clock(lens_state(t.state)).rows]
+        player_rows = [r.name for r in clock(player_state_of(t)).rows]
         assert "Sniper" in gm_rows and "Sniper" not in player_rows
         assert SYSTEM.player_world is not None
         assert [tok.actor for tok in SYSTEM.player_world(t.state).tokens] == []

@@ -39,7 +39,7 @@ def play(table: Table, commands: list[Any]) -> list[str]:
 def test_undo_voids_what_the_command_caused(tmp_path: Path) -> None:
     table = Table.create(tmp_path / "t.margin", "2d10-edge")
     table.execute(AddCharacter(name="Kael"))
-    roll = table.execute(RollDice(actor="kael", dice="2d6", faces=[3, 4]))[0]
+    roll = table.execute(RollDice(actor="kael", dice="2d6", faces=[3, 4], secret=True))[0]
     # a later command whose record answers the roll (a reveal names its cause)
     from core.commands import Reveal
 

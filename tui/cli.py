@@ -14,7 +14,8 @@ from typing import Any, NoReturn
 import msgspec
 
 from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
-from events import DecodeError, PlayerLog, SQLiteStore, StoreError, record_to_builtins
+from core.lens import PlayerLens, player_state
+from events import DecodeError, SQLiteStore, StoreError, record_to_builtins
 from events.jsonl import export_line, read_lines
 
 from . import render
@@ -102,11 +103,11 @@ def cmd_log(args: argparse.Namespace) -> int:
     voided = table.projection.history.voided
     # what players know now: a record revealed at any point shows whole
     revealed = table.state.revealed
-    lens = PlayerLog() if player is not None else None
+    lens = PlayerLens(revealed) if player is not None else None
     out = sys.stdout
     for record in table.store.records():
         if lens is not None:
-            data = lens.view(record, revealed)
+            data = lens.read(record)
             if data is None:
                 continue
         else:
@@ -129,15 +130,23 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 
 def _state_for(table: Table, args: argparse.Namespace) -> Any:
-    seq = table.projection.seq if args.at is None else args.at
-    if args.at is not None and not 1 <= args.at <= table.projection.seq:
-        raise UsageError(f"--at {args.at}: the table has records 1..{table.projection.seq}")
-    state = table.projection.state_at(seq, corrected=args.corrected)
-    if args.as_ is not None:
-        from .view import lens_state
-
+    if args.as_ is None:
+        seq = table.projection.seq if args.at is None else args.at
+        if args.at is not None and not 1 <= args.at <= table.projection.seq:
+            raise UsageError(f"--at {args.at}: the table has records 1..{table.projection.seq}")
+        state = table.projection.state_at(seq, corrected=args.corrected)
+    else:
+        # a player's state, at a record of the player's own numbering
         _lens_name(table, args.as_)
-        state = lens_state(state)
+        lens = PlayerLens(table.state.revealed)
+        lens.feed(table.store.records())
+        shown = lens.seqs
+        if args.at is not None and not 1 <= args.at <= len(shown):
+            raise UsageError(f"--at {args.at}: the table has records 1..{len(shown)}")
+        seq = table.projection.seq if args.at is None else shown[args.at - 1]
+        state = table.projection.state_at(seq, corrected=args.corrected)
+        lens.revealed = state.revealed
+        state = player_state(state, lens, get_system(state.system).player_world)
     data = msgspec.to_builtins(state)
     data["revealed"] = sorted(data.get("revealed", []))
     return data

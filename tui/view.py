@@ -15,12 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from core import Projection, RuleError, TableState, find_character, get_system
 from core.commands import Command
+from core.lens import PlayerLens, player_state
 from core.systems.base import Clock, Odds
-from events import Record, SQLiteStore, player_view, record_to_builtins, renumber
+from events import Record, SQLiteStore, record_to_builtins
 
 from . import render
 from .table import Table
@@ -52,13 +51,19 @@ class CharacterRow:
 
 
 class LiveTable(Table):
-    """A table that also keeps the sequence numbers of the records its reader may see."""
+    """A table that also keeps the sequence numbers of the records its reader may see.
+
+    A player's table reads every record through the player lens (``core.lens``)
+    as it arrives, so what it lists, numbers and shows is the lens's alone.
+    """
 
     def __init__(self, store: SQLiteStore, lens: bool = False, every: int = 1000) -> None:
         self.lens = lens
-        self.seqs: array[int] = array("q")
+        self.reader: PlayerLens | None = None
+        self.seqs: Sequence[int] = array("q")
         self._ready = False
         super().__init__(store, every)
+        self.reader = PlayerLens(self.projection.state.revealed) if lens else None
         self.seqs = self._initial_index(self.projection.seq)
         self._ready = True
         self._version = store.data_version()
@@ -72,18 +77,21 @@ class LiveTable(Table):
             store.close()
             raise
 
-    def _initial_index(self, upto: int) -> array[int]:
-        """The readable records up to ``upto``, found without decoding them."""
-        if not self.lens:
+    def _initial_index(self, upto: int) -> Sequence[int]:
+        """The readable records up to ``upto``."""
+        if self.reader is None:
             return array("q", range(1, upto + 1))
-        return array("q", self.store.public_seqs(upto))
+        self.reader.feed(self.store.records(0, upto))
+        return self.reader.seqs
 
     def _index(self, records: Iterable[Record]) -> None:
         if not self._ready:
             return
-        if self.lens:
-            self.seqs.extend(r.seq for r in records if not r.visibility.gm_only)
+        if self.reader is not None:
+            self.reader.revealed = self.projection.state.revealed
+            self.reader.feed(records)
         else:
+            assert isinstance(self.seqs, array)
             self.seqs.extend(r.seq for r in records)
 
     def catch_up(self, *args: Any, **kwargs: Any) -> list[Record]:
@@ -105,19 +113,6 @@ class LiveTable(Table):
             return []
         self._version = version
         return self.catch_up()
-
-
-def lens_state(state: TableState) -> TableState:
-    """The state as players may see it: no hidden characters, the system's player world."""
-    system = get_system(state.system)
-    world = system.player_world(state) if system.player_world else state.world
-    last = state.last_roll
-    return msgspec.structs.replace(
-        state,
-        characters={k: c for k, c in state.characters.items() if not c.hidden},
-        world=world,
-        last_roll=None if last is not None and last.secret else last,
-    )
 
 
 def player_id(state: TableState, name: str) -> str:
@@ -168,6 +163,7 @@ class View:
         self.corrected = False
         self._state_key: tuple[Any, ...] | None = None
         self._state: TableState = table.state
+        self._gm_state: TableState = table.state
         self._seqs_key: tuple[int, int] = (-1, -1)
         self._corrected_seqs: list[int] = []
         self._corrected: Projection | None = None
@@ -245,9 +241,15 @@ class View:
                 state = self.corrected_projection().state_at(self.seq)
             else:
                 state = projection.state_at(self.seq)
-            self._state = lens_state(state) if self.lens else state
+            self._gm_state = state
+            self._state = self._lensed(state) if self.lens else state
             self._state_key = key
         return self._state
+
+    def _lensed(self, state: TableState) -> TableState:
+        reader = self.table.reader
+        assert reader is not None
+        return player_state(state, reader, self.system.player_world)
 
     def characters(self) -> list[CharacterRow]:
         state = self.state()
@@ -288,27 +290,21 @@ class View:
             return [r for r in store.records(first - 1, last) if r.seq in keep]
         return [store.record(s) for s in wanted]
 
-    def _player_number(self, seq: int) -> int | None:
-        """A record's number in the player's log (its place among the listed records)."""
-        seqs = self.seqs()
-        at = bisect.bisect_left(seqs, seq)
-        return at + 1 if at < len(seqs) and seqs[at] == seq else None
-
     def rows(self, start: int, stop: int) -> list[LogRow]:
         """Log rows ``start`` to ``stop`` (positions in the listed records, oldest first)."""
         stop = min(stop, self.log_len())
         if start >= stop:
             return []
         voided, later = self._voided()
-        revealed = self.state().revealed
+        self.state()
+        reader = self.table.reader
+        if reader is not None:
+            # what players know at the record shown
+            reader.revealed = self._gm_state.revealed
         out = []
-        places = {seq: start + i + 1 for i, seq in enumerate(self.seqs()[start:stop])}
         for record in self._fetch(self.seqs()[start:stop]):
-            if self.lens:
-                data = player_view(record, revealed)
-                if data is None:
-                    continue
-                renumber(record, data, self._player_number)
+            if reader is not None:
+                data = reader.form(record)
                 secret = bool(data.get("secret"))
             else:
                 data = record_to_builtins(record)
@@ -316,7 +312,7 @@ class View:
             out.append(
                 LogRow(
                     seq=record.seq,
-                    number=places[record.seq] if self.lens else record.seq,
+                    number=data["seq"] if reader is not None else record.seq,
                     text=render.describe(self.system.id, data),
                     author=record.author,
                     undone=record.seq in voided,
@@ -377,7 +373,13 @@ def parse_jump(text: str, view: View) -> int:
     words = text.lower().split()
     if len(words) == 1 and words[0].isascii() and words[0].isdigit():
         seqs = view.seqs()
-        return max(0, bisect.bisect_right(seqs, int(words[0])) - 1)
+        seq = int(words[0])
+        reader = view.table.reader
+        if reader is not None:
+            # a player names records by their own numbers
+            shown = reader.seqs
+            seq = shown[min(seq, len(shown)) - 1] if seq >= 1 and shown else 0
+        return max(0, bisect.bisect_right(seqs, seq) - 1)
     if len(words) % 2 == 0 and words:
         target: dict[str, int] = {}
         for word, number in zip(words[::2], words[1::2], strict=True):

@@ -8,12 +8,12 @@ from typing import Any
 
 import msgspec
 
-from events import Draft, Event, Record, Visibility
+from events import Draft, Event, Record
 
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import Character, TableState, about_hidden_only
+from ..state import Character, TableState
 
 
 @dataclass(frozen=True)
@@ -103,18 +103,6 @@ class Clock:
 
 def _no_world(options: Mapping[str, Any]) -> Any:
     return None
-
-
-def hide_records_about_hidden(
-    drafts: list[Draft], state: TableState, subjects: Callable[[Event], list[str]]
-) -> list[Draft]:
-    """Drafts whose subjects are all hidden characters, made GM-only (``about_hidden_only``)."""
-    return [
-        Draft(d.event, cause=d.cause, visibility=Visibility(gm_only=True))
-        if about_hidden_only(state, subjects(d.event))
-        else d
-        for d in drafts
-    ]
 
 
 class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):

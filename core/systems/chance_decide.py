@@ -8,6 +8,10 @@ from typing import Any
 
 from events import Draft, Visibility
 from events.chance import (
+    ATTACK_SECRET,
+    CHECK_SECRET,
+    EFFECT_SECRET,
+    OPPOSED_SECRET,
     AttackRolled,
     CheckRolled,
     EffectApplied,
@@ -64,36 +68,6 @@ from .chance_state import (
     weapon,
 )
 
-#: Fields of a secret check that players do not see until the GM reveals it.
-CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total", "difficulty_band")
-OPPOSED_SECRET = (
-    "actor_difficulty",
-    "defender_difficulty",
-    "actor_difficulty_band",
-    "defender_difficulty_band",
-    "actor_chance",
-    "defender_chance",
-    "actor_roll",
-    "defender_roll",
-    "actor_margin",
-    "defender_margin",
-)
-#: An attack's dice and the target's numbers stay behind the GM's screen.
-ATTACK_SECRET = (
-    "accuracy",
-    "evasion",
-    "hit_chance",
-    "roll",
-    "dodge_chance",
-    "dodge_roll",
-    "crit_chance",
-    "crit_roll",
-    "range_percent",
-    "steps",
-    "confusion_roll",
-)
-EFFECT_SECRET = ("potency", "resistance", "gap")
-
 #: What a band means at the table, read to the player.
 NARRATION = {
     "clean-success": "clean: extra detail, quicker work or something useful on the side",
@@ -124,13 +98,6 @@ def _world(state: TableState) -> ChanceWorld:
     world = state.world
     assert isinstance(world, ChanceWorld)
     return world
-
-
-def _seen(*chars: ChanceCharacter, hidden: tuple[str, ...] = ()) -> Visibility:
-    """Players see nothing of a record about a hidden character, else all but ``hidden``."""
-    if any(c.hidden for c in chars):
-        return Visibility(gm_only=True)
-    return Visibility(hidden=hidden)
 
 
 def _d100(dice: Dice) -> int:
@@ -235,7 +202,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         source=dice.source,
         difficulty_band=rules.difficulty_band(difficulty),
     )
-    return [Draft(event, visibility=_seen(char, hidden=CHECK_SECRET if secret else ()))]
+    return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if secret else ()))]
 
 
 def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -283,7 +250,7 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
         actor_difficulty_band=rules.difficulty_band(a_diff),
         defender_difficulty_band=rules.difficulty_band(b_diff),
     )
-    return [Draft(event, visibility=_seen(a, b, hidden=OPPOSED_SECRET if secret else ()))]
+    return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET if secret else ()))]
 
 
 # -- positions --------------------------------------------------------------------
@@ -409,12 +376,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             burst_of="" if primary else target.id,
         )
         seq = state.seq + len(drafts) + 1
-        # a hidden attacker's blow lands on a visible target from nowhere the players can see
-        unseen = ("attacker", "weapon", "intended") if attacker.hidden else ()
         cause = None if primary else state.seq + 1
-        drafts.append(
-            Draft(event, cause=cause, visibility=_seen(victim, hidden=ATTACK_SECRET + unseen))
-        )
+        drafts.append(Draft(event, cause=cause, visibility=Visibility(hidden=ATTACK_SECRET)))
         if event.connects and "effect" in w:
             drafts.append(
                 effect_draft(
@@ -627,9 +590,7 @@ def effect_draft(
         pool=pool,
         reason=reason,
     )
-    source_char = state.characters.get(source)
-    unseen = ("source",) if source_char is not None and source_char.hidden else ()
-    return Draft(event, cause=cause, visibility=_seen(target, hidden=EFFECT_SECRET + unseen))
+    return Draft(event, cause=cause, visibility=Visibility(hidden=EFFECT_SECRET))
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -660,7 +621,7 @@ def decide_bandage(cmd: Bandage, state: TableState, dice: Dice, history: History
     if not char.has("bleeding"):
         raise RuleError(f"character: {char.name} is not bleeding")
     event = EffectRemoved(character=char.id, effect="bleeding", reason="bandaged")
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -671,7 +632,7 @@ def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: Histo
         raise RuleError(f"effect: {char.name} has no {name!r} (effects: {held})")
     reason = cmd.reason.strip() or "cleared by the GM"
     removed = EffectRemoved(character=char.id, effect=name, reason=reason)
-    drafts = [Draft(removed, visibility=_seen(char))]
+    drafts = [Draft(removed)]
     if name == "charmed":
         drafts += _side_back(state, char, cause=state.seq + 1)
     return drafts
@@ -704,7 +665,7 @@ def decide_switch_side(
         raise RuleError(f"side: {char.name} already fights for {side!r}")
     event = SideSwitched(character=char.id, side=side, before=side_of(char), reason="charmed")
     unseen = ("side",) if _hidden_charmer(state, char) else ()
-    return [Draft(event, cause=charm.applied or None, visibility=_seen(char, hidden=unseen))]
+    return [Draft(event, cause=charm.applied or None, visibility=Visibility(hidden=unseen))]
 
 
 def _hidden_charmer(state: TableState, char: ChanceCharacter) -> bool:
@@ -721,7 +682,7 @@ def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Dra
     own = str(char.sheet.get("side", ""))
     event = SideSwitched(character=char.id, side=own, before=char.side, reason="charm-ended")
     unseen = ("before",) if _hidden_charmer(state, char) else ()
-    return [Draft(event, cause=cause, visibility=_seen(char, hidden=unseen))]
+    return [Draft(event, cause=cause, visibility=Visibility(hidden=unseen))]
 
 
 # -- the encounter clock -----------------------------------------------------------
@@ -744,9 +705,8 @@ def decide_start(
     }
     hidden = [c for c in order if state.characters[c].hidden]
     # with hidden fighters in it, players learn only that a fight began
-    unseen = ("order", "positions", "hidden") if hidden else ()
     event = EncounterStarted(order=order, positions=positions, hidden=hidden)
-    return [Draft(event, visibility=Visibility(hidden=unseen))]
+    return [Draft(event)]
 
 
 def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -770,7 +730,7 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         assert isinstance(tick, EffectTicked)
         hp = max(0, hp + tick.hp)
         ticks.extend(ticked)
-    flee_from, flee_to, unseen = _flight(state, actor, hp, ticks)
+    flee_from, flee_to = _flight(state, actor, hp, ticks)
     turn = TurnStarted(
         actor=actor.id,
         index=index,
@@ -779,28 +739,26 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         flee_from=flee_from,
         flee_to=flee_to,
     )
-    return [Draft(turn, visibility=_seen(actor, hidden=unseen)), *ticks]
+    return [Draft(turn), *ticks]
 
 
 def _flight(
     state: TableState, actor: ChanceCharacter, hp: int, ticks: list[Draft]
-) -> tuple[str, list[int] | None, tuple[str, ...]]:
-    """Whether a feared actor must flee this turn: (from whom, the place proposed, what
-    players do not see of it). A fear that ends as the turn starts, a character down,
-    without a place, or unable to move (rooted, frozen, stunned) flees nowhere."""
+) -> tuple[str, list[int] | None]:
+    """Whether a feared actor must flee this turn: (from whom, the place proposed). A fear
+    that ends as the turn starts, a character down, without a place, or unable to move
+    (rooted, frozen, stunned) flees nowhere."""
     fear = actor.effect("feared")
     ended = any(
         isinstance(d.event, EffectTicked) and d.event.effect == "feared" and d.event.ended
         for d in ticks
     )
     if fear is None or ended or hp <= 0 or actor.position is None or speed(actor) == 0:
-        return "", None, ()
+        return "", None
     source = state.characters.get(fear.source)
-    # who it runs from, and where, betray a hidden frightener
-    unseen = ("flee_from", "flee_to") if source is not None and source.hidden else ()
     if not isinstance(source, ChanceCharacter) or source.position is None:
-        return fear.source or "gm", None, unseen
-    return source.id, away(actor.position, source.position, speed(actor)), unseen
+        return fear.source or "gm", None
+    return source.id, away(actor.position, source.position, speed(actor))
 
 
 def away(start: list[int], source: list[int], feet: int) -> list[int]:
@@ -842,7 +800,7 @@ def decide_flee(cmd: Flee, state: TableState, dice: Dice, history: History) -> l
     event = Moved(
         character=char.id, to=to, feet=feet, start=start, override=cmd.override, fled=True
     )
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
@@ -880,7 +838,7 @@ def _tick(
         ended=ended,
     )
     tick_seq = turn_seq + offset
-    drafts = [Draft(tick, cause=effect.applied or None, visibility=_seen(char))]
+    drafts = [Draft(tick, cause=effect.applied or None)]
     if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
         reach = int(state.options.get("spread_feet", 5))
         for other in state.characters.values():
@@ -946,7 +904,7 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
             raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
         _check_flight(state, char, start, to)
     event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def _check_flight(
@@ -979,7 +937,7 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
         if amount <= 0:
             raise RuleError(f"amount: {char.name} is already at full HP ({char.max_hp})")
     event = HealthChanged(character=char.id, amount=amount, absorbed=absorbed, reason=cmd.reason)
-    return [Draft(event, visibility=_seen(char))]
+    return [Draft(event)]
 
 
 def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) -> list[Draft]:

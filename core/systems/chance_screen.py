@@ -51,20 +51,23 @@ def _band_of(e: dict[str, Any], prefix: str = "") -> str:
     return f" ({band})"
 
 
-def _opposed_line(e: dict[str, Any]) -> str:
-    a, b = e["actor"], e["defender"]
-    if "actor_roll" in e:
+def _opposed_side(e: dict[str, Any], side: str) -> str:
+    """One side of an opposed check: who, the skill, and the numbers players may see."""
+    who = e[side]
+    if f"{side}_skill" not in e:
+        return who
+    if f"{side}_roll" in e:
         return (
-            f"{a} {e['actor_skill']} vs difficulty {e['actor_difficulty']}"
-            f"{_band_of(e, 'actor_')} ({e['actor_chance']}%, rolled {e['actor_roll']}) vs "
-            f"{b} {e['defender_skill']} vs difficulty {e['defender_difficulty']}"
-            f"{_band_of(e, 'defender_')} ({e['defender_chance']}%, rolled "
-            f"{e['defender_roll']}): {e['winner']} wins"
+            f"{who} {e[f'{side}_skill']} vs difficulty {e[f'{side}_difficulty']}"
+            f"{_band_of(e, f'{side}_')} ({e[f'{side}_chance']}%, rolled {e[f'{side}_roll']})"
         )
-    return (
-        f"{a} {e['actor_skill']} ({e['actor_band']}) vs {b} {e['defender_skill']} "
-        f"({e['defender_band']}): {e['winner']} wins"
-    )
+    band = e.get(f"{side}_band")
+    return f"{who} {e[f'{side}_skill']}" + (f" ({band})" if band else "")
+
+
+def _opposed_line(e: dict[str, Any]) -> str:
+    a, b = _opposed_side(e, "actor"), _opposed_side(e, "defender")
+    return f"{a} vs {b}: {e['winner']} wins"
 
 
 def _attack_line(e: dict[str, Any]) -> str:
@@ -72,7 +75,8 @@ def _attack_line(e: dict[str, Any]) -> str:
     surround = f", {e['extra_attackers']} more around" if e.get("extra_attackers") else ""
     unaware = f", unaware (+{e['unaware_percent']}%)" if not e.get("aware", True) else ""
     if "attacker" in e:
-        head = f"{e['attacker']} attacks {e['target']} with {e['weapon']}"
+        weapon = f" with {e['weapon']}" if "weapon" in e else ""
+        head = f"{e['attacker']} attacks {e['target']}{weapon}"
     else:
         head = f"someone unseen attacks {e['target']}"
     head += where + surround + unaware

@@ -7,6 +7,8 @@ from typing import Any
 
 from events import Draft, Visibility
 from events.edge import (
+    SECRET_ATTACK_TN,
+    SECRET_TN,
     ActionUsed,
     ArmorRepaired,
     Attacked,
@@ -29,7 +31,7 @@ from events.edge import (
 from ..dice import Dice
 from ..errors import RuleError
 from ..history import History
-from ..state import TableState, about_hidden_only
+from ..state import TableState
 from . import edge_rules as rules
 from .base import Command
 from .edge_sheet import (
@@ -83,19 +85,9 @@ class Check(Command, tag="check"):
 
 
 #: Fields of an attack by a hidden character that players do not see (who struck, with what).
-HIDDEN_ATTACKER_FIELDS = ("character", "weapon", "skill", "bonus", "modifier")
 
 #: Fields of a check a secret TN hides from players until the GM reveals the record.
-SECRET_TN_FIELDS = (
-    "tn",
-    "tn_name",
-    "mos",
-    "band",
-    "damage_dice",
-    "pending_kind",
-    "pending_scope",
-    "dodge_penalty",
-)
+SECRET_TN_FIELDS = SECRET_TN
 
 
 class Attack(Check, tag="attack", kw_only=True):
@@ -592,7 +584,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                 action=action,
                 dodge_penalty=dodge_penalty,
             ),
-            visibility=_secrecy(cmd),
+            visibility=_secrecy(cmd, SECRET_ATTACK_TN),
         )
     )
     if not checked["success"] or not cmd.damage:
@@ -622,8 +614,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     return drafts
 
 
-def _secrecy(cmd: Check) -> Visibility:
-    return Visibility(hidden=SECRET_TN_FIELDS) if cmd.secret_tn else Visibility()
+def _secrecy(cmd: Check, fields: tuple[str, ...] = SECRET_TN_FIELDS) -> Visibility:
+    return Visibility(hidden=fields) if cmd.secret_tn else Visibility()
 
 
 def _with_tn(cmd: Attack, tn: int | str) -> Check:
@@ -1121,24 +1113,5 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
 
 
 def decide(cmd: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    """Decide a 2d10-edge command; records about hidden characters only are GM-only."""
-    drafts = DECIDERS[type(cmd)](cmd, state, dice, history)
-    return [_lensed(d, state) for d in drafts]
-
-
-def _lensed(draft: Draft, state: TableState) -> Draft:
-    subjects = [
-        getattr(draft.event, name)
-        for name in ("character", "target")
-        if getattr(draft.event, name, "")
-    ]
-    if about_hidden_only(state, subjects):
-        return Draft(draft.event, cause=draft.cause, visibility=Visibility(gm_only=True))
-    attacker = state.characters.get(getattr(draft.event, "character", ""))
-    if isinstance(draft.event, Attacked) and attacker is not None and attacker.hidden:
-        # the target sees the blow land, not who struck or with what
-        hidden = (*draft.visibility.hidden, *HIDDEN_ATTACKER_FIELDS)
-        return Draft(
-            draft.event, cause=draft.cause, visibility=Visibility(gm_only=False, hidden=hidden)
-        )
-    return draft
+    """Decide a 2d10-edge command (what players see of it is ``core.lens``'s to say)."""
+    return DECIDERS[type(cmd)](cmd, state, dice, history)

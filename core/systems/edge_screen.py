@@ -66,6 +66,10 @@ def describe(e: dict[str, Any]) -> str | None:
             line += f"; {e['pending_kind']} pending ({e.get('pending_scope')})"
         return line
     if tag == "edge.attack":
+        if "faces" not in e and "skill" not in e:
+            # an unseen attacker: only the blow and where it landed
+            outcome = e.get("band", "").replace("-", " ") or ("hit" if e.get("success") else "miss")
+            return f"{e.get('character')} attacks {e.get('target')}: {outcome}"
         weapon = f" with {e['weapon']}" if "weapon" in e else ""
         line = f"attack on {e.get('target')}{weapon}"
         if e.get("fire_mode") == "burst":
@@ -101,6 +105,8 @@ def describe(e: dict[str, Any]) -> str | None:
         edge = " (+2d6 Edge)" if e.get("edge_boost") else ""
         if e.get("degraded"):
             result += f", the armor degrades: PT -{e['degraded']}"
+        if "faces" not in e:
+            return f"{e.get('target')} takes{kind} damage{armor}: {result}"
         return f"{e.get('target')} takes {pool}{kind}{edge} {e.get('faces')} = {e.get('raw')}{armor}: {result}"
     if tag == "edge.injury":
         sev = f"{e['severity']} " if e.get("severity") else ""

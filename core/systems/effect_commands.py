@@ -16,7 +16,7 @@ from ..history import History
 from ..state import TableState, find_character
 from . import effect_rules as rules
 from . import effect_task as tasks
-from .base import Command, hide_records_about_hidden
+from .base import Command
 from .effect_sheet import (
     MAX_ACTIONS,
     MAX_DM,
@@ -430,13 +430,4 @@ _DECIDERS: dict[type[Command], Any] = {
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """Decide a 2d6-effect command; records about hidden characters only are GM-only."""
     drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
-    return hide_records_about_hidden(drafts, state, _subjects)
-
-
-def _subjects(event: Any) -> list[str]:
-    if isinstance(event, EffectOpposed):
-        return [event.a.actor, event.b.actor]
-    if isinstance(event, EffectAssisted):
-        return [event.actor, event.helper]
-    actor = getattr(event, "actor", "")
-    return [actor] if actor else []
+    return drafts

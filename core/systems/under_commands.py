@@ -27,7 +27,7 @@ from ..history import History
 from ..state import TableState, find_character
 from . import under_rules as rules
 from . import under_track as track
-from .base import Command, hide_records_about_hidden
+from .base import Command
 from .under_sheet import integer, target_for
 
 
@@ -219,7 +219,7 @@ def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
 def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
     world = _running(state)
     hidden = {c.id for c in state.characters.values() if c.hidden}
-    # a hidden character's token is stopped in a record of its own (GM-only, see hide_records_about_hidden),
+    # a hidden character's token is stopped in a record of its own (GM-only, see core.lens),
     # so the public record of the end names no one the players cannot see
     drafts = [
         Draft(
@@ -324,15 +324,4 @@ _DECIDERS: dict[type[Command], Any] = {
 def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """Decide a d100-under command; records about hidden characters only are GM-only."""
     drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
-    return hide_records_about_hidden(drafts, state, _subjects)
-
-
-def _subjects(event: Any) -> list[str]:
-    if isinstance(event, UnderOpposed):
-        return [event.a.actor, event.b.actor]
-    if isinstance(event, UnderEscalated):
-        return list(event.actors)
-    if isinstance(event, ActionsResolved):
-        return [t.actor for t in event.actions]
-    actor = getattr(event, "actor", "")
-    return [actor] if actor else []
+    return drafts

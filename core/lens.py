@@ -1,0 +1,387 @@
+"""The player lens: what players may see of the log and of the state, for every system.
+
+This is the one place that decides. It fails closed:
+
+- an event type that declares no player form (``Event.PLAYER``) is GM-only;
+- a GM-only record, and a record about a character players cannot see, is
+  unseen, unless its form lets that character be ``unseen`` (then the id gives
+  way to ``UNSEEN`` and every field that would give the character away is cut);
+- a secret record loses its secret fields until the GM reveals it, and a
+  stored secret field name the event does not have makes the whole record unseen;
+- an unseen record leaves no trace: players number the records they see 1, 2,
+  3..., a record that only reports on unseen records (an undo of a GM-only
+  roll) is unseen too, and numbers of unseen records are cut from what they see.
+
+The same policy seals records when they are written (``seal``: the stored
+visibility says what players get, so a player's index of a long table is read
+without decoding it) and reads them (``PlayerLens``: tables written by earlier
+versions are read by the same rules). The state players see (``player_state``)
+is built from the GM's state by the same knowledge of who is hidden, with the
+system's own ``player_world`` for its table-wide state; a system without one
+shows players no world at all.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Container, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from events import (
+    CharacterAdded,
+    CharacterRemoved,
+    CharacterUpdated,
+    Draft,
+    Event,
+    Noted,
+    PlayerForm,
+    Record,
+    Revealed,
+    Visibility,
+    record_to_builtins,
+)
+from events.base import UNSEEN
+
+from .history import History
+from .state import TableState
+
+__all__ = ["UNSEEN", "PlayerLens", "Verdict", "judge", "player_state", "seal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What players get of one record: nothing, or the record less ``cut`` fields."""
+
+    shown: bool
+    #: fields removed from the event (dotted paths reach into nested fields)
+    cut: tuple[str, ...] = ()
+    #: ``about`` fields whose hidden characters are masked as ``UNSEEN``
+    unseen: tuple[str, ...] = ()
+
+
+UNSEEN_VERDICT = Verdict(False)
+SHOWN = Verdict(True)
+
+
+def _ids(value: Any) -> list[str]:
+    """The character ids a field names: an id, a side (``.actor``), a list of either, or a
+    mapping keyed by ids. Works on events and on their plain-data form alike."""
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [i for item in value for i in _ids(item)]
+    if isinstance(value, dict):
+        return _side(value) or [k for k in value if isinstance(k, str)]
+    actor = getattr(value, "actor", None)
+    return [actor] if isinstance(actor, str) else []
+
+
+def _side(value: dict[str, Any]) -> list[str]:
+    actor = value.get("actor")
+    return [actor] if isinstance(actor, str) else []
+
+
+def _mask(value: Any, hidden: Container[str]) -> Any:
+    """A field's plain value with the hidden characters it names masked or removed."""
+    if isinstance(value, str):
+        return UNSEEN if value in hidden else value
+    if isinstance(value, list):
+        return [i for i in value if not any(x in hidden for x in _ids([i]))]
+    if isinstance(value, dict):
+        if _side(value):
+            return {"actor": UNSEEN} if value["actor"] in hidden else value
+        return {k: v for k, v in value.items() if k not in hidden}
+    return value
+
+
+def _secret_names_ok(names: Iterable[str], fields: Container[str]) -> bool:
+    return all(name.split(".", 1)[0] in fields for name in names)
+
+
+def judge(
+    event: Event,
+    visibility: Visibility,
+    hidden: Container[str],
+    via_unseen: bool = False,
+) -> Verdict:
+    """The policy for one record, given the ids of the characters players cannot see.
+
+    ``via_unseen`` tells that the record's cause had an unseen character.
+    Records naming other records (``follows``) are judged again by
+    ``PlayerLens``, which knows what players saw.
+    """
+    kind = type(event)
+    form: PlayerForm | None = kind.PLAYER
+    if form is None or visibility.gm_only:
+        return UNSEEN_VERDICT
+    if visibility.hidden and not _secret_names_ok(visibility.hidden, kind.__struct_fields__):
+        return UNSEEN_VERDICT
+    if not form.about and not via_unseen and not form.private:
+        return Verdict(True, visibility.hidden) if visibility.hidden else SHOWN
+    # a stored unseen field (a hidden attacker) stays unseen, whoever the reader knows of
+    unseen: list[str] = [n for n in visibility.hidden if n in form.unseen]
+    cut: list[str] = [n for n in visibility.hidden if n not in form.unseen]
+    cut += form.private
+    named = seen = 0
+    for name in form.about:
+        ids = _ids(getattr(event, name))
+        masked = [i for i in ids if i in hidden]
+        named += len(ids)
+        seen += len(ids) - len(masked)
+        if not masked or name in unseen:
+            continue
+        gives = form.unseen.get(name)
+        if gives is None:
+            return UNSEEN_VERDICT
+        unseen.append(name)
+        cut.extend(gives)
+    if named and not seen:
+        return UNSEEN_VERDICT
+    if via_unseen:
+        cut.extend(form.via_unseen)
+    if not cut and not unseen:
+        return SHOWN
+    return Verdict(True, tuple(dict.fromkeys(c for c in cut if c not in unseen)), tuple(unseen))
+
+
+def _hidden_ids(state: TableState) -> set[str]:
+    return {c.id for c in state.characters.values() if c.hidden}
+
+
+def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft]:
+    """The drafts of one command with the visibility the policy gives them.
+
+    The stored visibility then says what players get: whether they see the
+    record at all, and which fields they do not see (``PlayerLens`` reads
+    the same policy again, so a table written before a rule existed is read
+    by it too).
+    """
+    hidden = _hidden_ids(state)
+    out = []
+    masked = set(history.masked)
+    for n, draft in enumerate(drafts):
+        seq = state.seq + n + 1
+        event = draft.event
+        here = _around(event, hidden)
+        cause = draft.cause
+        verdict = judge(event, draft.visibility, here, cause is not None and cause in masked)
+        form = type(event).PLAYER
+        if verdict.shown and form is not None and form.follows:
+            refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
+            if type(event) is not Revealed and all(r in history.gm_only for r in refs):
+                verdict = UNSEEN_VERDICT
+        if verdict.unseen:
+            masked.add(seq)
+        if not verdict.shown:
+            visibility = Visibility(gm_only=True)
+        elif verdict.cut or verdict.unseen:
+            # an unseen single character is stored by name; a list's hidden members are
+            # known to the lens from who is hidden
+            single = [u for u in verdict.unseen if not isinstance(getattr(event, u), list | dict)]
+            # fields players never see are the event type's to say, not the record's
+            cut = [c for c in verdict.cut if form is None or c not in form.private]
+            visibility = Visibility(hidden=(*single, *cut)) if single or cut else Visibility()
+        else:
+            visibility = Visibility()
+        out.append(Draft(event, cause=cause, visibility=visibility))
+        _track(event, hidden)
+    return out
+
+
+def _around(event: Event, hidden: set[str]) -> set[str]:
+    """The hidden ids a record is judged by: a character shown or hidden by the record
+    (or joining visible) counts as seen, since players get that news."""
+    kind = type(event)
+    if kind is CharacterAdded:
+        return hidden | {event.id} if event.hidden else hidden - {event.id}
+    if kind is CharacterUpdated and event.hidden is not None:
+        return hidden - {event.id}
+    return hidden
+
+
+def _track(event: Event, hidden: set[str]) -> None:
+    """Follow who is hidden, as the fold does."""
+    kind = type(event)
+    if kind is CharacterAdded or (kind is CharacterUpdated and event.hidden is not None):
+        (hidden.add if event.hidden else hidden.discard)(event.id)
+    elif kind is CharacterRemoved:
+        hidden.discard(event.id)
+
+
+class PlayerLens:
+    """Reads a log in order as the players see it.
+
+    ``index(record)`` follows the log (who is hidden, what players saw) and
+    tells whether players see the record; ``form(record)`` is the players'
+    form of an indexed record (a dict like ``record_to_builtins`` gives,
+    numbered in the players' log); ``read`` does both. ``revealed``: the
+    records the GM has revealed, as of when the log is read.
+    """
+
+    def __init__(self, revealed: Container[int] = ()) -> None:
+        self.revealed = revealed
+        self.hidden: set[str] = set()
+        #: the GM's record number -> the players'
+        self.numbers: dict[int, int] = {}
+        #: the GM's numbers of the records players see, in order
+        self.seqs: list[int] = []
+        #: players' numbers of their notes (a count the state shows)
+        self.notes: list[int] = []
+        #: shown records with fields cut or masked: their verdict and the ids masked
+        self._verdicts: dict[int, tuple[Verdict, frozenset[str]]] = {}
+        #: records players do not see, for a reveal to show
+        self._unseen: dict[int, Event] = {}
+        self._shows: dict[int, int] = {}
+
+    def number(self, seq: int) -> int | None:
+        """A record's number in the players' log, None for one they do not see."""
+        return self.numbers.get(seq)
+
+    def upto(self, seq: int) -> int:
+        """How many records players see up to the GM's record ``seq``."""
+        return bisect.bisect_right(self.seqs, seq)
+
+    def feed(self, records: Iterable[Record]) -> list[int]:
+        """Index records; the GM's numbers of those players see."""
+        return [r.seq for r in records if self.index(r)]
+
+    def read(self, record: Record) -> dict[str, Any] | None:
+        return self.form(record) if self.index(record) else None
+
+    def index(self, record: Record) -> bool:
+        """Follow one more record of the log; True if players see it."""
+        event = record.event
+        kind = type(event)
+        around = _around(event, self.hidden)
+        cause = record.cause
+        verdict = judge(
+            event,
+            record.visibility,
+            around,
+            cause is not None and cause in self._verdicts and bool(self._verdicts[cause][0].unseen),
+        )
+        _track(event, self.hidden)
+        shown = verdict.shown and self._follows(kind, event)
+        if kind is Revealed and not shown:
+            shown = self._reveal(record)
+        if not shown:
+            self._unseen[record.seq] = event
+            return False
+        if verdict is not SHOWN:
+            stored = record.visibility.hidden
+            masked = frozenset(
+                i
+                for name in verdict.unseen
+                for i in _ids(getattr(event, name))
+                if i in around or name in stored
+            )
+            self._verdicts[record.seq] = (verdict, masked)
+        self.seqs.append(record.seq)
+        number = len(self.seqs)
+        self.numbers[record.seq] = number
+        if kind is Noted:
+            self.notes.append(number)
+        return True
+
+    def form(self, record: Record) -> dict[str, Any]:
+        """The players' form of a record ``index`` showed them."""
+        data = record_to_builtins(record)
+        data.pop("visibility", None)
+        body = data["event"]
+        found = self._verdicts.get(record.seq)
+        if found is not None and record.seq not in self.revealed:
+            verdict, masked = found
+            for name in verdict.unseen:
+                body[name] = _mask(body.get(name), masked)
+            for name in verdict.cut:
+                _cut(body, name.split("."))
+            data["secret"] = True
+        shows = self._shows.get(record.seq)
+        if shows is not None:
+            body.pop("record", None)
+            body["shown"] = msgspec.to_builtins(self._unseen_event(shows))
+        self._renumber(type(record.event), data)
+        return data
+
+    def _unseen_event(self, seq: int) -> Event:
+        return self._unseen[seq]
+
+    def _follows(self, kind: type[Event], event: Event) -> bool:
+        form = kind.PLAYER
+        if form is None or not form.follows:
+            return True
+        return any(s in self.numbers for n in form.follows for s in _seq_list(getattr(event, n)))
+
+    def _reveal(self, record: Record) -> bool:
+        """A reveal of a record players never saw shows them that record's event."""
+        target = record.event.record
+        event = self._unseen.get(target)
+        if event is None or type(event).PLAYER is None:
+            return False
+        self._shows[record.seq] = target
+        return True
+
+    def _renumber(self, kind: type[Event], data: dict[str, Any]) -> None:
+        data["seq"] = self.numbers[data["seq"]]
+        cause = data.pop("cause", None)
+        if cause is not None and cause in self.numbers:
+            data["cause"] = self.numbers[cause]
+        body = data["event"]
+        for name in kind.RECORD_FIELDS:
+            value = body.get(name)
+            if isinstance(value, list):
+                body[name] = [self.numbers[n] for n in value if n in self.numbers]
+            elif isinstance(value, int):
+                if value in self.numbers:
+                    body[name] = self.numbers[value]
+                else:
+                    body.pop(name, None)
+
+
+def _seq_list(value: Any) -> list[int]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, int)]
+    return [value] if isinstance(value, int) else []
+
+
+def _cut(data: Any, path: list[str]) -> None:
+    """Remove the field at a dotted path (``positions.sniper``), if it is there."""
+    for key in path[:-1]:
+        data = data.get(key) if isinstance(data, dict) else None
+        if data is None:
+            return
+    if isinstance(data, dict):
+        data.pop(path[-1], None)
+
+
+def player_state(
+    state: TableState,
+    lens: PlayerLens,
+    player_world: Callable[[TableState], Any] | None,
+) -> TableState:
+    """The state as players may see it, at the GM's record ``state.seq``.
+
+    Hidden characters are left out, the system's world is the players' world
+    (none at all when the system declares no ``player_world``), record numbers
+    are the players', and nothing counts records players did not see.
+    """
+    world = player_world(state) if player_world is not None else None
+    last = state.last_roll
+    hidden = _hidden_ids(state)
+    if last is not None and (last.secret or last.actor in hidden or last.seq not in lens.numbers):
+        last = None
+    elif last is not None:
+        last = msgspec.structs.replace(last, seq=lens.numbers[last.seq])
+    shown = lens.upto(state.seq)
+    return msgspec.structs.replace(
+        state,
+        characters={k: c for k, c in state.characters.items() if not c.hidden},
+        world=world,
+        seq=shown,
+        last_roll=last,
+        revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
+        notes=bisect.bisect_right(lens.notes, shown),
+    )
