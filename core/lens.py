@@ -376,12 +376,57 @@ def player_state(
     elif last is not None:
         last = msgspec.structs.replace(last, seq=lens.numbers[last.seq])
     shown = lens.upto(state.seq)
+    numbers = lens.numbers
     return msgspec.structs.replace(
         state,
-        characters={k: c for k, c in state.characters.items() if not c.hidden},
-        world=world,
+        characters={k: _numbered(c, numbers) for k, c in state.characters.items() if not c.hidden},
+        world=_numbered(world, numbers),
         seq=shown,
         last_roll=last,
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
     )
+
+
+def _numbered(value: Any, numbers: dict[int, int]) -> Any:
+    """A part of the state with record numbers in the players' numbering.
+
+    State structs name their record-number fields in ``RECORD_FIELDS``; an item
+    of a list or mapping that stems from a record players did not see (a
+    pending Advantage from a GM-only check) is left out.
+    """
+    if isinstance(value, msgspec.Struct):
+        fields = getattr(type(value), "RECORD_FIELDS", ())
+        changes = {}
+        for name in value.__struct_fields__:
+            old = getattr(value, name)
+            new = _seqs(old, numbers) if name in fields else _numbered(old, numbers)
+            if new is not old:
+                changes[name] = new
+        return msgspec.structs.replace(value, **changes) if changes else value
+    if isinstance(value, list):
+        return [_numbered(v, numbers) for v in value if _seen_item(v, numbers)]
+    if isinstance(value, dict):
+        return {k: _numbered(v, numbers) for k, v in value.items() if _seen_item(v, numbers)}
+    return value
+
+
+def _seen_item(value: Any, numbers: dict[int, int]) -> bool:
+    """False for a state item born of a record players did not see."""
+    fields = getattr(type(value), "RECORD_FIELDS", ())
+    if "seq" not in fields:
+        return True
+    seq = value.seq
+    return not seq or seq in numbers
+
+
+def _seqs(value: Any, numbers: dict[int, int]) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return numbers.get(value, 0)
+    if isinstance(value, list):
+        return [numbers[v] for v in value if v in numbers]
+    if isinstance(value, dict):
+        return {k: numbers[v] for k, v in value.items() if v in numbers}
+    return value

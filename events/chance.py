@@ -302,7 +302,6 @@ EffectApplied.PLAYER = PlayerForm(
     unseen={"source": ("reason",)},
     secret=EFFECT_SECRET,
 )
-# a charm by a hidden character keeps its side from players (the record cuts it)
 for _kind in (EffectTicked, EffectRemoved, Moved, HealthChanged, SideSwitched):
     _kind.PLAYER = _CHARACTER
 # a hidden participant's place and position are the GM's

@@ -346,15 +346,11 @@ def test_margin_rules_documents_the_new_rulings(
         assert words in out, words
 
 
-def test_the_side_of_a_hidden_charmer_is_not_shown_to_players(tmp_path: Path) -> None:
+def test_a_hidden_charmers_side_is_not_taken_for_the_players_to_see(tmp_path: Path) -> None:
+    """The switch is shown to players like the charm; a hidden charmer's own side is not."""
     t = new_table(tmp_path, hidden=("Bo",))
     events_of(t, type="effect", target="Cy", effect="charmed", potency=25, source="Bo")
-    assert one(events_of(t, type="switch-side", character="Cy"), SideSwitched).side == "cult"
+    refused(t, "whoever charmed it is hidden", type="switch-side", character="Cy")
+    events_of(t, type="switch-side", character="Cy", side="enemies")
     seen = player_log(t)[-1]["event"]
-    assert seen["type"] == "chance.side" and "side" not in seen
-    assert chance_screen.describe(seen) == (
-        "cy is charmed and turns on its friends: now fights for another side"
-    )
-    events_of(t, type="clear-effect", character="Cy", effect="charmed")
-    back = player_log(t)[-1]["event"]
-    assert back["type"] == "chance.side" and back["side"] == "party" and "before" not in back
+    assert (seen["type"], seen["side"], seen["before"]) == ("chance.side", "enemies", "party")

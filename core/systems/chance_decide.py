@@ -652,6 +652,12 @@ def decide_switch_side(
         )
     if cmd.side is None:
         charmer = state.characters.get(charm.source)
+        if charmer is not None and charmer.hidden:
+            # the side is shown to players with the charm; a hidden charmer's is its secret
+            raise RuleError(
+                f"side: name the side {char.name} now fights for (whoever charmed it is hidden "
+                "from the players)"
+            )
         side = side_of(charmer) if isinstance(charmer, ChanceCharacter) else ""
         if not side:
             raise RuleError(
@@ -664,15 +670,7 @@ def decide_switch_side(
     if side == side_of(char):
         raise RuleError(f"side: {char.name} already fights for {side!r}")
     event = SideSwitched(character=char.id, side=side, before=side_of(char), reason="charmed")
-    unseen = ("side",) if _hidden_charmer(state, char) else ()
-    return [Draft(event, cause=charm.applied or None, visibility=Visibility(hidden=unseen))]
-
-
-def _hidden_charmer(state: TableState, char: ChanceCharacter) -> bool:
-    """Whether the charm on ``char`` came from a hidden character, whose side is its secret."""
-    charm = char.effect("charmed")
-    source = state.characters.get(charm.source) if charm is not None else None
-    return source is not None and source.hidden
+    return [Draft(event, cause=charm.applied or None)]
 
 
 def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Draft]:
@@ -681,8 +679,7 @@ def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Dra
         return []
     own = str(char.sheet.get("side", ""))
     event = SideSwitched(character=char.id, side=own, before=char.side, reason="charm-ended")
-    unseen = ("before",) if _hidden_charmer(state, char) else ()
-    return [Draft(event, cause=cause, visibility=Visibility(hidden=unseen))]
+    return [Draft(event, cause=cause)]
 
 
 # -- the encounter clock -----------------------------------------------------------

@@ -177,8 +177,7 @@ def describe(e: dict[str, Any]) -> str | None:
         if e.get("reason") == "charm-ended":
             back = f"its own side, {e['side']}" if e.get("side") else "its own side"
             return f"{e['character']} is no longer charmed and returns to {back}"
-        side = e.get("side") or "another side"
-        return f"{e['character']} is charmed and turns on its friends: now fights for {side}"
+        return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
     if tag == "chance.encounter-ended":
         return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
     if tag == "chance.moved":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -95,6 +95,9 @@ BLESSED_ACCURACY = 10
 class Effect(msgspec.Struct, kw_only=True):
     """A status effect on a character."""
 
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("applied",)
+
     name: str
     stacks: int
     #: turns left; 0 for an effect that lasts until removed
@@ -154,6 +157,9 @@ class Encounter(msgspec.Struct, kw_only=True):
 
 class FailedTask(msgspec.Struct, kw_only=True):
     """The approach of a failed task, which a retry must change."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     modifiers: list[str]
     approach: str = ""

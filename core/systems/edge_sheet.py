@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -54,6 +54,9 @@ def key(name: str) -> str:
 class Pending(msgspec.Struct, kw_only=True):
     """A MoS consequence waiting for the character's next (related) check."""
 
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
     seq: int
     kind: str
     scope: str
@@ -63,6 +66,9 @@ class Pending(msgspec.Struct, kw_only=True):
 
 
 class Injury(msgspec.Struct, kw_only=True):
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
     seq: int
     points: int
     severity: str
@@ -113,6 +119,9 @@ class Encounter(msgspec.Struct, kw_only=True):
 
 class OpenAttack(msgspec.Struct, kw_only=True):
     """An attack that hit and whose damage is not rolled yet."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     seq: int
     attacker: str

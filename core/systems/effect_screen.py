@@ -42,6 +42,9 @@ def _dms(e: Mapping[str, Any]) -> str:
 
 
 def _side_text(side: Mapping[str, Any]) -> str:
+    if "faces" not in side:
+        # a side players may not see: only who
+        return str(side.get("actor"))
     faces = "+".join(str(f) for f in side["faces"])
     typed = " (typed)" if side.get("source") == "typed" else ""
     return (
@@ -68,6 +71,9 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "effect.assist":
         if e.get("refused"):
             return f"{e['helper']} will not help {e['actor']} with {e['label']}: {e['reason']}"
+        if "faces" not in e:
+            # an unseen helper: players see that help came, not how much
+            return f"{e['helper']} helps {e['actor']}"
         faces = "+".join(str(f) for f in e["faces"])
         typed = " (typed)" if e.get("source") == "typed" else ""
         level, used = e.get("skill_level"), e.get("skill_used")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -39,6 +39,9 @@ def rule_on(state: TableState, option: str, field: str) -> None:
 
 
 class PendingAssist(msgspec.Struct, kw_only=True):
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
     helper: str
     dm: int
     seq: int

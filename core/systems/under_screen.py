@@ -25,6 +25,9 @@ def _verdict(e: Mapping[str, Any]) -> str:
 
 
 def _side_text(s: Mapping[str, Any]) -> str:
+    if "roll" not in s:
+        # a side players may not see: only who
+        return str(s.get("actor"))
     result = f"{_verdict(s)}, margin {s['margin']}"
     return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({result})"
 

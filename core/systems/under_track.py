@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 from events.under import TrackToken
@@ -22,6 +24,9 @@ MAX_ADVANCE = 100
 
 class TrackWorld(msgspec.Struct, kw_only=True):
     """The table-wide state of d100-under: the timing track, when one is running."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("sources",)
 
     running: bool = False
     label: str = ""

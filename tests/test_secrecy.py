@@ -1,0 +1,273 @@
+"""Players learn nothing the GM hides: a property over random sessions of every system.
+
+Each session is a list of actions taken on a new table with two visible
+characters: public ones (rolls, secret rolls, checks, notes), GM-only ones
+(a hidden character joins, rolls and checks; GM notes) and mixed ones (the
+hidden character acts on a visible one, which players see masked), with undo
+and redo among them. Every player-facing output is gathered: ``margin log
+--as`` (text and JSON), ``margin state --as`` (text and JSON), and the
+player's screen (log rows, characters and clock) live and at every replay
+position. Three properties hold:
+
+(a) non-interference: without its GM-only actions a session gives players
+    exactly the same outputs;
+(b) no hidden character's name or id appears in any player output;
+(c) the same session with another hidden name and other secret dice gives
+    players exactly the same outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import RuleError, get_system
+from core.commands import convert_command
+from tui.cli import main
+from tui.rng import RandomDice
+from tui.table import Table
+from tui.view import LiveTable, View
+
+#: what a hidden character is called in a session, and in its variant for (c)
+HIDDEN = ("Zyxquil", "Qorvathe")
+
+
+def _demo_sheets(system: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The demo's first two characters (visible here), and a sheet for the hidden one."""
+    adds = [d for d in get_system(system).demo if d["type"] == "add-character"]
+    visible = [{k: v for k, v in d.items() if k != "hidden"} for d in adds[:2]]
+    return visible, dict(adds[-1].get("sheet", {}))
+
+
+def _checks(system: str, who: str) -> dict[str, Any]:
+    """A check by ``who`` in each system."""
+    return {
+        "2d10-edge": {"type": "check", "character": who, "skill": "athletics", "tn": 18},
+        "d100-chance": {"type": "check", "character": who, "skill": "stealth", "difficulty": 30},
+        "d100-under": {"type": "check", "character": who, "skill": "Melee"},
+        "2d6-effect": {
+            "type": "check",
+            "character": who,
+            "skill": "Electronics",
+            "characteristic": "INT",
+        },
+    }[system]
+
+
+def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
+    """The hidden character acting on a visible one: players see it, masked."""
+    return {
+        "2d10-edge": {"type": "attack", "character": hidden, "target": seen, "tn": 15},
+        "d100-chance": {"type": "opposed", "actor": seen, "defender": hidden, "skill": "stealth",
+                        "defender_skill": "perception", "difficulty": 30,
+                        "defender_difficulty": 30},
+        "d100-under": {"type": "opposed", "a": {"character": seen, "attribute": "BR"},
+                       "b": {"character": hidden, "attribute": "BR"}},
+        "2d6-effect": {"type": "assist", "helper": hidden, "character": seen,
+                       "skill": "Electronics"},
+    }[system]  # fmt: skip
+
+
+#: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
+PUBLIC = ("roll", "secret-roll", "check", "note", "undo", "redo")
+GM_ONLY = ("roll", "secret-roll", "check", "gm-note", "undo")
+MIXED = ("mixed",)
+
+actions = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(PUBLIC), st.sampled_from([0, 1]), st.integers(0, 20)),
+        st.tuples(st.sampled_from(GM_ONLY), st.just("h"), st.integers(0, 20)),
+        st.tuples(st.sampled_from(MIXED), st.sampled_from([0, 1]), st.integers(0, 20)),
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _command(
+    system: str, kind: str, who: Any, names: list[str], hidden: str, ids: list[str], pick: int
+) -> dict[str, Any] | None:
+    actor = hidden if who == "h" else names[who]
+    if kind == "roll":
+        return {"type": "roll", "actor": actor, "dice": "2d6", "reason": "luck"}
+    if kind == "secret-roll":
+        return {"type": "roll", "actor": actor, "dice": "1d20", "secret": True}
+    if kind == "check":
+        return _checks(system, actor)
+    if kind == "note":
+        return {"type": "note", "text": "the lights go out"}
+    if kind == "gm-note":
+        return {"type": "note", "text": "reinforcements in two rounds", "gm_only": True}
+    if kind == "mixed":
+        return _mixed(system, hidden, names[who])
+    if kind == "redo":
+        return {"type": "redo"}
+    # undo: a command of the same side taken earlier (by its id, so both sessions agree)
+    if not ids:
+        return None
+    return {"type": "undo", "command": ids[pick % len(ids)]}
+
+
+def play(
+    path: Path, system: str, steps: list[tuple[int, str, Any, int]], hidden: str, variant: int = 0
+) -> Table:
+    """A table where ``steps`` (numbered as in the whole session) were taken; returns it open.
+
+    Dice come from a source seeded per step, so a step rolls the same whatever
+    else the session holds; ``variant`` changes the dice of the GM's secrets only.
+    """
+    visible, hidden_sheet = _demo_sheets(system)
+    table = Table.create(path, system)
+    for n, add in enumerate(visible):
+        table.execute(convert_command(system, add), command_id=f"add{n}")
+    names = [v["name"] for v in visible]
+    gm_steps = [s for s in steps if s[2] == "h"]
+    if gm_steps:
+        add = {"type": "add-character", "name": hidden, "sheet": hidden_sheet, "hidden": True}
+        table.execute(convert_command(system, add), command_id="hidden")
+    done: dict[bool, list[str]] = {True: [], False: []}
+    for n, kind, who, pick in steps:
+        gm = who == "h"
+        data = _command(system, kind, who, names, hidden, done[gm], pick)
+        if data is None:
+            continue
+        secret = gm or kind == "secret-roll"
+        table.dice = RandomDice(n * 7919 + (variant if secret and gm else 0))
+        with contextlib.suppress(RuleError):
+            table.execute(convert_command(system, data), command_id=f"c{n}")
+            if kind not in ("undo", "redo"):
+                done[gm].append(f"c{n}")
+    return table
+
+
+def _cli(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(args))
+    assert code == 0, args
+    return out.getvalue()
+
+
+_CLOCK = re.compile(r"\b\d\d:\d\d:\d\d\b")
+
+
+def player_outputs(path: Path, player: str) -> list[str]:
+    """Everything a player gets of the table, times and the creation's id left out."""
+    out = [_CLOCK.sub("", _cli("log", str(path), "--as", player))]
+    for line in _cli("log", str(path), "--as", player, "--json").splitlines():
+        data = json.loads(line)
+        data.pop("at", None)
+        if data.get("type") == "table.created":
+            data.pop("command", None)
+        out.append(json.dumps(data, sort_keys=True))
+    out.append(_cli("state", str(path), "--as", player).replace(str(path), "TABLE"))
+    state = json.loads(_cli("state", str(path), "--as", player, "--json"))
+    out.append(json.dumps(state, sort_keys=True))
+    table = LiveTable.open_live(str(path), readonly=True, lens=True)
+    try:
+        view = View(table, player=player)
+        out.extend(_screen(view))
+        for position in range(len(view.seqs())):
+            view.goto(position)
+            out.extend(_screen(view))
+    finally:
+        table.close()
+    return out
+
+
+def _screen(view: View) -> Iterator[str]:
+    for row in view.rows(0, view.log_len()):
+        yield f"{row.number} {row.author} {row.text} {row.undone} {row.mistake} {row.secret}"
+    for char in view.characters():
+        yield f"{char.name} {char.status} {char.hidden}"
+    yield repr(view.clock())
+
+
+SYSTEMS = ("2d10-edge", "d100-chance", "d100-under", "2d6-effect")
+
+
+def check_session(tmp: Path, system: str, steps: list[tuple[str, Any, int]]) -> None:
+    """The three properties for one session."""
+    visible, _ = _demo_sheets(system)
+    player = visible[0]["name"]
+    runs = {}
+    numbered = [(n, *step) for n, step in enumerate(steps)]
+    for name, kept, hidden, variant in (
+        ("all", numbered, HIDDEN[0], 0),
+        ("variant", numbered, HIDDEN[1], 1),
+        ("no-mixed", [s for s in numbered if s[1] != "mixed"], HIDDEN[0], 0),
+        ("public", [s for s in numbered if s[2] != "h" and s[1] != "mixed"], HIDDEN[0], 0),
+    ):
+        (tmp / name).mkdir()
+        path = tmp / name / "table.margin"
+        play(path, system, kept, hidden, variant).close()
+        runs[name] = player_outputs(path, player)
+    # (a) non-interference
+    assert runs["no-mixed"] == runs["public"]
+    # (b) no hidden name or id
+    text = "\n".join(runs["all"]).lower()
+    assert HIDDEN[0].lower() not in text
+    # (c) another hidden name, other secret dice: the same for players
+    assert runs["all"] == runs["variant"]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=actions)
+def test_players_learn_nothing_the_gm_hides(
+    system: str, steps: list[tuple[str, Any, int]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    check_session(tmp_path_factory.mktemp(system), system, steps)
+
+
+#: a session with every kind of action, run in every system
+EVERY_KIND: list[tuple[str, Any, int]] = [
+    ("roll", 0, 0),
+    ("roll", "h", 0),
+    ("secret-roll", "h", 0),
+    ("check", "h", 0),
+    ("check", 0, 0),
+    ("gm-note", "h", 0),
+    ("mixed", 1, 0),
+    ("secret-roll", 1, 0),
+    ("undo", "h", 1),
+    ("note", 0, 0),
+    ("undo", 0, 2),
+    ("redo", 0, 0),
+]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_session_with_every_kind_of_action(system: str, tmp_path: Path) -> None:
+    check_session(tmp_path, system, EVERY_KIND)
+
+
+def test_the_property_fails_when_a_leak_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lens that forgets GM-only records shows them, and the property says so."""
+    import core.lens
+
+    judge = core.lens.judge
+
+    def leaky(event: Any, visibility: Any, hidden: Any, via_unseen: bool = False) -> Any:
+        if visibility.gm_only:
+            return core.lens.SHOWN
+        return judge(event, visibility, hidden, via_unseen)
+
+    monkeypatch.setattr(core.lens, "judge", leaky)
+    with pytest.raises(AssertionError):
+        check_session(tmp_path, "2d10-edge", [("roll", 0, 0), ("gm-note", "h", 0)])
