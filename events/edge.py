@@ -311,16 +311,9 @@ Damaged.PLAYER = PlayerForm(
     about=("target",),
     via_unseen=("dice", "bonus", "faces", "raw", "edge_boost", "source", "reason", "pt_reduction"),
 )
-for _kind in (
-    Injured,
-    InjuryLessened,
-    EdgeBurned,
-    EdgeRecovered,
-    PendingDismissed,
-    Healed,
-    ArmorRepaired,
-):
+for _kind in (Injured, InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed, Healed):
     _kind.PLAYER = _CHARACTER
+ArmorRepaired.PLAYER = _CHARACTER
 EncounterStarted.PLAYER = PlayerForm()
 EncounterEnded.PLAYER = PlayerForm()
 Joined.PLAYER = _CHARACTER
