@@ -40,13 +40,14 @@ from events import (
     PlayerForm,
     Record,
     Revealed,
+    Rolled,
     Visibility,
     record_to_builtins,
 )
 from events.base import UNSEEN
 
 from .history import History
-from .state import TableState
+from .state import LastRoll, TableState
 
 __all__ = ["UNSEEN", "PlayerLens", "Verdict", "judge", "player_state", "seal"]
 
@@ -194,20 +195,18 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
 def _around(event: Event, hidden: set[str]) -> set[str]:
     """The hidden ids a record is judged by: a character shown or hidden by the record
     (or joining visible) counts as seen, since players get that news."""
-    kind = type(event)
-    if kind is CharacterAdded:
+    if isinstance(event, CharacterAdded):
         return hidden | {event.id} if event.hidden else hidden - {event.id}
-    if kind is CharacterUpdated and event.hidden is not None:
+    if isinstance(event, CharacterUpdated) and event.hidden is not None:
         return hidden - {event.id}
     return hidden
 
 
 def _track(event: Event, hidden: set[str]) -> None:
     """Follow who is hidden, as the fold does."""
-    kind = type(event)
-    if kind is CharacterAdded or (kind is CharacterUpdated and event.hidden is not None):
+    if isinstance(event, CharacterAdded | CharacterUpdated) and event.hidden is not None:
         (hidden.add if event.hidden else hidden.discard)(event.id)
-    elif kind is CharacterRemoved:
+    elif isinstance(event, CharacterRemoved):
         hidden.discard(event.id)
 
 
@@ -230,6 +229,8 @@ class PlayerLens:
         self.seqs: list[int] = []
         #: players' numbers of their notes (a count the state shows)
         self.notes: list[int] = []
+        #: free rolls players saw (the state's last roll is the last of these)
+        self.rolls: list[Record] = []
         #: shown records with fields cut or masked: their verdict and the ids masked
         self._verdicts: dict[int, tuple[Verdict, frozenset[str]]] = {}
         #: records players do not see, for a reveal to show
@@ -284,6 +285,8 @@ class PlayerLens:
         self.numbers[record.seq] = number
         if kind is Noted:
             self.notes.append(number)
+        elif kind is Rolled:
+            self.rolls.append(record)
         return True
 
     def form(self, record: Record) -> dict[str, Any]:
@@ -361,20 +364,16 @@ def player_state(
     state: TableState,
     lens: PlayerLens,
     player_world: Callable[[TableState], Any] | None,
+    voided: Container[int] = (),
 ) -> TableState:
     """The state as players may see it, at the GM's record ``state.seq``.
 
     Hidden characters are left out, the system's world is the players' world
     (none at all when the system declares no ``player_world``), record numbers
     are the players', and nothing counts records players did not see.
+    ``voided``: the records undone as of ``state.seq`` (the fold skipped them).
     """
     world = player_world(state) if player_world is not None else None
-    last = state.last_roll
-    hidden = _hidden_ids(state)
-    if last is not None and (last.secret or last.actor in hidden or last.seq not in lens.numbers):
-        last = None
-    elif last is not None:
-        last = msgspec.structs.replace(last, seq=lens.numbers[last.seq])
     shown = lens.upto(state.seq)
     numbers = lens.numbers
     return msgspec.structs.replace(
@@ -382,7 +381,7 @@ def player_state(
         characters={k: _numbered(c, numbers) for k, c in state.characters.items() if not c.hidden},
         world=_numbered(world, numbers),
         seq=shown,
-        last_roll=last,
+        last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
     )
@@ -430,3 +429,15 @@ def _seqs(value: Any, numbers: dict[int, int]) -> Any:
     if isinstance(value, dict):
         return {k: numbers[v] for k, v in value.items() if v in numbers}
     return value
+
+
+def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll | None:
+    """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
+    for record in reversed(lens.rolls):
+        if record.seq > seq or record.seq in voided:
+            continue
+        e = record.event
+        if e.secret or record.visibility.hidden:
+            return None
+        return LastRoll(seq=lens.numbers[record.seq], actor=e.actor, dice=e.dice, total=e.total)
+    return None

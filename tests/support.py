@@ -52,4 +52,5 @@ def player_state_of(table: Table) -> TableState:
     """The table's state now, as players see it."""
     lens = PlayerLens(table.state.revealed)
     lens.feed(table.store.records())
-    return player_state(table.state, lens, get_system(table.state.system).player_world)
+    world = get_system(table.state.system).player_world
+    return player_state(table.state, lens, world, table.projection.history.voided)

@@ -222,7 +222,7 @@ def check_session(tmp: Path, system: str, steps: list[tuple[str, Any, int]]) -> 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 @settings(
-    max_examples=6,
+    max_examples=12,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -271,3 +271,61 @@ def test_the_property_fails_when_a_leak_is_put_back(
     monkeypatch.setattr(core.lens, "judge", leaky)
     with pytest.raises(AssertionError):
         check_session(tmp_path, "2d10-edge", [("roll", 0, 0), ("gm-note", "h", 0)])
+
+
+def test_every_event_type_says_in_the_docs_what_players_see() -> None:
+    from events import ALL_EVENTS
+
+    doc = (Path(__file__).parent.parent / "docs" / "players.md").read_text(encoding="utf-8")
+    missing = [
+        kind.__struct_config__.tag
+        for kind in ALL_EVENTS
+        if f"`{kind.__struct_config__.tag}`" not in doc
+    ]
+    assert not missing, missing
+
+
+def test_a_player_form_naming_no_field_stops_margin_at_load() -> None:
+    from events import Event, PlayerForm
+    from events.base import check_player_forms
+
+    class Probe(Event, frozen=True, tag="test.probe"):
+        actor: str
+
+    Probe.PLAYER = PlayerForm(about=("actor",), secret=("totl",))
+    with pytest.raises(TypeError, match="totl"):
+        check_player_forms((Probe,))
+
+
+def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_shown(
+    tmp_path: Path,
+) -> None:
+    from support import player_state_of
+
+    from tui.demo import build_demo
+
+    def do(**data: Any) -> None:
+        table.execute(convert_command("2d10-edge", data))
+
+    table = build_demo(tmp_path / "t.margin", "2d10-edge", dice=RandomDice(3))
+    try:
+        do(type="update-character", character="Guard", hidden=True)
+        seen_before: list[str] = []
+        for _ in range(7):
+            gm_turn = table.state.world.encounter.current
+            current = player_state_of(table).world.encounter.current
+            assert current != "guard"
+            if gm_turn == "guard":
+                # a hidden combatant's turn: the players' clock is where it was
+                assert current == (seen_before[-1] if seen_before else "")
+            else:
+                assert current == gm_turn
+                seen_before.append(current)
+            do(type="next-turn")
+        assert "guard" not in [c.id for c in player_state_of(table).world.encounter.order]
+        do(type="update-character", character="Guard", hidden=False)
+        order = [c.id for c in player_state_of(table).world.encounter.order]
+        gm_order = [c.id for c in table.state.world.encounter.order]
+        assert order == gm_order and "guard" in order
+    finally:
+        table.close()

@@ -146,7 +146,9 @@ def _state_for(table: Table, args: argparse.Namespace) -> Any:
         seq = table.projection.seq if args.at is None else shown[args.at - 1]
         state = table.projection.state_at(seq, corrected=args.corrected)
         lens.revealed = state.revealed
-        state = player_state(state, lens, get_system(state.system).player_world)
+        history = table.projection.history
+        voided = history.voided if args.corrected else history.voided_at(seq)
+        state = player_state(state, lens, get_system(state.system).player_world, voided)
     data = msgspec.to_builtins(state)
     data["revealed"] = sorted(data.get("revealed", []))
     return data

@@ -249,7 +249,7 @@ class View:
     def _lensed(self, state: TableState) -> TableState:
         reader = self.table.reader
         assert reader is not None
-        return player_state(state, reader, self.system.player_world)
+        return player_state(state, reader, self.system.player_world, self._voided()[0])
 
     def characters(self) -> list[CharacterRow]:
         state = self.state()

@@ -185,14 +185,24 @@ def initial_world(options: Any) -> ChanceWorld:
 
 
 def player_world(state: TableState) -> ChanceWorld | None:
-    """The world without hidden participants in the turn order."""
+    """The world without hidden participants in the turn order.
+
+    Who is hidden is who is hidden now (a participant shown after the start
+    takes their place); while a hidden participant acts, the players' clock
+    stays with the last one they saw act.
+    """
     world = state.world
     if world is None or world.encounter is None:
         return world
     enc = world.encounter
-    shown = [c for c in enc.order if c not in enc.hidden]
-    actor = enc.actor
-    current = shown.index(actor) if actor in shown else -1
+    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden |= {c for c in enc.hidden if c not in state.characters}
+    shown = [c for c in enc.order if c not in hidden]
+    current = -1
+    for i in range(enc.current, -1, -1) if enc.current >= 0 else ():
+        if enc.order[i] not in hidden:
+            current = shown.index(enc.order[i])
+            break
     visible = Encounter(order=shown, current=current, round=enc.round, actions=enc.actions)
     return ChanceWorld(encounter=visible, failed=world.failed, journey=world.journey)
 

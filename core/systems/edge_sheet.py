@@ -436,14 +436,23 @@ def talent_pt_reduction(char: EdgeCharacter) -> int:
 
 
 def player_world(state: TableState) -> EdgeWorld:
-    """The world without hidden combatants or hits by or on them."""
+    """The world without hidden combatants or hits by or on them.
+
+    Who is hidden is who is hidden now (a combatant shown after joining takes
+    their place in the order); while a hidden combatant acts, the players'
+    clock stays with the last one they saw act this round.
+    """
     w = world(state)
     enc = w.encounter
     if enc is None:
         return msgspec.structs.replace(w, players=True)
-    shown = [c for c in enc.order if not c.hidden]
-    hidden = {c.id for c in enc.order if c.hidden}
-    current = "" if enc.current in hidden else enc.current
+    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden |= {c.id for c in enc.order if c.hidden and c.id not in state.characters}
+    shown = [msgspec.structs.replace(c, hidden=False) for c in enc.order if c.id not in hidden]
+    current = enc.current
+    if current in hidden:
+        acted = [a for a in enc.acted if a not in hidden and a != current]
+        current = acted[-1] if acted else ""
     return EdgeWorld(
         encounter=msgspec.structs.replace(
             enc, order=shown, current=current, acted=[a for a in enc.acted if a not in hidden]
