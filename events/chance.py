@@ -33,6 +33,8 @@ class CheckRolled(Event, frozen=True, tag="chance.check"):
     #: "" a first attempt, "changed" a retry with a new approach, "override" the GM allowed it
     retry: str = ""
     source: str = "rng"
+    #: the difficulty's band on the ladder ("hard"); "" in records older than the field
+    difficulty_band: str = ""
 
 
 class OpposedRolled(Event, frozen=True, tag="chance.opposed"):
@@ -57,6 +59,9 @@ class OpposedRolled(Event, frozen=True, tag="chance.opposed"):
     defender_modifiers: list[str] = []
     secret: bool = True
     source: str = "rng"
+    #: each side's difficulty band on the ladder; "" in records older than the fields
+    actor_difficulty_band: str = ""
+    defender_difficulty_band: str = ""
 
 
 class AttackRolled(Event, frozen=True, tag="chance.attack"):
@@ -156,6 +161,10 @@ class TurnStarted(Event, frozen=True, tag="chance.turn"):
     index: int
     round: int
     actions: int
+    #: the actor is feared and must flee this turn: from whom ("gm" for the GM's fear),
+    #: and where margin proposes (None: the GM names the place with ``flee``)
+    flee_from: str = ""
+    flee_to: list[int] | None = None
 
 
 class EncounterEnded(Event, frozen=True, tag="chance.encounter-ended"):
@@ -170,6 +179,19 @@ class Moved(Event, frozen=True, tag="chance.moved"):
     feet: int = 0
     start: list[int] | None = None
     override: bool = False
+    #: the forced move of a feared character, confirmed by the GM with ``flee``
+    fled: bool = False
+
+
+class SideSwitched(Event, frozen=True, tag="chance.side"):
+    """A charmed character fights for another side, or returns to its own when the charm ends."""
+
+    character: str
+    #: the side it fights on from now ("" for a sheet without a side)
+    side: str
+    before: str = ""
+    #: "charmed" (the GM switched it) or "charm-ended" (back to its own side)
+    reason: str = "charmed"
 
 
 class HealthChanged(Event, frozen=True, tag="chance.hp"):
@@ -203,6 +225,7 @@ EVENTS: tuple[type[Event], ...] = (
     TurnStarted,
     EncounterEnded,
     Moved,
+    SideSwitched,
     HealthChanged,
     Traveled,
 )
@@ -211,10 +234,12 @@ EVENTS: tuple[type[Event], ...] = (
 # -- what players see ---------------------------------------------------------
 
 #: A secret check's numbers.
-CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total")
+CHECK_SECRET = ("difficulty", "chance", "roll", "margin", "modifier_total", "difficulty_band")
 OPPOSED_SECRET = (
     "actor_difficulty",
     "defender_difficulty",
+    "actor_difficulty_band",
+    "defender_difficulty_band",
     "actor_chance",
     "defender_chance",
     "actor_roll",
@@ -242,7 +267,16 @@ EFFECT_SECRET = ("potency", "resistance", "gap")
 def _side(prefix: str) -> tuple[str, ...]:
     return tuple(
         f"{prefix}_{n}"
-        for n in ("skill", "difficulty", "chance", "roll", "margin", "band", "modifiers")
+        for n in (
+            "skill",
+            "difficulty",
+            "difficulty_band",
+            "chance",
+            "roll",
+            "margin",
+            "band",
+            "modifiers",
+        )
     )
 
 
@@ -268,13 +302,16 @@ EffectApplied.PLAYER = PlayerForm(
     unseen={"source": ("reason",)},
     secret=EFFECT_SECRET,
 )
-for _kind in (EffectTicked, EffectRemoved, Moved, HealthChanged):
+for _kind in (EffectTicked, EffectRemoved, Moved, HealthChanged, SideSwitched):
     _kind.PLAYER = _CHARACTER
 # a hidden participant's place and position are the GM's
 EncounterStarted.PLAYER = PlayerForm(
     about=("order", "positions", "hidden"),
     unseen={"order": (), "positions": (), "hidden": ()},
 )
-TurnStarted.PLAYER = PlayerForm(about=("actor",), private=("index",))
+# whom a feared actor flees, and where margin sends it, would betray a hidden frightener
+TurnStarted.PLAYER = PlayerForm(
+    about=("actor", "flee_from"), unseen={"flee_from": ("flee_to",)}, private=("index",)
+)
 EncounterEnded.PLAYER = PlayerForm()
 Traveled.PLAYER = PlayerForm()

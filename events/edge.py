@@ -71,6 +71,9 @@ class Attacked(Checked, frozen=True, tag="edge.attack"):
     pt_reduction: int = 0
     #: the action this attack used in the encounter ("" outside one)
     action: str = ""
+    #: what the target's armor took off its defense (options armor_dodge_*) when the TN was
+    #: the target's defense
+    dodge_penalty: int = 0
 
 
 class EdgeSpent(Event, frozen=True, tag="edge.spent"):
@@ -110,6 +113,8 @@ class Damaged(Event, frozen=True, tag="edge.damage"):
     edge_boost: bool = False
     source: str = "rng"
     reason: str = ""
+    #: PT the armor lost stopping this blow (options armor_degrade_*); ``pt`` is as it stood
+    degraded: int = 0
 
 
 class Injured(Event, frozen=True, tag="edge.injury"):
@@ -159,6 +164,15 @@ class EdgeRecovered(Event, frozen=True, tag="edge.recovered"):
     #: award size for complex awards: "minor", "major" or "boss"
     size: str = ""
     note: str = ""
+
+
+class ArmorRepaired(Event, frozen=True, tag="edge.armor-repaired"):
+    """PT worn off a character's armor restored (part of it, or all)."""
+
+    character: str
+    points: int
+    #: PT still worn off afterwards
+    wear_after: int = 0
 
 
 class PendingDismissed(Event, frozen=True, tag="edge.pending-dismissed"):
@@ -233,6 +247,7 @@ EVENTS: tuple[type[Event], ...] = (
     EdgeRecovered,
     PendingDismissed,
     Healed,
+    ArmorRepaired,
     EncounterStarted,
     Joined,
     Left,
@@ -246,6 +261,8 @@ EVENTS: tuple[type[Event], ...] = (
 
 #: A check with a secret TN: the numbers that would tell the TN.
 SECRET_TN = ("tn", "tn_name", "mos", "band", "damage_dice", "pending_kind", "pending_scope")
+#: An attack's TN comes from the target's defense less what its armor takes off.
+SECRET_ATTACK_TN = (*SECRET_TN, "dodge_penalty")
 #: What an attack shows of its attacker: the skill, the dice and everything that adds up
 #: to the total, the weapon and its damage.
 ATTACKER = (
@@ -285,8 +302,8 @@ _CHARACTER = PlayerForm(about=("character",))
 Checked.PLAYER = PlayerForm(about=("character",), secret=SECRET_TN)
 Attacked.PLAYER = PlayerForm(
     about=("character", "target"),
-    unseen={"character": ATTACKER, "target": ("tn", "tn_name", "mos")},
-    secret=SECRET_TN,
+    unseen={"character": ATTACKER, "target": ("tn", "tn_name", "mos", "dodge_penalty")},
+    secret=SECRET_ATTACK_TN,
 )
 EdgeSpent.PLAYER = _CHARACTER
 # a hidden attacker's damage dice and bonus would tell the weapon
@@ -296,6 +313,7 @@ Damaged.PLAYER = PlayerForm(
 )
 for _kind in (Injured, InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed, Healed):
     _kind.PLAYER = _CHARACTER
+ArmorRepaired.PLAYER = _CHARACTER
 EncounterStarted.PLAYER = PlayerForm()
 EncounterEnded.PLAYER = PlayerForm()
 Joined.PLAYER = _CHARACTER

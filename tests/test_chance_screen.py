@@ -123,8 +123,13 @@ def test_short_forms(demo: Table) -> None:
     assert parse(["roll", "2d6"], state) is None
     with pytest.raises(RuleError, match="'sword' is not a weapon of Rook"):
         parse(["attack", "rook", "marn", "sword"], state)
-    with pytest.raises(RuleError, match="difficulty: expected a whole number"):
-        parse(["check", "rook", "lockpick", "hard"], state)
+    assert parse(["check", "rook", "lockpick", "Hard"], state) == {
+        "type": "check", "character": "rook", "skill": "lockpick", "difficulty": "hard",
+    }  # fmt: skip
+    with pytest.raises(
+        RuleError, match=r"difficulty: expected 1..100 or a band \(effortless, easy"
+    ):
+        parse(["check", "rook", "lockpick", "hardish"], state)
     # every short form becomes a command the table accepts
     convert_command("d100-chance", parse(["check", "rook", "lockpick", "12", "tools"], state) or {})
 

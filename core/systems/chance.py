@@ -40,6 +40,20 @@ OPTIONS: tuple[Option, ...] = (
     Option("escalate_at", 3, "stacks at which chilled freezes and shocked stuns", lo=1, hi=100),
     Option("spread_stacks", 3, "stacks at which burning spreads to neighbours", lo=1, hi=100),
     Option("spread_feet", 5, "how near (feet) a neighbour catches fire", lo=0, hi=1000),
+    Option(
+        "crit_dex_step",
+        0,
+        "crit chance +1 per this much DEX, on top of the sheet's and the weapon's (0: off)",
+        lo=0,
+        hi=1000,
+    ),
+    Option(
+        "crit_multiplier_step",
+        0,
+        "crit multiplier +0.1 per this much STR + DEX, on top of the sheet's (0: off)",
+        lo=0,
+        hi=1000,
+    ),
 )
 
 _HUMAN_ARMOR = {"head": 0, "torso": 40, "arms": 10, "legs": 10}
@@ -228,6 +242,7 @@ SYSTEM = System(
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
         ("check rook hacking 40 helper open", "an open check with a helper"),
+        ("check vex arcana hard = 20", "a difficulty named by its band (hard: 70)"),
         ("opposed rook stealth marn perception", "an opposed check"),
         ("move rook 5 5", "move to a place (feet)"),
         ("attack rook marn knife side +1 = 10 50 90 1", "a flank attack, the dice typed"),

@@ -15,7 +15,8 @@ class Check(Command, tag="check"):
 
     character: str
     skill: str
-    difficulty: int
+    #: 1..100, or a band of the ladder by name ("hard": its middle value)
+    difficulty: int | str
     modifiers: list[str] = []
     proficiency: int | None = None
     task: str = ""
@@ -34,8 +35,8 @@ class Opposed(Command, tag="opposed"):
     skill: str
     defender: str
     defender_skill: str = ""
-    actor_difficulty: int | None = None
-    defender_difficulty: int | None = None
+    actor_difficulty: int | str | None = None
+    defender_difficulty: int | str | None = None
     actor_modifiers: list[str] = []
     defender_modifiers: list[str] = []
     secret: bool | None = None
@@ -104,6 +105,23 @@ class Move(Command, tag="move"):
     override: bool = False
 
 
+class Flee(Command, tag="flee"):
+    """The forced move of a feared character at the start of its turn, as the GM confirms it:
+    to the place margin proposed, or to ``to``."""
+
+    character: str
+    to: list[int] | None = None
+    override: bool = False
+
+
+class SwitchSide(Command, tag="switch-side"):
+    """A charmed character turns on its friends: it fights for ``side`` (the charmer's side
+    when not given) until the charm ends."""
+
+    character: str
+    side: str | None = None
+
+
 class ChangeHp(Command, tag="hp"):
     """Damage (negative) or healing (positive) outside an attack."""
 
@@ -133,6 +151,8 @@ COMMANDS: tuple[type[Command], ...] = (
     NextTurn,
     EndEncounter,
     Move,
+    Flee,
+    SwitchSide,
     ChangeHp,
     Travel,
 )

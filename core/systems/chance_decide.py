@@ -22,6 +22,7 @@ from events.chance import (
     HealthChanged,
     Moved,
     OpposedRolled,
+    SideSwitched,
     Traveled,
     TurnStarted,
 )
@@ -40,10 +41,12 @@ from .chance_commands import (
     Check,
     ClearEffect,
     EndEncounter,
+    Flee,
     Move,
     NextTurn,
     Opposed,
     StartEncounter,
+    SwitchSide,
     Travel,
 )
 from .chance_state import (
@@ -58,6 +61,7 @@ from .chance_state import (
     crit_chance,
     crit_multiplier,
     evasion,
+    side_of,
     speed,
     stats,
     table_of,
@@ -116,10 +120,8 @@ def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: 
     return skills[skill]
 
 
-def _difficulty(value: int, field: str = "difficulty") -> int:
-    if not 1 <= value <= 100:
-        raise RuleError(f"{field}: {value} is out of range (1..100)")
-    return value
+def _difficulty(value: int | str, field: str = "difficulty") -> int:
+    return rules.difficulty_value(value, field)
 
 
 #: farthest a place on the field may be from 0 along x or y, in feet
@@ -198,6 +200,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         approach=approach,
         retry=retry,
         source=dice.source,
+        difficulty_band=rules.difficulty_band(difficulty),
     )
     return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if secret else ()))]
 
@@ -244,6 +247,8 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
         defender_modifiers=b_mods,
         secret=secret,
         source=dice.source,
+        actor_difficulty_band=rules.difficulty_band(a_diff),
+        defender_difficulty_band=rules.difficulty_band(b_diff),
     )
     return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET if secret else ()))]
 
@@ -450,7 +455,7 @@ class _Strike:
             dodge_roll = _d100(dice)
             dodged = dodge_roll <= g.dodge_chance
         connects = hit and not dodged
-        cc = crit_chance(attacker, w)
+        cc = crit_chance(attacker, w, self.state.options)
         crit_roll = range_percent = None
         crit = False
         steps: list[list[str]] = []
@@ -472,7 +477,7 @@ class _Strike:
                 profile=w["profile"],
                 range_percent=range_percent,
                 crit=crit,
-                crit_multiplier=crit_multiplier(attacker, w),
+                crit_multiplier=crit_multiplier(attacker, w, self.state.options),
                 vitals=multiplier,
                 position=position,
                 unaware_percent=self.unaware,
@@ -626,7 +631,55 @@ def decide_clear(cmd: ClearEffect, state: TableState, dice: Dice, history: Histo
         held = ", ".join(e.name for e in char.effects) or "none"
         raise RuleError(f"effect: {char.name} has no {name!r} (effects: {held})")
     reason = cmd.reason.strip() or "cleared by the GM"
-    return [Draft(EffectRemoved(character=char.id, effect=name, reason=reason))]
+    removed = EffectRemoved(character=char.id, effect=name, reason=reason)
+    drafts = [Draft(removed)]
+    if name == "charmed":
+        drafts += _side_back(state, char, cause=state.seq + 1)
+    return drafts
+
+
+# -- a friend turned enemy ---------------------------------------------------------
+
+
+def decide_switch_side(
+    cmd: SwitchSide, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
+    char = _char(state, cmd.character)
+    charm = char.effect("charmed")
+    if charm is None:
+        raise RuleError(
+            f"character: {char.name} is not charmed; only a charm turns a friend into an enemy"
+        )
+    if cmd.side is None:
+        charmer = state.characters.get(charm.source)
+        if charmer is not None and charmer.hidden:
+            # the side is shown to players with the charm; a hidden charmer's is its secret
+            raise RuleError(
+                f"side: name the side {char.name} now fights for (whoever charmed it is hidden "
+                "from the players)"
+            )
+        side = side_of(charmer) if isinstance(charmer, ChanceCharacter) else ""
+        if not side:
+            raise RuleError(
+                f"side: name the side {char.name} now fights for (whoever charmed it has no side)"
+            )
+    else:
+        side = cmd.side.strip()
+        if not side:
+            raise RuleError("side: name the side the charmed character now fights for")
+    if side == side_of(char):
+        raise RuleError(f"side: {char.name} already fights for {side!r}")
+    event = SideSwitched(character=char.id, side=side, before=side_of(char), reason="charmed")
+    return [Draft(event, cause=charm.applied or None)]
+
+
+def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Draft]:
+    """A charm ended: a character it turned goes back to its own side."""
+    if char.side is None:
+        return []
+    own = str(char.sheet.get("side", ""))
+    event = SideSwitched(character=char.id, side=own, before=char.side, reason="charm-ended")
+    return [Draft(event, cause=cause)]
 
 
 # -- the encounter clock -----------------------------------------------------------
@@ -657,19 +710,94 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
     enc = _world(state).encounter
     if enc is None:
         raise RuleError("next: no fight is running (start one with encounter)")
+    fleeing = state.characters.get(enc.actor or "")
+    if enc.flee_from and isinstance(fleeing, ChanceCharacter) and fleeing.hp > 0:
+        raise RuleError(
+            f"next: {fleeing.name} is feared and must flee first (flee {fleeing.id}, or "
+            f"flee {fleeing.id} X Y to another place)"
+        )
     index, rnd = _next_actor(state, enc.order, enc.current, enc.round)
     actor = _char(state, enc.order[index])
-    turn = TurnStarted(actor=actor.id, index=index, round=rnd, actions=actions_per_turn(actor))
-    drafts = [Draft(turn)]
     seq = state.seq + 1
     hp = actor.hp
+    ticks: list[Draft] = []
     for effect in list(actor.effects):
-        ticked = _tick(state, actor, effect, hp, seq, len(drafts))
+        ticked = _tick(state, actor, effect, hp, seq, len(ticks) + 1)
         tick = ticked[0].event
         assert isinstance(tick, EffectTicked)
         hp = max(0, hp + tick.hp)
-        drafts.extend(ticked)
-    return drafts
+        ticks.extend(ticked)
+    flee_from, flee_to = _flight(state, actor, hp, ticks)
+    turn = TurnStarted(
+        actor=actor.id,
+        index=index,
+        round=rnd,
+        actions=actions_per_turn(actor),
+        flee_from=flee_from,
+        flee_to=flee_to,
+    )
+    return [Draft(turn), *ticks]
+
+
+def _flight(
+    state: TableState, actor: ChanceCharacter, hp: int, ticks: list[Draft]
+) -> tuple[str, list[int] | None]:
+    """Whether a feared actor must flee this turn: (from whom, the place proposed). A fear
+    that ends as the turn starts, a character down, without a place, or unable to move
+    (rooted, frozen, stunned) flees nowhere."""
+    fear = actor.effect("feared")
+    ended = any(
+        isinstance(d.event, EffectTicked) and d.event.effect == "feared" and d.event.ended
+        for d in ticks
+    )
+    if fear is None or ended or hp <= 0 or actor.position is None or speed(actor) == 0:
+        return "", None
+    source = state.characters.get(fear.source)
+    if not isinstance(source, ChanceCharacter) or source.position is None:
+        return fear.source or "gm", None
+    return source.id, away(actor.position, source.position, speed(actor))
+
+
+def away(start: list[int], source: list[int], feet: int) -> list[int]:
+    """The place ``feet`` straight away from ``source`` (along x when both stand on one spot)."""
+    dx = (start[0] > source[0]) - (start[0] < source[0])
+    dy = (start[1] > source[1]) - (start[1] < source[1])
+    if dx == dy == 0:
+        dx = 1
+    return [
+        max(-MAX_FEET, min(MAX_FEET, start[0] + dx * feet)),
+        max(-MAX_FEET, min(MAX_FEET, start[1] + dy * feet)),
+    ]
+
+
+def decide_flee(cmd: Flee, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = _char(state, cmd.character)
+    enc = _world(state).encounter
+    if enc is None or enc.actor != char.id or not enc.flee_from:
+        raise RuleError(
+            f"flee: {char.name} has no forced move due (a feared character flees at the "
+            "start of its turn)"
+        )
+    if cmd.to is not None:
+        to = _place(cmd.to, "to")
+    elif enc.flee_to is not None:
+        to = list(enc.flee_to)
+    else:
+        raise RuleError(
+            f"to: give the place {char.name} flees to ([x, y] feet): whoever frightened it "
+            "has no place on the field"
+        )
+    start = char.position
+    feet = distance(start, to) if start is not None else 0
+    if start is not None and not cmd.override:
+        limit = speed(char) - enc.moved
+        if feet > limit:
+            raise RuleError(f"to: {feet} ft is more than the {limit} ft {char.name} can run")
+        _check_flight(state, char, start, to)
+    event = Moved(
+        character=char.id, to=to, feet=feet, start=start, override=cmd.override, fled=True
+    )
+    return [Draft(event)]
 
 
 def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
@@ -734,6 +862,8 @@ def _tick(
                         turns=max(1, left),
                     )
                 )
+    if effect.name == "charmed" and ended:
+        drafts += _side_back(state, char, cause=tick_seq)
     if effect.name == "haste" and ended:
         drafts.append(
             effect_draft(
@@ -758,6 +888,8 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
     enc = _world(state).encounter
     if not cmd.override:
         _standing(char, "character", "move (override)")
+    if enc is not None and enc.flee_from and enc.actor == char.id and not cmd.override:
+        raise RuleError(f"to: {char.name} is feared and must flee first (flee {char.id})")
     if start is not None and enc is not None and not cmd.override:
         limit = speed(char)
         if limit == 0 and feet:
@@ -844,6 +976,8 @@ _DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
     NextTurn: decide_next,
     EndEncounter: decide_end,
     Move: decide_move,
+    Flee: decide_flee,
+    SwitchSide: decide_switch_side,
     ChangeHp: decide_hp,
     Travel: decide_travel,
 }

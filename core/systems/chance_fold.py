@@ -14,6 +14,7 @@ from events.chance import (
     HealthChanged,
     Moved,
     OpposedRolled,
+    SideSwitched,
     Traveled,
     TurnStarted,
 )
@@ -112,6 +113,7 @@ def _tick(state: TableState, record: Record) -> None:
         return
     if e.ended:
         char.effects.remove(effect)
+        _calm(state, char.id, e.effect)
     else:
         effect.turns = e.turns_left
 
@@ -121,6 +123,14 @@ def _removed(state: TableState, record: Record) -> None:
     char = _char(state, e.character)
     if char is not None:
         char.effects = [x for x in char.effects if x.name != e.effect]
+        _calm(state, char.id, e.effect)
+
+
+def _calm(state: TableState, cid: str, effect: str) -> None:
+    """A fear that ends takes back the forced move its bearer still owed this turn."""
+    enc = _world(state).encounter
+    if effect == "feared" and enc is not None and enc.actor == cid:
+        enc.flee_from, enc.flee_to = "", None
 
 
 def _started(state: TableState, record: Record) -> None:
@@ -140,6 +150,8 @@ def _turn(state: TableState, record: Record) -> None:
         enc.round = e.round
         enc.actions = e.actions
         enc.moved = 0
+        enc.flee_from = e.flee_from
+        enc.flee_to = list(e.flee_to) if e.flee_to is not None else None
 
 
 def _ended(state: TableState, record: Record) -> None:
@@ -154,6 +166,15 @@ def _moved(state: TableState, record: Record) -> None:
     enc = _world(state).encounter
     if enc is not None and enc.actor == e.character and not e.override:
         enc.moved += e.feet
+    if enc is not None and e.fled:
+        enc.flee_from, enc.flee_to = "", None
+
+
+def _side(state: TableState, record: Record) -> None:
+    e: SideSwitched = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.side = e.side if e.reason == "charmed" else None
 
 
 def _hp(state: TableState, record: Record) -> None:
@@ -185,6 +206,7 @@ HANDLERS: dict[type[Event], Handler] = {
     TurnStarted: _turn,
     EncounterEnded: _ended,
     Moved: _moved,
+    SideSwitched: _side,
     HealthChanged: _hp,
     Traveled: _traveled,
 }

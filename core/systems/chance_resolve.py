@@ -70,12 +70,19 @@ def _choice(name: str, value: Any, choices: Any) -> str:
     return str(value)
 
 
+def _difficulty(value: Any) -> int:
+    """1..100, or a band of the difficulty ladder by name (its middle value)."""
+    if isinstance(value, str):
+        return rules.difficulty_value(value)
+    return integer("difficulty", value, 1, 100)
+
+
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = take(
         fields, {"proficiency": REQUIRED, "difficulty": REQUIRED, "modifiers": [], "roll": None}
     )
     proficiency = integer("proficiency", f["proficiency"], 0, 100)
-    difficulty = integer("difficulty", f["difficulty"], 1, 100)
+    difficulty = _difficulty(f["difficulty"])
     total, counted = _modifiers(f["modifiers"])
     odds = rules.check_odds(proficiency, difficulty, total)
     out: dict[str, Any] = {
@@ -99,7 +106,7 @@ def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = take(fields, {"proficiency": REQUIRED, "difficulty": REQUIRED, "modifiers": []})
     proficiency = integer("proficiency", f["proficiency"], 0, 100)
-    difficulty = integer("difficulty", f["difficulty"], 1, 100)
+    difficulty = _difficulty(f["difficulty"])
     total, _ = _modifiers(f["modifiers"])
     odds = rules.check_odds(proficiency, difficulty, total)
     if odds.automatic:

@@ -73,6 +73,33 @@ def difficulty_band(difficulty: int) -> str:
     return DIFFICULTY_LADDER[-1][1]
 
 
+def _middles() -> dict[str, int]:
+    out, low = {}, 1
+    for top, name in DIFFICULTY_LADDER:
+        out[name] = (low + top) // 2
+        low = top + 1
+    return out
+
+
+#: A difficulty named by its band: the middle of the band, halves rounded down.
+DIFFICULTY_MIDDLES: dict[str, int] = _middles()
+
+
+def difficulty_value(value: int | str, field: str = "difficulty") -> int:
+    """A difficulty given as 1..100 or as a band's name (its middle value)."""
+    if isinstance(value, str):
+        name = value.strip().lower()
+        if name in DIFFICULTY_MIDDLES:
+            return DIFFICULTY_MIDDLES[name]
+        if not name.isdigit():
+            names = ", ".join(f"{n} {v}" for n, v in DIFFICULTY_MIDDLES.items())
+            raise RuleError(f"{field}: {value!r} is not a difficulty (1..100, or a band: {names})")
+        value = int(name)
+    if isinstance(value, bool) or not 1 <= value <= 100:
+        raise RuleError(f"{field}: {value} is out of range (1..100)")
+    return value
+
+
 def clamp(value: int, lo: int, hi: int) -> int:
     return max(lo, min(hi, value))
 

@@ -32,7 +32,8 @@ def _check_line(e: dict[str, Any]) -> str:
     elif "roll" in e:
         mods = f"{e['modifier_total']:+d} " if e.get("modifier_total") else ""
         head = (
-            f"{who} {skill} vs difficulty {e['difficulty']} {mods}-> chance {e['chance']}%, "
+            f"{who} {skill} vs difficulty {e['difficulty']}{_band_of(e)} {mods}"
+            f"-> chance {e['chance']}%, "
             f"rolled {e['roll']} (margin {e['margin']:+d}){secret}: {e['band']}"
         )
     else:
@@ -43,13 +44,23 @@ def _check_line(e: dict[str, Any]) -> str:
     return f"{head}{retry} - {e['narration']}" if e.get("narration") else head + retry
 
 
+def _band_of(e: dict[str, Any], prefix: str = "") -> str:
+    """ " (hard)": the difficulty's band, as the record names it or, in an older record,
+    as its difficulty gives it."""
+    band = e.get(f"{prefix}difficulty_band") or rules.difficulty_band(e[f"{prefix}difficulty"])
+    return f" ({band})"
+
+
 def _opposed_side(e: dict[str, Any], side: str) -> str:
     """One side of an opposed check: who, the skill, and the numbers players may see."""
     who = e[side]
     if f"{side}_skill" not in e:
         return who
     if f"{side}_roll" in e:
-        return f"{who} {e[f'{side}_skill']} ({e[f'{side}_chance']}%, rolled {e[f'{side}_roll']})"
+        return (
+            f"{who} {e[f'{side}_skill']} vs difficulty {e[f'{side}_difficulty']}"
+            f"{_band_of(e, f'{side}_')} ({e[f'{side}_chance']}%, rolled {e[f'{side}_roll']})"
+        )
     band = e.get(f"{side}_band")
     return f"{who} {e[f'{side}_skill']}" + (f" ({band})" if band else "")
 
@@ -153,13 +164,27 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "chance.encounter":
         return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
     if tag == "chance.turn":
-        return f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
+        line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
+        if e.get("flee_to"):
+            frm = e.get("flee_from")
+            line += (
+                f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
+            )
+        elif "flee_from" in e and e["flee_from"]:
+            line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
+        return line
+    if tag == "chance.side":
+        if e.get("reason") == "charm-ended":
+            back = f"its own side, {e['side']}" if e.get("side") else "its own side"
+            return f"{e['character']} is no longer charmed and returns to {back}"
+        return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
     if tag == "chance.encounter-ended":
         return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
     if tag == "chance.moved":
         if e.get("start") is None:
             return f"{e['character']} takes a place at {e['to']}"
-        return f"{e['character']} moves {e.get('feet', 0)} ft to {e['to']}"
+        verb = "flees" if e.get("fled") else "moves"
+        return f"{e['character']} {verb} {e.get('feet', 0)} ft to {e['to']}"
     if tag == "chance.hp":
         amount = e["amount"]
         verb = "heals" if amount > 0 else "takes"
@@ -190,6 +215,10 @@ def status(char: Character, state: TableState) -> list[str]:
     items.extend(_effect_text(e) for e in char.effects)
     if char.position is not None:
         items.append(f"at {char.position[0]},{char.position[1]} ft")
+    if char.side is not None:
+        items.append(f"fights for {char.side or 'nobody'} (charmed)")
+    elif char.sheet.get("side"):
+        items.append(f"side {char.sheet['side']}")
     return items
 
 
@@ -231,8 +260,11 @@ def _check_odds(cmd: Check, state: TableState) -> Odds:
     skill = cmd.skill.strip().lower()
     proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
     total, _ = rules.modifier_total(cmd.modifiers)
-    o = rules.check_odds(proficiency, _difficulty(cmd.difficulty), total)
-    label = f"{char.name}: {skill} {proficiency} vs {cmd.difficulty}"
+    difficulty = _difficulty(cmd.difficulty)
+    o = rules.check_odds(proficiency, difficulty, total)
+    label = (
+        f"{char.name}: {skill} {proficiency} vs {difficulty} ({rules.difficulty_band(difficulty)})"
+    )
     if o.automatic:
         bands = {b: float(b == rules.AUTOMATIC_BAND) for b in rules.BANDS}
         return Odds(1.0, bands, label + " (automatic)")
@@ -302,11 +334,15 @@ def _no_more(head: str, extra: list[str], usage: str) -> None:
 def _check_words(rest: list[str]) -> dict[str, Any]:
     if len(rest) < 3:
         raise RuleError("check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override]")
+    given = rest[2].lower()
+    if given not in rules.DIFFICULTY_MIDDLES and not given.lstrip("-").isdigit():
+        bands = ", ".join(rules.DIFFICULTY_MIDDLES)
+        raise RuleError(f"difficulty: expected 1..100 or a band ({bands}), got {rest[2]!r}")
     out: dict[str, Any] = {
         "type": "check",
         "character": rest[0],
         "skill": rest[1],
-        "difficulty": _int_word(rest[2], "difficulty"),
+        "difficulty": given if given in rules.DIFFICULTY_MIDDLES else int(given),
     }
     mods: list[str] = []
     for word in rest[3:]:
@@ -413,6 +449,24 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
             "character": rest[0],
             "to": [_int_word(rest[1], "x"), _int_word(rest[2], "y")],
         }
+    if head == "flee":
+        if len(rest) not in (1, 3, 4) or (len(rest) == 4 and rest[3].lower() != "override"):
+            raise RuleError("flee: flee WHO [X Y [override]] (feet; the place proposed if none)")
+        flee: dict[str, Any] = {"type": "flee", "character": rest[0]}
+        if len(rest) > 1:
+            flee["to"] = [_int_word(rest[1], "x"), _int_word(rest[2], "y")]
+        if len(rest) == 4:
+            flee["override"] = True
+        return flee
+    if head == "side":
+        if len(rest) not in (1, 2):
+            raise RuleError(
+                "side: side WHO [SIDE] (a charmed character; the charmer's side if none)"
+            )
+        side: dict[str, Any] = {"type": "switch-side", "character": rest[0]}
+        if len(rest) == 2:
+            side["side"] = rest[1]
+        return side
     if head == "bandage":
         if len(rest) != 1:
             raise RuleError("bandage: bandage WHO")
@@ -466,6 +520,8 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
             "next",
             "opposed",
             "move",
+            "flee",
+            "side",
             "bandage",
             "fight",
             "endfight",
@@ -480,4 +536,5 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
         "effect": list(EFFECTS),
         "modifier": sorted(MODIFIER_WORDS),
         "position": list(rules.POSITIONS),
+        "difficulty": list(rules.DIFFICULTY_MIDDLES),
     }

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import msgspec
@@ -115,6 +117,8 @@ class ChanceCharacter(Character, kw_only=True):
     hp: int = 0
     effects: list[Effect] = []
     position: list[int] | None = None
+    #: the side a charm made it fight for; None while it fights on its sheet's ``side``
+    side: str | None = None
 
     @property
     def max_hp(self) -> int:
@@ -141,6 +145,10 @@ class Encounter(msgspec.Struct, kw_only=True):
     moved: int = 0
     #: participants the players do not see
     hidden: list[str] = []
+    #: the current actor is feared and must flee before anything else: from whom
+    #: ("gm" for the GM's own fear), and the place margin proposed (None: the GM names one)
+    flee_from: str = ""
+    flee_to: list[int] | None = None
 
     @property
     def actor(self) -> str | None:
@@ -215,6 +223,7 @@ SHEET_KEYS = (
     "resistances",
     "status_resistance",
     "weapons",
+    "side",
 )
 WEAPON_KEYS = (
     "type",
@@ -296,6 +305,8 @@ def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
     out["weapons"] = {
         k: _check_weapon(k, v) for k, v in _table("weapons", out.get("weapons", {})).items()
     }
+    if "side" in out and not isinstance(out["side"], str):
+        raise RuleError(f"sheet side: expected the name of a side, got {out['side']!r}")
     return out
 
 
@@ -428,12 +439,34 @@ def can_dodge(char: ChanceCharacter) -> bool:
     return all(EFFECTS[e.name].can_dodge for e in char.effects)
 
 
-def crit_chance(char: ChanceCharacter, w: dict[str, Any]) -> int:
-    return max(0, min(100, int(char.sheet.get("crit_chance", 0)) + int(w.get("crit_chance", 0))))
+#: what each step of ``crit_multiplier_step`` adds to the crit multiplier
+CRIT_MULTIPLIER_STEP = Fraction(1, 10)
 
 
-def crit_multiplier(char: ChanceCharacter, w: dict[str, Any]) -> Any:
-    return exact(char.sheet.get("crit_multiplier", 1.5)) + exact(w.get("crit_bonus", 0))
+def crit_chance(
+    char: ChanceCharacter, w: dict[str, Any], options: Mapping[str, Any] | None = None
+) -> int:
+    """The sheet's and the weapon's crit chance, plus 1 per ``crit_dex_step`` of DEX (option)."""
+    step = int((options or {}).get("crit_dex_step", 0))
+    derived = max(0, stat(char, "dex")) // step if step else 0
+    gear = int(char.sheet.get("crit_chance", 0)) + int(w.get("crit_chance", 0))
+    return max(0, min(100, gear + derived))
+
+
+def crit_multiplier(
+    char: ChanceCharacter, w: dict[str, Any], options: Mapping[str, Any] | None = None
+) -> Any:
+    """The sheet's multiplier (1.5 when not given) and the weapon's ``crit_bonus``, plus 0.1
+    per ``crit_multiplier_step`` of STR + DEX (option)."""
+    step = int((options or {}).get("crit_multiplier_step", 0))
+    strength = max(0, stat(char, "str")) + max(0, stat(char, "dex"))
+    derived = CRIT_MULTIPLIER_STEP * (strength // step) if step else 0
+    return exact(char.sheet.get("crit_multiplier", 1.5)) + exact(w.get("crit_bonus", 0)) + derived
+
+
+def side_of(char: ChanceCharacter) -> str:
+    """The side a character fights on: a charm's, else its sheet's ("" when it names none)."""
+    return char.side if char.side is not None else str(char.sheet.get("side", ""))
 
 
 def actions_per_turn(char: ChanceCharacter) -> int:

@@ -32,6 +32,28 @@ OPTIONS = (
         True,
         "significant and complete results leave Advantage/Disadvantage pending on the next check",
     ),
+    *(
+        Option(
+            f"armor_dodge_{worn}",
+            0,
+            f"{worn} armor slows its wearer: their defense (the TN of attacks on them) "
+            "drops by this much (0: off)",
+            lo=0,
+            hi=100,
+        )
+        for worn in ("medium", "heavy")
+    ),
+    *(
+        Option(
+            f"armor_degrade_{worn}",
+            0,
+            f"{worn} armor loses this much PT each time it stops a blow below its PT "
+            "(0: off; repair-armor restores it)",
+            lo=0,
+            hi=100,
+        )
+        for worn in ("light", "medium", "heavy")
+    ),
 )
 
 

@@ -7,8 +7,10 @@ from typing import Any
 
 from events import Draft, Visibility
 from events.edge import (
+    SECRET_ATTACK_TN,
     SECRET_TN,
     ActionUsed,
+    ArmorRepaired,
     Attacked,
     Checked,
     Damaged,
@@ -38,10 +40,10 @@ from .edge_sheet import (
     Injury,
     OpenAttack,
     Pending,
-    armor,
     attribute,
     character,
     combatant,
+    defense,
     edge_max,
     health,
     sheet_of,
@@ -49,6 +51,7 @@ from .edge_sheet import (
     talent_pt_reduction,
     weapon,
     world,
+    worn_armor,
 )
 
 ACTIONS = ("major", "move", "minor", "bonus", "reaction")
@@ -65,8 +68,8 @@ class Check(Command, tag="check"):
     remove_disadvantage: bool = False
     #: spend one Edge on the roll: "advantage" or "remove-disadvantage"
     edge: str | None = None
-    #: Disadvantage taken on by using a talent or attack option; refused when the
-    #: check already has Disadvantage
+    #: Disadvantage taken on by using a talent or attack option (0 or 1); refused when
+    #: the check already has Disadvantage, so a second such option is refused too
     chosen_disadvantage: int = 0
     #: a flat situational bonus or penalty to the skill bonus
     modifier: int = 0
@@ -180,6 +183,13 @@ class Heal(Command, tag="heal"):
     cared: bool = False
 
 
+class RepairArmor(Command, tag="repair-armor"):
+    """Restore PT worn off a character's armor: ``points`` of it, or all when not given."""
+
+    character: str
+    points: int | None = None
+
+
 class StartEncounter(Command, tag="start-encounter"):
     name: str = ""
     #: characters who join at once, rolling initiative in this order
@@ -225,6 +235,7 @@ COMMANDS: tuple[type[Command], ...] = (
     AwardEdge,
     DismissPending,
     Heal,
+    RepairArmor,
     StartEncounter,
     Join,
     Leave,
@@ -296,6 +307,11 @@ def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending],
         raise RuleError(
             "chosen_disadvantage: the check already has Disadvantage, so no talent or attack "
             "option that adds Disadvantage can be used"
+        )
+    if cmd.chosen_disadvantage > 1:
+        raise RuleError(
+            f"chosen_disadvantage: {cmd.chosen_disadvantage} options that add Disadvantage; "
+            "once one is used the check has Disadvantage, so a second cannot be (at most 1)"
         )
     return used, adv, dis + cmd.chosen_disadvantage
 
@@ -390,9 +406,12 @@ def _hit(
 ) -> list[Draft]:
     """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
     faces = dice.roll(6, pool.dice)
-    worn = armor(target) if use_armor else None
+    worn = worn_armor(target, state.options) if use_armor else None
     pt, dr = (worn["pt"], worn["dr"]) if worn else (0, 0)
     result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, pt_reduction)
+    # "Damage below the PT is entirely negated (although the armor itself can become degraded)"
+    stopped = worn is not None and not result.penetrated and result.raw > 0
+    degraded = min(worn["degrade"], pt) if worn is not None and stopped else 0
     drafts = [
         Draft(
             Damaged(
@@ -412,6 +431,7 @@ def _hit(
                 edge_boost=edge_boost,
                 source=dice.source,
                 reason=reason,
+                degraded=degraded,
             ),
             cause=cause,
         )
@@ -515,11 +535,13 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         raise RuleError(
             "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
         )
+    dodge_penalty = 0
     if cmd.tn is None:
-        defense = sheet_of(target).get("defense")
-        if defense is None:
+        defended = defense(target, state.options)
+        if defended is None:
             raise RuleError(f"tn: give the attack's TN ({target.name}'s sheet has no defense)")
-        cmd_tn: int | str = int(defense)
+        cmd_tn: int | str
+        cmd_tn, dodge_penalty = defended
     else:
         cmd_tn = cmd.tn
     if cmd.edge_damage and not cmd.damage:
@@ -560,8 +582,9 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                 extra_dice=extra,
                 pt_reduction=pt_reduction,
                 action=action,
+                dodge_penalty=dodge_penalty,
             ),
-            visibility=_secrecy(cmd),
+            visibility=_secrecy(cmd, SECRET_ATTACK_TN),
         )
     )
     if not checked["success"] or not cmd.damage:
@@ -591,8 +614,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     return drafts
 
 
-def _secrecy(cmd: Check) -> Visibility:
-    return Visibility(hidden=SECRET_TN_FIELDS) if cmd.secret_tn else Visibility()
+def _secrecy(cmd: Check, fields: tuple[str, ...] = SECRET_TN_FIELDS) -> Visibility:
+    return Visibility(hidden=fields) if cmd.secret_tn else Visibility()
 
 
 def _with_tn(cmd: Attack, tn: int | str) -> Check:
@@ -948,6 +971,21 @@ def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> l
     ]
 
 
+def decide_repair(cmd: RepairArmor, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = character(state, cmd.character)
+    if char.armor_wear == 0:
+        raise RuleError(f"repair-armor: {char.name}'s armor has no PT worn off")
+    points = char.armor_wear if cmd.points is None else cmd.points
+    if isinstance(points, bool) or not 1 <= points <= char.armor_wear:
+        raise RuleError(
+            f"points: {points!r} is out of range (1..{char.armor_wear}, the PT worn off "
+            f"{char.name}'s armor)"
+        )
+    return [
+        Draft(ArmorRepaired(character=char.id, points=points, wear_after=char.armor_wear - points))
+    ]
+
+
 def _join_drafts(
     state: TableState, dice: Dice, ref: str, count: int | None, enc_names: set[str]
 ) -> Draft:
@@ -1064,6 +1102,7 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
     AwardEdge: decide_award,
     DismissPending: decide_dismiss,
     Heal: decide_heal,
+    RepairArmor: decide_repair,
     StartEncounter: decide_start,
     Join: decide_join,
     Leave: decide_leave,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from events import Record
 from events.edge import (
     ActionUsed,
+    ArmorRepaired,
     Attacked,
     Checked,
     Damaged,
@@ -116,6 +117,9 @@ def _spent(state: TableState, record: Record) -> None:
 
 def _damaged(state: TableState, record: Record) -> None:
     e: Damaged = record.event
+    target = _char(state, e.target)
+    if target is not None and e.degraded:
+        target.armor_wear += e.degraded
     if e.attack:
         w = world(state)
         w.open_attacks = [a for a in w.open_attacks if a.seq != e.attack]
@@ -179,6 +183,13 @@ def _dismissed(state: TableState, record: Record) -> None:
     char = _char(state, e.character)
     if char is not None:
         char.pending = [p for p in char.pending if p.seq != e.pending]
+
+
+def _repaired(state: TableState, record: Record) -> None:
+    e: ArmorRepaired = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.armor_wear = e.wear_after
 
 
 def _healed(state: TableState, record: Record) -> None:
@@ -287,6 +298,7 @@ HANDLERS: dict[type, Handler] = {
     EdgeRecovered: _recovered,
     PendingDismissed: _dismissed,
     Healed: _healed,
+    ArmorRepaired: _repaired,
     EncounterStarted: _started,
     Joined: _joined,
     Left: _left,

@@ -36,6 +36,10 @@ BANDS: tuple[str, ...] = (
 
 EDGE_USES = ("advantage", "remove-disadvantage")
 
+#: Largest TN taken. The text sets no upper limit ("anything above 40 is virtually
+#: impossible"); the odds show how impossible. This bound only keeps numbers storable.
+MAX_TN = 1_000_000
+
 #: Severity ladder of injuries, mildest first.
 SEVERITIES: tuple[str, ...] = ("grazing", "moderate", "serious", "life-threatening", "fatal")
 
@@ -45,8 +49,8 @@ def tn_value(tn: object, field: str = "tn") -> tuple[int, str]:
     if isinstance(tn, bool):
         raise RuleError(f"{field}: expected a number or a difficulty name, got {tn!r}")
     if isinstance(tn, int):
-        if not 1 <= tn <= 100:
-            raise RuleError(f"{field}: {tn} is out of range (1..100)")
+        if not 1 <= tn <= MAX_TN:
+            raise RuleError(f"{field}: {tn} is out of range (1 or more, at most {MAX_TN})")
         return tn, ""
     if isinstance(tn, str):
         key = "-".join(tn.lower().replace("_", "-").split())

@@ -12,6 +12,7 @@ from .edge_commands import Attack, Check, sources, turn_order
 from .edge_sheet import (
     EdgeCharacter,
     character,
+    defense,
     edge_max,
     health,
     key,
@@ -76,6 +77,8 @@ def describe(e: dict[str, Any]) -> str | None:
         line += ": " + _check_line(e)
         if e.get("success"):
             line += f", damage dice +{e.get('damage_dice', 0)}"
+        if e.get("dodge_penalty"):
+            line += f" (defense -{e['dodge_penalty']} for the target's armor)"
         return line
     if tag == "edge.spent":
         what = {
@@ -100,6 +103,8 @@ def describe(e: dict[str, Any]) -> str | None:
             else "stopped by the armor"
         )
         edge = " (+2d6 Edge)" if e.get("edge_boost") else ""
+        if e.get("degraded"):
+            result += f", the armor degrades: PT -{e['degraded']}"
         if "faces" not in e:
             return f"{e.get('target')} takes{kind} damage{armor}: {result}"
         return f"{e.get('target')} takes {pool}{kind}{edge} {e.get('faces')} = {e.get('raw')}{armor}: {result}"
@@ -132,6 +137,9 @@ def describe(e: dict[str, Any]) -> str | None:
         kind = "stun" if e.get("stun") else "damage"
         care = ", urgent care given" if e.get("cared") else ""
         return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
+    if tag == "edge.armor-repaired":
+        left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
+        return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
     if tag == "edge.encounter-started":
         return f"encounter starts{': ' + e['name'] if e.get('name') else ''}"
     if tag == "edge.joined":
@@ -178,6 +186,8 @@ def status(char: Any, state: TableState) -> list[str]:
         what = "adv" if p.kind == "advantage" else "dis"
         scope = p.skill if p.scope == "related" else "any check"
         out.append(f"{what} pending: {scope}{number(p.seq)}")
+    if char.armor_wear:
+        out.append(f"armor worn: PT -{char.armor_wear}")
     if char.urgent_care:
         out.append("needs urgent care")
     if char.dead:
@@ -226,7 +236,8 @@ def odds(cmd: Command, state: TableState) -> Odds | None:
         if isinstance(cmd, Attack):
             target = character(state, cmd.target)
             skill = cmd.skill or weapon(char, cmd.weapon)["skill"]
-            tn_raw = cmd.tn if cmd.tn is not None else sheet_of(target).get("defense")
+            defended = defense(target, state.options)
+            tn_raw = cmd.tn if cmd.tn is not None else defended[0] if defended else None
             if tn_raw is None:
                 return None
         else:
@@ -568,6 +579,16 @@ def _heal_words(words: list[str], state: TableState) -> dict[str, Any]:
     }
 
 
+def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
+    _need(words, 2, "repair NAME [POINTS]")
+    if words[3:]:
+        raise RuleError(f"repair: {words[3]!r} is not understood (repair NAME [POINTS])")
+    cmd: dict[str, Any] = {"type": "repair-armor", "character": words[1]}
+    if len(words) > 2:
+        cmd["points"] = _number(words[2], "points")
+    return cmd
+
+
 def _injury_words(kind: str) -> Any:
     def build(words: list[str], state: TableState) -> dict[str, Any]:
         _need(words, 2, f"{words[0]} NAME [INJURY]")
@@ -596,4 +617,5 @@ SHORT_FORMS: dict[str, Any] = {
     "award": _award_words,
     "dismiss": _dismiss_words,
     "heal": _heal_words,
+    "repair": _repair_words,
 }

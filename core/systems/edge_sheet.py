@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import msgspec
@@ -24,6 +25,9 @@ WEAPON_PRESETS: dict[str, dict[str, Any]] = {
     "dagger": {"dice": 1, "melee": True},
     "punch": {"dice": 1, "melee": True, "stun": True},
 }
+
+#: Armor classes, lightest first, with the rule-of-thumb PT of each.
+ARMOR_CLASSES: dict[str, int] = {"light": 15, "medium": 25, "heavy": 35}
 
 ARMOR_PRESETS: dict[str, dict[str, int]] = {
     "light": {"pt": 15, "dr": 20},
@@ -84,6 +88,8 @@ class EdgeCharacter(Character, kw_only=True):
     injuries: list[Injury] = []
     pending: list[Pending] = []
     urgent_care: bool = False
+    #: PT worn off the armor by blows it stopped (options armor_degrade_*), until repaired
+    armor_wear: int = 0
     dead: bool = False
     knocked_out: bool = False
 
@@ -211,6 +217,11 @@ def _weapon(raw: Any, index: int) -> dict[str, Any]:
     return out
 
 
+def armor_class_of(pt: int) -> str:
+    """The class whose rule-of-thumb PT is nearest ``pt``; a tie goes to the lighter class."""
+    return min(ARMOR_CLASSES, key=lambda c: abs(ARMOR_CLASSES[c] - pt))
+
+
 def _armor(raw: Any) -> dict[str, Any] | None:
     if raw is None:
         return None
@@ -218,9 +229,11 @@ def _armor(raw: Any) -> dict[str, Any] | None:
         raw = {"preset": raw}
     if not isinstance(raw, dict):
         raise RuleError('sheet armor: expected a preset name or {"pt": .., "dr": ..}')
-    unknown = sorted(set(raw) - {"name", "preset", "pt", "dr"})
+    unknown = sorted(set(raw) - {"name", "preset", "pt", "dr", "class"})
     if unknown:
-        raise RuleError(f"sheet armor.{unknown[0]}: unknown field (fields: name, preset, pt, dr)")
+        raise RuleError(
+            f"sheet armor.{unknown[0]}: unknown field (fields: class, name, preset, pt, dr)"
+        )
     base: dict[str, Any] = {}
     if "preset" in raw:
         preset = key(raw["preset"])
@@ -229,13 +242,22 @@ def _armor(raw: Any) -> dict[str, Any] | None:
                 f"sheet armor: {raw['preset']!r} is not an armor preset ({', '.join(ARMOR_PRESETS)})"
             )
         base = {"name": preset, **ARMOR_PRESETS[preset]}
+        if preset in ARMOR_CLASSES:
+            base["class"] = preset
     merged = {**base, **{k: v for k, v in raw.items() if k != "preset"}}
     if "pt" not in merged or "dr" not in merged:
         raise RuleError("sheet armor: give a preset or both pt and dr")
+    pt = _int("armor.pt", merged["pt"], 0, 200)
+    worn_class = merged.get("class", armor_class_of(pt))
+    if worn_class not in ARMOR_CLASSES:
+        raise RuleError(
+            f"sheet armor.class: {worn_class!r} is not an armor class ({', '.join(ARMOR_CLASSES)})"
+        )
     return {
         "name": str(merged.get("name", "armor")),
-        "pt": _int("armor.pt", merged["pt"], 0, 200),
+        "pt": pt,
         "dr": _int("armor.dr", merged["dr"], 0, 100),
+        "class": worn_class,
     }
 
 
@@ -382,6 +404,31 @@ def weapon(char: EdgeCharacter, name: str | None) -> dict[str, Any]:
 def armor(char: EdgeCharacter) -> dict[str, Any] | None:
     value = sheet_of(char)["armor"]
     return dict(value) if value else None
+
+
+def worn_armor(char: EdgeCharacter, options: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The armor as it stands: its PT less the wear, and the degradation step of its class."""
+    worn = armor(char)
+    if worn is None:
+        return None
+    worn["pt"] = max(0, worn["pt"] - char.armor_wear)
+    worn["degrade"] = int(options.get(f"armor_degrade_{worn['class']}", 0))
+    return worn
+
+
+def defense(char: EdgeCharacter, options: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The TN of attacks on the character from its sheet, and what its armor took off it.
+
+    Armor heavier than light slows the wearer and lowers their Dodge defense by the
+    option of its class (``armor_dodge_medium``, ``armor_dodge_heavy``); the TN stays 1 or more.
+    """
+    base = sheet_of(char).get("defense")
+    if base is None:
+        return None
+    worn = armor(char)
+    penalty = int(options.get(f"armor_dodge_{worn['class']}", 0)) if worn else 0
+    penalty = min(penalty, int(base) - 1)
+    return int(base) - penalty, penalty
 
 
 def talent_pt_reduction(char: EdgeCharacter) -> int:
