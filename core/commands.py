@@ -8,6 +8,7 @@ from typing import Any, Union
 import msgspec
 
 from .errors import RuleError
+from .inputs import read_json
 from .systems import SYSTEMS, get_system
 from .systems.base import Command
 
@@ -101,7 +102,8 @@ def command_names(system: str) -> list[str]:
 
 
 def parse_command(system: str, line: str | bytes) -> Command:
-    """Decode one JSON command; an unknown type or field is a clear error."""
+    """Decode one JSON command; an unknown type or field, or a malformed line, is a clear error."""
+    read_json(line)
     try:
         return _decoder(system).decode(line)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:

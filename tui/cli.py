@@ -7,9 +7,9 @@ import gc
 import json
 import sqlite3
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -19,6 +19,7 @@ from events.jsonl import export, import_table
 from events.signing import BadKey, public_key
 
 from . import render
+from .resolve import input_lines
 from .table import Table
 
 
@@ -64,7 +65,7 @@ def cmd_do(args: argparse.Namespace) -> int:
     failed = False
     stopped: str | None = None
     out = sys.stdout
-    for lineno, line in enumerate(_input_lines(sys.stdin), 1):
+    for lineno, line in enumerate(input_lines(sys.stdin), 1):
         if not line.strip():
             continue
         if stopped is not None:
@@ -91,16 +92,6 @@ def cmd_do(args: argparse.Namespace) -> int:
         out.flush()
     table.close()
     return 1 if failed else 0
-
-
-def _input_lines(stream: IO[str]) -> Iterator[bytes]:
-    """Standard input as raw lines: bytes that are not UTF-8 reach the decoder, which names them."""
-    raw = getattr(stream, "buffer", None)
-    if raw is not None:
-        yield from raw
-    else:
-        for line in stream:
-            yield line.encode("utf-8", "surrogatepass")
 
 
 def _lens_name(table: Table, name: str | None) -> str | None:

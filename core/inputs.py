@@ -1,0 +1,66 @@
+"""The first check of every line a client sends (``margin do``, ``margin resolve``).
+
+A line must be one JSON value of bounded shape before any rule looks at it:
+nesting at most ``MAX_DEPTH`` deep, whole numbers that fit in 64 bits, finite
+numbers, text that is valid Unicode. What fails is refused with the path of
+the offending field, so no later step meets a value it cannot handle.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from .errors import RuleError
+
+MAX_DEPTH = 32
+_LIMIT = 2**63
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_decoder = msgspec.json.Decoder()
+
+
+def read_json(line: bytes | str) -> Any:
+    """Decode one line, refusing what no command or request can hold."""
+    try:
+        value = _decoder.decode(line)
+    except RecursionError:
+        raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
+    except msgspec.DecodeError as exc:
+        raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+        if _SURROGATE.search(raw):
+            raise RuleError(
+                "not JSON margin accepts: a \\uD800-\\uDFFF escape that is not half of a "
+                "surrogate pair is not a character"
+            ) from None
+        raise RuleError(f"not JSON: {exc}") from None
+    check_value(value)
+    return value
+
+
+def _where(path: list[str]) -> str:
+    return "$" + "".join(path) if path else "the line"
+
+
+def check_value(value: Any) -> None:
+    """Walk a decoded JSON value without recursion; a RuleError names the first bad field."""
+    stack: list[tuple[Any, list[str]]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise RuleError(f"{_where(path[:MAX_DEPTH])}: nested more than {MAX_DEPTH} deep")
+        if isinstance(item, bool) or item is None:
+            continue
+        if isinstance(item, int):
+            if not -_LIMIT <= item < _LIMIT:
+                raise RuleError(f"{_where(path)}: number too large (at most 2^63-1 either way)")
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                raise RuleError(f"{_where(path)}: not a finite number")
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                stack.append((sub, [*path, f".{key}"]))
+        elif isinstance(item, list):
+            for i, sub in enumerate(item):
+                stack.append((sub, [*path, f"[{i}]"]))
