@@ -606,8 +606,9 @@ class SQLiteStore:
         return self._last[0]
 
     def in_main_file(self) -> int | None:
-        """How many records the table file itself holds while some are still in its -wal
-        file (another process has it open, or one was killed); None when there is no -wal file."""
+        """How many records the table file itself holds while some are still in its -wal file
+        (another process has it open, or one was killed): None when there is no -wal file,
+        -1 when the table file cannot be read without it."""
         if not side_files(self.path)[0].exists():
             return None
         try:
@@ -617,7 +618,7 @@ class SQLiteStore:
             finally:
                 db.close()
         except sqlite3.Error:
-            return None
+            return -1
 
     def check(self, key: str | None = None) -> Verdict:
         """Walk the chain: every column of every record, and every signature.

@@ -62,6 +62,18 @@ def cmd_do(args: argparse.Namespace) -> int:
     if not args.path:
         raise UsageError("do: give a table PATH (or --schema)")
     table = Table.open(args.path)
+    try:
+        return _run_commands(table, args.author)
+    finally:
+        table.close()
+
+
+def _run_commands(table: Table, author: str) -> int:
+    """Answer each line of standard input as soon as its command is on disk.
+
+    Once the table cannot be written (a full disk, a read-only file) the
+    line that met it and every line after it are answered with the reason.
+    """
     failed = False
     stopped: str | None = None
     out = sys.stdout
@@ -72,8 +84,7 @@ def cmd_do(args: argparse.Namespace) -> int:
             reply: dict[str, Any] = {"error": f"line {lineno}: not run: {stopped}"}
         else:
             try:
-                command = parse_command(table.state.system, line)
-                records = table.execute(command, author=args.author)
+                records = table.execute(parse_command(table.state.system, line), author=author)
                 reply = {
                     "ok": True,
                     "seq": [records[0].seq, records[-1].seq],
@@ -82,15 +93,13 @@ def cmd_do(args: argparse.Namespace) -> int:
             except RuleError as exc:
                 reply = {"error": f"line {lineno}: {exc}"}
             except StoreError as exc:
-                # the table cannot be written (full disk, read-only): the rest is refused too
                 stopped = str(exc)
                 reply = {"error": f"line {lineno}: {exc}"}
             except Exception as exc:  # a bug in one command must not stop a bot's conversation
                 reply = {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}
-        failed = True if "error" in reply else failed
+        failed = failed or "error" in reply
         out.write(json.dumps(reply) + "\n")
         out.flush()
-    table.close()
     return 1 if failed else 0
 
 
@@ -185,12 +194,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     finally:
         store.close()
     name = Path(args.path).name
-    if in_file is None:
-        where = f"from {name}"
-    else:
-        where = (
-            f"from {name} ({in_file}) and {name}-wal ({verdict.records - in_file}: the table "
-            "is open in another margin, or one was killed; margin backup makes a one-file copy)"
+    where = f"from {name}"
+    if in_file is not None:
+        counts = ("", "") if in_file < 0 else (f" ({in_file})", f"{verdict.records - in_file}: ")
+        where += (
+            f"{counts[0]} and {name}-wal ({counts[1]}the table is open in another margin, "
+            "or one could not fold it back (killed, or the disk is full); margin backup makes a one-file copy)"
         )
     if verdict.bad is not None:
         _fail(f"{args.path}: record {verdict.bad} {verdict.reason}")
@@ -267,7 +276,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import build_demo
 
-    build_demo(args.path, args.system)
+    build_demo(args.path, args.system).close()
     print(f"created demo table {args.path} ({args.system}); try: margin play {args.path}")
     return 0
 
