@@ -11,7 +11,6 @@ every table written must pass ``margin verify``. Usage::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import random
 import sys
@@ -21,31 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fuzzing import Fuzzer  # noqa: E402
+from fuzzing import Fuzzer, run  # noqa: E402
 
 from core import SYSTEMS  # noqa: E402
-from tui.cli import main  # noqa: E402
 
 #: Lines sent to one table before the next one is made (rotating through the systems).
 PER_TABLE = 2_000
-
-
-def run(args: list[str], lines: list[bytes]) -> tuple[int, list[bytes], str]:
-    """``margin ARGS`` in this process with ``lines`` on standard input."""
-    stdin = io.TextIOWrapper(io.BytesIO(b"".join(lines)), encoding="utf-8")
-    out = io.BytesIO()
-    stdout = io.TextIOWrapper(out, encoding="utf-8")
-    err = io.StringIO()
-    real = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, err
-    try:
-        code = main(args)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        stdout.flush()
-        sys.stdin, sys.stdout, sys.stderr = real
-    return code, out.getvalue().splitlines(), err.getvalue()
 
 
 def answers(lines: list[bytes], replies: list[bytes]) -> tuple[int, list[str]]:

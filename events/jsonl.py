@@ -18,7 +18,7 @@ from typing import IO
 
 import msgspec
 
-from .record import FORMAT, DecodeError, _record_decoder, decode_body
+from .record import FORMAT, DecodeError, _record_decoder, chain_hash, decode_body
 from .signing import SignatureCheck
 from .store import (
     SQLiteStore,
@@ -61,9 +61,18 @@ def end_line(records: int, head: str) -> bytes:
 
 
 def export(store: SQLiteStore, out: IO[bytes]) -> int:
-    """Write every record, then the end line; the number of records."""
+    """Write every record, then the end line; the number of records.
+
+    The chain is checked on the way: a damaged record stops the export before
+    it, and without its end line the file will not import.
+    """
     count, head = 0, ""
     for row in store.rows():
+        if row.seq != count + 1 or row.prev != head or chain_hash(head, row.body) != row.hash:
+            raise StoreError(
+                f"{store.path}: record {count + 1} is damaged; the export stops before it "
+                f"(margin verify {store.path} says more)"
+            )
         out.write(export_line(row))
         count, head = row.seq, row.hash
     out.write(end_line(count, head))
@@ -211,7 +220,12 @@ def import_table(lines: Iterable[bytes], source: str, target: Path, key: str | N
     try:
         store = SQLiteStore(partial, create=True)
         try:
-            count = store.import_rows(reader.rows(lines))
+            try:
+                count = store.import_rows(reader.rows(lines))
+            except StoreError as exc:
+                if str(exc).startswith("record "):
+                    raise StoreError(f"{source}: {exc}") from None
+                raise
             reader.finish()
             if count == 0:
                 raise StoreError(f"{source}: no records to import")

@@ -92,7 +92,8 @@ def _public(text: str) -> Ed25519PublicKey:
         raw = _unb64(text[len(PREFIX) :])
     except (binascii.Error, ValueError):
         raw = b""
-    if len(raw) != 32:
+    # one spelling per key: base64 has spare bits a changed byte could hide in
+    if len(raw) != 32 or _b64(raw) != text[len(PREFIX) :]:
         raise BadKey(f"{text[:60]!r}: not a margin public key (32 bytes of base64 after ed25519:)")
     return Ed25519PublicKey.from_public_bytes(raw)
 
@@ -119,6 +120,8 @@ def signature_valid(key: str, signature: str, seq: int, digest: str) -> bool:
     """Whether ``signature`` by ``key`` signs record ``seq`` with hash ``digest``."""
     try:
         sig = _unb64(signature)
+        if _b64(sig) != signature:
+            return False
         _public(key).verify(sig, head_message(seq, digest))
     except (BadKey, InvalidSignature, binascii.Error, ValueError):
         return False
