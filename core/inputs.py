@@ -2,7 +2,7 @@
 
 A line must be one JSON value of bounded shape before any rule looks at it:
 nesting at most ``MAX_DEPTH`` deep, whole numbers that fit in 64 bits, finite
-numbers, text that is valid Unicode. What fails is refused with the path of
+numbers (the decoder refuses others), text that is valid Unicode. What fails is refused with the path of
 the offending field, so no later step meets a value it cannot handle.
 """
 
@@ -21,10 +21,18 @@ _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _decoder = msgspec.json.Decoder()
 
 
-def read_json(line: bytes | str) -> Any:
-    """Decode one line, refusing what no command or request can hold."""
+def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) -> Any:
+    """Decode one line, refusing what no command or request can hold.
+
+    With a typed ``decoder`` its ``msgspec.ValidationError`` (which names the
+    field) is the caller's to word; the decoded value is checked as JSON again.
+    """
     try:
-        value = _decoder.decode(line)
+        value = decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        if decoder is not _decoder:
+            raise
+        raise RuleError(f"not JSON margin accepts: {exc}") from None
     except RecursionError:
         raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
     except msgspec.DecodeError as exc:
@@ -35,7 +43,10 @@ def read_json(line: bytes | str) -> Any:
                 "surrogate pair is not a character"
             ) from None
         raise RuleError(f"not JSON: {exc}") from None
-    check_value(value)
+    try:
+        check_value(value if decoder is _decoder else msgspec.to_builtins(value))
+    except RecursionError:
+        raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
     return value
 
 
@@ -55,9 +66,6 @@ def check_value(value: Any) -> None:
         if isinstance(item, int):
             if not -_LIMIT <= item < _LIMIT:
                 raise RuleError(f"{_where(path)}: number too large (at most 2^63-1 either way)")
-        elif isinstance(item, float):
-            if item != item or item in (float("inf"), float("-inf")):
-                raise RuleError(f"{_where(path)}: not a finite number")
         elif isinstance(item, dict):
             for key, sub in item.items():
                 stack.append((sub, [*path, f".{key}"]))

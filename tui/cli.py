@@ -284,7 +284,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _need_terminal(command: str) -> None:
     """The screens draw on a terminal; without one they would wait for keys that never come."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError(f"margin {command} needs a terminal (over SSH use ssh -t)")
+        sys.stderr.write(f"margin {command} needs a terminal (over SSH use ssh -t)\n")
+        raise SystemExit(1)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
