@@ -47,7 +47,9 @@ def main_(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     fuzz = Fuzzer(random.Random(seed))
-    tmp = tempfile.TemporaryDirectory(dir=args.dir or ("/dev/shm" if Path("/dev/shm").is_dir() else None))
+    tmp = tempfile.TemporaryDirectory(
+        dir=args.dir or ("/dev/shm" if Path("/dev/shm").is_dir() else None)
+    )
     folder = Path(tmp.name)
     print(f"seed {seed}, {args.lines:,} lines of each, tables in {folder}")
 

@@ -117,9 +117,10 @@ class ExportReader:
                 elif not line.strip():
                     continue
                 else:
-                    row = self._reencode(line)
-                    if row is None:
+                    relaid = self._reencode(line)
+                    if relaid is None:
                         continue
+                    row = relaid
             except (msgspec.DecodeError, KeyError, TypeError, ValueError) as exc:
                 if not line.endswith(b"\n"):
                     raise StoreError(

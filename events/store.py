@@ -455,9 +455,7 @@ class SQLiteStore:
             for row in rows:
                 seq, _, _, row_prev, digest, body = row
                 if seq != last_seq + 1:
-                    raise StoreError(
-                        f"record {last_seq + 1} is missing (the next record is {seq})"
-                    )
+                    raise StoreError(f"record {last_seq + 1} is missing (the next record is {seq})")
                 if row_prev != prev or chain_hash(prev, body) != digest:
                     raise StoreError(f"record {seq}: hash chain broken")
                 pending.append(row)

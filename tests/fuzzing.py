@@ -22,8 +22,27 @@ from tui.cli import main
 
 #: Plausible values: most fields of most commands and requests take one of these.
 PLAUSIBLE = (0, 1, 2, 3, 5, 7, 10, 12, 15, 20, 30, 45, 50, 75, 99, 100, -1, -2, True, False, None)
-WORDS = ("Kael", "kael", "Mira", "Zoë", "goblin", "melee", "ranged", "focused", "hard", "easy",
-         "average", "2d6", "3d10kh2", "1d4", "minor", "major", "yes", "no", "")
+WORDS = (
+    "Kael",
+    "kael",
+    "Mira",
+    "Zoë",
+    "goblin",
+    "melee",
+    "ranged",
+    "focused",
+    "hard",
+    "easy",
+    "average",
+    "2d6",
+    "3d10kh2",
+    "1d4",
+    "minor",
+    "major",
+    "yes",
+    "no",
+    "",
+)
 
 NAMES = ("Kael", "kael", "Mira", "Zoë", "", " ", "gm", "nobody", "a" * 300)
 
@@ -72,7 +91,9 @@ class Fuzzer:
                 lambda: r.choice([0.5, -1.5, 1e308, -1e308, 5e-324, -0.0, 1e300 * 10]),
                 lambda: r.choice(NAMES),
                 lambda: r.choice(["2d6", "3d10kh2", "d%", "1d0", "999d999999", "2d6+", "kh", "x"]),
-                lambda: r.choice(["\ud800", "x\udc00", "\udfff", "a\ud83d", "\x00", "\u2028", "é✓"]),
+                lambda: r.choice(
+                    ["\ud800", "x\udc00", "\udfff", "a\ud83d", "\x00", "\u2028", "é✓"]
+                ),
                 lambda: r.choice([True, False, None]),
                 lambda: "x" * r.choice([0, 1, 1000, 100_000]),
             ]
@@ -168,13 +189,19 @@ class Fuzzer:
             if nested not in text:
                 text = '{"type": "note", "text": "x", "sheet": ' + nested + "}"
         elif roll < 0.08:
-            text = text.replace(r.choice(["1", "2", "0"]), r.choice(["NaN", "Infinity", "-Infinity", "1e999"]), 1)
+            text = text.replace(
+                r.choice(["1", "2", "0"]), r.choice(["NaN", "Infinity", "-Infinity", "1e999"]), 1
+            )
         elif roll < 0.11:
             text = text[: r.randint(0, len(text))]
         raw = text.encode("utf-8", "surrogatepass")
         if r.random() < 0.03:
             at = r.randint(0, len(raw))
-            raw = raw[:at] + r.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf"]) + raw[at:]
+            raw = (
+                raw[:at]
+                + r.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf"])
+                + raw[at:]
+            )
         return raw.replace(b"\n", b" ") + b"\n"
 
     def command_lines(self, system: str, count: int) -> list[bytes]:

@@ -20,7 +20,9 @@ MARGIN = [sys.executable, "-m", "tui"]
 
 
 def margin(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,10 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     table.close()
     dump = folder / "big.jsonl"
     with dump.open("wb") as out:
-        assert subprocess.run([*MARGIN, "export", str(folder / "big.margin")], stdout=out).returncode == 0
+        assert (
+            subprocess.run([*MARGIN, "export", str(folder / "big.margin")], stdout=out).returncode
+            == 0
+        )
     return dump
 
 
@@ -95,8 +100,15 @@ def test_truncated_exports_are_refused(exported: Path, tmp_path: Path) -> None:
         tmp_path,
         "truncated export: 30001 records and no end line",
     )
-    refused(dump, b"".join(lines[:-2] + lines[-1:]), tmp_path, "truncated export: 30000 of 30001 records")
-    refused(dump, b"".join(lines[:100] + lines[101:]), tmp_path, "dump.jsonl: record 101 is missing")
+    refused(
+        dump,
+        b"".join(lines[:-2] + lines[-1:]),
+        tmp_path,
+        "truncated export: 30000 of 30001 records",
+    )
+    refused(
+        dump, b"".join(lines[:100] + lines[101:]), tmp_path, "dump.jsonl: record 101 is missing"
+    )
     for cut in random.Random().sample(range(1, len(whole) - 1), 8):
         refused(dump, whole[:cut], tmp_path, "truncated export")
 
@@ -124,4 +136,6 @@ def test_an_end_line_that_disagrees_is_refused(exported: Path, tmp_path: Path) -
     end = json.loads(lines[-1])
     end["end"]["head"] = "0" * 64
     forged = b"".join(lines[:-1]) + json.dumps(end).encode() + b"\n"
-    refused(tmp_path / "forged.jsonl", forged, tmp_path, "the end line says 30001 records ending in")
+    refused(
+        tmp_path / "forged.jsonl", forged, tmp_path, "the end line says 30001 records ending in"
+    )

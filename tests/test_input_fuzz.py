@@ -61,7 +61,9 @@ json_values = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(st.characters(exclude_categories=())),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -76,7 +78,9 @@ json_values = st.recursive(
                     lambda tag, fields: {"type": tag, **fields},
                     st.sampled_from(sorted(FUZZER.commands[system])),
                     st.dictionaries(
-                        st.sampled_from(sorted({f for fs in FUZZER.commands[system].values() for f in fs})),
+                        st.sampled_from(
+                            sorted({f for fs in FUZZER.commands[system].values() for f in fs})
+                        ),
                         json_values,
                         max_size=4,
                     ),
@@ -106,11 +110,29 @@ def test_commands_with_any_json_in_any_field_are_answered_clearly(
     [
         (b'{"type": "note", "text": "\\ud800"}', "surrogate pair"),
         (b'{"type": "note", "text": "a\xffb"}', "Invalid UTF-8"),
-        (b'{"type": "add-character", "name": "X", "sheet": {"a": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "nested more than 32"),
-        (b'{"type": "add-character", "name": "Y", "sheet": {"a": ' + b"[" * 100 + b"]" * 100 + b"}}", "nested more than 32"),
-        (b'{"type": "roll", "dice": "2d6", "faces": [' + b"9" * 400 + b"]}", "$.faces[0]: number too large"),
+        (
+            b'{"type": "add-character", "name": "X", "sheet": {"a": '
+            + b"[" * 5000
+            + b"]" * 5000
+            + b"}}",
+            "nested more than 32",
+        ),
+        (
+            b'{"type": "add-character", "name": "Y", "sheet": {"a": '
+            + b"[" * 100
+            + b"]" * 100
+            + b"}}",
+            "nested more than 32",
+        ),
+        (
+            b'{"type": "roll", "dice": "2d6", "faces": [' + b"9" * 400 + b"]}",
+            "$.faces[0]: number too large",
+        ),
         (b'{"type": "set-option", "name": "x", "value": NaN}', "not JSON"),
-        (b'{"type": "roll", "dice": "2d6", "faces": [1e999]}', "Number out of range - at `$.faces[0]`"),
+        (
+            b'{"type": "roll", "dice": "2d6", "faces": [1e999]}',
+            "Number out of range - at `$.faces[0]`",
+        ),
         (b'{"type": "note", "text": 5}', "Expected `str`, got `int` - at `$.text`"),
     ],
     ids=["surrogate", "utf8", "deep", "nested", "huge", "nan", "infinite", "type"],

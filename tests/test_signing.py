@@ -8,7 +8,6 @@ cannot sign the new heads with the GM's key.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sqlite3
 from pathlib import Path
@@ -94,7 +93,9 @@ def forge(path: Path, seq: int, edit: Any) -> None:
         if s == seq:
             body = edit(body)
         digest = chain_hash(prev, body)
-        db.execute("UPDATE records SET prev = ?, hash = ?, body = ? WHERE seq = ?", (prev, digest, body, s))
+        db.execute(
+            "UPDATE records SET prev = ?, hash = ?, body = ? WHERE seq = ?", (prev, digest, body, s)
+        )
         prev = digest
     db.commit()
     db.close()
@@ -150,7 +151,9 @@ def test_signed_exports_import_only_with_the_right_key(
         if i == 2:
             data["event"]["text"] = "forged"
         data["prev"] = prev
-        body_fields = {k: v for k, v in data.items() if k not in ("v", "prev", "hash", "key", "sig")}
+        body_fields = {
+            k: v for k, v in data.items() if k not in ("v", "prev", "hash", "key", "sig")
+        }
         body = json.dumps(body_fields, separators=(",", ":")).encode()
         data["hash"] = prev = chain_hash(prev, body)
         forged.append(json.dumps(data))

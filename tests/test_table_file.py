@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,9 @@ from events import SQLiteStore
 MARGIN = [sys.executable, "-m", "tui"]
 
 
-def margin(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def margin(
+    *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=timeout
     )
@@ -30,7 +31,8 @@ def margin(*args: str, stdin: str | None = None, timeout: float = 60) -> subproc
 
 def notes(start: int, count: int) -> str:
     return "".join(
-        json.dumps({"type": "note", "text": f"note {i}"}) + "\n" for i in range(start, start + count)
+        json.dumps({"type": "note", "text": f"note {i}"}) + "\n"
+        for i in range(start, start + count)
     )
 
 
@@ -161,7 +163,9 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*partial"))
 
 
-@pytest.mark.parametrize("name", ["a#b.margin", "what?.margin", "%41.margin", "séance ✓ 表.margin", "session.margin#2"])
+@pytest.mark.parametrize(
+    "name", ["a#b.margin", "what?.margin", "%41.margin", "séance ✓ 表.margin", "session.margin#2"]
+)
 def test_any_file_name_is_the_file_opened(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     assert margin("demo", str(path)).returncode == 0
@@ -328,7 +332,9 @@ def full_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
     place = tmp_path / "small"
     place.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(place)], capture_output=True, text=True
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(place)],
+        capture_output=True,
+        text=True,
     )
     assert mounted.returncode == 0, f"mount failed: {mounted.stderr}"
     yield place
