@@ -1,7 +1,7 @@
 """The first check of every line a client sends (``margin do``, ``margin resolve``).
 
 A line must be one JSON value of bounded shape before any rule looks at it:
-nesting at most ``MAX_DEPTH`` deep, whole numbers that fit in 64 bits, finite
+nesting at most ``MAX_DEPTH`` deep, whole numbers of at most 100 digits, finite
 numbers (the decoder refuses others), text that is valid Unicode. What fails is refused with the path of
 the offending field, so no later step meets a value it cannot handle.
 """
@@ -16,7 +16,9 @@ import msgspec
 from .errors import RuleError
 
 MAX_DEPTH = 32
-_LIMIT = 2**63
+#: Whole numbers beyond this are refused before any rule formats or computes with them
+#: (rules bound their own fields far below it, with messages of their own).
+_LIMIT = 10**100
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _decoder = msgspec.json.Decoder()
 
@@ -65,7 +67,7 @@ def check_value(value: Any) -> None:
             continue
         if isinstance(item, int):
             if not -_LIMIT <= item < _LIMIT:
-                raise RuleError(f"{_where(path)}: number too large (at most 2^63-1 either way)")
+                raise RuleError(f"{_where(path)}: number too large (more than 100 digits)")
         elif isinstance(item, dict):
             for key, sub in item.items():
                 stack.append((sub, [*path, f".{key}"]))
