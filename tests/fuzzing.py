@@ -61,12 +61,22 @@ def _fields(system: str) -> dict[str, list[str]]:
 
 def _names(schema: dict[str, Any]) -> dict[str, list[str]]:
     """Command tag -> its field names, from the JSON Schema ``margin do --schema`` prints."""
+    return {tag: list(fields) for tag, fields in _typed(schema).items()}
+
+
+def _typed(schema: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Command tag -> field name -> the field's JSON Schema."""
     out = {}
     for definition in schema.get("$defs", {}).values():
         props = definition.get("properties", {})
         tag = props.get("type", {}).get("enum", [None])[0]
         if tag:
-            out[tag] = [p for p in props if p != "type"]
+            required = set(definition.get("required", ()))
+            out[tag] = {
+                name: {**field, "required": name in required}
+                for name, field in props.items()
+                if name != "type"
+            }
     return out
 
 
@@ -76,6 +86,11 @@ class Fuzzer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.commands = {sid: _names(command_schema(sid)) for sid in SYSTEMS}
+        self.schemas = {sid: _typed(command_schema(sid)) for sid in SYSTEMS}
+        self.people = {
+            sid: [c["name"] for c in get_system(sid).demo if c.get("type") == "add-character"]
+            for sid in SYSTEMS
+        }
         self.demos = {sid: list(get_system(sid).demo) for sid in SYSTEMS}
         self.actions = {sid: _fields(sid) for sid in SYSTEMS}
 
@@ -122,6 +137,29 @@ class Fuzzer:
             return [r.randint(1, 10) for _ in range(r.randint(0, 4))]
         return {"target": r.randint(1, 100), "roll": r.randint(1, 100)}
 
+    def fitting(self, system: str, schema: dict[str, Any], name: str) -> Any:
+        """A value of the type a command field declares, most of the time a sensible one."""
+        r = self.rng
+        if "enum" in schema:
+            return r.choice(schema["enum"])
+        options = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+        kind = (r.choice(options) if options else {}).get("type")
+        if kind == "string":
+            people = self.people[system]
+            if people and r.random() < 0.6:
+                return r.choice(people)
+            return r.choice(WORDS)
+        if kind == "integer":
+            return r.choice([r.randint(0, 12), r.randint(1, 100), r.randint(-5, 5)])
+        if kind == "boolean":
+            return r.random() < 0.5
+        if kind == "array":
+            item = schema.get("items", {}) if "items" in schema else options[0].get("items", {})
+            if item.get("type") == "string" and self.people[system]:
+                return r.sample(self.people[system], r.randint(1, len(self.people[system])))
+            return [r.randint(1, 10) for _ in range(r.randint(1, 3))]
+        return self.plausible(name)
+
     def value(self, depth: int = 0) -> Any:
         r = self.rng.random()
         if depth > 3 or r < 0.6:
@@ -144,9 +182,9 @@ class Fuzzer:
         else:
             tag = r.choice(list(self.commands[system]))
             data = {"type": tag}
-            for name in self.commands[system][tag]:
-                if r.random() < 0.7:
-                    data[name] = self.plausible(name)
+            for name, schema in self.schemas[system][tag].items():
+                if schema["required"] or r.random() < 0.5:
+                    data[name] = self.fitting(system, schema, name)
         return self._mutate(data, list(self.commands[system].get(str(data.get("type")), [])))
 
     def request(self) -> dict[str, Any]:
@@ -156,15 +194,16 @@ class Fuzzer:
         fields = self.actions[system].get(action, [])
         data: dict[str, Any] = {"system": system, "action": action}
         for name in fields:
-            if r.random() < 0.85:
+            if r.random() < 0.95:
                 data[name] = self.plausible(name)
         return self._mutate(data, fields)
 
     def _mutate(self, data: dict[str, Any], fields: list[str]) -> dict[str, Any]:
         r = self.rng
-        for _ in range(r.choice([0, 0, 0, 1, 1, 2, 3])):
+        for _ in range(r.choice([0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 3])):
             roll = r.random()
-            keys = list(data)
+            # the command's type and the request's system and action: broken now and then
+            keys = [k for k in data if k not in ("type", "system", "action") or r.random() < 0.1]
             if roll < 0.5 and keys:
                 data[r.choice(keys)] = self.value()
             elif roll < 0.7 and fields:
