@@ -282,6 +282,15 @@ def reads_everything(ids: tuple[int, int] | None, path: Path, seq: int) -> None:
     assert code == 0 and out, err
     code, out, err = run_as(ids, "export", str(path))
     assert code == 0 and out.endswith("}}\n"), err
+    import tempfile
+
+    elsewhere = Path(tempfile.mkdtemp(prefix="margin-copies-", dir="/tmp"))
+    try:
+        elsewhere.chmod(0o777)
+        code, out, err = run_as(ids, "backup", str(path), str(elsewhere / "copy.margin"))
+        assert code == 0 and f"copied {seq} records" in out, err
+    finally:
+        shutil.rmtree(elsewhere)
 
 
 def test_another_account_reads_a_table_in_a_folder_it_cannot_write(shared_folder: Path) -> None:
