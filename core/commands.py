@@ -8,6 +8,7 @@ from typing import Any, Union
 import msgspec
 
 from .errors import RuleError
+from .inputs import read_json
 from .systems import SYSTEMS, get_system
 from .systems.base import Command
 
@@ -101,9 +102,9 @@ def command_names(system: str) -> list[str]:
 
 
 def parse_command(system: str, line: str | bytes) -> Command:
-    """Decode one JSON command; an unknown type or field is a clear error."""
+    """Decode one JSON command; an unknown type or field, or a malformed line, is a clear error."""
     try:
-        return _decoder(system).decode(line)  # type: ignore[no-any-return]
+        return read_json(line, _decoder(system))
     except msgspec.ValidationError as exc:
         msg = str(exc)
         if "Invalid value" in msg and "`$.type`" in msg:
@@ -115,8 +116,6 @@ def parse_command(system: str, line: str | bytes) -> Command:
                 'command has no "type" (e.g. {"type": "roll", "dice": "2d10"})'
             ) from None
         raise RuleError(f"bad command: {msg}") from None
-    except msgspec.DecodeError as exc:
-        raise RuleError(f"not JSON: {exc}") from None
 
 
 def command_schema(system: str | None = None) -> dict[str, Any]:

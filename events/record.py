@@ -90,6 +90,8 @@ def chain_hash(prev: str, body: bytes) -> str:
 
 def decode_body(body: bytes | str, version: int = FORMAT) -> Record:
     """Decode a stored body, upgrading it step by step if it is older."""
+    if type(version) is not int:
+        raise DecodeError(f"record format {version!r} is not a format number")
     try:
         if version == FORMAT:
             return _record_decoder.decode(body)

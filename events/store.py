@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from .record import (
     decode_body,
     encode_body,
 )
+from .signing import SignatureCheck, SigningKey
 
 #: How the body of a GM-only record spells its visibility (see ``public_seqs``).
 _GM_ONLY_MARK = b'"visibility":{"gm_only":true'
@@ -28,7 +31,27 @@ _GM_ONLY_MARK = b'"visibility":{"gm_only":true'
 #: Written into every table file; a foreign SQLite file lacks it.
 APPLICATION_ID = 0x6D72676E  # "mrgn"
 
-SCHEMA = """
+#: Format of the table file (``PRAGMA user_version``): 1 had records only, 2
+#: added the signatures of chain heads. ``TABLE_UPGRADES[n]`` turns a format-``n``
+#: file into format ``n + 1``; a writer applies them when it opens an older file.
+TABLE_FORMAT = 2
+
+SIGNATURES = """
+CREATE TABLE IF NOT EXISTS signatures (
+    seq     INTEGER PRIMARY KEY,
+    key     TEXT    NOT NULL,
+    sig     TEXT    NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS signatures_no_update BEFORE UPDATE ON signatures
+BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS signatures_no_delete BEFORE DELETE ON signatures
+BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
+"""
+
+TABLE_UPGRADES: dict[int, str] = {1: SIGNATURES}
+
+SCHEMA = (
+    """
 CREATE TABLE records (
     seq     INTEGER PRIMARY KEY,
     command TEXT    NOT NULL,
@@ -42,6 +65,8 @@ BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
 CREATE TRIGGER records_no_delete BEFORE DELETE ON records
 BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
 """
+    + SIGNATURES
+)
 
 
 class StoreError(Exception):
@@ -70,30 +95,133 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class StoredRow:
-    """A record as stored: body bytes and the chain around them."""
+    """A record as stored: body bytes, the chain around them, and the head's signature if any."""
 
     seq: int
     v: int
     prev: str
     hash: str
     body: bytes
+    command: str = ""
+    key: str = ""
+    sig: str = ""
+
+
+@dataclass
+class Verdict:
+    """What ``SQLiteStore.check`` found: how many records, the first bad one and why, who signed."""
+
+    records: int = 0
+    bad: int | None = None
+    reason: str = ""
+    signatures: SignatureCheck = field(default_factory=SignatureCheck)
 
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+def sqlite_uri(path: Path, **params: str) -> str:
+    """An SQLite URI naming exactly ``path``: ``#``, ``?``, ``%`` and any byte escaped."""
+    quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quoted}{'?' + query if query else ''}"
+
+
+def write_error(path: Path, exc: BaseException) -> StoreError:
+    """An SQLite or OS error met while writing ``path``, as one line that says what to do."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text or getattr(exc, "errno", 0) == 28:
+        return StoreError(f"{path}: the disk is full; nothing more was written")
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text or getattr(exc, "errno", 0) in (1, 13):
+        return StoreError(f"{path}: cannot write here: the file or its folder is read-only")
+    return StoreError(f"{path}: cannot write ({getattr(exc, 'strerror', None) or text})")
+
+
+def side_files(path: Path) -> list[Path]:
+    """The files SQLite keeps beside a table while it is open."""
+    return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
+
+
+def remove_table(path: Path) -> None:
+    for each in (path, *side_files(path)):
+        with contextlib.suppress(OSError):
+            each.unlink()
+
+
+def partial_path(target: Path) -> Path:
+    """Where a table that will appear at ``target`` is built: beside it, hidden, owned by this process.
+
+    Leftovers of processes that died while building are removed first.
+    """
+    for stale in target.parent.glob(f".{glob_escape(target.name)}.*.partial"):
+        pid = stale.name[len(target.name) + 2 : -len(".partial")]
+        if pid.isdigit() and not _alive(int(pid)):
+            remove_table(stale)
+    return target.parent / f".{target.name}.{os.getpid()}.partial"
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def place(partial: Path, target: Path) -> None:
+    """Make a finished table appear at ``target`` at once, never over an existing file."""
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        remove_table(partial)
+        raise StoreError(f"{target}: already exists; choose a new path") from None
+    except OSError:
+        # a file system without hard links: rename, having checked the name is free
+        if target.exists():
+            remove_table(partial)
+            raise StoreError(f"{target}: already exists; choose a new path") from None
+        os.rename(partial, target)
+    else:
+        partial.unlink()
+    fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class SQLiteStore:
-    """A table's log in one SQLite file (WAL, synchronous=FULL).
+    """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
     ``append`` is all-or-nothing for a command's events, and the uniqueness of
-    the sequence number is the optimistic concurrency check.
+    the sequence number is the optimistic concurrency check. With a
+    ``signer`` every append also signs the new chain head.
+
+    Every connection that may write the file, readers included, folds the
+    write-ahead log back into the table and leaves it in rollback-journal mode
+    when it closes, so a table nobody has open is one file, which anyone
+    allowed to read it can read, even from a folder they cannot write.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, create: bool = False, readonly: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        readonly: bool = False,
+        signer: SigningKey | None = None,
     ):
         self.path = Path(path)
+        self.signer = signer
+        self.readonly = readonly
         if create:
             if self.path.exists():
                 raise StoreError(f"{self.path}: already exists; choose a new path for a new table")
@@ -105,28 +233,64 @@ class SQLiteStore:
             if self.path.is_dir():
                 raise StoreError(f"{self.path}: is a folder, not a table file")
             _check_header(self.path)
-        self.readonly = readonly
-        uri = f"file:{self.path}{'?mode=ro' if readonly else ''}"
+        # a reader that may write the file opens it read-write, to tidy up when it closes
+        self._can_write = create or (
+            os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
+        )
+        if not self._can_write and not readonly:
+            raise StoreError(f"{self.path}: cannot write here: the file or its folder is read-only")
         try:
-            self._db = sqlite3.connect(
-                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
-            )
+            self._db = self._connect()
             if create:
                 self._create()
             self._check_table()
             if not readonly:
                 self._db.execute("PRAGMA journal_mode=WAL")
+                self._upgrade()
+            elif self._can_write:
+                self._db.execute("PRAGMA query_only=ON")
             self._db.execute("PRAGMA synchronous=FULL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a margin table ({exc})") from None
-        self._last = self._read_last()
+            self._last = self._read_last()
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                self._db.close()
+            if create:
+                remove_table(self.path)
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError) and create:
+                raise write_error(self.path, exc) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(f"{self.path}: not a margin table ({exc})") from None
+            raise
 
     # -- opening -----------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        def connect(uri: str) -> sqlite3.Connection:
+            return sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
+
+        if self._can_write:
+            return connect(sqlite_uri(self.path))
+        db = connect(sqlite_uri(self.path, mode="ro"))
+        try:
+            db.execute("PRAGMA application_id").fetchone()
+        except sqlite3.OperationalError:
+            # A table left in WAL mode (by an earlier margin) cannot be read
+            # from a folder where SQLite may not create its shared-memory
+            # file; with no log beside it, the file alone is the whole table.
+            db.close()
+            if side_files(self.path)[0].exists():
+                raise
+            db = connect(sqlite_uri(self.path, mode="ro", immutable="1"))
+        return db
 
     def _create(self) -> None:
         db = self._db
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version={FORMAT}")
+        db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
         db.execute("PRAGMA journal_mode=WAL")
         db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
 
@@ -135,18 +299,50 @@ class SQLiteStore:
         if app != APPLICATION_ID:
             raise StoreError(f"{self.path}: an SQLite file, but not a margin table")
         self.format = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if self.format > FORMAT and not self.readonly:
+        if self.format > TABLE_FORMAT and not self.readonly:
             raise StoreError(
-                f"{self.path}: written by a newer margin (format {self.format}, this one writes {FORMAT}); "
-                "it can be read but not written: upgrade margin"
+                f"{self.path}: written by a newer margin (format {self.format}, this one writes "
+                f"{TABLE_FORMAT}); it can be read but not written: upgrade margin"
             )
+        self._has_signatures = bool(
+            self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='signatures'"
+            ).fetchone()
+        )
+
+    def _upgrade(self) -> None:
+        """Bring a file written by an earlier margin to this format, one step at a time."""
+        if self.format >= TABLE_FORMAT:
+            return
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in range(self.format, TABLE_FORMAT):
+                for statement in TABLE_UPGRADES[step].split(";\n"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self.format = TABLE_FORMAT
+        self._has_signatures = True
 
     def _read_last(self) -> tuple[int, str]:
         row = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else (0, "")
 
     def close(self) -> None:
-        self._db.close()
+        """Close, leaving the table as one file if no other process has it open."""
+        db = self._db
+        if self._can_write:
+            # Fails at once while another connection has the table open; that one tidies up.
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("PRAGMA busy_timeout=0")
+                db.execute("PRAGMA query_only=OFF")
+                db.execute("PRAGMA journal_mode=DELETE")
+        db.close()
 
     def __enter__(self) -> SQLiteStore:
         return self
@@ -179,7 +375,7 @@ class SQLiteStore:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.path}: cannot write ({exc})") from None
+            raise write_error(self.path, exc) from None
         try:
             last_seq, prev = self._read_last()
             if last_seq != expected_seq:
@@ -204,11 +400,20 @@ class SQLiteStore:
             db.executemany(
                 "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
             )
+            if self.signer is not None:
+                head = rows[-1]
+                db.execute(
+                    "INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)",
+                    (head[0], self.signer.public, self.signer.sign(head[0], head[4])),
+                )
             db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            self._last = self._read_last()
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                self._last = self._read_last()
+            if isinstance(exc, sqlite3.Error):
+                raise write_error(self.path, exc) from None
             raise
         self._last = (rows[-1][0], rows[-1][4])
         return records
@@ -241,7 +446,8 @@ class SQLiteStore:
                 )
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
                 raise
             pending.clear()
 
@@ -249,7 +455,7 @@ class SQLiteStore:
             for row in rows:
                 seq, _, _, row_prev, digest, body = row
                 if seq != last_seq + 1:
-                    raise StoreError(f"record {seq}: expected sequence number {last_seq + 1}")
+                    raise StoreError(f"record {last_seq + 1} is missing (the next record is {seq})")
                 if row_prev != prev or chain_hash(prev, body) != digest:
                     raise StoreError(f"record {seq}: hash chain broken")
                 pending.append(row)
@@ -259,30 +465,98 @@ class SQLiteStore:
                     flush()
             if pending:
                 flush()
-        finally:
             if bulk:
                 db.execute("PRAGMA synchronous=FULL")
                 db.execute("PRAGMA journal_mode=WAL")
-        if bulk:
-            fd = os.open(self.path, os.O_RDONLY)
+                fd = os.open(self.path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except (sqlite3.Error, OSError) as exc:
+            raise write_error(self.path, exc) from None
+        self._last = (last_seq, prev)
+        return count
+
+    def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
+        """Store signatures (seq, key, sig) read with the records they sign."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)", signatures)
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) from None
+
+    def backup(self, dest: str | os.PathLike[str]) -> int:
+        """Copy the table as it is at one moment into a new one-file table at ``dest``.
+
+        SQLite's backup reads every page inside one read transaction, so the
+        copy is consistent even while another process appends. The copy is
+        built beside ``dest``, checked, and appears there only when complete;
+        returns the number of records it holds.
+        """
+        target = Path(dest)
+        if target.exists():
+            raise StoreError(f"{target}: already exists; choose a new path for the copy")
+        if not target.parent.is_dir():
+            raise StoreError(f"{target}: folder {target.parent} does not exist")
+        partial = partial_path(target)
+        try:
+            copy = sqlite3.connect(sqlite_uri(partial), uri=True, isolation_level=None)
+            try:
+                self._db.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                copy.close()
+            with SQLiteStore(partial, readonly=True) as made:
+                verdict = made.check()
+            if verdict.bad is not None:
+                raise StoreError(
+                    f"{self.path}: record {verdict.bad} {verdict.reason}; not copied "
+                    f"(margin verify {self.path} says more)"
+                )
+            fd = os.open(partial, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        self._last = (last_seq, prev)
-        return count
+            place(partial, target)
+        except BaseException as exc:
+            remove_table(partial)
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise write_error(target, exc) from None
+            raise
+        return verdict.records
 
     # -- reading -----------------------------------------------------------
 
     def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
-        sql = "SELECT seq, v, prev, hash, body FROM records WHERE seq > ?"
+        """Stored rows with their heads' signatures, as ``margin export`` writes them."""
+        if self._has_signatures:
+            sql = (
+                "SELECT r.seq, r.v, r.prev, r.hash, r.body, r.command, s.key, s.sig "
+                "FROM records r LEFT JOIN signatures s ON s.seq = r.seq WHERE r.seq > ?"
+            )
+        else:
+            sql = "SELECT seq, v, prev, hash, body, command, '', '' FROM records r WHERE seq > ?"
         args: tuple[int, ...] = (after,)
         if upto is not None:
-            sql += " AND seq <= ?"
+            sql += " AND r.seq <= ?"
             args = (after, upto)
-        for seq, v, prev, digest, body in self._db.execute(sql + " ORDER BY seq", args):
-            # a body tampered with outside margin may come back as TEXT
-            yield StoredRow(seq, v, prev, digest, body.encode() if isinstance(body, str) else body)
+        cursor = self._db.execute(sql + " ORDER BY r.seq", args)
+        cursor.arraysize = 4096
+        while batch := cursor.fetchmany():
+            for seq, v, prev, digest, body, command, key, sig in batch:
+                # a body tampered with outside margin may come back as TEXT
+                if isinstance(body, str):
+                    body = body.encode("utf-8", "surrogateescape")
+                yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
@@ -298,7 +572,10 @@ class SQLiteStore:
                 try:
                     yield decode_body(body, v)
                 except DecodeError as exc:
-                    raise StoreError(f"{self.path}: record {seq} cannot be read: {exc}") from None
+                    raise StoreError(
+                        f"{self.path}: record {seq} is damaged and cannot be read ({exc}); "
+                        f"margin verify {self.path} says more"
+                    ) from None
 
     def record(self, seq: int) -> Record:
         for record in self.records(seq - 1, seq):
@@ -328,20 +605,72 @@ class SQLiteStore:
         self._last = self._read_last()
         return self._last[0]
 
-    def verify(self) -> int | None:
-        """Walk the chain; the first bad sequence number, or None when sound."""
+    def in_main_file(self) -> int | None:
+        """How many records the table file itself holds while some are still in its -wal file
+        (another process has it open, or one was killed): None when there is no -wal file,
+        -1 when the table file cannot be read without it."""
+        if not side_files(self.path)[0].exists():
+            return None
+        try:
+            db = sqlite3.connect(sqlite_uri(self.path, mode="ro", immutable="1"), uri=True)
+            try:
+                return int(db.execute("SELECT count(*) FROM records").fetchone()[0])
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return -1
+
+    def check(self, key: str | None = None) -> Verdict:
+        """Walk the chain: every column of every record, and every signature.
+
+        ``prev`` and ``hash`` must chain, the body must decode and agree with
+        the ``seq`` and ``command`` columns beside it, and ``v`` must be a
+        format this margin reads. With ``key`` every record must be covered
+        by a signature of that key.
+        """
+        verdict = Verdict(signatures=SignatureCheck(key))
+        signatures = verdict.signatures
         prev = ""
         expected = 1
-        for row in self.rows():
-            if row.seq != expected or row.prev != prev or chain_hash(prev, row.body) != row.hash:
-                return row.seq if row.seq == expected else expected
+        rows = self.rows()
+        while True:
             try:
-                decode_body(row.body, row.v)
-            except DecodeError:
-                return row.seq
+                row = next(rows)
+            except StopIteration:
+                break
+            except sqlite3.DatabaseError as exc:
+                verdict.bad, verdict.reason = expected, f"cannot be read ({exc})"
+                return verdict
+            if row.seq != expected:
+                verdict.bad, verdict.reason = expected, "is missing or out of order"
+                return verdict
+            if row.prev != prev or chain_hash(prev, row.body) != row.hash:
+                verdict.bad, verdict.reason = row.seq, "breaks the hash chain"
+                return verdict
+            try:
+                record = decode_body(row.body, row.v)
+            except DecodeError as exc:
+                verdict.bad, verdict.reason = row.seq, f"cannot be decoded ({exc})"
+                return verdict
+            if record.seq != row.seq or record.command != row.command:
+                verdict.bad, verdict.reason = row.seq, "has columns that disagree with its body"
+                return verdict
+            if row.sig or row.key:
+                signatures.head(row.seq, row.hash, row.key, row.sig)
+                if signatures.bad is not None:
+                    verdict.bad, verdict.reason = signatures.bad, signatures.reason
+                    return verdict
             prev = row.hash
             expected += 1
-        return None
+            verdict.records += 1
+        signatures.finish(verdict.records)
+        if signatures.bad is not None:
+            verdict.bad, verdict.reason = signatures.bad, signatures.reason
+        return verdict
+
+    def verify(self) -> int | None:
+        """Walk the chain; the first bad sequence number, or None when sound."""
+        return self.check().bad
 
 
 def _check_header(path: Path) -> None:

@@ -20,6 +20,7 @@ from events import (
     StoreError,
     TableCreated,
 )
+from events.store import TABLE_FORMAT
 
 
 def new_store(tmp_path: Path) -> SQLiteStore:
@@ -141,7 +142,7 @@ def test_missing_file_and_existing_file_on_create(tmp_path: Path) -> None:
 def test_newer_format_is_readable_but_not_writable(tmp_path: Path) -> None:
     new_store(tmp_path).close()
     db = sqlite3.connect(tmp_path / "t.margin")
-    db.execute(f"PRAGMA user_version={FORMAT + 1}")
+    db.execute(f"PRAGMA user_version={TABLE_FORMAT + 1}")
     db.commit()
     db.close()
     with pytest.raises(StoreError, match="newer margin"):

@@ -6,7 +6,6 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +23,7 @@ from core.commands import Redo, Undo
 from events import StoreError, record_to_builtins
 
 from . import commandline, render
+from .keys import data_dir
 from .screens import HelpScreen, JumpScreen, RulesScreen, UndoScreen
 from .view import LiveTable, LogRow, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
@@ -35,9 +35,8 @@ SPEEDS = (1, 2, 5, 10, 25, 100)
 
 
 def default_table_path() -> Path:
-    """``$XDG_DATA_HOME/margin/default.margin``, else ``~/.local/share/margin/default.margin``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "margin" / "default.margin"
+    """``default.margin`` in margin's data directory (``$XDG_DATA_HOME/margin``)."""
+    return data_dir() / "default.margin"
 
 
 class TableApp(App[None]):

@@ -16,9 +16,11 @@ import msgspec
 from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from core.lens import PlayerLens, player_state
 from events import DecodeError, SQLiteStore, StoreError, record_to_builtins
-from events.jsonl import export_line, read_lines
+from events.jsonl import export, import_table
+from events.signing import BadKey, public_key
 
 from . import render
+from .resolve import input_lines
 from .table import Table
 
 
@@ -61,30 +63,44 @@ def cmd_do(args: argparse.Namespace) -> int:
     if not args.path:
         raise UsageError("do: give a table PATH (or --schema)")
     table = Table.open(args.path)
+    try:
+        return _run_commands(table, args.author)
+    finally:
+        table.close()
+
+
+def _run_commands(table: Table, author: str) -> int:
+    """Answer each line of standard input as soon as its command is on disk.
+
+    Once the table cannot be written (a full disk, a read-only file) the
+    line that met it and every line after it are answered with the reason.
+    """
     failed = False
+    stopped: str | None = None
     out = sys.stdout
-    for lineno, line in enumerate(sys.stdin, 1):
+    for lineno, line in enumerate(input_lines(sys.stdin), 1):
         if not line.strip():
             continue
-        try:
-            command = parse_command(table.state.system, line)
-            records = table.execute(command, author=args.author)
-            reply: dict[str, Any] = {
-                "ok": True,
-                "seq": [records[0].seq, records[-1].seq],
-                "command": records[0].command,
-            }
-        except RuleError as exc:
-            failed = True
-            reply = {"error": f"line {lineno}: {exc}"}
-        except (StoreError, sqlite3.DatabaseError):
-            raise
-        except Exception as exc:  # a bug in one command must not stop a bot's conversation
-            failed = True
-            reply = {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}
+        if stopped is not None:
+            reply: dict[str, Any] = {"error": f"line {lineno}: not run: {stopped}"}
+        else:
+            try:
+                records = table.execute(parse_command(table.state.system, line), author=author)
+                reply = {
+                    "ok": True,
+                    "seq": [records[0].seq, records[-1].seq],
+                    "command": records[0].command,
+                }
+            except RuleError as exc:
+                reply = {"error": f"line {lineno}: {exc}"}
+            except StoreError as exc:
+                stopped = str(exc)
+                reply = {"error": f"line {lineno}: {exc}"}
+            except Exception as exc:  # a bug in one command must not stop a bot's conversation
+                reply = {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}
+        failed = failed or "error" in reply
         out.write(json.dumps(reply) + "\n")
         out.flush()
-    table.close()
     return 1 if failed else 0
 
 
@@ -171,53 +187,84 @@ def cmd_state(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key(args: argparse.Namespace) -> str | None:
+    if args.key is None:
+        return None
+    try:
+        return public_key(args.key)
+    except BadKey as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    key = _key(args)
     store = SQLiteStore(args.path, readonly=True)
     try:
-        bad = store.verify()
-        last = store.last_seq
+        verdict = store.check(key)
+        in_file = store.in_main_file()
     finally:
         store.close()
-    if bad is not None:
-        _fail(f"{args.path}: record {bad} is broken (hash chain or decoding)")
-    print(f"{args.path}: {last} records, chain intact")
+    name = Path(args.path).name
+    where = f"from {name}"
+    if in_file is not None:
+        counts = ("", "") if in_file < 0 else (f" ({in_file})", f"{verdict.records - in_file}: ")
+        where += (
+            f"{counts[0]} and {name}-wal ({counts[1]}the table is open in another margin, "
+            "or one could not fold it back (killed, or the disk is full); margin backup makes a one-file copy)"
+        )
+    if verdict.bad is not None:
+        _fail(f"{args.path}: record {verdict.bad} {verdict.reason}")
+    signed = verdict.signatures.describe(verdict.records)
+    print(f"{args.path}: {verdict.records} records checked {where}; chain intact; {signed}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     store = SQLiteStore(args.path, readonly=True)
     out = sys.stdout.buffer
-    for row in store.rows():
-        out.write(export_line(row))
-    out.flush()
-    store.close()
+    try:
+        export(store, out)
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"standard output: cannot write the export ({exc.strerror})") from None
+    finally:
+        store.close()
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """One pass: each line's chain hash is checked and its body decoded as it is
-    written, so the new table is verified without reading it again."""
-    path = Path(args.path)
-    if path.exists():
-        raise UsageError(f"{path}: already exists; import writes a new table")
-    store = SQLiteStore(path, create=True)
+    key = _key(args)
     collect = gc.isenabled()
     gc.disable()
     try:
         with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f:
-            count = store.import_rows(read_lines(f, args.file))
-        if count == 0:
-            raise StoreError(f"{args.file}: no records to import")
-    except BaseException:
-        store.close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
-        raise
+            count = import_table(f, args.file, Path(args.path), key)
     finally:
         if collect:
             gc.enable()
-    store.close()
-    print(f"imported {count} records into {path}")
+    print(f"imported {count} records into {args.path}")
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    store = SQLiteStore(args.path, readonly=True)
+    try:
+        count = store.backup(args.dest)
+    finally:
+        store.close()
+    print(f"copied {count} records of {args.path} into {args.dest} (one file, verified)")
+    return 0
+
+
+def cmd_key(args: argparse.Namespace) -> int:
+    from .keys import key_path, signing_key
+
+    key = signing_key()
+    print(key.public)
+    if args.path:
+        sys.stderr.write(f"the private key is {key_path()}\n")
     return 0
 
 
@@ -240,24 +287,34 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import build_demo
 
-    build_demo(args.path, args.system)
+    build_demo(args.path, args.system).close()
     print(f"created demo table {args.path} ({args.system}); try: margin play {args.path}")
     return 0
 
 
+def _need_terminal(command: str) -> None:
+    """The screens draw on a terminal; without one they would wait for keys that never come."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write(f"margin {command} needs a terminal (over SSH use ssh -t)\n")
+        raise SystemExit(1)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
+    _need_terminal("play")
     from .app import play
 
     return play(args.path)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    _need_terminal("watch")
     from .app import watch
 
     return watch(args.path, args.as_)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    _need_terminal("replay")
     from .app import replay
 
     return replay(args.path, args.as_)
@@ -323,8 +380,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.set_defaults(func=cmd_state)
 
-    s = sub.add_parser("verify", help="check the hash chain and every record")
+    s = sub.add_parser("verify", help="check the hash chain, every record and every signature")
     s.add_argument("path")
+    s.add_argument(
+        "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
+    )
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
@@ -334,7 +394,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("import", help="rebuild a table from exported JSON Lines")
     s.add_argument("file", help="JSON Lines file, or - for standard input")
     s.add_argument("path", help="the new table file")
+    s.add_argument(
+        "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
+    )
     s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("backup", help="copy a table into one file, even while it is played")
+    s.add_argument("path")
+    s.add_argument("dest", help="the new table file")
+    s.set_defaults(func=cmd_backup)
+
+    s = sub.add_parser("key", help="print the GM's public key (made on first use)")
+    s.add_argument("--path", action="store_true", help="also say where the private key is")
+    s.set_defaults(func=cmd_key)
 
     s = sub.add_parser("resolve", help="the rules as a JSON Lines filter")
     s.add_argument("--seed", type=int)
@@ -369,7 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:
-        _fail(f"{exc.filename or ''}: {exc.strerror}" if exc.strerror else str(exc))
+        where = exc.filename if exc.filename is not None else "standard output"
+        _fail(f"{where}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         return 130
 

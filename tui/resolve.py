@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import IO
 
-import msgspec
-
 from core.errors import RuleError
+from core.inputs import read_json
 from core.resolve import resolve
 
 from .rng import RandomDice
@@ -16,15 +16,11 @@ from .rng import RandomDice
 def run(inp: IO[str], out: IO[str], seed: int | None = None) -> int:
     dice = RandomDice(seed)
     failed = False
-    for line in inp:
+    for line in input_lines(inp):
         if not line.strip():
             continue
         try:
-            request = msgspec.json.decode(line)
-            result = resolve(request, dice)
-        except msgspec.DecodeError as exc:
-            failed = True
-            result = {"error": f"not JSON: {exc}"}
+            result = resolve(read_json(line), dice)
         except RuleError as exc:
             failed = True
             result = {"error": str(exc)}
@@ -34,3 +30,13 @@ def run(inp: IO[str], out: IO[str], seed: int | None = None) -> int:
         out.write(json.dumps(result) + "\n")
         out.flush()
     return 1 if failed else 0
+
+
+def input_lines(stream: IO[str]) -> Iterator[bytes]:
+    """Standard input as raw lines: bytes that are not UTF-8 reach the decoder, which names them."""
+    raw = getattr(stream, "buffer", None)
+    if raw is not None:
+        yield from raw
+    else:
+        for line in stream:
+            yield line.encode("utf-8", "surrogatepass")

@@ -13,7 +13,9 @@ from core import Projection, RuleError, TableState, create_table, decide
 from core.commands import Command
 from core.dice import Dice
 from events import ConcurrencyError, Draft, Record, SQLiteStore, StoreError
+from events.store import remove_table
 
+from .keys import signing_key
 from .rng import RandomDice
 
 MAX_RETRIES = 20
@@ -30,10 +32,15 @@ def _kept(records: Iterator[Record], into: list[Record]) -> Iterator[Record]:
 
 
 class Table:
-    """One table file, opened by one process: folds the log and appends commands."""
+    """One table file, opened by one process: folds the log and appends commands.
+
+    A table opened for writing signs every command it appends with the GM's key.
+    """
 
     def __init__(self, store: SQLiteStore, every: int = 1000) -> None:
         self.store = store
+        if not store.readonly and store.signer is None:
+            store.signer = signing_key()
         self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
         self.dice: Dice = RandomDice()
         self.catch_up(keep=False)
@@ -50,12 +57,13 @@ class Table:
         author: str = "gm",
     ) -> Table:
         created = create_table(system, options, title)
-        store = SQLiteStore(path, create=True)
+        signer = signing_key()
+        store = SQLiteStore(path, create=True, signer=signer)
         try:
             store.append([Draft(created)], 0, command=new_command_id(), author=author)
         except BaseException:
             store.close()
-            Path(path).unlink(missing_ok=True)
+            remove_table(Path(path))
             raise
         return cls(store)
 
@@ -93,6 +101,14 @@ class Table:
             self.projection.extend(records)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.store.path}: cannot be read ({exc})") from None
+        except (StoreError, RuleError, MemoryError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            # a record that decodes but cannot be folded was changed outside margin
+            raise StoreError(
+                f"{self.store.path}: {self._damaged()} is damaged ({type(exc).__name__}: {exc}); "
+                f"margin verify {self.store.path} says more"
+            ) from None
         finally:
             if collect:
                 gc.enable()
@@ -100,6 +116,18 @@ class Table:
             gc.freeze()
         self.store.refresh()
         return new
+
+    def _damaged(self) -> str:
+        """Which record a failed fold stopped at, found by folding one record at a time."""
+        probe = Projection(lambda after, upto: self.store.records(after, upto))
+        seq = 0
+        try:
+            for record in self.store.records():
+                seq = record.seq
+                probe.apply(record)
+        except Exception:
+            return f"record {seq}"
+        return "a record"
 
     def execute(
         self, command: Command, author: str = "gm", command_id: str | None = None

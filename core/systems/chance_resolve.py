@@ -65,7 +65,7 @@ def _modifiers(value: Any, name: str = "modifiers") -> tuple[int, list[str]]:
 
 
 def _choice(name: str, value: Any, choices: Any) -> str:
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise RuleError(f"{name}: {value!r} is not one of {', '.join(choices)}")
     return str(value)
 

@@ -1,0 +1,141 @@
+"""Exports know their end, and an import appears at its target whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from events import Draft, Noted
+from tui.table import Table
+
+MARGIN = [sys.executable, "-m", "tui"]
+
+
+def margin(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The export of a table of 30,001 records in 300 signed commands."""
+    folder = tmp_path_factory.mktemp("export")
+    table = Table.create(folder / "big.margin", "2d10-edge")
+    for k in range(300):
+        drafts = [Draft(Noted(text=f"command {k} note {i} " + "x" * 80)) for i in range(100)]
+        table.store.append(drafts, table.store.last_seq, command=f"c{k:04d}")
+    table.close()
+    dump = folder / "big.jsonl"
+    with dump.open("wb") as out:
+        assert (
+            subprocess.run([*MARGIN, "export", str(folder / "big.margin")], stdout=out).returncode
+            == 0
+        )
+    return dump
+
+
+def test_an_import_killed_at_random_points_never_leaves_a_half_made_table(
+    exported: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "copy.margin"
+    start = time.monotonic()
+    assert margin("import", str(exported), str(target)).returncode == 0
+    whole = time.monotonic() - start
+    target.unlink()
+    rng = random.Random()
+    killed = attempts = 0
+    while killed < 20 and attempts < 60:
+        attempts += 1
+        proc = subprocess.Popen(
+            [*MARGIN, "import", str(exported), str(target)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(0, whole))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        if proc.returncode == -signal.SIGKILL:
+            killed += 1
+        if target.exists():
+            # the import had finished: the table is whole
+            verified = margin("verify", str(target))
+            assert verified.returncode == 0, verified.stderr
+            assert "30001 records checked" in verified.stdout
+            target.unlink()
+    assert killed >= 20
+    again = margin("import", str(exported), str(target))
+    assert again.returncode == 0, again.stderr
+    assert "30001 records checked" in margin("verify", str(target)).stdout
+    # what killed imports left beside the target is gone once an import finishes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.margin"]
+
+
+def refused(dump: Path, text: bytes, tmp_path: Path, message: str) -> None:
+    dump.write_bytes(text)
+    target = tmp_path / "never.margin"
+    result = margin("import", str(dump), str(target))
+    assert result.returncode == 1
+    assert message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not target.exists()
+    assert [p.name for p in tmp_path.iterdir()] == [dump.name]
+
+
+def test_truncated_exports_are_refused(exported: Path, tmp_path: Path) -> None:
+    whole = exported.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    dump = tmp_path / "dump.jsonl"
+    refused(
+        dump,
+        b"".join(lines[:-1]),
+        tmp_path,
+        "truncated export: 30001 records and no end line",
+    )
+    refused(
+        dump,
+        b"".join(lines[:-2] + lines[-1:]),
+        tmp_path,
+        "truncated export: 30000 of 30001 records",
+    )
+    refused(
+        dump, b"".join(lines[:100] + lines[101:]), tmp_path, "dump.jsonl: record 101 is missing"
+    )
+    for cut in random.Random().sample(range(1, len(whole) - 1), 8):
+        refused(dump, whole[:cut], tmp_path, "truncated export")
+
+
+def test_an_export_from_an_earlier_margin_is_refused_with_the_reason(
+    exported: Path, tmp_path: Path
+) -> None:
+    without_end = b"".join(exported.read_bytes().splitlines(keepends=True)[:-1])
+    refused(tmp_path / "old.jsonl", without_end, tmp_path, "exports from earlier margins lack it")
+
+
+def test_a_killed_export_is_refused(exported: Path, tmp_path: Path) -> None:
+    source = exported.parent / "big.margin"
+    proc = subprocess.Popen([*MARGIN, "export", str(source)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    part = proc.stdout.read(1_000_000)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    refused(tmp_path / "killed.jsonl", part, tmp_path, "truncated export")
+
+
+def test_an_end_line_that_disagrees_is_refused(exported: Path, tmp_path: Path) -> None:
+    lines = exported.read_bytes().splitlines(keepends=True)
+    end = json.loads(lines[-1])
+    end["end"]["head"] = "0" * 64
+    forged = b"".join(lines[:-1]) + json.dumps(end).encode() + b"\n"
+    refused(
+        tmp_path / "forged.jsonl", forged, tmp_path, "the end line says 30001 records ending in"
+    )

@@ -1,0 +1,405 @@
+"""A table on disk: one file when closed, copied at any time, readable from anywhere, any name.
+
+These tests run margin in separate processes, as users do: several
+processes with one table open is where a table becomes several files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from events import SQLiteStore
+
+MARGIN = [sys.executable, "-m", "tui"]
+
+
+def margin(
+    *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def notes(start: int, count: int) -> str:
+    return "".join(
+        json.dumps({"type": "note", "text": f"note {i}"}) + "\n"
+        for i in range(start, start + count)
+    )
+
+
+#: A process that opens a table (for writing, or read-only as a watcher does),
+#: says "open", appends what it reads on standard input as notes if it writes,
+#: and closes the table when its input ends.
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from core.commands import Note
+    from tui.view import LiveTable
+
+    path, mode = sys.argv[1], sys.argv[2]
+    table = LiveTable.open_live(path, readonly=mode == "watch", lens=mode == "watch")
+    print("open", flush=True)
+    for line in sys.stdin:
+        if mode == "play":
+            table.execute(Note(text=line.strip()))
+        else:
+            table.poll()
+        print(table.projection.seq, flush=True)
+    table.close()
+    """
+)
+
+
+def holder(path: Path, mode: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "open\n", proc.stderr.read() if proc.stderr else ""
+    return proc
+
+
+def ask(proc: subprocess.Popen[str], line: str) -> str:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    return proc.stdout.readline().strip()
+
+
+def finish(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
+
+
+def test_gm_quits_before_the_watcher_and_the_table_file_alone_has_every_record(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "session.margin"
+    assert margin("demo", str(path)).returncode == 0
+    before = int(json.loads(margin("state", str(path), "--json").stdout)["seq"])
+    gm = holder(path, "play")
+    watcher = holder(path, "watch")
+    for i in range(30):
+        assert int(ask(gm, f"round {i}")) == before + i + 1
+    assert int(ask(watcher, "look")) == before + 30
+    assert Path(f"{path}-wal").exists()  # while both are open the log is in two files
+    finish(gm)
+    finish(watcher)  # the watcher closes last: it must leave one file behind
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.margin"]
+    elsewhere = tmp_path / "copy"
+    elsewhere.mkdir()
+    shutil.copy(path, elsewhere / "session.margin")
+    result = margin("verify", str(elsewhere / "session.margin"))
+    assert result.returncode == 0, result.stderr
+    assert f"{before + 30} records checked from session.margin;" in result.stdout
+
+
+def test_verify_says_when_records_are_still_in_the_wal_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.margin"
+    assert margin("new", str(path), "--system", "d100-under").returncode == 0
+    gm = holder(path, "play")
+    for i in range(5):
+        ask(gm, f"n{i}")
+    result = margin("verify", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "6 records checked from t.margin (1) and t.margin-wal (5:" in result.stdout
+    assert "margin backup" in result.stdout
+    finish(gm)
+    assert "6 records checked from t.margin;" in margin("verify", str(path)).stdout
+
+
+def test_backup_while_another_process_appends(tmp_path: Path) -> None:
+    path = tmp_path / "live.margin"
+    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    writer = subprocess.Popen(
+        [*MARGIN, "do", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert writer.stdin is not None and writer.stdout is not None
+    copies = []
+    try:
+        for round_ in range(6):
+            writer.stdin.write(notes(round_ * 200, 200))
+            writer.stdin.flush()
+            writer.stdout.readline()  # the writer is under way
+            dest = tmp_path / f"copy{round_}.margin"
+            result = margin("backup", str(path), str(dest))
+            assert result.returncode == 0, result.stderr
+            copies.append(dest)
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+    assert writer.returncode == 0
+    counts = []
+    for dest in copies:
+        assert not Path(f"{dest}-wal").exists() and not Path(f"{dest}-journal").exists()
+        verified = margin("verify", str(dest))
+        assert verified.returncode == 0, verified.stderr
+        with SQLiteStore(dest, readonly=True) as copy, SQLiteStore(path, readonly=True) as live:
+            rows = list(copy.rows())
+            counts.append(len(rows))
+            # each copy is the live table as it was at one moment: a prefix of its records
+            assert rows == list(live.rows(0, len(rows)))
+    assert counts == sorted(counts) and counts[-1] > 1
+    assert margin("backup", str(path), str(copies[0])).returncode == 1  # never over a file
+    assert not list(tmp_path.glob(".*partial"))
+
+
+@pytest.mark.parametrize(
+    "name", ["a#b.margin", "what?.margin", "%41.margin", "séance ✓ 表.margin", "session.margin#2"]
+)
+def test_any_file_name_is_the_file_opened(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    assert margin("demo", str(path)).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    done = margin("do", str(path), stdin=notes(0, 3))
+    assert done.returncode == 0, done.stderr
+    assert margin("verify", str(path)).returncode == 0
+    exported = margin("export", str(path))
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(exported.stdout)
+    other = tmp_path / ("imported " + name)
+    assert margin("import", str(dump), str(other)).returncode == 0
+    backup = tmp_path / ("backup " + name)
+    assert margin("backup", str(path), str(backup)).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [name, "dump.jsonl", other.name, backup.name]
+    )
+    assert margin("export", str(other)).stdout == exported.stdout
+    assert margin("export", str(backup)).stdout == exported.stdout
+
+
+def test_a_file_whose_name_differs_by_a_suffix_is_not_read(tmp_path: Path) -> None:
+    """``session.margin#2`` once opened ``session.margin``: each name is its own table."""
+    assert margin("new", str(tmp_path / "session.margin"), "--system", "2d10-edge").returncode == 0
+    copy = tmp_path / "session.margin#2"
+    shutil.copy(tmp_path / "session.margin", copy)
+    assert margin("do", str(copy), stdin=notes(0, 2)).returncode == 0
+    one = json.loads(margin("state", str(tmp_path / "session.margin"), "--json").stdout)
+    two = json.loads(margin("state", str(copy), "--json").stdout)
+    assert (one["seq"], two["seq"]) == (1, 3)
+
+
+# -- reading without write permission ------------------------------------------
+
+
+def _other_account() -> tuple[int, int] | None:
+    """The ids of an unprivileged account when running as root (root reads everything)."""
+    if os.geteuid() != 0:
+        return None
+    import pwd
+
+    entry = pwd.getpwnam("nobody")
+    return entry.pw_uid, entry.pw_gid
+
+
+def run_as(ids: tuple[int, int] | None, *args: str) -> tuple[int, str, str]:
+    """``margin ARGS`` in a forked process running as ``ids`` (or as this account)."""
+    import io
+    import traceback
+
+    from tui.cli import main
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its pipes
+        code = 99
+        try:
+            os.close(out_r)
+            os.close(err_r)
+            if ids is not None:
+                os.setgroups([])
+                os.setgid(ids[1])
+                os.setuid(ids[0])
+            sys.stdout = io.TextIOWrapper(io.FileIO(out_w, "w"), encoding="utf-8")
+            sys.stderr = io.TextIOWrapper(io.FileIO(err_w, "w"), encoding="utf-8")
+            sys.stdin = io.StringIO("")
+            try:
+                code = main(list(args))
+            except SystemExit as exc:
+                code = int(exc.code or 0)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    with os.fdopen(out_r, encoding="utf-8") as f_out, os.fdopen(err_r, encoding="utf-8") as f_err:
+        out = f_out.read()
+        err = f_err.read()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out, err
+
+
+@pytest.fixture
+def shared_folder(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A folder others may read but not write, holding a demo table with a few notes."""
+    import tempfile
+
+    from tui.demo import build_demo
+    from tui.view import LiveTable  # noqa: F401 - loaded before the fork, as `--as` needs it
+
+    folder = Path(tempfile.mkdtemp(prefix="margin-shared-", dir="/tmp"))
+    table = build_demo(folder / "gm.margin", "2d10-edge")
+    table.close()
+    assert margin("do", str(folder / "gm.margin"), stdin=notes(0, 4)).returncode == 0
+    (folder / "gm.margin").chmod(0o644)
+    folder.chmod(0o555 if os.geteuid() != 0 else 0o755)
+    yield folder
+    folder.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def reads_everything(ids: tuple[int, int] | None, path: Path, seq: int) -> None:
+    code, out, err = run_as(ids, "verify", str(path))
+    assert code == 0, err
+    assert f"{seq} records checked" in out
+    code, out, err = run_as(ids, "state", str(path), "--json")
+    assert code == 0, err
+    assert json.loads(out)["seq"] == seq
+    code, out, err = run_as(ids, "log", str(path), "--as", "Kael")
+    assert code == 0 and out, err
+    code, out, err = run_as(ids, "export", str(path))
+    assert code == 0 and out.endswith("}}\n"), err
+    import tempfile
+
+    elsewhere = Path(tempfile.mkdtemp(prefix="margin-copies-", dir="/tmp"))
+    try:
+        elsewhere.chmod(0o777)
+        code, out, err = run_as(ids, "backup", str(path), str(elsewhere / "copy.margin"))
+        assert code == 0 and f"copied {seq} records" in out, err
+    finally:
+        shutil.rmtree(elsewhere)
+
+
+def test_another_account_reads_a_table_in_a_folder_it_cannot_write(shared_folder: Path) -> None:
+    ids = _other_account()
+    path = shared_folder / "gm.margin"
+    seq = json.loads(margin("state", str(path), "--json").stdout)["seq"]
+    before = sorted(p.name for p in shared_folder.iterdir())
+
+    reads_everything(ids, path, seq)  # nobody has the table open: one file
+    gm = holder(path, "play")  # the GM's screen is open: the log is in two files
+    try:
+        ask(gm, "the GM plays on")
+        reads_everything(ids, path, seq + 1)
+    finally:
+        finish(gm)
+    reads_everything(ids, path, seq + 1)
+
+    code, out, err = run_as(ids, "do", str(path))
+    assert code == 1 and "read-only" in err and err.count("\n") == 1
+    assert sorted(p.name for p in shared_folder.iterdir()) == before
+
+
+def test_a_table_left_in_wal_mode_by_an_earlier_margin_reads_from_a_locked_folder(
+    shared_folder: Path,
+) -> None:
+    import sqlite3
+
+    path = shared_folder / "gm.margin"
+    seq = json.loads(margin("state", str(path), "--json").stdout)["seq"]
+    shared_folder.chmod(0o755)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
+    db.close()
+    shared_folder.chmod(0o555 if os.geteuid() != 0 else 0o755)
+    assert sorted(p.name for p in shared_folder.iterdir()) == ["gm.margin"]
+    assert path.read_bytes()[18:20] == b"\x02\x02"  # the header says WAL
+    reads_everything(_other_account(), path, seq)
+
+
+# -- a full disk ----------------------------------------------------------------
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A 1 MiB file system (tmpfs), mounted for the test and removed after it."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs to fill needs root")
+    place = tmp_path / "small"
+    place.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(place)],
+        capture_output=True,
+        text=True,
+    )
+    assert mounted.returncode == 0, f"mount failed: {mounted.stderr}"
+    yield place
+    subprocess.run(["umount", "-l", str(place)], check=True)
+
+
+def big_notes(count: int) -> str:
+    return "".join(
+        json.dumps({"type": "note", "text": f"{i} " + "x" * 3000}) + "\n" for i in range(count)
+    )
+
+
+def test_a_full_disk_answers_every_line_names_the_file_and_leaves_no_empty_table(
+    full_disk: Path, tmp_path: Path
+) -> None:
+    path = full_disk / "t.margin"
+    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    result = margin("do", str(path), stdin=big_notes(600))
+    assert result.returncode == 1
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(replies) == 600, "every line gets an answer"
+    first_error = next(i for i, reply in enumerate(replies) if "error" in reply)
+    assert 0 < first_error < 600
+    assert replies[first_error]["error"] == (
+        f"line {first_error + 1}: {path}: the disk is full; nothing more was written"
+    )
+    assert all(
+        reply["error"].startswith(f"line {i + 1}: not run: {path}: the disk is full")
+        for i, reply in enumerate(replies[first_error + 1 :], first_error + 1)
+    )
+    verified = margin("verify", str(path))
+    assert verified.returncode == 0, verified.stderr
+    assert f"{first_error + 1} records checked" in verified.stdout  # creation + the acknowledged
+
+    for command in (["new", "--system", "d100-under"], ["demo"]):
+        fresh = full_disk / f"{command[0]}.margin"
+        made = margin(command[0], str(fresh), *command[1:])
+        assert made.returncode == 1
+        assert made.stderr == f"margin: {fresh}: the disk is full; nothing more was written\n"
+        assert not fresh.exists()
+
+    dump = tmp_path / "dump.jsonl"
+    with dump.open("w") as out:
+        exported = subprocess.run([*MARGIN, "export", str(path)], stdout=out, text=True)
+    assert exported.returncode == 0
+    target = full_disk / "imported.margin"
+    imported = margin("import", str(dump), str(target))
+    assert imported.returncode == 1
+    assert imported.stderr == f"margin: {target}: the disk is full; nothing more was written\n"
+    assert sorted(p.name for p in full_disk.iterdir() if not p.name.startswith("t.margin")) == []
+
+    with (full_disk / "export.jsonl").open("w") as out:
+        failed = subprocess.run(
+            [*MARGIN, "export", str(path)], stdout=out, stderr=subprocess.PIPE, text=True
+        )
+    assert failed.returncode == 1
+    assert failed.stderr == (
+        "margin: standard output: cannot write the export (No space left on device)\n"
+    )
