@@ -343,6 +343,13 @@ class WatchApp(TableApp):
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.say("watching (read-only); F1 lists the keys")
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        # A player's palette holds a player's actions only: no screenshot written on
+        # the machine that runs the view (often the GM's), no theme or layout tools.
+        yield SystemCommand("Help", "Every key of this view", self.action_help)
+        yield SystemCommand("Rules", "The rules of this table's system", self.action_rules)
+        yield SystemCommand("Quit", "Leave the table", self.action_quit)
+
     def header_text(self) -> Text:
         text = super().header_text()
         char = self.view.state().characters.get(self.view.player or "")
