@@ -247,6 +247,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.size = (80, 24)
         self.refusal: str | None = None
         self.pty: PtyProcess | None = None
+        self.stopping = False
+        self.finished = asyncio.Event()
 
     def connection_made(self, chan: Any) -> None:
         self.chan = chan
@@ -273,7 +275,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.chan.write(self.refusal.encode() + b"\r\n")
             self.chan.exit(1)
             return
-        self.pty = PtyProcess(self.chan.write, self._ended)
+        self.pty = PtyProcess(self._send, self._ended)
         self.host.sessions.add(self)
         asyncio.ensure_future(self._start())
 
@@ -288,10 +290,17 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.chan.write(b"margin: the host could not start your session\r\n")
             self.chan.exit(1)
 
+    def _send(self, data: bytes) -> None:
+        # The client may be gone while the screen still writes its goodbye.
+        with contextlib.suppress(OSError, asyncssh.Error):
+            self.chan.write(data)
+
     def _ended(self, code: int) -> None:
         self.host.sessions.discard(self)
-        with contextlib.suppress(OSError, asyncssh.Error):
-            self.chan.exit(code)
+        self.finished.set()
+        if not self.stopping:
+            with contextlib.suppress(OSError, asyncssh.Error):
+                self.chan.exit(code)
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         if self.pty is not None:
@@ -319,7 +328,10 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         """The host is stopping: end the screen, tidy the client's terminal, say so."""
         if self.pty is None:
             return
+        self.stopping = True
         killed = await self.pty.stop()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.finished.wait(), STOP_GRACE)
         with contextlib.suppress(OSError, asyncssh.Error):
             if killed:
                 self.chan.write(TERMINAL_RESET)
