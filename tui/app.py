@@ -77,10 +77,18 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
-        self.query_one("#header", Static).update(self.header_text())
-        self.query_one(ClockPanel).show(self.view.clock())
-        self.query_one("#party", Static).update(party_text(self.view.characters()))
+        self._show("header", self.header_text(), self.query_one("#header", Static).update)
+        self._show("clock", self.view.clock(), self.query_one(ClockPanel).show)
+        self._show("party", party_text(self.view.characters()), self.query_one("#party", Static).update)
         self.query_one(LogView).reload(follow=follow)
+
+    def _show(self, panel: str, content: Any, update: Any) -> None:
+        # An update lays the whole screen out again: skip panels that did not change
+        # (a screen that many players watch at once pays this on every record).
+        shown = self.__dict__.setdefault("_shown", {})
+        if panel not in shown or shown[panel] != content:
+            shown[panel] = content
+            update(content)
 
     def say(self, message: str, error: bool = False) -> None:
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
