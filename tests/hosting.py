@@ -26,7 +26,9 @@ GM_NOTE = "the cultist is a spy"
 #: Seats with keys: gm, a seated player, a player not seated yet.
 SEATS = ("gm", "Kael", "Zed")
 
-_ESCAPES = re.compile(rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
+_ESCAPES = re.compile(
+    rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)"
+)
 
 
 def need(*programs: str) -> None:
@@ -172,7 +174,7 @@ class Terminals:
         log = self.folder / f"{name}.raw"
         log.write_bytes(b"")
         # The pane stays after the command ends, with its exit status, so both can be read.
-        command = f"{shlex.join(argv)}; echo \"[exit $?]\"; sleep 600"
+        command = f'{shlex.join(argv)}; echo "[exit $?]"; sleep 600'
         self.tmux(
             "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command,
             ";", "pipe-pane", "-t", name, "-o", f"cat >> {shlex.quote(str(log))}",

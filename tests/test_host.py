@@ -13,12 +13,11 @@ import threading
 import time
 
 import pytest
-
 from hosting import (
     GM_NOTE,
     HIDDEN_NAME,
-    SECRET_FACE,
     SEATS,
+    SECRET_FACE,
     Host,
     Terminals,
     build_table,
@@ -28,6 +27,7 @@ from hosting import (
     ssh_argv,
 )
 from support import run_margin
+
 from tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
 from tui.table import Table
 

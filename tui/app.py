@@ -79,7 +79,9 @@ class TableApp(App[None]):
     def redraw(self, follow: bool = False) -> None:
         self._show("header", self.header_text(), self.query_one("#header", Static).update)
         self._show("clock", self.view.clock(), self.query_one(ClockPanel).show)
-        self._show("party", party_text(self.view.characters()), self.query_one("#party", Static).update)
+        self._show(
+            "party", party_text(self.view.characters()), self.query_one("#party", Static).update
+        )
         self.query_one(LogView).reload(follow=follow)
 
     def _show(self, panel: str, content: Any, update: Any) -> None:

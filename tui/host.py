@@ -35,7 +35,9 @@ STOP_GRACE = 3.0
 #: A terminal type passed on to a session: the client's, when it looks like one.
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 #: Put back what a killed screen leaves behind: main screen, cursor, no mouse, no paste mode.
-TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+TERMINAL_RESET = (
+    b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+)
 NO_PTY = "margin: this table needs a terminal: use ssh -t"
 NO_COMMAND = "margin: this table runs no commands; connect with ssh -t and no command"
 
@@ -427,7 +429,9 @@ class Host:
         self.servers.append(acceptor)
         port = acceptor.sockets[0].getsockname()[1]
         self.ssh = (self.ssh[0], port)
-        self.say(f"ssh {self.ssh[0]}:{port} host key {key.get_fingerprint()} ({key.algorithm.decode()})")
+        self.say(
+            f"ssh {self.ssh[0]}:{port} host key {key.get_fingerprint()} ({key.algorithm.decode()})"
+        )
         self.say(f"ssh join: ssh -t -p {port} {self.ssh[0]}")
         if self.web is not None:
             from .web import start_web

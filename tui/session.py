@@ -88,9 +88,10 @@ class HostedWatch(Hosted, WatchApp):
         text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
         return text
 
-    def on_mount(self, event: events.Mount) -> None:
+    def on_mount(self, event: events.Mount | None = None) -> None:
         # Textual calls every class's on_mount: the table's panels are not there yet.
-        event.prevent_default()
+        if event is not None:
+            event.prevent_default()
         self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
         self.call_later(self.look_for_seat)
 
