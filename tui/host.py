@@ -353,6 +353,8 @@ class SeatServer(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.peer = f"{peer[0]}:{peer[1]}"
+        self.conn = conn
+        self.host.connections.add(self)
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -379,6 +381,7 @@ class SeatServer(asyncssh.SSHServer):
         self.host.say(f"{self.seat} connected over ssh from {self.peer}")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.host.connections.discard(self)
         if self.seat is not None:
             self.host.say(f"{self.seat} left (ssh {self.peer})")
 
@@ -402,6 +405,7 @@ class Host:
     say: Callable[[str], None] = print
     key_dir: Path = field(default_factory=data_dir)
     sessions: set[SeatSession] = field(default_factory=set)
+    connections: set[SeatServer] = field(default_factory=set)
     tokens: dict[str, str] = field(default_factory=dict)
     servers: list[Any] = field(default_factory=list)
     door: Any = None
@@ -456,6 +460,15 @@ class Host:
         if self.door is not None:
             ending.append(self.door.close())
         await asyncio.gather(*ending)
+        # Clients leave by themselves once their session has ended (and ssh has its
+        # exit status); what is still connected after a moment is closed.
+        closing = asyncio.gather(*(c.conn.wait_closed() for c in list(self.connections)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(closing), 1.0)
+        for connection in list(self.connections):
+            connection.conn.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(closing, STOP_GRACE)
         for server in self.servers:
             if isinstance(server, asyncssh.SSHAcceptor):
                 await server.wait_closed()
