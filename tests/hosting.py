@@ -160,6 +160,8 @@ class Terminals:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.socket = f"margin-test-{os.getpid()}-{id(self)}"
+        # A session that stays keeps the server up while tests close theirs.
+        self.tmux("new-session", "-d", "-s", "keep", "sleep 3600")
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -180,6 +182,12 @@ class Terminals:
             ";", "pipe-pane", "-t", name, "-o", f"cat >> {shlex.quote(str(log))}",
         )  # fmt: skip
         return Terminal(self, name, log)
+
+    def close_all(self) -> None:
+        """End every terminal opened so far."""
+        for name in self.tmux("list-sessions", "-F", "#{session_name}").split():
+            if name != "keep":
+                self.tmux("kill-session", "-t", name)
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)

@@ -48,6 +48,14 @@ def site(tmp_path_factory):
     host.stop()
 
 
+@pytest.fixture(autouse=True)
+def close_terminals(request):
+    """Each test's sessions end with it, so that later tests do not share the machine."""
+    yield
+    if "site" in request.fixturenames:
+        request.getfixturevalue("site")["terms"].close_all()
+
+
 def join(site, seat, name=None, size=(100, 30)):
     argv = ssh_argv(site["host"].port, site["keys"][seat], "-tt", "127.0.0.1")
     return site["terms"].open(name or seat.lower(), argv, size)
@@ -247,7 +255,7 @@ def test_port_forwarding_gets_nothing(site, bystander):
         with conn:
             assert read_all(conn) == b""
     finally:
-        proc.terminate()
+        proc.kill()
         proc.wait()
     assert accepted == []
 
@@ -266,7 +274,7 @@ def test_socks_forwarding_gets_nothing(site, bystander):
             # refused (a non-zero SOCKS reply code) or closed: never connected
             assert reply == b"" or reply[1] != 0
     finally:
-        proc.terminate()
+        proc.kill()
         proc.wait()
     assert accepted == []
 
