@@ -18,6 +18,7 @@ import pytest
 
 from core.commands import AddCharacter, Note, RollDice
 from tui.demo import build_demo
+from tui.table import Table
 
 #: What players must never receive: a secret roll's value, a hidden character's name, a GM note.
 SECRET_FACE = 947
@@ -52,6 +53,15 @@ def build_table(path: Path) -> Path:
     table.execute(Note(text=GM_NOTE, gm_only=True))
     table.close()
     return path
+
+
+def write(path: Path, command: object) -> None:
+    """The GM's hand on the table from another process: one command appended."""
+    table = Table.open(path)
+    try:
+        table.execute(command)  # type: ignore[arg-type]
+    finally:
+        table.close()
 
 
 def make_keys(folder: Path, names: tuple[str, ...]) -> dict[str, Path]:

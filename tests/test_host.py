@@ -25,6 +25,7 @@ from hosting import (
     make_keys,
     need,
     ssh_argv,
+    write,
 )
 from support import run_margin
 
@@ -64,15 +65,6 @@ def join(site, seat, name=None, size=(100, 30)):
 def run_ssh(site, seat, *extra, program="ssh", timeout=20, **kwargs):
     argv = ssh_argv(site["host"].port, site["keys"][seat], *extra, program=program)
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kwargs)
-
-
-def write(table_path, command):
-    """The GM's hand on the table from another process: one command appended."""
-    table = Table.open(table_path)
-    try:
-        table.execute(command)
-    finally:
-        table.close()
 
 
 def test_host_prints_its_key_and_how_to_join(site):

@@ -22,10 +22,10 @@ from hosting import (
     make_keys,
     need,
     plain,
+    write,
 )
 
 from core.commands import AddCharacter, Note, RollDice
-from tui.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -92,14 +92,6 @@ class Seat:
             if time.monotonic() > end:
                 raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
             self.page.wait_for_timeout(20)
-
-
-def write(path, command):
-    table = Table.open(path)
-    try:
-        table.execute(command)
-    finally:
-        table.close()
 
 
 def test_a_players_link_shows_their_view_live_and_no_secret(site, browser):
