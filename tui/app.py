@@ -76,10 +76,20 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
-        self.query_one("#header", Static).update(self.header_text())
-        self.query_one(ClockPanel).show(self.view.clock())
-        self.query_one("#party", Static).update(party_text(self.view.characters()))
+        self._show("header", self.header_text(), self.query_one("#header", Static).update)
+        self._show("clock", self.view.clock(), self.query_one(ClockPanel).show)
+        self._show(
+            "party", party_text(self.view.characters()), self.query_one("#party", Static).update
+        )
         self.query_one(LogView).reload(follow=follow)
+
+    def _show(self, panel: str, content: Any, update: Any) -> None:
+        # An update lays the whole screen out again: skip panels that did not change
+        # (a screen that many players watch at once pays this on every record).
+        shown = self.__dict__.setdefault("_shown", {})
+        if panel not in shown or shown[panel] != content:
+            shown[panel] = content
+            update(content)
 
     def say(self, message: str, error: bool = False) -> None:
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
@@ -341,6 +351,13 @@ class WatchApp(TableApp):
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.say("watching (read-only); F1 lists the keys")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        # A player's palette holds a player's actions only: no screenshot written on
+        # the machine that runs the view (often the GM's), no theme or layout tools.
+        yield SystemCommand("Help", "Every key of this view", self.action_help)
+        yield SystemCommand("Rules", "The rules of this table's system", self.action_rules)
+        yield SystemCommand("Quit", "Leave the table", self.action_quit)
 
     def header_text(self) -> Text:
         text = super().header_text()

@@ -313,6 +313,40 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return watch(args.path, args.as_)
 
 
+def cmd_host(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .host import Host, HostError, parse_address, parse_keys, serve
+    from .view import player_id
+
+    try:
+        ssh = parse_address(args.ssh, "--ssh")
+        web = parse_address(args.web, "--web") if args.web else None
+        seats = parse_keys(Path(args.keys).read_text(encoding="utf-8"), args.keys)
+    except HostError as exc:
+        raise UsageError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"--keys {args.keys}: not a text file of public keys") from None
+    path = Path(args.path).resolve()
+    table = Table.open(path, readonly=True)
+    state = table.state
+    table.close()
+    for seat in sorted(set(seats.values()) - {"gm"}):
+        try:
+            player_id(state, seat)
+        except RuleError:
+            print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
+    try:
+        asyncio.run(serve(Host(path, seats, ssh, web, say=_say)))
+    except OSError as exc:
+        raise UsageError(f"cannot listen: {exc.strerror or exc}") from None
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     _need_terminal("replay")
     from .app import replay
@@ -340,6 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
     s.set_defaults(func=cmd_watch)
+
+    s = sub.add_parser("host", help="serve a table to its seats over SSH (and a browser)")
+    s.add_argument("path")
+    s.add_argument("--ssh", required=True, metavar="[ADDR:]PORT", help="SSH address (127.0.0.1)")
+    s.add_argument("--keys", required=True, metavar="KEYS", help="NAME KEYTYPE BASE64 a line")
+    s.add_argument("--web", metavar="[ADDR:]PORT", help="also serve the screens over HTTP")
+    s.set_defaults(func=cmd_host)
 
     s = sub.add_parser("replay", help="scrub a session record by record")
     s.add_argument("path")

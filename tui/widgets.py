@@ -144,7 +144,10 @@ class LogView(ScrollView, can_focus=True):
         self._window = (0, [])
         self.stick = at_end
         if at_end:
-            # Scroll once the new height is laid out, or the end is the old one.
+            # To the new end now, so the new rows are drawn in this frame (one frame a
+            # record, not two: a table watched by many pays it many times); and again
+            # once laid out, in case the log's own height changed with this refresh.
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
             self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
         self.refresh()
 

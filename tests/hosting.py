@@ -1,0 +1,243 @@
+"""What the ``margin host`` tests share: a table with secrets, seat keys, a running host, and
+terminals (tmux panes) running the real OpenSSH client."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from core.commands import AddCharacter, Note, RollDice
+from tui.demo import build_demo
+from tui.table import Table
+
+#: What players must never receive: a secret roll's value, a hidden character's name, a GM note.
+SECRET_FACE = 947
+HIDDEN_NAME = "Nightglass"
+GM_NOTE = "the cultist is a spy"
+#: Seats with keys: gm, a seated player, a player not seated yet.
+SEATS = ("gm", "Kael", "Zed")
+
+_ESCAPES = re.compile(
+    rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)"
+)
+
+
+def need(*programs: str) -> None:
+    """Skip on a machine without these programs, except in CI, where .ci/run installs them."""
+    missing = [p for p in programs if shutil.which(p) is None]
+    if missing and not os.environ.get("CI"):
+        pytest.skip(f"needs {', '.join(missing)} (.ci/run installs them)")
+    assert not missing, f"{missing} missing: .ci/run installs them"
+
+
+def plain(data: bytes) -> str:
+    """Terminal output without its escape sequences."""
+    return _ESCAPES.sub(b"", data).decode("utf-8", "replace")
+
+
+def build_table(path: Path) -> Path:
+    """The demo fight, then a secret roll, a hidden character and a GM note."""
+    table = build_demo(path, "2d10-edge")
+    table.execute(RollDice(dice="1d1000", faces=[SECRET_FACE], secret=True, reason="ambush"))
+    table.execute(AddCharacter(name=HIDDEN_NAME, hidden=True))
+    table.execute(Note(text=GM_NOTE, gm_only=True))
+    table.close()
+    return path
+
+
+def write(path: Path, command: object) -> None:
+    """The GM's hand on the table from another process: one command appended."""
+    table = Table.open(path)
+    try:
+        table.execute(command)  # type: ignore[arg-type]
+    finally:
+        table.close()
+
+
+def make_keys(folder: Path, names: tuple[str, ...]) -> dict[str, Path]:
+    """An ed25519 key pair per name: {name: private key file}."""
+    folder.mkdir(parents=True, exist_ok=True)
+    keys = {}
+    for name in names:
+        key = folder / name.lower()
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{name}@test", "-f", str(key)],
+            check=True,
+        )
+        keys[name] = key
+    return keys
+
+
+def keys_file(path: Path, keys: dict[str, Path]) -> Path:
+    lines = ["# seat keytype key comment"]
+    for name, key in keys.items():
+        lines.append(f"{name} {key.with_suffix('.pub').read_text().strip()}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Host:
+    """A ``margin host`` process; its output is collected line by line."""
+
+    def __init__(self, table: Path, keys: Path, data: Path, web: bool = False) -> None:
+        argv = [sys.executable, "-m", "tui", "host", str(table), "--ssh", "0", "--keys", str(keys)]
+        if web:
+            argv += ["--web", "0"]
+        env = {**os.environ, "XDG_DATA_HOME": str(data), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.wait_line("hosting ")
+        found = re.search(r"ssh join: ssh -t -p (\d+)", self.output())
+        assert found, self.output()
+        self.port = int(found.group(1))
+        self.web = dict(re.findall(r"^web (\S+) (\S+)$", self.output(), re.MULTILINE))
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def output(self) -> str:
+        return "\n".join(self.lines)
+
+    def wait_line(self, text: str, timeout: float = 20) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for line in self.lines:
+                if text in line:
+                    return line
+            if self.proc.poll() is not None and not self.reader.is_alive():
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"host never printed {text!r}:\n{self.output()}")
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(5)
+        return self.proc.returncode
+
+
+def ssh_argv(port: int, key: Path, *extra: str, program: str = "ssh") -> list[str]:
+    """The real OpenSSH client, with no user configuration, agent or known hosts."""
+    port_flag = "-P" if program in ("sftp", "scp") else "-p"
+    return [
+        program,
+        "-F",
+        "/dev/null",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "LogLevel=ERROR",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        "-o",
+        "IdentityAgent=none",
+        port_flag,
+        str(port),
+        "-i",
+        str(key),
+        *extra,
+    ]
+
+
+class Terminals:
+    """Terminal windows (panes of a private tmux server) that each run one command."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.socket = f"margin-test-{os.getpid()}-{id(self)}"
+        # A session that stays keeps the server up while tests close theirs.
+        self.tmux("new-session", "-d", "-s", "keep", "sleep 3600")
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    def open(self, name: str, argv: list[str], size: tuple[int, int] = (100, 30)) -> Terminal:
+        log = self.folder / f"{name}.raw"
+        log.write_bytes(b"")
+        # The pane stays after the command ends, with its exit status, so both can be read.
+        command = f'{shlex.join(argv)}; echo "[exit $?]"; sleep 600'
+        self.tmux(
+            "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command,
+            ";", "pipe-pane", "-t", name, "-o", f"cat >> {shlex.quote(str(log))}",
+        )  # fmt: skip
+        return Terminal(self, name, log)
+
+    def close_all(self) -> None:
+        """End every terminal opened so far."""
+        for name in self.tmux("list-sessions", "-F", "#{session_name}").split():
+            if name != "keep":
+                self.tmux("kill-session", "-t", name)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+class Terminal:
+    def __init__(self, terminals: Terminals, name: str, log: Path) -> None:
+        self.terminals = terminals
+        self.name = name
+        self.log = log
+
+    def screen(self) -> str:
+        return self.terminals.tmux("capture-pane", "-p", "-t", self.name)
+
+    def received(self) -> str:
+        """Everything the session sent to this terminal, escape sequences removed."""
+        return plain(self.log.read_bytes())
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        end = time.monotonic() + timeout
+        while True:
+            shown = self.screen()
+            if text in shown:
+                return shown
+            if time.monotonic() > end:
+                raise AssertionError(f"{text!r} never shown on {self.name}:\n{shown}")
+            time.sleep(0.02)
+
+    def type(self, text: str) -> None:
+        self.terminals.tmux("send-keys", "-t", self.name, "-l", text)
+
+    def submit(self, line: str, shown: str) -> None:
+        """Type a line, and once it is on the screen press Enter; then wait for ``shown``."""
+        self.type(line)
+        self.wait_for(line)
+        self.key("Enter")
+        self.wait_for(shown)
+
+    def key(self, *keys: str) -> None:
+        self.terminals.tmux("send-keys", "-t", self.name, *keys)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.terminals.tmux("resize-window", "-t", self.name, "-x", str(cols), "-y", str(rows))

@@ -1,0 +1,362 @@
+"""``margin host`` over SSH, driven by the real OpenSSH client on 127.0.0.1.
+
+Each seat's terminal is a tmux pane running ``ssh -tt``: what it shows is
+read back from tmux, and every byte the session sent is kept, so the secrecy
+checks cover everything that reached the player, not just the last frame.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+from hosting import (
+    GM_NOTE,
+    HIDDEN_NAME,
+    SEATS,
+    SECRET_FACE,
+    Host,
+    Terminals,
+    build_table,
+    keys_file,
+    make_keys,
+    need,
+    ssh_argv,
+    write,
+)
+from support import run_margin
+
+from tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
+from tui.table import Table
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    need("ssh", "sftp", "scp", "ssh-keygen", "tmux")
+    folder = tmp_path_factory.mktemp("host")
+    table = build_table(folder / "fight.margin")
+    keys = make_keys(folder / "keys", (*SEATS, "Stranger"))
+    listed = {name: keys[name] for name in SEATS}
+    host = Host(table, keys_file(folder / "seats.keys", listed), folder / "data")
+    terminals = Terminals(folder)
+    yield {"host": host, "keys": keys, "table": table, "terms": terminals, "dir": folder}
+    terminals.close()
+    host.stop()
+
+
+@pytest.fixture(autouse=True)
+def close_terminals(request):
+    """Each test's sessions end with it, so that later tests do not share the machine."""
+    yield
+    if "site" in request.fixturenames:
+        request.getfixturevalue("site")["terms"].close_all()
+
+
+def join(site, seat, name=None, size=(100, 30)):
+    argv = ssh_argv(site["host"].port, site["keys"][seat], "-tt", "127.0.0.1")
+    return site["terms"].open(name or seat.lower(), argv, size)
+
+
+def run_ssh(site, seat, *extra, program="ssh", timeout=20, **kwargs):
+    argv = ssh_argv(site["host"].port, site["keys"][seat], *extra, program=program)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def test_host_prints_its_key_and_how_to_join(site):
+    out = site["host"].output()
+    assert f"ssh 127.0.0.1:{site['host'].port} host key SHA256:" in out
+    assert "Zed: not seated yet" in out
+    key = site["dir"] / "data" / "margin" / "host_key"
+    assert key.stat().st_mode & 0o077 == 0
+
+
+def test_player_sees_their_view_and_new_records_live(site):
+    from core.commands import Note
+
+    kael = join(site, "Kael")
+    kael.wait_for("watching as Kael")
+    write(site["table"], Note(text="a gull cries over the cliff"))
+    kael.wait_for("a gull cries over the cliff", timeout=5)
+    assert "Kael connected over ssh" in site["host"].output()
+
+
+def test_session_follows_its_terminal_size(site):
+    kael = join(site, "Kael", name="kael-resize", size=(100, 30))
+    kael.wait_for("watching as Kael")
+    assert max(len(line) for line in kael.screen().splitlines()) > 90
+    kael.resize(72, 20)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        lines = kael.screen().splitlines()
+        if "watching" in kael.screen() and all(len(line) <= 72 for line in lines):
+            footer = [line for line in lines if "palette" in line]
+            if footer and footer[0].rstrip().endswith("palette") and len(footer[0]) > 60:
+                break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the screen did not follow the resize:\n{kael.screen()}")
+
+
+def test_gm_key_gets_the_table_screen_and_plays(site):
+    gm = join(site, "gm")
+    gm.wait_for("type a command")
+    gm.submit("note the rope holds", "note: the rope holds")
+    table = Table.open(site["table"], readonly=True)
+    try:
+        last = table.store.record(table.projection.seq)
+    finally:
+        table.close()
+    assert last.event.text == "the rope holds"  # type: ignore[attr-defined]
+
+
+def test_waiting_player_enters_when_seated_and_the_gm_leaving_ends_no_one_else(site):
+    zed = join(site, "Zed")
+    zed.wait_for("Waiting for the GM to seat Zed")
+    gm = join(site, "gm", name="gm-seats")
+    gm.wait_for("type a command")
+    gm.submit("add Zed", "Zed joins")
+    zed.wait_for("watching as Zed", timeout=10)
+    gm.key("C-q")
+    gm.wait_for("[exit 0]")
+    from core.commands import Note
+
+    write(site["table"], Note(text="Zed hears the tide"))
+    zed.wait_for("Zed hears the tide", timeout=5)
+
+
+def test_secrets_never_reach_a_players_terminal(site):
+    kael = join(site, "Kael", name="kael-secrets")
+    kael.wait_for("watching as Kael")
+    gm = join(site, "gm", name="gm-secrets")
+    gm.wait_for("type a command")
+    gm.submit("roll 1d1000 secret for trapdoor = 613", "for trapdoor: [613]")
+    gm.submit("add Vesperine hidden", "Vesperine joins")
+    gm.submit("note the lamp gutters", "note: the lamp gutters")
+    kael.wait_for("the lamp gutters", timeout=5)
+    kael.key("End")
+    seen = kael.received()
+    assert "trapdoor" in seen  # the secret roll reached the player: that it happened
+    for secret in (str(SECRET_FACE), "613", HIDDEN_NAME, "Vesperine", GM_NOTE):
+        assert secret not in seen, f"{secret!r} reached the player"
+    # the GM's own screen does show them
+    assert "Vesperine" in gm.received()
+
+
+def test_a_connection_without_a_pty_gets_one_line(site):
+    done = run_ssh(site, "Kael", "-T", "127.0.0.1")
+    assert done.returncode == 1
+    assert done.stdout.strip() == NO_PTY
+
+
+@pytest.mark.parametrize("command", ["bash", "cat /etc/passwd", "margin play"])
+def test_commands_get_nothing(site, command):
+    for flags in (["-T"], ["-tt"]):
+        done = run_ssh(site, "Kael", *flags, "127.0.0.1", command)
+        assert done.returncode == 1
+        assert done.stdout.strip() == NO_COMMAND
+        assert "root:" not in done.stdout
+
+
+def test_sftp_and_scp_get_nothing(site, tmp_path):
+    done = run_ssh(site, "Kael", "-b", "-", "127.0.0.1", program="sftp", input="ls /\n")
+    assert done.returncode != 0
+    assert "subsystem request failed" in done.stderr
+    for legacy in ([], ["-O"]):
+        target = tmp_path / f"passwd{len(legacy)}"
+        done = run_ssh(site, "Kael", *legacy, "127.0.0.1:/etc/passwd", str(target), program="scp")
+        assert done.returncode != 0
+        assert not target.exists()
+
+
+@pytest.fixture
+def bystander():
+    """A TCP server on 127.0.0.1 that counts the connections it gets."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    accepted = []
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            accepted.append(conn)
+            conn.sendall(b"hello from the bystander\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], accepted
+    stop.set()
+    thread.join()
+    server.close()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def read_all(sock):
+    data = b""
+    sock.settimeout(5)
+    try:
+        while chunk := sock.recv(4096):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data
+
+
+def forwarding(site, *flags):
+    argv = ["-N", *flags, "127.0.0.1"]
+    from hosting import ssh_argv as argv_of
+
+    proc = subprocess.Popen(
+        argv_of(site["host"].port, site["keys"]["Kael"], *argv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    return proc
+
+
+def wait_listening(port, proc):
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=1)
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("ssh never listened")
+
+
+def test_port_forwarding_gets_nothing(site, bystander):
+    target, accepted = bystander
+    local = free_port()
+    proc = forwarding(site, "-L", f"{local}:127.0.0.1:{target}")
+    try:
+        conn = wait_listening(local, proc)
+        with conn:
+            assert read_all(conn) == b""
+    finally:
+        proc.kill()
+        proc.wait()
+    assert accepted == []
+
+
+def test_socks_forwarding_gets_nothing(site, bystander):
+    target, accepted = bystander
+    local = free_port()
+    proc = forwarding(site, "-D", str(local))
+    try:
+        conn = wait_listening(local, proc)
+        with conn:
+            conn.sendall(b"\x05\x01\x00")
+            assert conn.recv(2) == b"\x05\x00"
+            conn.sendall(b"\x05\x01\x00\x01" + socket.inet_aton("127.0.0.1") + target.to_bytes(2))
+            reply = read_all(conn)
+            # refused (a non-zero SOCKS reply code) or closed: never connected
+            assert reply == b"" or reply[1] != 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert accepted == []
+
+
+def test_an_unknown_key_is_refused(site):
+    done = run_ssh(site, "Stranger", "-tt", "127.0.0.1")
+    assert done.returncode == 255
+    assert "Permission denied (publickey)" in done.stderr
+    site["host"].wait_line("refused a key from 127.0.0.1")
+
+
+def test_a_second_table_is_hosted_beside_the_first_and_stopping_ends_sessions_cleanly(site):
+    folder = site["dir"] / "second"
+    folder.mkdir()
+    table = build_table(folder / "other.margin")
+    from core.commands import Note
+
+    write(table, Note(text="the second table"))
+    keys = keys_file(folder / "seats.keys", {"Kael": site["keys"]["Kael"]})
+    second = Host(table, keys, site["dir"] / "data")
+    try:
+        assert second.port != site["host"].port
+        argv = ssh_argv(second.port, site["keys"]["Kael"], "-tt", "127.0.0.1")
+        other = site["terms"].open("kael-second", argv)
+        first = join(site, "Kael", name="kael-first")
+        other.wait_for("the second table")
+        first.wait_for("watching as Kael")
+        assert "the second table" not in first.screen()
+    finally:
+        assert second.stop() == 0
+    other.wait_for("[exit 0]")
+    assert "the host stopped" in other.received()
+    # the terminal was handed back: main screen, cursor shown
+    raw = other.log.read_bytes()
+    assert raw.rfind(b"\x1b[?1049l") > raw.rfind(b"\x1b[?1049h")
+    # the first host still serves
+    first.wait_for("watching as Kael")
+    assert "Kael left" in second.output()
+
+
+# -- arguments, without a server -------------------------------------------
+
+
+def test_addresses():
+    assert parse_address("2222", "--ssh") == ("127.0.0.1", 2222)
+    assert parse_address("0.0.0.0:22", "--ssh") == ("0.0.0.0", 22)
+    assert parse_address("[::1]:8080", "--web") == ("::1", 8080)
+    with pytest.raises(HostError, match=r"--ssh 'abc': expected \[ADDR:\]PORT"):
+        parse_address("abc", "--ssh")
+    with pytest.raises(HostError, match="PORT 0-65535"):
+        parse_address("70000", "--web")
+
+
+def test_keys_file_lines(tmp_path):
+    keys = make_keys(tmp_path, ("a", "b"))
+    a = keys["a"].with_suffix(".pub").read_text().split()
+    b = keys["b"].with_suffix(".pub").read_text().split()
+    seats = parse_keys(f"# comment\n\nGM {a[0]} {a[1]} laptop\nKael {b[0]} {b[1]}\n", "k")
+    assert sorted(seats.values()) == ["Kael", "gm"]
+    with pytest.raises(HostError, match=r"^k:1: expected NAME KEYTYPE BASE64"):
+        parse_keys("Kael ssh-ed25519\n", "k")
+    with pytest.raises(HostError, match=r"^k:1: Kael: not an SSH public key"):
+        parse_keys("Kael ssh-ed25519 AAAAnotakey\n", "k")
+    with pytest.raises(HostError, match=r"^k:2: Vask: the same key is already Kael's"):
+        parse_keys(f"Kael {b[0]} {b[1]}\nVask {b[0]} {b[1]}\n", "k")
+    with pytest.raises(HostError, match="no keys"):
+        parse_keys("# nobody\n", "k")
+
+
+def test_bad_host_arguments_are_one_line(tmp_path, capsys, monkeypatch):
+    table = build_table(tmp_path / "t.margin")
+    keys = tmp_path / "k"
+    keys.write_text("Kael ssh-ed25519 AAAAnotakey\n")
+    code, _, err = run_margin(
+        capsys, monkeypatch, "host", str(table), "--ssh", "2222", "--keys", str(keys)
+    )
+    assert code == 1
+    assert err.count("\n") == 1 and "not an SSH public key" in err
+    code, _, err = run_margin(
+        capsys, monkeypatch, "host", str(table), "--ssh", "x:y", "--keys", str(keys)
+    )
+    assert code == 1 and "--ssh 'x:y'" in err
+    code, _, err = run_margin(
+        capsys, monkeypatch, "host", str(table), "--ssh", "0", "--keys", str(tmp_path / "none")
+    )
+    assert code == 1 and "none" in err and err.count("\n") == 1
+
+
+def test_sessions_get_no_environment_of_the_host_or_the_client():
+    env = session_env("xterm-256color")
+    assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM"}
+    assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
+    assert "TERM" not in session_env(None)

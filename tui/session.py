@@ -1,0 +1,183 @@
+"""One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
+
+``margin host`` starts ``python -m tui.session TABLE SEAT`` for every SSH or
+browser session, with a fixed argument list and an environment it builds
+itself. SEAT ``gm`` gets the GM's table screen; any other seat gets that
+player's live view through the player lens, after a waiting screen while the
+GM has not seated the character yet. Nothing here writes a file or starts a
+program: screenshots and links are refused, and a player's command palette
+holds only a player's actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.app import SystemCommand
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from core import RuleError
+from events import StoreError
+
+from .app import PlayApp, TableApp, WatchApp
+from .view import LiveTable, View, player_id
+
+#: The seat name that gets the GM's table screen.
+GM = "gm"
+#: How often a waiting player's session looks whether the character is seated.
+SEAT_INTERVAL = 0.1
+
+
+class Hosted(TableApp):
+    """What every hosted session refuses: files on the host, programs on the host."""
+
+    def deliver_screenshot(self, *args: Any, **kwargs: Any) -> str | None:
+        self.notify("screenshots are off in a hosted session", severity="warning")
+        return None
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        self.notify(f"links do not open in a hosted session: {url}", severity="warning")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":
+                yield command
+
+
+class HostedPlay(Hosted, PlayApp):
+    """The GM's table screen, served by ``margin host``."""
+
+
+class HostedWatch(Hosted, WatchApp):
+    """A player's live view, served by ``margin host``; a waiting screen until seated.
+
+    Until the character is seated there is no ``View`` at all, so nothing of the
+    table but its title is drawn: the view is made only for the seated player,
+    through the lens.
+    """
+
+    def __init__(self, table: LiveTable, seat: str, name: str) -> None:
+        # Fail closed: no view until the player's lens can be made.
+        super().__init__(None, name)  # type: ignore[arg-type]
+        self.table = table
+        self.seat = seat
+
+    def compose(self) -> Any:
+        if self.view is None:
+            yield Static(self.waiting_text(), id="waiting")
+            yield Footer()
+        else:
+            yield from super().compose()
+
+    def waiting_text(self) -> Text:
+        title = self.table.state.title or self.table_name
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {title}\n\n", style="bold")
+        text.append(f"Waiting for the GM to seat {self.seat}.\n", style="bold cyan")
+        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
+        return text
+
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        # Textual calls every class's on_mount: the table's panels are not there yet.
+        if event is not None:
+            event.prevent_default()
+        self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
+        self.call_later(self.look_for_seat)
+
+    def look_for_seat(self) -> None:
+        if self.view is not None:
+            return
+        try:
+            self.table.poll()
+            player = player_id(self.table.state, self.seat)
+        except (RuleError, StoreError):
+            return
+        self.waiting.stop()
+        self.view = View(self.table, player)
+        # Outside the timer's callback: stopping the timer cancels that.
+        self.call_later(self.open_view)
+
+    async def open_view(self) -> None:
+        await self.recompose()
+        WatchApp.on_mount(self)
+
+    def follow(self) -> None:
+        if self.view is not None:
+            super().follow()
+
+    def action_help(self) -> None:
+        if self.view is not None:
+            super().action_help()
+
+    def action_rules(self) -> None:
+        if self.view is not None:
+            super().action_rules()
+
+
+def _own_terminal() -> None:
+    """Take the pseudo-terminal on standard input as this session's controlling terminal,
+    so that a resize of the client's window reaches the screen as SIGWINCH."""
+    if not os.isatty(0):
+        return
+    import fcntl
+    import termios
+
+    with contextlib.suppress(OSError):
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def session_app(path: str, seat: str) -> TableApp:
+    """The app for ``seat`` at the table ``path``."""
+    name = Path(path).name
+    if seat == GM:
+        table = LiveTable.open_live(path, readonly=False, lens=False)
+        return HostedPlay(View(table), name)
+    table = LiveTable.open_live(path, readonly=True, lens=True)
+    return HostedWatch(table, seat, name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2:
+        sys.stderr.write("usage: python -m tui.session TABLE SEAT\n")
+        return 2
+    path, seat = args
+    _own_terminal()
+    try:
+        app = session_app(path, seat)
+    except (StoreError, RuleError) as exc:
+        sys.stderr.write(f"margin: {exc}\r\n")
+        return 1
+
+    def stop(*_: Any) -> None:
+        # The host is stopping or the client went away: end as the app ends on q,
+        # the terminal restored, not killed mid-frame.
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise SystemExit(0) from None
+        loop.call_soon_threadsafe(app.exit)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    try:
+        app.run()
+    finally:
+        table = app.table if isinstance(app, HostedWatch) else app.view.table
+        table.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
