@@ -106,7 +106,7 @@ async def test_a_typed_roll_is_appended_and_shown(path):
         assert record.event.source == "typed"
         assert app.query_one(CommandLine).value == ""
         assert "[1,2,3] = 8" in log_texts(app)[-1]
-        assert f"record {before + 1}" in message(app)
+        assert f"#{before + 1} " in message(app)
 
 
 @pilot_test

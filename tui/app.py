@@ -6,6 +6,7 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable
@@ -24,7 +25,7 @@ from core.commands import Redo, Undo
 from events import StoreError, record_to_builtins
 
 from . import commandline, render
-from .screens import HelpScreen, JumpScreen, RulesScreen, UndoScreen
+from .screens import HelpScreen, JumpScreen, PasteScreen, RulesScreen, UndoScreen
 from .view import LiveTable, LogRow, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
 
@@ -34,10 +35,26 @@ FOLLOW_INTERVAL = 0.02
 SPEEDS = (1, 2, 5, 10, 25, 100)
 
 
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/margin``, else ``~/.local/share/margin``."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "margin"
+
+
 def default_table_path() -> Path:
     """``$XDG_DATA_HOME/margin/default.margin``, else ``~/.local/share/margin/default.margin``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "margin" / "default.margin"
+    return data_dir() / "default.margin"
+
+
+def history_path(table: str | Path) -> Path:
+    """The command history of one table: in margin's data directory, never in the log.
+
+    Named after the table file and a digest of its full path, so two tables
+    called ``fight.margin`` in different folders keep their own.
+    """
+    full = Path(table).resolve()
+    digest = hashlib.sha256(str(full).encode()).hexdigest()[:12]
+    return data_dir() / "history" / f"{full.stem}-{digest}.txt"
 
 
 class TableApp(App[None]):
@@ -133,13 +150,13 @@ class PlayApp(TableApp):
         Binding("f2", "rules", "Rules"),
         Binding("pageup", "log_page(-1)", "Log up", show=False),
         Binding("pagedown", "log_page(1)", "Log down", show=False),
-        Binding("escape", "clear_line", "Clear line", show=False),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
         ("Enter", "run the command line"),
+        ("paste", "several lines pasted run in order, after one Enter to confirm"),
         ("Tab / Right", "complete the word (command, character, skill, weapon)"),
         ("Up / Down", "earlier and later command lines"),
-        ("Escape", "clear the command line"),
+        ("Escape", "clear the command line (Up brings it back)"),
         ("Ctrl+N", "next turn (the system's 'next')"),
         ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
         ("Ctrl+Y", "redo the last undo"),
@@ -150,16 +167,23 @@ class PlayApp(TableApp):
         ("Ctrl+Q", "quit"),
     ]
 
+    def __init__(self, view: View, name: str, history: Path | None = None) -> None:
+        super().__init__(view, name)
+        self.history = history
+        self.greeting = "help lists the commands; F1 lists the keys"
+        #: the records each recent command wrote, newest last
+        self._ran: list[list[int]] = []
+
     def compose_bottom(self) -> Iterable[Any]:
         yield OddsBar(id="odds")
         yield Static(id="message")
-        yield CommandLine(self.view, id="command")
+        yield CommandLine(self.view, history=self.history, id="command")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
-        self.say("help lists the commands; F1 lists the keys")
+        self.say(self.greeting)
 
     def help_commands(self) -> list[str]:
         out = list(commandline.GENERIC_HELP.values())
@@ -209,42 +233,67 @@ class PlayApp(TableApp):
         if hint:
             self.say(hint)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if not isinstance(event.input, CommandLine):
-            return
-        self.run_line(event.value)
+    def on_command_line_entered(self, event: CommandLine.Entered) -> None:
+        event.line.pending -= 1
+        if not self.run_line(event.text):
+            event.line.refused(event.text)
 
-    def run_line(self, text: str) -> None:
-        """Run a typed line; a bad one is answered in place and the line is kept to fix."""
-        line = self.query_one(CommandLine)
+    def on_command_line_pasted(self, event: CommandLine.Pasted) -> None:
+        lines = event.lines
+        screens = [n for n, text in enumerate(lines, 1) if commandline.opens_screen(text)]
+        if screens:
+            self.say(
+                f"paste refused, nothing run: line {screens[0]} ({lines[screens[0] - 1]!r}) "
+                "opens a screen; type undo, help and rules on their own",
+                error=True,
+            )
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.run_lines(lines)
+            else:
+                self.say(f"paste of {len(lines)} lines dropped; nothing run (Up recalls them)")
+
+        self.push_screen(PasteScreen(lines), done)
+
+    def run_lines(self, lines: list[str]) -> None:
+        """Run pasted lines in order; the first refused one stops the rest and waits to be fixed."""
+        for n, text in enumerate(lines, 1):
+            if not self.run_line(text, quiet=True):
+                reason = str(self.query_one("#message", Static).render())
+                rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
+                self.say(f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True)
+                self.query_one(CommandLine).refused(text)
+                return
+        self.say(f"ran {len(lines)} pasted lines\n{self.results(lines_run=len(lines))}")
+
+    def run_line(self, text: str, quiet: bool = False) -> bool:
+        """Run a typed line; False when it is refused (the reason is on the message line)."""
         try:
             parsed = commandline.parse_line(text, self.view.state())
         except RuleError as exc:
             self.say(str(exc), error=True)
-            return
+            return False
         except Exception as exc:  # a bug in a short form must not end the GM's session
             self.say(f"margin could not read that line ({type(exc).__name__}: {exc})", error=True)
-            return
-        line.remember(text)
+            return False
         if parsed.action == "undo":
-            line.value = ""
             self.action_undo()
-            return
+            return True
         if isinstance(parsed.command, Undo):
-            line.value = ""
             self.preview_undo(parsed.command)
-            return
+            return True
         if parsed.action in ("help", "rules"):
-            line.value = ""
             if parsed.action == "help":
                 self.action_help()
             else:
                 self.action_rules()
-            return
+            return True
         assert parsed.command is not None
-        self.execute(parsed.command, clear=True)
+        return self.execute(parsed.command, quiet=quiet)
 
-    def execute(self, command: Any, clear: bool = False) -> bool:
+    def execute(self, command: Any, quiet: bool = False) -> bool:
         table = self.view.table
         before = table.projection.seq
         try:
@@ -264,13 +313,17 @@ class PlayApp(TableApp):
                 error=True,
             )
             return False
-        if clear:
-            self.query_one(CommandLine).value = ""
         self.query_one(OddsBar).show_odds(None)
-        last = self.rows_of([records[-1].seq])[0]
-        self.say(f"record {last.seq}: {last.text}")
+        self._ran = [*self._ran[-99:], [r.seq for r in records]]
+        if not quiet:
+            self.say(self.results(lines_run=1))
         self.redraw(follow=True)
         return True
+
+    def results(self, lines_run: int) -> str:
+        """What the last commands wrote, one record a line, each in full."""
+        seqs = [seq for ran in self._ran[-lines_run:] for seq in ran]
+        return "\n".join(f"#{row.seq} {row.text}" for row in self.rows_of(seqs))
 
     # -- actions -----------------------------------------------------------
 
@@ -315,9 +368,6 @@ class PlayApp(TableApp):
         else:
             log.scroll_page_down(animate=False)
         log.scrolled()
-
-    def action_clear_line(self) -> None:
-        self.query_one(CommandLine).value = ""
 
 
 class WatchApp(TableApp):
@@ -481,8 +531,15 @@ def _open_view(path: str, *, readonly: bool, name: str | None, every: int = 1000
     return View(table, player)
 
 
-def play_app(path: str) -> PlayApp:
-    return PlayApp(_open_view(path, readonly=False, name=None), Path(path).name)
+def play_app(path: str, default: bool = False) -> PlayApp:
+    app = PlayApp(
+        _open_view(path, readonly=False, name=None), Path(path).name, history=history_path(path)
+    )
+    if default:
+        app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
+            app.greeting
+        )
+    return app
 
 
 def watch_app(path: str, name: str) -> WatchApp:
@@ -515,7 +572,9 @@ def default_table() -> Path:
 
 def play(path: str | None) -> int:
     """``margin play [PATH]``: the GM's table (the default table when no PATH)."""
-    return _run(play_app(path or str(default_table())))
+    if path:
+        return _run(play_app(path))
+    return _run(play_app(str(default_table()), default=True))
 
 
 def watch(path: str, name: str) -> int:

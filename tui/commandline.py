@@ -221,6 +221,12 @@ def parse_line(text: str, state: TableState) -> Parsed:
     return Parsed(command=convert_command(state.system, found))
 
 
+def opens_screen(text: str) -> bool:
+    """Whether a line opens a screen rather than running a command (undo's preview, help)."""
+    words = text.split()
+    return bool(words) and words[0].lower() in ("undo", "help", "rules")
+
+
 def quiet_command(text: str, state: TableState) -> Command | None:
     """The command a partly typed line would run, or None (no error while typing)."""
     try:

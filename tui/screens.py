@@ -42,6 +42,35 @@ class UndoScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
+class PasteScreen(ModalScreen[bool]):
+    """Lines pasted at once, listed before they run in order; Enter runs them, Escape drops them."""
+
+    BINDINGS = [
+        Binding("enter,y", "confirm", "Run them"),
+        Binding("escape,n", "cancel", "Drop them"),
+    ]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        text = Text(f"Run these {len(self.lines)} pasted lines, in order?\n", style="bold")
+        width = len(str(len(self.lines)))
+        for n, line in enumerate(self.lines, 1):
+            text.append(f"{n:>{width}}  ", style="dim")
+            text.append(f"{line}\n")
+        text.append("\nEnter: run them    Escape: run nothing", style="dim")
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(text, id="paste-list")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the screen it was opened from, and the commands."""
 

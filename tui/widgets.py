@@ -6,12 +6,15 @@ store around it or computes a rule.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.suggester import Suggester
@@ -234,33 +237,114 @@ class WordSuggester(Suggester):
 
 
 class CommandLine(Input):
-    """The GM's command line; Tab completes the word being typed."""
+    """The GM's command line; Tab completes the word being typed.
+
+    Every key is handled here, in the order typed: Enter hands the line over
+    and empties the line at once, so keys typed before the line has run (a fast
+    burst) start the next line instead of joining this one.
+    """
 
     DEFAULT_CSS = """
     CommandLine { border: none; height: 1; padding: 0 1; }
     CommandLine:focus { border: none; }
     """
     BINDINGS = [
+        Binding("enter", "enter", "Run", show=False),
         Binding("tab", "complete", "Complete", show=False),
         Binding("up", "history(-1)", "Earlier line", show=False),
         Binding("down", "history(1)", "Later line", show=False),
+        Binding("escape", "clear", "Clear line", show=False),
     ]
+    #: lines of history kept (in memory and in the history file)
+    KEEP = 1000
 
-    def __init__(self, view: View, **kwargs: Any) -> None:
+    class Entered(Message):
+        """A line the GM ran with Enter (already cleared from the command line)."""
+
+        def __init__(self, line: CommandLine, text: str) -> None:
+            super().__init__()
+            self.line = line
+            self.text = text
+
+    class Pasted(Message):
+        """Several lines pasted at once: the screen asks before running them."""
+
+        def __init__(self, line: CommandLine, lines: list[str]) -> None:
+            super().__init__()
+            self.line = line
+            self.lines = lines
+
+    def __init__(self, view: View, history: Path | None = None, **kwargs: Any) -> None:
         super().__init__(
             placeholder="type a command (help, or Tab to complete)",
             suggester=WordSuggester(view),
             **kwargs,
         )
         self.view = view
-        self.lines: list[str] = []
+        self.history = history
+        self.lines: list[str] = read_history(history, self.KEEP)
         self._back = 0
+        #: lines entered that the screen has not finished with yet
+        self.pending = 0
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Input leaves its bindings to the app, which runs them after this widget
+        # has already taken the keys typed next; run them here, in order.
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings and event.key in _EDITING_KEYS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bindings[0].action)
+            return
+        await super()._on_key(event)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        lines = [line.strip() for line in event.text.splitlines()]
+        lines = [line for line in lines if line]
+        # Input's own handler would run after this one and keep only the first line.
+        event.prevent_default()
+        if len(lines) > 1:
+            event.stop()
+            for line in lines:
+                self.remember(line)
+            self.post_message(self.Pasted(self, lines))
+            return
+        super()._on_paste(event)
+
+    def action_enter(self) -> None:
+        text = self.value
+        if not text.strip():
+            return
+        self.remember(text)
+        self.value = ""
+        self.pending += 1
+        self.post_message(self.Entered(self, text))
+
+    def refused(self, text: str) -> None:
+        """Put a refused line back to be fixed, unless the GM has typed on since."""
+        if not self.value and not self.pending:
+            self.value = text
+            self.cursor_position = len(text)
+
+    def action_clear(self) -> None:
+        if self.value.strip():
+            self.remember(self.value)
+        self.value = ""
 
     def remember(self, text: str) -> None:
-        """Keep a line that was run, for Up and Down."""
-        if not self.lines or self.lines[-1] != text:
-            self.lines.append(text)
+        """Keep a line for Up and Down, here and in the table's history file."""
         self._back = 0
+        if self.lines and self.lines[-1] == text:
+            return
+        self.lines.append(text)
+        del self.lines[: -self.KEEP]
+        if self.history is not None:
+            try:
+                self.history.parent.mkdir(parents=True, exist_ok=True)
+                with self.history.open("a", encoding="utf-8") as out:
+                    out.write(text.replace("\n", " ") + "\n")
+            except OSError:
+                self.history = None  # a read-only home must not stop the table
 
     def action_history(self, step: int) -> None:
         if not self.lines:
@@ -278,3 +362,20 @@ class CommandLine(Input):
     def hint(self, state: TableState) -> str:
         found = commandline.candidates(self.value, state)
         return "  ".join(found[:12])
+
+
+#: keys the command line acts on itself (Input's and its own), rather than the screen
+_EDITING_KEYS = frozenset(
+    key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
+)
+
+
+def read_history(path: Path | None, keep: int) -> list[str]:
+    """The last ``keep`` lines of a history file (none when it is missing or unreadable)."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if line.strip()][-keep:]
