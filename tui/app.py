@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
@@ -63,6 +63,8 @@ class TableApp(App[None]):
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
     KEYS: ClassVar[list[tuple[str, str]]] = []
+    #: the party panel of a table nobody sits at
+    EMPTY = "nobody at the table yet"
 
     def __init__(self, view: View, name: str) -> None:
         super().__init__()
@@ -73,8 +75,10 @@ class TableApp(App[None]):
         yield Static(id="header")
         with Horizontal(id="body"):
             with Vertical(id="side"):
-                yield ClockPanel(id="clock")
-                yield Static(id="party")
+                with VerticalScroll(id="clock-scroll", can_focus=False):
+                    yield ClockPanel(id="clock")
+                with VerticalScroll(id="party-scroll", can_focus=False):
+                    yield Static(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
         yield Footer()
@@ -95,9 +99,22 @@ class TableApp(App[None]):
 
     def redraw(self, follow: bool = False) -> None:
         self.query_one("#header", Static).update(self.header_text())
-        self.query_one(ClockPanel).show(self.view.clock())
-        self.query_one("#party", Static).update(party_text(self.view.characters()))
+        clock = self.view.clock()
+        self.query_one(ClockPanel).show(clock)
+        current = [i for i, row in enumerate(clock.rows) if row.current] if clock else []
+        if current:
+            # Keep whoever acts in sight when the order is longer than its panel.
+            scroll = self.query_one("#clock-scroll", VerticalScroll)
+            self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
+        self.query_one("#party", Static).update(
+            party_text(self.view.characters(), self.own(), self.EMPTY)
+        )
         self.query_one(LogView).reload(follow=follow)
+
+    def own(self) -> str | None:
+        """The name of the character whose player watches (listed first), if any."""
+        char = self.view.state().characters.get(self.view.player or "")
+        return char.name if char else None
 
     def say(self, message: str, error: bool = False) -> None:
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
@@ -141,6 +158,8 @@ class TableApp(App[None]):
 
 class PlayApp(TableApp):
     """The GM's table: every panel live, a command line, undo with a preview."""
+
+    EMPTY = "nobody at the table yet (add NAME seats a character)"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_turn", "Next turn"),
@@ -362,12 +381,7 @@ class PlayApp(TableApp):
         self.execute(Redo())
 
     def action_log_page(self, direction: int) -> None:
-        log = self.query_one(LogView)
-        if direction < 0:
-            log.scroll_page_up(animate=False)
-        else:
-            log.scroll_page_down(animate=False)
-        log.scrolled()
+        self.query_one(LogView).page(direction)
 
 
 class WatchApp(TableApp):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -64,14 +65,20 @@ class ClockPanel(Static):
         return clock_text(self.clock, self.size.width or 80)
 
 
-def party_text(rows: list[CharacterRow]) -> Text:
+def party_text(
+    rows: list[CharacterRow], own: str | None = None, empty: str = "nobody at the table yet"
+) -> Text:
+    """The characters and their status; a watching player's own character first, marked."""
     if not rows:
-        return Text("nobody at the table yet (add NAME)", style="dim")
+        return Text(empty, style="dim")
+    rows = sorted(rows, key=lambda row: row.name != own) if own else rows
     out = Text()
     for i, row in enumerate(rows):
         if i:
             out.append("\n")
         out.append(row.name, style="bold")
+        if row.name == own:
+            out.append(" (you)", style="bold cyan")
         if row.hidden:
             out.append(" (hidden)", style="italic dim")
         if row.status:
@@ -101,9 +108,13 @@ def odds_text(odds: Odds, width: int) -> Text:
     return out
 
 
-def row_text(row: LogRow) -> Text:
-    """A log line: number, a mark (◆ secret, ✗ undone later), the text (struck when undone)."""
-    text = Text(no_wrap=True, overflow="ellipsis")
+#: cells before a log row's text: its number, a space, its mark
+ROW_INDENT = 9
+
+
+def row_head(row: LogRow) -> Text:
+    """A log line's number and mark (◆ secret, ✗ undone later)."""
+    text = Text()
     text.append(f"{row.number or row.seq:>6} ", style="dim")
     if row.mistake:
         text.append("✗ ", style="bold red")
@@ -111,12 +122,38 @@ def row_text(row: LogRow) -> Text:
         text.append("◆ ", style="bold magenta")
     else:
         text.append("  ")
-    text.append(row.text, style=Style(strike=True, dim=True) if row.undone else Style())
     return text
 
 
+def row_body(row: LogRow) -> Text:
+    """A log line's text, struck through when undone."""
+    return Text(row.text, style=Style(strike=True, dim=True) if row.undone else Style())
+
+
+def row_text(row: LogRow) -> Text:
+    """A whole log line: number, mark and text (wrapping where it is shown)."""
+    return row_head(row) + row_body(row)
+
+
+def wrap_row(row: LogRow, width: int, console: Console) -> list[Text]:
+    """A log row as screen lines ``width`` wide: its text wraps under itself, never cut."""
+    room = max(8, width - ROW_INDENT)
+    body = row_body(row).wrap(console, room, overflow="fold")
+    lines = list(body) or [Text()]
+    out = [row_head(row) + lines[0]]
+    out.extend(Text(" " * ROW_INDENT) + line for line in lines[1:])
+    return out
+
+
 class LogView(ScrollView, can_focus=True):
-    """The log, newest last; only the rows on screen are read and drawn."""
+    """The log, newest last; only the records on screen are read and drawn.
+
+    Long records wrap. The scroll position counts records, not lines: at
+    position ``p`` the record ``p + first`` is the lowest on screen, shown
+    whole, with the records before it above (``first`` is the last record
+    that fits the screen from the top), so each record is shown in full at
+    some position, however long its neighbours are.
+    """
 
     DEFAULT_CSS = """
     LogView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
@@ -136,15 +173,39 @@ class LogView(ScrollView, can_focus=True):
         self._window: tuple[int, list[LogRow]] = (0, [])
         #: keep the newest record in sight as records arrive and the panel resizes
         self.stick = True
+        #: the last record that fits the screen from the top, and the size it was found at
+        self._first: tuple[tuple[int, int], int] = ((-1, -1), 0)
+        self._layout: tuple[tuple[int, ...], list[Text], int] = ((), [], 0)
 
     def on_mount(self) -> None:
         self.reload(follow=True)
 
+    def _first_page(self) -> int:
+        """The last record shown whole when the log is read from its first line."""
+        region = self.scrollable_content_region
+        size = (region.width, region.height)
+        count = self.view.log_len()
+        (known, first) = self._first
+        if known == size and first < count - 1:
+            return first
+        height, used, first = max(1, size[1]), 0, 0
+        for index in range(min(count, height)):
+            row = self._row(index)
+            used += len(wrap_row(row, size[0], self.app.console)) if row else 1
+            if used > height:
+                break
+            first = index
+        self._first = (size, first)
+        return first
+
     def reload(self, follow: bool = False) -> None:
         """Re-read the log's length; keep the newest in sight when it was (or ``follow``)."""
         at_end = self.is_vertical_scroll_end or follow or self.stick
-        self.virtual_size = Size(self.size.width, self.view.log_len())
         self._window = (0, [])
+        self._layout = ((), [], 0)
+        count = self.view.log_len()
+        first = self._first_page() if count else 0
+        self.virtual_size = Size(self.size.width, max(0, count - 1 - first) + self.size.height)
         self.stick = at_end
         if at_end:
             # Scroll once the new height is laid out, or the end is the old one.
@@ -159,6 +220,12 @@ class LogView(ScrollView, can_focus=True):
         self.stick = False
         self.call_after_refresh(lambda: setattr(self, "stick", self.is_vertical_scroll_end))
 
+    def page(self, direction: int) -> None:
+        """A screenful of records back or on (as many as the screen shows whole)."""
+        shown = max(1, self.screen_lines()[2])
+        self.scroll_to(y=self.scroll_offset.y + direction * shown, animate=False)
+        self.scrolled()
+
     def action_scroll_up(self) -> None:
         super().action_scroll_up()
         self.scrolled()
@@ -168,12 +235,10 @@ class LogView(ScrollView, can_focus=True):
         self.scrolled()
 
     def action_page_up(self) -> None:
-        super().action_page_up()
-        self.scrolled()
+        self.page(-1)
 
     def action_page_down(self) -> None:
-        super().action_page_down()
-        self.scrolled()
+        self.page(1)
 
     def action_scroll_home(self) -> None:
         super().action_scroll_home()
@@ -193,15 +258,48 @@ class LogView(ScrollView, can_focus=True):
         offset = index - start
         return rows[offset] if 0 <= offset < len(rows) else None
 
+    def screen_lines(self) -> tuple[tuple[int, ...], list[Text], int]:
+        """The screen's lines at the current position (and how many records show whole)."""
+        region = self.scrollable_content_region
+        width, height = region.width, max(1, region.height)
+        count = self.view.log_len()
+        key = (self.scroll_offset.y, width, height, count)
+        if self._layout[0] == key:
+            return self._layout
+        console = self.app.console
+
+        def lines_of(index: int) -> list[Text]:
+            row = self._row(index)
+            return wrap_row(row, width, console) if row else [Text()]
+
+        lowest = min(count - 1, self.scroll_offset.y + self._first_page())
+        lines: list[Text] = []
+        whole = 0
+        index = lowest
+        while index >= 0 and len(lines) < height:
+            lines[:0] = lines_of(index)
+            whole += len(lines) <= height
+            index -= 1
+        if len(lines) < height:
+            # The oldest records do not fill the screen: read on from the top.
+            index = lowest + 1
+            while index < count and len(lines) < height:
+                lines.extend(lines_of(index))
+                whole += len(lines) <= height
+                index += 1
+            lines = lines[:height]
+        else:
+            lines = lines[-height:]
+        self._layout = (key, lines, whole)
+        return self._layout
+
     def render_line(self, y: int) -> Strip:
-        index = self.scroll_offset.y + y
-        width = self.size.width
+        width = self.scrollable_content_region.width
         style = self.rich_style
-        row = self._row(index) if index < self.view.log_len() else None
-        if row is None:
+        lines = self.screen_lines()[1] if self.view.log_len() else []
+        if y >= len(lines):
             return Strip.blank(width, style)
-        text = row_text(row)
-        text.truncate(width, overflow="ellipsis")
+        text = lines[y].copy()
         text.stylize_before(style)
         return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(
             0, width, style
