@@ -227,10 +227,10 @@ async def test_tab_completes_commands_and_names(path):
         assert line.value == "check "
         await type_line(pilot, "ka")
         await pilot.press("tab")
-        assert line.value == "check kael "
+        assert line.value == "check Kael "
         await type_line(pilot, "mel")
         await pilot.press("tab")
-        assert line.value == "check kael Melee "
+        assert line.value == "check Kael Melee "
 
 
 @pilot_test

@@ -15,7 +15,7 @@ from typing import Any
 
 from core import RuleError, TableState, get_system, parse_command
 from core.commands import command_type, convert_command
-from core.systems.base import Command
+from core.systems.base import Command, Usage
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {
@@ -250,34 +250,85 @@ def command_words(state: TableState) -> list[str]:
     return words
 
 
-def names(state: TableState) -> list[str]:
-    """Every name the words after the first may complete to (once each, ignoring case)."""
-    out: list[str] = []
-    seen: set[str] = set()
-    pools = [[c.id for c in state.characters.values()]]
-    pools += [items for kind, items in vocabulary(state).items() if kind != "command"]
-    for pool in pools:
-        for item in pool:
-            if item.lower() not in seen:
-                seen.add(item.lower())
-                out.append(item)
-    return out
+#: what each generic command's words are, for completion (as a system's ``grammar``)
+GENERIC_GRAMMAR: dict[str, Usage] = {
+    "roll": Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}),
+    "note": Usage(("text",)),
+    "gmnote": Usage(("text",)),
+    "undo": Usage(("record",)),
+    "redo": Usage(),
+    "reveal": Usage(("record",)),
+    "add": Usage(("text",), ("hidden",)),
+    "hide": Usage(("character",)),
+    "show": Usage(("character",)),
+    "remove": Usage(("character",)),
+    "set": Usage(("option", "value")),
+    "help": Usage(),
+    "rules": Usage(),
+}
+
+#: kinds of word that are typed, never completed
+TYPED = frozenset({"number", "text", "dice", "record", "value"})
+
+
+def kinds(text: str, state: TableState) -> list[str]:
+    """What the word being typed at the end of ``text`` may be, by the command's grammar."""
+    words = text.split()
+    before = words if not text or text[-1].isspace() else words[:-1]
+    if not before:
+        return ["command"]
+    head = before[0].lower()
+    usage = GENERIC_GRAMMAR.get(head) or get_system(state.system).grammar.get(head)
+    if usage is None:
+        return []
+    args = [word.lower() for word in before[1:]]
+    if args and args[-1] in usage.after:
+        return [usage.after[args[-1]]]
+    if len(args) < len(usage.slots):
+        return [usage.slots[len(args)]]
+    return list(usage.rest)
+
+
+def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
+    if kind == "command":
+        return command_words(state)
+    if kind == "character":
+        return vocab.get("character") or [c.id for c in state.characters.values()]
+    if kind == "option":
+        return [o.name for o in get_system(state.system).options]
+    if kind in vocab:
+        return vocab[kind]
+    if kind in TYPED:
+        return []
+    return kind.split("|")
 
 
 def candidates(text: str, state: TableState) -> list[str]:
-    """Completions of the last word of ``text``, in offer order."""
+    """Completions of the last word of ``text``, in offer order, of the kinds its place takes."""
     if text.startswith("{"):
         return []
-    words = text.split(" ")
-    last = words[-1].lower()
-    pool = command_words(state) if len(words) == 1 else names(state)
-    return [w for w in pool if w.lower().startswith(last) and w.lower() != last]
+    last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
+    vocab = vocabulary(state)
+    out: list[str] = []
+    seen: set[str] = set()
+    for kind in kinds(text, state):
+        for word in _pool(kind, state, vocab):
+            low = word.lower()
+            if low.startswith(last) and low != last and low not in seen:
+                seen.add(low)
+                out.append(word)
+    return out
 
 
 def complete(text: str, state: TableState) -> str | None:
-    """``text`` with its last word completed (to the first candidate), or None."""
+    """``text`` with its last word completed (to the first candidate), or None.
+
+    Nothing is inserted for a word not yet begun: the message line lists what may come.
+    """
+    if not text or text[-1].isspace():
+        return None
     found = candidates(text, state)
     if not found:
         return None
-    head, _, _ = text.rpartition(" ")
-    return (head + " " if head else "") + found[0] + " "
+    head = text[: len(text) - len(text.split()[-1])]
+    return head + found[0] + " "

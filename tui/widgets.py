@@ -458,8 +458,14 @@ class CommandLine(Input):
             self.cursor_position = len(done)
 
     def hint(self, state: TableState) -> str:
+        """What the word being typed may be: its kind, then the first candidates."""
         found = commandline.candidates(self.value, state)
-        return "  ".join(found[:12])
+        if not found:
+            return ""
+        kinds = [k for k in commandline.kinds(self.value, state) if "|" not in k]
+        label = f"{' or '.join(kinds)}: " if kinds else ""
+        more = f"  (+{len(found) - 12})" if len(found) > 12 else ""
+        return label + "  ".join(found[:12]) + more
 
 
 #: keys the command line acts on itself (Input's and its own), rather than the screen

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
-from .base import Option, System
+from .base import Option, System, Usage
 
 OPTIONS = (
     Option(
@@ -164,6 +164,30 @@ SYSTEM = System(
     odds=edge_screen.odds,
     parse_words=edge_screen.parse_words,
     vocabulary=edge_screen.vocabulary,
+    grammar={
+        "check": Usage(("character", "skill"), ("vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",), {"vs": "difficulty"}),
+        "attack": Usage(
+            ("character", "character"),
+            ("weapon", "burst|single|edge-damage|hold|reaction|bonus|free", "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces"),
+            {"vs": "difficulty"},
+        ),
+        "edge": Usage(("character", "damage|initiative|reaction|lessen|burn")),
+        "damage": Usage(("character",), ("stun|no-armor|faces",)),
+        "burn": Usage(("character",)),
+        "lessen": Usage(("character",)),
+        "next": Usage(),
+        "start": Usage(),
+        "join": Usage(("character",), ("faces",)),
+        "leave": Usage(("character",)),
+        "end": Usage(),
+        "use": Usage(("character", "major|move|minor|bonus|reaction")),
+        "recover": Usage(
+            ("session-end|refresh|long-rest|scenario-end|final-boss",), ("character",)
+        ),
+        "award": Usage(("character", "minor|major|boss")),
+        "dismiss": Usage(("character",)),
+        "heal": Usage(("character", "number"), ("stun|cared",)),
+    },
     player_world=edge_sheet.player_world,
     short_forms=(
         ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
