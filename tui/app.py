@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -247,10 +248,26 @@ class PlayApp(TableApp):
             return
         state = self.view.state()
         command = commandline.quiet_command(event.value, state)
-        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        odds = self.view.odds(command)
+        result = self.typed_result(command) if odds is not None else ""
+        self.query_one(OddsBar).show_odds(odds, result)
         hint = event.input.hint(state) if event.value else ""
         if hint:
             self.say(hint)
+
+    def typed_result(self, command: Any) -> str:
+        """What a command with typed faces would record, decided but not written ("" if none)."""
+        if not getattr(command, "faces", None):
+            return ""
+        table = self.view.table
+        try:
+            drafts = decide(command, table.state, table.dice, table.projection.history)
+        except RuleError as exc:
+            return f"refused: {exc}"
+        system = self.view.system.id
+        return "; ".join(
+            render.describe(system, {"event": msgspec.to_builtins(d.event)}) for d in drafts
+        )
 
     def on_command_line_entered(self, event: CommandLine.Entered) -> None:
         event.line.pending -= 1

@@ -27,8 +27,17 @@ from core.systems.base import Clock, Odds
 from . import commandline
 from .view import CharacterRow, LogRow, View
 
-#: Band colours, best band first; readable in 256 colours and on dark or light themes.
-BAND_COLOURS = ("bright_green", "green", "yellow", "dark_orange", "red", "magenta", "grey50")
+#: How each band is drawn, best band first: a colour and a glyph of its own, so the
+#: bands stay apart in 16 colours, in 256, and with NO_COLOR (glyphs alone).
+BAND_STYLES = (
+    ("█", "bold bright_green"),
+    ("▓", "green"),
+    ("▒", "yellow"),
+    ("░", "dark_orange"),
+    ("▚", "red"),
+    ("×", "magenta"),
+    ("·", "grey50"),
+)
 
 
 def clock_text(clock: Clock | None, width: int = 80) -> Text:
@@ -86,25 +95,42 @@ def party_text(
     return out
 
 
-def odds_text(odds: Odds, width: int) -> Text:
-    """A label, the chance of success, and the bands as one bar with a legend."""
+def odds_text(odds: Odds, width: int, result: str = "") -> Text:
+    """A label, the chance of success (or what typed faces give), and the bands as one bar.
+
+    The legend wraps between bands, never inside one, so it fits 60 columns.
+    """
+    width = max(10, width)
     out = Text()
     if odds.label:
         out.append(odds.label + "  ", style="bold")
     out.append(f"success {odds.success:.1%}", style="bold green")
+    if result:
+        out.append("\n")
+        out.append("these faces: ", style="bold")
+        out.append(result)
     out.append("\n")
-    width = max(10, width)
     bands = list(odds.bands.items())
     cells = [round(p * width) for _, p in bands]
     # Rounding may miss or overshoot the width by a cell or two; the largest band absorbs it.
     if cells:
         cells[cells.index(max(cells))] += width - sum(cells)
-    for i, ((_name, _p), n) in enumerate(zip(bands, cells, strict=True)):
-        out.append("█" * max(0, n), style=BAND_COLOURS[i % len(BAND_COLOURS)])
-    out.append("\n")
+    for i, n in enumerate(cells):
+        glyph, style = BAND_STYLES[i % len(BAND_STYLES)]
+        out.append(glyph * max(0, n), style=style)
+    line = 0
     for i, (name, p) in enumerate(bands):
-        out.append("■ ", style=BAND_COLOURS[i % len(BAND_COLOURS)])
-        out.append(f"{name} {p:.1%}  ")
+        glyph, style = BAND_STYLES[i % len(BAND_STYLES)]
+        item = f"{glyph} {name} {p:.1%}"
+        if line == 0 or line + 2 + len(item) > width:
+            out.append("\n")
+            line = 0
+        else:
+            out.append("  ")
+            line += 2
+        out.append(glyph + " ", style=style)
+        out.append(item[2:])
+        line += len(item)
     return out
 
 
@@ -307,17 +333,18 @@ class LogView(ScrollView, can_focus=True):
 
 
 class OddsBar(Static):
-    """The exact odds of the check being typed, drawn as a bar."""
+    """The exact odds of the check being typed, drawn as a bar; with typed faces, their result."""
 
     DEFAULT_CSS = """
-    OddsBar { height: auto; max-height: 5; padding: 0 1; display: none; }
+    OddsBar { height: auto; max-height: 8; padding: 0 1; display: none; }
     OddsBar.shown { display: block; }
     """
 
-    def show_odds(self, odds: Odds | None) -> None:
+    def show_odds(self, odds: Odds | None, result: str = "") -> None:
         self.set_class(odds is not None, "shown")
         if odds is not None:
-            self.update(odds_text(odds, self.size.width - 2 if self.size.width > 2 else 60))
+            width = self.content_size.width or self.app.size.width - 2
+            self.update(odds_text(odds, width, result))
 
 
 class WordSuggester(Suggester):
