@@ -175,7 +175,7 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         assert hit != before and "guard" in message(app).lower()
         await pilot.press("ctrl+z")
         await pilot.pause()
-        assert "attack on guard" in str(app.screen.query_one("#undo-list").render())
+        assert "attack on Guard" in str(app.screen.query_one("#undo-list").render())
         await pilot.press("enter")
         await pilot.pause()
         assert str(app.query_one("#party").render()) == before
@@ -324,7 +324,7 @@ async def test_undo_previews_then_voids_and_redo_restores(path):
         assert isinstance(app.screen, UndoScreen)
         assert [r.seq for r in app.screen.rows] == check_seqs
         shown = str(app.screen.query_one("#undo-list").render())
-        assert "kael checks Melee" in shown
+        assert "Kael checks Melee" in shown
         await pilot.press("escape")
         await pilot.pause()
         assert not set(check_seqs) & table.projection.history.voided

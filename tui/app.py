@@ -118,6 +118,8 @@ class TableApp(App[None]):
         return char.name if char else None
 
     def say(self, message: str, error: bool = False) -> None:
+        if error:
+            message = commandline.typed_words(message, self.view.state())
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
 
     def follow(self) -> None:
@@ -134,7 +136,8 @@ class TableApp(App[None]):
         self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
 
     def action_rules(self) -> None:
-        self.push_screen(RulesScreen(render.rules_text(self.view.system.id)))
+        text = render.rules_text(self.view.system.id)
+        self.push_screen(RulesScreen(commandline.typed_words(text, self.view.state())))
 
     def help_commands(self) -> list[str]:
         return []
@@ -142,13 +145,19 @@ class TableApp(App[None]):
     def rows_of(self, seqs: list[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them."""
         voided = self.view.table.projection.history.voided
+        names = {c.id: c.name for c in self.view.table.state.characters.values()}
         rows = []
         for seq in seqs:
             record = self.view.table.store.record(seq)
             rows.append(
                 LogRow(
                     seq=seq,
-                    text=render.describe(self.view.system.id, record_to_builtins(record)),
+                    text=render.describe(
+                        self.view.system.id,
+                        record_to_builtins(record),
+                        names,
+                        self.view.record_line,
+                    ),
                     author=record.author,
                     undone=seq in voided,
                     secret=bool(record.visibility.hidden),
@@ -207,10 +216,9 @@ class PlayApp(TableApp):
 
     def help_commands(self) -> list[str]:
         out = list(commandline.GENERIC_HELP.values())
-        vocab = commandline.vocabulary(self.view.state())
-        for kind, words in vocab.items():
-            if words:
-                out.append(f"{kind}: {', '.join(words)}")
+        own = commandline.command_words(self.view.state())[len(commandline.GENERIC_HELP) :]
+        if own:
+            out.append(f"{self.view.system.id} commands: {', '.join(sorted(own))}")
         forms = self.view.system.short_forms
         if forms:
             out.append(f"{self.view.system.id} short forms, for example:")
@@ -220,9 +228,21 @@ class PlayApp(TableApp):
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_turn":
+            # A system with no clock to move on shows no Next turn key.
+            return (
+                commandline.quiet_command(self.view.system.next_words, self.view.state())
+                is not None
+            )
+        return True
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Next turn", "Run the system's 'next' command", self.action_next_turn)
+        if self.check_action("next_turn", ()):
+            yield SystemCommand(
+                "Next turn", "Run the system's 'next' command", self.action_next_turn
+            )
         yield SystemCommand("Undo", "Void the last command and all it caused", self.action_undo)
         yield SystemCommand("Redo", "Restore what the last undo voided", self.action_redo)
         yield SystemCommand("Help", "Every key and command", self.action_help)
@@ -299,7 +319,9 @@ class PlayApp(TableApp):
             if not self.run_line(text, quiet=True):
                 reason = str(self.query_one("#message", Static).render())
                 rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
-                self.say(f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True)
+                self.say(
+                    f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True
+                )
                 self.query_one(CommandLine).refused(text)
                 return
         self.say(f"ran {len(lines)} pasted lines\n{self.results(lines_run=len(lines))}")

@@ -10,6 +10,7 @@ rule: a line becomes a command, and the core decides it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -258,17 +259,34 @@ GENERIC_GRAMMAR: dict[str, Usage] = {
     "undo": Usage(("record",)),
     "redo": Usage(),
     "reveal": Usage(("record",)),
-    "add": Usage(("text",), ("hidden",)),
+    "add": Usage(("text",), ("hidden",), makes="add-character"),
     "hide": Usage(("character",)),
     "show": Usage(("character",)),
-    "remove": Usage(("character",)),
-    "set": Usage(("option", "value")),
+    "remove": Usage(("character",), makes="remove-character"),
+    "set": Usage(("option", "value"), makes="set-option"),
     "help": Usage(),
     "rules": Usage(),
 }
 
 #: kinds of word that are typed, never completed
 TYPED = frozenset({"number", "text", "dice", "record", "value"})
+
+
+def typed_words(message: str, state: TableState) -> str:
+    """A message with each JSON command type (``next-turn``) said as the word typed (``next``).
+
+    Types inside JSON (after a quote) are left alone, so examples stay valid.
+    """
+    grammar = {**get_system(state.system).grammar, **GENERIC_GRAMMAR}
+    words = {u.makes: w for w, u in grammar.items() if "-" in u.makes and u.makes != w}
+    if not words:
+        return message
+    pattern = re.compile(
+        r"(?<![\w\"-])("
+        + "|".join(re.escape(t) for t in sorted(words, key=len, reverse=True))
+        + r")(?![\w\"-])"
+    )
+    return pattern.sub(lambda m: words[m.group(1)], message)
 
 
 def kinds(text: str, state: TableState) -> list[str]:

@@ -301,6 +301,8 @@ class View:
             return []
         voided, later = self._voided()
         revealed = self.state().revealed
+        names = {c.id: c.name for c in self.state().characters.values()}
+        lookup = None if self.lens else self.record_line
         out = []
         places = {seq: start + i + 1 for i, seq in enumerate(self.seqs()[start:stop])}
         for record in self._fetch(self.seqs()[start:stop]):
@@ -317,7 +319,7 @@ class View:
                 LogRow(
                     seq=record.seq,
                     number=places[record.seq] if self.lens else record.seq,
-                    text=render.describe(self.system.id, data),
+                    text=render.describe(self.system.id, data, names, lookup),
                     author=record.author,
                     undone=record.seq in voided,
                     mistake=record.seq in later,
@@ -325,6 +327,12 @@ class View:
                 )
             )
         return out
+
+    def record_line(self, seq: int) -> str:
+        """One record's line as the GM reads it (an undo names what it undid with this)."""
+        names = {c.id: c.name for c in self.state().characters.values()}
+        data = record_to_builtins(self.table.store.record(seq))
+        return render.describe(self.system.id, data, names)
 
     # -- replay ------------------------------------------------------------
 

@@ -116,6 +116,9 @@ class Usage:
     rest: tuple[str, ...] = ()
     #: words that take the next word as a value -> its kind (``vs`` -> ``difficulty``)
     after: Mapping[str, str] = field(default_factory=dict)
+    #: the command type it makes (``next`` makes ``next-turn``), so the screen's
+    #: messages can name a command by the word the GM types
+    makes: str = ""
 
 
 def _no_world(options: Mapping[str, Any]) -> Any:

@@ -169,6 +169,6 @@ SYSTEM = System(
         "opposed": Usage(
             ("character",), ("skill", "characteristic", "difficulty", "vs"), {"vs": "character"}
         ),
-        "close": Usage(),
+        "close": Usage(makes="close-task"),
     },
 )

@@ -120,7 +120,7 @@ SYSTEM = System(
     grammar={
         "check": Usage(("character",), ("skill", "attribute", "roll|for")),
         "opposed": Usage(("character",), ("skill", "attribute", "vs"), {"vs": "character"}),
-        "track": Usage(),
+        "track": Usage(makes="start-track"),
         "act": Usage(("character", "action")),
         "change": Usage(("character", "action")),
         "advance": Usage(("next",)),
