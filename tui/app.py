@@ -567,6 +567,7 @@ class ReplayApp(TableApp):
                 self.say(str(exc), error=True)
                 return
             self._moved()
+            self.say(f"jumped to {text.strip()}: record {self.view.number}")
 
         self.push_screen(JumpScreen(), jump)
 

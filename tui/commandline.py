@@ -109,10 +109,19 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _value(text: str) -> Any:
+def _value(key: str, text: str) -> Any:
+    """A sheet field's value: JSON when it reads as JSON, else the word itself.
+
+    A value that opens a JSON object or list must be valid JSON: a typo in it
+    is named here rather than reported later as a field of the wrong shape.
+    """
     try:
         return json.loads(text)
-    except ValueError:
+    except json.JSONDecodeError as exc:
+        if text[:1] in "{[":
+            raise RuleError(
+                f"add: {key}={text} is not valid JSON ({exc.msg} at character {exc.pos + 1})"
+            ) from None
         return text
 
 
@@ -164,7 +173,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
         for arg in args[1:]:
             key, eq, value = arg.partition("=")
             if eq:
-                sheet[key] = _value(value)
+                sheet[key] = _value(key, value)
             elif arg.lower() == "hidden":
                 hidden = True
             else:

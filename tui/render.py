@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from collections.abc import Callable, Mapping
+from importlib import resources
 from typing import Any
 
 from core import get_system
 from core.errors import RuleError
-
 
 #: event fields that hold a character's id, said by name on the screens
 WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")

@@ -395,7 +395,11 @@ def parse_jump(text: str, view: View) -> int:
         else:
             if "turn" in target and "round" not in target:
                 now = clock_position(view.clock()).get("round")
-                if now is not None:
-                    target = {"round": now, **target}
+                if now is None:
+                    raise RuleError(
+                        f"jump: {text.strip()!r} counts turns in the current round, and no "
+                        "round is running here (give round N turn N)"
+                    )
+                target = {"round": now, **target}
             return view.find(target)
     raise RuleError(f"jump: {text!r} not understood (a record number, or round N, turn N, count N)")
