@@ -206,10 +206,14 @@ class LogView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self.reload(follow=True)
 
+    def _text_size(self) -> tuple[int, int]:
+        """Where rows are laid out: the panel less its scrollbar, whether one shows or not
+        (so the wrapping, and the scroll range it gives, never depend on it)."""
+        return (max(1, self.size.width - 1), self.size.height)
+
     def _first_page(self) -> int:
         """The last record shown whole when the log is read from its first line."""
-        region = self.scrollable_content_region
-        size = (region.width, region.height)
+        size = self._text_size()
         count = self.view.log_len()
         (known, first) = self._first
         if known == size and first < count - 1:
@@ -286,10 +290,13 @@ class LogView(ScrollView, can_focus=True):
 
     def screen_lines(self) -> tuple[tuple[int, ...], list[Text], int]:
         """The screen's lines at the current position (and how many records show whole)."""
-        region = self.scrollable_content_region
-        width, height = region.width, max(1, region.height)
+        width, height = self._text_size()
+        height = max(1, height)
         count = self.view.log_len()
-        key = (self.scroll_offset.y, width, height, count)
+        lowest = count - 1
+        if self.scroll_offset.y < self.max_scroll_y and not self.stick:
+            lowest = min(lowest, self.scroll_offset.y + self._first_page())
+        key = (lowest, width, height, count)
         if self._layout[0] == key:
             return self._layout
         console = self.app.console
@@ -298,7 +305,6 @@ class LogView(ScrollView, can_focus=True):
             row = self._row(index)
             return wrap_row(row, width, console) if row else [Text()]
 
-        lowest = min(count - 1, self.scroll_offset.y + self._first_page())
         lines: list[Text] = []
         whole = 0
         index = lowest
