@@ -194,3 +194,232 @@ def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
     a = appmod.history_path(tmp_path / "a" / "fight.margin")
     b = appmod.history_path(tmp_path / "b" / "fight.margin")
     assert a != b and a.parent == b.parent and a.name.startswith("fight-")
+
+
+# -- long records -------------------------------------------------------------
+
+
+def screen_text(app):
+    """Every line the log panel draws, joined, without the wrapping's line breaks."""
+    from tui.widgets import LogView
+
+    lines = app.query_one(LogView).screen_lines()[1]
+    return " ".join(" ".join(str(line).split()) for line in lines)
+
+
+def shown_whole(app, text):
+    return " ".join(text.split()) in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+@pilot_test
+async def test_a_long_note_and_a_100d100_total_are_read_whole_by_the_gm(path, size):
+    app = play(path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert shown_whole(app, LONG_NOTE)
+        app.query_one(CommandLine).value = "roll 100d100"
+        await pilot.press("enter")
+        await pilot.pause()
+        record = app.view.table.store.record(app.view.table.projection.seq)
+        total = f"= {record.event.total}"
+        assert total in screen_text(app)
+        assert total in message(app) and str(record.event.faces[-1]) in message(app)
+
+
+@pilot_test
+async def test_a_long_note_is_read_whole_by_a_player_and_in_replay(path):
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert shown_whole(watcher, LONG_NOTE)
+    watcher.view.table.close()
+    replay = appmod.replay_app(path)
+    async with replay.run_test(size=(60, 20)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        assert shown_whole(replay, LONG_NOTE)
+    replay.view.table.close()
+
+
+@pilot_test
+async def test_every_record_shows_whole_at_some_scroll_position(tmp_path):
+    """Long records early in the log, among short ones: scrolling up brings each one whole."""
+    table = Table.create(tmp_path / "long.margin", SYSTEM)
+    texts = [f"{i:02d} " + ("long " * 40 if i % 3 == 0 else "short") for i in range(30)]
+    for text in texts:
+        table.execute(Note(text=text.strip()))
+    table.close()
+    app = play(str(tmp_path / "long.margin"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        from tui.widgets import LogView
+
+        log = app.query_one(LogView)
+        log.focus()
+        seen: set[str] = set()
+        for _ in range(40):
+            await pilot.pause()
+            seen.update(t for t in texts if shown_whole(app, "note: " + t.strip()))
+            await pilot.press("up")
+        assert seen == set(texts)
+        await pilot.press("end")
+        await pilot.pause()
+        assert shown_whole(app, "note: " + texts[-1].strip())
+
+
+# -- panels -------------------------------------------------------------------
+
+
+@pytest.fixture
+def crowded(tmp_path):
+    """Ten characters (the demo's four and six more) and a long note."""
+    return build(tmp_path / "crowded.margin", extra=6)
+
+
+@pilot_test
+async def test_a_player_seated_tenth_sees_themselves_at_80x24(crowded):
+    app = appmod.watch_app(crowded, "Extra06")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        party = app.query_one("#party-scroll")
+        assert party.region.height > 0
+        first_lines = str(app.query_one("#party").render()).splitlines()[: party.region.height]
+        assert first_lines[0].startswith("Extra06 (you)")
+    app.view.table.close()
+
+
+@pilot_test
+async def test_the_party_panel_scrolls_to_the_last_character(crowded):
+    app = play(crowded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        party = app.query_one("#party-scroll")
+        assert party.max_scroll_y > 0
+        await pilot.press("shift+down", "shift+down", "shift+down")
+        await pilot.pause()
+        assert party.scroll_offset.y > 0
+    app.view.table.close()
+
+
+@pilot_test
+async def test_the_side_panel_grows_with_a_wide_terminal(crowded):
+    app = play(crowded)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#side").size.width > 60
+    app.view.table.close()
+
+
+# -- completion ---------------------------------------------------------------
+
+
+@pytest.fixture
+def edge(tmp_path):
+    from tui.demo import build_demo
+
+    table = build_demo(tmp_path / "edge.margin", "2d10-edge")
+    yield table
+    table.close()
+
+
+@pytest.mark.parametrize(
+    ("typed", "completed"),
+    [
+        ("check kael athletics vs d", "check kael athletics vs difficult "),
+        ("attack moreau guard b", "attack moreau guard burst "),
+        ("attack moreau guard da", "attack moreau guard dagger "),
+        ("edge kael da", "edge kael damage "),
+        ("check kael at", "check kael athletics "),
+        ("set edge_r", "set edge_recovery "),
+        ("ro", "roll "),
+    ],
+)
+def test_completion_follows_the_grammar(edge, typed, completed):
+    from tui import commandline
+
+    assert commandline.complete(typed, edge.state) == completed
+
+
+def test_a_word_not_begun_is_never_filled_in(edge):
+    from tui import commandline
+
+    assert commandline.complete("attack moreau guard burst ", edge.state) is None
+    assert commandline.complete("check ", edge.state) is None
+
+
+def test_candidates_are_of_the_kind_the_place_takes(edge):
+    from tui import commandline
+
+    state = edge.state
+    assert commandline.candidates("check ", state) == sorted(state.characters)
+    assert "dagger" not in commandline.candidates("check kael athletics vs ", state)
+    assert commandline.candidates("edge kael ", state) == [
+        "damage",
+        "initiative",
+        "reaction",
+        "lessen",
+        "burn",
+    ]
+    assert commandline.kinds("check kael ", state) == ["skill"]
+
+
+@pilot_test
+async def test_the_message_line_names_what_the_next_word_may_be(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "check "
+        await pilot.pause()
+        assert message(app).startswith("character: ")
+        assert "Melee" not in message(app)
+
+
+# -- the odds bar -------------------------------------------------------------
+
+
+def test_six_bands_are_six_glyphs_and_six_colours():
+    from tui.widgets import BAND_STYLES
+
+    six = BAND_STYLES[:6]
+    assert len({glyph for glyph, _ in six}) == 6
+    assert len({style for _, style in six}) == 6
+
+
+def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
+    from core.systems.base import Odds
+    from tui.widgets import BAND_STYLES, odds_text
+
+    bands = {
+        "critical success": 0.05,
+        "complete success": 0.2,
+        "marginal success": 0.25,
+        "marginal failure": 0.25,
+        "complete failure": 0.2,
+        "critical failure": 0.05,
+    }
+    text = odds_text(Odds(success=0.5, bands=bands, label="Kael: athletics +5 vs TN 30"), 58)
+    lines = text.plain.splitlines()
+    assert all(len(line) <= 58 for line in lines)
+    legend = " ".join(lines[2:])
+    for (name, p), (glyph, _) in zip(bands.items(), BAND_STYLES, strict=False):
+        assert f"{glyph} {name} {p:.1%}" in legend
+    bar = lines[1]
+    assert len(bar) == 58
+    assert [bar.count(glyph) for glyph, _ in BAND_STYLES[:6]] == [3, 12, 14, 14, 12, 3]
+
+
+@pilot_test
+async def test_typed_faces_show_the_result_they_give(path):
+    from tui.widgets import OddsBar
+
+    app = play(path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.query_one(CommandLine).value = "check kael melee"
+        await pilot.pause()
+        bar = app.query_one(OddsBar)
+        assert "these faces" not in str(bar.render())
+        app.query_one(CommandLine).value = "check kael melee = 9 9"
+        await pilot.pause()
+        shown = str(bar.render())
+        assert "these faces: Kael checks Melee: rolls 99 (typed)" in " ".join(shown.split())
+        assert "failure" in shown
+        assert app.view.table.projection.seq == app.view.table.store.last_seq

@@ -63,6 +63,10 @@ class TableApp(App[None]):
 
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("shift+up", "party(-1)", "Party up", show=False),
+        Binding("shift+down", "party(1)", "Party down", show=False),
+    ]
     KEYS: ClassVar[list[tuple[str, str]]] = []
     #: the party panel of a table nobody sits at
     EMPTY = "nobody at the table yet"
@@ -132,6 +136,11 @@ class TableApp(App[None]):
         if new:
             self.redraw()
 
+    def action_party(self, step: int) -> None:
+        """Scroll the characters panel (two lines a step: a name and its status)."""
+        party = self.query_one("#party-scroll", VerticalScroll)
+        party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
 
@@ -190,6 +199,7 @@ class PlayApp(TableApp):
         ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
         ("Ctrl+Y", "redo the last undo"),
         ("PageUp / PageDown", "scroll the log"),
+        ("Shift+Up / Shift+Down", "scroll the characters"),
         ("Ctrl+P", "command palette"),
         ("F1", "this help"),
         ("F2", "the rules of this table's system"),
@@ -285,8 +295,10 @@ class PlayApp(TableApp):
         except RuleError as exc:
             return f"refused: {exc}"
         system = self.view.system.id
+        names = {c.id: c.name for c in table.state.characters.values()}
         return "; ".join(
-            render.describe(system, {"event": msgspec.to_builtins(d.event)}) for d in drafts
+            render.describe(system, {"event": msgspec.to_builtins(d.event)}, names)
+            for d in drafts
         )
 
     def on_command_line_entered(self, event: CommandLine.Entered) -> None:
@@ -435,6 +447,7 @@ class WatchApp(TableApp):
         ("Up / Down", "scroll the log a line"),
         ("PageUp / PageDown", "scroll the log a page"),
         ("Home / End", "oldest / newest record"),
+        ("Shift+Up / Shift+Down", "scroll the characters (yours is first)"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),
         ("q", "quit"),
@@ -481,6 +494,7 @@ class ReplayApp(TableApp):
         ("+ / -", "play faster / slower"),
         ("c", "switch: as it happened / as corrected"),
         ("g", "jump to a record, round, turn or count"),
+        ("Shift+Up / Shift+Down", "scroll the characters"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),
         ("q", "quit"),
