@@ -423,3 +423,159 @@ async def test_typed_faces_show_the_result_they_give(path):
         assert "these faces: Kael checks Melee: rolls 99 (typed)" in " ".join(shown.split())
         assert "failure" in shown
         assert app.view.table.projection.seq == app.view.table.store.last_seq
+
+
+# -- words --------------------------------------------------------------------
+
+
+@pilot_test
+async def test_refusals_use_the_words_the_gm_types(tmp_path):
+    path = tmp_path / "edge.margin"
+    Table.create(path, "2d10-edge").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "next"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert message(app) == "next: no encounter is running (start first)"
+        app.query_one(CommandLine).value = "undo 1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "record #1 created the table; it cannot be undone" in message(app)
+        assert "redo" not in message(app)
+        await pilot.press("f2")
+        await pilot.pause()
+        rules = app.screen.text
+        assert "`set-option`" not in rules and "the `set` command" in rules
+    app.view.table.close()
+
+
+def test_json_inside_a_message_keeps_its_command_types(edge):
+    from tui import commandline
+
+    said = commandline.typed_words('lessen-injury is off: {"type": "set-option"}', edge.state)
+    assert said == 'lessen is off: {"type": "set-option"}'
+
+
+@pilot_test
+async def test_undo_lines_say_what_they_undid_and_records_read_as_references(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "check kael melee = 9 9"
+        await pilot.press("enter")
+        await pilot.pause()
+        check = app.view.table.projection.seq
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        undo = app.view.rows(0, app.view.log_len())[-1].text
+        assert undo.startswith(f"undo of #{check} Kael checks Melee: rolls 99")
+        assert undo.endswith("(voids 1 record)")
+        assert "cmd" not in undo
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.view.rows(0, app.view.log_len())[-1].text.startswith(f"redo of #{check} ")
+    app.view.table.close()
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(80, 24)):
+        texts = [r.text for r in watcher.view.rows(0, watcher.view.log_len())]
+        undo = next(t for t in texts if t.startswith("undo"))
+        assert undo.startswith("undo of #") and "(voids 1 record)" in undo
+    watcher.view.table.close()
+
+
+@pilot_test
+async def test_log_lines_say_characters_by_name(tmp_path):
+    path = tmp_path / "names.margin"
+    table = Table.create(path, SYSTEM)
+    table.execute(AddCharacter(name="Old Tom", sheet={"attributes": {"BR": 40}}))
+    table.execute(convert_command(SYSTEM, {"type": "update-character", "character": "old-tom",
+                                           "hidden": True}))  # fmt: skip
+    table.close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)):
+        texts = [r.text for r in app.view.rows(0, app.view.log_len())]
+        assert texts[-1] == "Old Tom is hidden from the players"
+        assert not any("old-tom" in t for t in texts)
+    app.view.table.close()
+
+
+@pilot_test
+async def test_no_next_turn_key_where_the_system_has_no_clock(tmp_path):
+    path = tmp_path / "effect.margin"
+    Table.create(path, "2d6-effect").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)):
+        assert app.check_action("next_turn", ()) is False
+        assert "Next turn" not in [c.title for c in app.get_system_commands(app.screen)]
+    app.view.table.close()
+    edge = tmp_path / "edge.margin"
+    Table.create(edge, "2d10-edge").close()
+    app = play(str(edge))
+    async with app.run_test(size=(80, 24)):
+        assert app.check_action("next_turn", ()) is True
+    app.view.table.close()
+
+
+@pilot_test
+async def test_help_lists_each_system_command_once_in_order(edge):
+    app = play(str(edge.store.path))
+    async with app.run_test(size=(80, 24)):
+        lines = app.help_commands()
+        own = [line for line in lines if line.startswith("2d10-edge commands: ")]
+        assert len(own) == 1
+        words = own[0].split(": ", 1)[1].split(", ")
+        assert words == sorted(words) and words.count("next") == 1
+    app.view.table.close()
+
+
+def test_broken_json_in_add_is_named_as_json(edge):
+    from core import RuleError
+    from tui import commandline
+
+    with pytest.raises(RuleError, match=r"add: skills=\{\"melee\": 3 is not valid JSON"):
+        commandline.parse_line('add Bob skills={"melee": 3', edge.state)
+
+
+# -- replay -------------------------------------------------------------------
+
+
+@pilot_test
+async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(path):
+    from tui.screens import JumpScreen
+
+    app = appmod.replay_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+
+        async def jump(text):
+            await pilot.press("g")
+            await pilot.pause()
+            assert isinstance(app.screen, JumpScreen)
+            app.screen.query_one("#jump-input").value = text
+            await pilot.press("enter")
+            await pilot.pause()
+
+        await jump("turn 2")
+        assert "no round is running here" in message(app)
+        assert app.view.at == 0
+        await jump("sideways")
+        assert "not understood" in message(app)
+        await jump("5")
+        assert message(app) == "jumped to 5: record 5"
+    app.view.table.close()
+
+
+@pilot_test
+async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
+    path = tmp_path / "empty.margin"
+    Table.create(path, SYSTEM).close()
+    app = appmod.replay_app(str(path))
+    async with app.run_test(size=(80, 24)):
+        party = str(app.query_one("#party").render())
+        assert party == "nobody at the table yet"
+    app.view.table.close()
+    gm = play(str(path))
+    async with gm.run_test(size=(80, 24)):
+        assert "add NAME" in str(gm.query_one("#party").render())
+    gm.view.table.close()
