@@ -28,7 +28,7 @@ from events import StoreError, record_to_builtins
 from . import commandline, render
 from .screens import HelpScreen, JumpScreen, PasteScreen, RulesScreen, UndoScreen
 from .view import LiveTable, LogRow, View, parse_jump, player_id
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
+from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
@@ -83,7 +83,7 @@ class TableApp(App[None]):
                 with VerticalScroll(id="clock-scroll", can_focus=False):
                     yield ClockPanel(id="clock")
                 with VerticalScroll(id="party-scroll", can_focus=False):
-                    yield Static(id="party")
+                    yield PartyPanel(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
         yield Footer()
@@ -111,9 +111,7 @@ class TableApp(App[None]):
             # Keep whoever acts in sight when the order is longer than its panel.
             scroll = self.query_one("#clock-scroll", VerticalScroll)
             self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
-        self.query_one("#party", Static).update(
-            party_text(self.view.characters(), self.own(), self.EMPTY)
-        )
+        self.query_one(PartyPanel).show(self.view.characters(), self.own(), self.EMPTY)
         self.query_one(LogView).reload(follow=follow)
 
     def own(self) -> str | None:
@@ -297,8 +295,7 @@ class PlayApp(TableApp):
         system = self.view.system.id
         names = {c.id: c.name for c in table.state.characters.values()}
         return "; ".join(
-            render.describe(system, {"event": msgspec.to_builtins(d.event)}, names)
-            for d in drafts
+            render.describe(system, {"event": msgspec.to_builtins(d.event)}, names) for d in drafts
         )
 
     def on_command_line_entered(self, event: CommandLine.Entered) -> None:

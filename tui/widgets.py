@@ -6,6 +6,7 @@ store around it or computes a rule.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +28,36 @@ from core.systems.base import Clock, Odds
 from . import commandline
 from .view import CharacterRow, LogRow, View
 
-#: How each band is drawn, best band first: a colour and a glyph of its own, so the
-#: bands stay apart in 16 colours, in 256, and with NO_COLOR (glyphs alone).
+#: How each band is drawn: a colour and a glyph of its own, so the bands stay apart
+#: in 16 colours, in 256, and with NO_COLOR (glyphs alone). Success bands take
+#: styles from the start, failure bands from the end, so a marginal success
+#: and a marginal failure never look alike.
 BAND_STYLES = (
     ("█", "bold bright_green"),
     ("▓", "green"),
-    ("▒", "yellow"),
-    ("░", "dark_orange"),
+    ("▒", "cyan"),
+    ("░", "yellow"),
     ("▚", "red"),
     ("×", "magenta"),
-    ("·", "grey50"),
 )
+
+
+def band_styles(odds: Odds) -> list[tuple[str, str]]:
+    """A (glyph, style) for each band of ``odds``, in band order."""
+    chances = list(odds.bands.values())
+    split = None
+    total = 0.0
+    for i, p in enumerate(chances):
+        total += p
+        if abs(total - odds.success) < 1e-9:
+            split = i + 1
+            break
+    half = len(BAND_STYLES) // 2
+    count = len(chances)
+    if split is None or split > half or count - split > half:
+        return [BAND_STYLES[i % len(BAND_STYLES)] for i in range(count)]
+    failures = count - split
+    return [*BAND_STYLES[:split], *BAND_STYLES[len(BAND_STYLES) - failures :]]
 
 
 def clock_text(clock: Clock | None, width: int = 80) -> Text:
@@ -75,9 +95,16 @@ class ClockPanel(Static):
 
 
 def party_text(
-    rows: list[CharacterRow], own: str | None = None, empty: str = "nobody at the table yet"
+    rows: list[CharacterRow],
+    own: str | None = None,
+    empty: str = "nobody at the table yet",
+    width: int = 0,
 ) -> Text:
-    """The characters and their status; a watching player's own character first, marked."""
+    """The characters and their status; a watching player's own character first, marked.
+
+    Status items are packed into lines under the name, indented, and broken
+    between items when ``width`` is given.
+    """
     if not rows:
         return Text(empty, style="dim")
     rows = sorted(rows, key=lambda row: row.name != own) if own else rows
@@ -90,9 +117,39 @@ def party_text(
             out.append(" (you)", style="bold cyan")
         if row.hidden:
             out.append(" (hidden)", style="italic dim")
-        if row.status:
-            out.append("\n  " + " · ".join(row.status))
+        for line in _pack(list(row.status), width - 4 if width else 0):
+            out.append("\n  " + line)
     return out
+
+
+def _pack(items: list[str], room: int) -> list[str]:
+    """Items joined with `` · ``, a new line where the next would pass ``room`` (0: one line)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and (not room or len(lines[-1]) + 3 + len(item) <= room):
+            lines[-1] += " · " + item
+        elif room and len(item) > room:
+            lines.extend(textwrap.wrap(item, room) or [item])
+        else:
+            lines.append(item)
+    return lines
+
+
+class PartyPanel(Static):
+    """The characters at the table, their status wrapped to the panel's width."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[CharacterRow] = []
+        self.own: str | None = None
+        self.empty = ""
+
+    def show(self, rows: list[CharacterRow], own: str | None, empty: str) -> None:
+        self.rows, self.own, self.empty = rows, own, empty
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return party_text(self.rows, self.own, self.empty, self.content_size.width)
 
 
 def odds_text(odds: Odds, width: int, result: str = "") -> Text:
@@ -111,16 +168,15 @@ def odds_text(odds: Odds, width: int, result: str = "") -> Text:
         out.append(result)
     out.append("\n")
     bands = list(odds.bands.items())
+    styles = band_styles(odds)
     cells = [round(p * width) for _, p in bands]
     # Rounding may miss or overshoot the width by a cell or two; the largest band absorbs it.
     if cells:
         cells[cells.index(max(cells))] += width - sum(cells)
-    for i, n in enumerate(cells):
-        glyph, style = BAND_STYLES[i % len(BAND_STYLES)]
+    for (glyph, style), n in zip(styles, cells, strict=True):
         out.append(glyph * max(0, n), style=style)
     line = 0
-    for i, (name, p) in enumerate(bands):
-        glyph, style = BAND_STYLES[i % len(BAND_STYLES)]
+    for (glyph, style), (name, p) in zip(styles, bands, strict=True):
         item = f"{glyph} {name} {p:.1%}"
         if line == 0 or line + 2 + len(item) > width:
             out.append("\n")
