@@ -105,7 +105,7 @@ async def test_a_typed_roll_is_appended_and_shown(path):
         assert record.event.faces == [1, 2, 3] and record.event.total == 8
         assert record.event.source == "typed"
         assert app.query_one(CommandLine).value == ""
-        assert "[1,2,3] = 8" in log_texts(app)[-1]
+        assert "[1, 2, 3] = 8" in log_texts(app)[-1]
         assert f"#{before + 1} " in message(app)
 
 

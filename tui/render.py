@@ -78,7 +78,7 @@ def _generic(e: dict[str, Any]) -> str | None:
             return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
         faces = e.get("faces", [])
         kept = e.get("kept") or [True] * len(faces)
-        shown = ",".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
+        shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
         typed = " (typed)" if e.get("source") == "typed" else ""
         secret = " (secret)" if e.get("secret") else ""
         reason = f" for {e['reason']}" if e.get("reason") else ""
