@@ -579,3 +579,39 @@ async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
     async with gm.run_test(size=(80, 24)):
         assert "add NAME" in str(gm.query_one("#party").render())
     gm.view.table.close()
+
+
+@pilot_test
+async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path):
+    from tui.screens import RecordScreen
+
+    huge = " ".join(f"line{i:04d}" for i in range(300))
+    gm = Table.open(path)
+    gm.execute(Note(text=huge))
+    gm.execute(Note(text="after it"))
+    gm.close()
+    app = play(path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        assert not shown_whole(app, huge)
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, RecordScreen)
+        shown = " ".join(str(app.screen.query_one("#record-text").render()).split())
+        assert "note: after it" in shown
+        await pilot.press("up")
+        await pilot.pause()
+        shown = " ".join(str(app.screen.query_one("#record-text").render()).split())
+        assert f"note: {huge}" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordScreen)
+    app.view.table.close()
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(60, 20)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("up")
+        await pilot.pause()
+        shown = " ".join(str(watcher.screen.query_one("#record-text").render()).split())
+        assert f"note: {huge}" in shown
+    watcher.view.table.close()

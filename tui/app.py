@@ -26,7 +26,14 @@ from core.commands import Redo, Undo
 from events import StoreError, record_to_builtins
 
 from . import commandline, render
-from .screens import HelpScreen, JumpScreen, PasteScreen, RulesScreen, UndoScreen
+from .screens import (
+    HelpScreen,
+    JumpScreen,
+    PasteScreen,
+    RecordScreen,
+    RulesScreen,
+    UndoScreen,
+)
 from .view import LiveTable, LogRow, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel
 
@@ -64,6 +71,7 @@ class TableApp(App[None]):
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f3", "read", "Read", show=False),
         Binding("shift+up", "party(-1)", "Party up", show=False),
         Binding("shift+down", "party(1)", "Party down", show=False),
     ]
@@ -134,6 +142,13 @@ class TableApp(App[None]):
         if new:
             self.redraw()
 
+    def action_read(self) -> None:
+        """Open the record at the foot of the log in full (Up and Down step from it)."""
+        log = self.query_one(LogView)
+        if self.view.log_len():
+            log.screen_lines()
+            self.push_screen(RecordScreen(self.view, log.lowest))
+
     def action_party(self, step: int) -> None:
         """Scroll the characters panel (two lines a step: a name and its status)."""
         party = self.query_one("#party-scroll", VerticalScroll)
@@ -197,6 +212,7 @@ class PlayApp(TableApp):
         ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
         ("Ctrl+Y", "redo the last undo"),
         ("PageUp / PageDown", "scroll the log"),
+        ("F3", "read the record at the foot of the log in full (Up/Down: older, newer)"),
         ("Shift+Up / Shift+Down", "scroll the characters"),
         ("Ctrl+P", "command palette"),
         ("F1", "this help"),
@@ -333,7 +349,11 @@ class PlayApp(TableApp):
                 )
                 self.query_one(CommandLine).refused(text)
                 return
-        self.say(f"ran {len(lines)} pasted lines\n{self.results(lines_run=len(lines))}")
+        seqs = [seq for ran in self._ran[-len(lines) :] for seq in ran]
+        self.say(
+            f"ran {len(lines)} pasted lines, records #{seqs[0]}-#{seqs[-1]}; the last:\n"
+            + self.results(lines_run=1)
+        )
 
     def run_line(self, text: str, quiet: bool = False) -> bool:
         """Run a typed line; False when it is refused (the reason is on the message line)."""
@@ -438,12 +458,14 @@ class WatchApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help"),
         Binding("f2", "rules", "Rules"),
+        Binding("enter", "read", "Read", show=False),
         Binding("q", "quit", "Quit"),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
         ("Up / Down", "scroll the log a line"),
         ("PageUp / PageDown", "scroll the log a page"),
         ("Home / End", "oldest / newest record"),
+        ("Enter or F3", "read the record at the foot of the log in full"),
         ("Shift+Up / Shift+Down", "scroll the characters (yours is first)"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),
@@ -478,6 +500,7 @@ class ReplayApp(TableApp):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("c", "corrected", "Corrected"),
         Binding("g", "jump", "Jump"),
+        Binding("enter", "read", "Read", show=False),
         Binding("f1,question_mark", "help", "Help"),
         Binding("f2", "rules", "Rules"),
         Binding("q", "quit", "Quit"),
@@ -491,6 +514,7 @@ class ReplayApp(TableApp):
         ("+ / -", "play faster / slower"),
         ("c", "switch: as it happened / as corrected"),
         ("g", "jump to a record, round, turn or count"),
+        ("Enter or F3", "read the record shown last in full"),
         ("Shift+Up / Shift+Down", "scroll the characters"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),

@@ -258,6 +258,7 @@ class LogView(ScrollView, can_focus=True):
         #: the last record that fits the screen from the top, and the size it was found at
         self._first: tuple[tuple[int, int], int] = ((-1, -1), 0)
         self._layout: tuple[tuple[int, ...], list[Text], int] = ((), [], 0)
+        self.lowest = 0
 
     def on_mount(self) -> None:
         self.reload(follow=True)
@@ -352,6 +353,8 @@ class LogView(ScrollView, can_focus=True):
         lowest = count - 1
         if self.scroll_offset.y < self.max_scroll_y and not self.stick:
             lowest = min(lowest, self.scroll_offset.y + self._first_page())
+        #: the record at the foot of the panel (the one a reader opens first)
+        self.lowest = max(0, lowest)
         key = (lowest, width, height, count)
         if self._layout[0] == key:
             return self._layout
