@@ -159,12 +159,14 @@ def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Dr
 
 
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    typed = ""
     if cmd.record is not None:
         if cmd.command is not None:
             raise RuleError("undo: give a command id or a record number, not both")
         found = history.command_of(cmd.record)
         if found is None:
-            raise RuleError(f"undo: no record {cmd.record} (the log has 1..{history.head})")
+            raise RuleError(f"undo: no record #{cmd.record} (the log has #1..#{history.head})")
+        typed = f"record #{cmd.record}"
         cmd = Undo(command=found)
     if cmd.command is None:
         for cid in reversed(history.order):
@@ -177,15 +179,18 @@ def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Dr
         target = cmd.command
         if target not in history:
             raise RuleError(f"undo: no command {target!r} in this table's log")
+        typed = typed or f"command {target!r}"
         if history.is_meta(target):
+            if history.seqs(target)[0] == 1:
+                raise RuleError(f"undo: {typed} created the table; it cannot be undone")
             raise RuleError(
-                f"undo: command {target!r} is an undo, redo or the table's creation (use redo)"
+                f"undo: {typed} is an undo or a redo; redo restores what the last undo voided"
             )
         if target in history.undone:
-            raise RuleError(f"undo: command {target!r} is already undone")
+            raise RuleError(f"undo: {typed} is already undone (redo restores the last undo)")
     voids = history.cascade(target)
     if not voids:
-        raise RuleError(f"undo: command {target!r} has nothing left to undo")
+        raise RuleError(f"undo: {typed or f'command {target!r}'} has nothing left to undo")
     return [Draft(Undone(command=target, voids=voids))]
 
 

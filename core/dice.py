@@ -193,6 +193,7 @@ def parse(text: str) -> Expression:
         if pos < len(s) and s[pos] == "d":
             pos += 1
             count = 1 if n is None else n
+            at = pos
             if pos < len(s) and s[pos] == "%":
                 pos += 1
                 sides: int | None = 100
@@ -201,9 +202,9 @@ def parse(text: str) -> Expression:
             if sides is None:
                 raise fail(pos, "expected the number of sides after 'd'")
             if count < 1 or count > MAX_DICE:
-                raise fail(start, f"dice count must be 1..{MAX_DICE}")
+                raise fail(start, f"{count} dice is out of range (1..{MAX_DICE})")
             if sides < 2 or sides > MAX_SIDES:
-                raise fail(start, f"sides must be 2..{MAX_SIDES}")
+                raise fail(at, f"{sides} sides is out of range (2..{MAX_SIDES})")
             keep, keep_n = "", 0
             if s.startswith(("kh", "kl"), pos):
                 keep = s[pos : pos + 2]
@@ -212,7 +213,7 @@ def parse(text: str) -> Expression:
                 if k is None:
                     raise fail(pos, f"expected how many dice to keep after '{keep}'")
                 if not 1 <= k <= count:
-                    raise fail(pos - 1, f"can keep 1..{count} of {count} dice")
+                    raise fail(pos - 1, f"keep {k} is out of range (1..{count})")
                 keep_n = k
             elif pos < len(s) and s[pos] == "k":
                 raise fail(pos, "keep must be 'kh' (highest) or 'kl' (lowest)")

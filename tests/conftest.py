@@ -1,20 +1,15 @@
-"""Every test runs with its own margin data directory, so the GM's signing key
-(and the default table) are made in a temporary folder, never in the home folder."""
+"""Every test keeps margin's data directory (the GM's signing key, the default table,
+command history) in a folder of its own, never in the home folder."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    before = os.environ.get("XDG_DATA_HOME")
-    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data"))
-    yield
-    if before is None:
-        del os.environ["XDG_DATA_HOME"]
-    else:
-        os.environ["XDG_DATA_HOME"] = before
+@pytest.fixture(autouse=True)
+def data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home

@@ -315,7 +315,7 @@ def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
         line = SYSTEM.describe(msgspec.to_builtins(help_.event))
         assert line == (
             "dock-boss (friendly, holding back to 1 of 2 levels) helps vex with Broker: "
-            "5+4 (typed) (Broker +1, INT +0, difficult -2) = 8, Effect +0 -> DM +0 on the check"
+            "5+4 (typed) with Broker +1, INT +0, difficult -2 = 8, Effect +0 -> DM +0 on the check"
         )
         (opposed,) = t.execute(
             convert_command(

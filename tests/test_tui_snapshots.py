@@ -96,3 +96,50 @@ def test_play_edge_demo_80x24(snap_compare, tmp_path):
     build_demo(tmp_path / "edge.margin", "2d10-edge").close()
     app = play(str(tmp_path / "edge.margin"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=no_blink)
+
+
+# -- a crowded table: ten characters and a 300-character note -----------------
+
+NOTE = (
+    "The warehouse on Vicker Street smells of lamp oil and wet rope. Behind the crates a "
+    "ladder climbs to a loft where someone has chalked three names and a date on the "
+    "beam; the last name is Kael's, written twice. Rain drums on the tin roof and the "
+    "cultist by the door keeps glancing at the clock, again."
+)
+
+
+@pytest.fixture
+def crowded(tmp_path):
+    assert len(NOTE) == 300
+    table = Table.create(tmp_path / "crowded.margin", SYSTEM, title="Vicker Street")
+    table.dice = RandomDice(11)
+    demo = get_system(SYSTEM).demo
+    for data in demo:
+        table.execute(convert_command(SYSTEM, data))
+    sheet = next(c.get("sheet", {}) for c in demo if c["type"] == "add-character")
+    for name in ("Bram", "Corrie", "Dunstan", "Edda", "Fenwick", "Gilda"):
+        table.execute(AddCharacter(name=name, sheet=sheet))
+    table.execute(Note(text=NOTE))
+    table.close()
+    return str(tmp_path / "crowded.margin")
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+def test_play_crowded(snap_compare, crowded, size):
+    assert snap_compare(play(crowded), terminal_size=size, run_before=no_blink)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+def test_watch_crowded_as_the_tenth(snap_compare, crowded, size):
+    assert snap_compare(appmod.watch_app(crowded, "Gilda"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+def test_replay_crowded(snap_compare, crowded, size):
+    assert snap_compare(appmod.replay_app(crowded), terminal_size=size, press=["end"])
+
+
+def test_play_odds_bar_60x20(snap_compare, crowded):
+    assert snap_compare(
+        play(crowded), terminal_size=(60, 20), run_before=no_blink, press=list("check kael melee")
+    )

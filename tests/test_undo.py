@@ -204,7 +204,7 @@ def test_undo_by_the_number_of_any_record_the_command_wrote(tmp_path: Path) -> N
     table.execute(Note(text="two"))
     undo = table.execute(Undo(record=first.seq))[0]
     assert undo.event.command == first.command and undo.event.voids == [first.seq]
-    with pytest.raises(RuleError, match="no record 99"):
+    with pytest.raises(RuleError, match="no record #99"):
         table.execute(Undo(record=99))
     with pytest.raises(RuleError, match="not both"):
         table.execute(Undo(record=1, command=first.command))

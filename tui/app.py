@@ -6,15 +6,17 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
@@ -24,9 +26,16 @@ from events import StoreError, record_to_builtins
 
 from . import commandline, render
 from .keys import data_dir
-from .screens import HelpScreen, JumpScreen, RulesScreen, UndoScreen
-from .view import LiveTable, LogRow, View, parse_jump, player_id
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, party_text
+from .screens import (
+    HelpScreen,
+    JumpScreen,
+    PasteScreen,
+    RecordScreen,
+    RulesScreen,
+    UndoScreen,
+)
+from .view import CharacterRow, LiveTable, LogRow, View, parse_jump, player_id
+from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
@@ -35,8 +44,19 @@ SPEEDS = (1, 2, 5, 10, 25, 100)
 
 
 def default_table_path() -> Path:
-    """``default.margin`` in margin's data directory (``$XDG_DATA_HOME/margin``)."""
+    """``$XDG_DATA_HOME/margin/default.margin``, else ``~/.local/share/margin/default.margin``."""
     return data_dir() / "default.margin"
+
+
+def history_path(table: str | Path) -> Path:
+    """The command history of one table: in margin's data directory, never in the log.
+
+    Named after the table file and a digest of its full path, so two tables
+    called ``fight.margin`` in different folders keep their own.
+    """
+    full = Path(table).resolve()
+    digest = hashlib.sha256(str(full).encode()).hexdigest()[:12]
+    return data_dir() / "history" / f"{full.stem}-{digest}.txt"
 
 
 class TableApp(App[None]):
@@ -44,7 +64,14 @@ class TableApp(App[None]):
 
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f3", "read", "Read", show=False),
+        Binding("shift+up", "party(-1)", "Party up", show=False),
+        Binding("shift+down", "party(1)", "Party down", show=False),
+    ]
     KEYS: ClassVar[list[tuple[str, str]]] = []
+    #: the party panel of a table nobody sits at
+    EMPTY = "nobody at the table yet"
 
     def __init__(self, view: View, name: str) -> None:
         super().__init__()
@@ -55,8 +82,10 @@ class TableApp(App[None]):
         yield Static(id="header")
         with Horizontal(id="body"):
             with Vertical(id="side"):
-                yield ClockPanel(id="clock")
-                yield Static(id="party")
+                with VerticalScroll(id="clock-scroll", can_focus=False):
+                    yield ClockPanel(id="clock")
+                with VerticalScroll(id="party-scroll", can_focus=False):
+                    yield PartyPanel(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
         yield Footer()
@@ -77,11 +106,19 @@ class TableApp(App[None]):
 
     def redraw(self, follow: bool = False) -> None:
         self._show("header", self.header_text(), self.query_one("#header", Static).update)
-        self._show("clock", self.view.clock(), self.query_one(ClockPanel).show)
-        self._show(
-            "party", party_text(self.view.characters()), self.query_one("#party", Static).update
-        )
+        clock = self.view.clock()
+        self._show("clock", clock, self.query_one(ClockPanel).show)
+        current = [i for i, row in enumerate(clock.rows) if row.current] if clock else []
+        if current:
+            # Keep whoever acts in sight when the order is longer than its panel.
+            scroll = self.query_one("#clock-scroll", VerticalScroll)
+            self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
+        party = (self.view.characters(), self.own())
+        self._show("party", party, self._show_party)
         self.query_one(LogView).reload(follow=follow)
+
+    def _show_party(self, party: tuple[list[CharacterRow], str | None]) -> None:
+        self.query_one(PartyPanel).show(party[0], party[1], self.EMPTY)
 
     def _show(self, panel: str, content: Any, update: Any) -> None:
         # An update lays the whole screen out again: skip panels that did not change
@@ -91,7 +128,14 @@ class TableApp(App[None]):
             shown[panel] = content
             update(content)
 
+    def own(self) -> str | None:
+        """The name of the character whose player watches (listed first), if any."""
+        char = self.view.state().characters.get(self.view.player or "")
+        return char.name if char else None
+
     def say(self, message: str, error: bool = False) -> None:
+        if error:
+            message = commandline.typed_words(message, self.view.state())
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
 
     def follow(self) -> None:
@@ -104,11 +148,24 @@ class TableApp(App[None]):
         if new:
             self.redraw()
 
+    def action_read(self) -> None:
+        """Open the record at the foot of the log in full (Up and Down step from it)."""
+        log = self.query_one(LogView)
+        if self.view.log_len():
+            log.screen_lines()
+            self.push_screen(RecordScreen(self.view, log.lowest))
+
+    def action_party(self, step: int) -> None:
+        """Scroll the characters panel (two lines a step: a name and its status)."""
+        party = self.query_one("#party-scroll", VerticalScroll)
+        party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
 
     def action_rules(self) -> None:
-        self.push_screen(RulesScreen(render.rules_text(self.view.system.id)))
+        text = render.rules_text(self.view.system.id)
+        self.push_screen(RulesScreen(commandline.typed_words(text, self.view.state())))
 
     def help_commands(self) -> list[str]:
         return []
@@ -116,13 +173,19 @@ class TableApp(App[None]):
     def rows_of(self, seqs: list[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them."""
         voided = self.view.table.projection.history.voided
+        names = {c.id: c.name for c in self.view.table.state.characters.values()}
         rows = []
         for seq in seqs:
             record = self.view.table.store.record(seq)
             rows.append(
                 LogRow(
                     seq=seq,
-                    text=render.describe(self.view.system.id, record_to_builtins(record)),
+                    text=render.describe(
+                        self.view.system.id,
+                        record_to_builtins(record),
+                        names,
+                        self.view.record_line,
+                    ),
                     author=record.author,
                     undone=seq in voided,
                     secret=bool(record.visibility.hidden),
@@ -134,6 +197,8 @@ class TableApp(App[None]):
 class PlayApp(TableApp):
     """The GM's table: every panel live, a command line, undo with a preview."""
 
+    EMPTY = "nobody at the table yet (add NAME seats a character)"
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_turn", "Next turn"),
         Binding("ctrl+z", "undo", "Undo"),
@@ -142,40 +207,48 @@ class PlayApp(TableApp):
         Binding("f2", "rules", "Rules"),
         Binding("pageup", "log_page(-1)", "Log up", show=False),
         Binding("pagedown", "log_page(1)", "Log down", show=False),
-        Binding("escape", "clear_line", "Clear line", show=False),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
         ("Enter", "run the command line"),
+        ("paste", "several lines pasted run in order, after one Enter to confirm"),
         ("Tab / Right", "complete the word (command, character, skill, weapon)"),
         ("Up / Down", "earlier and later command lines"),
-        ("Escape", "clear the command line"),
+        ("Escape", "clear the command line (Up brings it back)"),
         ("Ctrl+N", "next turn (the system's 'next')"),
         ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
         ("Ctrl+Y", "redo the last undo"),
         ("PageUp / PageDown", "scroll the log"),
+        ("F3", "read the record at the foot of the log in full (Up/Down: older, newer)"),
+        ("Shift+Up / Shift+Down", "scroll the characters"),
         ("Ctrl+P", "command palette"),
         ("F1", "this help"),
         ("F2", "the rules of this table's system"),
         ("Ctrl+Q", "quit"),
     ]
 
+    def __init__(self, view: View, name: str, history: Path | None = None) -> None:
+        super().__init__(view, name)
+        self.history = history
+        self.greeting = "help lists the commands; F1 lists the keys"
+        #: the records each recent command wrote, newest last
+        self._ran: list[list[int]] = []
+
     def compose_bottom(self) -> Iterable[Any]:
         yield OddsBar(id="odds")
         yield Static(id="message")
-        yield CommandLine(self.view, id="command")
+        yield CommandLine(self.view, history=self.history, id="command")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
-        self.say("help lists the commands; F1 lists the keys")
+        self.say(self.greeting)
 
     def help_commands(self) -> list[str]:
         out = list(commandline.GENERIC_HELP.values())
-        vocab = commandline.vocabulary(self.view.state())
-        for kind, words in vocab.items():
-            if words:
-                out.append(f"{kind}: {', '.join(words)}")
+        own = commandline.command_words(self.view.state())[len(commandline.GENERIC_HELP) :]
+        if own:
+            out.append(f"{self.view.system.id} commands: {', '.join(sorted(own))}")
         forms = self.view.system.short_forms
         if forms:
             out.append(f"{self.view.system.id} short forms, for example:")
@@ -185,9 +258,21 @@ class PlayApp(TableApp):
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_turn":
+            # A system with no clock to move on shows no Next turn key.
+            return (
+                commandline.quiet_command(self.view.system.next_words, self.view.state())
+                is not None
+            )
+        return True
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Next turn", "Run the system's 'next' command", self.action_next_turn)
+        if self.check_action("next_turn", ()):
+            yield SystemCommand(
+                "Next turn", "Run the system's 'next' command", self.action_next_turn
+            )
         yield SystemCommand("Undo", "Void the last command and all it caused", self.action_undo)
         yield SystemCommand("Redo", "Restore what the last undo voided", self.action_redo)
         yield SystemCommand("Help", "Every key and command", self.action_help)
@@ -213,47 +298,95 @@ class PlayApp(TableApp):
             return
         state = self.view.state()
         command = commandline.quiet_command(event.value, state)
-        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        odds = self.view.odds(command)
+        result = self.typed_result(command) if odds is not None else ""
+        self.query_one(OddsBar).show_odds(odds, result)
         hint = event.input.hint(state) if event.value else ""
         if hint:
             self.say(hint)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if not isinstance(event.input, CommandLine):
-            return
-        self.run_line(event.value)
+    def typed_result(self, command: Any) -> str:
+        """What a command with typed faces would record, decided but not written ("" if none)."""
+        if not getattr(command, "faces", None):
+            return ""
+        table = self.view.table
+        try:
+            drafts = decide(command, table.state, table.dice, table.projection.history)
+        except RuleError as exc:
+            return f"refused: {exc}"
+        system = self.view.system.id
+        names = {c.id: c.name for c in table.state.characters.values()}
+        return "; ".join(
+            render.describe(system, {"event": msgspec.to_builtins(d.event)}, names) for d in drafts
+        )
 
-    def run_line(self, text: str) -> None:
-        """Run a typed line; a bad one is answered in place and the line is kept to fix."""
-        line = self.query_one(CommandLine)
+    def on_command_line_entered(self, event: CommandLine.Entered) -> None:
+        event.line.pending -= 1
+        if not self.run_line(event.text):
+            event.line.refused(event.text)
+
+    def on_command_line_pasted(self, event: CommandLine.Pasted) -> None:
+        lines = event.lines
+        screens = [n for n, text in enumerate(lines, 1) if commandline.opens_screen(text)]
+        if screens:
+            self.say(
+                f"paste refused, nothing run: line {screens[0]} ({lines[screens[0] - 1]!r}) "
+                "opens a screen; type undo, help and rules on their own",
+                error=True,
+            )
+            return
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.run_lines(lines)
+            else:
+                self.say(f"paste of {len(lines)} lines dropped; nothing run (Up recalls them)")
+
+        self.push_screen(PasteScreen(lines), done)
+
+    def run_lines(self, lines: list[str]) -> None:
+        """Run pasted lines in order; the first refused one stops the rest and waits to be fixed."""
+        for n, text in enumerate(lines, 1):
+            if not self.run_line(text, quiet=True):
+                reason = str(self.query_one("#message", Static).render())
+                rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
+                self.say(
+                    f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True
+                )
+                self.query_one(CommandLine).refused(text)
+                return
+        seqs = [seq for ran in self._ran[-len(lines) :] for seq in ran]
+        self.say(
+            f"ran {len(lines)} pasted lines, records #{seqs[0]}-#{seqs[-1]}; the last:\n"
+            + self.results(lines_run=1)
+        )
+
+    def run_line(self, text: str, quiet: bool = False) -> bool:
+        """Run a typed line; False when it is refused (the reason is on the message line)."""
         try:
             parsed = commandline.parse_line(text, self.view.state())
         except RuleError as exc:
             self.say(str(exc), error=True)
-            return
+            return False
         except Exception as exc:  # a bug in a short form must not end the GM's session
             self.say(f"margin could not read that line ({type(exc).__name__}: {exc})", error=True)
-            return
-        line.remember(text)
+            return False
         if parsed.action == "undo":
-            line.value = ""
             self.action_undo()
-            return
+            return True
         if isinstance(parsed.command, Undo):
-            line.value = ""
             self.preview_undo(parsed.command)
-            return
+            return True
         if parsed.action in ("help", "rules"):
-            line.value = ""
             if parsed.action == "help":
                 self.action_help()
             else:
                 self.action_rules()
-            return
+            return True
         assert parsed.command is not None
-        self.execute(parsed.command, clear=True)
+        return self.execute(parsed.command, quiet=quiet)
 
-    def execute(self, command: Any, clear: bool = False) -> bool:
+    def execute(self, command: Any, quiet: bool = False) -> bool:
         table = self.view.table
         before = table.projection.seq
         try:
@@ -273,13 +406,17 @@ class PlayApp(TableApp):
                 error=True,
             )
             return False
-        if clear:
-            self.query_one(CommandLine).value = ""
         self.query_one(OddsBar).show_odds(None)
-        last = self.rows_of([records[-1].seq])[0]
-        self.say(f"record {last.seq}: {last.text}")
+        self._ran = [*self._ran[-99:], [r.seq for r in records]]
+        if not quiet:
+            self.say(self.results(lines_run=1))
         self.redraw(follow=True)
         return True
+
+    def results(self, lines_run: int) -> str:
+        """What the last commands wrote, one record a line, each in full."""
+        seqs = [seq for ran in self._ran[-lines_run:] for seq in ran]
+        return "\n".join(f"#{row.seq} {row.text}" for row in self.rows_of(seqs))
 
     # -- actions -----------------------------------------------------------
 
@@ -318,15 +455,7 @@ class PlayApp(TableApp):
         self.execute(Redo())
 
     def action_log_page(self, direction: int) -> None:
-        log = self.query_one(LogView)
-        if direction < 0:
-            log.scroll_page_up(animate=False)
-        else:
-            log.scroll_page_down(animate=False)
-        log.scrolled()
-
-    def action_clear_line(self) -> None:
-        self.query_one(CommandLine).value = ""
+        self.query_one(LogView).page(direction)
 
 
 class WatchApp(TableApp):
@@ -335,12 +464,15 @@ class WatchApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help"),
         Binding("f2", "rules", "Rules"),
+        Binding("enter", "read", "Read", show=False),
         Binding("q", "quit", "Quit"),
     ]
     KEYS: ClassVar[list[tuple[str, str]]] = [
         ("Up / Down", "scroll the log a line"),
         ("PageUp / PageDown", "scroll the log a page"),
         ("Home / End", "oldest / newest record"),
+        ("Enter or F3", "read the record at the foot of the log in full"),
+        ("Shift+Up / Shift+Down", "scroll the characters (yours is first)"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),
         ("q", "quit"),
@@ -381,6 +513,7 @@ class ReplayApp(TableApp):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("c", "corrected", "Corrected"),
         Binding("g", "jump", "Jump"),
+        Binding("enter", "read", "Read", show=False),
         Binding("f1,question_mark", "help", "Help"),
         Binding("f2", "rules", "Rules"),
         Binding("q", "quit", "Quit"),
@@ -394,6 +527,8 @@ class ReplayApp(TableApp):
         ("+ / -", "play faster / slower"),
         ("c", "switch: as it happened / as corrected"),
         ("g", "jump to a record, round, turn or count"),
+        ("Enter or F3", "read the record shown last in full"),
+        ("Shift+Up / Shift+Down", "scroll the characters"),
         ("F1 or ?", "this help"),
         ("F2", "the rules of this table's system"),
         ("q", "quit"),
@@ -480,6 +615,7 @@ class ReplayApp(TableApp):
                 self.say(str(exc), error=True)
                 return
             self._moved()
+            self.say(f"jumped to {text.strip()}: record {self.view.number}")
 
         self.push_screen(JumpScreen(), jump)
 
@@ -497,8 +633,15 @@ def _open_view(path: str, *, readonly: bool, name: str | None, every: int = 1000
     return View(table, player)
 
 
-def play_app(path: str) -> PlayApp:
-    return PlayApp(_open_view(path, readonly=False, name=None), Path(path).name)
+def play_app(path: str, default: bool = False) -> PlayApp:
+    app = PlayApp(
+        _open_view(path, readonly=False, name=None), Path(path).name, history=history_path(path)
+    )
+    if default:
+        app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
+            app.greeting
+        )
+    return app
 
 
 def watch_app(path: str, name: str) -> WatchApp:
@@ -531,7 +674,9 @@ def default_table() -> Path:
 
 def play(path: str | None) -> int:
     """``margin play [PATH]``: the GM's table (the default table when no PATH)."""
-    return _run(play_app(path or str(default_table())))
+    if path:
+        return _run(play_app(path))
+    return _run(play_app(str(default_table()), default=True))
 
 
 def watch(path: str, name: str) -> int:

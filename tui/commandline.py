@@ -10,12 +10,13 @@ rule: a line becomes a command, and the core decides it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from core import RuleError, TableState, get_system, parse_command
 from core.commands import command_type, convert_command
-from core.systems.base import Command
+from core.systems.base import Command, Usage
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {
@@ -108,10 +109,19 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _value(text: str) -> Any:
+def _value(key: str, text: str) -> Any:
+    """A sheet field's value: JSON when it reads as JSON, else the word itself.
+
+    A value that opens a JSON object or list must be valid JSON: a typo in it
+    is named here rather than reported later as a field of the wrong shape.
+    """
     try:
         return json.loads(text)
-    except ValueError:
+    except json.JSONDecodeError as exc:
+        if text[:1] in "{[":
+            raise RuleError(
+                f"add: {key}={text} is not valid JSON ({exc.msg} at character {exc.pos + 1})"
+            ) from None
         return text
 
 
@@ -163,7 +173,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
         for arg in args[1:]:
             key, eq, value = arg.partition("=")
             if eq:
-                sheet[key] = _value(value)
+                sheet[key] = _value(key, value)
             elif arg.lower() == "hidden":
                 hidden = True
             else:
@@ -221,6 +231,12 @@ def parse_line(text: str, state: TableState) -> Parsed:
     return Parsed(command=convert_command(state.system, found))
 
 
+def opens_screen(text: str) -> bool:
+    """Whether a line opens a screen rather than running a command (undo's preview, help)."""
+    words = text.split()
+    return bool(words) and words[0].lower() in ("undo", "help", "rules")
+
+
 def quiet_command(text: str, state: TableState) -> Command | None:
     """The command a partly typed line would run, or None (no error while typing)."""
     try:
@@ -244,34 +260,102 @@ def command_words(state: TableState) -> list[str]:
     return words
 
 
-def names(state: TableState) -> list[str]:
-    """Every name the words after the first may complete to (once each, ignoring case)."""
-    out: list[str] = []
-    seen: set[str] = set()
-    pools = [[c.id for c in state.characters.values()]]
-    pools += [items for kind, items in vocabulary(state).items() if kind != "command"]
-    for pool in pools:
-        for item in pool:
-            if item.lower() not in seen:
-                seen.add(item.lower())
-                out.append(item)
-    return out
+#: what each generic command's words are, for completion (as a system's ``grammar``)
+GENERIC_GRAMMAR: dict[str, Usage] = {
+    "roll": Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}),
+    "note": Usage(("text",)),
+    "gmnote": Usage(("text",)),
+    "undo": Usage(("record",)),
+    "redo": Usage(),
+    "reveal": Usage(("record",)),
+    "add": Usage(("text",), ("hidden",), makes="add-character"),
+    "hide": Usage(("character",)),
+    "show": Usage(("character",)),
+    "remove": Usage(("character",), makes="remove-character"),
+    "set": Usage(("option", "value"), makes="set-option"),
+    "help": Usage(),
+    "rules": Usage(),
+}
+
+#: kinds of word that are typed, never completed
+TYPED = frozenset({"number", "text", "dice", "record", "value"})
+
+
+def typed_words(message: str, state: TableState) -> str:
+    """A message with each JSON command type (``next-turn``) said as the word typed (``next``).
+
+    Types inside JSON (after a quote) are left alone, so examples stay valid.
+    """
+    grammar = {**get_system(state.system).grammar, **GENERIC_GRAMMAR}
+    words = {u.makes: w for w, u in grammar.items() if "-" in u.makes and u.makes != w}
+    if not words:
+        return message
+    pattern = re.compile(
+        r"(?<![\w\"-])("
+        + "|".join(re.escape(t) for t in sorted(words, key=len, reverse=True))
+        + r")(?![\w\"-])"
+    )
+    return pattern.sub(lambda m: words[m.group(1)], message)
+
+
+def kinds(text: str, state: TableState) -> list[str]:
+    """What the word being typed at the end of ``text`` may be, by the command's grammar."""
+    words = text.split()
+    before = words if not text or text[-1].isspace() else words[:-1]
+    if not before:
+        return ["command"]
+    head = before[0].lower()
+    usage = GENERIC_GRAMMAR.get(head) or get_system(state.system).grammar.get(head)
+    if usage is None:
+        return []
+    args = [word.lower() for word in before[1:]]
+    if args and args[-1] in usage.after:
+        return [usage.after[args[-1]]]
+    if len(args) < len(usage.slots):
+        return [usage.slots[len(args)]]
+    return list(usage.rest)
+
+
+def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
+    if kind == "command":
+        return command_words(state)
+    if kind == "character":
+        return vocab.get("character") or [c.id for c in state.characters.values()]
+    if kind == "option":
+        return [o.name for o in get_system(state.system).options]
+    if kind in vocab:
+        return vocab[kind]
+    if kind in TYPED:
+        return []
+    return kind.split("|")
 
 
 def candidates(text: str, state: TableState) -> list[str]:
-    """Completions of the last word of ``text``, in offer order."""
+    """Completions of the last word of ``text``, in offer order, of the kinds its place takes."""
     if text.startswith("{"):
         return []
-    words = text.split(" ")
-    last = words[-1].lower()
-    pool = command_words(state) if len(words) == 1 else names(state)
-    return [w for w in pool if w.lower().startswith(last) and w.lower() != last]
+    last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
+    vocab = vocabulary(state)
+    out: list[str] = []
+    seen: set[str] = set()
+    for kind in kinds(text, state):
+        for word in _pool(kind, state, vocab):
+            low = word.lower()
+            if low.startswith(last) and low != last and low not in seen:
+                seen.add(low)
+                out.append(word)
+    return out
 
 
 def complete(text: str, state: TableState) -> str | None:
-    """``text`` with its last word completed (to the first candidate), or None."""
+    """``text`` with its last word completed (to the first candidate), or None.
+
+    Nothing is inserted for a word not yet begun: the message line lists what may come.
+    """
+    if not text or text[-1].isspace():
+        return None
     found = candidates(text, state)
     if not found:
         return None
-    head, _, _ = text.rpartition(" ")
-    return (head + " " if head else "") + found[0] + " "
+    head = text[: len(text) - len(text.split()[-1])]
+    return head + found[0] + " "

@@ -28,6 +28,7 @@ from typing import Any
 
 import asyncssh
 
+from .keys import data_dir
 from .session import GM
 
 #: Seconds a session's process gets to leave its screen tidy before it is killed.
@@ -83,12 +84,6 @@ def parse_keys(text: str, source: str) -> dict[bytes, str]:
     if not seats:
         raise HostError(f"{source}: no keys (one a line: NAME KEYTYPE BASE64 [comment])")
     return seats
-
-
-def data_dir() -> Path:
-    """margin's data directory: ``$XDG_DATA_HOME/margin``, else ``~/.local/share/margin``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "margin"
 
 
 def host_key(folder: Path) -> asyncssh.SSHKey:

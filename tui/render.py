@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
 from core import get_system
 from core.errors import RuleError
 
+#: event fields that hold a character's id, said by name on the screens
+WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")
 
-def describe(system: str, data: dict[str, Any]) -> str:
-    """One line for a record given as a (possibly lensed) dict."""
+
+def describe(
+    system: str,
+    data: dict[str, Any],
+    names: Mapping[str, str] | None = None,
+    lookup: Callable[[int], str | None] | None = None,
+) -> str:
+    """One line for a record given as a (possibly lensed) dict.
+
+    ``names`` (id -> name, of the characters the reader may see) says
+    characters by name; ``lookup`` (record number -> its line) lets an undo
+    say what it undid.
+    """
     event = data["event"]
     if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
         # a record players never saw, shown to them now
-        return "GM reveals: " + describe(system, {"event": event["shown"]})
+        return "GM reveals: " + describe(system, {"event": event["shown"]}, names)
+    if names:
+        event = {
+            k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
+            for k, v in event.items()
+        }
+    if lookup is not None and event.get("type") in ("table.undone", "table.redone"):
+        seqs = event.get("voids") or event.get("restores") or []
+        first = lookup(seqs[0]) if seqs else None
+        if first is not None:
+            event = {**event, "first": first}
     try:
         sys = get_system(system)
     except RuleError:
@@ -41,10 +65,14 @@ def _generic(e: dict[str, Any]) -> str | None:
     if tag == "character.added":
         return f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
     if tag == "character.updated":
-        if e.get("hidden") is not None and not e.get("sheet"):
-            return f"{e['id']} is {'hidden from' if e['hidden'] else 'shown to'} the players"
-        keys = ", ".join(e.get("sheet", {})) or "visibility"
-        return f"{e['id']}: sheet updated ({keys})"
+        keys = ", ".join(e.get("sheet", {}))
+        if keys:
+            return f"{e['id']}: sheet updated ({keys})"
+        hidden = e.get("hidden")
+        return f"{e['id']} is " + {
+            True: "hidden from the players",
+            False: "shown to the players",
+        }.get(hidden, "updated")
     if tag == "character.removed":
         return f"{e['id']} leaves the table"
     if tag == "dice.rolled":
@@ -53,19 +81,23 @@ def _generic(e: dict[str, Any]) -> str | None:
             return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
         faces = e.get("faces", [])
         kept = e.get("kept") or [True] * len(faces)
-        shown = ",".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
+        shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
         typed = " (typed)" if e.get("source") == "typed" else ""
         secret = " (secret)" if e.get("secret") else ""
         reason = f" for {e['reason']}" if e.get("reason") else ""
         return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
     if tag == "table.note":
         return ("GM note: " if e.get("gm_only") else "note: ") + e["text"]
-    if tag == "table.undone":
-        return f"undo {e['command']} (voids {len(e['voids'])} record{'s' if len(e['voids']) != 1 else ''})"
-    if tag == "table.redone":
-        return f"redo {e['command']} (restores {len(e['restores'])})"
+    if tag in ("table.undone", "table.redone"):
+        undo = tag == "table.undone"
+        seqs = e.get("voids" if undo else "restores", [])
+        count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
+        what = f"#{seqs[0]}" if seqs else "a command"
+        if e.get("first"):
+            what += f" {e['first']}"
+        return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
     if tag == "table.revealed":
-        return f"GM reveals record {e['record']}"
+        return f"GM reveals #{e['record']}"
     return None
 
 

@@ -9,8 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
-from .view import LogRow
-from .widgets import row_text
+from .view import LogRow, View
+from .widgets import row_body, row_head, row_text
 
 
 class UndoScreen(ModalScreen[bool]):
@@ -40,6 +40,87 @@ class UndoScreen(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
+
+
+class PasteScreen(ModalScreen[bool]):
+    """Lines pasted at once, listed before they run in order; Enter runs them, Escape drops them."""
+
+    BINDINGS = [
+        Binding("enter,y", "confirm", "Run them"),
+        Binding("escape,n", "cancel", "Drop them"),
+    ]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        text = Text(f"Run these {len(self.lines)} pasted lines, in order?\n", style="bold")
+        width = len(str(len(self.lines)))
+        for n, line in enumerate(self.lines, 1):
+            text.append(f"{n:>{width}}  ", style="dim")
+            text.append(f"{line}\n")
+        text.append("\nEnter: run them    Escape: run nothing", style="dim")
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(text, id="paste-list")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class RecordScreen(ModalScreen[None]):
+    """One record of the log in full, however long; Up and Down step to older and newer ones."""
+
+    BINDINGS = [
+        Binding("escape,q,f3,enter", "close", "Close"),
+        Binding("up,left,k", "step(-1)", "Older"),
+        Binding("down,right,j", "step(1)", "Newer"),
+        Binding("home", "first", "Oldest", show=False),
+        Binding("end", "last", "Newest", show=False),
+    ]
+
+    def __init__(self, view: View, index: int) -> None:
+        super().__init__()
+        self.view = view
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(self.record_text(), id="record-text")
+
+    def record_text(self) -> Text:
+        count = self.view.log_len()
+        rows = self.view.rows(self.index, self.index + 1)
+        if not rows:
+            return Text("the log is empty", style="dim")
+        row = rows[0]
+        text = Text(f"Record {self.index + 1} of {count} in this log\n", style="bold")
+        text.append_text(row_head(row))
+        text.append("\n")
+        text.append_text(row_body(row))
+        if row.undone:
+            text.append("\n(undone)", style="italic")
+        text.append("\n\nUp/Down: older/newer record    Escape: close", style="dim")
+        return text
+
+    def _show(self, index: int) -> None:
+        self.index = max(0, min(self.view.log_len() - 1, index))
+        self.query_one("#record-text", Static).update(self.record_text())
+
+    def action_step(self, step: int) -> None:
+        self._show(self.index + step)
+
+    def action_first(self) -> None:
+        self._show(0)
+
+    def action_last(self) -> None:
+        self._show(self.view.log_len() - 1)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -301,6 +301,8 @@ class View:
         if reader is not None:
             # what players know at the record shown
             reader.revealed = self._gm_state.revealed
+        names = {c.id: c.name for c in self.state().characters.values()}
+        lookup = None if self.lens else self.record_line
         out = []
         for record in self._fetch(self.seqs()[start:stop]):
             if reader is not None:
@@ -313,7 +315,7 @@ class View:
                 LogRow(
                     seq=record.seq,
                     number=data["seq"] if reader is not None else record.seq,
-                    text=render.describe(self.system.id, data),
+                    text=render.describe(self.system.id, data, names, lookup),
                     author=record.author,
                     undone=record.seq in voided,
                     mistake=record.seq in later,
@@ -321,6 +323,12 @@ class View:
                 )
             )
         return out
+
+    def record_line(self, seq: int) -> str:
+        """One record's line as the GM reads it (an undo names what it undid with this)."""
+        names = {c.id: c.name for c in self.state().characters.values()}
+        data = record_to_builtins(self.table.store.record(seq))
+        return render.describe(self.system.id, data, names)
 
     # -- replay ------------------------------------------------------------
 
@@ -389,7 +397,11 @@ def parse_jump(text: str, view: View) -> int:
         else:
             if "turn" in target and "round" not in target:
                 now = clock_position(view.clock()).get("round")
-                if now is not None:
-                    target = {"round": now, **target}
+                if now is None:
+                    raise RuleError(
+                        f"jump: {text.strip()!r} counts turns in the current round, and no "
+                        "round is running here (give round N turn N)"
+                    )
+                target = {"round": now, **target}
             return view.find(target)
     raise RuleError(f"jump: {text!r} not understood (a record number, or round N, turn N, count N)")

@@ -6,12 +6,17 @@ store around it or computes a rule.
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.suggester import Suggester
@@ -23,8 +28,36 @@ from core.systems.base import Clock, Odds
 from . import commandline
 from .view import CharacterRow, LogRow, View
 
-#: Band colours, best band first; readable in 256 colours and on dark or light themes.
-BAND_COLOURS = ("bright_green", "green", "yellow", "dark_orange", "red", "magenta", "grey50")
+#: How each band is drawn: a colour and a glyph of its own, so the bands stay apart
+#: in 16 colours, in 256, and with NO_COLOR (glyphs alone). Success bands take
+#: styles from the start, failure bands from the end, so a marginal success
+#: and a marginal failure never look alike.
+BAND_STYLES = (
+    ("█", "bold bright_green"),
+    ("▓", "green"),
+    ("▒", "cyan"),
+    ("░", "yellow"),
+    ("▚", "red"),
+    ("×", "magenta"),
+)
+
+
+def band_styles(odds: Odds) -> list[tuple[str, str]]:
+    """A (glyph, style) for each band of ``odds``, in band order."""
+    chances = list(odds.bands.values())
+    split = None
+    total = 0.0
+    for i, p in enumerate(chances):
+        total += p
+        if abs(total - odds.success) < 1e-9:
+            split = i + 1
+            break
+    half = len(BAND_STYLES) // 2
+    count = len(chances)
+    if split is None or split > half or count - split > half:
+        return [BAND_STYLES[i % len(BAND_STYLES)] for i in range(count)]
+    failures = count - split
+    return [*BAND_STYLES[:split], *BAND_STYLES[len(BAND_STYLES) - failures :]]
 
 
 def clock_text(clock: Clock | None, width: int = 80) -> Text:
@@ -61,46 +94,109 @@ class ClockPanel(Static):
         return clock_text(self.clock, self.size.width or 80)
 
 
-def party_text(rows: list[CharacterRow]) -> Text:
+def party_text(
+    rows: list[CharacterRow],
+    own: str | None = None,
+    empty: str = "nobody at the table yet",
+    width: int = 0,
+) -> Text:
+    """The characters and their status; a watching player's own character first, marked.
+
+    Status items are packed into lines under the name, indented, and broken
+    between items when ``width`` is given.
+    """
     if not rows:
-        return Text("nobody at the table yet (add NAME)", style="dim")
+        return Text(empty, style="dim")
+    rows = sorted(rows, key=lambda row: row.name != own) if own else rows
     out = Text()
     for i, row in enumerate(rows):
         if i:
             out.append("\n")
         out.append(row.name, style="bold")
+        if row.name == own:
+            out.append(" (you)", style="bold cyan")
         if row.hidden:
             out.append(" (hidden)", style="italic dim")
-        if row.status:
-            out.append("\n  " + " · ".join(row.status))
+        for line in _pack(list(row.status), width - 4 if width else 0):
+            out.append("\n  " + line)
     return out
 
 
-def odds_text(odds: Odds, width: int) -> Text:
-    """A label, the chance of success, and the bands as one bar with a legend."""
+def _pack(items: list[str], room: int) -> list[str]:
+    """Items joined with `` · ``, a new line where the next would pass ``room`` (0: one line)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and (not room or len(lines[-1]) + 3 + len(item) <= room):
+            lines[-1] += " · " + item
+        elif room and len(item) > room:
+            lines.extend(textwrap.wrap(item, room) or [item])
+        else:
+            lines.append(item)
+    return lines
+
+
+class PartyPanel(Static):
+    """The characters at the table, their status wrapped to the panel's width."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[CharacterRow] = []
+        self.own: str | None = None
+        self.empty = ""
+
+    def show(self, rows: list[CharacterRow], own: str | None, empty: str) -> None:
+        self.rows, self.own, self.empty = rows, own, empty
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return party_text(self.rows, self.own, self.empty, self.content_size.width)
+
+
+def odds_text(odds: Odds, width: int, result: str = "") -> Text:
+    """A label, the chance of success (or what typed faces give), and the bands as one bar.
+
+    The legend wraps between bands, never inside one, so it fits 60 columns.
+    """
+    width = max(10, width)
     out = Text()
     if odds.label:
         out.append(odds.label + "  ", style="bold")
     out.append(f"success {odds.success:.1%}", style="bold green")
+    if result:
+        out.append("\n")
+        out.append("these faces: ", style="bold")
+        out.append(result)
     out.append("\n")
-    width = max(10, width)
     bands = list(odds.bands.items())
+    styles = band_styles(odds)
     cells = [round(p * width) for _, p in bands]
     # Rounding may miss or overshoot the width by a cell or two; the largest band absorbs it.
     if cells:
         cells[cells.index(max(cells))] += width - sum(cells)
-    for i, ((_name, _p), n) in enumerate(zip(bands, cells, strict=True)):
-        out.append("█" * max(0, n), style=BAND_COLOURS[i % len(BAND_COLOURS)])
-    out.append("\n")
-    for i, (name, p) in enumerate(bands):
-        out.append("■ ", style=BAND_COLOURS[i % len(BAND_COLOURS)])
-        out.append(f"{name} {p:.1%}  ")
+    for (glyph, style), n in zip(styles, cells, strict=True):
+        out.append(glyph * max(0, n), style=style)
+    line = 0
+    for (glyph, style), (name, p) in zip(styles, bands, strict=True):
+        item = f"{glyph} {name} {p:.1%}"
+        if line == 0 or line + 2 + len(item) > width:
+            out.append("\n")
+            line = 0
+        else:
+            out.append("  ")
+            line += 2
+        out.append(glyph + " ", style=style)
+        out.append(item[2:])
+        line += len(item)
     return out
 
 
-def row_text(row: LogRow) -> Text:
-    """A log line: number, a mark (◆ secret, ✗ undone later), the text (struck when undone)."""
-    text = Text(no_wrap=True, overflow="ellipsis")
+#: cells before a log row's text: its number, a space, its mark
+ROW_INDENT = 9
+
+
+def row_head(row: LogRow) -> Text:
+    """A log line's number and mark (◆ secret, ✗ undone later)."""
+    text = Text()
     text.append(f"{row.number or row.seq:>6} ", style="dim")
     if row.mistake:
         text.append("✗ ", style="bold red")
@@ -108,12 +204,38 @@ def row_text(row: LogRow) -> Text:
         text.append("◆ ", style="bold magenta")
     else:
         text.append("  ")
-    text.append(row.text, style=Style(strike=True, dim=True) if row.undone else Style())
     return text
 
 
+def row_body(row: LogRow) -> Text:
+    """A log line's text, struck through when undone."""
+    return Text(row.text, style=Style(strike=True, dim=True) if row.undone else Style())
+
+
+def row_text(row: LogRow) -> Text:
+    """A whole log line: number, mark and text (wrapping where it is shown)."""
+    return row_head(row) + row_body(row)
+
+
+def wrap_row(row: LogRow, width: int, console: Console) -> list[Text]:
+    """A log row as screen lines ``width`` wide: its text wraps under itself, never cut."""
+    room = max(8, width - ROW_INDENT)
+    body = row_body(row).wrap(console, room, overflow="fold")
+    lines = list(body) or [Text()]
+    out = [row_head(row) + lines[0]]
+    out.extend(Text(" " * ROW_INDENT) + line for line in lines[1:])
+    return out
+
+
 class LogView(ScrollView, can_focus=True):
-    """The log, newest last; only the rows on screen are read and drawn."""
+    """The log, newest last; only the records on screen are read and drawn.
+
+    Long records wrap. The scroll position counts records, not lines: at
+    position ``p`` the record ``p + first`` is the lowest on screen, shown
+    whole, with the records before it above (``first`` is the last record
+    that fits the screen from the top), so each record is shown in full at
+    some position, however long its neighbours are.
+    """
 
     DEFAULT_CSS = """
     LogView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
@@ -133,15 +255,44 @@ class LogView(ScrollView, can_focus=True):
         self._window: tuple[int, list[LogRow]] = (0, [])
         #: keep the newest record in sight as records arrive and the panel resizes
         self.stick = True
+        #: the last record that fits the screen from the top, and the size it was found at
+        self._first: tuple[tuple[int, int], int] = ((-1, -1), 0)
+        self._layout: tuple[tuple[int, ...], list[Text], int] = ((), [], 0)
+        self.lowest = 0
 
     def on_mount(self) -> None:
         self.reload(follow=True)
 
+    def _text_size(self) -> tuple[int, int]:
+        """Where rows are laid out: the panel less its scrollbar, whether one shows or not
+        (so the wrapping, and the scroll range it gives, never depend on it)."""
+        return (max(1, self.size.width - 1), self.size.height)
+
+    def _first_page(self) -> int:
+        """The last record shown whole when the log is read from its first line."""
+        size = self._text_size()
+        count = self.view.log_len()
+        (known, first) = self._first
+        if known == size and first < count - 1:
+            return first
+        height, used, first = max(1, size[1]), 0, 0
+        for index in range(min(count, height)):
+            row = self._row(index)
+            used += len(wrap_row(row, size[0], self.app.console)) if row else 1
+            if used > height:
+                break
+            first = index
+        self._first = (size, first)
+        return first
+
     def reload(self, follow: bool = False) -> None:
         """Re-read the log's length; keep the newest in sight when it was (or ``follow``)."""
         at_end = self.is_vertical_scroll_end or follow or self.stick
-        self.virtual_size = Size(self.size.width, self.view.log_len())
         self._window = (0, [])
+        self._layout = ((), [], 0)
+        count = self.view.log_len()
+        first = self._first_page() if count else 0
+        self.virtual_size = Size(self.size.width, max(0, count - 1 - first) + self.size.height)
         self.stick = at_end
         if at_end:
             # To the new end now, so the new rows are drawn in this frame (one frame a
@@ -159,6 +310,12 @@ class LogView(ScrollView, can_focus=True):
         self.stick = False
         self.call_after_refresh(lambda: setattr(self, "stick", self.is_vertical_scroll_end))
 
+    def page(self, direction: int) -> None:
+        """A screenful of records back or on (as many as the screen shows whole)."""
+        shown = max(1, self.screen_lines()[2])
+        self.scroll_to(y=self.scroll_offset.y + direction * shown, animate=False)
+        self.scrolled()
+
     def action_scroll_up(self) -> None:
         super().action_scroll_up()
         self.scrolled()
@@ -168,12 +325,10 @@ class LogView(ScrollView, can_focus=True):
         self.scrolled()
 
     def action_page_up(self) -> None:
-        super().action_page_up()
-        self.scrolled()
+        self.page(-1)
 
     def action_page_down(self) -> None:
-        super().action_page_down()
-        self.scrolled()
+        self.page(1)
 
     def action_scroll_home(self) -> None:
         super().action_scroll_home()
@@ -193,15 +348,52 @@ class LogView(ScrollView, can_focus=True):
         offset = index - start
         return rows[offset] if 0 <= offset < len(rows) else None
 
+    def screen_lines(self) -> tuple[tuple[int, ...], list[Text], int]:
+        """The screen's lines at the current position (and how many records show whole)."""
+        width, height = self._text_size()
+        height = max(1, height)
+        count = self.view.log_len()
+        lowest = count - 1
+        if self.scroll_offset.y < self.max_scroll_y and not self.stick:
+            lowest = min(lowest, self.scroll_offset.y + self._first_page())
+        #: the record at the foot of the panel (the one a reader opens first)
+        self.lowest = max(0, lowest)
+        key = (lowest, width, height, count)
+        if self._layout[0] == key:
+            return self._layout
+        console = self.app.console
+
+        def lines_of(index: int) -> list[Text]:
+            row = self._row(index)
+            return wrap_row(row, width, console) if row else [Text()]
+
+        lines: list[Text] = []
+        whole = 0
+        index = lowest
+        while index >= 0 and len(lines) < height:
+            lines[:0] = lines_of(index)
+            whole += len(lines) <= height
+            index -= 1
+        if len(lines) < height:
+            # The oldest records do not fill the screen: read on from the top.
+            index = lowest + 1
+            while index < count and len(lines) < height:
+                lines.extend(lines_of(index))
+                whole += len(lines) <= height
+                index += 1
+            lines = lines[:height]
+        else:
+            lines = lines[-height:]
+        self._layout = (key, lines, whole)
+        return self._layout
+
     def render_line(self, y: int) -> Strip:
-        index = self.scroll_offset.y + y
-        width = self.size.width
+        width = self.scrollable_content_region.width
         style = self.rich_style
-        row = self._row(index) if index < self.view.log_len() else None
-        if row is None:
+        lines = self.screen_lines()[1] if self.view.log_len() else []
+        if y >= len(lines):
             return Strip.blank(width, style)
-        text = row_text(row)
-        text.truncate(width, overflow="ellipsis")
+        text = lines[y].copy()
         text.stylize_before(style)
         return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(
             0, width, style
@@ -209,17 +401,18 @@ class LogView(ScrollView, can_focus=True):
 
 
 class OddsBar(Static):
-    """The exact odds of the check being typed, drawn as a bar."""
+    """The exact odds of the check being typed, drawn as a bar; with typed faces, their result."""
 
     DEFAULT_CSS = """
-    OddsBar { height: auto; max-height: 5; padding: 0 1; display: none; }
+    OddsBar { height: auto; max-height: 8; padding: 0 1; display: none; }
     OddsBar.shown { display: block; }
     """
 
-    def show_odds(self, odds: Odds | None) -> None:
+    def show_odds(self, odds: Odds | None, result: str = "") -> None:
         self.set_class(odds is not None, "shown")
         if odds is not None:
-            self.update(odds_text(odds, self.size.width - 2 if self.size.width > 2 else 60))
+            width = self.content_size.width or self.app.size.width - 2
+            self.update(odds_text(odds, width, result))
 
 
 class WordSuggester(Suggester):
@@ -237,33 +430,114 @@ class WordSuggester(Suggester):
 
 
 class CommandLine(Input):
-    """The GM's command line; Tab completes the word being typed."""
+    """The GM's command line; Tab completes the word being typed.
+
+    Every key is handled here, in the order typed: Enter hands the line over
+    and empties the line at once, so keys typed before the line has run (a fast
+    burst) start the next line instead of joining this one.
+    """
 
     DEFAULT_CSS = """
     CommandLine { border: none; height: 1; padding: 0 1; }
     CommandLine:focus { border: none; }
     """
     BINDINGS = [
+        Binding("enter", "enter", "Run", show=False),
         Binding("tab", "complete", "Complete", show=False),
         Binding("up", "history(-1)", "Earlier line", show=False),
         Binding("down", "history(1)", "Later line", show=False),
+        Binding("escape", "clear", "Clear line", show=False),
     ]
+    #: lines of history kept (in memory and in the history file)
+    KEEP = 1000
 
-    def __init__(self, view: View, **kwargs: Any) -> None:
+    class Entered(Message):
+        """A line the GM ran with Enter (already cleared from the command line)."""
+
+        def __init__(self, line: CommandLine, text: str) -> None:
+            super().__init__()
+            self.line = line
+            self.text = text
+
+    class Pasted(Message):
+        """Several lines pasted at once: the screen asks before running them."""
+
+        def __init__(self, line: CommandLine, lines: list[str]) -> None:
+            super().__init__()
+            self.line = line
+            self.lines = lines
+
+    def __init__(self, view: View, history: Path | None = None, **kwargs: Any) -> None:
         super().__init__(
             placeholder="type a command (help, or Tab to complete)",
             suggester=WordSuggester(view),
             **kwargs,
         )
         self.view = view
-        self.lines: list[str] = []
+        self.history = history
+        self.lines: list[str] = read_history(history, self.KEEP)
         self._back = 0
+        #: lines entered that the screen has not finished with yet
+        self.pending = 0
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Input leaves its bindings to the app, which runs them after this widget
+        # has already taken the keys typed next; run them here, in order.
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings and event.key in _EDITING_KEYS:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(bindings[0].action)
+            return
+        await super()._on_key(event)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        lines = [line.strip() for line in event.text.splitlines()]
+        lines = [line for line in lines if line]
+        # Input's own handler would run after this one and keep only the first line.
+        event.prevent_default()
+        if len(lines) > 1:
+            event.stop()
+            for line in lines:
+                self.remember(line)
+            self.post_message(self.Pasted(self, lines))
+            return
+        super()._on_paste(event)
+
+    def action_enter(self) -> None:
+        text = self.value
+        if not text.strip():
+            return
+        self.remember(text)
+        self.value = ""
+        self.pending += 1
+        self.post_message(self.Entered(self, text))
+
+    def refused(self, text: str) -> None:
+        """Put a refused line back to be fixed, unless the GM has typed on since."""
+        if not self.value and not self.pending:
+            self.value = text
+            self.cursor_position = len(text)
+
+    def action_clear(self) -> None:
+        if self.value.strip():
+            self.remember(self.value)
+        self.value = ""
 
     def remember(self, text: str) -> None:
-        """Keep a line that was run, for Up and Down."""
-        if not self.lines or self.lines[-1] != text:
-            self.lines.append(text)
+        """Keep a line for Up and Down, here and in the table's history file."""
         self._back = 0
+        if self.lines and self.lines[-1] == text:
+            return
+        self.lines.append(text)
+        del self.lines[: -self.KEEP]
+        if self.history is not None:
+            try:
+                self.history.parent.mkdir(parents=True, exist_ok=True)
+                with self.history.open("a", encoding="utf-8") as out:
+                    out.write(text.replace("\n", " ") + "\n")
+            except OSError:
+                self.history = None  # a read-only home must not stop the table
 
     def action_history(self, step: int) -> None:
         if not self.lines:
@@ -279,5 +553,28 @@ class CommandLine(Input):
             self.cursor_position = len(done)
 
     def hint(self, state: TableState) -> str:
+        """What the word being typed may be: its kind, then the first candidates."""
         found = commandline.candidates(self.value, state)
-        return "  ".join(found[:12])
+        if not found:
+            return ""
+        kinds = [k for k in commandline.kinds(self.value, state) if "|" not in k]
+        label = f"{' or '.join(kinds)}: " if kinds else ""
+        more = f"  (+{len(found) - 12})" if len(found) > 12 else ""
+        return label + "  ".join(found[:12]) + more
+
+
+#: keys the command line acts on itself (Input's and its own), rather than the screen
+_EDITING_KEYS = frozenset(
+    key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
+)
+
+
+def read_history(path: Path | None, keep: int) -> list[str]:
+    """The last ``keep`` lines of a history file (none when it is missing or unreadable)."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if line.strip()][-keep:]

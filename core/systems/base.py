@@ -101,6 +101,26 @@ class Clock:
     rows: tuple[ClockRow, ...] = ()
 
 
+@dataclass(frozen=True)
+class Usage:
+    """What each word of one short form is, so completion offers the right kind of word.
+
+    A kind is a vocabulary key (``character``, ``skill``, ``weapon``...) or
+    literal words joined by ``|`` (``damage|initiative|reaction``); any other
+    kind (``number``, ``text``) offers nothing.
+    """
+
+    #: kinds of the words right after the command word, in order
+    slots: tuple[str, ...] = ()
+    #: kinds any later word may be, in offer order
+    rest: tuple[str, ...] = ()
+    #: words that take the next word as a value -> its kind (``vs`` -> ``difficulty``)
+    after: Mapping[str, str] = field(default_factory=dict)
+    #: the command type it makes (``next`` makes ``next-turn``), so the screen's
+    #: messages can name a command by the word the GM types
+    makes: str = ""
+
+
 def _no_world(options: Mapping[str, Any]) -> Any:
     return None
 
@@ -156,6 +176,8 @@ class System:
     next_words: str = "next"
     #: names for completion on the command line: {"skill": [...], "weapon": [...]}
     vocabulary: Callable[[TableState], dict[str, list[str]]] | None = None
+    #: short form word -> what each of its words is, for completion
+    grammar: Mapping[str, Usage] = field(default_factory=dict)
     #: the world (``state.world``) as players may see it, given the GM's whole state
     player_world: Callable[[TableState], Any] | None = None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Option, System
+from .base import Option, System, Usage
 from .chance_commands import COMMANDS
 from .chance_decide import decide
 from .chance_fold import HANDLERS
@@ -238,6 +238,23 @@ SYSTEM = System(
     odds=odds,
     parse_words=parse_words,
     vocabulary=vocabulary,
+    grammar={
+        "check": Usage(("character", "skill", "number"), ("modifier", "open|secret|override")),
+        "attack": Usage(
+            ("character", "character"),
+            ("weapon", "location", "position", "unaware|vitals|override"),
+        ),
+        "effect": Usage(("character", "character", "effect")),
+        "next": Usage(),
+        "opposed": Usage(("character", "skill", "character", "skill")),
+        "move": Usage(("character",)),
+        "bandage": Usage(("character",)),
+        "fight": Usage((), ("character",)),
+        "endfight": Usage(makes="end-encounter"),
+        "hp": Usage(("character",)),
+        "clear": Usage(("character", "effect"), makes="clear-effect"),
+        "travel": Usage(),
+    },
     player_world=player_world,
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
-from .base import Option, System
+from .base import Option, System, Usage
 
 OPTIONS = (
     Option(
@@ -186,6 +186,42 @@ SYSTEM = System(
     odds=edge_screen.odds,
     parse_words=edge_screen.parse_words,
     vocabulary=edge_screen.vocabulary,
+    grammar={
+        "check": Usage(
+            ("character", "skill"),
+            (
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+            ),
+            {"vs": "difficulty"},
+        ),
+        "attack": Usage(
+            ("character", "character"),
+            (
+                "weapon",
+                "burst|single|edge-damage|hold|reaction|bonus|free",
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+            ),
+            {"vs": "difficulty"},
+        ),
+        "edge": Usage(("character", "damage|initiative|reaction|lessen|burn"), makes="spend-edge"),
+        "damage": Usage(("character",), ("stun|no-armor|faces",)),
+        "burn": Usage(("character",), makes="edge-burn"),
+        "lessen": Usage(("character",), makes="lessen-injury"),
+        "next": Usage(makes="next-turn"),
+        "start": Usage(makes="start-encounter"),
+        "join": Usage(("character",), ("faces",)),
+        "leave": Usage(("character",)),
+        "end": Usage(makes="end-encounter"),
+        "use": Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),
+        "recover": Usage(
+            ("session-end|refresh|long-rest|scenario-end|final-boss",),
+            ("character",),
+            makes="recover-edge",
+        ),
+        "award": Usage(("character", "minor|major|boss"), makes="award-edge"),
+        "dismiss": Usage(("character",), makes="dismiss-pending"),
+        "heal": Usage(("character", "number"), ("stun|cared",)),
+    },
     player_world=edge_sheet.player_world,
     short_forms=(
         ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),

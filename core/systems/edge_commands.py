@@ -649,7 +649,7 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
         raise RuleError("edge_boost: Edge boosts the damage of an attack, not direct damage")
     target = character(state, cmd.target)
     if not 1 <= cmd.dice <= 60:
-        raise RuleError(f"dice: {cmd.dice} is out of range (1..60 d6)")
+        raise RuleError(f"dice: {cmd.dice} is out of range (1..60)")
     if cmd.pt_reduction < 0:
         raise RuleError("pt_reduction: cannot be negative")
     _bounded("pt_reduction", cmd.pt_reduction, 0, MAX_PT_REDUCTION)

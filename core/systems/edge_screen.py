@@ -119,7 +119,7 @@ def describe(e: dict[str, Any]) -> str | None:
             f"({e.get('accumulated')}/{e.get('health')}){end}"
         )
     if tag == "edge.injury-lessened":
-        which = f"injury {e['injury']}" if "injury" in e else "an injury"
+        which = f"injury #{e['injury']}" if "injury" in e else "an injury"
         change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
         return f"{e.get('character')}: {which} lessened {change}"
     if tag == "edge.burned":
@@ -131,7 +131,7 @@ def describe(e: dict[str, Any]) -> str | None:
         size = f" ({e['size']})" if e.get("size") else ""
         return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
     if tag == "edge.pending-dismissed":
-        which = f"pending {e['pending']}" if "pending" in e else "a pending Advantage/Disadvantage"
+        which = f"pending #{e['pending']}" if "pending" in e else "a pending Advantage/Disadvantage"
         return f"{e.get('character')}: {which} dismissed"
     if tag == "edge.healed":
         kind = "stun" if e.get("stun") else "damage"

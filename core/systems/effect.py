@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import effect_commands, effect_fold, effect_resolve, effect_screen, effect_sheet
-from .base import Option, System
+from .base import Option, System, Usage
 
 OPTIONS = (
     Option(
@@ -163,4 +163,12 @@ SYSTEM = System(
     odds=effect_screen.odds,
     parse_words=effect_screen.parse_words,
     vocabulary=effect_screen.vocabulary,
+    grammar={
+        "check": Usage(("character",), ("skill", "characteristic", "difficulty", "law|task|for")),
+        "assist": Usage(("character", "character"), ("skill", "characteristic", "difficulty")),
+        "opposed": Usage(
+            ("character",), ("skill", "characteristic", "difficulty", "vs"), {"vs": "character"}
+        ),
+        "close": Usage(makes="close-task"),
+    },
 )

@@ -65,7 +65,7 @@ def describe(e: dict[str, Any]) -> str | None:
             rolled = f" ({e['time_die']} x {e['increment']})" if e.get("time_die") else " (a round)"
             time = f"; takes {tasks.show_seconds(e['seconds'])}{rolled}"
         return (
-            f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} ({_dms(e)})"
+            f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} with {_dms(e)}"
             f" = {e['total']} vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
         )
     if tag == "effect.assist":
@@ -90,7 +90,7 @@ def describe(e: dict[str, Any]) -> str | None:
         dms.append(f"{e.get('difficulty', 'average')} {e.get('difficulty_dm', 0):+d}")
         return (
             f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
-            f"{faces}{typed} ({', '.join(dms)}) = {e['total']}, Effect {e['effect']:+d}"
+            f"{faces}{typed} with {', '.join(dms)} = {e['total']}, Effect {e['effect']:+d}"
             f" -> DM {e['dm']:+d} on the check"
         )
     if tag == "effect.opposed":

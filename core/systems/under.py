@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import under_commands, under_fold, under_resolve, under_rules, under_screen, under_sheet
-from .base import Option, System
+from .base import Option, System, Usage
 
 #: Commands that build the demo table: a padlock, a tug of war and a street fight on the track.
 DEMO: tuple[dict[str, Any], ...] = (
@@ -117,4 +117,14 @@ SYSTEM = System(
     odds=under_screen.odds,
     parse_words=under_screen.parse_words,
     vocabulary=under_screen.vocabulary,
+    grammar={
+        "check": Usage(("character",), ("skill", "attribute", "roll|for")),
+        "opposed": Usage(("character",), ("skill", "attribute", "vs"), {"vs": "character"}),
+        "track": Usage(makes="start-track"),
+        "act": Usage(("character", "action")),
+        "change": Usage(("character", "action")),
+        "advance": Usage(("next",)),
+        "interrupt": Usage(("character",)),
+        "end-track": Usage(),
+    },
 )

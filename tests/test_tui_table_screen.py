@@ -1,0 +1,617 @@
+"""The table screen at a real table: bursts and pastes, long records, many characters, history."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+import pytest
+from textual import events
+
+from core import get_system
+from core.commands import AddCharacter, Note, convert_command
+from tui import app as appmod
+from tui.rng import RandomDice
+from tui.screens import PasteScreen
+from tui.table import Table
+from tui.widgets import CommandLine
+
+SYSTEM = "d100-under"
+LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
+
+
+def pilot_test(test):
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+def build(path, system=SYSTEM, extra=0):
+    """The system's demo table, ``extra`` more characters, and a 300-character note."""
+    table = Table.create(path, system, title="a real table")
+    table.dice = RandomDice(11)
+    demo = get_system(system).demo
+    for data in demo:
+        table.execute(convert_command(system, data))
+    sheet = next((c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {})
+    for i in range(extra):
+        table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
+    table.execute(Note(text=LONG_NOTE))
+    table.close()
+    return str(path)
+
+
+@pytest.fixture
+def path(tmp_path):
+    return build(tmp_path / "table.margin")
+
+
+def play(path):
+    app = appmod.play_app(path)
+    app.view.table.dice = RandomDice(5)
+    return app
+
+
+def notes(app):
+    return [
+        r.event.text
+        for r in app.view.table.store.records()
+        if type(r.event).__name__ == "Noted" and r.event.text != LONG_NOTE
+    ]
+
+
+def message(app):
+    return str(app.query_one("#message").render())
+
+
+def burst(app, text):
+    """Keys as a terminal delivers a fast burst: all queued before any is handled."""
+    for ch in text:
+        key = {"\r": "enter", " ": "space"}.get(ch, ch)
+        app.post_message(events.Key(key, None if ch == "\r" else ch))
+
+
+# -- bursts and pastes --------------------------------------------------------
+
+
+@pilot_test
+async def test_a_burst_of_lines_writes_each_line_once(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        burst(app, "note alpha\rnote beta\rnote gamma\r")
+        await pilot.pause()
+        await pilot.pause()
+        assert notes(app) == ["alpha", "beta", "gamma"]
+        assert app.query_one(CommandLine).value == ""
+
+
+@pilot_test
+async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        burst(app, "fly\rnote after\r")
+        await pilot.pause()
+        await pilot.pause()
+        assert notes(app) == ["after"]
+        line = app.query_one(CommandLine)
+        assert line.value == ""
+        await pilot.press("up", "up")
+        assert line.value == "fly"
+
+
+@pilot_test
+async def test_a_bracketed_paste_of_three_lines_runs_them_in_order_after_one_enter(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).post_message(events.Paste("note one\nnote two\r\nnote three\n"))
+        await pilot.pause()
+        assert isinstance(app.screen, PasteScreen)
+        assert notes(app) == []
+        await pilot.press("enter")
+        await pilot.pause()
+        assert notes(app) == ["one", "two", "three"]
+        assert "ran 3 pasted lines" in message(app)
+
+
+@pilot_test
+async def test_a_paste_dropped_with_escape_runs_nothing(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).post_message(events.Paste("note one\nnote two"))
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert notes(app) == []
+        assert "nothing run" in message(app)
+
+
+@pilot_test
+async def test_a_paste_stops_at_the_first_refused_line(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).post_message(events.Paste("note one\nroll 2d6 = 9 9\nnote x"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert notes(app) == ["one"]
+        assert "pasted line 2 of 3 refused" in message(app)
+        assert "9 is not a face" in message(app)
+        assert app.query_one(CommandLine).value == "roll 2d6 = 9 9"
+
+
+@pilot_test
+async def test_a_paste_with_a_line_that_opens_a_screen_is_refused_whole(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).post_message(events.Paste("note one\nundo"))
+        await pilot.pause()
+        assert not isinstance(app.screen, PasteScreen)
+        assert notes(app) == []
+        assert "paste refused, nothing run: line 2" in message(app)
+
+
+@pilot_test
+async def test_a_one_line_paste_goes_onto_the_command_line(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).post_message(events.Paste("note pasted\n"))
+        await pilot.pause()
+        assert app.query_one(CommandLine).value == "note pasted"
+        assert notes(app) == []
+
+
+# -- history ------------------------------------------------------------------
+
+
+@pilot_test
+async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path, data_home):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        burst(app, "note kept\r")
+        await pilot.pause()
+        app.query_one(CommandLine).value = "roll 2d6 = 9 9"
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("escape")
+    app.view.table.close()
+    files = list((data_home / "margin" / "history").iterdir())
+    assert len(files) == 1 and files[0].name.startswith("table-")
+    again = play(path)
+    async with again.run_test(size=(80, 24)) as pilot:
+        line = again.query_one(CommandLine)
+        await pilot.press("up")
+        assert line.value == "roll 2d6 = 9 9"
+        await pilot.press("up")
+        assert line.value == "note kept"
+    again.view.table.close()
+    records = [r.event for r in Table.open(path).store.records()]
+    assert not any("roll 2d6 = 9 9" in str(e) for e in records)
+
+
+def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
+    a = appmod.history_path(tmp_path / "a" / "fight.margin")
+    b = appmod.history_path(tmp_path / "b" / "fight.margin")
+    assert a != b and a.parent == b.parent and a.name.startswith("fight-")
+
+
+# -- long records -------------------------------------------------------------
+
+
+def screen_text(app):
+    """Every line the log panel draws, joined, without the wrapping's line breaks."""
+    from tui.widgets import LogView
+
+    lines = app.query_one(LogView).screen_lines()[1]
+    return " ".join(" ".join(str(line).split()) for line in lines)
+
+
+def shown_whole(app, text):
+    return " ".join(text.split()) in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+@pilot_test
+async def test_a_long_note_and_a_100d100_total_are_read_whole_by_the_gm(path, size):
+    app = play(path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert shown_whole(app, LONG_NOTE)
+        app.query_one(CommandLine).value = "roll 100d100"
+        await pilot.press("enter")
+        await pilot.pause()
+        record = app.view.table.store.record(app.view.table.projection.seq)
+        total = f"= {record.event.total}"
+        assert total in screen_text(app)
+        assert total in message(app) and str(record.event.faces[-1]) in message(app)
+
+
+@pilot_test
+async def test_a_long_note_is_read_whole_by_a_player_and_in_replay(path):
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert shown_whole(watcher, LONG_NOTE)
+    watcher.view.table.close()
+    replay = appmod.replay_app(path)
+    async with replay.run_test(size=(60, 20)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        assert shown_whole(replay, LONG_NOTE)
+    replay.view.table.close()
+
+
+@pilot_test
+async def test_every_record_shows_whole_at_some_scroll_position(tmp_path):
+    """Long records early in the log, among short ones: scrolling up brings each one whole."""
+    table = Table.create(tmp_path / "long.margin", SYSTEM)
+    texts = [f"{i:02d} " + ("long " * 40 if i % 3 == 0 else "short") for i in range(30)]
+    for text in texts:
+        table.execute(Note(text=text.strip()))
+    table.close()
+    app = play(str(tmp_path / "long.margin"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        from tui.widgets import LogView
+
+        log = app.query_one(LogView)
+        log.focus()
+        seen: set[str] = set()
+        for _ in range(40):
+            await pilot.pause()
+            seen.update(t for t in texts if shown_whole(app, "note: " + t.strip()))
+            await pilot.press("up")
+        assert seen == set(texts)
+        await pilot.press("end")
+        await pilot.pause()
+        assert shown_whole(app, "note: " + texts[-1].strip())
+
+
+# -- panels -------------------------------------------------------------------
+
+
+@pytest.fixture
+def crowded(tmp_path):
+    """Ten characters (the demo's four and six more) and a long note."""
+    return build(tmp_path / "crowded.margin", extra=6)
+
+
+@pilot_test
+async def test_a_player_seated_tenth_sees_themselves_at_80x24(crowded):
+    app = appmod.watch_app(crowded, "Extra06")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        party = app.query_one("#party-scroll")
+        assert party.region.height > 0
+        first_lines = str(app.query_one("#party").render()).splitlines()[: party.region.height]
+        assert first_lines[0].startswith("Extra06 (you)")
+    app.view.table.close()
+
+
+@pilot_test
+async def test_the_party_panel_scrolls_to_the_last_character(crowded):
+    app = play(crowded)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        party = app.query_one("#party-scroll")
+        assert party.max_scroll_y > 0
+        await pilot.press("shift+down", "shift+down", "shift+down")
+        await pilot.pause()
+        assert party.scroll_offset.y > 0
+    app.view.table.close()
+
+
+@pilot_test
+async def test_the_side_panel_grows_with_a_wide_terminal(crowded):
+    app = play(crowded)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        assert app.query_one("#side").size.width > 60
+    app.view.table.close()
+
+
+# -- completion ---------------------------------------------------------------
+
+
+@pytest.fixture
+def edge(tmp_path):
+    from tui.demo import build_demo
+
+    table = build_demo(tmp_path / "edge.margin", "2d10-edge")
+    yield table
+    table.close()
+
+
+@pytest.mark.parametrize(
+    ("typed", "completed"),
+    [
+        ("check kael athletics vs d", "check kael athletics vs difficult "),
+        ("attack moreau guard b", "attack moreau guard burst "),
+        ("attack moreau guard da", "attack moreau guard dagger "),
+        ("edge kael da", "edge kael damage "),
+        ("check kael at", "check kael athletics "),
+        ("set edge_r", "set edge_recovery "),
+        ("ro", "roll "),
+    ],
+)
+def test_completion_follows_the_grammar(edge, typed, completed):
+    from tui import commandline
+
+    assert commandline.complete(typed, edge.state) == completed
+
+
+def test_a_word_not_begun_is_never_filled_in(edge):
+    from tui import commandline
+
+    assert commandline.complete("attack moreau guard burst ", edge.state) is None
+    assert commandline.complete("check ", edge.state) is None
+
+
+def test_candidates_are_of_the_kind_the_place_takes(edge):
+    from tui import commandline
+
+    state = edge.state
+    assert commandline.candidates("check ", state) == sorted(state.characters)
+    assert "dagger" not in commandline.candidates("check kael athletics vs ", state)
+    assert commandline.candidates("edge kael ", state) == [
+        "damage",
+        "initiative",
+        "reaction",
+        "lessen",
+        "burn",
+    ]
+    assert commandline.kinds("check kael ", state) == ["skill"]
+
+
+@pilot_test
+async def test_the_message_line_names_what_the_next_word_may_be(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "check "
+        await pilot.pause()
+        assert message(app).startswith("character: ")
+        assert "Melee" not in message(app)
+
+
+# -- the odds bar -------------------------------------------------------------
+
+
+def test_six_bands_are_six_glyphs_and_six_colours():
+    from tui.widgets import BAND_STYLES
+
+    six = BAND_STYLES[:6]
+    assert len({glyph for glyph, _ in six}) == 6
+    assert len({style for _, style in six}) == 6
+
+
+def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
+    from core.systems.base import Odds
+    from tui.widgets import BAND_STYLES, odds_text
+
+    bands = {
+        "critical success": 0.05,
+        "complete success": 0.2,
+        "marginal success": 0.25,
+        "marginal failure": 0.25,
+        "complete failure": 0.2,
+        "critical failure": 0.05,
+    }
+    text = odds_text(Odds(success=0.5, bands=bands, label="Kael: athletics +5 vs TN 30"), 58)
+    lines = text.plain.splitlines()
+    assert all(len(line) <= 58 for line in lines)
+    legend = " ".join(lines[2:])
+    for (name, p), (glyph, _) in zip(bands.items(), BAND_STYLES, strict=False):
+        assert f"{glyph} {name} {p:.1%}" in legend
+    bar = lines[1]
+    assert len(bar) == 58
+    assert [bar.count(glyph) for glyph, _ in BAND_STYLES[:6]] == [3, 12, 14, 14, 12, 3]
+
+
+@pilot_test
+async def test_typed_faces_show_the_result_they_give(path):
+    from tui.widgets import OddsBar
+
+    app = play(path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        app.query_one(CommandLine).value = "check kael melee"
+        await pilot.pause()
+        bar = app.query_one(OddsBar)
+        assert "these faces" not in str(bar.render())
+        app.query_one(CommandLine).value = "check kael melee = 9 9"
+        await pilot.pause()
+        shown = str(bar.render())
+        assert "these faces: Kael checks Melee: rolls 99 (typed)" in " ".join(shown.split())
+        assert "failure" in shown
+        assert app.view.table.projection.seq == app.view.table.store.last_seq
+
+
+# -- words --------------------------------------------------------------------
+
+
+@pilot_test
+async def test_refusals_use_the_words_the_gm_types(tmp_path):
+    path = tmp_path / "edge.margin"
+    Table.create(path, "2d10-edge").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "next"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert message(app) == "next: no encounter is running (start first)"
+        app.query_one(CommandLine).value = "undo 1"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "record #1 created the table; it cannot be undone" in message(app)
+        assert "redo" not in message(app)
+        await pilot.press("f2")
+        await pilot.pause()
+        rules = app.screen.text
+        assert "`set-option`" not in rules and "the `set` command" in rules
+    app.view.table.close()
+
+
+def test_json_inside_a_message_keeps_its_command_types(edge):
+    from tui import commandline
+
+    said = commandline.typed_words('lessen-injury is off: {"type": "set-option"}', edge.state)
+    assert said == 'lessen is off: {"type": "set-option"}'
+
+
+@pilot_test
+async def test_undo_lines_say_what_they_undid_and_records_read_as_references(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one(CommandLine).value = "check kael melee = 9 9"
+        await pilot.press("enter")
+        await pilot.pause()
+        check = app.view.table.projection.seq
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        undo = app.view.rows(0, app.view.log_len())[-1].text
+        assert undo.startswith(f"undo of #{check} Kael checks Melee: rolls 99")
+        assert undo.endswith("(voids 1 record)")
+        assert "cmd" not in undo
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert app.view.rows(0, app.view.log_len())[-1].text.startswith(f"redo of #{check} ")
+    app.view.table.close()
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(80, 24)):
+        texts = [r.text for r in watcher.view.rows(0, watcher.view.log_len())]
+        undo = next(t for t in texts if t.startswith("undo"))
+        assert undo.startswith("undo of #") and "(voids 1 record)" in undo
+    watcher.view.table.close()
+
+
+@pilot_test
+async def test_log_lines_say_characters_by_name(tmp_path):
+    path = tmp_path / "names.margin"
+    table = Table.create(path, SYSTEM)
+    table.execute(AddCharacter(name="Old Tom", sheet={"attributes": {"BR": 40}}))
+    table.execute(convert_command(SYSTEM, {"type": "update-character", "character": "old-tom",
+                                           "hidden": True}))  # fmt: skip
+    table.close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)):
+        texts = [r.text for r in app.view.rows(0, app.view.log_len())]
+        assert texts[-1] == "Old Tom is hidden from the players"
+        assert not any("old-tom" in t for t in texts)
+    app.view.table.close()
+
+
+@pilot_test
+async def test_no_next_turn_key_where_the_system_has_no_clock(tmp_path):
+    path = tmp_path / "effect.margin"
+    Table.create(path, "2d6-effect").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)):
+        assert app.check_action("next_turn", ()) is False
+        assert "Next turn" not in [c.title for c in app.get_system_commands(app.screen)]
+    app.view.table.close()
+    edge = tmp_path / "edge.margin"
+    Table.create(edge, "2d10-edge").close()
+    app = play(str(edge))
+    async with app.run_test(size=(80, 24)):
+        assert app.check_action("next_turn", ()) is True
+    app.view.table.close()
+
+
+@pilot_test
+async def test_help_lists_each_system_command_once_in_order(edge):
+    app = play(str(edge.store.path))
+    async with app.run_test(size=(80, 24)):
+        lines = app.help_commands()
+        own = [line for line in lines if line.startswith("2d10-edge commands: ")]
+        assert len(own) == 1
+        words = own[0].split(": ", 1)[1].split(", ")
+        assert words == sorted(words) and words.count("next") == 1
+    app.view.table.close()
+
+
+def test_broken_json_in_add_is_named_as_json(edge):
+    from core import RuleError
+    from tui import commandline
+
+    with pytest.raises(RuleError, match=r"add: skills=\{\"melee\": 3 is not valid JSON"):
+        commandline.parse_line('add Bob skills={"melee": 3', edge.state)
+
+
+# -- replay -------------------------------------------------------------------
+
+
+@pilot_test
+async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(path):
+    from tui.screens import JumpScreen
+
+    app = appmod.replay_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+
+        async def jump(text):
+            await pilot.press("g")
+            await pilot.pause()
+            assert isinstance(app.screen, JumpScreen)
+            app.screen.query_one("#jump-input").value = text
+            await pilot.press("enter")
+            await pilot.pause()
+
+        await jump("turn 2")
+        assert "no round is running here" in message(app)
+        assert app.view.at == 0
+        await jump("sideways")
+        assert "not understood" in message(app)
+        await jump("5")
+        assert message(app) == "jumped to 5: record 5"
+    app.view.table.close()
+
+
+@pilot_test
+async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
+    path = tmp_path / "empty.margin"
+    Table.create(path, SYSTEM).close()
+    app = appmod.replay_app(str(path))
+    async with app.run_test(size=(80, 24)):
+        party = str(app.query_one("#party").render())
+        assert party == "nobody at the table yet"
+    app.view.table.close()
+    gm = play(str(path))
+    async with gm.run_test(size=(80, 24)):
+        assert "add NAME" in str(gm.query_one("#party").render())
+    gm.view.table.close()
+
+
+@pilot_test
+async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path):
+    from tui.screens import RecordScreen
+
+    huge = " ".join(f"line{i:04d}" for i in range(300))
+    gm = Table.open(path)
+    gm.execute(Note(text=huge))
+    gm.execute(Note(text="after it"))
+    gm.close()
+    app = play(path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        assert not shown_whole(app, huge)
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, RecordScreen)
+        shown = " ".join(str(app.screen.query_one("#record-text").render()).split())
+        assert "note: after it" in shown
+        await pilot.press("up")
+        await pilot.pause()
+        shown = " ".join(str(app.screen.query_one("#record-text").render()).split())
+        assert f"note: {huge}" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordScreen)
+    app.view.table.close()
+    watcher = appmod.watch_app(path, "Kael")
+    async with watcher.run_test(size=(60, 20)) as pilot:
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("up")
+        await pilot.pause()
+        shown = " ".join(str(watcher.screen.query_one("#record-text").render()).split())
+        assert f"note: {huge}" in shown
+    watcher.view.table.close()
