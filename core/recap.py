@@ -148,7 +148,8 @@ def read(
         reader = readers.get(tag)
         if reader is None:
             if tag == "character.added":
-                names[event["id"]] = event["name"]
+                if "id" in event and "name" in event:
+                    names[event["id"]] = event["name"]
             elif tag == "table.undone":
                 voided.update(event.get("voids", ()))
             elif tag == "table.redone":

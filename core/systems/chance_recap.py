@@ -11,13 +11,13 @@ from . import chance_rules as rules
 
 
 def _check(e: dict[str, Any]) -> list[Fact]:
-    who, skill = e["character"], e.get("skill", "check")
+    who, skill = e.get("character", ""), e.get("skill", "check")
     chance = bands = None
     if e.get("automatic"):
         chance, bands = Fraction(1), {rules.AUTOMATIC_BAND: Fraction(1)}
     elif number(e, "chance") is not None:
-        chance = Fraction(e["chance"], 100)
-        bands = rules.band_probabilities(e["chance"])
+        chance = Fraction(e.get("chance", 0), 100)
+        bands = rules.band_probabilities(e.get("chance", 0))
     facts: list[Fact] = [
         Check(
             who,
@@ -47,7 +47,7 @@ def _actor_wins(a_chance: int, b_chance: int) -> Fraction:
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:
-    a, b = e["actor"], e["defender"]
+    a, b = e.get("actor", ""), e.get("defender", "")
     ca, cb = number(e, "actor_chance"), number(e, "defender_chance")
     win = _actor_wins(ca, cb) if ca is not None and cb is not None else None
     src = typed(e)
@@ -65,7 +65,7 @@ def _opposed(e: dict[str, Any]) -> list[Fact]:
 
 
 def _attack(e: dict[str, Any]) -> list[Fact]:
-    attacker, target = e["attacker"], e["target"]
+    attacker, target = e.get("attacker", ""), e.get("target", "")
     hit, dodge = number(e, "hit_chance"), number(e, "dodge_chance")
     chance = None
     if hit is not None and dodge is not None:
@@ -94,23 +94,23 @@ def _effect(e: dict[str, Any]) -> list[Fact]:
         return []
     stacks = number(e, "total_stacks") or 0
     name = e.get("becomes") or e.get("effect", "")
-    return [Harm(e["target"], name + (f" x{stacks}" if stacks > 1 else ""))]
+    return [Harm(e.get("target", ""), name + (f" x{stacks}" if stacks > 1 else ""))]
 
 
 def _tick(e: dict[str, Any]) -> list[Fact]:
     hp = number(e, "hp") or 0
-    return [Damage(e["character"], -hp)] if hp < 0 else []
+    return [Damage(e.get("character", ""), -hp)] if hp < 0 else []
 
 
 def _hp(e: dict[str, Any]) -> list[Fact]:
     amount = number(e, "amount") or 0
     if amount >= 0:
         return []
-    return [Damage(e["character"], -amount - (number(e, "absorbed") or 0))]
+    return [Damage(e.get("character", ""), -amount - (number(e, "absorbed") or 0))]
 
 
 def _removed(e: dict[str, Any]) -> list[Fact]:
-    return [Harm(e["character"], f"{e.get('effect', '')} removed")]
+    return [Harm(e.get("character", ""), f"{e.get('effect', '')} removed")]
 
 
 def _ended(e: dict[str, Any]) -> list[Fact]:
@@ -127,6 +127,6 @@ READERS: dict[str, Reader] = {
     "chance.hp": _hp,
     "chance.removed": _removed,
     "chance.encounter": lambda e: [Begins()],
-    "chance.turn": lambda e: [Turn(e["actor"], number(e, "round") or 0)],
+    "chance.turn": lambda e: [Turn(e.get("actor", ""), number(e, "round") or 0)],
     "chance.encounter-ended": _ended,
 }

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import edge_commands, edge_fold, edge_recap, edge_resolve, edge_screen, edge_sheet
+from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
 from .base import Option, System
+from .edge_recap import READERS as RECAP
 
 OPTIONS = (
     Option(
@@ -165,7 +166,7 @@ SYSTEM = System(
     parse_words=edge_screen.parse_words,
     vocabulary=edge_screen.vocabulary,
     player_world=edge_sheet.player_world,
-    recap=edge_recap.READERS,
+    recap=RECAP,
     short_forms=(
         ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
         ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),

@@ -36,7 +36,7 @@ def _check(e: dict[str, Any]) -> list[Fact]:
     attack = e.get("type") == "edge.attack"
     facts: list[Fact] = [
         Check(
-            actor=e["character"],
+            actor=e.get("character", ""),
             label=label,
             success=bool(e.get("success")),
             chance=chance,
@@ -51,45 +51,51 @@ def _check(e: dict[str, Any]) -> list[Fact]:
     if e.get("double") and kept:
         adjustment = number(e, "adjustment")
         shift = f" ({adjustment:+d})" if adjustment else ""
-        facts.append(Notable(e["character"], f"doubles {kept[0]}-{kept[1]}{shift} on {label}"))
+        facts.append(
+            Notable(e.get("character", ""), f"doubles {kept[0]}-{kept[1]}{shift} on {label}")
+        )
     return facts
 
 
 def _spent(e: dict[str, Any]) -> list[Fact]:
-    return [Spent(e["character"], "Edge", 1, e.get("purpose", ""))]
+    return [Spent(e.get("character", ""), "Edge", 1, e.get("purpose", ""))]
 
 
 def _damage(e: dict[str, Any]) -> list[Fact]:
     taken = number(e, "taken")
     if taken is None:
         return []
-    return [Damage(e["target"], taken, attack=number(e, "attack") or 0, stun=bool(e.get("stun")))]
+    return [
+        Damage(
+            e.get("target", ""), taken, attack=number(e, "attack") or 0, stun=bool(e.get("stun"))
+        )
+    ]
 
 
 def _injury(e: dict[str, Any]) -> list[Fact]:
-    who = e["character"]
+    who = e.get("character", "")
     kind = "stun" if e.get("stun") else "injury"
     facts: list[Fact] = []
     if e.get("severity"):
-        facts.append(Harm(who, f"{e['severity']} {kind} ({e.get('points', 0)} points)"))
+        facts.append(Harm(who, f"{e.get('severity')} {kind} ({e.get('points', 0)} points)"))
     if e.get("overwhelmed"):
         facts.append(Harm(who, "knocked out" if e.get("stun") else "killed", down=True))
     return facts
 
 
 def _lessened(e: dict[str, Any]) -> list[Fact]:
-    return [Harm(e["character"], f"injury lessened to {e.get('severity_to', '')}")]
+    return [Harm(e.get("character", ""), f"injury lessened to {e.get('severity_to', '')}")]
 
 
 def _burned(e: dict[str, Any]) -> list[Fact]:
     return [
-        Harm(e["character"], "burned Edge to live, needs urgent care"),
-        Spent(e["character"], "Edge", 1, "burn"),
+        Harm(e.get("character", ""), "burned Edge to live, needs urgent care"),
+        Spent(e.get("character", ""), "Edge", 1, "burn"),
     ]
 
 
 def _turn(e: dict[str, Any]) -> list[Fact]:
-    return [Turn(e["character"], number(e, "round") or 0)]
+    return [Turn(e.get("character", ""), number(e, "round") or 0)]
 
 
 READERS: dict[str, Reader] = {

@@ -10,15 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import (
-    effect_commands,
-    effect_fold,
-    effect_recap,
-    effect_resolve,
-    effect_screen,
-    effect_sheet,
-)
+from . import effect_commands, effect_fold, effect_resolve, effect_screen, effect_sheet
 from .base import Option, System
+from .effect_recap import READERS as RECAP
 
 OPTIONS = (
     Option(
@@ -170,5 +164,5 @@ SYSTEM = System(
     odds=effect_screen.odds,
     parse_words=effect_screen.parse_words,
     vocabulary=effect_screen.vocabulary,
-    recap=effect_recap.READERS,
+    recap=RECAP,
 )

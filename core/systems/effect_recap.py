@@ -34,24 +34,37 @@ def _check(e: dict[str, Any]) -> list[Fact]:
         chance, bands = _odds(modifier)
     band = e.get("band", "")
     check = Check(
-        e["actor"], label, bool(e.get("success")), chance, band=band, bands=bands, typed=typed(e)
+        e.get("actor", ""),
+        label,
+        bool(e.get("success")),
+        chance,
+        band=band,
+        bands=bands,
+        typed=typed(e),
     )
-    return [check, *_notable(e["actor"], band, label)]
+    return [check, *_notable(e.get("actor", ""), band, label)]
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:
-    a, b = e["a"], e["b"]
+    a, b = e.get("a", {}), e.get("b", {})
     ma, mb = _modifier(a), _modifier(b)
     odds = _opposed_odds(ma, mb) if ma is not None and mb is not None else None
     facts: list[Fact] = []
     for side, other, key in ((a, b, "a"), (b, a, "b")):
         label = side.get("label", "")
         chance = odds[key] if odds is not None else None
-        won = e.get("winner") == side["actor"]
+        won = e.get("winner") == side.get("actor", "")
         facts.append(
-            Check(side["actor"], label, won, chance, typed=typed(side), target=other["actor"])
+            Check(
+                side.get("actor", ""),
+                label,
+                won,
+                chance,
+                typed=typed(side),
+                target=other.get("actor", ""),
+            )
         )
-        facts.extend(_notable(side["actor"], side.get("band", ""), label))
+        facts.extend(_notable(side.get("actor", ""), side.get("band", ""), label))
     return facts
 
 

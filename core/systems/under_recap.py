@@ -16,9 +16,9 @@ _opposed_odds = cache(rules.opposed_odds)
 
 def _notable(side: dict[str, Any], label: str) -> list[Fact]:
     if side.get("fumble"):
-        return [Notable(side["actor"], f"fumble on {label}")]
+        return [Notable(side.get("actor", ""), f"fumble on {label}")]
     if side.get("critical"):
-        return [Notable(side["actor"], f"critical on {label}")]
+        return [Notable(side.get("actor", ""), f"critical on {label}")]
     return []
 
 
@@ -29,7 +29,7 @@ def _check(e: dict[str, Any]) -> list[Fact]:
         chance = _success_chance(target)
         bands = _odds(target, e.get("crit_reading", "table"))
     check = Check(
-        e["actor"],
+        e.get("actor", ""),
         label + (f" vs {target}" if target is not None else ""),
         bool(e.get("success")),
         chance,
@@ -49,16 +49,23 @@ def _band(side: dict[str, Any]) -> str:
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:
-    a, b = e["a"], e["b"]
+    a, b = e.get("a", {}), e.get("b", {})
     ta, tb = number(a, "target"), number(b, "target")
     odds = _opposed_odds(ta, tb) if ta is not None and tb is not None else None
     facts: list[Fact] = []
     for side, other, key in ((a, b, "a wins"), (b, a, "b wins")):
         label = side.get("label", "")
-        won = e.get("winner") == side["actor"]
+        won = e.get("winner") == side.get("actor", "")
         chance = odds[key] if odds is not None else None
         facts.append(
-            Check(side["actor"], label, won, chance, typed=typed(side), target=other["actor"])
+            Check(
+                side.get("actor", ""),
+                label,
+                won,
+                chance,
+                typed=typed(side),
+                target=other.get("actor", ""),
+            )
         )
         facts.extend(_notable(side, label))
     return facts
@@ -74,6 +81,6 @@ READERS: dict[str, Reader] = {
     "under.opposed": _opposed,
     "under.track-started": lambda e: [Begins(e.get("label", ""))],
     "under.advanced": lambda e: [Round(number(e, "count") or 0)],
-    "under.declared": lambda e: [Turn(e["actor"], number(e, "count") or 0)],
+    "under.declared": lambda e: [Turn(e.get("actor", ""), number(e, "count") or 0)],
     "under.track-ended": _ended,
 }
