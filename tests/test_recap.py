@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import events_of, run_margin
 
 from core import get_system
 from core.commands import convert_command
 from core.luck import luck, successes
 from core.recap import CharacterLuck, Recap
-from support import events_of, run_margin
 from tui.demo import build_demo
 from tui.recap import build, markdown
 from tui.table import Table

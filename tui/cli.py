@@ -295,6 +295,21 @@ def cmd_luck(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_branch(args: argparse.Namespace) -> int:
+    from .branch import branch
+
+    count = branch(args.path, args.at, args.new)
+    print(f"created {args.new}: a branch of {args.path} at record {args.at} ({count} records)")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .branch import diff
+
+    sys.stdout.write(diff(args.a, args.b))
+    return 0
+
+
 # -- parser -----------------------------------------------------------------
 
 
@@ -375,6 +390,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--as-it-happened", action="store_true", help="count undone rolls too (default: not)"
     )
     s.set_defaults(func=cmd_luck)
+
+    s = sub.add_parser("branch", help="a new table sharing a table's records up to one")
+    s.add_argument("path", help="the table to branch from")
+    s.add_argument("--at", type=int, required=True, metavar="RECORD", help="the last shared record")
+    s.add_argument("new", help="the new table file")
+    s.set_defaults(func=cmd_branch)
+
+    s = sub.add_parser("diff", help="where two tables part, and their characters side by side")
+    s.add_argument("a")
+    s.add_argument("b")
+    s.set_defaults(func=cmd_diff)
 
     s = sub.add_parser("verify", help="check the hash chain and every record")
     s.add_argument("path")

@@ -61,6 +61,8 @@ def _generic(e: dict[str, Any]) -> str | None:
         return f"redo {e['command']} (restores {len(e['restores'])})"
     if tag == "table.revealed":
         return f"GM reveals record {e['record']}"
+    if tag == "table.branched":
+        return f"a branch of {e['source']} at record {e['at']}"
     return None
 
 
