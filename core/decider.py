@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from events import (
+    Branched,
     CharacterAdded,
     CharacterRemoved,
     CharacterUpdated,
@@ -311,6 +312,7 @@ HANDLERS: dict[type[Event], Handler] = {
     Revealed: _revealed,
     Undone: _nothing,
     Redone: _nothing,
+    Branched: _nothing,
 }
 for _system in SYSTEMS.values():
     HANDLERS.update(_system.handlers)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from events import Record, Redone, TableCreated, Undone
+from events import Branched, Record, Redone, TableCreated, Undone
 
-_META = (Undone, Redone, TableCreated)
+_META = (Undone, Redone, TableCreated, Branched)
 
 
 @dataclass(slots=True)
@@ -34,7 +34,7 @@ class History:
     #: command ids in log order, and the first sequence number of each
     order: list[str] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
-    #: commands that are undos, redos or the table's creation
+    #: commands that are undos, redos, the table's creation or its branching
     meta: set[str] = field(default_factory=set)
     children: dict[int, list[int]] = field(default_factory=dict)
     voided: set[int] = field(default_factory=set)

@@ -19,6 +19,7 @@ from .record import (
 )
 from .store import ConcurrencyError, Draft, SQLiteStore, StoredRow, StoreError, follow, utc_now
 from .table import (
+    Branched,
     CharacterAdded,
     CharacterRemoved,
     CharacterUpdated,
@@ -39,6 +40,7 @@ __all__ = [
     "UNSEEN",
     "UPGRADES",
     "AnyEvent",
+    "Branched",
     "CharacterAdded",
     "CharacterRemoved",
     "CharacterUpdated",

@@ -110,6 +110,20 @@ class Revealed(Event, frozen=True, tag="table.revealed"):
     PLAYER = PlayerForm(follows=("record",))
 
 
+class Branched(Event, frozen=True, tag="table.branched"):
+    """This table is a branch: its records up to ``at`` are those of another table."""
+
+    RECORD_FIELDS = ("at",)
+
+    #: the file name of the table branched from
+    source: str
+    at: int
+    #: chain hash of record ``at``, the same in both tables
+    head: str
+    #: the title of the table branched from
+    title: str = ""
+
+
 EVENTS: tuple[type[Event], ...] = (
     TableCreated,
     OptionSet,
@@ -121,4 +135,5 @@ EVENTS: tuple[type[Event], ...] = (
     Undone,
     Redone,
     Revealed,
+    Branched,
 )

@@ -354,6 +354,64 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return replay(args.path, args.as_)
 
 
+def _write(text: str, path: str | None) -> None:
+    """``text`` to the file ``path`` (written whole, then moved into place), or to standard output."""
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"-o {path}: is a folder; give a file name")
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(target)
+
+
+def cmd_recap(args: argparse.Namespace) -> int:
+    from . import recap
+
+    table = Table.open(args.path, readonly=True)
+    try:
+        result = recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
+    finally:
+        table.close()
+    if args.format == "html":
+        from .recap_html import html
+
+        text = html(result, args.as_)
+    else:
+        text = recap.markdown(result, args.as_)
+    _write(text, args.output)
+    return 0
+
+
+def cmd_luck(args: argparse.Namespace) -> int:
+    from . import recap
+
+    table = Table.open(args.path, readonly=True)
+    try:
+        result = recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
+    finally:
+        table.close()
+    sys.stdout.write(recap.luck_text(result, args.as_, checks=args.checks))
+    return 0
+
+
+def cmd_branch(args: argparse.Namespace) -> int:
+    from .branch import branch
+
+    count = branch(args.path, args.at, args.new)
+    print(f"created {args.new}: a branch of {args.path} at record {args.at} ({count} records)")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .branch import diff
+
+    sys.stdout.write(diff(args.a, args.b))
+    return 0
+
+
 # -- parser -----------------------------------------------------------------
 
 
@@ -420,6 +478,38 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--corrected", action="store_true", help="apply every later undo too")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.set_defaults(func=cmd_state)
+
+    s = sub.add_parser("recap", help="a readable account of a session, with the luck report")
+    s.add_argument("path")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="the recap this player may see")
+    s.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
+    s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
+    s.add_argument(
+        "--as-it-happened",
+        action="store_true",
+        help="count undone records where they were made (default: as corrected)",
+    )
+    s.set_defaults(func=cmd_recap)
+
+    s = sub.add_parser("luck", help="each character's checks against their exact odds")
+    s.add_argument("path")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="what this player may see")
+    s.add_argument("--checks", action="store_true", help="list every check with its chance")
+    s.add_argument(
+        "--as-it-happened", action="store_true", help="count undone rolls too (default: not)"
+    )
+    s.set_defaults(func=cmd_luck)
+
+    s = sub.add_parser("branch", help="a new table sharing a table's records up to one")
+    s.add_argument("path", help="the table to branch from")
+    s.add_argument("--at", type=int, required=True, metavar="RECORD", help="the last shared record")
+    s.add_argument("new", help="the new table file")
+    s.set_defaults(func=cmd_branch)
+
+    s = sub.add_parser("diff", help="where two tables part, and their characters side by side")
+    s.add_argument("a")
+    s.add_argument("b")
+    s.set_defaults(func=cmd_diff)
 
     s = sub.add_parser("verify", help="check the hash chain, every record and every signature")
     s.add_argument("path")

@@ -98,6 +98,8 @@ def _generic(e: dict[str, Any]) -> str | None:
         return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
     if tag == "table.revealed":
         return f"GM reveals #{e['record']}"
+    if tag == "table.branched":
+        return f"a branch of {e['source']} at record {e['at']}"
     return None
 
 

@@ -12,6 +12,7 @@ from events import Draft, Event, Record
 
 from ..dice import Dice
 from ..errors import RuleError
+from ..facts import Reader
 from ..history import History
 from ..state import Character, TableState
 
@@ -180,6 +181,8 @@ class System:
     grammar: Mapping[str, Usage] = field(default_factory=dict)
     #: the world (``state.world``) as players may see it, given the GM's whole state
     player_world: Callable[[TableState], Any] | None = None
+    #: after play: event tag -> what a recap reads from that event (``core.facts``)
+    recap: Mapping[str, Reader] = field(default_factory=dict)
 
     def option(self, name: str) -> Option:
         for opt in self.options:

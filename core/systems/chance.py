@@ -14,6 +14,7 @@ from .base import Option, System, Usage
 from .chance_commands import COMMANDS
 from .chance_decide import decide
 from .chance_fold import HANDLERS
+from .chance_recap import READERS
 from .chance_resolve import RESOLVE
 from .chance_rules import UNAWARE_MAX, UNAWARE_MIN
 from .chance_screen import clock, describe, odds, parse_words, status, vocabulary
@@ -256,6 +257,7 @@ SYSTEM = System(
         "travel": Usage(),
     },
     player_world=player_world,
+    recap=READERS,
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
         ("check rook hacking 40 helper open", "an open check with a helper"),

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
 from .base import Option, System, Usage
+from .edge_recap import READERS as RECAP
 
 OPTIONS = (
     Option(
@@ -223,6 +224,7 @@ SYSTEM = System(
         "heal": Usage(("character", "number"), ("stun|cared",)),
     },
     player_world=edge_sheet.player_world,
+    recap=RECAP,
     short_forms=(
         ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
         ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import effect_commands, effect_fold, effect_resolve, effect_screen, effect_sheet
 from .base import Option, System, Usage
+from .effect_recap import READERS as RECAP
 
 OPTIONS = (
     Option(
@@ -171,4 +172,5 @@ SYSTEM = System(
         ),
         "close": Usage(makes="close-task"),
     },
+    recap=RECAP,
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import under_commands, under_fold, under_resolve, under_rules, under_screen, under_sheet
 from .base import Option, System, Usage
+from .under_recap import READERS as RECAP
 
 #: Commands that build the demo table: a padlock, a tug of war and a street fight on the track.
 DEMO: tuple[dict[str, Any], ...] = (
@@ -97,6 +98,7 @@ SYSTEM = System(
     status=under_screen.status,
     clock=under_screen.clock,
     player_world=under_screen.player_world,
+    recap=RECAP,
     next_words="advance next",
     short_forms=(
         ("check kael melee", "a skill check against the sheet's target"),

@@ -1,0 +1,123 @@
+"""What a recap reads from a record: a few plain facts every dice system can state.
+
+Each system maps its event tags to readers (``System.recap``) that turn one
+record's event, given as a dict that may have come through the player lens,
+into facts. A reader states only what the event it is given shows: a field the
+lens removed is a fact left out (a check's chance unknown, a hit without its
+numbers), never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A roll that succeeds or fails, with its exact chance when the reader may know it."""
+
+    actor: str
+    label: str
+    success: bool
+    #: chance of success before the roll; None when unknown to this reader
+    chance: Fraction | None = None
+    band: str = ""
+    #: exact chance of each band, best first; None when unknown or the system has none
+    bands: Mapping[str, Fraction] | None = None
+    #: physical dice typed in at the table (not margin's random source)
+    typed: bool = False
+    attack: bool = False
+    target: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Damage a character took; ``by`` dealt it, or the attack record ``attack`` did."""
+
+    target: str
+    amount: int
+    by: str = ""
+    attack: int = 0
+    stun: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Harm:
+    """An injury or condition a character came away with; ``down``: out of the fight."""
+
+    character: str
+    text: str
+    down: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """A resource spent (Edge, a counter)."""
+
+    character: str
+    resource: str
+    amount: int = 1
+    purpose: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Notable:
+    """A roll worth telling: a critical, a fumble, doubles, an automatic success."""
+
+    character: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A character's turn (or declared action) began, in round ``round``."""
+
+    character: str
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """The encounter's clock moved to round (or count) ``number``."""
+
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Begins:
+    """An encounter began."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ends:
+    """The encounter ended; ``how`` in a few words ("after 3 rounds")."""
+
+    how: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """The GM showed the players a secret record."""
+
+    record: int
+
+
+Fact = Check | Damage | Harm | Spent | Notable | Turn | Round | Begins | Ends | Revealed
+
+Reader = Callable[[dict[str, Any]], list[Fact]]
+"""Facts of one event, given as a (possibly lensed) dict."""
+
+
+def number(event: dict[str, Any], name: str) -> int | None:
+    """A whole-number field of an event, or None when it is absent (cut by the lens)."""
+    value = event.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def typed(event: dict[str, Any]) -> bool:
+    return event.get("source") == "typed"

@@ -1,0 +1,311 @@
+"""A session's recap: a fold over its records into what happened, encounter by encounter.
+
+The records come as dicts, whole for the GM or through the player lens for a
+player, so one fold serves both: a reader of the system (``System.recap``)
+turns each event into facts (``core.facts``) and this module counts them.
+Nothing here decides what a player may see; a character whose joining the
+reader did not see is left out of every count and named nowhere.
+
+As corrected (the default), records undone anywhere in the log do not count;
+as it happened, they count where they were made, and the undo is noted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from . import facts as f
+from .luck import Luck, luck
+from .systems import get_system
+
+Progress = Callable[[int], None]
+
+
+@dataclass(slots=True)
+class Tally:
+    """One character's part in an encounter."""
+
+    name: str
+    turns: int = 0
+    checks: int = 0
+    successes: int = 0
+    attacks: int = 0
+    hits: int = 0
+    dealt: int = 0
+    taken: int = 0
+    harms: list[str] = field(default_factory=list)
+    down: bool = False
+    spent: dict[str, int] = field(default_factory=dict)
+    notable: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Encounter:
+    """An encounter (or the play outside any): who did what, round by round."""
+
+    name: str
+    #: the play before, between and after encounters (it has no end of its own)
+    outside: bool = False
+    first: int = 0
+    last: int = 0
+    #: how it ended; None while it still runs at the end of the log
+    ended: str | None = None
+    rounds: int = 0
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    #: round -> dealer's name -> damage dealt in that round
+    damage: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: round -> character's name -> checks rolled in that round
+    activity: dict[int, dict[str, int]] = field(default_factory=dict)
+
+    def tally(self, name: str) -> Tally:
+        found = self.tallies.get(name)
+        if found is None:
+            found = self.tallies[name] = Tally(name)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class CheckLine:
+    """One check of the luck report."""
+
+    record: int
+    name: str
+    label: str
+    chance: Fraction | None
+    success: bool
+    band: str
+    typed: bool
+    #: undone later (shown as it happened only)
+    undone: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BandLuck:
+    band: str
+    luck: Luck
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterLuck:
+    """A character's checks of known chance set against what happened."""
+
+    name: str
+    overall: Luck
+    #: the same split by where the dice came from: "margin's dice" and "typed dice"
+    by_source: tuple[tuple[str, Luck], ...]
+    bands: tuple[BandLuck, ...]
+
+
+@dataclass(slots=True)
+class Recap:
+    system: str
+    title: str = ""
+    corrected: bool = True
+    records: int = 0
+    encounters: list[Encounter] = field(default_factory=list)
+    luck: list[CharacterLuck] = field(default_factory=list)
+    checks: list[CheckLine] = field(default_factory=list)
+    revealed: list[str] = field(default_factory=list)
+    #: records undone in the log (as corrected they are left out; as it happened, marked)
+    undone: int = 0
+    #: each character's status at the end, as the system shows it
+    standing: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+OUTSIDE = "Outside encounters"
+
+
+@dataclass(slots=True)
+class _Read:
+    """Facts read from a log, before undos are settled."""
+
+    facts: list[tuple[int, int, int, f.Fact]] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    encounters: list[Encounter] = field(default_factory=list)
+    voided: set[int] = field(default_factory=set)
+    title: str = ""
+    records: int = 0
+
+
+def read(
+    records: Iterable[Mapping[str, Any]], system: str, progress: Progress | None = None
+) -> _Read:
+    """Read every record's facts, noting where each happened (encounter, round)."""
+    readers = get_system(system).recap
+    out = _Read()
+    outside = Encounter(OUTSIDE, outside=True)
+    out.encounters.append(outside)
+    current, round_ = 0, 0
+    facts, names, voided = out.facts, out.names, out.voided
+    seq = 0
+    for data in records:
+        seq = data["seq"]
+        event = data["event"]
+        tag = event["type"]
+        reader = readers.get(tag)
+        if reader is None:
+            if tag == "character.added":
+                if "id" in event and "name" in event:
+                    names[event["id"]] = event["name"]
+            elif tag == "table.undone":
+                voided.update(event.get("voids", ()))
+            elif tag == "table.redone":
+                voided.difference_update(event.get("restores", ()))
+            elif tag == "table.revealed" and "record" in event:
+                facts.append((seq, current, round_, f.Revealed(event["record"])))
+            elif tag == "table.created":
+                out.title = event.get("title", "")
+            continue
+        for fact in reader(event):
+            kind = type(fact)
+            if kind is f.Begins:
+                out.encounters.append(Encounter(fact.name or f"Encounter {len(out.encounters)}"))
+                current, round_ = len(out.encounters) - 1, 0
+                out.encounters[current].first = seq
+            elif kind is f.Turn:
+                round_ = fact.round
+            elif kind is f.Round:
+                round_ = fact.number
+            facts.append((seq, current, round_, fact))
+            if kind is f.Ends:
+                current, round_ = 0, 0
+        if progress is not None and seq % 10_000 == 0:
+            progress(seq)
+    out.records = seq
+    return out
+
+
+def summarize(
+    read_: _Read,
+    system: str,
+    corrected: bool = True,
+    standing: list[tuple[str, list[str]]] | None = None,
+) -> Recap:
+    """Count the facts read: as corrected (undone records left out) or as it happened."""
+    names = read_.names
+    recap = Recap(
+        system,
+        read_.title,
+        corrected,
+        read_.records,
+        read_.encounters,
+        undone=len(read_.voided),
+        standing=standing or [],
+    )
+    attackers: dict[int, str] = {}
+    labels: dict[int, str] = {}
+    by_name: dict[str, list[CheckLine]] = {}
+    bands: dict[str, list[tuple[Mapping[str, Fraction], str]]] = {}
+    for seq, where, round_, fact in read_.facts:
+        undone = seq in read_.voided
+        if undone and corrected:
+            continue
+        enc = recap.encounters[where]
+        enc.last = seq
+        if round_ > enc.rounds:
+            enc.rounds = round_
+        kind = type(fact)
+        if kind is f.Check:
+            name = names.get(fact.actor)
+            if name is None:
+                continue
+            other = names.get(fact.target) if fact.target else None
+            label = fact.label
+            if fact.attack:
+                label = f"attack on {other or 'someone unseen'}" + (f" ({label})" if label else "")
+            elif fact.target:
+                label += f" against {other or 'someone unseen'}"
+            t = enc.tally(name)
+            t.checks += 1
+            t.successes += fact.success
+            if fact.attack:
+                t.attacks += 1
+                t.hits += fact.success
+                attackers[seq] = name
+            labels[seq] = f"{name}: {label}"
+            per_round = enc.activity.setdefault(round_, {})
+            per_round[name] = per_round.get(name, 0) + 1
+            line = CheckLine(
+                seq, name, label, fact.chance, fact.success, fact.band, fact.typed, undone
+            )
+            recap.checks.append(line)
+            if fact.chance is not None:
+                by_name.setdefault(name, []).append(line)
+                if fact.bands is not None:
+                    bands.setdefault(name, []).append((fact.bands, fact.band))
+        elif kind is f.Damage:
+            target = names.get(fact.target)
+            if target is not None:
+                enc.tally(target).taken += fact.amount
+            dealer = names.get(fact.by) if fact.by else attackers.get(fact.attack)
+            if dealer is not None:
+                enc.tally(dealer).dealt += fact.amount
+                per_round = enc.damage.setdefault(round_, {})
+                per_round[dealer] = per_round.get(dealer, 0) + fact.amount
+        elif kind is f.Harm:
+            name = names.get(fact.character)
+            if name is not None:
+                t = enc.tally(name)
+                t.harms.append(fact.text)
+                t.down = t.down or fact.down
+        elif kind is f.Spent:
+            name = names.get(fact.character)
+            if name is not None:
+                spent = enc.tally(name).spent
+                spent[fact.resource] = spent.get(fact.resource, 0) + fact.amount
+        elif kind is f.Notable:
+            name = names.get(fact.character)
+            if name is not None:
+                enc.tally(name).notable.append(fact.text + (" (undone)" if undone else ""))
+        elif kind is f.Turn:
+            name = names.get(fact.character)
+            if name is not None:
+                enc.tally(name).turns += 1
+        elif kind is f.Ends:
+            enc.ended = fact.how
+        elif kind is f.Revealed:
+            recap.revealed.append(labels.get(fact.record, f"record {fact.record}"))
+    if not recap.encounters[0].tallies:
+        recap.encounters.pop(0)
+    recap.luck = [
+        _character_luck(name, lines, bands.get(name, [])) for name, lines in by_name.items()
+    ]
+    return recap
+
+
+def _character_luck(
+    name: str, lines: list[CheckLine], banded: list[tuple[Mapping[str, Fraction], str]]
+) -> CharacterLuck:
+    overall = _luck(lines)
+    sources = []
+    for source, typed in (("margin's dice", False), ("typed dice", True)):
+        subset = [line for line in lines if line.typed is typed]
+        if subset:
+            sources.append((source, _luck(subset)))
+    per_band = []
+    if banded:
+        order = dict.fromkeys(band for odds, _ in banded for band in odds)
+        for band in order:
+            chances = [odds.get(band, Fraction(0)) for odds, _ in banded]
+            actual = sum(1 for _, got in banded if got == band)
+            per_band.append(BandLuck(band, luck(chances, actual)))
+    return CharacterLuck(name, overall, tuple(sources), tuple(per_band))
+
+
+def _luck(lines: list[CheckLine]) -> Luck:
+    chances: list[Fraction] = [line.chance for line in lines if line.chance is not None]
+    return luck(list(chances), sum(1 for line in lines if line.success))
+
+
+def recap(
+    records: Iterable[Mapping[str, Any]],
+    system: str,
+    corrected: bool = True,
+    standing: list[tuple[str, list[str]]] | None = None,
+    progress: Progress | None = None,
+) -> Recap:
+    """The recap of a log given as record dicts (whole, or through a player's lens)."""
+    return summarize(read(records, system, progress), system, corrected, standing)

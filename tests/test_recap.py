@@ -1,0 +1,376 @@
+"""The recap and the luck report: a fight in each system with dice typed in, checked by hand.
+
+Every expected number below is worked out in the comment beside it from the
+rules text, not read back from margin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import events_of, run_margin
+
+from core import get_system
+from core.commands import convert_command
+from core.luck import luck, successes
+from core.recap import CharacterLuck, Recap
+from tui.demo import build_demo
+from tui.recap import build, markdown
+from tui.table import Table
+
+
+def _table(tmp_path: Path, system: str, *commands: dict, **options: object) -> Table:
+    table = Table.create(tmp_path / "t.margin", system, dict(options))
+    for data in commands:
+        table.execute(convert_command(system, data))
+    return table
+
+
+def _luck(r: Recap, name: str) -> CharacterLuck:
+    (found,) = [c for c in r.luck if c.name == name]
+    return found
+
+
+def _tally(r: Recap, encounter: int, name: str):  # type: ignore[no-untyped-def]
+    return r.encounters[encounter].tallies[name]
+
+
+# -- the distribution itself ----------------------------------------------------
+
+
+def test_poisson_binomial_by_hand() -> None:
+    # chances 1/2, 1/4, 1/5: P(0) = 1/2*3/4*4/5 = 0.3; P(3) = 1/2*1/4*1/5 = 0.025
+    # P(1) = 1/2*3/4*4/5 + 1/2*1/4*4/5 + 1/2*3/4*1/5 = 0.3 + 0.1 + 0.075 = 0.475
+    dist = successes([0.5, 0.25, 0.2])
+    assert dist.at_least(0) == 1.0
+    assert dist.at_least(1) == pytest.approx(0.7)
+    assert dist.at_least(2) == pytest.approx(1 - 0.3 - 0.475)
+    assert dist.at_least(3) == pytest.approx(0.025)
+    assert dist.at_least(4) == 0.0
+
+
+def test_many_checks_of_one_chance_are_a_binomial() -> None:
+    # 2,000 fair checks: P(X >= 1,000) = 1/2 + P(X = 1,000) / 2, and
+    # P(X = 1,000) = C(2000, 1000) / 2^2000 (about 0.01784)
+    from math import comb
+
+    exact = 0.5 + comb(2000, 1000) / 2**2000 / 2
+    assert luck([0.5] * 2000, 1000).at_least == pytest.approx(exact, rel=1e-9)
+    # certain checks shift the count, impossible ones add nothing
+    assert luck([1.0, 1.0, 0.0, 0.5], 3).at_least == pytest.approx(0.5)
+
+
+# -- 2d10-edge ------------------------------------------------------------------
+
+
+def test_edge_fight_by_hand(tmp_path: Path) -> None:
+    table = build_demo(tmp_path / "demo.margin", "2d10-edge")
+    # one more check: Kael perception (2 ranks + IN 4 + WI 5 = +11) vs TN 20, faces 2 3: 16, a failure
+    events_of(table, type="check", character="Kael", skill="perception", tn=20, faces=[2, 3])
+    r = build(table)
+    table.close()
+    fight = 1  # 0 is the play outside the encounter (Kael's climb)
+    # Moreau's burst: check 3+4 +15 = 22 vs 20 (MoS 2, no extra die); damage 4+4+4+4+4+3 +1 = 24
+    # vs medium armor PT 25 - 3 = 22: it gets through, DR 40% soaks round(9.6) = 10: 14 taken
+    assert _tally(r, fight, "Moreau").dealt == 14
+    assert _tally(r, fight, "Guard").taken == 14
+    # Vask: 6+7 +13 = 26 vs 20 (MoS 6: +1d6), +2d6 for Edge; 24 vs inertial PT 20, DR 40%: 14
+    assert _tally(r, fight, "Vask").dealt == 14
+    assert _tally(r, fight, "Vask").spent == {"Edge": 1}
+    assert _tally(r, fight, "Enforcer").taken == 14
+    assert _tally(r, fight, "Moreau").hits == 1
+    assert "serious injury (14 points)" in _tally(r, fight, "Guard").harms
+    # Kael athletics +20 vs 30: 2d10 must reach 10. Of the 100 throws, 64 sum to 10 or more;
+    # doubles 5-5..10-10 add 5 (still successes), doubles 1-1..4-4 fail either way: 64/100.
+    # Perception +11 vs 20: 72 throws sum to 9 or more, doubles 5-5 up succeed: 72/100.
+    kael = _luck(r, "Kael")
+    assert kael.overall.checks == 2
+    assert kael.overall.expected == pytest.approx(0.64 + 0.72)
+    assert kael.overall.actual == 1
+    # at least one success in two: 1 - 0.36 * 0.28
+    assert kael.overall.at_least == pytest.approx(1 - 0.36 * 0.28)
+    assert kael.by_source[0][0] == "typed dice"
+    # significant success (MoS 5..9). The climb: throws summing 15..19 that are not doubles
+    # (18), and doubles 5-5, 6-6, 7-7 (+5): 21/100. Perception: sums 14..18 not doubles (22),
+    # and doubles 5-5, 6-6 (+5): 24/100. The climb was one; perception (16, MoS -4) was not.
+    bands = {b.band: b.luck for b in kael.bands}
+    assert bands["significant-success"].expected == pytest.approx(0.21 + 0.24)
+    assert bands["significant-success"].actual == 1
+    assert bands["significant-success"].at_least == pytest.approx(1 - 0.79 * 0.76)
+    # Moreau +15 vs 20: all but the 6 throws summing 2..4 (doubles 3-3 up gain 5): 94/100
+    assert _luck(r, "Moreau").overall.at_least == pytest.approx(0.94)
+
+
+def test_edge_doubles_and_edge_are_notable(tmp_path: Path) -> None:
+    table = build_demo(tmp_path / "demo.margin", "2d10-edge")
+    # 6-6 on perception +11 vs 20: 12 + 11 = 23 >= 20, so the double adds 5
+    events_of(table, type="check", character="Kael", skill="perception", tn=20, faces=[6, 6])
+    r = build(table)
+    table.close()
+    # the demo's encounter still runs: the check is part of it
+    assert "doubles 6-6 (+5) on perception vs TN 20" in _tally(r, 1, "Kael").notable
+
+
+# -- d100-chance ----------------------------------------------------------------
+
+CHANCE_PARTY = [
+    {
+        "type": "add-character",
+        "name": name,
+        "sheet": {
+            "hp": 40,
+            "stats": {"str": 8, "dex": 10},
+            "skills": {"stealth": 45, "hacking": 30, "athletics": 40},
+            "speed": 30,
+            "weapons": {"knife": {"type": "melee", "base": 10, "profile": "volatile", "range": 5}},
+        },
+    }
+    for name in ("Rook", "Brakk")
+]
+
+
+def test_chance_fight_by_hand(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        "d100-chance",
+        *CHANCE_PARTY,
+        # chance = 55 + 2 x (proficiency - difficulty): stealth 45 vs 40 -> 65; roll 30 succeeds
+        {"type": "check", "character": "Rook", "skill": "stealth", "difficulty": 40, "faces": [30]},
+        # hacking 30 vs 30 -> 55; roll 70 fails
+        {"type": "check", "character": "Rook", "skill": "hacking", "difficulty": 30, "faces": [70]},
+        # stealth 45 vs 20 leads by 25: an automatic success, no roll
+        {
+            "type": "check",
+            "character": "Rook",
+            "skill": "stealth",
+            "difficulty": 20,
+            "task": "the back door",
+        },
+        {"type": "encounter", "order": ["Rook", "Brakk"]},
+        {"type": "next"},
+        # athletics 40 against athletics 40: each difficulty defaults to the other's
+        # proficiency, so both chances are 55; rolls 20 and 50: both succeed, Rook's
+        # margin 35 beats 5
+        {
+            "type": "opposed",
+            "actor": "Rook",
+            "skill": "athletics",
+            "defender": "Brakk",
+            "faces": [20, 50],
+        },
+        {"type": "hp", "character": "Brakk", "amount": -7, "reason": "a fall"},
+        {"type": "hp", "character": "Rook", "amount": -3},
+    )
+    r = build(table)
+    table.close()
+    rook = _luck(r, "Rook")
+    # Rook: 0.65 + 0.55 + 1 (automatic) + the opposed check. Rook wins when his roll succeeds
+    # and Brakk's fails (55 x 45 pairs) or both succeed with Rook's roll lower (55 x 54 / 2):
+    # (2475 + 1485) / 10000 = 0.396
+    assert rook.overall.expected == pytest.approx(0.65 + 0.55 + 1 + 0.396)
+    assert rook.overall.actual == 3
+    # at least 3 of 4 with the automatic one certain: at least 2 of (0.65, 0.55, 0.396)
+    p = (0.65, 0.55, 0.396)
+    none_or_one = (
+        (1 - p[0]) * (1 - p[1]) * (1 - p[2])
+        + p[0] * (1 - p[1]) * (1 - p[2])
+        + (1 - p[0]) * p[1] * (1 - p[2])
+        + (1 - p[0]) * (1 - p[1]) * p[2]
+    )
+    assert rook.overall.at_least == pytest.approx(1 - none_or_one)
+    brakk = _luck(r, "Brakk")
+    assert brakk.overall.expected == pytest.approx(1 - 0.396)
+    assert brakk.overall.actual == 0
+    # clean success (margin 10 or more) on a chance of 65: rolls 1..55
+    bands = {b.band: b.luck for b in rook.bands}
+    assert bands["clean-success"].expected == pytest.approx(0.55 + 0.45 + 0)
+    notable = _tally(r, 0, "Rook").notable
+    assert "automatic success: stealth" in notable
+    assert _tally(r, 1, "Brakk").taken == 7
+    assert _tally(r, 1, "Rook").taken == 3
+
+
+def test_chance_attack_damage_is_counted_for_both_sides(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        "d100-chance",
+        *CHANCE_PARTY,
+        {"type": "encounter", "order": ["Rook", "Brakk"]},
+        {"type": "next"},
+    )
+    # unaware: no dodge roll, and the hit is a critical; rolls: 10 to hit
+    (attack,) = events_of(
+        table, type="attack", attacker="Rook", target="Brakk", aware=False, faces=[10]
+    )
+    r = build(table)
+    table.close()
+    assert attack.connects and attack.crit and attack.taken > 0
+    assert _tally(r, 0, "Rook").dealt == attack.taken
+    assert _tally(r, 0, "Brakk").taken == attack.taken
+    assert _tally(r, 0, "Rook").hits == 1
+    assert "critical hit" in _tally(r, 0, "Rook").notable
+    # not aware: no dodge, so the chance to connect is the hit chance alone
+    assert _luck(r, "Rook").overall.expected == pytest.approx(attack.hit_chance / 100)
+
+
+# -- d100-under -----------------------------------------------------------------
+
+
+def test_under_checks_by_hand(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        "d100-under",
+        {"type": "add-character", "name": "Ada", "sheet": {"skills": {"Revolver": 55}}},
+        {"type": "start-track", "label": "Vicker Street"},
+        # tens then ones: 3 1 reads 31 (a success); 0 0 reads 100 (a fumble); 0 1 reads 01
+        # (a critical)
+        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [3, 1]},
+        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [0, 0]},
+        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [0, 1]},
+        {"type": "end-track"},
+    )
+    r = build(table)
+    table.close()
+    ada = _luck(r, "Ada")
+    # target 55: rolls 01..55 succeed, 100 fails: 55/100 each
+    assert ada.overall.expected == pytest.approx(3 * 0.55)
+    assert ada.overall.actual == 2
+    # at least 2 of 3 at 0.55: 3 x 0.55^2 x 0.45 + 0.55^3
+    assert ada.overall.at_least == pytest.approx(3 * 0.55**2 * 0.45 + 0.55**3)
+    # criticals at 55 (table reading): 01 and the top two points of the target, 54 and 55
+    bands = {b.band: b.luck for b in ada.bands}
+    assert bands["critical"].expected == pytest.approx(3 * 0.03)
+    assert bands["fumble"].expected == pytest.approx(3 * 0.01)
+    assert bands["fumble"].actual == 1
+    enc = r.encounters[0]
+    assert enc.name == "Vicker Street"
+    assert enc.ended == "at count 0"
+    assert enc.tallies["Ada"].notable == ["fumble on Revolver", "critical on Revolver"]
+
+
+# -- 2d6-effect -----------------------------------------------------------------
+
+
+def test_effect_checks_by_hand(tmp_path: Path) -> None:
+    vex = {"characteristics": {"INT": 10, "STR": 6}, "skills": {"Electronics": 2}}
+    mira = {"characteristics": {"INT": 12}, "skills": {"Medic": 2}}
+    table = _table(
+        tmp_path,
+        "2d6-effect",
+        {"type": "add-character", "name": "Vex", "sheet": vex},
+        {"type": "add-character", "name": "Mira", "sheet": mira},
+        # Electronics 2 + INT 10 (DM +1), average: 2D6 + 3 against 8; 6 6 -> 15, Effect 7
+        {
+            "type": "check",
+            "character": "Vex",
+            "skill": "Electronics",
+            "characteristic": "INT",
+            "faces": [6, 6],
+        },
+        # Medic 2 + INT 12 (DM +2): 2D6 + 4; 1 1 -> 6, Effect -2
+        {
+            "type": "check",
+            "character": "Mira",
+            "skill": "Medic",
+            "characteristic": "INT",
+            "faces": [1, 1],
+        },
+    )
+    r = build(table)
+    table.close()
+    # 2D6 + 3 >= 8 needs 5 or more: 30 of 36 throws
+    assert _luck(r, "Vex").overall.at_least == pytest.approx(30 / 36)
+    # exceptional success (Effect 6+) needs 11 or more: 3 of 36
+    bands = {b.band: b.luck for b in _luck(r, "Vex").bands}
+    assert bands["exceptional-success"].at_least == pytest.approx(3 / 36)
+    # 2D6 + 4 >= 8 needs 4 or more: 33 of 36; Mira failed
+    mira_luck = _luck(r, "Mira").overall
+    assert (mira_luck.expected, mira_luck.actual, mira_luck.at_least) == (
+        pytest.approx(33 / 36),
+        0,
+        1.0,
+    )
+    assert "exceptional success on Electronics" in _tally(r, 0, "Vex").notable
+
+
+# -- undo: as corrected and as it happened ----------------------------------------
+
+
+def test_undone_rolls_count_only_as_it_happened(tmp_path: Path) -> None:
+    table = _table(
+        tmp_path,
+        "d100-under",
+        {"type": "add-character", "name": "Ada", "sheet": {"skills": {"Revolver": 55}}},
+        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [3, 1]},
+        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [9, 0]},
+        {"type": "undo"},
+    )
+    corrected = build(table)
+    happened = build(table, corrected=False)
+    table.close()
+    assert _luck(corrected, "Ada").overall.checks == 1
+    assert _luck(happened, "Ada").overall.checks == 2
+    assert [line.undone for line in happened.checks] == [False, True]
+    assert "1 records undone later, marked" in markdown(happened)
+    assert "1 undone records left out" in markdown(corrected)
+
+
+# -- what a player may see ----------------------------------------------------------
+
+
+def test_player_recap_has_no_hidden_name_or_secret_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = build_demo(tmp_path / "demo.margin", "2d10-edge")
+    sniper = get_system("2d10-edge").demo[3]["sheet"]
+    events_of(table, type="add-character", name="Nightjar", sheet=sniper, hidden=True)
+    # the hidden sniper shoots at Kael and misses (a record players see: Kael is in it)
+    events_of(table, type="attack", character="Nightjar", target="Kael", tn=40, faces=[1, 2])
+    # a check against a secret TN of 37
+    events_of(
+        table,
+        type="check",
+        character="Kael",
+        skill="perception",
+        tn=37,
+        secret_tn=True,
+        faces=[5, 6],
+    )
+    table.close()
+    path = str(tmp_path / "demo.margin")
+    code, gm, _ = run_margin(capsys, monkeypatch, "recap", path)
+    assert code == 0 and "Nightjar" in gm
+    code, gm, _ = run_margin(capsys, monkeypatch, "luck", path, "--checks")
+    assert code == 0 and "Nightjar: attack on Kael" in gm and "perception vs TN 37" in gm
+    for fmt in ("md", "html"):
+        code, out, err = run_margin(
+            capsys, monkeypatch, "recap", path, "--as", "Kael", "--format", fmt
+        )
+        assert code == 0, err
+        assert "Nightjar" not in out and "nightjar" not in out
+        assert "TN 37" not in out
+    code, out, _ = run_margin(capsys, monkeypatch, "luck", path, "--as", "Kael", "--checks")
+    assert code == 0
+    assert "nightjar" not in out.lower() and "37" not in out
+    # the secret check is listed without its chance, and counts in no player's luck
+    assert "perception: chance unknown, failure" in out
+    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "--as", "Nightjar")
+    assert code == 1 and "no such player character" in err
+
+
+def test_recap_writes_a_file_and_refuses_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_demo(tmp_path / "demo.margin", "2d10-edge").close()
+    path = str(tmp_path / "demo.margin")
+    out_file = tmp_path / "recap.md"
+    code, out, _ = run_margin(capsys, monkeypatch, "recap", path, "-o", str(out_file))
+    assert code == 0 and out == ""
+    assert out_file.read_text().startswith("# Recap: 2d10-edge demo (2d10-edge)")
+    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "--format", "pdf")
+    assert code == 2 and "invalid choice: 'pdf'" in err
+    code, _, err = run_margin(capsys, monkeypatch, "recap", str(tmp_path / "none.margin"))
+    assert code == 1 and "none.margin" in err and "Traceback" not in err
+    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "-o", str(tmp_path))
+    assert code == 1 and "is a folder" in err

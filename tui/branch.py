@@ -1,0 +1,122 @@
+"""``margin branch`` and ``margin diff``: what-if tables and where two tables part."""
+
+from __future__ import annotations
+
+from itertools import zip_longest
+from pathlib import Path
+
+from core import get_system
+from core.branch import branch_drafts
+from events import SQLiteStore, StoreError, record_to_builtins
+from events.jsonl import export_line, read_lines
+
+from . import render
+from .table import Table, new_command_id
+
+
+def branch(source: str | Path, at: int, new: str | Path) -> int:
+    """Write ``new``: ``source``'s records 1..``at`` byte for byte, then the branch mark.
+
+    The copy goes through the same checks as ``margin import`` (every chain hash
+    and every record), and the new table is verified before it is kept. Returns
+    the number of records of the new table.
+    """
+    new = Path(new)
+    if new.exists():
+        raise StoreError(f"{new}: already exists; branch writes a new table")
+    table = Table.open(source, readonly=True)
+    try:
+        last = table.projection.seq
+        if not 1 <= at <= last:
+            raise StoreError(f"--at {at}: {source} has records 1..{last}")
+        history = table.projection.history
+        command = history.command_of(at)
+        if command is not None and history.seqs(command)[-1] != at:
+            span = history.seqs(command)
+            raise StoreError(
+                f"--at {at}: record {at} is inside one command (records {span[0]}..{span[-1]}); "
+                f"branch at {span[0] - 1} or {span[-1]}"
+            )
+        rows = list(table.store.rows(0, at))
+        drafts = branch_drafts(history, at, Path(source).name, table.state.title, rows[-1].hash)
+    finally:
+        table.close()
+    store = SQLiteStore(new, create=True)
+    try:
+        store.import_rows(read_lines((export_line(row) for row in rows), str(source)))
+        store.append(drafts, at, command=new_command_id())
+        bad = store.verify()
+        if bad is not None:
+            raise StoreError(f"{new}: record {bad} did not verify; the branch was not kept")
+        count = store.last_seq
+    except BaseException:
+        store.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(new) + suffix).unlink(missing_ok=True)
+        raise
+    store.close()
+    return count
+
+
+def first_difference(a: SQLiteStore, b: SQLiteStore) -> int | None:
+    """The first record number at which two logs differ (by chain hash), or None."""
+    for ra, rb in zip_longest(a.rows(), b.rows()):
+        if ra is None or rb is None or ra.hash != rb.hash:
+            return (ra or rb).seq  # type: ignore[union-attr]
+    return None
+
+
+def _line(table: Table, seq: int) -> str:
+    if seq > table.projection.seq:
+        return "(no such record: the log ends before it)"
+    data = record_to_builtins(table.store.record(seq))
+    return render.describe(table.state.system, data)
+
+
+def diff(path_a: str | Path, path_b: str | Path) -> str:
+    """Where two tables part, and their characters' state side by side at their ends."""
+    a, b = Table.open(path_a, readonly=True), Table.open(path_b, readonly=True)
+    try:
+        out = []
+        parted = first_difference(a.store, b.store)
+        if parted is None:
+            out.append(f"{path_a} and {path_b} hold the same {a.projection.seq} records.")
+        else:
+            shared = f"records 1..{parted - 1}" if parted > 1 else "no records"
+            out += [
+                f"{path_a} and {path_b} share {shared}; they part at record {parted}:",
+                f"  A: {_line(a, parted)}",
+                f"  B: {_line(b, parted)}",
+            ]
+        out.append("")
+        out += side_by_side(a, b, str(path_a), str(path_b))
+        return "\n".join(out) + "\n"
+    finally:
+        a.close()
+        b.close()
+
+
+def _status(table: Table) -> dict[str, str]:
+    state = table.state
+    status = get_system(state.system).status
+    return {
+        c.name: ", ".join(status(c, state)) if status else "" for c in state.characters.values()
+    }
+
+
+def side_by_side(a: Table, b: Table, name_a: str, name_b: str) -> list[str]:
+    """Each character's state at the end of both tables; differing rows marked with *."""
+    if a.state.system != b.state.system:
+        return [f"A plays {a.state.system}, B plays {b.state.system}."]
+    sa, sb = _status(a), _status(b)
+    names = list(dict.fromkeys([*sa, *sb]))
+    width = max([len(n) for n in names] + [9])
+    col = max([len(v) for v in sa.values()] + [len(name_a), 1])
+    out = [f"  {'character':<{width}}  {'A: ' + name_a:<{col + 3}}  B: {name_b}"]
+    for n in names:
+        left, right = sa.get(n, "(not at the table)"), sb.get(n, "(not at the table)")
+        mark = "*" if left != right else " "
+        out.append(f"{mark} {n:<{width}}  {left:<{col + 3}}  {right}")
+    same = sum(1 for n in names if sa.get(n) == sb.get(n))
+    out.append(f"\n{len(names) - same} of {len(names)} characters differ (marked *).")
+    return out

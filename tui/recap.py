@@ -1,0 +1,222 @@
+"""After play: the recap and the luck report of a table, as the GM or one player may read them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from core import get_system
+from core.luck import Luck, percent
+from core.recap import CharacterLuck, Encounter, Recap, recap
+from events import PlayerLog, record_to_builtins
+
+from .table import Table
+from .view import lens_state, player_id
+
+
+def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any]]:
+    """The table's records as a reader may read them: whole for the GM (``player`` None),
+    through the player lens for a player, exactly as ``margin log --as`` shows them."""
+    records = table.store.records()
+    if player is None:
+        for record in records:
+            yield record_to_builtins(record)
+        return
+    lens = PlayerLog()
+    revealed = table.state.revealed
+    for record in records:
+        data = lens.view(record, revealed)
+        if data is not None:
+            yield data
+
+
+def build(
+    table: Table, name: str | None = None, corrected: bool = True, progress: bool = False
+) -> Recap:
+    """The recap of ``table`` for the GM, or for the player of character ``name``."""
+    player = None if name is None else player_id(table.state, name)
+    state = table.state if player is None else lens_state(table.state)
+    status = get_system(state.system).status
+    standing = [
+        (c.name, list(status(c, state)) if status else []) for c in state.characters.values()
+    ]
+    total = table.projection.seq
+    show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
+    result = recap(
+        readable_records(table, player), state.system, corrected, standing, progress=show
+    )
+    if show is not None:
+        sys.stderr.write("\r" + " " * 40 + "\r")
+    return result
+
+
+def _progress(total: int) -> Any:
+    def show(seq: int) -> None:
+        sys.stderr.write(f"\rreading records: {seq:,} of {total:,}")
+        sys.stderr.flush()
+
+    return show
+
+
+# -- text -----------------------------------------------------------------------
+
+
+def _spent(spent: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in spent.items()) or "-"
+
+
+def how_read(r: Recap, name: str | None) -> str:
+    """One line: which records count, and whose view this is."""
+    if r.corrected:
+        kind = "as corrected" + (f" ({r.undone} undone records left out)" if r.undone else "")
+    else:
+        kind = "as it happened" + (
+            f" ({r.undone} records undone later, marked)" if r.undone else ""
+        )
+    whose = f"; what {name}'s player saw" if name else ""
+    return f"{r.records:,} records, {kind}{whose}."
+
+
+def ending(enc: Encounter) -> str:
+    """How an encounter ended, in one sentence ("" for the play outside encounters)."""
+    if enc.outside:
+        return ""
+    if enc.ended is None:
+        return "Still running at the end of the log."
+    return "Ended" + (f" {enc.ended}" if enc.ended else "") + "."
+
+
+def markdown(r: Recap, name: str | None = None) -> str:
+    """The recap as Markdown."""
+    title = r.title or "a table"
+    out = [f"# Recap: {title} ({r.system})", "", how_read(r, name), ""]
+    for enc in r.encounters:
+        out += [f"## {enc.name}", ""] + ([ending(enc), ""] if ending(enc) else [])
+        if enc.tallies:
+            out += [
+                "| Character | Turns | Checks passed | Hits | Damage dealt | Damage taken | Spent |",
+                "|---|---:|---:|---:|---:|---:|---|",
+            ]
+            for t in enc.tallies.values():
+                hits = f"{t.hits}/{t.attacks}" if t.attacks else "-"
+                out.append(
+                    f"| {t.name} | {t.turns} | {t.successes}/{t.checks} | {hits} | {t.dealt} "
+                    f"| {t.taken} | {_spent(t.spent)} |"
+                )
+            out.append("")
+        harms = [(t.name, t.harms) for t in enc.tallies.values() if t.harms]
+        if harms:
+            out += ["Injuries and conditions:", ""]
+            out += [f"- {who}: {'; '.join(h)}" for who, h in harms]
+            out.append("")
+        notable = [(t.name, n) for t in enc.tallies.values() for n in t.notable]
+        if notable:
+            out += ["Notable rolls:", ""]
+            out += [f"- {who}: {text}" for who, text in notable[:30]]
+            if len(notable) > 30:
+                out.append(f"- and {len(notable) - 30} more")
+            out.append("")
+        if enc.damage:
+            rounds = "; ".join(
+                f"round {n}: " + ", ".join(f"{who} {amount}" for who, amount in dealt.items())
+                for n, dealt in sorted(enc.damage.items())
+            )
+            out += [f"Damage by round: {rounds}.", ""]
+    out += ["## Luck", ""] + luck_table(r) + [""]
+    if r.revealed:
+        out += ["## Secrets revealed", ""] + [f"- {text}" for text in r.revealed] + [""]
+    if r.standing:
+        out += ["## How it ended", ""]
+        out += [f"- {who}: {', '.join(status) or 'no status'}" for who, status in r.standing]
+        out.append("")
+    return "\n".join(out)
+
+
+def luck_table(r: Recap) -> list[str]:
+    """The luck report as a Markdown table (one row per character, then per source)."""
+    if not r.luck:
+        return ["No check of known chance was rolled."]
+    out = [
+        "| Character | Dice | Checks | Expected successes | Successes | Chance of at least as many |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for c in r.luck:
+        out += [_luck_row(c.name, source, luck) for source, luck in luck_rows(c)]
+    banded = [c for c in r.luck if c.bands]
+    if banded:
+        out += [
+            "",
+            "| Character | Band | Expected | Actual | Chance of at least as many |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for c in banded:
+            for b in c.bands:
+                out.append(
+                    f"| {c.name} | {b.band} | {b.luck.expected:.2f} | {b.luck.actual} "
+                    f"| {b.luck.percent} |"
+                )
+    return out
+
+
+def luck_rows(c: CharacterLuck) -> list[tuple[str, Luck]]:
+    """A character's luck by source of dice, with the whole first when both sources rolled."""
+    if len(c.by_source) > 1:
+        return [("all dice", c.overall), *c.by_source]
+    return list(c.by_source)
+
+
+def _luck_row(name: str, source: str, luck: Luck) -> str:
+    return (
+        f"| {name} | {source} | {luck.checks} | {luck.expected:.2f} | {luck.actual} "
+        f"| {luck.percent} |"
+    )
+
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float, whole: float, width: int = 24) -> str:
+    """``value`` out of ``whole`` as a bar of ``width`` cells, in eighths."""
+    if whole <= 0:
+        return " " * width
+    eighths = round(max(0.0, min(1.0, value / whole)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (BLOCKS[part] if part else "")).ljust(width)
+
+
+def luck_text(r: Recap, name: str | None = None, checks: bool = False) -> str:
+    """The luck report for a terminal: expected and actual successes drawn as bars."""
+    out = [f"Luck: {r.title or 'a table'} ({r.system}), {how_read(r, name)}", ""]
+    if not r.luck:
+        out.append("No check of known chance was rolled.")
+    width = max((len(c.name) for c in r.luck), default=0)
+    for c in r.luck:
+        for i, (source, luck) in enumerate(luck_rows(c)):
+            who = (c.name if i == 0 else "").ljust(width)
+            out.append(f"{who}  {source}: {luck.checks} checks")
+            out.append(
+                f"{'':{width}}    expected {bar(luck.expected, luck.checks)} {luck.expected:7.2f}"
+            )
+            out.append(
+                f"{'':{width}}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"
+                f"   chance of at least as many: {luck.percent}"
+            )
+        for b in c.bands:
+            out.append(
+                f"{'':{width}}    {b.band:<22} expected {b.luck.expected:6.2f}  actual "
+                f"{b.luck.actual:4d}  at least as many: {b.luck.percent}"
+            )
+        out.append("")
+    if checks:
+        out.append("Every check:")
+        for line in r.checks:
+            chance = "unknown" if line.chance is None else percent(float(line.chance))
+            result = "success" if line.success else "failure"
+            marks = (" typed" if line.typed else "") + (" (undone)" if line.undone else "")
+            band = f" ({line.band})" if line.band else ""
+            out.append(
+                f"{line.record:>7}  {line.name}: {line.label}: chance {chance}, "
+                f"{result}{band}{marks}"
+            )
+    return "\n".join(out).rstrip() + "\n"

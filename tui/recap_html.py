@@ -1,0 +1,186 @@
+"""The recap as one HTML page with its charts drawn inline as SVG (pygal), readable offline."""
+
+from __future__ import annotations
+
+from html import escape
+
+import pygal
+from pygal.style import Style
+
+from core.recap import Encounter, Recap
+
+from .recap import ending, how_read, luck_rows
+
+STYLE = Style(
+    background="#ffffff",
+    plot_background="#ffffff",
+    foreground="#222222",
+    foreground_strong="#111111",
+    foreground_subtle="#888888",
+    colors=("#3b6ea5", "#c0504d", "#6a9a3a", "#8064a2", "#d08a2c", "#3a9a9a", "#7f7f7f"),
+    font_family="sans-serif",
+    title_font_size=18,
+    label_font_size=13,
+    legend_font_size=13,
+    major_label_font_size=13,
+)
+
+CSS = """
+body { font-family: sans-serif; max-width: 60em; margin: 2em auto; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.6em; }
+table { border-collapse: collapse; margin: 0.6em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { text-align: left; } td.text { text-align: left; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+.chart { width: 28em; }
+.chart svg { width: 100%; height: auto; }
+.note { color: #555; }
+"""
+
+
+def _chart(kind: type[pygal.graph.graph.Graph], title: str, **config: object) -> pygal.Graph:
+    # no scripts fetched from anywhere: the page must read offline
+    return kind(
+        title=title,
+        style=STYLE,
+        js=[],
+        disable_xml_declaration=True,
+        width=560,
+        height=360,
+        legend_at_bottom=True,
+        **config,
+    )
+
+
+def _svg(chart: pygal.Graph) -> str:
+    return f'<div class="chart">{chart.render(is_unicode=True)}</div>'
+
+
+def damage_chart(enc: Encounter) -> str:
+    """Damage dealt in each round, stacked by who dealt it."""
+    rounds = sorted(enc.damage)
+    dealers = list(dict.fromkeys(who for n in rounds for who in enc.damage[n]))
+    chart = _chart(pygal.StackedBar, "Damage dealt by round", x_title="round")
+    chart.x_labels = [str(n) for n in rounds]
+    for who in dealers:
+        chart.add(who, [enc.damage[n].get(who, 0) for n in rounds])
+    return _svg(chart)
+
+
+def timeline_chart(enc: Encounter) -> str:
+    """Who rolled checks in which round: one row of dots per character."""
+    rounds = sorted(enc.activity)
+    names = list(dict.fromkeys(who for n in rounds for who in enc.activity[n]))
+    chart = _chart(pygal.Dot, "Timeline: checks by round", x_title="round")
+    chart.x_labels = [str(n) for n in rounds]
+    for who in names:
+        chart.add(who, [enc.activity[n].get(who) for n in rounds])
+    return _svg(chart)
+
+
+def luck_chart(r: Recap) -> str:
+    """Expected against actual successes, per character."""
+    chart = _chart(pygal.Bar, "Luck: expected and actual successes")
+    chart.x_labels = [c.name for c in r.luck]
+    chart.add("expected", [round(c.overall.expected, 2) for c in r.luck])
+    chart.add("actual", [c.overall.actual for c in r.luck])
+    return _svg(chart)
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
+    for row in rows:
+        out.append("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>")
+    return "\n".join(out) + "</table>"
+
+
+def _cell(text: str) -> str:
+    """A cell, numbers right-aligned and words left."""
+    numeric = text[:1].isdigit() or text[:1] in "<>-"
+    return f"<td>{escape(text)}</td>" if numeric else f'<td class="text">{escape(text)}</td>'
+
+
+def _list(items: list[str]) -> str:
+    return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>"
+
+
+def _encounter(enc: Encounter) -> list[str]:
+    out = [f"<h2>{escape(enc.name)}</h2>"]
+    if ending(enc):
+        out.append(f"<p>{escape(ending(enc))}</p>")
+    rows = [
+        [
+            t.name,
+            str(t.turns),
+            f"{t.successes}/{t.checks}",
+            f"{t.hits}/{t.attacks}" if t.attacks else "-",
+            str(t.dealt),
+            str(t.taken),
+            ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
+        ]
+        for t in enc.tallies.values()
+    ]
+    head = ["Character", "Turns", "Checks passed", "Hits", "Dealt", "Taken", "Spent"]
+    out.append(_table(head, rows))
+    harms = [f"{t.name}: {'; '.join(t.harms)}" for t in enc.tallies.values() if t.harms]
+    if harms:
+        out += ["<h3>Injuries and conditions</h3>", _list(harms)]
+    notable = [f"{t.name}: {n}" for t in enc.tallies.values() for n in t.notable]
+    if notable:
+        more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
+        out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
+    charts = []
+    if enc.damage:
+        charts.append(damage_chart(enc))
+    if enc.activity and not enc.outside:
+        charts.append(timeline_chart(enc))
+    if charts:
+        out.append('<div class="charts">' + "".join(charts) + "</div>")
+    return out
+
+
+def html(r: Recap, name: str | None = None) -> str:
+    """The whole recap as a standalone HTML page."""
+    title = f"Recap: {r.title or 'a table'} ({r.system})"
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="note">{escape(how_read(r, name))}</p>',
+    ]
+    for enc in r.encounters:
+        out += _encounter(enc)
+    out.append("<h2>Luck</h2>")
+    if r.luck:
+        rows = [
+            [
+                c.name,
+                source,
+                str(luck.checks),
+                f"{luck.expected:.2f}",
+                str(luck.actual),
+                luck.percent,
+            ]
+            for c in r.luck
+            for source, luck in luck_rows(c)
+        ]
+        head = ["Character", "Dice", "Checks", "Expected", "Successes", "At least as many"]
+        out += [_table(head, rows), '<div class="charts">' + luck_chart(r) + "</div>"]
+        banded = [
+            [c.name, b.band, f"{b.luck.expected:.2f}", str(b.luck.actual), b.luck.percent]
+            for c in r.luck
+            for b in c.bands
+        ]
+        if banded:
+            head = ["Character", "Band", "Expected", "Actual", "At least as many"]
+            out += ["<h3>By band</h3>", _table(head, banded)]
+    else:
+        out.append("<p>No check of known chance was rolled.</p>")
+    if r.revealed:
+        out += ["<h2>Secrets revealed</h2>", _list(r.revealed)]
+    if r.standing:
+        out += ["<h2>How it ended</h2>"]
+        out.append(_list([f"{who}: {', '.join(s) or 'no status'}" for who, s in r.standing]))
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
