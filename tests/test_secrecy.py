@@ -154,8 +154,9 @@ def play(
             data = _command(system, kind, who, names, hidden, done[gm], pick)
         if data is None:
             continue
-        secret = gm or kind == "secret-roll"
-        table.dice = RandomDice(n * 7919 + (variant if secret and gm else 0))
+        # the variant rolls other dice where nothing can follow from them: the GM's
+        # secret free rolls (a hidden check's result may rightly shape a later blow)
+        table.dice = RandomDice(n * 7919 + (variant if gm and kind == "secret-roll" else 0))
         with contextlib.suppress(RuleError):
             records = table.execute(convert_command(system, data), command_id=f"c{n}")
             firsts[f"c{n}"] = records[0].seq

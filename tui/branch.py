@@ -8,9 +8,10 @@ from pathlib import Path
 from core import get_system
 from core.branch import branch_drafts
 from events import SQLiteStore, StoreError, record_to_builtins
-from events.jsonl import export_line, read_lines
+from events.store import partial_path, place, remove_table
 
 from . import render
+from .keys import signing_key
 from .table import Table, new_command_id
 
 
@@ -41,20 +42,25 @@ def branch(source: str | Path, at: int, new: str | Path) -> int:
         drafts = branch_drafts(history, at, Path(source).name, table.state.title, rows[-1].hash)
     finally:
         table.close()
-    store = SQLiteStore(new, create=True)
+    # built beside the target under a hidden name and moved into place when verified,
+    # as margin import does
+    partial = partial_path(new)
     try:
-        store.import_rows(read_lines((export_line(row) for row in rows), str(source)))
-        store.append(drafts, at, command=new_command_id())
-        bad = store.verify()
-        if bad is not None:
-            raise StoreError(f"{new}: record {bad} did not verify; the branch was not kept")
-        count = store.last_seq
+        store = SQLiteStore(partial, create=True, signer=signing_key())
+        try:
+            store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
+            store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
+            store.append(drafts, at, command=new_command_id())
+            bad = store.verify()
+            if bad is not None:
+                raise StoreError(f"{new}: record {bad} did not verify; the branch was not kept")
+            count = store.last_seq
+        finally:
+            store.close()
+        place(partial, new)
     except BaseException:
-        store.close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(new) + suffix).unlink(missing_ok=True)
+        remove_table(partial)
         raise
-    store.close()
     return count
 
 

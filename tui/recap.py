@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from core import get_system
+from core.lens import PlayerLens, player_state
 from core.luck import Luck, percent
 from core.recap import CharacterLuck, Encounter, Recap, recap
-from events import PlayerLog, record_to_builtins
+from events import record_to_builtins
 
 from .table import Table
-from .view import lens_state, player_id
+from .view import player_id
 
 
 def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any]]:
@@ -23,10 +24,9 @@ def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any
         for record in records:
             yield record_to_builtins(record)
         return
-    lens = PlayerLog()
-    revealed = table.state.revealed
+    lens = PlayerLens(table.state.revealed)
     for record in records:
-        data = lens.view(record, revealed)
+        data = lens.read(record)
         if data is not None:
             yield data
 
@@ -36,7 +36,12 @@ def build(
 ) -> Recap:
     """The recap of ``table`` for the GM, or for the player of character ``name``."""
     player = None if name is None else player_id(table.state, name)
-    state = table.state if player is None else lens_state(table.state)
+    state = table.state
+    if player is not None:
+        lens = PlayerLens(state.revealed)
+        lens.feed(table.store.records())
+        world = get_system(state.system).player_world
+        state = player_state(state, lens, world, table.projection.history.voided)
     status = get_system(state.system).status
     standing = [
         (c.name, list(status(c, state)) if status else []) for c in state.characters.values()
