@@ -616,3 +616,15 @@ async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path)
         shown = " ".join(str(watcher.screen.query_one("#record-text").render()).split())
         assert f"note: {huge}" in shown
     watcher.view.table.close()
+
+
+@pilot_test
+async def test_a_command_as_json_pasted_on_several_lines_is_one_line(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await paste(app, pilot, '{\n  "type": "note",\n  "text": "laid out"\n}\n')
+        line = app.query_one(CommandLine)
+        assert line.value == '{ "type": "note", "text": "laid out" }'
+        await pilot.press("enter")
+        await pilot.pause()
+        assert notes(app) == ["laid out"]

@@ -6,6 +6,7 @@ store around it or computes a rule.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -491,6 +492,8 @@ class CommandLine(Input):
     def _on_paste(self, event: events.Paste) -> None:
         lines = [line.strip() for line in event.text.splitlines()]
         lines = [line for line in lines if line]
+        if len(lines) > 1 and _one_json_object(event.text):
+            lines = [" ".join(lines)]  # a command as JSON, laid out on several lines
         # Input's own handler would run after this one and keep only the first line.
         event.prevent_default()
         if len(lines) > 1:
@@ -499,7 +502,12 @@ class CommandLine(Input):
                 self.remember(line)
             self.post_message(self.Pasted(self, lines))
             return
-        super()._on_paste(event)
+        event.stop()
+        if lines:
+            if self.selection.is_empty:
+                self.insert_text_at_cursor(lines[0])
+            else:
+                self.replace(lines[0], *self.selection)
 
     def action_enter(self) -> None:
         text = self.value
@@ -564,6 +572,13 @@ class CommandLine(Input):
 _EDITING_KEYS = frozenset(
     key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
 )
+
+
+def _one_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def read_history(path: Path | None, keep: int) -> list[str]:
