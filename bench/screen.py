@@ -115,10 +115,11 @@ async def keystroke(path: str, runs: int) -> tuple[float, float]:
     times: list[float] = []
 
     def timed(app: App[None], handle: object) -> object:
-        def run(*args: object) -> None:
+        def run(*args: object) -> object:
             t0 = time.perf_counter()
-            handle(*args)  # type: ignore[operator]
+            result = handle(*args)  # type: ignore[operator]
             app.call_after_refresh(lambda: times.append(time.perf_counter() - t0))
+            return result
 
         return run
 

@@ -66,6 +66,12 @@ def message(app):
     return str(app.query_one("#message").render())
 
 
+async def paste(app, pilot, text):
+    """A bracketed paste, as the terminal hands it over: one event with every line."""
+    app.query_one(CommandLine).post_message(events.Paste(text))
+    await pilot.pause()
+
+
 def burst(app, text):
     """Keys as a terminal delivers a fast burst: all queued before any is handled."""
     for ch in text:
@@ -105,8 +111,7 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
 async def test_a_bracketed_paste_of_three_lines_runs_them_in_order_after_one_enter(path):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(CommandLine).post_message(events.Paste("note one\nnote two\r\nnote three\n"))
-        await pilot.pause()
+        await paste(app, pilot, "note one\nnote two\r\nnote three\n")
         assert isinstance(app.screen, PasteScreen)
         assert notes(app) == []
         await pilot.press("enter")
@@ -119,8 +124,7 @@ async def test_a_bracketed_paste_of_three_lines_runs_them_in_order_after_one_ent
 async def test_a_paste_dropped_with_escape_runs_nothing(path):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(CommandLine).post_message(events.Paste("note one\nnote two"))
-        await pilot.pause()
+        await paste(app, pilot, "note one\nnote two")
         await pilot.press("escape")
         await pilot.pause()
         assert notes(app) == []
@@ -131,8 +135,7 @@ async def test_a_paste_dropped_with_escape_runs_nothing(path):
 async def test_a_paste_stops_at_the_first_refused_line(path):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(CommandLine).post_message(events.Paste("note one\nroll 2d6 = 9 9\nnote x"))
-        await pilot.pause()
+        await paste(app, pilot, "note one\nroll 2d6 = 9 9\nnote x")
         await pilot.press("enter")
         await pilot.pause()
         assert notes(app) == ["one"]
@@ -145,8 +148,7 @@ async def test_a_paste_stops_at_the_first_refused_line(path):
 async def test_a_paste_with_a_line_that_opens_a_screen_is_refused_whole(path):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(CommandLine).post_message(events.Paste("note one\nundo"))
-        await pilot.pause()
+        await paste(app, pilot, "note one\nundo")
         assert not isinstance(app.screen, PasteScreen)
         assert notes(app) == []
         assert "paste refused, nothing run: line 2" in message(app)
@@ -156,8 +158,7 @@ async def test_a_paste_with_a_line_that_opens_a_screen_is_refused_whole(path):
 async def test_a_one_line_paste_goes_onto_the_command_line(path):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.query_one(CommandLine).post_message(events.Paste("note pasted\n"))
-        await pilot.pause()
+        await paste(app, pilot, "note pasted\n")
         assert app.query_one(CommandLine).value == "note pasted"
         assert notes(app) == []
 
@@ -615,3 +616,15 @@ async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path)
         shown = " ".join(str(watcher.screen.query_one("#record-text").render()).split())
         assert f"note: {huge}" in shown
     watcher.view.table.close()
+
+
+@pilot_test
+async def test_a_command_as_json_pasted_on_several_lines_is_one_line(path):
+    app = play(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await paste(app, pilot, '{\n  "type": "note",\n  "text": "laid out"\n}\n')
+        line = app.query_one(CommandLine)
+        assert line.value == '{ "type": "note", "text": "laid out" }'
+        await pilot.press("enter")
+        await pilot.pause()
+        assert notes(app) == ["laid out"]

@@ -13,13 +13,27 @@ from .view import LogRow, View
 from .widgets import row_body, row_head, row_text
 
 
-class UndoScreen(ModalScreen[bool]):
-    """What an undo will void, listed before it is done; Enter confirms, Escape keeps it."""
+class ConfirmScreen(ModalScreen[bool]):
+    """A list shown before something is done: Enter (or y) does it, Escape (or n) does not."""
 
     BINDINGS = [
-        Binding("enter,y", "confirm", "Undo it"),
-        Binding("escape,n", "cancel", "Keep it"),
+        Binding("enter,y", "confirm", "Confirm"),
+        Binding("escape,n", "cancel", "Cancel"),
     ]
+
+    def dialog(self, text: Text, id: str) -> ComposeResult:
+        with Vertical(id="dialog"), VerticalScroll():
+            yield Static(text, id=id)
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class UndoScreen(ConfirmScreen):
+    """What an undo will void, listed before it is done; Enter confirms, Escape keeps it."""
 
     def __init__(self, rows: list[LogRow]) -> None:
         super().__init__()
@@ -32,23 +46,11 @@ class UndoScreen(ModalScreen[bool]):
             text.append_text(row_text(row))
             text.append("\n")
         text.append("\nEnter: undo it    Escape: keep it", style="dim")
-        with Vertical(id="dialog"), VerticalScroll():
-            yield Static(text, id="undo-list")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
+        yield from self.dialog(text, "undo-list")
 
 
-class PasteScreen(ModalScreen[bool]):
+class PasteScreen(ConfirmScreen):
     """Lines pasted at once, listed before they run in order; Enter runs them, Escape drops them."""
-
-    BINDINGS = [
-        Binding("enter,y", "confirm", "Run them"),
-        Binding("escape,n", "cancel", "Drop them"),
-    ]
 
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
@@ -61,14 +63,7 @@ class PasteScreen(ModalScreen[bool]):
             text.append(f"{n:>{width}}  ", style="dim")
             text.append(f"{line}\n")
         text.append("\nEnter: run them    Escape: run nothing", style="dim")
-        with Vertical(id="dialog"), VerticalScroll():
-            yield Static(text, id="paste-list")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
+        yield from self.dialog(text, "paste-list")
 
 
 class RecordScreen(ModalScreen[None]):

@@ -6,6 +6,7 @@ store around it or computes a rule.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,16 @@ def band_styles(odds: Odds) -> list[tuple[str, str]]:
     return [*BAND_STYLES[:split], *BAND_STYLES[len(BAND_STYLES) - failures :]]
 
 
-def clock_text(clock: Clock | None, width: int = 80) -> Text:
-    """The clock's title, then one line per row; long lines end in an ellipsis, never wrap."""
+def clock_text(clock: Clock | None, width: int = 80, console: Console | None = None) -> Text:
+    """The clock's title, then one line per row.
+
+    The row of whoever acts wraps (indented) so none of what they have left is
+    lost; the title and the other rows end in an ellipsis rather than wrap, to
+    keep the order compact. Without a ``console`` every line ends in an ellipsis.
+    """
     if clock is None:
         return Text("no encounter running", style="dim")
-    lines = [Text(clock.title, style="bold")]
+    lines = [(Text(clock.title, style="bold"), False)]
     for row in clock.rows:
         line = Text()
         line.append("▶ " if row.current else "  ", style="bold yellow")
@@ -73,10 +79,18 @@ def clock_text(clock: Clock | None, width: int = 80) -> Text:
             line.append(f"  {row.value}")
         if row.note:
             line.append(f"  {row.note}", style="dim")
-        lines.append(line)
-    for line in lines:
-        line.truncate(max(1, width), overflow="ellipsis")
-    return Text("\n").join(lines)
+        lines.append((line, row.current))
+    width = max(8, width)
+    out: list[Text] = []
+    for line, whole in lines:
+        if whole and console is not None and line.cell_len > width:
+            parts = list(line.wrap(console, width - 4, overflow="fold"))
+            out.append(parts[0])
+            out.extend(Text("    ") + part for part in parts[1:])
+        else:
+            line.truncate(width, overflow="ellipsis")
+            out.append(line)
+    return Text("\n").join(out)
 
 
 class ClockPanel(Static):
@@ -91,7 +105,7 @@ class ClockPanel(Static):
         self.refresh(layout=True)
 
     def render(self) -> Text:
-        return clock_text(self.clock, self.size.width or 80)
+        return clock_text(self.clock, self.content_size.width or 80, self.app.console)
 
 
 def party_text(
@@ -494,6 +508,8 @@ class CommandLine(Input):
     def _on_paste(self, event: events.Paste) -> None:
         lines = [line.strip() for line in event.text.splitlines()]
         lines = [line for line in lines if line]
+        if len(lines) > 1 and _one_json_object(event.text):
+            lines = [" ".join(lines)]  # a command as JSON, laid out on several lines
         # Input's own handler would run after this one and keep only the first line.
         event.prevent_default()
         if len(lines) > 1:
@@ -502,7 +518,12 @@ class CommandLine(Input):
                 self.remember(line)
             self.post_message(self.Pasted(self, lines))
             return
-        super()._on_paste(event)
+        event.stop()
+        if lines:
+            if self.selection.is_empty:
+                self.insert_text_at_cursor(lines[0])
+            else:
+                self.replace(lines[0], *self.selection)
 
     def action_enter(self) -> None:
         text = self.value
@@ -567,6 +588,13 @@ class CommandLine(Input):
 _EDITING_KEYS = frozenset(
     key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
 )
+
+
+def _one_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def read_history(path: Path | None, keep: int) -> list[str]:
