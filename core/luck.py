@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -95,7 +95,7 @@ class Luck:
         return percent(self.at_least)
 
 
-def luck(chances: list[Chance], actual: int) -> Luck:
+def luck(chances: Sequence[Chance], actual: int) -> Luck:
     """Expected vs actual successes and how likely doing at least as well was."""
     expected = math.fsum(float(p) for p in chances)
     return Luck(len(chances), expected, actual, successes(chances).at_least(actual))

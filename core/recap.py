@@ -160,17 +160,16 @@ def read(
                 out.title = event.get("title", "")
             continue
         for fact in reader(event):
-            kind = type(fact)
-            if kind is f.Begins:
+            if isinstance(fact, f.Begins):
                 out.encounters.append(Encounter(fact.name or f"Encounter {len(out.encounters)}"))
                 current, round_ = len(out.encounters) - 1, 0
                 out.encounters[current].first = seq
-            elif kind is f.Turn:
+            elif isinstance(fact, f.Turn):
                 round_ = fact.round
-            elif kind is f.Round:
+            elif isinstance(fact, f.Round):
                 round_ = fact.number
             facts.append((seq, current, round_, fact))
-            if kind is f.Ends:
+            if isinstance(fact, f.Ends):
                 current, round_ = 0, 0
         if progress is not None and seq % 10_000 == 0:
             progress(seq)
@@ -207,8 +206,7 @@ def summarize(
         enc.last = seq
         if round_ > enc.rounds:
             enc.rounds = round_
-        kind = type(fact)
-        if kind is f.Check:
+        if isinstance(fact, f.Check):
             name = names.get(fact.actor)
             if name is None:
                 continue
@@ -236,7 +234,7 @@ def summarize(
                 by_name.setdefault(name, []).append(line)
                 if fact.bands is not None:
                     bands.setdefault(name, []).append((fact.bands, fact.band))
-        elif kind is f.Damage:
+        elif isinstance(fact, f.Damage):
             target = names.get(fact.target)
             if target is not None:
                 enc.tally(target).taken += fact.amount
@@ -245,28 +243,28 @@ def summarize(
                 enc.tally(dealer).dealt += fact.amount
                 per_round = enc.damage.setdefault(round_, {})
                 per_round[dealer] = per_round.get(dealer, 0) + fact.amount
-        elif kind is f.Harm:
+        elif isinstance(fact, f.Harm):
             name = names.get(fact.character)
             if name is not None:
                 t = enc.tally(name)
                 t.harms.append(fact.text)
                 t.down = t.down or fact.down
-        elif kind is f.Spent:
+        elif isinstance(fact, f.Spent):
             name = names.get(fact.character)
             if name is not None:
                 spent = enc.tally(name).spent
                 spent[fact.resource] = spent.get(fact.resource, 0) + fact.amount
-        elif kind is f.Notable:
+        elif isinstance(fact, f.Notable):
             name = names.get(fact.character)
             if name is not None:
                 enc.tally(name).notable.append(fact.text + (" (undone)" if undone else ""))
-        elif kind is f.Turn:
+        elif isinstance(fact, f.Turn):
             name = names.get(fact.character)
             if name is not None:
                 enc.tally(name).turns += 1
-        elif kind is f.Ends:
+        elif isinstance(fact, f.Ends):
             enc.ended = fact.how
-        elif kind is f.Revealed:
+        elif isinstance(fact, f.Revealed):
             recap.revealed.append(labels.get(fact.record, f"record {fact.record}"))
     if not recap.encounters[0].tallies:
         recap.encounters.pop(0)
