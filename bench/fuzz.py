@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from fuzzing import Fuzzer, run  # noqa: E402
 
-from core import SYSTEMS  # noqa: E402
+from margin.core import SYSTEMS  # noqa: E402
 
 #: Lines sent to one table before the next one is made (rotating through the systems).
 PER_TABLE = 2_000

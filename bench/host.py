@@ -34,9 +34,9 @@ from pathlib import Path
 
 import asyncssh
 
-from core.commands import AddCharacter, Note
-from tui.demo import build_demo
-from tui.table import Table
+from margin.core.commands import AddCharacter, Note
+from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 SIZE = (100, 30)
 
@@ -144,7 +144,7 @@ async def run(players: int, count: int, folder: Path) -> None:
     (folder / "seats.keys").write_text("\n".join(lines) + "\n")
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}
     host = subprocess.Popen(
-        [sys.executable, "-m", "tui", "host", str(path), "--ssh", "0", "--keys", str(folder / "seats.keys")],
+        [sys.executable, "-m", "margin.tui", "host", str(path), "--ssh", "0", "--keys", str(folder / "seats.keys")],
         stdout=subprocess.PIPE,
         text=True,
         env=env,

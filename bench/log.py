@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import TableState, create_table, decide, evolve  # noqa: E402
-from core.commands import AddCharacter, RollDice  # noqa: E402
-from events import (  # noqa: E402
+from margin.core import TableState, create_table, decide, evolve  # noqa: E402
+from margin.core.commands import AddCharacter, RollDice  # noqa: E402
+from margin.events import (  # noqa: E402
     FORMAT,
     Draft,
     Noted,
@@ -50,8 +50,8 @@ from events import (  # noqa: E402
     chain_hash,
     encode_body,
 )
-from tui.rng import RandomDice  # noqa: E402
-from tui.table import Table  # noqa: E402
+from margin.tui.rng import RandomDice  # noqa: E402
+from margin.tui.table import Table  # noqa: E402
 
 SYSTEM = "2d10-edge"
 PARTY = ("Kael", "Mira", "Oren", "Sable", "Tamsin", "Wren")
@@ -344,7 +344,7 @@ def scrub(folder: Path, sizes: Sizes, report: Report) -> None:
 FOLLOWER = textwrap.dedent(
     """
     import sys, time
-    from events import Noted, SQLiteStore, follow
+    from margin.events import Noted, SQLiteStore, follow
 
     store = SQLiteStore(sys.argv[1], readonly=True)
     done = []
@@ -411,7 +411,7 @@ def follower(folder: Path, sizes: Sizes, report: Report) -> None:
 def cli_import(folder: Path, source: Path, n: int, report: Report) -> None:
     report.section(f"margin export / margin import of {n:,} records (the command line)")
     exported = folder / "export.jsonl"
-    margin = [sys.executable, "-m", "tui"]
+    margin = [sys.executable, "-m", "margin.tui"]
     start = time.perf_counter()
     with open(exported, "wb") as out:
         subprocess.run([*margin, "export", str(source)], stdout=out, check=True, cwd=ROOT)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from events import Branched, Draft, Redone, Undone, Visibility
+from margin.events import Branched, Draft, Redone, Undone, Visibility
 
 from .history import History
 

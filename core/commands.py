@@ -7,6 +7,8 @@ from typing import Any, Union
 
 import msgspec
 
+from margin.events.record import stable_schema
+
 from .errors import RuleError
 from .inputs import read_json
 from .systems import SYSTEMS, get_system
@@ -121,8 +123,8 @@ def parse_command(system: str, line: str | bytes) -> Command:
 def command_schema(system: str | None = None) -> dict[str, Any]:
     """JSON Schema of the commands of one system, or of every system by id."""
     if system is not None:
-        return msgspec.json.schema(command_type(system))
-    return {sid: msgspec.json.schema(command_type(sid)) for sid in SYSTEMS}
+        return stable_schema(msgspec.json.schema(command_type(system)))
+    return {sid: stable_schema(msgspec.json.schema(command_type(sid))) for sid in SYSTEMS}
 
 
 def convert_command(system: str, data: dict[str, Any]) -> Command:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from events import Branched, Record, Redone, TableCreated, Undone
+from margin.events import Branched, Record, Redone, TableCreated, Undone
 
 _META = (Undone, Redone, TableCreated, Branched)
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from events import (
+from margin.events import (
     CharacterAdded,
     CharacterRemoved,
     CharacterUpdated,
@@ -44,7 +44,7 @@ from events import (
     Visibility,
     record_to_builtins,
 )
-from events.base import UNSEEN
+from margin.events.base import UNSEEN
 
 from .history import History
 from .state import LastRoll, TableState

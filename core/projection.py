@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable
 
-from events import Record, Redone, Undone
+from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
 from .history import History

@@ -121,4 +121,41 @@ def record_to_builtins(record: Record) -> dict[str, Any]:
 
 def event_schema() -> dict[str, Any]:
     """JSON Schema of the event union and the envelope; snapshot-tested."""
-    return msgspec.json.schema(Record)
+    return stable_schema(msgspec.json.schema(Record))
+
+
+def stable_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema whose definitions are named by what they are, not where they are defined.
+
+    msgspec names a definition after its module when two types share a name
+    (each system has an ``EncounterStarted``); a tagged type is named here by
+    its tag's namespace and its title instead (``edge.EncounterStarted``), so
+    moving a module changes nothing in the schema.
+    """
+    defs = schema.get("$defs", {})
+    names: dict[str, str] = {}
+    for name, body in defs.items():
+        if "." not in name:
+            continue
+        tags = body.get("properties", {}).get("type", {}).get("enum", [])
+        space = tags[0].split(".")[0] if len(tags) == 1 and "." in tags[0] else name.split(".")[-2]
+        names[name] = f"{space}.{body.get('title', name.split('.')[-1])}"
+    if not names:
+        return schema
+
+    def rename(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key == "$ref" and isinstance(value, str):
+                    old = value.rsplit("/", 1)[-1]
+                    value = value[: -len(old)] + names.get(old, old)
+                out[key] = rename(value)
+            return out
+        if isinstance(node, list):
+            return [rename(item) for item in node]
+        return node
+
+    renamed = rename(schema)
+    renamed["$defs"] = {names.get(k, k): v for k, v in renamed["$defs"].items()}
+    return renamed

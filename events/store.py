@@ -556,7 +556,23 @@ class SQLiteStore:
                 # a body tampered with outside margin may come back as TEXT
                 if isinstance(body, str):
                     body = body.encode("utf-8", "surrogateescape")
+                if not (
+                    type(v) is int
+                    and isinstance(prev, str)
+                    and isinstance(digest, str)
+                    and isinstance(body, bytes)
+                    and isinstance(command, str)
+                    and isinstance(key or "", str)
+                    and isinstance(sig or "", str)
+                ):
+                    raise self._damaged(seq, "a column holds the wrong kind of value")
                 yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")
+
+    def _damaged(self, seq: object, why: str) -> StoreError:
+        return StoreError(
+            f"{self.path}: record {seq} is damaged and cannot be read ({why}); "
+            f"margin verify {self.path} says more"
+        )
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
@@ -569,13 +585,12 @@ class SQLiteStore:
         cursor.arraysize = 4096
         while batch := cursor.fetchmany():
             for seq, v, body in batch:
+                if type(v) is not int or not isinstance(body, bytes | str):
+                    raise self._damaged(seq, "a column holds the wrong kind of value")
                 try:
                     yield decode_body(body, v)
                 except DecodeError as exc:
-                    raise StoreError(
-                        f"{self.path}: record {seq} is damaged and cannot be read ({exc}); "
-                        f"margin verify {self.path} says more"
-                    ) from None
+                    raise self._damaged(seq, str(exc)) from None
 
     def record(self, seq: int) -> Record:
         for record in self.records(seq - 1, seq):

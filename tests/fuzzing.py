@@ -15,10 +15,10 @@ import random
 import sys
 from typing import Any
 
-from core import SYSTEMS, RuleError, command_schema, get_system
-from core.dice import TypedDice
-from core.resolve import resolve
-from tui.cli import main
+from margin.core import SYSTEMS, RuleError, command_schema, get_system
+from margin.core.dice import TypedDice
+from margin.core.resolve import resolve
+from margin.tui.cli import main
 
 #: Plausible values: most fields of most commands and requests take one of these.
 PLAUSIBLE = (0, 1, 2, 3, 5, 7, 10, 12, 15, 20, 30, 45, 50, 75, 99, 100, -1, -2, True, False, None)

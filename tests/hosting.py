@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from core.commands import AddCharacter, Note, RollDice
-from tui.demo import build_demo
-from tui.table import Table
+from margin.core.commands import AddCharacter, Note, RollDice
+from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 #: What players must never receive: a secret roll's value, a hidden character's name, a GM note.
 SECRET_FACE = 947
@@ -90,7 +90,17 @@ class Host:
     """A ``margin host`` process; its output is collected line by line."""
 
     def __init__(self, table: Path, keys: Path, data: Path, web: bool = False) -> None:
-        argv = [sys.executable, "-m", "tui", "host", str(table), "--ssh", "0", "--keys", str(keys)]
+        argv = [
+            sys.executable,
+            "-m",
+            "margin.tui",
+            "host",
+            str(table),
+            "--ssh",
+            "0",
+            "--keys",
+            str(keys),
+        ]
         if web:
             argv += ["--web", "0"]
         env = {**os.environ, "XDG_DATA_HOME": str(data), "PYTHONUNBUFFERED": "1"}

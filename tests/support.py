@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core import RuleError, TableState, get_system
-from core.commands import convert_command
-from core.lens import PlayerLens, player_state
-from tui.cli import main
-from tui.table import Table
+from margin.core import RuleError, TableState, get_system
+from margin.core.commands import convert_command
+from margin.core.lens import PlayerLens, player_state
+from margin.tui.cli import main
+from margin.tui.table import Table
 
 
 def run_margin(

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from support import events_of, run_margin
 
-from events import Branched, SQLiteStore, Undone
-from tui.demo import build_demo
-from tui.table import Table
+from margin.events import Branched, SQLiteStore, Undone
+from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 
 def _hashes(path: Path) -> list[str]:
@@ -72,7 +72,7 @@ def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) 
     corrected = table.projection.state_at(at, corrected=True)
     table.close()
     new = tmp_path / "corrected.margin"
-    from tui.branch import branch
+    from margin.tui.branch import branch
 
     assert branch(demo, at, new) == at + 2
     assert _hashes(new)[:at] == _hashes(demo)[:at]

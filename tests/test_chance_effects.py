@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from core.commands import convert_command
-from core.errors import RuleError
-from core.systems.chance_state import ChanceCharacter
-from tui.table import Table
+from margin.core.commands import convert_command
+from margin.core.errors import RuleError
+from margin.core.systems.chance_state import ChanceCharacter
+from margin.tui.table import Table
 
 SYSTEM = "d100-chance"
 

@@ -11,9 +11,9 @@ import pytest
 from support import events_of, player_log, refused, run_margin
 from test_chance_effects import fighter
 
-from core.systems import chance_screen
-from core.systems.chance_state import ChanceCharacter
-from events.chance import (
+from margin.core.systems import chance_screen
+from margin.core.systems.chance_state import ChanceCharacter
+from margin.events.chance import (
     AttackRolled,
     CheckRolled,
     EffectRemoved,
@@ -23,7 +23,7 @@ from events.chance import (
     SideSwitched,
     TurnStarted,
 )
-from tui.table import Table
+from margin.tui.table import Table
 
 SYSTEM = "d100-chance"
 

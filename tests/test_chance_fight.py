@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tui.cli import main
+from margin.tui.cli import main
 
 SECRET_NUMBERS = ("difficulty", "chance", "roll", "margin", "modifier_total")
 

@@ -11,11 +11,11 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.commands import Redo, Undo, convert_command
-from core.errors import RuleError
-from core.systems.chance_state import EFFECTS
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core.commands import Redo, Undo, convert_command
+from margin.core.errors import RuleError
+from margin.core.systems.chance_state import EFFECTS
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 SYSTEM = "d100-chance"
 NAMES = ("ana", "bo", "cy")

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.resolve import run
+from margin.tui.resolve import run
 
 # -- an independent reading of the rules, written without margin's code ----------------
 
@@ -269,7 +269,7 @@ def test_margin_resolve_as_a_process() -> None:
          "position": "rear", "roll": 3},
     ]  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "resolve", "--seed", "5"],
+        [sys.executable, "-m", "margin.tui", "resolve", "--seed", "5"],
         input="\n".join(json.dumps(r) for r in lines) + "\n",
         capture_output=True,
         text=True,

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from core.errors import RuleError
-from core.systems import chance_rules as rules
+from margin.core.errors import RuleError
+from margin.core.systems import chance_rules as rules
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core import get_system
-from core.commands import convert_command
-from core.errors import RuleError
-from core.lens import PlayerLens
-from core.systems.chance_commands import Attack, Check
-from tui.demo import build_demo
-from tui.table import Table
+from margin.core import get_system
+from margin.core.commands import convert_command
+from margin.core.errors import RuleError
+from margin.core.lens import PlayerLens
+from margin.core.systems.chance_commands import Attack, Check
+from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 SYSTEM = get_system("d100-chance")
 

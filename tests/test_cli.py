@@ -62,7 +62,7 @@ def test_do_answers_each_line_and_goes_on_after_errors(
 
 def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "do", str(table)],
+        [sys.executable, "-m", "margin.tui", "do", str(table)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -274,7 +274,7 @@ def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> 
 def test_options_are_events_and_replays_use_the_options_then_in_force(
     table: Path, capsys: Any, monkeypatch: Any
 ) -> None:
-    from core import get_system
+    from margin.core import get_system
 
     options = get_system("2d10-edge").options
     if not options:

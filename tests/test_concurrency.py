@@ -16,9 +16,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from events import Noted, SQLiteStore
+from margin.events import Noted, SQLiteStore
 
-MARGIN = [sys.executable, "-m", "tui"]
+MARGIN = [sys.executable, "-m", "margin.tui"]
 WRITERS = 4
 PER_WRITER = 250
 BURST = 10
@@ -103,7 +103,7 @@ def test_four_margin_do_writers_at_once(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import json, sys
-    from events import ConcurrencyError, Draft, Noted, SQLiteStore
+    from margin.events import ConcurrencyError, Draft, Noted, SQLiteStore
 
     path, me, count, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     store = SQLiteStore(path)

@@ -21,9 +21,9 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
-from events import SQLiteStore
+from margin.events import SQLiteStore
 
-MARGIN = [sys.executable, "-m", "tui"]
+MARGIN = [sys.executable, "-m", "margin.tui"]
 
 
 def margin(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -158,7 +158,7 @@ def test_sigkill_during_a_margin_do_stream(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import json, sys, time
-    from events import Draft, Noted, SQLiteStore
+    from margin.events import Draft, Noted, SQLiteStore
 
     path, hold = sys.argv[1], int(sys.argv[2])
     store = SQLiteStore(path)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.dice import (
+from margin.core.dice import (
     TypedDice,
     chance_at_least,
     dice_count,
@@ -17,7 +17,7 @@ from core.dice import (
     parse,
     roll,
 )
-from core.errors import NotationError, RuleError
+from margin.core.errors import NotationError, RuleError
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_random_expressions_match_brute_force(terms: list[str], k: int) -> None:
 
 
 def test_resolve_errors_show_values_as_json() -> None:
-    from core.resolve import boolean, integer
+    from margin.core.resolve import boolean, integer
 
     with pytest.raises(RuleError, match="got true$"):
         integer("bonus", True)

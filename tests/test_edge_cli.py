@@ -35,7 +35,7 @@ LEGIONNAIRE = {
 
 def margin(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "margin.tui", *args],
         input=stdin,
         capture_output=True,
         text=True,

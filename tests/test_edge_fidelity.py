@@ -10,12 +10,12 @@ import pytest
 from support import events_of as do
 from support import player_log, refused, run_margin
 
-from core.systems import edge_screen
-from core.systems.edge_commands import Attack, Check
-from core.systems.edge_sheet import EdgeCharacter, armor_class_of, check_sheet
-from events.edge import ArmorRepaired, Attacked, Checked, Damaged
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core.systems import edge_screen
+from margin.core.systems.edge_commands import Attack, Check
+from margin.core.systems.edge_sheet import EdgeCharacter, armor_class_of, check_sheet
+from margin.events.edge import ArmorRepaired, Attacked, Checked, Damaged
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 HERO = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},

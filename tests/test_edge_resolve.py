@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import RuleError
-from core.resolve import resolve
-from tui.resolve import run
-from tui.rng import RandomDice
+from margin.core.errors import RuleError
+from margin.core.resolve import resolve
+from margin.tui.resolve import run
+from margin.tui.rng import RandomDice
 
 BANDS = [
     "complete-success",
@@ -375,7 +375,7 @@ def test_jsonl_filter_goes_on_after_an_error() -> None:
 def test_margin_resolve_process() -> None:
     line = json.dumps({"system": "2d10-edge", "action": "odds", "bonus": 15, "tn": 20}) + "\n"
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "resolve"],
+        [sys.executable, "-m", "margin.tui", "resolve"],
         input=line,
         capture_output=True,
         text=True,

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from core.dice import chance_at_least, distribution, mean, parse
-from core.errors import RuleError
-from core.systems import edge_rules as rules
+from margin.core.dice import chance_at_least, distribution, mean, parse
+from margin.core.errors import RuleError
+from margin.core.systems import edge_rules as rules
 
 # -- difficulty ---------------------------------------------------------------
 

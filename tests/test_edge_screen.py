@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from core import RuleError
-from core.commands import convert_command
-from core.systems import edge_screen
-from core.systems.edge import SYSTEM
-from events import event_fields
-from events.edge import EVENTS
-from tui.demo import build_demo
-from tui.table import Table
+from margin.core import RuleError
+from margin.core.commands import convert_command
+from margin.core.systems import edge_screen
+from margin.core.systems.edge import SYSTEM
+from margin.events import event_fields
+from margin.events.edge import EVENTS
+from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 
 @pytest.fixture(scope="module")

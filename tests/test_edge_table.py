@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import player_log, player_state_of
 
-from core import RuleError
-from core.commands import convert_command
-from core.systems import edge_screen
-from core.systems.edge import SYSTEM
-from core.systems.edge_sheet import EdgeCharacter, EdgeWorld
-from events import Record
-from tui.demo import build_demo
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core import RuleError
+from margin.core.commands import convert_command
+from margin.core.systems import edge_screen
+from margin.core.systems.edge import SYSTEM
+from margin.core.systems.edge_sheet import EdgeCharacter, EdgeWorld
+from margin.events import Record
+from margin.tui.demo import build_demo
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 HERO = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
@@ -730,7 +730,7 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
 
 
 def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
-    from core.lens import PlayerLens
+    from margin.core.lens import PlayerLens
 
     recs = do(
         party,
@@ -1016,7 +1016,7 @@ def test_a_character_cannot_attack_themself(party: Table) -> None:
 
 
 def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
-    from core.lens import UNSEEN
+    from margin.core.lens import UNSEEN
 
     do(party, type="add-character", name="Sniper", hidden=True, sheet=FOE)
     recs = do(

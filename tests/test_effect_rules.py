@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import RuleError
-from core.resolve import resolve
-from core.systems import effect_rules as rules
-from core.systems import effect_task as tasks
-from tui.rng import RandomDice
+from margin.core.errors import RuleError
+from margin.core.resolve import resolve
+from margin.core.systems import effect_rules as rules
+from margin.core.systems import effect_task as tasks
+from margin.tui.rng import RandomDice
 
 
 def ask(**request: Any) -> dict[str, Any]:

@@ -10,12 +10,12 @@ import pytest
 from support import events_of as do
 from support import refused
 
-from core.commands import convert_command
-from core.errors import RuleError
-from core.resolve import resolve
-from core.systems import get_system
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core.commands import convert_command
+from margin.core.errors import RuleError
+from margin.core.resolve import resolve
+from margin.core.systems import get_system
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 SYSTEM = get_system("2d6-effect")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from events import Draft, Noted
-from tui.table import Table
+from margin.events import Draft, Noted
+from margin.tui.table import Table
 
-MARGIN = [sys.executable, "-m", "tui"]
+MARGIN = [sys.executable, "-m", "margin.tui"]
 
 
 def margin(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

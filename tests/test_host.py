@@ -29,8 +29,8 @@ from hosting import (
 )
 from support import run_margin
 
-from tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
-from tui.table import Table
+from margin.tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
+from margin.tui.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +76,7 @@ def test_host_prints_its_key_and_how_to_join(site):
 
 
 def test_player_sees_their_view_and_new_records_live(site):
-    from core.commands import Note
+    from margin.core.commands import Note
 
     kael = join(site, "Kael")
     kael.wait_for("watching as Kael")
@@ -123,7 +123,7 @@ def test_waiting_player_enters_when_seated_and_the_gm_leaving_ends_no_one_else(s
     zed.wait_for("watching as Zed", timeout=10)
     gm.key("C-q")
     gm.wait_for("[exit 0]")
-    from core.commands import Note
+    from margin.core.commands import Note
 
     write(site["table"], Note(text="Zed hears the tide"))
     zed.wait_for("Zed hears the tide", timeout=5)
@@ -282,7 +282,7 @@ def test_a_second_table_is_hosted_beside_the_first_and_stopping_ends_sessions_cl
     folder = site["dir"] / "second"
     folder.mkdir()
     table = build_table(folder / "other.margin")
-    from core.commands import Note
+    from margin.core.commands import Note
 
     write(table, Note(text="the second table"))
     keys = keys_file(folder / "seats.keys", {"Kael": site["keys"]["Kael"]})

@@ -25,7 +25,7 @@ from hosting import (
     write,
 )
 
-from core.commands import AddCharacter, Note, RollDice
+from margin.core.commands import AddCharacter, Note, RollDice
 
 pytestmark = pytest.mark.slow
 

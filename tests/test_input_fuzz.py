@@ -13,7 +13,7 @@ from fuzzing import Fuzzer, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import SYSTEMS
+from margin.core import SYSTEMS
 
 #: one Fuzzer per test run: it reads every system's schema once
 FUZZER = Fuzzer(random.Random(0))

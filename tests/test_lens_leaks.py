@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from support import events_of, player_log, player_state_of, run_margin
 
-from core import RuleError, get_system
-from core.lens import UNSEEN
-from tui.demo import build_demo
-from tui.render import describe
-from tui.rng import RandomDice
-from tui.table import Table
-from tui.view import LiveTable, View, parse_jump
+from margin.core import RuleError, get_system
+from margin.core.lens import UNSEEN
+from margin.tui.demo import build_demo
+from margin.tui.render import describe
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
+from margin.tui.view import LiveTable, View, parse_jump
 
 
 def _demo_sheet(system: str, n: int = 0) -> dict[str, Any]:

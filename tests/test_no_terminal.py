@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.demo import build_demo
+from margin.tui.demo import build_demo
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ def test_a_screen_started_without_a_terminal_exits_at_once(tmp_path: Path, args:
     start = time.monotonic()
     with open("/dev/null", "rb") as nothing:
         result = subprocess.run(
-            [sys.executable, "-m", "tui", *(a.format(path=path) for a in args)],
+            [sys.executable, "-m", "margin.tui", *(a.format(path=path) for a in args)],
             stdin=nothing,
             capture_output=True,
             text=True,

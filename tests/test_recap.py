@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from support import events_of, run_margin
 
-from core import get_system
-from core.commands import convert_command
-from core.luck import luck, successes
-from core.recap import CharacterLuck, Recap
-from tui.demo import build_demo
-from tui.recap import build, markdown
-from tui.table import Table
+from margin.core import get_system
+from margin.core.commands import convert_command
+from margin.core.luck import luck, successes
+from margin.core.recap import CharacterLuck, Recap
+from margin.tui.demo import build_demo
+from margin.tui.recap import build, markdown
+from margin.tui.table import Table
 
 
 def _table(tmp_path: Path, system: str, *commands: dict, **options: object) -> Table:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import main
-from tui.demo import build_demo
+from margin.tui.cli import main
+from margin.tui.demo import build_demo
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [

@@ -13,10 +13,10 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import RuleError
-from core.commands import AddCharacter, Note, Redo, RollDice, Undo
-from tui.cli import main
-from tui.table import Table
+from margin.core import RuleError
+from margin.core.commands import AddCharacter, Note, Redo, RollDice, Undo
+from margin.tui.cli import main
+from margin.tui.table import Table
 
 command = st.one_of(
     st.builds(AddCharacter, name=st.sampled_from(["Kael", "Mira", "Zoë Ñ"])),
@@ -83,7 +83,7 @@ def test_fold_is_deterministic_and_checkpoints_do_not_change_it(
     with tempfile.TemporaryDirectory() as tmp:
         table = play(Path(tmp) / "a.margin", commands)
         records = list(table.store.records())
-        from core import Projection
+        from margin.core import Projection
 
         def fetch(after: int, upto: int) -> Any:
             return [r for r in records if after < r.seq <= upto]

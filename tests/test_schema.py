@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-import events
-from events import Draft, Noted, SQLiteStore, TableCreated, event_schema
-from events import record as record_module
+from margin import events
+from margin.events import Draft, Noted, SQLiteStore, TableCreated, event_schema
+from margin.events import record as record_module
 
 
 def test_event_schema_is_unchanged(snapshot: SnapshotAssertion) -> None:

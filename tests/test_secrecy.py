@@ -31,12 +31,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import RuleError, get_system
-from core.commands import convert_command
-from tui.cli import main
-from tui.rng import RandomDice
-from tui.table import Table
-from tui.view import LiveTable, View
+from margin.core import RuleError, get_system
+from margin.core.commands import convert_command
+from margin.tui.cli import main
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
+from margin.tui.view import LiveTable, View
 
 #: what a hidden character is called in a session, and in its variant for (c)
 HIDDEN = ("Zyxquil", "Qorvathe")
@@ -286,22 +286,23 @@ def test_the_property_fails_when_a_leak_is_put_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A lens that forgets GM-only records shows them, and the property says so."""
-    import core.lens
 
-    judge = core.lens.judge
+    from margin.core import lens
+
+    judge = lens.judge
 
     def leaky(event: Any, visibility: Any, hidden: Any, via_unseen: bool = False) -> Any:
         if visibility.gm_only:
-            return core.lens.SHOWN
+            return lens.SHOWN
         return judge(event, visibility, hidden, via_unseen)
 
-    monkeypatch.setattr(core.lens, "judge", leaky)
+    monkeypatch.setattr(lens, "judge", leaky)
     with pytest.raises(AssertionError):
         check_session(tmp_path, "2d10-edge", [("roll", 0, 0), ("gm-note", "h", 0)])
 
 
 def test_every_event_type_says_in_the_docs_what_players_see() -> None:
-    from events import ALL_EVENTS
+    from margin.events import ALL_EVENTS
 
     doc = (Path(__file__).parent.parent / "docs" / "players.md").read_text(encoding="utf-8")
     missing = [
@@ -313,8 +314,8 @@ def test_every_event_type_says_in_the_docs_what_players_see() -> None:
 
 
 def test_a_player_form_naming_no_field_stops_margin_at_load() -> None:
-    from events import Event, PlayerForm
-    from events.base import check_player_forms
+    from margin.events import Event, PlayerForm
+    from margin.events.base import check_player_forms
 
     class Probe(Event, frozen=True, tag="test.probe"):
         actor: str
@@ -329,7 +330,7 @@ def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_show
 ) -> None:
     from support import player_state_of
 
-    from tui.demo import build_demo
+    from margin.tui.demo import build_demo
 
     def do(**data: Any) -> None:
         table.execute(convert_command("2d10-edge", data))

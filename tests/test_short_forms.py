@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core import SYSTEMS
-from tui import commandline
-from tui.demo import build_demo
+from margin.core import SYSTEMS
+from margin.tui import commandline
+from margin.tui.demo import build_demo
 
 
 @pytest.mark.parametrize("system_id", sorted(s.id for s in SYSTEMS.values() if s.short_forms))
@@ -31,9 +31,9 @@ def test_every_system_lists_short_forms() -> None:
 
 
 def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Path) -> None:
-    from core.commands import AddCharacter
-    from core.lens import PlayerLens
-    from tui.rng import RandomDice
+    from margin.core.commands import AddCharacter
+    from margin.core.lens import PlayerLens
+    from margin.tui.rng import RandomDice
 
     table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
     try:

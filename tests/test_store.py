@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from events import (
+from margin.events import (
     FORMAT,
     ConcurrencyError,
     Draft,
@@ -20,7 +20,7 @@ from events import (
     StoreError,
     TableCreated,
 )
-from events.store import TABLE_FORMAT
+from margin.events.store import TABLE_FORMAT
 
 
 def new_store(tmp_path: Path) -> SQLiteStore:
@@ -163,7 +163,7 @@ def test_data_version_changes_when_another_connection_commits(tmp_path: Path) ->
 
 
 def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
-    from events import follow
+    from margin.events import follow
 
     writer = new_store(tmp_path)
     reader = SQLiteStore(tmp_path / "t.margin", readonly=True)
@@ -193,9 +193,9 @@ def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
 
 
 def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
-    from core.lens import PlayerLens
-    from events import Record, Visibility
-    from events.table import CharacterAdded
+    from margin.core.lens import PlayerLens
+    from margin.events import Record, Visibility
+    from margin.events.table import CharacterAdded
 
     record = Record(
         seq=5,
@@ -219,7 +219,7 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
 
 
 def test_public_seqs_match_decoding_even_when_a_note_quotes_the_mark(tmp_path: Path) -> None:
-    from events import Visibility
+    from margin.events import Visibility
 
     store = new_store(tmp_path)
     store.append([Draft(Noted(text='"visibility":{"gm_only":true'))], 1, command="c1")

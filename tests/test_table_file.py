@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from events import SQLiteStore
+from margin.events import SQLiteStore
 
-MARGIN = [sys.executable, "-m", "tui"]
+MARGIN = [sys.executable, "-m", "margin.tui"]
 
 
 def margin(
@@ -42,8 +42,8 @@ def notes(start: int, count: int) -> str:
 HOLDER = textwrap.dedent(
     """
     import sys
-    from core.commands import Note
-    from tui.view import LiveTable
+    from margin.core.commands import Note
+    from margin.tui.view import LiveTable
 
     path, mode = sys.argv[1], sys.argv[2]
     table = LiveTable.open_live(path, readonly=mode == "watch", lens=mode == "watch")
@@ -216,7 +216,7 @@ def run_as(ids: tuple[int, int] | None, *args: str) -> tuple[int, str, str]:
     import io
     import traceback
 
-    from tui.cli import main
+    from margin.tui.cli import main
 
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -257,8 +257,8 @@ def shared_folder(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A folder others may read but not write, holding a demo table with a few notes."""
     import tempfile
 
-    from tui.demo import build_demo
-    from tui.view import LiveTable  # noqa: F401 - loaded before the fork, as `--as` needs it
+    from margin.tui.demo import build_demo
+    from margin.tui.view import LiveTable  # noqa: F401 - loaded before the fork, as `--as` needs it
 
     folder = Path(tempfile.mkdtemp(prefix="margin-shared-", dir="/tmp"))
     table = build_demo(folder / "gm.margin", "2d10-edge")

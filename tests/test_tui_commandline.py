@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from support import player_state_of
 
-from core import RuleError, get_system
-from core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
-from tui import commandline
-from tui.rng import RandomDice
-from tui.table import Table
-from tui.view import LiveTable, View, clock_position, parse_jump, player_id
+from margin.core import RuleError, get_system
+from margin.core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
+from margin.tui import commandline
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
+from margin.tui.view import LiveTable, View, clock_position, parse_jump, player_id
 
 SYSTEM = "d100-under"
 
@@ -149,7 +149,7 @@ def test_player_index_skips_gm_only_records_without_decoding(tmp_path, table):
 
 
 def test_clock_position_reads_round_turn_and_count():
-    from core.systems.base import Clock, ClockRow
+    from margin.core.systems.base import Clock, ClockRow
 
     assert clock_position(Clock("Round 3, turn 2")) == {"round": 3, "turn": 2}
     assert clock_position(Clock("Timing track: count 5 (Vicker Street)")) == {"count": 5}
@@ -184,7 +184,7 @@ def test_digits_that_are_not_plain_digits_are_refused_clearly(table, line, messa
 
 
 def test_undo_takes_a_record_number_or_a_command_id(table):
-    from core.commands import Undo
+    from margin.core.commands import Undo
 
     assert parse("undo 3", table).command == Undo(record=3)
     assert parse("undo 1a2b3c4d5e6f", table).command == Undo(command="1a2b3c4d5e6f")

@@ -11,16 +11,16 @@ import time
 
 import pytest
 
-from core import RuleError, get_system
-from core.commands import AddCharacter, Note, RollDice, Undo, convert_command
-from events import StoreError
-from tui import app as appmod
-from tui import table as tablemod
-from tui.rng import RandomDice
-from tui.screens import HelpScreen, JumpScreen, UndoScreen
-from tui.table import Table
-from tui.view import LiveTable
-from tui.widgets import CommandLine, LogView, OddsBar
+from margin.core import RuleError, get_system
+from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
+from margin.events import StoreError
+from margin.tui import app as appmod
+from margin.tui import table as tablemod
+from margin.tui.rng import RandomDice
+from margin.tui.screens import HelpScreen, JumpScreen, UndoScreen
+from margin.tui.table import Table
+from margin.tui.view import LiveTable
+from margin.tui.widgets import CommandLine, LogView, OddsBar
 
 SYSTEM = "d100-under"
 SIZE = (100, 30)
@@ -134,8 +134,8 @@ async def test_each_systems_demo_fight_typed_line_by_line(tmp_path):
 
     import msgspec
 
-    from core import SYSTEMS
-    from tui.demo import build_demo
+    from margin.core import SYSTEMS
+    from margin.tui.demo import build_demo
 
     for system_id, system in SYSTEMS.items():
         expected = build_demo(tmp_path / f"{system_id}-demo.margin", system_id)
@@ -161,7 +161,7 @@ async def test_each_systems_demo_fight_typed_line_by_line(tmp_path):
 
 @pilot_test
 async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_secret(tmp_path):
-    from tui.demo import build_demo
+    from margin.tui.demo import build_demo
 
     path = tmp_path / "edge.margin"
     build_demo(path, "2d10-edge").close()
@@ -414,7 +414,7 @@ async def test_gm_log_marks_secret_rolls(path):
 async def test_the_log_reads_only_what_is_on_screen(tmp_path, monkeypatch):
     path = tmp_path / "long.margin"
     table = Table.create(path, SYSTEM)
-    from events import Draft, Noted
+    from margin.events import Draft, Noted
 
     for block in range(20):
         drafts = [Draft(Noted(text=f"line {block}-{i}")) for i in range(250)]
@@ -495,7 +495,7 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
             + [f'{{"type": "roll", "dice": "1d6", "faces": [{i % 6 + 1}]}}' for i in range(60)]
         )
         proc = subprocess.run(
-            [sys.executable, "-m", "tui", "do", path],
+            [sys.executable, "-m", "margin.tui", "do", path],
             input=lines,
             capture_output=True,
             text=True,
@@ -657,7 +657,7 @@ def test_replay_as_corrected_matches_the_core_fold(path):
 
 @pilot_test
 async def test_replay_jumps_to_a_round_and_turn_of_an_initiative_order(tmp_path):
-    from tui.demo import build_demo
+    from margin.tui.demo import build_demo
 
     path = tmp_path / "edge.margin"
     build_demo(path, "2d10-edge").close()
@@ -755,7 +755,7 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(pa
 async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(path):
     from _pytest.monkeypatch import MonkeyPatch
 
-    from tui import commandline
+    from margin.tui import commandline
 
     def boom(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
@@ -783,8 +783,8 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
 @pilot_test
 async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_path):
     """A GM at each system's demo table types the system's short forms, one after another."""
-    from core import SYSTEMS
-    from tui.demo import build_demo
+    from margin.core import SYSTEMS
+    from margin.tui.demo import build_demo
 
     for system_id, system in SYSTEMS.items():
         path = tmp_path / f"{system_id}.margin"
@@ -805,7 +805,7 @@ async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_p
 
 @pilot_test
 async def test_the_rules_open_from_a_key_and_a_word_for_gm_and_players(path):
-    from tui.screens import RulesScreen
+    from margin.tui.screens import RulesScreen
 
     for app in (play(path), appmod.watch_app(path, "Kael")):
         async with app.run_test(size=SIZE) as pilot:

@@ -7,12 +7,12 @@ import itertools
 import pytest
 from textual.widgets import Input
 
-from core import get_system
-from core.commands import AddCharacter, Note, RollDice, Undo, convert_command
-from tui import app as appmod
-from tui import table as tablemod
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core import get_system
+from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
+from margin.tui import app as appmod
+from margin.tui import table as tablemod
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 SYSTEM = "d100-under"
 
@@ -91,7 +91,7 @@ def test_replay_as_corrected_80x24(snap_compare, path):
 
 
 def test_play_edge_demo_80x24(snap_compare, tmp_path):
-    from tui.demo import build_demo
+    from margin.tui.demo import build_demo
 
     build_demo(tmp_path / "edge.margin", "2d10-edge").close()
     app = play(str(tmp_path / "edge.margin"))

@@ -8,13 +8,13 @@ import functools
 import pytest
 from textual import events
 
-from core import get_system
-from core.commands import AddCharacter, Note, convert_command
-from tui import app as appmod
-from tui.rng import RandomDice
-from tui.screens import PasteScreen
-from tui.table import Table
-from tui.widgets import CommandLine
+from margin.core import get_system
+from margin.core.commands import AddCharacter, Note, convert_command
+from margin.tui import app as appmod
+from margin.tui.rng import RandomDice
+from margin.tui.screens import PasteScreen
+from margin.tui.table import Table
+from margin.tui.widgets import CommandLine
 
 SYSTEM = "d100-under"
 LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
@@ -202,7 +202,7 @@ def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
 
 def screen_text(app):
     """Every line the log panel draws, joined, without the wrapping's line breaks."""
-    from tui.widgets import LogView
+    from margin.tui.widgets import LogView
 
     lines = app.query_one(LogView).screen_lines()[1]
     return " ".join(" ".join(str(line).split()) for line in lines)
@@ -253,7 +253,7 @@ async def test_every_record_shows_whole_at_some_scroll_position(tmp_path):
     table.close()
     app = play(str(tmp_path / "long.margin"))
     async with app.run_test(size=(60, 20)) as pilot:
-        from tui.widgets import LogView
+        from margin.tui.widgets import LogView
 
         log = app.query_one(LogView)
         log.focus()
@@ -316,7 +316,7 @@ async def test_the_side_panel_grows_with_a_wide_terminal(crowded):
 
 @pytest.fixture
 def edge(tmp_path):
-    from tui.demo import build_demo
+    from margin.tui.demo import build_demo
 
     table = build_demo(tmp_path / "edge.margin", "2d10-edge")
     yield table
@@ -336,20 +336,20 @@ def edge(tmp_path):
     ],
 )
 def test_completion_follows_the_grammar(edge, typed, completed):
-    from tui import commandline
+    from margin.tui import commandline
 
     assert commandline.complete(typed, edge.state) == completed
 
 
 def test_a_word_not_begun_is_never_filled_in(edge):
-    from tui import commandline
+    from margin.tui import commandline
 
     assert commandline.complete("attack moreau guard burst ", edge.state) is None
     assert commandline.complete("check ", edge.state) is None
 
 
 def test_candidates_are_of_the_kind_the_place_takes(edge):
-    from tui import commandline
+    from margin.tui import commandline
 
     state = edge.state
     assert commandline.candidates("check ", state) == sorted(state.characters)
@@ -378,7 +378,7 @@ async def test_the_message_line_names_what_the_next_word_may_be(path):
 
 
 def test_six_bands_are_six_glyphs_and_six_colours():
-    from tui.widgets import BAND_STYLES
+    from margin.tui.widgets import BAND_STYLES
 
     six = BAND_STYLES[:6]
     assert len({glyph for glyph, _ in six}) == 6
@@ -386,8 +386,8 @@ def test_six_bands_are_six_glyphs_and_six_colours():
 
 
 def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
-    from core.systems.base import Odds
-    from tui.widgets import BAND_STYLES, odds_text
+    from margin.core.systems.base import Odds
+    from margin.tui.widgets import BAND_STYLES, odds_text
 
     bands = {
         "critical success": 0.05,
@@ -410,7 +410,7 @@ def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
 
 @pilot_test
 async def test_typed_faces_show_the_result_they_give(path):
-    from tui.widgets import OddsBar
+    from margin.tui.widgets import OddsBar
 
     app = play(path)
     async with app.run_test(size=(60, 20)) as pilot:
@@ -452,7 +452,7 @@ async def test_refusals_use_the_words_the_gm_types(tmp_path):
 
 
 def test_json_inside_a_message_keeps_its_command_types(edge):
-    from tui import commandline
+    from margin.tui import commandline
 
     said = commandline.typed_words('lessen-injury is off: {"type": "set-option"}', edge.state)
     assert said == 'lessen is off: {"type": "set-option"}'
@@ -532,8 +532,8 @@ async def test_help_lists_each_system_command_once_in_order(edge):
 
 
 def test_broken_json_in_add_is_named_as_json(edge):
-    from core import RuleError
-    from tui import commandline
+    from margin.core import RuleError
+    from margin.tui import commandline
 
     with pytest.raises(RuleError, match=r"add: skills=\{\"melee\": 3 is not valid JSON"):
         commandline.parse_line('add Bob skills={"melee": 3', edge.state)
@@ -544,7 +544,7 @@ def test_broken_json_in_add_is_named_as_json(edge):
 
 @pilot_test
 async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(path):
-    from tui.screens import JumpScreen
+    from margin.tui.screens import JumpScreen
 
     app = appmod.replay_app(path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -584,7 +584,7 @@ async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
 
 @pilot_test
 async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path):
-    from tui.screens import RecordScreen
+    from margin.tui.screens import RecordScreen
 
     huge = " ".join(f"line{i:04d}" for i in range(300))
     gm = Table.open(path)

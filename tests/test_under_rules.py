@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.dice import TypedDice
-from core.errors import RuleError
-from core.resolve import resolve
-from core.systems import under_rules as rules
-from tui.rng import RandomDice
+from margin.core.dice import TypedDice
+from margin.core.errors import RuleError
+from margin.core.resolve import resolve
+from margin.core.systems import under_rules as rules
+from margin.tui.rng import RandomDice
 
 
 def ask(**request: Any) -> dict[str, Any]:

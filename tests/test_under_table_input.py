@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from core.commands import convert_command
-from core.errors import RuleError
-from core.resolve import resolve
-from core.systems import get_system
-from core.systems import under_rules as rules
-from core.systems import under_track as track
-from tui.cli import main
-from tui.rng import RandomDice
-from tui.table import Table
+from margin.core.commands import convert_command
+from margin.core.errors import RuleError
+from margin.core.resolve import resolve
+from margin.core.systems import get_system
+from margin.core.systems import under_rules as rules
+from margin.core.systems import under_track as track
+from margin.tui.cli import main
+from margin.tui.rng import RandomDice
+from margin.tui.table import Table
 
 SYSTEM = get_system("d100-under")
 

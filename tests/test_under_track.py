@@ -11,10 +11,10 @@ import pytest
 from support import events_of as do
 from support import player_state_of, refused, run_margin
 
-from core.commands import convert_command
-from core.systems import get_system
-from events.under import EVENTS
-from tui.table import Table
+from margin.core.commands import convert_command
+from margin.core.systems import get_system
+from margin.events.under import EVENTS
+from margin.tui.table import Table
 
 SYSTEM = get_system("d100-under")
 

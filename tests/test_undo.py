@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import RuleError
-from core.commands import AddCharacter, Note, Redo, RollDice, Undo
-from tui.table import Table
+from margin.core import RuleError
+from margin.core.commands import AddCharacter, Note, Redo, RollDice, Undo
+from margin.tui.table import Table
 
 
 def normalised(state: Any) -> Any:
@@ -41,7 +41,7 @@ def test_undo_voids_what_the_command_caused(tmp_path: Path) -> None:
     table.execute(AddCharacter(name="Kael"))
     roll = table.execute(RollDice(actor="kael", dice="2d6", faces=[3, 4], secret=True))[0]
     # a later command whose record answers the roll (a reveal names its cause)
-    from core.commands import Reveal
+    from margin.core.commands import Reveal
 
     reveal = table.execute(Reveal(seq=roll.seq))[0]
     assert reveal.cause == roll.seq
@@ -55,7 +55,7 @@ def test_undo_voids_what_the_command_caused(tmp_path: Path) -> None:
 
 
 def test_undoing_a_cause_voids_its_consequences_transitively(tmp_path: Path) -> None:
-    from core.commands import Reveal
+    from margin.core.commands import Reveal
 
     table = Table.create(tmp_path / "t.margin", "2d10-edge")
     roll = table.execute(RollDice(dice="1d6", faces=[6], secret=True))[0]
@@ -170,8 +170,8 @@ def test_state_after_undo_equals_never_having_played_it(ops: list[tuple[Any, ...
 
 def test_undos_reaching_back_do_not_make_later_rebuilds_start_over() -> None:
     """Each undo refolds from the checkpoint before its target, not from the start."""
-    from core import Projection
-    from events import Noted, Record, TableCreated, Undone
+    from margin.core import Projection
+    from margin.events import Noted, Record, TableCreated, Undone
 
     records = [
         Record(seq=1, at="t", author="gm", command="c1", event=TableCreated(system="2d10-edge"))

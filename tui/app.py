@@ -20,9 +20,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from core import RuleError, decide
-from core.commands import Redo, Undo
-from events import StoreError, record_to_builtins
+from margin.core import RuleError, decide
+from margin.core.commands import Redo, Undo
+from margin.events import StoreError, record_to_builtins
 
 from . import commandline, render
 from .keys import data_dir

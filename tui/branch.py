@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import zip_longest
 from pathlib import Path
 
-from core import get_system
-from core.branch import branch_drafts
-from events import SQLiteStore, StoreError, record_to_builtins
-from events.store import partial_path, place, remove_table
+from margin.core import get_system
+from margin.core.branch import branch_drafts
+from margin.events import SQLiteStore, StoreError, record_to_builtins
+from margin.events.store import partial_path, place, remove_table
 
 from . import render
 from .keys import signing_key

@@ -13,11 +13,11 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from core import SYSTEMS, RuleError, command_schema, get_system, parse_command
-from core.lens import PlayerLens, player_state
-from events import DecodeError, SQLiteStore, StoreError, record_to_builtins
-from events.jsonl import export, import_table
-from events.signing import BadKey, public_key
+from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
+from margin.core.lens import PlayerLens, player_state
+from margin.events import DecodeError, SQLiteStore, StoreError, record_to_builtins
+from margin.events.jsonl import export, import_table
+from margin.events.signing import BadKey, public_key
 
 from . import render
 from .resolve import input_lines

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from core import RuleError, TableState, get_system, parse_command
-from core.commands import command_type, convert_command
-from core.systems.base import Command, Usage
+from margin.core import RuleError, TableState, get_system, parse_command
+from margin.core.commands import command_type, convert_command
+from margin.core.systems.base import Command, Usage
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import get_system
-from core.commands import convert_command
-from core.dice import Dice
+from margin.core import get_system
+from margin.core.commands import convert_command
+from margin.core.dice import Dice
 
 from .table import Table
 

@@ -1,6 +1,6 @@
 """``margin host``: a table served to its seats over SSH and, with ``--web``, over HTTP.
 
-Every session is a process of its own (``python -m tui.session TABLE SEAT``)
+Every session is a process of its own (``python -m margin.tui.session TABLE SEAT``)
 with an argument list and an environment built here: the seat comes from the
 key (SSH) or the link (web), never from what a client asks for. A client's
 command, subsystem (sftp, scp), environment variables, port, agent and X11
@@ -101,7 +101,7 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
 
 def session_argv(table: Path, seat: str) -> list[str]:
     """The one command a session runs: the seat's screen of this table."""
-    return [sys.executable, "-P", "-m", "tui.session", str(table), seat]
+    return [sys.executable, "-P", "-m", "margin.tui.session", str(table), seat]
 
 
 def session_env(term: str | None = None) -> dict[str, str]:

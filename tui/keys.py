@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from events import StoreError
-from events.signing import BadKey, SigningKey
+from margin.events import StoreError
+from margin.events.signing import BadKey, SigningKey
 
 #: The file name of the GM's private key inside the data directory.
 KEY_FILE = "signing-key.pem"

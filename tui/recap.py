@@ -6,11 +6,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from core import get_system
-from core.lens import PlayerLens, player_state
-from core.luck import Luck, percent
-from core.recap import CharacterLuck, Encounter, Recap, recap
-from events import record_to_builtins
+from margin.core import get_system
+from margin.core.lens import PlayerLens, player_state
+from margin.core.luck import Luck, percent
+from margin.core.recap import CharacterLuck, Encounter, Recap, recap
+from margin.events import record_to_builtins
 
 from .table import Table
 from .view import player_id

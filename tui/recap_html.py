@@ -7,7 +7,7 @@ from html import escape
 import pygal
 from pygal.style import Style
 
-from core.recap import Encounter, Recap
+from margin.core.recap import Encounter, Recap
 
 from .recap import ending, how_read, luck_rows
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
-from core import get_system
-from core.errors import RuleError
+from margin.core import get_system
+from margin.core.errors import RuleError
 
 #: event fields that hold a character's id, said by name on the screens
 WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")
@@ -108,4 +108,8 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return resources.files("core").joinpath("rules", system.rules_doc).read_text(encoding="utf-8")
+    return (
+        resources.files("margin.core")
+        .joinpath("rules", system.rules_doc)
+        .read_text(encoding="utf-8")
+    )

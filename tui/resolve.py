@@ -6,9 +6,9 @@ import json
 from collections.abc import Iterator
 from typing import IO
 
-from core.errors import RuleError
-from core.inputs import read_json
-from core.resolve import resolve
+from margin.core.errors import RuleError
+from margin.core.inputs import read_json
+from margin.core.resolve import resolve
 
 from .rng import RandomDice
 

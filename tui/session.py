@@ -1,6 +1,6 @@
 """One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
 
-``margin host`` starts ``python -m tui.session TABLE SEAT`` for every SSH or
+``margin host`` starts ``python -m margin.tui.session TABLE SEAT`` for every SSH or
 browser session, with a fixed argument list and an environment it builds
 itself. SEAT ``gm`` gets the GM's table screen; any other seat gets that
 player's live view through the player lens, after a waiting screen while the
@@ -26,8 +26,8 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core import RuleError
-from events import StoreError
+from margin.core import RuleError
+from margin.events import StoreError
 
 from .app import PlayApp, TableApp, WatchApp
 from .view import LiveTable, View, player_id
@@ -150,7 +150,7 @@ def session_app(path: str, seat: str) -> TableApp:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2:
-        sys.stderr.write("usage: python -m tui.session TABLE SEAT\n")
+        sys.stderr.write("usage: python -m margin.tui.session TABLE SEAT\n")
         return 2
     path, seat = args
     _own_terminal()

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core import Projection, RuleError, TableState, create_table, decide
-from core.commands import Command
-from core.dice import Dice
-from events import ConcurrencyError, Draft, Record, SQLiteStore, StoreError
-from events.store import remove_table
+from margin.core import Projection, RuleError, TableState, create_table, decide
+from margin.core.commands import Command
+from margin.core.dice import Dice
+from margin.events import ConcurrencyError, Draft, Record, SQLiteStore, StoreError
+from margin.events.store import remove_table
 
 from .keys import signing_key
 from .rng import RandomDice

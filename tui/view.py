@@ -15,11 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core import Projection, RuleError, TableState, find_character, get_system
-from core.commands import Command
-from core.lens import PlayerLens, player_state
-from core.systems.base import Clock, Odds
-from events import Record, SQLiteStore, record_to_builtins
+from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core.commands import Command
+from margin.core.lens import PlayerLens, player_state
+from margin.core.systems.base import Clock, Odds
+from margin.events import Record, SQLiteStore, record_to_builtins
 
 from . import render
 from .table import Table

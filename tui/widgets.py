@@ -23,8 +23,8 @@ from textual.strip import Strip
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
-from core import TableState
-from core.systems.base import Clock, Odds
+from margin.core import TableState
+from margin.core.systems.base import Clock, Odds
 
 from . import commandline
 from .view import CharacterRow, LogRow, View

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from events import Draft, Event, Record
+from margin.events import Draft, Event, Record
 
 from ..dice import Dice
 from ..errors import RuleError

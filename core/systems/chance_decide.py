@@ -6,8 +6,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from events import Draft, Visibility
-from events.chance import (
+from margin.events import Draft, Visibility
+from margin.events.chance import (
     ATTACK_SECRET,
     CHECK_SECRET,
     EFFECT_SECRET,

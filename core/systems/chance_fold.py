@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from events import Event, Record
-from events.chance import (
+from margin.events import Event, Record
+from margin.events.chance import (
     AttackRolled,
     CheckRolled,
     EffectApplied,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from events import Draft, Visibility
-from events.edge import (
+from margin.events import Draft, Visibility
+from margin.events.edge import (
     SECRET_ATTACK_TN,
     SECRET_TN,
     ActionUsed,

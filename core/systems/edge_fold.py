@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from events import Record
-from events.edge import (
+from margin.events import Record
+from margin.events.edge import (
     ActionUsed,
     ArmorRepaired,
     Attacked,

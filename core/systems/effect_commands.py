@@ -7,8 +7,14 @@ from typing import Any
 
 import msgspec
 
-from events import Draft
-from events.effect import EffectAssisted, EffectChecked, EffectOpposed, EffectSide, TaskClosed
+from margin.events import Draft
+from margin.events.effect import (
+    EffectAssisted,
+    EffectChecked,
+    EffectOpposed,
+    EffectSide,
+    TaskClosed,
+)
 
 from ..dice import Dice, TypedDice
 from ..errors import RuleError

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from events import Event, Record
-from events.effect import EffectAssisted, EffectChecked, EffectOpposed, TaskClosed
+from margin.events import Event, Record
+from margin.events.effect import EffectAssisted, EffectChecked, EffectOpposed, TaskClosed
 
 from ..state import TableState
 from .base import Handler

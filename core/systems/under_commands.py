@@ -6,8 +6,8 @@ from typing import Any
 
 import msgspec
 
-from events import Draft
-from events.under import (
+from margin.events import Draft
+from margin.events.under import (
     ActionChanged,
     ActionDeclared,
     ActionInterrupted,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from events import Event, Record
-from events.under import (
+from margin.events import Event, Record
+from margin.events.under import (
     ActionChanged,
     ActionDeclared,
     ActionInterrupted,

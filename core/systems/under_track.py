@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import msgspec
 
-from events.under import TrackToken
+from margin.events.under import TrackToken
 
 from ..errors import RuleError
 from ..state import TableState
