@@ -14,10 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support import run_margin
 
 from margin.core import SYSTEMS
-
-from support import run_margin
 
 TABLES = Path(__file__).parent / "tables"
 WRITTEN = ("2d10-edge", "d100-chance", "d100-under", "2d6-effect")
