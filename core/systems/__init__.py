@@ -13,9 +13,7 @@ Every system has the same modules (``docs/systems.md`` walks through them):
 - ``recap``: what a recap reads from each event;
 - ``rules.md``: the rules as margin plays them, for the GM.
 
-The event types are in ``margin.events.systems``, one module per system. The
-package's path takes in a ``margin/core/systems`` folder anywhere on
-``sys.path`` too, so a system can ship outside this tree.
+The event types are in ``margin.events.systems``, one module per system.
 """
 
 from __future__ import annotations
@@ -26,8 +24,6 @@ import pkgutil
 
 from ..errors import RuleError
 from .base import Command, Option, System
-
-__path__ = pkgutil.extend_path(__path__, __name__)
 
 
 def discover() -> dict[str, System]:

@@ -1,8 +1,6 @@
 """The event types of every dice system, one module each, found rather than listed.
 
-A module here names its system's events in ``EVENTS``. The package's path
-takes in a ``margin/events/systems`` folder anywhere on ``sys.path`` too, so a
-system can ship outside this tree and still be read.
+A module here names its system's events in ``EVENTS``.
 """
 
 from __future__ import annotations
@@ -11,8 +9,6 @@ import importlib
 import pkgutil
 
 from ..base import Event
-
-__path__ = pkgutil.extend_path(__path__, __name__)
 
 
 def discover() -> dict[str, tuple[type[Event], ...]]:
