@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from .dice import Dice, TypedDice
 from .errors import RuleError
+from .inputs import shown
 
 
 def resolve(request: Any, dice: Dice) -> dict[str, Any]:
@@ -59,14 +58,6 @@ def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
         else:
             out[name] = default
     return out
-
-
-def shown(value: Any) -> str:
-    """A value as the user wrote it in JSON (``true``, ``null``, ``"x"``), for messages."""
-    try:
-        return msgspec.json.encode(value).decode()
-    except (TypeError, msgspec.EncodeError):
-        return repr(value)
 
 
 def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import get_args
 
 import pytest
 
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
+from margin.core.systems.chance.commands import Position
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:
@@ -228,3 +230,7 @@ def test_armor_pierce_lowers_the_armor_never_below_zero() -> None:
     assert through.damage == 100
     with pytest.raises(RuleError, match="pierce: -1 is below 0"):
         rules.damage_pipeline(10, 0, "standard", 100, False, 1.5, 1, "front", 0, 0, 0, -1)
+
+
+def test_the_attack_commands_positions_are_the_rules_positions() -> None:
+    assert get_args(Position) == tuple(rules.POSITIONS)

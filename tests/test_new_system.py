@@ -273,7 +273,7 @@ def test_the_new_system_is_found_and_played(played: list[tuple[int, str]]) -> No
     assert do[0] == 1  # the last line was refused
     answers = [json.loads(line) for line in do[1].splitlines()]
     assert [a.get("ok", False) for a in answers] == [True, True, True, True, True, False]
-    assert "call" in answers[-1]["error"] and "edge" in answers[-1]["error"]
+    assert answers[-1]["error"].endswith("call: 'edge' is not one of heads, tails")
     lines = log[1].splitlines()
     assert lines[2].endswith("ada calls heads, tosses heads (typed) and wins")
     assert lines[3].endswith("ada calls tails, tosses heads (typed) and loses")

@@ -8,6 +8,7 @@ from typing import Any
 from ...dice import Dice
 from ...errors import RuleError
 from . import rules
+from .commands import MAX_POTENCY
 
 
 def _fields() -> ModuleType:
@@ -40,8 +41,6 @@ REQUIRED: Any = _Required()
 
 #: no number a request gives is larger than this, either way (as on a sheet)
 LIMIT = 1_000_000
-#: most potency or resistance an effect contest takes, either way (as the effect command)
-MAX_POTENCY = 1000
 
 
 def _number(name: str, value: Any) -> int | float:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from ..base import Command
+from .state import MAX_ADVANCE
 
 
 class Check(Command, tag="check"):
@@ -61,7 +65,7 @@ class Act(Command, tag="act"):
 class Advance(Command, tag="advance"):
     """Move the track on count by count (``next``: up to the earliest token)."""
 
-    counts: int = 1
+    counts: Annotated[int, Meta(ge=1, le=MAX_ADVANCE)] = 1
     next: bool = False
 
 
