@@ -41,7 +41,7 @@ class History:
     changes: list[Change] = field(default_factory=list)
     #: command -> the Undone record in force for it
     undone: dict[str, int] = field(default_factory=dict)
-    #: commands undone since the last ordinary command players see, most recent last
+    #: commands undone since the last ordinary command, most recent last
     redoable: list[str] = field(default_factory=list)
     head: int = 0
     _current: str = ""
@@ -60,9 +60,7 @@ class History:
         self.starts.append(record.seq)
         if type(record.event) in _META:
             self.meta.add(cmd)
-        elif self.redoable and not record.visibility.gm_only:
-            # a command players never see leaves redo open: closing it would show them,
-            # through the redo that then fails, that something happened
+        elif self.redoable:
             self.redoable.clear()
 
     def hide(self, record: Record) -> None:
