@@ -1,7 +1,8 @@
 """The table screen's command line: typed words to commands, and completion.
 
-The generic words (``roll``, ``note``, ``undo`` ...) are read here; every other
-first word goes to the dice system's ``parse_words``. A line starting with
+Lines are split into words here; the words are read by the generic grammar
+(``roll``, ``note``, ``undo`` ..., in ``core.systems.words``) or the dice
+system's, except the words that open a screen (help, rules, undo's preview). A line starting with
 ``{`` is a command as JSON, exactly as ``margin do`` reads it, so whatever a
 system offers is reachable even without a short form. Nothing here decides a
 rule: a line becomes a command, and the core decides it.
@@ -9,14 +10,13 @@ rule: a line becomes a command, and the core decides it.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from margin.core import RuleError, TableState, get_system, parse_command
 from margin.core.commands import command_type, convert_command
 from margin.core.systems.base import Command, Usage
+from margin.core.systems.words import GENERIC
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {
@@ -35,6 +35,10 @@ GENERIC_HELP: dict[str, str] = {
     "help": "help   every key and command",
     "rules": "rules   the rules of this table's system, as margin plays them",
 }
+
+#: Words that open a screen rather than run a command (``undo`` without a record opens
+#: undo's preview; ``undo 12`` is a command).
+SCREEN_WORDS = ("undo", "help", "rules")
 
 #: Typed physical dice: ``... = 4 7`` gives the faces instead of rolling.
 FACES_MARK = "="
@@ -109,90 +113,6 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _value(key: str, text: str) -> Any:
-    """A sheet field's value: JSON when it reads as JSON, else the word itself.
-
-    A value that opens a JSON object or list must be valid JSON: a typo in it
-    is named here rather than reported later as a field of the wrong shape.
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        if text[:1] in "{[":
-            raise RuleError(
-                f"add: {key}={text} is not valid JSON ({exc.msg} at character {exc.pos + 1})"
-            ) from None
-        return text
-
-
-def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[str, Any] | None:
-    word = words[0].lower()
-    args = words[1:]
-    if word == "roll":
-        if not args:
-            raise RuleError("roll: give dice notation, e.g. roll 2d10 or roll 3d6+2")
-        out: dict[str, Any] = {"type": "roll", "dice": args[0]}
-        i = 1
-        while i < len(args):
-            low = args[i].lower()
-            if low == "secret":
-                out["secret"] = True
-            elif low == "as" and i + 1 < len(args):
-                i += 1
-                out["actor"] = args[i]
-            elif low == "for":
-                out["reason"] = " ".join(args[i + 1 :])
-                break
-            else:
-                raise RuleError(
-                    f"roll: {args[i]!r} not understood (after the dice: secret, as NAME, for REASON)"
-                )
-            i += 1
-        return out
-    if word in ("note", "gmnote"):
-        if not rest.strip():
-            raise RuleError(f"{word}: give the text of the note")
-        return {"type": "note", "text": rest.strip(), "gm_only": word == "gmnote"}
-    if word in ("undo", "help", "rules"):
-        if word == "undo" and args:
-            if len(args) == 1 and args[0].isascii() and args[0].isdigit():
-                return {"type": "undo", "record": int(args[0])}
-            return {"type": "undo", "command": args[0]}
-        return Parsed(action=word)
-    if word == "redo":
-        return {"type": "redo", **({"command": args[0]} if args else {})}
-    if word == "reveal":
-        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()):
-            raise RuleError("reveal: give the record number, e.g. reveal 42")
-        return {"type": "reveal", "seq": int(args[0])}
-    if word == "add":
-        if not args:
-            raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
-        sheet: dict[str, Any] = {}
-        hidden = False
-        for arg in args[1:]:
-            key, eq, value = arg.partition("=")
-            if eq:
-                sheet[key] = _value(key, value)
-            elif arg.lower() == "hidden":
-                hidden = True
-            else:
-                raise RuleError(f"add: {arg!r} not understood (after the name: hidden, KEY=VALUE)")
-        return {"type": "add-character", "name": args[0], "sheet": sheet, "hidden": hidden}
-    if word in ("hide", "show", "remove"):
-        if len(args) != 1:
-            raise RuleError(f"{word}: give one character, e.g. {word} wolf")
-        if word == "remove":
-            return {"type": "remove-character", "character": args[0]}
-        return {"type": "update-character", "character": args[0], "hidden": word == "hide"}
-    if word == "set":
-        if len(args) != 2:
-            raise RuleError("set: give an option and a value, e.g. set OPTION VALUE")
-        value = get_system(state.system).option(args[0]).parse(args[1])
-        return {"type": "set-option", "name": args[0], "value": value}
-    return None
-
-
 def _accepts_faces(system: str, tag: str) -> bool:
     for cls in command_type(system).__args__:
         if cls.__struct_config__.tag == tag:
@@ -211,10 +131,13 @@ def parse_line(text: str, state: TableState) -> Parsed:
     words, faces = _faces(_split(text))
     if not words:
         raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
-    rest = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
-    found = _generic(words, rest, state)
-    if isinstance(found, Parsed):
-        return found
+    head = words[0].lower()
+    if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
+        return Parsed(action=head)
+    if head in ("note", "gmnote"):
+        # a note is its text as typed, spaces and quotes kept
+        words = [head, *text.split(None, 1)[1:]]
+    found = GENERIC.parse(words, state)
     if found is None and system.parse_words is not None:
         found = system.parse_words(words, state)
     if found is None:
@@ -234,7 +157,7 @@ def parse_line(text: str, state: TableState) -> Parsed:
 def opens_screen(text: str) -> bool:
     """Whether a line opens a screen rather than running a command (undo's preview, help)."""
     words = text.split()
-    return bool(words) and words[0].lower() in ("undo", "help", "rules")
+    return bool(words) and words[0].lower() in SCREEN_WORDS
 
 
 def quiet_command(text: str, state: TableState) -> Command | None:
@@ -262,19 +185,8 @@ def command_words(state: TableState) -> list[str]:
 
 #: what each generic command's words are, for completion (as a system's ``grammar``)
 GENERIC_GRAMMAR: dict[str, Usage] = {
-    "roll": Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}),
-    "note": Usage(("text",)),
-    "gmnote": Usage(("text",)),
-    "undo": Usage(("record",)),
-    "redo": Usage(),
-    "reveal": Usage(("record",)),
-    "add": Usage(("text",), ("hidden",), makes="add-character"),
-    "hide": Usage(("character",)),
-    "show": Usage(("character",)),
-    "remove": Usage(("character",), makes="remove-character"),
-    "set": Usage(("option", "value"), makes="set-option"),
-    "help": Usage(),
-    "rules": Usage(),
+    **GENERIC.usages,
+    **{word: Usage() for word in SCREEN_WORDS if word not in GENERIC.usages},
 }
 
 #: kinds of word that are typed, never completed

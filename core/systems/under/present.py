@@ -7,7 +7,6 @@ from typing import Any
 
 import msgspec
 
-from ...errors import RuleError
 from ...state import Character, TableState, find_character
 from ..base import Clock, ClockRow, Command, Odds
 from . import rules
@@ -17,12 +16,12 @@ from .state import (
     STANDARD_COSTS,
     TrackWorld,
     UnderCharacter,
-    lookup,
     next_count,
     target_for,
     token_of,
     track,
 )
+from .words import GRAMMAR
 
 
 def _verdict(e: Mapping[str, Any]) -> str:
@@ -167,133 +166,8 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
         "skill": sorted(skills),
         "attribute": sorted(attributes),
         "action": sorted(actions),
-        "command": [
-            "check",
-            "opposed",
-            "track",
-            "act",
-            "advance",
-            "interrupt",
-            "change",
-            "end-track",
-        ],
+        "command": list(GRAMMAR.usages),
     }
-
-
-def _digits(word: str) -> bool:
-    """True for a word of plain digits 0-9 (``isdigit`` also takes ``²``, which ``int`` refuses)."""
-    return word.isascii() and word.isdigit()
-
-
-def _side_words(words: list[str], state: TableState, who: str = "check") -> dict[str, Any]:
-    """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
-    if not words:
-        raise RuleError(f"{who}: name a character, then a skill, an attribute or a target")
-    char = find_character(state, words[0])
-    out: dict[str, Any] = {"character": char.name}
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    if "roll" in low:
-        at = low.index("roll")
-        dice = rest[at + 1 : at + 2]
-        if len(dice) != 1 or not _digits(dice[0]):
-            raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
-        if len(dice[0]) == 2:
-            out["faces"] = [int(dice[0][0]), int(dice[0][1])]
-        else:
-            out["roll"] = int(dice[0])
-        rest = rest[:at] + rest[at + 2 :]
-    numbers = [i for i, word in enumerate(rest) if _digits(word)]
-    if len(numbers) > 1:
-        given = ", ".join(rest[i] for i in numbers)
-        raise RuleError(f"{who}: {given} are several targets; give one (or 'roll NN' for the dice)")
-    if numbers:
-        out["target"] = int(rest.pop(numbers[0]))
-    attributes = char.sheet.get("attributes", {})
-    if rest and lookup(attributes, rest[-1]) is not None:
-        out["attribute"] = rest.pop()
-    if rest:
-        out["skill"] = " ".join(rest)
-        _stray_words(char, rest, who)
-    return out
-
-
-def _stray_words(char: Character, words: list[str], who: str) -> None:
-    """Refuse skill words that are a skill on the sheet plus a stray word or two.
-
-    ``melee typo aw`` would otherwise be an unskilled attempt at a skill
-    nobody has, quietly against the attribute's target.
-    """
-    skills = char.sheet.get("skills", {})
-    if lookup(skills, " ".join(words)) is not None:
-        return
-    for size in range(len(words) - 1, 0, -1):
-        found = lookup(skills, " ".join(words[:size]))
-        if found is not None:
-            stray = " ".join(words[size:])
-            raise RuleError(
-                f"{who}: {stray!r} after {found[0]} is not an attribute, a target, "
-                "'roll NN' or 'for REASON'"
-            )
-
-
-def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
-    if not words:
-        return None
-    head, rest = words[0].lower(), words[1:]
-    if head == "check":
-        low = [w.lower() for w in rest]
-        reason: dict[str, Any] = {}
-        if "for" in low:
-            at = low.index("for")
-            if at + 1 == len(rest):
-                raise RuleError("reason: give it after 'for' (for the warehouse padlock)")
-            reason = {"reason": " ".join(rest[at + 1 :])}
-            rest = rest[:at]
-        return {"type": "check", **_side_words(rest, state), **reason}
-    if head == "opposed":
-        low = [w.lower() for w in rest]
-        if "vs" not in low:
-            raise RuleError("opposed: write it as 'opposed kael br vs cultist 30'")
-        cut = low.index("vs")
-        return {
-            "type": "opposed",
-            "a": _side_words(rest[:cut], state, "opposed (before vs)"),
-            "b": _side_words(rest[cut + 1 :], state, "opposed (after vs)"),
-        }
-    if head in ("track", "start-track"):
-        return {"type": "start-track", "label": " ".join(rest)}
-    if head == "end-track":
-        if rest:
-            raise RuleError(f"end-track: takes nothing after it, got {' '.join(rest)!r}")
-        return {"type": "end-track"}
-    if head in ("act", "change"):
-        if len(rest) < 2:
-            raise RuleError(f"{head}: write it as '{head} ada revolver' or '{head} ada spell 5'")
-        out: dict[str, Any] = {"type": head, "character": rest[0]}
-        tail = rest[1:]
-        if len(tail) > 1 and _digits(tail[-1]):
-            out["cost"] = int(tail.pop())
-        out["action"] = " ".join(tail)
-        return out
-    if head == "advance":
-        if len(rest) > 1:
-            raise RuleError(
-                f"advance: {' '.join(rest)!r} is more than one word "
-                "(advance, advance 3 or advance next)"
-            )
-        if not rest:
-            return {"type": "advance"}
-        if rest[0].lower() == "next":
-            return {"type": "advance", "next": True}
-        if _digits(rest[0]):
-            return {"type": "advance", "counts": int(rest[0])}
-        raise RuleError(f"advance: {rest[0]!r} is not a number of counts or 'next'")
-    if head == "interrupt":
-        if not rest:
-            raise RuleError("interrupt: name the character whose action stops")
-        return {"type": "interrupt", "character": rest[0], "reason": " ".join(rest[1:])}
-    return None
 
 
 def player_world(state: TableState) -> TrackWorld:
