@@ -8,6 +8,7 @@ from typing import Any
 
 from margin.core import get_system
 from margin.core.errors import RuleError
+from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
 WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")
@@ -57,52 +58,62 @@ def _fields(event: dict[str, Any]) -> str:
     return f"{event['type']} {rest}".strip()
 
 
-def _generic(e: dict[str, Any]) -> str | None:
-    tag = e["type"]
-    if tag == "table.created":
-        opts = ", ".join(f"{k}={v}" for k, v in e.get("options", {}).items())
-        return f"table created: {e['system']}" + (f" ({opts})" if opts else "")
-    if tag == "table.option":
-        return f"option {e['name']} = {e['value']}"
-    if tag == "character.added":
-        return f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
-    if tag == "character.updated":
-        keys = ", ".join(e.get("sheet", {}))
-        if keys:
-            return f"{e['id']}: sheet updated ({keys})"
-        hidden = e.get("hidden")
-        return f"{e['id']} is " + {
-            True: "hidden from the players",
-            False: "shown to the players",
-        }.get(hidden, "updated")
-    if tag == "character.removed":
-        return f"{e['id']} leaves the table"
-    if tag == "dice.rolled":
-        who = e["actor"]
-        if "total" not in e:
-            return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
-        faces = e.get("faces", [])
-        kept = e.get("kept") or [True] * len(faces)
-        shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        secret = " (secret)" if e.get("secret") else ""
-        reason = f" for {e['reason']}" if e.get("reason") else ""
-        return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
-    if tag == "table.note":
-        return ("GM note: " if e.get("gm_only") else "note: ") + e["text"]
-    if tag in ("table.undone", "table.redone"):
-        undo = tag == "table.undone"
-        seqs = e.get("voids" if undo else "restores", [])
-        count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
-        what = f"#{seqs[0]}" if seqs else "a command"
-        if e.get("first"):
-            what += f" {e['first']}"
-        return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
-    if tag == "table.revealed":
-        return f"GM reveals #{e['record']}"
-    if tag == "table.branched":
-        return f"a branch of {e['source']} at record {e['at']}"
-    return None
+def _created(e: dict[str, Any]) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in e.get("options", {}).items())
+    return f"table created: {e['system']}" + (f" ({opts})" if opts else "")
+
+
+def _updated(e: dict[str, Any]) -> str:
+    keys = ", ".join(e.get("sheet", {}))
+    if keys:
+        return f"{e['id']}: sheet updated ({keys})"
+    return f"{e['id']} is " + {
+        True: "hidden from the players",
+        False: "shown to the players",
+    }.get(e.get("hidden"), "updated")
+
+
+def _rolled(e: dict[str, Any]) -> str:
+    who = e["actor"]
+    if "total" not in e:
+        return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
+    faces = e.get("faces", [])
+    kept = e.get("kept") or [True] * len(faces)
+    shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    secret = " (secret)" if e.get("secret") else ""
+    reason = f" for {e['reason']}" if e.get("reason") else ""
+    return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
+
+
+def _undone(e: dict[str, Any]) -> str:
+    undo = e["type"] == "table.undone"
+    seqs = e.get("voids" if undo else "restores", [])
+    count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
+    what = f"#{seqs[0]}" if seqs else "a command"
+    if e.get("first"):
+        what += f" {e['first']}"
+    return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
+
+
+#: event tag -> the log line of a record of the table's own (not a dice system's) events
+LINES: dict[str, Line] = {
+    "table.created": _created,
+    "table.option": lambda e: f"option {e['name']} = {e['value']}",
+    "character.added": lambda e: (
+        f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
+    ),
+    "character.updated": _updated,
+    "character.removed": lambda e: f"{e['id']} leaves the table",
+    "dice.rolled": _rolled,
+    "table.note": lambda e: ("GM note: " if e.get("gm_only") else "note: ") + e["text"],
+    "table.undone": _undone,
+    "table.redone": _undone,
+    "table.revealed": lambda e: f"GM reveals #{e['record']}",
+    "table.branched": lambda e: f"a branch of {e['source']} at record {e['at']}",
+}
+
+_generic = describer(LINES)
 
 
 def rules_text(system_id: str) -> str:

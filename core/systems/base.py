@@ -122,6 +122,20 @@ class Usage:
     makes: str = ""
 
 
+#: the log line of one record, its event given as a (possibly player-lensed) dict
+Line = Callable[[dict[str, Any]], str]
+
+
+def describer(lines: Mapping[str, Line]) -> Callable[[dict[str, Any]], str | None]:
+    """A system's ``describe``: the line of each event by its tag, None for tags not in ``lines``."""
+
+    def describe(event: dict[str, Any]) -> str | None:
+        line = lines.get(event.get("type", ""))
+        return None if line is None else line(event)
+
+    return describe
+
+
 def _no_world(options: Mapping[str, Any]) -> Any:
     return None
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Odds
+from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Attack, Check
 from .decide import _difficulty, proficiency_of
@@ -148,53 +148,93 @@ def _travel_line(e: dict[str, Any]) -> str:
     return f"travel by {e['domain']}: {e['distance']} {e['unit']}{speed}{note}"
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    tag = e.get("type")
-    if tag == "chance.check":
-        return _check_line(e)
-    if tag == "chance.opposed":
-        return _opposed_line(e)
-    if tag == "chance.attack":
-        return _attack_line(e)
-    if tag == "chance.effect":
-        return _effect_line(e)
-    if tag == "chance.tick":
-        return _tick_line(e)
-    if tag == "chance.removed":
-        return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
-    if tag == "chance.encounter":
-        return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
-    if tag == "chance.turn":
-        line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
-        if e.get("flee_to"):
-            frm = e.get("flee_from")
-            line += (
-                f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
-            )
-        elif "flee_from" in e and e["flee_from"]:
-            line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
-        return line
-    if tag == "chance.side":
-        if e.get("reason") == "charm-ended":
-            back = f"its own side, {e['side']}" if e.get("side") else "its own side"
-            return f"{e['character']} is no longer charmed and returns to {back}"
-        return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
-    if tag == "chance.encounter-ended":
-        return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
-    if tag == "chance.moved":
-        if e.get("start") is None:
-            return f"{e['character']} takes a place at {e['to']}"
-        verb = "flees" if e.get("fled") else "moves"
-        return f"{e['character']} {verb} {e.get('feet', 0)} ft to {e['to']}"
-    if tag == "chance.hp":
-        amount = e["amount"]
-        verb = "heals" if amount > 0 else "takes"
-        shield = f" (shield absorbs {e['absorbed']})" if e.get("absorbed") else ""
-        reason = f": {e['reason']}" if e.get("reason") else ""
-        return f"{e['character']} {verb} {abs(amount)}{shield}{reason}"
-    if tag == "chance.traveled":
-        return _travel_line(e)
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    return _check_line(e)
+
+
+def _line_opposed(e: dict[str, Any]) -> str:
+    return _opposed_line(e)
+
+
+def _line_attack(e: dict[str, Any]) -> str:
+    return _attack_line(e)
+
+
+def _line_effect(e: dict[str, Any]) -> str:
+    return _effect_line(e)
+
+
+def _line_tick(e: dict[str, Any]) -> str:
+    return _tick_line(e)
+
+
+def _line_removed(e: dict[str, Any]) -> str:
+    return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
+
+
+def _line_encounter(e: dict[str, Any]) -> str:
+    return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
+
+
+def _line_turn(e: dict[str, Any]) -> str:
+    line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
+    if e.get("flee_to"):
+        frm = e.get("flee_from")
+        line += f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
+    elif "flee_from" in e and e["flee_from"]:
+        line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
+    return line
+
+
+def _line_side(e: dict[str, Any]) -> str:
+    if e.get("reason") == "charm-ended":
+        back = f"its own side, {e['side']}" if e.get("side") else "its own side"
+        return f"{e['character']} is no longer charmed and returns to {back}"
+    return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
+
+
+def _line_encounter_ended(e: dict[str, Any]) -> str:
+    return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
+
+
+def _line_moved(e: dict[str, Any]) -> str:
+    if e.get("start") is None:
+        return f"{e['character']} takes a place at {e['to']}"
+    verb = "flees" if e.get("fled") else "moves"
+    return f"{e['character']} {verb} {e.get('feet', 0)} ft to {e['to']}"
+
+
+def _line_hp(e: dict[str, Any]) -> str:
+    amount = e["amount"]
+    verb = "heals" if amount > 0 else "takes"
+    shield = f" (shield absorbs {e['absorbed']})" if e.get("absorbed") else ""
+    reason = f": {e['reason']}" if e.get("reason") else ""
+    return f"{e['character']} {verb} {abs(amount)}{shield}{reason}"
+
+
+def _line_traveled(e: dict[str, Any]) -> str:
+    return _travel_line(e)
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "chance.check": _line_check,
+    "chance.opposed": _line_opposed,
+    "chance.attack": _line_attack,
+    "chance.effect": _line_effect,
+    "chance.tick": _line_tick,
+    "chance.removed": _line_removed,
+    "chance.encounter": _line_encounter,
+    "chance.turn": _line_turn,
+    "chance.side": _line_side,
+    "chance.encounter-ended": _line_encounter_ended,
+    "chance.moved": _line_moved,
+    "chance.hp": _line_hp,
+    "chance.traveled": _line_traveled,
+}
+
+#: one log line for a d100-chance event
+describe = describer(LINES)
 
 
 # -- status and clock -------------------------------------------------------------

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import TableState
-from ..base import Clock, ClockRow, Command, Odds
+from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Attack, Check
 from .decide import sources, turn_order
@@ -59,106 +59,159 @@ def _check_line(e: dict[str, Any]) -> str:
     return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}"
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    """One log line for a 2d10-edge event."""
-    tag = e.get("type", "")
-    if tag == "edge.check":
-        line = _check_line(e)
-        if e.get("pending_kind"):
-            line += f"; {e['pending_kind']} pending ({e.get('pending_scope')})"
-        return line
-    if tag == "edge.attack":
-        if "faces" not in e and "skill" not in e:
-            # an unseen attacker: only the blow and where it landed
-            outcome = e.get("band", "").replace("-", " ") or ("hit" if e.get("success") else "miss")
-            return f"{e.get('character')} attacks {e.get('target')}: {outcome}"
-        weapon = f" with {e['weapon']}" if "weapon" in e else ""
-        line = f"attack on {e.get('target')}{weapon}"
-        if e.get("fire_mode") == "burst":
-            line += " (burst)"
-        line += ": " + _check_line(e)
-        if e.get("success"):
-            line += f", damage dice +{e.get('damage_dice', 0)}"
-        if e.get("dodge_penalty"):
-            line += f" (defense -{e['dodge_penalty']} for the target's armor)"
-        return line
-    if tag == "edge.spent":
-        what = {
-            "advantage": "gains Advantage",
-            "remove-disadvantage": "removes Disadvantage",
-            "initiative": f"boosts initiative by +{e.get('value', 0)} ({e.get('faces')}) for a turn",
-            "reaction": "gains an extra reaction",
-            "damage": "adds +2d6 damage",
-            "lessen-injury": "lessens an injury",
-        }.get(e.get("purpose", ""), e.get("purpose", ""))
-        return f"{e.get('character')} spends Edge: {what} (Edge left {e.get('edge_after')})"
-    if tag == "edge.damage":
-        pool = rules.Pool(e.get("dice", 0), e.get("bonus", 0))
-        kind = " stun" if e.get("stun") else ""
-        armor = ""
-        if e.get("pt") or e.get("dr"):
-            reduction = f"-{e['pt_reduction']}" if e.get("pt_reduction") else ""
-            armor = f" vs PT {e.get('pt')}{reduction}/DR {e.get('dr')}"
-        result = (
-            f"{e.get('soaked')} soaked, {e.get('taken')} taken"
-            if e.get("penetrated")
-            else "stopped by the armor"
-        )
-        edge = " (+2d6 Edge)" if e.get("edge_boost") else ""
-        if e.get("degraded"):
-            result += f", the armor degrades: PT -{e['degraded']}"
-        if "faces" not in e:
-            return f"{e.get('target')} takes{kind} damage{armor}: {result}"
-        return f"{e.get('target')} takes {pool}{kind}{edge} {e.get('faces')} = {e.get('raw')}{armor}: {result}"
-    if tag == "edge.injury":
-        sev = f"{e['severity']} " if e.get("severity") else ""
-        kind = "stun " if e.get("stun") else ""
-        end = ""
-        if e.get("overwhelmed") or e.get("severity") == "fatal":
-            end = " - knocked out" if e.get("stun") else " - FATAL"
-        return (
-            f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points "
-            f"({e.get('accumulated')}/{e.get('health')}){end}"
-        )
-    if tag == "edge.injury-lessened":
-        which = f"injury #{e['injury']}" if "injury" in e else "an injury"
-        change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
-        return f"{e.get('character')}: {which} lessened {change}"
-    if tag == "edge.burned":
-        return (
-            f"{e.get('character')} burns Edge to survive: Edge {e.get('edge_after')}/"
-            f"{e.get('edge_max_after')}, needs urgent medical care"
-        )
-    if tag == "edge.recovered":
-        size = f" ({e['size']})" if e.get("size") else ""
-        return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
-    if tag == "edge.pending-dismissed":
-        which = f"pending #{e['pending']}" if "pending" in e else "a pending Advantage/Disadvantage"
-        return f"{e.get('character')}: {which} dismissed"
-    if tag == "edge.healed":
-        kind = "stun" if e.get("stun") else "damage"
-        care = ", urgent care given" if e.get("cared") else ""
-        return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
-    if tag == "edge.armor-repaired":
-        left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
-        return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
-    if tag == "edge.encounter-started":
-        return f"encounter starts{': ' + e['name'] if e.get('name') else ''}"
-    if tag == "edge.joined":
-        return f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = {e.get('initiative')}"
-    if tag == "edge.left":
-        return f"{e.get('character')} leaves the encounter"
-    if tag == "edge.turn":
-        return (
-            f"round {e.get('round')}: {e.get('character')}'s turn (initiative {e.get('initiative')}; "
-            f"{', '.join(e.get('actions', []))})"
-        )
-    if tag == "edge.action":
-        what = f": {e['what']}" if e.get("what") else ""
-        return f"{e.get('character')} uses a {e.get('action')} action{what}"
-    if tag == "edge.encounter-ended":
-        return "encounter ends"
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    line = _check_line(e)
+    if e.get("pending_kind"):
+        line += f"; {e['pending_kind']} pending ({e.get('pending_scope')})"
+    return line
+
+
+def _line_attack(e: dict[str, Any]) -> str:
+    if "faces" not in e and "skill" not in e:
+        # an unseen attacker: only the blow and where it landed
+        outcome = e.get("band", "").replace("-", " ") or ("hit" if e.get("success") else "miss")
+        return f"{e.get('character')} attacks {e.get('target')}: {outcome}"
+    weapon = f" with {e['weapon']}" if "weapon" in e else ""
+    line = f"attack on {e.get('target')}{weapon}"
+    if e.get("fire_mode") == "burst":
+        line += " (burst)"
+    line += ": " + _check_line(e)
+    if e.get("success"):
+        line += f", damage dice +{e.get('damage_dice', 0)}"
+    if e.get("dodge_penalty"):
+        line += f" (defense -{e['dodge_penalty']} for the target's armor)"
+    return line
+
+
+def _line_spent(e: dict[str, Any]) -> str:
+    what = {
+        "advantage": "gains Advantage",
+        "remove-disadvantage": "removes Disadvantage",
+        "initiative": f"boosts initiative by +{e.get('value', 0)} ({e.get('faces')}) for a turn",
+        "reaction": "gains an extra reaction",
+        "damage": "adds +2d6 damage",
+        "lessen-injury": "lessens an injury",
+    }.get(e.get("purpose", ""), e.get("purpose", ""))
+    return f"{e.get('character')} spends Edge: {what} (Edge left {e.get('edge_after')})"
+
+
+def _line_damage(e: dict[str, Any]) -> str:
+    pool = rules.Pool(e.get("dice", 0), e.get("bonus", 0))
+    kind = " stun" if e.get("stun") else ""
+    armor = ""
+    if e.get("pt") or e.get("dr"):
+        reduction = f"-{e['pt_reduction']}" if e.get("pt_reduction") else ""
+        armor = f" vs PT {e.get('pt')}{reduction}/DR {e.get('dr')}"
+    result = (
+        f"{e.get('soaked')} soaked, {e.get('taken')} taken"
+        if e.get("penetrated")
+        else "stopped by the armor"
+    )
+    edge = " (+2d6 Edge)" if e.get("edge_boost") else ""
+    if e.get("degraded"):
+        result += f", the armor degrades: PT -{e['degraded']}"
+    if "faces" not in e:
+        return f"{e.get('target')} takes{kind} damage{armor}: {result}"
+    return f"{e.get('target')} takes {pool}{kind}{edge} {e.get('faces')} = {e.get('raw')}{armor}: {result}"
+
+
+def _line_injury(e: dict[str, Any]) -> str:
+    sev = f"{e['severity']} " if e.get("severity") else ""
+    kind = "stun " if e.get("stun") else ""
+    end = ""
+    if e.get("overwhelmed") or e.get("severity") == "fatal":
+        end = " - knocked out" if e.get("stun") else " - FATAL"
+    return (
+        f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points "
+        f"({e.get('accumulated')}/{e.get('health')}){end}"
+    )
+
+
+def _line_injury_lessened(e: dict[str, Any]) -> str:
+    which = f"injury #{e['injury']}" if "injury" in e else "an injury"
+    change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
+    return f"{e.get('character')}: {which} lessened {change}"
+
+
+def _line_burned(e: dict[str, Any]) -> str:
+    return (
+        f"{e.get('character')} burns Edge to survive: Edge {e.get('edge_after')}/"
+        f"{e.get('edge_max_after')}, needs urgent medical care"
+    )
+
+
+def _line_recovered(e: dict[str, Any]) -> str:
+    size = f" ({e['size']})" if e.get("size") else ""
+    return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
+
+
+def _line_pending_dismissed(e: dict[str, Any]) -> str:
+    which = f"pending #{e['pending']}" if "pending" in e else "a pending Advantage/Disadvantage"
+    return f"{e.get('character')}: {which} dismissed"
+
+
+def _line_healed(e: dict[str, Any]) -> str:
+    kind = "stun" if e.get("stun") else "damage"
+    care = ", urgent care given" if e.get("cared") else ""
+    return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
+
+
+def _line_armor_repaired(e: dict[str, Any]) -> str:
+    left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
+    return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
+
+
+def _line_encounter_started(e: dict[str, Any]) -> str:
+    return f"encounter starts{': ' + e['name'] if e.get('name') else ''}"
+
+
+def _line_joined(e: dict[str, Any]) -> str:
+    return f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = {e.get('initiative')}"
+
+
+def _line_left(e: dict[str, Any]) -> str:
+    return f"{e.get('character')} leaves the encounter"
+
+
+def _line_turn(e: dict[str, Any]) -> str:
+    return (
+        f"round {e.get('round')}: {e.get('character')}'s turn (initiative {e.get('initiative')}; "
+        f"{', '.join(e.get('actions', []))})"
+    )
+
+
+def _line_action(e: dict[str, Any]) -> str:
+    what = f": {e['what']}" if e.get("what") else ""
+    return f"{e.get('character')} uses a {e.get('action')} action{what}"
+
+
+def _line_encounter_ended(e: dict[str, Any]) -> str:
+    return "encounter ends"
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "edge.check": _line_check,
+    "edge.attack": _line_attack,
+    "edge.spent": _line_spent,
+    "edge.damage": _line_damage,
+    "edge.injury": _line_injury,
+    "edge.injury-lessened": _line_injury_lessened,
+    "edge.burned": _line_burned,
+    "edge.recovered": _line_recovered,
+    "edge.pending-dismissed": _line_pending_dismissed,
+    "edge.healed": _line_healed,
+    "edge.armor-repaired": _line_armor_repaired,
+    "edge.encounter-started": _line_encounter_started,
+    "edge.joined": _line_joined,
+    "edge.left": _line_left,
+    "edge.turn": _line_turn,
+    "edge.action": _line_action,
+    "edge.encounter-ended": _line_encounter_ended,
+}
+
+#: one log line for a 2d10-edge event
+describe = describer(LINES)
 
 
 # -- status and clock ---------------------------------------------------------

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...state import Character, TableState, find_character
-from ..base import Command, Odds
+from ..base import Command, Line, Odds, describer
 from . import rules
 from .commands import Assist, Check, Opposed
 from .decide import plan_check
@@ -52,54 +52,67 @@ def _side_text(side: Mapping[str, Any]) -> str:
     )
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    tag = e.get("type")
-    if tag == "effect.check":
-        why = f" for {e['reason']}" if e.get("reason") else ""
-        task = f" [task {e['task']}]" if e.get("task") else ""
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        faces = "+".join(str(f) for f in e["faces"])
-        time = ""
-        if e.get("seconds") is not None:
-            rolled = f" ({e['time_die']} x {e['increment']})" if e.get("time_die") else " (a round)"
-            time = f"; takes {rules.show_seconds(e['seconds'])}{rolled}"
-        return (
-            f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} with {_dms(e)}"
-            f" = {e['total']} vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
-        )
-    if tag == "effect.assist":
-        if e.get("refused"):
-            return f"{e['helper']} will not help {e['actor']} with {e['label']}: {e['reason']}"
-        if "faces" not in e:
-            # an unseen helper: players see that help came, not how much
-            return f"{e['helper']} helps {e['actor']}"
-        faces = "+".join(str(f) for f in e["faces"])
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        level, used = e.get("skill_level"), e.get("skill_used")
-        held = (
-            f", holding back to {used} of {level} levels"
-            if used is not None and used != level
-            else ""
-        )
-        dms = []
-        if used is not None:
-            dms.append(f"{e['label']} {used:+d}")
-        if e.get("characteristic"):
-            dms.append(f"{e['characteristic']} {e.get('characteristic_dm', 0):+d}")
-        dms.append(f"{e.get('difficulty', 'average')} {e.get('difficulty_dm', 0):+d}")
-        return (
-            f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
-            f"{faces}{typed} with {', '.join(dms)} = {e['total']}, Effect {e['effect']:+d}"
-            f" -> DM {e['dm']:+d} on the check"
-        )
-    if tag == "effect.opposed":
-        a, b = e["a"], e["b"]
-        result = f"{e['winner']} wins" if e.get("winner") else "equal Effect, nobody wins"
-        return f"opposed: {_side_text(a)} against {_side_text(b)}: {result}"
-    if tag == "effect.task-closed":
-        why = f" ({e['reason']})" if e.get("reason") else ""
-        return f"task {e['task']} is closed: no further attempts{why}"
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    why = f" for {e['reason']}" if e.get("reason") else ""
+    task = f" [task {e['task']}]" if e.get("task") else ""
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    faces = "+".join(str(f) for f in e["faces"])
+    time = ""
+    if e.get("seconds") is not None:
+        rolled = f" ({e['time_die']} x {e['increment']})" if e.get("time_die") else " (a round)"
+        time = f"; takes {rules.show_seconds(e['seconds'])}{rolled}"
+    return (
+        f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} with {_dms(e)}"
+        f" = {e['total']} vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
+    )
+
+
+def _line_assist(e: dict[str, Any]) -> str:
+    if e.get("refused"):
+        return f"{e['helper']} will not help {e['actor']} with {e['label']}: {e['reason']}"
+    if "faces" not in e:
+        # an unseen helper: players see that help came, not how much
+        return f"{e['helper']} helps {e['actor']}"
+    faces = "+".join(str(f) for f in e["faces"])
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    level, used = e.get("skill_level"), e.get("skill_used")
+    held = (
+        f", holding back to {used} of {level} levels" if used is not None and used != level else ""
+    )
+    dms = []
+    if used is not None:
+        dms.append(f"{e['label']} {used:+d}")
+    if e.get("characteristic"):
+        dms.append(f"{e['characteristic']} {e.get('characteristic_dm', 0):+d}")
+    dms.append(f"{e.get('difficulty', 'average')} {e.get('difficulty_dm', 0):+d}")
+    return (
+        f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
+        f"{faces}{typed} with {', '.join(dms)} = {e['total']}, Effect {e['effect']:+d}"
+        f" -> DM {e['dm']:+d} on the check"
+    )
+
+
+def _line_opposed(e: dict[str, Any]) -> str:
+    a, b = e["a"], e["b"]
+    result = f"{e['winner']} wins" if e.get("winner") else "equal Effect, nobody wins"
+    return f"opposed: {_side_text(a)} against {_side_text(b)}: {result}"
+
+
+def _line_task_closed(e: dict[str, Any]) -> str:
+    why = f" ({e['reason']})" if e.get("reason") else ""
+    return f"task {e['task']} is closed: no further attempts{why}"
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "effect.check": _line_check,
+    "effect.assist": _line_assist,
+    "effect.opposed": _line_opposed,
+    "effect.task-closed": _line_task_closed,
+}
+
+#: one log line for a 2d6-effect event
+describe = describer(LINES)
 
 
 def status(char: Character, state: TableState) -> list[str]:

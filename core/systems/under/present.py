@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Odds
+from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Check, Opposed
 from .decide import reading
@@ -40,49 +40,78 @@ def _side_text(s: Mapping[str, Any]) -> str:
     return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({result})"
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    tag = e.get("type")
-    if tag == "under.check":
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        why = f" for {e['reason']}" if e.get("reason") else ""
-        return (
-            f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
-            f" -> {_verdict(e)}, margin {e['margin']}"
-        )
-    if tag == "under.opposed":
-        if e.get("winner"):
-            result = f"{e['winner']} wins"
-        else:
-            result = "stalemate, it escalates" if e.get("escalation") else "stalemate"
-        return f"opposed: {_side_text(e['a'])} against {_side_text(e['b'])}: {result}"
-    if tag == "under.escalation":
-        return f"escalation: both {' and '.join(e['actors'])} failed; the GM says how it gets worse"
-    if tag == "under.track-started":
-        return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
-    if tag == "under.track-ended":
-        dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
-        return f"timing track ends at count {e['count']}{dropped}"
-    if tag == "under.declared":
-        return (
-            f"{e['actor']} starts {e['action']} ({e['cost']} counts), completes on count {e['at']}"
-        )
-    if tag == "under.advanced":
-        return f"count {e['count']}"
-    if tag == "under.resolved":
-        acts = ", ".join(f"{t['actor']} {t['action']}" for t in e["actions"])
-        together = " simultaneously" if len(e["actions"]) > 1 else ""
-        return (
-            f"count {e['count']}: {acts} resolve{'s' if len(e['actions']) == 1 else ''}{together}"
-        )
-    if tag == "under.interrupted":
-        why = f" ({e['reason']})" if e.get("reason") else ""
-        return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
-    if tag == "under.changed":
-        return (
-            f"{e['actor']} switches from {e['old_action']} to {e['action']} "
-            f"({e['cost']} counts), completes on count {e['at']}"
-        )
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    why = f" for {e['reason']}" if e.get("reason") else ""
+    return (
+        f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
+        f" -> {_verdict(e)}, margin {e['margin']}"
+    )
+
+
+def _line_opposed(e: dict[str, Any]) -> str:
+    if e.get("winner"):
+        result = f"{e['winner']} wins"
+    else:
+        result = "stalemate, it escalates" if e.get("escalation") else "stalemate"
+    return f"opposed: {_side_text(e['a'])} against {_side_text(e['b'])}: {result}"
+
+
+def _line_escalation(e: dict[str, Any]) -> str:
+    return f"escalation: both {' and '.join(e['actors'])} failed; the GM says how it gets worse"
+
+
+def _line_track_started(e: dict[str, Any]) -> str:
+    return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
+
+
+def _line_track_ended(e: dict[str, Any]) -> str:
+    dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
+    return f"timing track ends at count {e['count']}{dropped}"
+
+
+def _line_declared(e: dict[str, Any]) -> str:
+    return f"{e['actor']} starts {e['action']} ({e['cost']} counts), completes on count {e['at']}"
+
+
+def _line_advanced(e: dict[str, Any]) -> str:
+    return f"count {e['count']}"
+
+
+def _line_resolved(e: dict[str, Any]) -> str:
+    acts = ", ".join(f"{t['actor']} {t['action']}" for t in e["actions"])
+    together = " simultaneously" if len(e["actions"]) > 1 else ""
+    return f"count {e['count']}: {acts} resolve{'s' if len(e['actions']) == 1 else ''}{together}"
+
+
+def _line_interrupted(e: dict[str, Any]) -> str:
+    why = f" ({e['reason']})" if e.get("reason") else ""
+    return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
+
+
+def _line_changed(e: dict[str, Any]) -> str:
+    return (
+        f"{e['actor']} switches from {e['old_action']} to {e['action']} "
+        f"({e['cost']} counts), completes on count {e['at']}"
+    )
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "under.check": _line_check,
+    "under.opposed": _line_opposed,
+    "under.escalation": _line_escalation,
+    "under.track-started": _line_track_started,
+    "under.track-ended": _line_track_ended,
+    "under.declared": _line_declared,
+    "under.advanced": _line_advanced,
+    "under.resolved": _line_resolved,
+    "under.interrupted": _line_interrupted,
+    "under.changed": _line_changed,
+}
+
+#: one log line for a d100-under event
+describe = describer(LINES)
 
 
 def status(char: Character, state: TableState) -> list[str]:
