@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -141,9 +142,23 @@ def _secret(cmd_secret: bool | None, state: TableState) -> bool:
 # -- skill checks -----------------------------------------------------------------
 
 
-def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+@dataclass(frozen=True)
+class CheckPlan:
+    """A check before its die: what both rolling it and its odds use."""
+
+    character: ChanceCharacter
+    skill: str
+    proficiency: int
+    difficulty: int
+    modifier_total: int
+    #: the modifiers that count, by name
+    modifiers: list[str]
+    odds: rules.CheckOdds
+
+
+def plan_check(cmd: Check, state: TableState) -> CheckPlan:
+    """Plan a check: the proficiency, the difficulty, the modifiers and the chance they give."""
     char = _char(state, cmd.character)
-    _standing(char, "character", "make a check")
     skill = cmd.skill.strip().lower()
     if not skill:
         raise RuleError("skill: name the skill checked")
@@ -151,6 +166,34 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
     difficulty = _difficulty(cmd.difficulty)
     total, counted = rules.modifier_total(cmd.modifiers)
     odds = rules.check_odds(proficiency, difficulty, total)
+    return CheckPlan(char, skill, proficiency, difficulty, total, counted, odds)
+
+
+def aware_of(cmd: Attack, attacker: ChanceCharacter) -> bool:
+    """Whether an attack's target is aware of it: as the command says, else unless stealthed."""
+    return (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
+
+
+def attack_gates(
+    attacker: ChanceCharacter,
+    w: dict[str, Any],
+    target: ChanceCharacter,
+    position: str,
+    extra: int,
+    aware: bool,
+) -> rules.Gates:
+    """An attack's two gates, to hit and to dodge: what rolling it and its odds both use."""
+    return rules.gates(
+        accuracy(attacker, w), evasion(target), position, extra, aware and can_dodge(target)
+    )
+
+
+def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    _standing(_char(state, cmd.character), "character", "make a check")
+    plan = plan_check(cmd, state)
+    char, skill, odds = plan.character, plan.skill, plan.odds
+    proficiency, difficulty = plan.proficiency, plan.difficulty
+    total, counted = plan.modifier_total, plan.modifiers
     task = cmd.task.strip().lower() or skill
     approach = cmd.approach.strip()
     retry = ""
@@ -327,7 +370,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             raise RuleError(
                 f"target: {target.name} is {feet} ft away; {wname} reaches {w['range']} ft (override)"
             )
-    aware = (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
+    aware = aware_of(cmd, attacker)
     if aware:
         if cmd.unaware_percent:
             raise RuleError("unaware_percent: only for an unaware target (aware is false)")
@@ -429,8 +472,7 @@ class _Strike:
     ) -> AttackRolled:
         """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
         attacker, w, aware, dice = self.attacker, self.w, self.aware, self.dice
-        acc = accuracy(attacker, w)
-        g = rules.gates(acc, evasion(target), position, extra, aware and can_dodge(target))
+        g = attack_gates(attacker, w, target, position, extra, aware)
         roll = _d100(dice)
         hit = roll <= g.hit_chance
         dodge_roll = None
@@ -482,7 +524,7 @@ class _Strike:
             aware=aware,
             intended=intended,
             confusion_roll=confusion_roll,
-            accuracy=acc,
+            accuracy=accuracy(attacker, w),
             evasion=g.evasion,
             hit_chance=g.hit_chance,
             roll=roll,

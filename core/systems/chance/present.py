@@ -9,14 +9,11 @@ from ...state import Character, TableState, find_character
 from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Attack, Check
-from .decide import _difficulty, proficiency_of
+from .decide import attack_gates, aware_of, plan_check
 from .state import (
     EFFECTS,
     ChanceCharacter,
     ChanceWorld,
-    accuracy,
-    can_dodge,
-    evasion,
     table_of,
     weapon,
 )
@@ -296,15 +293,11 @@ def odds(command: Command, state: TableState) -> Odds | None:
 
 
 def _check_odds(cmd: Check, state: TableState) -> Odds:
-    char = find_character(state, cmd.character)
-    assert isinstance(char, ChanceCharacter)
-    skill = cmd.skill.strip().lower()
-    proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
-    total, _ = rules.modifier_total(cmd.modifiers)
-    difficulty = _difficulty(cmd.difficulty)
-    o = rules.check_odds(proficiency, difficulty, total)
+    plan = plan_check(cmd, state)
+    o, difficulty = plan.odds, plan.difficulty
     label = (
-        f"{char.name}: {skill} {proficiency} vs {difficulty} ({rules.difficulty_band(difficulty)})"
+        f"{plan.character.name}: {plan.skill} {plan.proficiency} vs {difficulty} "
+        f"({rules.difficulty_band(difficulty)})"
     )
     if o.automatic:
         bands = {b: float(b == rules.AUTOMATIC_BAND) for b in rules.BANDS}
@@ -318,13 +311,8 @@ def _attack_odds(cmd: Attack, state: TableState) -> Odds:
     target = find_character(state, cmd.target)
     assert isinstance(attacker, ChanceCharacter) and isinstance(target, ChanceCharacter)
     _, w = weapon(attacker, cmd.weapon)
-    aware = (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
-    g = rules.gates(
-        accuracy(attacker, w),
-        evasion(target),
-        cmd.position,
-        cmd.extra_attackers,
-        aware and can_dodge(target),
+    g = attack_gates(
+        attacker, w, target, cmd.position, cmd.extra_attackers, aware_of(cmd, attacker)
     )
     hit = g.hit_chance / 100
     connect = float(rules.connect_probability(g))

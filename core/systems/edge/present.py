@@ -8,18 +8,14 @@ from ...errors import RuleError
 from ...state import TableState
 from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
-from .commands import Attack, Check
-from .decide import sources, turn_order
+from .commands import Check
+from .decide import plan_check, turn_order
 from .state import (
     EdgeCharacter,
-    character,
-    defense,
     edge_max,
     health,
     key,
     sheet_of,
-    skill_bonus,
-    weapon,
     world,
 )
 from .words import GRAMMAR
@@ -283,29 +279,16 @@ def clock(state: TableState) -> Clock | None:
 
 
 def odds(cmd: Command, state: TableState) -> Odds | None:
-    """Exact odds of a check or attack before it is rolled, pending effects included."""
+    """Exact odds of a check or attack before it is rolled, from the plan its roll uses."""
     if not isinstance(cmd, Check):
         return None
     try:
-        char = character(state, cmd.character)
-        if isinstance(cmd, Attack):
-            target = character(state, cmd.target)
-            skill = cmd.skill or weapon(char, cmd.weapon)["skill"]
-            defended = defense(target, state.options)
-            tn_raw = cmd.tn if cmd.tn is not None else defended[0] if defended else None
-            if tn_raw is None:
-                return None
-        else:
-            skill, tn_raw = cmd.skill, cmd.tn
-        sid, bonus = skill_bonus(char, skill)
-        bonus += cmd.modifier
-        tn, _ = rules.tn_value(tn_raw)
-        _, adv, dis = sources(cmd, char, sid)
-        mode = rules.check_mode(adv, dis, cmd.remove_disadvantage, cmd.edge)
+        plan = plan_check(cmd, state)
     except RuleError:
         return None
-    o = rules.check_odds(mode, bonus, tn, bool(cmd.edge))
-    label = f"{char.name}: {sid} +{bonus} vs TN {tn}" + ("" if mode == "normal" else f" ({mode})")
+    o = rules.check_odds(plan.mode, plan.bonus, plan.tn, bool(cmd.edge))
+    mode = "" if plan.mode == "normal" else f" ({plan.mode})"
+    label = f"{plan.character.name}: {plan.skill} +{plan.bonus} vs TN {plan.tn}{mode}"
     return Odds(
         success=float(o.success), bands={k: float(v) for k, v in o.bands.items()}, label=label
     )
