@@ -9,7 +9,6 @@ not one line of text.
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -129,20 +128,16 @@ def player_id(state: TableState, name: str) -> str:
     return char.id
 
 
-_NUMBER = {
-    word: re.compile(rf"\b{word}\s*(\d+)", re.IGNORECASE) for word in ("round", "turn", "count")
-}
+#: the numbers a replay can jump to
+_NUMBER = ("round", "turn", "count")
 
 
 def clock_position(clock: Clock | None) -> dict[str, int]:
-    """Round, turn and count numbers a clock's title shows (those it names)."""
+    """The round, turn and count a clock stands at (those it has)."""
     if clock is None:
         return {}
-    out = {}
-    for word, pattern in _NUMBER.items():
-        found = pattern.search(clock.title)
-        if found:
-            out[word] = int(found.group(1))
+    found = {"round": clock.round, "turn": clock.turn, "count": clock.count}
+    out = {word: value for word, value in found.items() if value is not None}
     if "turn" not in out and "round" in out:
         # An initiative order: the turn is the place of whoever acts now.
         current = [i for i, row in enumerate(clock.rows) if row.current]

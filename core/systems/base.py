@@ -100,6 +100,12 @@ class Clock:
 
     title: str
     rows: tuple[ClockRow, ...] = ()
+    #: where the clock stands, as numbers (replay jumps to them): the round of an
+    #: initiative order, the turn within it, the count of a timing track; None when
+    #: the clock has none (a track has no rounds, an order not yet begun no round)
+    round: int | None = None
+    turn: int | None = None
+    count: int | None = None
 
 
 @dataclass(frozen=True)

@@ -275,7 +275,7 @@ def clock(state: TableState) -> Clock | None:
         note = ", ".join(e.name for e in char.effects)
         rows.append(ClockRow(name=char.name, value=value, current=current, note=note))
     title = f"round {enc.round}" if enc.round else "fight: before the first turn"
-    return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), round=enc.round or None)
 
 
 # -- odds -------------------------------------------------------------------------

@@ -275,7 +275,9 @@ def clock(state: TableState) -> Clock | None:
         if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
             note = "dead" if char.dead else "knocked out"
         rows.append(ClockRow(name=name, value=value, current=c.id == enc.current, note=note))
-    return Clock(title=title, rows=tuple(rows))
+    if not enc.round:
+        return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), round=enc.round, turn=len(enc.acted))
 
 
 def odds(cmd: Command, state: TableState) -> Odds | None:

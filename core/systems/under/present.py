@@ -151,7 +151,7 @@ def clock(state: TableState) -> Clock | None:
         if char.id not in busy:
             rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
     title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
-    return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), count=world.now)
 
 
 def odds(command: Command, state: TableState) -> Odds | None:
