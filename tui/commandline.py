@@ -138,7 +138,7 @@ def parse_line(text: str, state: TableState) -> Parsed:
         # a note is its text as typed, spaces and quotes kept
         words = [head, *text.split(None, 1)[1:]]
     found = GENERIC.parse(words, state)
-    if found is None and system.parse_words is not None:
+    if found is None:
         found = system.parse_words(words, state)
     if found is None:
         raise RuleError(
@@ -170,7 +170,7 @@ def quiet_command(text: str, state: TableState) -> Command | None:
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:
     system = get_system(state.system)
-    vocab = system.vocabulary(state) if system.vocabulary else {}
+    vocab = system.vocabulary(state)
     return {k: list(v) for k, v in vocab.items()}
 
 

@@ -46,7 +46,7 @@ def describe(
         sys = get_system(system)
     except RuleError:
         sys = None
-    if sys is not None and sys.describe is not None:
+    if sys is not None:
         text = sys.describe(event)
         if text is not None:
             return text
@@ -67,10 +67,8 @@ def _updated(e: dict[str, Any]) -> str:
     keys = ", ".join(e.get("sheet", {}))
     if keys:
         return f"{e['id']}: sheet updated ({keys})"
-    return f"{e['id']} is " + {
-        True: "hidden from the players",
-        False: "shown to the players",
-    }.get(e.get("hidden"), "updated")
+    said: dict[Any, str] = {True: "hidden from the players", False: "shown to the players"}
+    return f"{e['id']} is " + said.get(e.get("hidden"), "updated")
 
 
 def _rolled(e: dict[str, Any]) -> str:

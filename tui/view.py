@@ -250,15 +250,15 @@ class View:
         state = self.state()
         status = self.system.status
         return [
-            CharacterRow(c.name, tuple(status(c, state)) if status else (), c.hidden)
+            CharacterRow(c.name, tuple(status(c, state)), c.hidden)
             for c in state.characters.values()
         ]
 
     def clock(self) -> Clock | None:
-        return self.system.clock(self.state()) if self.system.clock else None
+        return self.system.clock(self.state())
 
     def odds(self, command: Command | None) -> Odds | None:
-        if command is None or self.system.odds is None or self.lens:
+        if command is None or self.lens:
             return None
         try:
             return self.system.odds(command, self.state())
