@@ -191,9 +191,10 @@ def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
     do(table, type="undo", command=assist.command)
     # the check counted on help that never happened: it goes too, and nothing waits on Vex
     assert table.state.characters["vex"].assists == {}
-    assert table.state.characters["vex"].last == ""
+    assert table.state.characters["vex"].last is None
     do(table, type="redo")
-    assert table.state.characters["vex"].last.startswith("Electronics 12")
+    last = table.state.characters["vex"].last
+    assert last is not None and (last.label, last.total) == ("Electronics", 12)
     # undoing the check alone gives the help back for the next check
     do(table, type="undo", command=check.command)
     assert table.state.characters["vex"].assists["electronics"].dm == 7

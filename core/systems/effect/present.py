@@ -120,8 +120,11 @@ def status(char: Character, state: TableState) -> list[str]:
     if isinstance(char, EffectCharacter):
         for key, pending in char.assists.items():
             items.append(f"help {pending.dm:+d} on {key} ({pending.helper})")
-        if char.last:
-            items.append(char.last)
+        if char.last is not None:
+            last = char.last
+            band = f", {last.band}" if last.band else ""
+            won = " (wins)" if last.won else ""
+            items.append(f"{last.label} {last.total} (Effect {last.effect:+d}{band}){won}")
     return items
 
 

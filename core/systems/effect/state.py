@@ -47,11 +47,23 @@ class PendingAssist(msgspec.Struct, kw_only=True):
     seq: int
 
 
+class LastCheck(msgspec.Struct, kw_only=True):
+    """A character's last check, as the table screen shows it."""
+
+    label: str
+    total: int
+    effect: int
+    #: the band of a check; an opposed check's side has none
+    band: str = ""
+    #: the side that won an opposed check
+    won: bool = False
+
+
 class EffectCharacter(Character, kw_only=True):
     """A 2d6-effect character: help waiting on their next check, and their last result."""
 
     assists: dict[str, PendingAssist] = {}
-    last: str = ""
+    last: LastCheck | None = None
 
 
 class TaskState(msgspec.Struct, kw_only=True):

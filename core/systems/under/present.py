@@ -120,8 +120,10 @@ def status(char: Character, state: TableState) -> list[str]:
     if isinstance(world, TrackWorld) and world.running:
         token = token_of(world, char.id)
         items.append(f"{token.action} @ {token.at}" if token else "free")
-    if isinstance(char, UnderCharacter) and char.last:
-        items.append(char.last)
+    if isinstance(char, UnderCharacter) and char.last is not None:
+        last = char.last
+        won = " (wins)" if last.won else ""
+        items.append(f"{last.label} {last.roll:02d}/{last.target} {last.verdict}{won}")
     return items
 
 

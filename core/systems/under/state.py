@@ -34,10 +34,22 @@ def required() -> Any:
     return helpers().REQUIRED
 
 
+class LastCheck(msgspec.Struct, kw_only=True):
+    """A character's last check, as the table screen shows it."""
+
+    label: str
+    roll: int
+    target: int
+    #: fumble, critical, success or failure
+    verdict: str
+    #: the side that won an opposed check
+    won: bool = False
+
+
 class UnderCharacter(Character, kw_only=True):
     """A d100-under character: the sheet, plus the last check for the table screen."""
 
-    last: str = ""
+    last: LastCheck | None = None
 
 
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
