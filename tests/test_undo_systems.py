@@ -8,13 +8,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import undo_redo_replay
 
-from margin.core import RuleError, get_system
-from margin.core.commands import Redo, Undo, convert_command
+from margin.core import get_system
+from margin.core.commands import convert_command
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -103,11 +103,6 @@ SESSIONS = {
 }
 
 
-def snapshot(table: Table) -> dict[str, Any]:
-    data = msgspec.to_builtins(table.state)
-    return {"characters": data["characters"], "world": data["world"]}
-
-
 def _seat(table: Table, system: str) -> None:
     for command in get_system(system).demo:
         if command["type"] == "add-character":
@@ -116,34 +111,11 @@ def _seat(table: Table, system: str) -> None:
 
 def play(system: str, steps: list[dict[str, Any]], seed: int, undo_every: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "t.margin"
-        table = Table.create(path, system, options=SESSIONS[system][1])
+        table = Table.create(Path(tmp) / "t.margin", system, options=SESSIONS[system][1])
         table.dice = RandomDice(seed)
         _seat(table, system)
-        seen: dict[int, dict[str, Any]] = {table.state.seq: snapshot(table)}
-        for n, data in enumerate(steps):
-            before, seq = snapshot(table), table.state.seq
-            try:
-                table.execute(convert_command(system, data))
-            except RuleError:
-                assert table.state.seq == seq and snapshot(table) == before
-                continue
-            after = snapshot(table)
-            seen[table.state.seq] = after
-            if n % undo_every == 0:
-                table.execute(Undo())
-                assert snapshot(table) == before
-                seen[table.state.seq] = before
-                table.execute(Redo())
-                assert snapshot(table) == after
-                seen[table.state.seq] = after
-        for at, state in seen.items():
-            replayed = msgspec.to_builtins(table.projection.state_at(at))
-            assert {"characters": replayed["characters"], "world": replayed["world"]} == state
+        undo_redo_replay(table, steps, undo_every)
         table.close()
-        reopened = Table.open(path, readonly=True)
-        assert snapshot(reopened) == snapshot(table)
-        reopened.close()
 
 
 @pytest.mark.parametrize("system", sorted(SESSIONS))

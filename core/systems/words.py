@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import systems
 from ..errors import RuleError
-from ..state import TableState
+from ..state import TableState, lookup
 from .base import Usage
 
 #: a form's parser: the words (the first in lower case) and the state -> a command as a dict
@@ -66,7 +66,7 @@ def whole(word: str, what: str) -> int:
     try:
         return int(word)
     except ValueError:
-        raise RuleError(f"{what}: {word!r} is not a whole number") from None
+        raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
 
 
 def number(word: str, what: str) -> float:
@@ -74,15 +74,30 @@ def number(word: str, what: str) -> float:
     try:
         value = float(word)
     except ValueError:
-        raise RuleError(f"{what}: {word!r} is not a number") from None
+        raise RuleError(f"{what}: expected a number, got {word!r}") from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise RuleError(f"{what}: {word!r} is not a number")
+        raise RuleError(f"{what}: expected a number, got {word!r}")
     return value
 
 
 def record_number(word: str) -> int | None:
     """A record's number typed as digits, or None."""
     return int(word) if word.isascii() and word.isdigit() else None
+
+
+def stray_words(skills: dict[str, int], words: list[str], who: str, valid: str) -> None:
+    """Refuse skill words that are a skill on the sheet plus a stray word or two.
+
+    ``melee typo`` would otherwise be an unskilled attempt at a skill nobody
+    has; the stray words are named with ``valid``, what may follow a skill.
+    """
+    if lookup(skills, " ".join(words)) is not None:
+        return
+    for size in range(len(words) - 1, 0, -1):
+        found = lookup(skills, " ".join(words[:size]))
+        if found is not None:
+            stray = " ".join(words[size:])
+            raise RuleError(f"{who}: {stray!r} after {found[0]} is not {valid}")
 
 
 def sheet_value(key: str, text: str) -> Any:

@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character
 from ..base import Usage
-from ..words import Grammar
+from ..words import Grammar, number, whole
 from . import rules
 from .state import table_of
 
@@ -27,23 +27,6 @@ MODIFIER_WORDS = {
     "hostile": "under-fire",
 }
 MODIFIER_WORDS.update({name: name for name in rules.MODIFIERS})
-
-
-def _int_word(word: str, what: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
-
-
-def _float_word(word: str, what: str) -> float:
-    try:
-        value = float(word)
-    except ValueError:
-        raise RuleError(f"{what}: expected a number, got {word!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise RuleError(f"{what}: expected a number, got {word!r}")
-    return value
 
 
 def _no_more(head: str, extra: list[str], usage: str) -> None:
@@ -156,7 +139,7 @@ def _effect(words: list[str], state: TableState) -> dict[str, Any]:
                 "source": source,
                 "target": target,
                 "effect": effect,
-                "potency": _int_word(potency, "potency"),
+                "potency": whole(potency, "potency"),
             }
             return {**out, "stat": stat[0]} if stat else out
     raise RuleError(f"effect: {EFFECT_USAGE}")
@@ -182,7 +165,7 @@ def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
 
 
 def _place(x: str, y: str) -> list[int]:
-    return [_int_word(x, "x"), _int_word(y, "y")]
+    return [whole(x, "x"), whole(y, "y")]
 
 
 @GRAMMAR.form("move", Usage(("character",)))
@@ -244,7 +227,7 @@ def _hp(words: list[str], state: TableState) -> dict[str, Any]:
             return {
                 "type": "hp",
                 "character": who,
-                "amount": _int_word(amount, "amount"),
+                "amount": whole(amount, "amount"),
                 "reason": " ".join(reason),
             }
     raise RuleError("hp: hp WHO AMOUNT [reason] (negative for damage)")
@@ -269,8 +252,8 @@ def _travel(words: list[str], state: TableState) -> dict[str, Any]:
             leg: dict[str, Any] = {
                 "type": "travel",
                 "domain": domain,
-                "distance": _float_word(distance, "distance"),
+                "distance": number(distance, "distance"),
                 "unit": unit,
             }
-            return {**leg, "speed": _float_word(knots[0], "knots")} if knots else leg
+            return {**leg, "speed": number(knots[0], "knots")} if knots else leg
     raise RuleError(f"travel: {TRAVEL_USAGE}")

@@ -9,7 +9,7 @@ from ...dice import ConstTerm, DiceTerm, parse
 from ...errors import RuleError
 from ...state import TableState
 from ..base import Usage
-from ..words import Grammar, Parser
+from ..words import Grammar, Parser, whole
 
 #: an option word's reader: the words, the option's index, the command -> the next index
 Option = Callable[[list[str], int, dict[str, Any]], int]
@@ -28,13 +28,6 @@ FLAG_WORDS = {
     "dis": ("disadvantage", 1),
     "dis2": ("disadvantage", 2),
 }
-
-
-def _number(word: str, what: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise RuleError(f"{what}: {word!r} is not a whole number") from None
 
 
 CHECK_WORDS = (
@@ -71,7 +64,7 @@ def _vs(words: list[str], i: int, cmd: dict[str, Any]) -> int:
 def _mod(words: list[str], i: int, cmd: dict[str, Any]) -> int:
     match words[i + 1 : i + 2]:
         case [value]:
-            cmd["modifier"] = _number(value, "mod")
+            cmd["modifier"] = whole(value, "mod")
             return i + 2
     raise RuleError("mod: give a number (mod -2)")
 
@@ -89,7 +82,7 @@ def _faces(words: list[str], i: int, cmd: dict[str, Any]) -> int:
 def _keep(words: list[str], i: int, cmd: dict[str, Any]) -> int:
     match words[i + 1 : i + 3]:
         case [first, second]:
-            cmd["keep"] = [_number(first, "keep"), _number(second, "keep")]
+            cmd["keep"] = [whole(first, "keep"), whole(second, "keep")]
             return i + 3
     raise RuleError("keep: give two die positions, counted from 0 (keep 0 2)")
 
@@ -176,84 +169,92 @@ _ALL_WORDS = {
 }
 
 
-def _need(words: list[str], n: int, usage: str) -> None:
-    if len(words) < n:
-        raise RuleError(f"usage: {usage}")
+def _usage(usage: str) -> RuleError:
+    return RuleError(f"usage: {usage}")
 
 
 def _check_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 3, "check NAME SKILL [vs TN|difficulty] [adv|dis|edge|...] [faces ...]")
-    cmd: dict[str, Any] = {"type": "check", "character": words[1]}
-    rest = _tail(words[2:], cmd, {"check"})
-    if not rest:
-        raise RuleError("check: name the skill (check kael athletics vs 30)")
-    cmd["skill"] = "-".join(rest)
-    return cmd
+    match words:
+        case [_, who, *tail] if tail:
+            cmd: dict[str, Any] = {"type": "check", "character": who}
+            rest = _tail(tail, cmd, {"check"})
+            if not rest:
+                raise RuleError("check: name the skill (check kael athletics vs 30)")
+            return {**cmd, "skill": "-".join(rest)}
+    raise _usage("check NAME SKILL [vs TN|difficulty] [adv|dis|edge|...] [faces ...]")
+
+
+#: the words only an attack takes, and what each sets
+ATTACK_FLAGS: dict[str, tuple[str, Any]] = {
+    "burst": ("mode", "burst"),
+    "single": ("mode", "single"),
+    "hold": ("damage", False),
+    "reaction": ("action", "reaction"),
+    "bonus": ("action", "bonus"),
+    "free": ("action", "none"),
+    "edge-damage": ("edge_damage", True),
+}
 
 
 def _attack_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(
-        words, 3, "attack ATTACKER TARGET [WEAPON] [burst] [vs TN] [edge|edge-damage] [faces ...]"
-    )
-    cmd: dict[str, Any] = {"type": "attack", "character": words[1], "target": words[2]}
-    tail = words[3:]
-    for flag, field, value in (
-        ("burst", "mode", "burst"),
-        ("single", "mode", "single"),
-        ("hold", "damage", False),
-    ):
-        if flag in [w.lower() for w in tail]:
-            cmd[field] = value
-            tail = [w for w in tail if w.lower() != flag]
-    for flag in ("reaction", "bonus", "free"):
-        if flag in [w.lower() for w in tail]:
-            cmd["action"] = "none" if flag == "free" else flag
-            tail = [w for w in tail if w.lower() != flag]
-    if "edge-damage" in [w.lower() for w in tail]:
-        cmd["edge_damage"] = True
-        tail = [w for w in tail if w.lower() != "edge-damage"]
-    rest = _tail(tail, cmd, {"check"}, ATTACK_WORDS)
-    if rest:
-        cmd["weapon"] = "-".join(rest)
-    return cmd
+    match words:
+        case [_, attacker, target, *tail]:
+            cmd: dict[str, Any] = {"type": "attack", "character": attacker, "target": target}
+            for word in tail:
+                if word.lower() in ATTACK_FLAGS:
+                    field, value = ATTACK_FLAGS[word.lower()]
+                    cmd[field] = value
+            tail = [w for w in tail if w.lower() not in ATTACK_FLAGS]
+            rest = _tail(tail, cmd, {"check"}, ATTACK_WORDS)
+            return {**cmd, "weapon": "-".join(rest)} if rest else cmd
+    raise _usage("attack ATTACKER TARGET [WEAPON] [burst] [vs TN] [edge|edge-damage] [faces ...]")
+
+
+def _injury(more: list[str]) -> dict[str, Any]:
+    match more:
+        case [seq, *_] if seq.lower() != "faces":
+            return {"injury": whole(seq, "injury")}
+    return {}
 
 
 def _edge_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 3, "edge NAME damage|initiative|reaction|lessen [INJURY]|burn [INJURY]")
-    name, what = words[1], words[2].lower()
-    seq = [_number(w, "injury") for w in words[3:4] if w.lower() != "faces"]
-    if what == "damage":
-        return {"type": "damage", "attacker": name, "edge_boost": True}
-    if what in ("initiative", "init"):
-        cmd: dict[str, Any] = {"type": "spend-edge", "character": name, "purpose": "initiative"}
-        if len(words) > 3 and words[3].lower() == "faces":
-            cmd["faces"] = [_number(w, "faces") for w in words[4:]]
-        return cmd
-    if what == "reaction":
-        return {"type": "spend-edge", "character": name, "purpose": "reaction"}
-    if what in ("lessen", "lessen-injury"):
-        return {"type": "lessen-injury", "character": name, **({"injury": seq[0]} if seq else {})}
-    if what == "burn":
-        return {"type": "edge-burn", "character": name, **({"injury": seq[0]} if seq else {})}
-    raise RuleError(
-        f"edge: {what!r} is not a use of Edge here (damage, initiative, reaction, lessen, burn)"
-    )
+    injury = _injury(words[3:])  # a record number after the use is read whatever the use
+    match [w.lower() if i == 2 else w for i, w in enumerate(words)]:
+        case [_, name, "damage", *_]:
+            return {"type": "damage", "attacker": name, "edge_boost": True}
+        case [_, name, "initiative" | "init", *more]:
+            cmd: dict[str, Any] = {"type": "spend-edge", "character": name, "purpose": "initiative"}
+            match more:
+                case [faces, *typed] if faces.lower() == "faces":
+                    cmd["faces"] = [whole(w, "faces") for w in typed]
+            return cmd
+        case [_, name, "reaction", *_]:
+            return {"type": "spend-edge", "character": name, "purpose": "reaction"}
+        case [_, name, "lessen" | "lessen-injury", *_]:
+            return {"type": "lessen-injury", "character": name, **injury}
+        case [_, name, "burn", *_]:
+            return {"type": "edge-burn", "character": name, **injury}
+        case [_, _, what, *_]:
+            raise RuleError(
+                f"edge: {what!r} is not a use of Edge here (damage, initiative, reaction, lessen, burn)"
+            )
+    raise _usage("edge NAME damage|initiative|reaction|lessen [INJURY]|burn [INJURY]")
 
 
-def _damage_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "damage ATTACKER | damage TARGET 3d6+2 [stun] [no-armor] [pt-2]")
-    if len(words) == 2:
-        return {"type": "damage", "attacker": words[1]}
-    cmd: dict[str, Any] = {"type": "damage", "target": words[1]}
-    expr = parse(words[2])
-    for term in expr.terms:
+def _damage_pool(notation: str) -> dict[str, int]:
+    """``3d6+2``: the d6 and the flat bonus of direct damage."""
+    out: dict[str, int] = {}
+    for term in parse(notation).terms:
         if isinstance(term, DiceTerm):
             if term.sides != 6 or term.keep or term.sign < 0:
-                raise RuleError(f"damage: {words[2]!r} must be d6 plus or minus a number (3d6+2)")
-            cmd["dice"] = cmd.get("dice", 0) + term.count
+                raise RuleError(f"damage: {notation!r} must be d6 plus or minus a number (3d6+2)")
+            out["dice"] = out.get("dice", 0) + term.count
         elif isinstance(term, ConstTerm):
-            cmd["bonus"] = cmd.get("bonus", 0) + term.sign * term.value
-    rest = words[3:]
+            out["bonus"] = out.get("bonus", 0) + term.sign * term.value
+    return out
+
+
+def _damage_options(rest: list[str], cmd: dict[str, Any]) -> dict[str, Any]:
     for i, w in enumerate(rest):
         low = w.lower()
         if low == "stun":
@@ -261,30 +262,44 @@ def _damage_words(words: list[str], state: TableState) -> dict[str, Any]:
         elif low == "no-armor":
             cmd["armor"] = False
         elif low.startswith("pt-"):
-            cmd["pt_reduction"] = _number(low[3:], "pt")
+            cmd["pt_reduction"] = whole(low[3:], "pt")
         elif low == "faces":
-            cmd["faces"] = [_number(x, "faces") for x in rest[i + 1 :]]
+            cmd["faces"] = [whole(x, "faces") for x in rest[i + 1 :]]
             break
         else:
             raise RuleError(f"damage: {w!r} is not understood (stun, no-armor, pt-N, faces ...)")
     return cmd
 
 
-def _simple(kind: str, field: str = "character") -> Any:
+def _damage_words(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, attacker]:
+            return {"type": "damage", "attacker": attacker}
+        case [_, target, notation, *rest]:
+            cmd = {"type": "damage", "target": target, **_damage_pool(notation)}
+            return _damage_options(rest, cmd)
+    raise _usage("damage ATTACKER | damage TARGET 3d6+2 [stun] [no-armor] [pt-2]")
+
+
+def _simple(kind: str, field: str = "character") -> Parser:
     def build(words: list[str], state: TableState) -> dict[str, Any]:
-        _need(words, 2, f"{words[0]} NAME")
-        return {"type": kind, field: words[1]}
+        match words:
+            case [_, who, *_]:
+                return {"type": kind, field: who}
+        raise _usage(f"{words[0]} NAME")
 
     return build
 
 
 def _join_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "join NAME [faces ...]")
-    cmd: dict[str, Any] = {"type": "join", "character": words[1]}
-    rest = _tail(words[2:], cmd, set(), "faces ...")
-    if rest:
-        raise RuleError(f"join: {rest[0]!r} is not understood (join NAME [faces ...])")
-    return cmd
+    match words:
+        case [_, who, *tail]:
+            cmd: dict[str, Any] = {"type": "join", "character": who}
+            rest = _tail(tail, cmd, set(), "faces ...")
+            if rest:
+                raise RuleError(f"join: {rest[0]!r} is not understood (join NAME [faces ...])")
+            return cmd
+    raise _usage("join NAME [faces ...]")
 
 
 def _start_words(words: list[str], state: TableState) -> dict[str, Any]:
@@ -292,68 +307,82 @@ def _start_words(words: list[str], state: TableState) -> dict[str, Any]:
 
 
 def _use_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 3, "use NAME major|move|minor|bonus|reaction [what ...]")
-    return {
-        "type": "use-action",
-        "character": words[1],
-        "action": words[2].lower(),
-        "what": " ".join(words[3:]),
-    }
+    match words:
+        case [_, who, action, *what]:
+            return {
+                "type": "use-action",
+                "character": who,
+                "action": action.lower(),
+                "what": " ".join(what),
+            }
+    raise _usage("use NAME major|move|minor|bonus|reaction [what ...]")
 
 
 def _recover_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "recover session-end|refresh|long-rest|scenario-end|final-boss [NAME ...]")
-    return {"type": "recover-edge", "reason": words[1].lower(), "characters": words[2:]}
+    match words:
+        case [_, reason, *characters]:
+            return {"type": "recover-edge", "reason": reason.lower(), "characters": characters}
+    raise _usage("recover session-end|refresh|long-rest|scenario-end|final-boss [NAME ...]")
 
 
 def _award_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "award NAME [minor|major|boss]")
-    cmd: dict[str, Any] = {"type": "award-edge", "character": words[1]}
-    if len(words) > 2:
-        cmd["size"] = words[2].lower()
-    return cmd
+    match words:
+        case [_, who]:
+            return {"type": "award-edge", "character": who}
+        case [_, who, size, *_]:
+            return {"type": "award-edge", "character": who, "size": size.lower()}
+    raise _usage("award NAME [minor|major|boss]")
 
 
 def _dismiss_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "dismiss NAME [PENDING]")
-    cmd: dict[str, Any] = {"type": "dismiss-pending", "character": words[1]}
-    if len(words) > 2:
-        cmd["pending"] = _number(words[2], "pending")
-    return cmd
+    match words:
+        case [_, who]:
+            return {"type": "dismiss-pending", "character": who}
+        case [_, who, pending, *_]:
+            return {
+                "type": "dismiss-pending",
+                "character": who,
+                "pending": whole(pending, "pending"),
+            }
+    raise _usage("dismiss NAME [PENDING]")
 
 
 def _heal_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 3, "heal NAME POINTS [stun] [cared]")
-    flags = {w.lower() for w in words[3:]}
-    unknown = flags - {"stun", "cared"}
-    if unknown:
-        raise RuleError(f"heal: {sorted(unknown)[0]!r} is not understood (stun, cared)")
-    return {
-        "type": "heal",
-        "character": words[1],
-        "points": _number(words[2], "points"),
-        "stun": "stun" in flags,
-        "cared": "cared" in flags,
-    }
+    match words:
+        case [_, who, points, *more]:
+            flags = {w.lower() for w in more}
+            unknown = flags - {"stun", "cared"}
+            if unknown:
+                raise RuleError(f"heal: {sorted(unknown)[0]!r} is not understood (stun, cared)")
+            return {
+                "type": "heal",
+                "character": who,
+                "points": whole(points, "points"),
+                "stun": "stun" in flags,
+                "cared": "cared" in flags,
+            }
+    raise _usage("heal NAME POINTS [stun] [cared]")
 
 
 def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
-    _need(words, 2, "repair NAME [POINTS]")
-    if words[3:]:
-        raise RuleError(f"repair: {words[3]!r} is not understood (repair NAME [POINTS])")
-    cmd: dict[str, Any] = {"type": "repair-armor", "character": words[1]}
-    if len(words) > 2:
-        cmd["points"] = _number(words[2], "points")
-    return cmd
+    match words:
+        case [_, who]:
+            return {"type": "repair-armor", "character": who}
+        case [_, who, points]:
+            return {"type": "repair-armor", "character": who, "points": whole(points, "points")}
+        case [_, _, _, extra, *_]:
+            raise RuleError(f"repair: {extra!r} is not understood (repair NAME [POINTS])")
+    raise _usage("repair NAME [POINTS]")
 
 
-def _injury_words(kind: str) -> Any:
+def _injury_words(kind: str) -> Parser:
     def build(words: list[str], state: TableState) -> dict[str, Any]:
-        _need(words, 2, f"{words[0]} NAME [INJURY]")
-        cmd: dict[str, Any] = {"type": kind, "character": words[1]}
-        if len(words) > 2:
-            cmd["injury"] = _number(words[2], "injury")
-        return cmd
+        match words:
+            case [_, who]:
+                return {"type": kind, "character": who}
+            case [_, who, seq, *_]:
+                return {"type": kind, "character": who, "injury": whole(seq, "injury")}
+        raise _usage(f"{words[0]} NAME [INJURY]")
 
     return build
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from ...errors import RuleError
-from ...state import Character, TableState
+from ...state import Character, TableState, lookup
 from . import rules
 
 
@@ -109,13 +109,6 @@ def initial_world(options: Mapping[str, Any]) -> EffectWorld:
 
 def name_key(text: str) -> str:
     return " ".join(text.lower().split())
-
-
-def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
-    for k, v in table.items():
-        if name_key(k) == name_key(name):
-            return k, v
-    return None
 
 
 def named(field: str, text: str, what: str) -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import RuleError
-from ...state import Character, TableState, find_character
+from ...state import TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, record_number
+from ..words import Grammar, record_number, stray_words
 from . import rules
-from .state import lookup
 
 GRAMMAR = Grammar()
 
@@ -69,28 +68,12 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
         i += 1
     if skill:
         out["skill"] = " ".join(skill)
-        _stray_words(char, out["skill"], who)
+        stray_words(char.sheet.get("skills", {}), skill, who, AFTER_SKILL)
     return out
 
 
-def _stray_words(char: Character, typed: str, who: str) -> None:
-    """Refuse skill words that are a skill on the sheet plus a stray word or two.
-
-    ``electronics difficlt`` would otherwise be an unskilled check of a skill
-    nobody has, quietly at -3.
-    """
-    skills = char.sheet.get("skills", {})
-    if lookup(skills, typed) is not None:
-        return
-    words = typed.split()
-    for size in range(len(words) - 1, 0, -1):
-        found = lookup(skills, " ".join(words[:size]))
-        if found is not None:
-            stray = " ".join(words[size:])
-            raise RuleError(
-                f"{who}: {stray!r} after {found[0]} is not a characteristic, a rung of the "
-                "ladder, +1/-1, 'law N', 'for REASON' or 'task NAME'"
-            )
+#: what may follow a skill's words in a 2d6-effect check
+AFTER_SKILL = "a characteristic, a rung of the ladder, +1/-1, 'law N', 'for REASON' or 'task NAME'"
 
 
 def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:

@@ -10,7 +10,7 @@ import msgspec
 from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
-from ...state import Character, TableState
+from ...state import Character, TableState, lookup
 from . import rules
 
 
@@ -75,14 +75,6 @@ def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
 
 def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> Character:
     return UnderCharacter(id=cid, name=name, sheet=sheet, hidden=hidden)
-
-
-def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
-    key = " ".join(name.lower().split())
-    for k, v in table.items():
-        if " ".join(k.lower().split()) == key:
-            return k, v
-    return None
 
 
 def target_for(

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import RuleError
-from ...state import Character, TableState, find_character
+from ...state import TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, Parser, record_number
-from .state import lookup
+from ..words import Grammar, Parser, record_number, stray_words
 
 GRAMMAR = Grammar()
 
@@ -36,7 +35,7 @@ def _side_words(words: list[str], state: TableState, who: str = "check") -> dict
         out["attribute"] = rest.pop()
     if rest:
         out["skill"] = " ".join(rest)
-        _stray_words(char, rest, who)
+        stray_words(char.sheet.get("skills", {}), rest, who, AFTER_SKILL)
     return out
 
 
@@ -50,23 +49,8 @@ def _typed_roll(dice: list[str]) -> dict[str, Any]:
     raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
 
 
-def _stray_words(char: Character, words: list[str], who: str) -> None:
-    """Refuse skill words that are a skill on the sheet plus a stray word or two.
-
-    ``melee typo aw`` would otherwise be an unskilled attempt at a skill
-    nobody has, quietly against the attribute's target.
-    """
-    skills = char.sheet.get("skills", {})
-    if lookup(skills, " ".join(words)) is not None:
-        return
-    for size in range(len(words) - 1, 0, -1):
-        found = lookup(skills, " ".join(words[:size]))
-        if found is not None:
-            stray = " ".join(words[size:])
-            raise RuleError(
-                f"{who}: {stray!r} after {found[0]} is not an attribute, a target, "
-                "'roll NN' or 'for REASON'"
-            )
+#: what may follow a skill's words in a d100-under check
+AFTER_SKILL = "an attribute, a target, 'roll NN' or 'for REASON'"
 
 
 @GRAMMAR.form("check", Usage(("character",), ("skill", "attribute", "roll|for")))
