@@ -90,7 +90,9 @@ def shown(value: Any) -> str:
         return repr(value)
 
 
-def explain(error: msgspec.ValidationError, data: Any, kind: Any, where: str = "") -> str | None:
+def explain(
+    error: msgspec.ValidationError, data: Any, kind: Any, where: str = "", every: bool = False
+) -> str | None:
     """msgspec's complaint about ``data`` read as ``kind``, in margin's words.
 
     The message names the field by its path (``modifier``, ``a.target``,
@@ -99,8 +101,9 @@ def explain(error: msgspec.ValidationError, data: Any, kind: Any, where: str = "
     (``modifier: 500 is out of range (-100..100)``, ``mode: 'auto' is not one of
     single, burst``). ``where`` is put before the path (``sheet.``). None when the
     complaint names no field, or a field whose kind declares no bounds or
-    choices; the caller keeps msgspec's own message then (``Expected `str`, got
-    `int` - at `$.text```).
+    choices (unless ``every``: then a whole number, a number, true or false and
+    text are worded too); the caller keeps msgspec's own message then
+    (``Expected `str`, got `int` - at `$.text```).
     """
     found = _AT.match(str(error))
     if found is None:
@@ -130,7 +133,7 @@ def explain(error: msgspec.ValidationError, data: Any, kind: Any, where: str = "
             names.append(str(key))
             value = value[key]
     leaf = _member(info, value)
-    problem = _problem(leaf, value) if _declared(leaf) else None
+    problem = _problem(leaf, value) if every or _declared(leaf) else None
     if problem is None or not names:
         return None
     return f"{where}{'.'.join(names)}: {problem}"
@@ -146,6 +149,17 @@ def _declared(info: Any) -> bool:
     if isinstance(info, inspect.StrType):
         return info.min_length is not None or info.max_length is not None
     return False
+
+
+def fields_at(kind: Any, path: str) -> list[str]:
+    """The field names of the struct at ``path`` (``.a``) inside ``kind``, a struct type."""
+    info: Any = msgspec.inspect.type_info(kind)
+    for name in re.findall(r"\.(\w+)", path):
+        fields = {f.encode_name: f for f in getattr(info, "fields", ())}
+        if name not in fields:
+            return []
+        info = _member(fields[name].type, None)
+    return [f.encode_name for f in getattr(info, "fields", ())]
 
 
 def _member(info: Any, value: Any) -> Any:

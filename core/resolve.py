@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, TypeVar
+
+import msgspec
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
-from .inputs import shown
+from .inputs import explain, fields_at, shown
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 
 def resolve(request: Any, dice: Dice) -> dict[str, Any]:
@@ -39,6 +44,27 @@ def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     if typed is not None:
         typed.finish()
     return result
+
+
+_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`")
+_MISSING = re.compile(r"Object missing required field `([^`]*)`")
+
+
+def request(fields: dict[str, Any], kind: type[T]) -> T:
+    """A request's fields read as ``kind`` (a msgspec Struct declaring each field's bounds
+    and choices), or a one-line error naming the field and what is valid."""
+    try:
+        return msgspec.convert(fields, kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        unknown = _UNKNOWN.match(text)
+        if unknown:
+            known = ", ".join(fields_at(kind, text.partition(" - at `$")[2].rstrip("`")))
+            raise RuleError(f"{unknown[1]}: unknown field (fields: {known})") from None
+        missing = _MISSING.match(text)
+        if missing:
+            raise RuleError(f"{missing[1]}: missing") from None
+        raise RuleError(explain(exc, fields, kind, every=True) or text) from None
 
 
 def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:

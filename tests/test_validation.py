@@ -10,6 +10,8 @@ import pytest
 
 from margin.core import RuleError, command_schema, parse_command
 from margin.core.inputs import explain
+from margin.core.resolve import resolve
+from margin.tui.rng import RandomDice
 
 
 @pytest.mark.parametrize(
@@ -88,3 +90,25 @@ def test_a_complaint_naming_no_field_is_left_to_msgspec() -> None:
     with pytest.raises(msgspec.ValidationError) as caught:
         msgspec.convert({"other": 1}, _Sheet)
     assert explain(caught.value, {"other": 1}, _Sheet) is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        ({"action": "check", "target": True}, "target: expected a whole number, got true"),
+        ({"action": "check", "target": 1001}, "target: 1001 is out of range (0..1000)"),
+        ({"action": "check", "target": 5, "crit_reading": "z"}, "crit_reading: 'z' is not one of"),
+        ({"action": "odds"}, "target: missing"),
+        (
+            {"action": "opposed", "a": {"target": 5, "x": 1}, "b": {"target": 5}},
+            "x: unknown field (fields: target, roll, faces)",
+        ),
+        ({"action": "odds", "target": 5, "roll": 3}, "roll: unknown field (fields: target, crit"),
+    ],
+)
+def test_a_resolve_request_is_read_by_its_declared_type(
+    request_: dict[str, object], message: str
+) -> None:
+    with pytest.raises(RuleError) as caught:
+        resolve({"system": "d100-under", **request_}, RandomDice(1))
+    assert str(caught.value).startswith(message)

@@ -2,42 +2,13 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 from ...dice import Dice
 from ...errors import RuleError
+from ...resolve import REQUIRED, boolean, integer, take
 from . import rules
 from .commands import MAX_POTENCY
-
-
-def _fields() -> ModuleType:
-    """``core.resolve``'s field helpers, reached late: that module imports the system registry."""
-    from ... import resolve
-
-    return resolve
-
-
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    helpers = _fields()
-    spec = {k: helpers.REQUIRED if v is REQUIRED else v for k, v in spec.items()}
-    return helpers.take(fields, spec)  # type: ignore[no-any-return]
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return _fields().integer(name, value, lo, hi)  # type: ignore[no-any-return]
-
-
-def boolean(name: str, value: Any) -> bool:
-    return _fields().boolean(name, value)  # type: ignore[no-any-return]
-
-
-class _Required:
-    """Stands for ``core.resolve.REQUIRED`` in field specs until the module is reachable."""
-
-
-REQUIRED: Any = _Required()
-
 
 #: no number a request gives is larger than this, either way (as on a sheet)
 LIMIT = 1_000_000

@@ -6,6 +6,7 @@ from typing import Any
 
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
+from ...resolve import REQUIRED, boolean, take
 from . import rules
 from .decide import two_d6
 from .state import (
@@ -13,7 +14,6 @@ from .state import (
     MAX_DM,
     MAX_LAW_LEVEL,
     MAX_SKILL,
-    helpers,
     integer,
 )
 
@@ -67,7 +67,7 @@ _CHECK = {
 
 
 def _spec(spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    required = helpers().REQUIRED
+    required = REQUIRED
     return {k: required if v == "REQUIRED" else v for k, v in {**spec, **extra}.items()}
 
 
@@ -84,13 +84,13 @@ def _result(faces: list[int], modifier: int, breakdown: dict[str, Any]) -> dict[
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec(_CHECK, faces=None))
+    f = take(fields, _spec(_CHECK, faces=None))
     modifier, breakdown = _modifier(f)
     return _result(dice.roll(6, 2), modifier, breakdown)
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec(_CHECK))
+    f = take(fields, _spec(_CHECK))
     modifier, breakdown = _modifier(f)
     success, bands = rules.odds(modifier)
     return {
@@ -107,7 +107,7 @@ def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         "difficulty": None,
         "disposition": "REQUIRED",
     }
-    f = helpers().take(fields, _spec(spec, faces=None))
+    f = take(fields, _spec(spec, faces=None))
     level = _skill_level(f["skill"])
     char_dm = integer("characteristic_dm", f["characteristic_dm"], -MAX_DM, MAX_DM)
     rung, diff_dm = rules.difficulty(f["difficulty"])
@@ -134,13 +134,13 @@ def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"a": "REQUIRED", "b": "REQUIRED"}))
+    f = take(fields, _spec({"a": "REQUIRED", "b": "REQUIRED"}))
     out: dict[str, Any] = {}
     for name in ("a", "b"):
         side = f[name]
         if not isinstance(side, dict):
             raise RuleError(f"{name}: expected an object with the fields of a check")
-        s = helpers().take(side, _spec(_CHECK, faces=None))
+        s = take(side, _spec(_CHECK, faces=None))
         modifier, breakdown = _modifier(s, f"{name}.")
         faces, _ = two_d6(dice, s["faces"], name)
         out[name] = _result(faces, modifier, breakdown)
@@ -150,8 +150,8 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     spec = {"increment": None, "time_rows": 0, "combat": False, "faces": None}
-    f = helpers().take(fields, spec)
-    if helpers().boolean("combat", f["combat"]):
+    f = take(fields, spec)
+    if boolean("combat", f["combat"]):
         if f["increment"] is not None or f["time_rows"]:
             raise RuleError(
                 "combat: a combat action takes one round; give no increment or time_rows"
@@ -171,7 +171,7 @@ def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"text": "REQUIRED"}))
+    f = take(fields, _spec({"text": "REQUIRED"}))
     if not isinstance(f["text"], str):
         raise RuleError("text: expected the task statement as a string")
     task = rules.parse(f["text"])
@@ -186,12 +186,12 @@ def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_characteristic(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"score": "REQUIRED"}))
+    f = take(fields, _spec({"score": "REQUIRED"}))
     return {"dm": rules.characteristic_dm(integer("score", f["score"], 0))}
 
 
 def resolve_law(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"law_level": "REQUIRED"}))
+    f = take(fields, _spec({"law_level": "REQUIRED"}))
     rung, dm = rules.law_difficulty(integer("law_level", f["law_level"], 0, MAX_LAW_LEVEL))
     return {"difficulty": rung, "difficulty_dm": dm}
 

@@ -8,20 +8,9 @@ from typing import Any, ClassVar
 import msgspec
 
 from ...errors import RuleError
+from ...resolve import integer
 from ...state import Character, TableState, lookup
 from . import rules
-
-
-def helpers() -> Any:
-    """``core.resolve`` (field helpers); it imports the system registry, so it is reached late."""
-    from ... import resolve
-
-    return resolve
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
-
 
 #: A further DM (weapon, range, gear) is bounded only to catch typos; so are the sheet's
 #: numbers (skill levels, characteristic scores or DMs) and a world's law level.

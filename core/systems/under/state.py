@@ -10,28 +10,9 @@ import msgspec
 from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
+from ...resolve import integer
 from ...state import Character, TableState, lookup
 from . import rules
-
-
-def helpers() -> Any:
-    """``core.resolve`` (field helpers); it imports the system registry, so it is reached late."""
-    from ... import resolve
-
-    return resolve
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
-
-
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    return helpers().take(fields, spec)  # type: ignore[no-any-return]
-
-
-def required() -> Any:
-    """The marker of a request field without a default."""
-    return helpers().REQUIRED
 
 
 class LastCheck(msgspec.Struct, kw_only=True):
