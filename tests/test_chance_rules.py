@@ -10,6 +10,7 @@ import pytest
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
 from margin.core.systems.chance.commands import Position
+from margin.core.systems.chance.resolve import Profile
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:
@@ -234,3 +235,7 @@ def test_armor_pierce_lowers_the_armor_never_below_zero() -> None:
 
 def test_the_attack_commands_positions_are_the_rules_positions() -> None:
     assert get_args(Position) == tuple(rules.POSITIONS)
+
+
+def test_a_damage_requests_profiles_are_the_rules_profiles() -> None:
+    assert get_args(Profile) == tuple(rules.PROFILES)
