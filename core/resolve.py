@@ -67,25 +67,6 @@ def request(fields: dict[str, Any], kind: type[T]) -> T:
         raise RuleError(explain(exc, fields, kind, every=True) or text) from None
 
 
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """Pick a request's fields by ``spec`` (name -> default; ``REQUIRED`` for none).
-
-    Unknown fields are errors, not silently ignored.
-    """
-    unknown = sorted(set(fields) - set(spec))
-    if unknown:
-        raise RuleError(f"{unknown[0]}: unknown field (fields: {', '.join(spec)})")
-    out = {}
-    for name, default in spec.items():
-        if name in fields:
-            out[name] = fields[name]
-        elif default is REQUIRED:
-            raise RuleError(f"{name}: missing")
-        else:
-            out[name] = default
-    return out
-
-
 def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """A whole number field within bounds, or a clear error naming it."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -94,17 +75,3 @@ def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None)
         bounds = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
         raise RuleError(f"{name}: {value} is out of range ({bounds})")
     return value
-
-
-def boolean(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise RuleError(f"{name}: expected true or false, got {shown(value)}")
-    return value
-
-
-class _Required:
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED: Any = _Required()
