@@ -9,7 +9,7 @@ the offending field, so no later step meets a value it cannot handle.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -21,6 +21,8 @@ MAX_DEPTH = 32
 _LIMIT = 10**100
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _decoder = msgspec.json.Decoder()
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 
 def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) -> Any:
@@ -210,6 +212,10 @@ def _problem(info: Any, value: Any) -> str | None:
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             return f"{value} is out of range ({_span(lo, hi)})"
         return None
+    if isinstance(info, (inspect.DictType, inspect.StructType, inspect.TypedDictType)):
+        return None if isinstance(value, dict) else f"expected an object, got {shown(value)}"
+    if isinstance(info, (inspect.ListType, inspect.TupleType, inspect.VarTupleType)):
+        return None if isinstance(value, list) else f"expected a list, got {shown(value)}"
     if isinstance(info, inspect.StrType):
         if not isinstance(value, str):
             return f"expected text, got {shown(value)}"
@@ -219,3 +225,25 @@ def _problem(info: Any, value: Any) -> str | None:
             return f"is longer than {info.max_length} characters"
         return None
     return None
+
+
+_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`")
+_MISSING = re.compile(r"Object missing required field `([^`]*)`")
+
+
+def read_as(data: Any, kind: type[T], where: str = "") -> T:
+    """``data`` (plain JSON values) read as ``kind``, a msgspec Struct declaring each field's
+    bounds and choices, or a one-line ``RuleError`` naming the field (after ``where``, as in
+    ``sheet.skills.Gun``) and what is valid."""
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        unknown = _UNKNOWN.match(text)
+        if unknown:
+            known = ", ".join(fields_at(kind, text.partition(" - at `$")[2].rstrip("`")))
+            raise RuleError(f"{where}{unknown[1]}: unknown field (fields: {known})") from None
+        missing = _MISSING.match(text)
+        if missing:
+            raise RuleError(f"{where}{missing[1]}: missing") from None
+        raise RuleError(explain(exc, data, kind, where, every=True) or text) from None

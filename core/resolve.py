@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypeVar
 
 import msgspec
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
-from .inputs import explain, fields_at, shown
+from .inputs import read_as
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -46,32 +45,7 @@ def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     return result
 
 
-_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`")
-_MISSING = re.compile(r"Object missing required field `([^`]*)`")
-
-
 def request(fields: dict[str, Any], kind: type[T]) -> T:
     """A request's fields read as ``kind`` (a msgspec Struct declaring each field's bounds
     and choices), or a one-line error naming the field and what is valid."""
-    try:
-        return msgspec.convert(fields, kind)
-    except msgspec.ValidationError as exc:
-        text = str(exc)
-        unknown = _UNKNOWN.match(text)
-        if unknown:
-            known = ", ".join(fields_at(kind, text.partition(" - at `$")[2].rstrip("`")))
-            raise RuleError(f"{unknown[1]}: unknown field (fields: {known})") from None
-        missing = _MISSING.match(text)
-        if missing:
-            raise RuleError(f"{missing[1]}: missing") from None
-        raise RuleError(explain(exc, fields, kind, every=True) or text) from None
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """A whole number field within bounds, or a clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{name}: expected a whole number, got {shown(value)}")
-    if lo is not None and value < lo or hi is not None and value > hi:
-        bounds = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
-        raise RuleError(f"{name}: {value} is out of range ({bounds})")
-    return value
+    return read_as(fields, kind)

@@ -8,7 +8,11 @@ import msgspec
 from msgspec import Meta
 
 from ..base import Command
+from . import rules
 from .state import MAX_ADVANCE
+
+#: a given target (instead of a skill's or an attribute's)
+Target = Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]
 
 
 class Check(Command, tag="check"):
@@ -17,7 +21,7 @@ class Check(Command, tag="check"):
     character: str
     skill: str | None = None
     attribute: str | None = None
-    target: int | None = None
+    target: Target | None = None
     #: physical d10s as [tens, ones], each 0..9 (0,0 reads 100)
     faces: list[int] | None = None
     #: or the percentile read off them, 1..100
@@ -31,7 +35,7 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     character: str
     skill: str | None = None
     attribute: str | None = None
-    target: int | None = None
+    target: Target | None = None
     faces: list[int] | None = None
     roll: int | None = None
 

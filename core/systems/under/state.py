@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgspec
+from msgspec import Meta
 
 from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
-from ...resolve import integer
+from ...inputs import read_as
 from ...state import Character, TableState, lookup
 from . import rules
 
@@ -33,24 +34,32 @@ class UnderCharacter(Character, kw_only=True):
     last: LastCheck | None = None
 
 
+#: Costs in counts of the actions every character can take.
+STANDARD_COSTS = {"draw": 2, "revolver": 3}
+
+#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
+SPELL_COSTS = (2, 8)
+
+#: Limits that keep a typo from flooding the log.
+MAX_COST = 100
+MAX_ADVANCE = 100
+
+
+class UnderSheet(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A d100-under sheet: ``attributes`` (name -> rating), ``skills`` (name -> target),
+    ``actions`` (name -> cost in counts)."""
+
+    attributes: dict[str, Annotated[int, Meta(ge=rules.MIN_RATING, le=rules.MAX_RATING)]] = {}
+    skills: dict[str, Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]] = {}
+    actions: dict[str, Annotated[int, Meta(ge=1, le=MAX_COST)]] = {}
+
+
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """``attributes`` (name -> rating), ``skills`` (name -> target), ``actions`` (name -> cost)."""
-    unknown = sorted(set(sheet) - {"attributes", "skills", "actions"})
-    if unknown:
-        raise RuleError(f"sheet.{unknown[0]}: unknown field (fields: attributes, skills, actions)")
-    limits = {
-        "attributes": (rules.MIN_RATING, rules.MAX_RATING),
-        "skills": (0, rules.MAX_TARGET),
-        "actions": (1, MAX_COST),
-    }
-    for part, (lo, hi) in limits.items():
-        table = sheet.get(part, {})
-        if not isinstance(table, dict):
-            raise RuleError(f"sheet.{part}: expected an object of name -> number")
-        for name, value in table.items():
-            if not str(name).strip():
-                raise RuleError(f"sheet.{part}: a name is empty")
-            integer(f"sheet.{part}.{name}", value, lo, hi)
+    """The sheet, refused in one line naming the field when it is not an ``UnderSheet``."""
+    read = read_as(sheet, UnderSheet, "sheet.")
+    for part in ("attributes", "skills", "actions"):
+        if any(not name.strip() for name in getattr(read, part)):
+            raise RuleError(f"sheet.{part}: a name is empty")
     return sheet
 
 
@@ -64,7 +73,6 @@ def target_for(
     """(target, label, unskilled) from a given target, a skill, or an attribute rating."""
     sheet = char.sheet
     if target is not None:
-        integer("target", target, 0, rules.MAX_TARGET)
         return target, skill or attribute or f"target {target}", False
     if skill is not None:
         found = lookup(sheet.get("skills", {}), skill)
@@ -93,17 +101,6 @@ def target_for(
     if skill is not None:
         return value, f"{skill} (unskilled, {found[0]})", True
     return value, found[0], False
-
-
-#: Costs in counts of the actions every character can take.
-STANDARD_COSTS = {"draw": 2, "revolver": 3}
-
-#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
-SPELL_COSTS = (2, 8)
-
-#: Limits that keep a typo from flooding the log.
-MAX_COST = 100
-MAX_ADVANCE = 100
 
 
 class TrackWorld(msgspec.Struct, kw_only=True):
