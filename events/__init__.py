@@ -21,6 +21,7 @@ from .record import (
 from .sqlite import SQLiteStore
 from .store import (
     ConcurrencyError,
+    ConnectionLost,
     Draft,
     ReadError,
     Store,
@@ -62,6 +63,7 @@ __all__ = [
     "CharacterRemoved",
     "CharacterUpdated",
     "ConcurrencyError",
+    "ConnectionLost",
     "DecodeError",
     "Draft",
     "Event",

@@ -42,6 +42,7 @@ from .signing import SigningKey
 from .store import (
     GM_ONLY_MARK,
     ConcurrencyError,
+    ConnectionLost,
     Draft,
     ReadError,
     Row,
@@ -67,10 +68,6 @@ PAGE = 5000
 RECONNECT_SECONDS = 10.0
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,49}")
-
-
-class ConnectionLost(StoreError):
-    """The server went away mid-command and the command was not written: run it again."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +143,8 @@ def exists(url: str) -> bool:
 
 def _connect(target: TableURL) -> psycopg.Connection[Any]:
     extra: dict[str, Any] = {"autocommit": True}
+    if "application_name" not in target.conninfo:
+        extra["application_name"] = "margin"
     if target.password is not None:
         extra["password"] = target.password
     if "connect_timeout" not in target.conninfo:
@@ -394,6 +393,9 @@ class PostgresStore:
         pid = conn.info.backend_pid
         try:
             with conn.transaction():
+                # writers of one table take turns, as SQLite's BEGIN IMMEDIATE makes them;
+                # the unique key stays the check, the lock only spares them lost work
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.table,))
                 last_seq, prev = self._read_last()
                 if last_seq != expected_seq:
                     raise ConcurrencyError(expected_seq, last_seq)
@@ -455,7 +457,7 @@ class PostgresStore:
             ]
             self._last = self._read_last()
         except (psycopg.Error, StoreError):
-            raise ConnectionLost(
+            raise StoreError(
                 f"{self.name}: the connection to the database was lost mid-command and "
                 "cannot be made again; margin log shows whether the command was written"
             ) from None

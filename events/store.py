@@ -48,6 +48,13 @@ class ConcurrencyError(StoreError):
         self.actual = actual
 
 
+class ConnectionLost(StoreError):
+    """The database went away mid-command and the command was not written: run it again.
+
+    The store has reconnected (or will on the next call), so later commands go on.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class Draft:
     """An event about to be appended, with its envelope's choices."""

@@ -15,6 +15,7 @@ import msgspec
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.lens import PlayerLens, player_state
 from margin.events import (
+    ConnectionLost,
     DecodeError,
     StoreError,
     display_name,
@@ -97,7 +98,8 @@ def _run_commands(table: Table, author: str) -> int:
                     "seq": [records[0].seq, records[-1].seq],
                     "command": records[0].command,
                 }
-            except RuleError as exc:
+            except (RuleError, ConnectionLost) as exc:
+                # a lost connection refuses this command only: the store has reconnected
                 reply = {"error": f"line {lineno}: {exc}"}
             except StoreError as exc:
                 stopped = str(exc)
@@ -290,7 +292,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import build_demo
 
     build_demo(args.path, args.system).close()
-    print(f"created demo table {args.path} ({args.system}); try: margin play {args.path}")
+    shown = display_name(args.path)
+    print(f"created demo table {shown} ({args.system}); try: margin play {shown}")
     return 0
 
 
@@ -403,7 +406,10 @@ def cmd_branch(args: argparse.Namespace) -> int:
     from .branch import branch
 
     count = branch(args.path, args.at, args.new)
-    print(f"created {args.new}: a branch of {args.path} at record {args.at} ({count} records)")
+    print(
+        f"created {display_name(args.new)}: a branch of {display_name(args.path)} "
+        f"at record {args.at} ({count} records)"
+    )
     return 0
 
 

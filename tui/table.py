@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import random
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,7 +137,7 @@ class Table:
     ) -> list[Record]:
         """Decide a command and append its events atomically; re-decides if another writer won."""
         command_id = command_id or new_command_id()
-        for _ in range(MAX_RETRIES):
+        for attempt in range(MAX_RETRIES):
             self.catch_up()
             drafts = decide(command, self.state, self.dice, self.projection.history)
             if not drafts:
@@ -145,6 +147,9 @@ class Table:
                     drafts, self.projection.seq, command=command_id, author=author
                 )
             except ConcurrencyError:
+                # a writer with more commands queued wins again and again unless the
+                # losers stand back a little, for longer each time they lose
+                time.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
                 continue
             self.projection.extend(records)
             return records
