@@ -11,9 +11,8 @@ partitioned by hash of the table's name, so each table's rows sit in one
 partition. The unique key on (table, seq) is the concurrency check, as the
 SQLite primary key is. Records and signatures cannot be changed: the schema's
 owner gives up ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on them, and a trigger
-refuses those to anyone left (a superuser). Every append sends
-``NOTIFY "margin:NAME"`` in its transaction, which wakes followers when it
-commits.
+refuses those to anyone left (a superuser). Every append, once committed,
+sends ``NOTIFY "margin:NAME"``, which wakes the table's followers.
 
 A store reconnects when its connection is lost. A reader resumes after the
 last record it returned; a follower's next look re-listens and reads what it
@@ -117,6 +116,11 @@ def parse_url(url: str) -> TableURL:
         raise StoreError(f"{display}: name the database (postgresql://HOST/DBNAME?table=NAME)")
     conninfo = base + ("?" + urlencode(rest) if rest else "")
     return TableURL(conninfo, table, display, password)
+
+
+def url_password(url: str) -> str | None:
+    """The password written into a table URL, if one is."""
+    return parse_url(url).password
 
 
 def _shown(url: str) -> str:
@@ -409,10 +413,6 @@ class PostgresStore:
                         "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
                         (self.table, seq, self.signer.public, self.signer.sign(seq, digest)),
                     )
-                if not self._building:
-                    conn.execute(
-                        "SELECT pg_notify(%s, %s)", (f"margin:{self.table}", str(rows[-1][0]))
-                    )
         except psycopg.errors.UniqueViolation:
             # another writer took the same sequence number first: the key is the check
             actual = self.refresh()
@@ -424,7 +424,27 @@ class PostgresStore:
                 raise _error(self.target, exc) from None
             return self._after_loss(pid, command)
         self._last = (rows[-1][0], rows[-1][4])
+        self._notify()
         return records
+
+    def _notify(self) -> None:
+        """Wake the table's followers, once its records are committed.
+
+        Not inside the writing transaction: the server holds one lock for the
+        whole database from a notifying transaction's commit until it is on
+        disk, which would make every writer of every table wait for every
+        other's fsync. Sent on its own, without waiting for the disk, it takes
+        that lock for a moment only. A writer that dies between its commit and
+        this wakes nobody; the next commit to the table, or a follower's
+        reconnection, does.
+        """
+        if self._building:
+            return
+        with contextlib.suppress(psycopg.Error):
+            self._conn.execute(
+                "SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, %s)",
+                (f"margin:{self.table}", str(self._last[0])),
+            )
 
     def _insert(self, rows: Sequence[Row]) -> None:
         with self._conn.cursor() as cur:
@@ -461,6 +481,8 @@ class PostgresStore:
                 f"{self.name}: the connection to the database was lost mid-command and "
                 "cannot be made again; margin log shows whether the command was written"
             ) from None
+        if seqs:
+            self._notify()
         if not seqs:
             raise ConnectionLost(
                 f"{self.name}: the connection to the database was lost mid-command; "

@@ -49,3 +49,20 @@ def test_a_gm_and_a_player_on_two_hosts_of_one_table(pg_url: str, tmp_path: Path
     finally:
         table.close()
     assert texts.count("the harbour bell rings twice") == 1
+
+
+def test_a_hosted_table_url_keeps_its_password_off_the_sessions_command_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from margin.tui.host import session_argv, session_env
+
+    url = "postgresql://gm:hush@db.example:5433/club?table=harbour"
+    monkeypatch.setenv("PGSSLMODE", "verify-full")
+    monkeypatch.setenv("SECRET_OF_THE_HOST", "x")
+    argv = session_argv(url, "Kael")
+    assert "hush" not in " ".join(argv)
+    assert argv[-2:] == ["postgresql://gm@db.example:5433/club?table=harbour", "Kael"]
+    env = session_env("xterm", url)
+    assert env["PGPASSWORD"] == "hush" and env["PGSSLMODE"] == "verify-full"
+    assert "SECRET_OF_THE_HOST" not in env
+    assert "PGSSLMODE" not in session_env("xterm", "/tables/fight.margin")

@@ -28,7 +28,8 @@ from typing import Any
 
 import asyncssh
 
-from margin.events import is_url, short_name
+from margin.events import display_name, is_url, short_name
+from margin.events.postgres import url_password
 
 from .keys import data_dir
 from .session import GM
@@ -102,8 +103,12 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
 
 
 def session_argv(table: str, seat: str) -> list[str]:
-    """The one command a session runs: the seat's screen of this table."""
-    return [sys.executable, "-P", "-m", "margin.tui.session", str(table), seat]
+    """The one command a session runs: the seat's screen of this table.
+
+    A table URL goes without its password, which would show in process lists;
+    ``session_env`` carries it.
+    """
+    return [sys.executable, "-P", "-m", "margin.tui.session", display_name(table), seat]
 
 
 #: What a session of a table in PostgreSQL takes from the host's own environment:
@@ -125,6 +130,9 @@ def session_env(term: str | None = None, table: str = "") -> dict[str, str]:
         pgpass = Path.home() / ".pgpass"
         if "PGPASSFILE" not in env and pgpass.is_file():
             env["PGPASSFILE"] = str(pgpass)
+        password = url_password(table)
+        if password is not None:
+            env["PGPASSWORD"] = password
     return env
 
 
