@@ -40,7 +40,7 @@ for folder in (ROOT, HERE, ROOT / "tests"):
         sys.path.insert(0, str(folder))
 
 import pg_server  # noqa: E402
-from log import Report, Session, percentile, rate, timed  # noqa: E402
+from log import FOLLOWER, Report, Session, percentile, rate, timed  # noqa: E402
 
 from margin.events import Draft, Noted, build_store, open_store  # noqa: E402
 from margin.tui.table import Table  # noqa: E402
@@ -160,29 +160,6 @@ def rebuild(stores: Stores, n: int, repeats: int, report: Report) -> None:
         f"{ratio:.2f}x",
         report.target(ratio <= 3.0, "target <= 3x"),
     )
-
-
-FOLLOWER = textwrap.dedent(
-    """
-    import sys, time
-    from margin.events import Noted, follow, open_store
-
-    store = open_store(sys.argv[1], readonly=True)
-    done = []
-    out = sys.stdout
-
-    def seen(batch):
-        now = time.clock_gettime(time.CLOCK_MONOTONIC)
-        for record in batch:
-            out.write(f"{record.seq} {now!r}\\n")
-            if isinstance(record.event, Noted) and record.event.text == "stop":
-                done.append(True)
-        out.flush()
-
-    print("ready", store.last_seq, flush=True)
-    follow(store, store.last_seq, seen, stop=lambda: bool(done))
-    """
-)
 
 
 def follower(stores: Stores, count: int, report: Report) -> None:

@@ -23,14 +23,12 @@ from .store import (
     Draft,
     Row,
     Store,
+    StoreBase,
     StoredRow,
     StoreError,
-    Verdict,
     chained,
-    check_rows,
     damaged,
     new_records,
-    utc_now,
 )
 
 
@@ -49,7 +47,7 @@ _LOGS: dict[str, _Log] = {}
 _LOGS_LOCK = threading.Lock()
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """One table's log in this process's memory."""
 
     @classmethod
@@ -114,10 +112,6 @@ class MemoryStore:
         rows = self._log.rows
         return (rows[-1][0], rows[-1][4]) if rows else (0, "")
 
-    @property
-    def last_seq(self) -> int:
-        return self._last[0]
-
     def _committed(self) -> None:
         log = self._log
         with log.changed:
@@ -126,19 +120,9 @@ class MemoryStore:
             log.changed.notify_all()
         self._last = self._read_last()
 
-    def append(
-        self,
-        drafts: Sequence[Draft],
-        expected_seq: int,
-        *,
-        command: str,
-        author: str = "gm",
-        at: str | None = None,
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
     ) -> list[Record]:
-        if self.readonly:
-            raise StoreError(f"{self.name}: opened read-only")
-        if not drafts:
-            return []
         log = self._log
         with log.changed:
             last_seq, prev = self._read_last()
@@ -147,7 +131,7 @@ class MemoryStore:
                 raise ConcurrencyError(expected_seq, last_seq)
             # every body is encoded before any row is kept: a command is all or nothing
             records, rows = new_records(
-                drafts, last_seq, prev, command=command, author=author, at=at or utc_now()
+                drafts, last_seq, prev, command=command, author=author, at=at
             )
             log.rows.extend(rows)
             if self.signer is not None:
@@ -201,11 +185,6 @@ class MemoryStore:
             except DecodeError as exc:
                 raise damaged(self.name, seq, str(exc)) from None
 
-    def record(self, seq: int) -> Record:
-        for record in self.records(seq - 1, seq):
-            return record
-        raise StoreError(f"{self.name}: no record {seq}")
-
     def public_seqs(self, upto: int) -> list[int]:
         return [row[0] for row in self._slice(0, upto) if GM_ONLY_MARK not in row[5]]
 
@@ -224,23 +203,11 @@ class MemoryStore:
         self._last = self._read_last()
         return self._last[0]
 
-    def check(self, key: str | None = None) -> Verdict:
-        return check_rows(self.rows(), key)
-
-    def verify(self) -> int | None:
-        return self.check().bad
-
     def location(self) -> str:
         return f"from {self.name} (in memory)"
 
     def close(self) -> None:
         """Nothing to let go of: the log lives as long as a connection to it."""
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def exists(name: str) -> bool:

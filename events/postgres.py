@@ -46,15 +46,13 @@ from .store import (
     ReadError,
     Row,
     Store,
+    StoreBase,
     StoredRow,
     StoreError,
-    Verdict,
     chained,
-    check_rows,
     damaged,
     is_url,
     new_records,
-    utc_now,
 )
 
 #: Format of a table's rows, as ``TABLE_FORMAT`` of a table file (2: signatures).
@@ -239,7 +237,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
             conn.execute(statement)  # type: ignore[arg-type]
 
 
-class PostgresStore:
+class PostgresStore(StoreBase):
     """One table of a PostgreSQL database, through one connection."""
 
     def __init__(
@@ -360,18 +358,6 @@ class PostgresStore:
         with contextlib.suppress(Exception):
             self._conn.close()
 
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- writing -----------------------------------------------------------
-
-    @property
-    def last_seq(self) -> int:
-        return self._last[0]
-
     def _read_last(self) -> tuple[int, str]:
         row = self._conn.execute(
             "SELECT seq, hash FROM margin.records WHERE tbl = %s ORDER BY seq DESC LIMIT 1",
@@ -379,20 +365,9 @@ class PostgresStore:
         ).fetchone()
         return (int(row[0]), str(row[1])) if row else (0, "")
 
-    def append(
-        self,
-        drafts: Sequence[Draft],
-        expected_seq: int,
-        *,
-        command: str,
-        author: str = "gm",
-        at: str | None = None,
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
     ) -> list[Record]:
-        if self.readonly:
-            raise StoreError(f"{self.name}: opened read-only")
-        if not drafts:
-            return []
-        at = at or utc_now()
         conn = self._conn
         pid = conn.info.backend_pid
         try:
@@ -590,11 +565,6 @@ class PostgresStore:
             except DecodeError as exc:
                 raise damaged(self.name, seq, str(exc)) from None
 
-    def record(self, seq: int) -> Record:
-        for record in self.records(seq - 1, seq):
-            return record
-        raise StoreError(f"{self.name}: no record {seq}")
-
     def public_seqs(self, upto: int) -> list[int]:
         """Records players may see, found in the stored bodies (as ``SQLiteStore.public_seqs``)."""
         return [
@@ -661,12 +631,6 @@ class PostgresStore:
             self._reconnect()
             self._last = self._read_last()
         return self._last[0]
-
-    def check(self, key: str | None = None) -> Verdict:
-        return check_rows(self.rows(), key)
-
-    def verify(self) -> int | None:
-        return self.check().bad
 
     def location(self) -> str:
         return f"from table {self.table} of {self.target.conninfo}"

@@ -20,15 +20,13 @@ from .store import (
     ReadError,
     Row,
     Store,
+    StoreBase,
     StoredRow,
     StoreError,
-    Verdict,
     chained,
-    check_rows,
     damaged,
     is_url,
     new_records,
-    utc_now,
 )
 
 #: Written into every table file; a foreign SQLite file lacks it.
@@ -128,7 +126,8 @@ def _alive(pid: int) -> bool:
 
 
 def place(partial: Path, target: Path) -> None:
-    """Make a finished table appear at ``target`` at once, never over an existing file."""
+    """Make a finished table appear at ``target`` at once (on disk), never over an existing file."""
+    _fsync(partial)
     try:
         os.link(partial, target)
     except FileExistsError:
@@ -142,14 +141,18 @@ def place(partial: Path, target: Path) -> None:
         os.rename(partial, target)
     else:
         partial.unlink()
-    fd = os.open(target.parent, os.O_RDONLY)
+    _fsync(target.parent)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-class SQLiteStore:
+class SQLiteStore(StoreBase):
     """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
     ``append`` is all-or-nothing for a command's events, and the uniqueness of
@@ -297,9 +300,6 @@ class SQLiteStore:
                 db.execute("PRAGMA journal_mode=DELETE")
         db.close()
 
-    def __enter__(self) -> SQLiteStore:
-        return self
-
     @classmethod
     @contextmanager
     def build(
@@ -307,11 +307,7 @@ class SQLiteStore:
     ) -> Iterator[Store]:
         """A new table file built beside ``target`` and moved there when the block succeeds."""
         path = Path(target)
-        if path.exists():
-            raise StoreError(f"{path}: already exists; choose a new path for a new table")
-        if not path.parent.is_dir():
-            raise StoreError(f"{path}: folder {path.parent} does not exist")
-        partial = partial_path(path)
+        partial = _build_beside(path, "a new table")
         try:
             store = cls(partial, create=True, signer=signer)
             store.name = str(path)
@@ -319,11 +315,6 @@ class SQLiteStore:
                 yield store
             finally:
                 store.close()
-            fd = os.open(partial, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             place(partial, path)
         except BaseException as exc:
             remove_table(partial)
@@ -334,30 +325,9 @@ class SQLiteStore:
                 raise StoreError(str(exc).replace(str(partial), str(path))) from None
             raise
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- writing -----------------------------------------------------------
-
-    @property
-    def last_seq(self) -> int:
-        return self._last[0]
-
-    def append(
-        self,
-        drafts: Sequence[Draft],
-        expected_seq: int,
-        *,
-        command: str,
-        author: str = "gm",
-        at: str | None = None,
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
     ) -> list[Record]:
-        """Append one command's events atomically after record ``expected_seq``."""
-        if self.readonly:
-            raise StoreError(f"{self.path}: opened read-only")
-        if not drafts:
-            return []
-        at = at or utc_now()
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -434,11 +404,7 @@ class SQLiteStore:
             if bulk:
                 db.execute("PRAGMA synchronous=FULL")
                 db.execute("PRAGMA journal_mode=WAL")
-                fd = os.open(self.path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                _fsync(self.path)
         except (sqlite3.Error, OSError) as exc:
             raise write_error(self.path, exc) from None
         self._last = (last_seq, prev)
@@ -473,11 +439,7 @@ class SQLiteStore:
 
             return copy_table(self, str(dest))
         target = Path(dest)
-        if target.exists():
-            raise StoreError(f"{target}: already exists; choose a new path for the copy")
-        if not target.parent.is_dir():
-            raise StoreError(f"{target}: folder {target.parent} does not exist")
-        partial = partial_path(target)
+        partial = _build_beside(target, "the copy")
         try:
             copy = sqlite3.connect(sqlite_uri(partial), uri=True, isolation_level=None)
             try:
@@ -492,11 +454,6 @@ class SQLiteStore:
                     f"{self.path}: record {verdict.bad} {verdict.reason}; not copied "
                     f"(margin verify {self.path} says more)"
                 )
-            fd = os.open(partial, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             place(partial, target)
         except BaseException as exc:
             remove_table(partial)
@@ -560,11 +517,6 @@ class SQLiteStore:
                 yield decode_body(body, v)
             except DecodeError as exc:
                 raise self._damaged(seq, str(exc)) from None
-
-    def record(self, seq: int) -> Record:
-        for record in self.records(seq - 1, seq):
-            return record
-        raise StoreError(f"{self.name}: no record {seq}")
 
     def public_seqs(self, upto: int) -> list[int]:
         """Sequence numbers up to ``upto`` of the records players may see, without decoding.
@@ -639,13 +591,14 @@ class SQLiteStore:
         except sqlite3.Error:
             return -1
 
-    def check(self, key: str | None = None) -> Verdict:
-        """Walk the chain: every column of every record, and every signature (``check_rows``)."""
-        return check_rows(self.rows(), key)
 
-    def verify(self) -> int | None:
-        """Walk the chain; the first bad sequence number, or None when sound."""
-        return self.check().bad
+def _build_beside(target: Path, what: str) -> Path:
+    """Where a new table file for ``target`` is built, once ``target`` is known to be free."""
+    if target.exists():
+        raise StoreError(f"{target}: already exists; choose a new path for {what}")
+    if not target.parent.is_dir():
+        raise StoreError(f"{target}: folder {target.parent} does not exist")
+    return partial_path(target)
 
 
 def _check_header(path: Path) -> None:

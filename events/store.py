@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
@@ -182,6 +182,68 @@ class Store(Protocol):
     def __enter__(self) -> Store: ...
 
     def __exit__(self, *exc: object) -> None: ...
+
+
+class StoreBase:
+    """What every store builds from its own ``rows``, ``records`` and ``close``."""
+
+    name: str
+    readonly: bool
+    _last: tuple[int, str]
+
+    @property
+    def last_seq(self) -> int:
+        return self._last[0]
+
+    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        raise NotImplementedError
+
+    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
+    ) -> list[Record]:
+        """Write a command's records in one transaction (``append`` has checked the call)."""
+        raise NotImplementedError
+
+    def append(
+        self,
+        drafts: Sequence[Draft],
+        expected_seq: int,
+        *,
+        command: str,
+        author: str = "gm",
+        at: str | None = None,
+    ) -> list[Record]:
+        """See ``Store.append``."""
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only")
+        if not drafts:
+            return []
+        return self._write(drafts, expected_seq, command, author, at or utc_now())
+
+    def record(self, seq: int) -> Record:
+        for record in self.records(seq - 1, seq):
+            return record
+        raise StoreError(f"{self.name}: no record {seq}")
+
+    def check(self, key: str | None = None) -> Verdict:
+        """Walk the chain: every column of every record, and every signature (``check_rows``)."""
+        return check_rows(self.rows(), key)
+
+    def verify(self) -> int | None:
+        """Walk the chain; the first bad sequence number, or None when sound."""
+        return self.check().bad
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def utc_now() -> str:
