@@ -98,7 +98,8 @@ def parse_url(url: str) -> TableURL:
         netloc += f":{port}"
     dbname = parts.path.lstrip("/")
     base = f"postgresql://{netloc}/{dbname}"
-    display = base + "?" + urlencode([*rest, *(("table", t) for t in tables)])
+    shown = urlencode([*rest, *(("table", t) for t in tables)])
+    display = base + ("?" + shown if shown else "")
     if len(tables) != 1:
         raise StoreError(
             f"{display}: name one table with ?table=NAME "
@@ -198,7 +199,6 @@ def _schema_statements() -> list[str]:
             body    bytea   NOT NULL,
             PRIMARY KEY (tbl, seq)
         ) PARTITION BY HASH (tbl)""",
-        "CREATE INDEX records_command ON margin.records (tbl, command)",
         """CREATE TABLE margin.signatures (
             tbl     text   NOT NULL,
             seq     bigint NOT NULL,
@@ -397,7 +397,7 @@ class PostgresStore(StoreBase):
                 with contextlib.suppress(psycopg.Error):
                     self._last = self._read_last()
                 raise _error(self.target, exc) from None
-            return self._after_loss(pid, command)
+            return self._after_loss(pid, expected_seq, command)
         self._last = (rows[-1][0], rows[-1][4])
         self._notify()
         return records
@@ -429,7 +429,7 @@ class PostgresStore(StoreBase):
                 [(self.table, *row) for row in rows],
             )
 
-    def _after_loss(self, pid: int, command: str) -> list[Record]:
+    def _after_loss(self, pid: int, expected_seq: int, command: str) -> list[Record]:
         """The connection dropped mid-command: the command is in the log, or refused."""
         try:
             self._reconnect()
@@ -446,8 +446,10 @@ class PostgresStore(StoreBase):
             seqs = [
                 int(row[0])
                 for row in conn.execute(
-                    "SELECT seq FROM margin.records WHERE tbl = %s AND command = %s ORDER BY seq",
-                    (self.table, command),
+                    # a command is written right after the record it expected, or not at all
+                    "SELECT seq FROM margin.records WHERE tbl = %s AND seq > %s AND command = %s "
+                    "ORDER BY seq",
+                    (self.table, expected_seq, command),
                 )
             ]
             self._last = self._read_last()
