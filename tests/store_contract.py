@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,11 +48,11 @@ class StoreContract:
         raise NotImplementedError
 
     @pytest.fixture
-    def store(self, name: str) -> Store:
+    def store(self, name: str) -> Iterator[Store]:
         with build_store(name) as made:
             created(made)
         store = open_store(name)
-        yield store  # type: ignore[misc]
+        yield store
         store.close()
 
     def other(self, name: str, **kwargs: object) -> Store:
