@@ -330,3 +330,36 @@ def test_many_tables_in_one_database_keep_their_own_logs(pg_url: str) -> None:
     assert [r.command for r in b.records()] == ["c0", "b1"]
     for s in (a, b, a_watch):
         s.close()
+
+
+def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
+    pg: Server, pg_url: str, capsys: Any, monkeypatch: Any
+) -> None:
+    assert run(capsys, monkeypatch, "new", pg_url, "--system", "2d10-edge")[0] == 0
+    run(
+        capsys,
+        monkeypatch,
+        "do",
+        pg_url,
+        stdin=lines({"type": "add-character", "name": "Kael"}, {"type": "note", "text": "hello"}),
+    )
+    with admin(pg) as conn:
+        conn.execute("CREATE ROLE players_role LOGIN PASSWORD 'pw-of-the-players'")
+        conn.execute(f"GRANT CONNECT ON DATABASE {pg.dbname} TO players_role")
+        conn.execute("GRANT USAGE ON SCHEMA margin TO players_role")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA margin TO players_role")
+    try:
+        url = pg.url(pg_url.rpartition("=")[2], user="players_role:pw-of-the-players")
+        code, out, err = run(capsys, monkeypatch, "log", url, "--as", "Kael")
+        assert code == 0 and "hello" in out, err
+        code, out, _ = run(
+            capsys, monkeypatch, "do", url, stdin=lines({"type": "note", "text": "forged"})
+        )
+        assert code == 1 and "not allowed" in json.loads(out)["error"]
+        assert run(capsys, monkeypatch, "verify", url)[0] == 0
+    finally:
+        with admin(pg) as conn:
+            conn.execute("REVOKE ALL ON ALL TABLES IN SCHEMA margin FROM players_role")
+            conn.execute("REVOKE ALL ON SCHEMA margin FROM players_role")
+            conn.execute(f"REVOKE ALL ON DATABASE {pg.dbname} FROM players_role")
+            conn.execute("DROP ROLE players_role")
