@@ -368,6 +368,10 @@ class PostgresStore(StoreBase):
     def _write(
         self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
     ) -> list[Record]:
+        if not self._building:
+            # a connection the server ended while idle is found (and made again) here,
+            # before any of the command is sent, rather than refusing the command
+            self._notified(0)
         conn = self._conn
         pid = conn.info.backend_pid
         try:
