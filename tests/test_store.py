@@ -155,3 +155,20 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
 
     gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))
     assert PlayerLens(revealed={5}).read(gm_only) is None
+
+
+def test_a_table_runs_on_the_in_memory_store_as_on_a_file() -> None:
+    from margin.core.commands import AddCharacter, RollDice
+    from margin.tui.table import Table
+
+    name = "memory:a-table"
+    try:
+        table = Table.create(name, "2d10-edge", title="in memory")
+        table.execute(AddCharacter(name="Kael"))
+        table.execute(RollDice(dice="2d10", actor="kael", faces=[3, 9]))
+        again = Table.open(name, readonly=True)
+        assert again.state == table.state and again.projection.seq == 3
+        assert again.store.verify() is None
+        assert again.store.check(table.store.signer.public).bad is None  # type: ignore[union-attr]
+    finally:
+        MemoryStore.forget(name)
