@@ -46,8 +46,9 @@ from margin.events import (
 )
 from margin.events.base import UNSEEN
 
+from .clock import player_fight
 from .history import History
-from .state import LastRoll, TableState
+from .state import Character, LastRoll, TableState, Time
 
 __all__ = ["UNSEEN", "PlayerLens", "Verdict", "judge", "player_state", "seal"]
 
@@ -389,14 +390,27 @@ def player_state(
     return msgspec.structs.replace(
         state,
         characters={
-            k: _numbered(c, numbers, hidden) for k, c in state.characters.items() if not c.hidden
+            k: _numbered(_players_character(c), numbers, hidden)
+            for k, c in state.characters.items()
+            if not c.hidden
         },
         world=_numbered(world, numbers, hidden),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
+        fight=_numbered(player_fight(state.fight, hidden), numbers, hidden),
+        # the clock's bookkeeping counts hidden combatants' turns
+        time=Time(),
+        aliases={},
     )
+
+
+def _players_character(char: Character) -> Character:
+    """A character less what the GM keeps to themself: GM-only conditions."""
+    if not any(c.gm_only for c in char.conditions):
+        return char
+    return msgspec.structs.replace(char, conditions=[c for c in char.conditions if not c.gm_only])
 
 
 def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> Any:

@@ -23,6 +23,9 @@ from . import render
 from .resolve import input_lines
 from .table import Table
 
+#: fields every character has, said in ``margin state`` only when they hold something
+QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters")
+
 
 class UsageError(Exception):
     """Bad arguments; printed as one line."""
@@ -180,7 +183,11 @@ def cmd_state(args: argparse.Namespace) -> int:
         for k, v in data["options"].items():
             print(f"  option {k} = {v}")
         for char in data["characters"].values():
-            extra = {k: v for k, v in char.items() if k not in ("id", "name", "sheet", "hidden")}
+            extra = {
+                k: v
+                for k, v in char.items()
+                if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
+            }
             bits = " ".join(f"{k}={v}" for k, v in extra.items())
             print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
     table.close()

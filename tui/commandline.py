@@ -322,7 +322,7 @@ def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str
     if kind == "character":
         return vocab.get("character") or [c.id for c in state.characters.values()]
     if kind == "option":
-        return [o.name for o in get_system(state.system).options]
+        return [o.name for o in get_system(state.system).all_options]
     if kind in vocab:
         return vocab[kind]
     if kind in TYPED:

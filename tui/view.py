@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, player_state
+from margin.core.panels import character_status
 from margin.core.systems.base import Clock, Odds
 from margin.events import Record, SQLiteStore, record_to_builtins
 
@@ -253,14 +255,13 @@ class View:
 
     def characters(self) -> list[CharacterRow]:
         state = self.state()
-        status = self.system.status
         return [
-            CharacterRow(c.name, tuple(status(c, state)) if status else (), c.hidden)
+            CharacterRow(c.name, tuple(character_status(c, state)), c.hidden)
             for c in state.characters.values()
         ]
 
     def clock(self) -> Clock | None:
-        return self.system.clock(self.state()) if self.system.clock else None
+        return table_clock(self.state())
 
     def odds(self, command: Command | None) -> Odds | None:
         if command is None or self.system.odds is None or self.lens:
