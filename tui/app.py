@@ -245,8 +245,13 @@ class PlayApp(TableApp):
         self.say(self.greeting)
 
     def help_commands(self) -> list[str]:
-        out = list(commandline.GENERIC_HELP.values())
-        own = commandline.command_words(self.view.state())[len(commandline.GENERIC_HELP) :]
+        state = self.view.state()
+        generic = commandline.help_words(state)
+        out = list(generic.values())
+        out.append(commandline.NAMES_NOTE)
+        own = [
+            w for w in commandline.command_words(state)[len(generic) :] if w not in state.aliases
+        ]
         if own:
             out.append(f"{self.view.system.id} commands: {', '.join(sorted(own))}")
         forms = self.view.system.short_forms
@@ -254,6 +259,9 @@ class PlayApp(TableApp):
             out.append(f"{self.view.system.id} short forms, for example:")
             width = max(len(line) for line, _ in forms)
             out.extend(f"  {line:<{width}}  {what}" for line, what in forms)
+        if state.aliases:
+            out.append("macros (alias NAME = LINE):")
+            out.extend(f"  {name} = {line}" for name, line in sorted(state.aliases.items()))
         out.append('{"type": ...}   any command as JSON, as margin do reads it')
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out
@@ -281,7 +289,9 @@ class PlayApp(TableApp):
             if word not in ("undo", "redo", "help", "rules"):
                 yield SystemCommand(
                     f"Type: {word}",
-                    commandline.GENERIC_HELP.get(word, f"start a '{word}' command"),
+                    commandline.help_words(self.view.state()).get(
+                        word, f"start a '{word}' command"
+                    ),
                     lambda w=word: self._type(w),
                 )
 
