@@ -167,7 +167,7 @@ class TableApp(App[None]):
         text = render.rules_text(self.view.system.id)
         self.push_screen(RulesScreen(commandline.typed_words(text, self.view.state())))
 
-    def help_commands(self) -> list[str]:
+    def help_commands(self) -> list[str | tuple[str, str]]:
         return []
 
     def rows_of(self, seqs: list[int]) -> list[LogRow]:
@@ -244,10 +244,10 @@ class PlayApp(TableApp):
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.say(self.greeting)
 
-    def help_commands(self) -> list[str]:
+    def help_commands(self) -> list[str | tuple[str, str]]:
         state = self.view.state()
         generic = commandline.help_words(state)
-        out = list(generic.values())
+        out: list[str | tuple[str, str]] = list(generic.values())
         out.append(commandline.NAMES_NOTE)
         own = [
             w for w in commandline.command_words(state)[len(generic) :] if w not in state.aliases
@@ -257,11 +257,10 @@ class PlayApp(TableApp):
         forms = self.view.system.short_forms
         if forms:
             out.append(f"{self.view.system.id} short forms, for example:")
-            width = max(len(line) for line, _ in forms)
-            out.extend(f"  {line:<{width}}  {what}" for line, what in forms)
+            out.extend(forms)
         if state.aliases:
             out.append("macros (alias NAME = LINE):")
-            out.extend(f"  {name} = {line}" for name, line in sorted(state.aliases.items()))
+            out.extend((name, line) for name, line in sorted(state.aliases.items()))
         out.append('{"type": ...}   any command as JSON, as margin do reads it')
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out

@@ -28,7 +28,9 @@ def describe(
     event = data["event"]
     if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
         # a record players never saw, shown to them now
-        return "GM reveals: " + describe(system, {"event": event["shown"]}, names)
+        # it may name characters players have not met; the reveal says who they are
+        known = {**event.get("names", {}), **(names or {})}
+        return "GM reveals: " + describe(system, {"event": event["shown"]}, known)
     if names:
         event = {
             k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
