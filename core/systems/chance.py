@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from margin.events import chance as chance_events
+
+from ..state import Moment, TableState
 from .base import Option, System, Usage
 from .chance_commands import COMMANDS
 from .chance_decide import decide
@@ -18,7 +21,7 @@ from .chance_recap import READERS
 from .chance_resolve import RESOLVE
 from .chance_rules import UNAWARE_MAX, UNAWARE_MIN
 from .chance_screen import clock, describe, odds, parse_words, status, vocabulary
-from .chance_state import check_sheet, initial_world, make_character, player_world
+from .chance_state import ChanceWorld, check_sheet, initial_world, make_character, player_world
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -219,6 +222,17 @@ DEMO: tuple[dict[str, Any], ...] = (
     {"type": "reveal", "seq": 7},
 )
 
+
+def moment(state: TableState) -> Moment | None:
+    """Where the encounter stands: the round and whose turn."""
+    world = state.world
+    enc = world.encounter if isinstance(world, ChanceWorld) else None
+    if enc is None:
+        return None
+    actor = enc.actor
+    return Moment(round=enc.round, actor=actor or "")
+
+
 SYSTEM = System(
     id="d100-chance",
     title="d100-chance",
@@ -275,5 +289,11 @@ SYSTEM = System(
         ("endfight", "end the fight"),
         ("fight rook vex brakk", "a new fight, in turn order"),
         ("next", "its first turn"),
+    ),
+    moment=moment,
+    clock_events=(
+        chance_events.EncounterStarted,
+        chance_events.TurnStarted,
+        chance_events.EncounterEnded,
     ),
 )

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from margin.events import edge as edge_events
+
+from ..state import Moment, TableState
 from . import edge_commands, edge_fold, edge_resolve, edge_screen, edge_sheet
 from .base import Option, System, Usage
 from .edge_recap import READERS as RECAP
@@ -167,6 +170,13 @@ DEMO: tuple[dict[str, Any], ...] = (
     {"type": "next-turn"},
 )
 
+
+def moment(state: TableState) -> Moment | None:
+    """Where the encounter's initiative stands: the round and whose turn."""
+    enc = edge_sheet.world(state).encounter
+    return None if enc is None else Moment(round=enc.round, actor=enc.current)
+
+
 SYSTEM = System(
     id="2d10-edge",
     title="2d10-edge",
@@ -250,5 +260,13 @@ SYSTEM = System(
         ("start Second wave", "start an encounter"),
         ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
         ("next", "the first turn"),
+    ),
+    moment=moment,
+    clock_events=(
+        edge_events.EncounterStarted,
+        edge_events.Joined,
+        edge_events.Left,
+        edge_events.TurnStarted,
+        edge_events.EncounterEnded,
     ),
 )

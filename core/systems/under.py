@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import under_commands, under_fold, under_resolve, under_rules, under_screen, under_sheet
+from margin.events import under as under_events
+
+from ..state import Moment, TableState
+from . import (
+    under_commands,
+    under_fold,
+    under_resolve,
+    under_rules,
+    under_screen,
+    under_sheet,
+    under_track,
+)
 from .base import Option, System, Usage
 from .under_recap import READERS as RECAP
 
@@ -72,6 +83,12 @@ DEMO: tuple[dict[str, Any], ...] = (
 )
 
 
+def moment(state: TableState) -> Moment | None:
+    """Where the timing track stands: its count."""
+    world = under_track.world(state)
+    return Moment(count=world.now) if world.running else None
+
+
 SYSTEM = System(
     id="d100-under",
     title="d100-under",
@@ -129,4 +146,11 @@ SYSTEM = System(
         "interrupt": Usage(("character",)),
         "end-track": Usage(),
     },
+    moment=moment,
+    clock_events=(
+        under_events.TrackStarted,
+        under_events.TrackAdvanced,
+        under_events.TrackEnded,
+    ),
+    time_units=("counts",),
 )
