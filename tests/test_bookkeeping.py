@@ -109,9 +109,7 @@ def _check_fight(table: Table, system: str, states: list[Any]) -> None:
     state = table.state
     a = next(c for c in state.characters.values() if c.name == _a(system))
     ended = [
-        r.event
-        for r in table.store.records()
-        if r.event.__struct_config__.tag == "condition.ended"
+        r.event for r in table.store.records() if r.event.__struct_config__.tag == "condition.ended"
     ]
     assert [(e.character, e.name, e.expired) for e in ended] == [(a.id, "prone", True)]
     assert a.conditions == []

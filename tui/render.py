@@ -166,8 +166,4 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return (
-        resources.files("margin.core")
-        .joinpath("rules", system.rules_doc)
-        .read_text(encoding="utf-8")
-    )
+    return resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
