@@ -49,7 +49,7 @@ EDITS = {
 def _json_fight(system: str, a: str, b: str) -> list[dict[str, Any]]:
     """Commands in ``margin do`` JSON: the fight begins and the first turn starts."""
     start: dict[str, Any] = {
-        "2d10-edge": {"type": "start-encounter", "characters": [a, b], "faces": [6, 6, 1, 1]},
+        "2d10-edge": {"type": "start-encounter", "characters": [a, b], "faces": [6, 6, 1]},
         "d100-chance": {"type": "encounter", "order": [a, b]},
         "d100-under": {"type": "start-track"},
         "2d6-effect": {"type": "start-encounter", "characters": [a, b], "faces": [6, 6, 1, 1]},
@@ -68,7 +68,7 @@ def _json_next(system: str) -> dict[str, Any]:
 
 def _json_join(system: str, who: str) -> dict[str, Any]:
     return {
-        "2d10-edge": {"type": "join", "character": who, "faces": [1, 1]},
+        "2d10-edge": {"type": "join", "character": who, "faces": [1]},
         "d100-chance": {"type": "join", "character": who},
         "d100-under": {"type": "act", "character": who, "action": "draw"},
         "2d6-effect": {"type": "join", "character": who, "initiative": 2},
@@ -158,12 +158,12 @@ LINES = {
     "2d10-edge": [
         "start",
         "join kael faces 6 6",
-        "join moreau faces 1 1",
+        "join moreau faces 1",
         "next",
         "cond kael prone 1r",
         "counter guard ammo 6",
         "adjust guard-1,guard-2 ammo -2",
-        "join guard-1 faces 1 1",
+        "join guard-1 faces 1",
         "edit kael skills.melee.ranks=5",
         "next",
         "next",

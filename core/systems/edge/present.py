@@ -55,7 +55,13 @@ def _check_line(e: dict[str, Any]) -> str:
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
     secret = " (secret TN)" if e.get("secret_tn") else ""
     band = e.get("band", "").replace("-", " ")
-    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}"
+    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
+
+
+def _assumed(e: dict[str, Any]) -> str:
+    """What the sheet lacked and was counted as 0, said so."""
+    missing = e.get("assumed")
+    return f" ({', '.join(missing)}: not on the sheet, counted as 0)" if missing else ""
 
 
 def describe(e: dict[str, Any]) -> str | None:
@@ -144,7 +150,10 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "edge.encounter-started":
         return f"encounter starts{': ' + e['name'] if e.get('name') else ''}"
     if tag == "edge.joined":
-        return f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = {e.get('initiative')}"
+        return (
+            f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = "
+            f"{e.get('initiative')}{_assumed(e)}"
+        )
     if tag == "edge.left":
         return f"{e.get('character')} leaves the encounter"
     if tag == "edge.turn":
