@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
+from margin.core.carry import carried
 from margin.core.lens import PlayerLens, player_state
 from margin.events import DecodeError, SQLiteStore, StoreError, record_to_builtins
 from margin.events.jsonl import export, import_table
@@ -21,7 +22,7 @@ from margin.events.signing import BadKey, public_key
 
 from . import render
 from .resolve import input_lines
-from .table import Table
+from .table import Table, new_command_id
 
 #: fields every character has, said in ``margin state`` only when they hold something
 QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters")
@@ -51,9 +52,34 @@ def _parse_options(system: str, pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    options = _parse_options(args.system, args.option)
-    Table.create(args.path, args.system, options, title=args.title).close()
-    print(f"created {args.path} ({args.system})")
+    if args.from_ is None:
+        if args.system is None:
+            raise UsageError("new: give --system ID (or --from TABLE to continue one)")
+        options = _parse_options(args.system, args.option)
+        Table.create(args.path, args.system, options, title=args.title).close()
+        print(f"created {args.path} ({args.system})")
+        return 0
+    old = Table.open(args.from_, readonly=True)
+    try:
+        state = old.state
+    finally:
+        old.close()
+    if args.system is not None and args.system != state.system:
+        raise UsageError(
+            f"new: {args.from_} is a {state.system} table; --system {args.system} cannot continue it"
+        )
+    options = {**state.options, **_parse_options(state.system, args.option)}
+    table = Table.create(args.path, state.system, options, title=args.title or state.title)
+    try:
+        drafts = carried(state, Path(args.from_).name, table.projection.seq)
+        if drafts:
+            table.store.append(drafts, table.projection.seq, command=new_command_id())
+    finally:
+        table.close()
+    print(
+        f"created {args.path} ({state.system}) from {args.from_}: "
+        f"{len(state.characters)} characters as they stand, its options and macros"
+    )
     return 0
 
 
@@ -456,10 +482,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument(
         "--system",
-        required=True,
         choices=list(SYSTEMS),
         metavar="ID",
         help="dice system: " + ", ".join(SYSTEMS),
+    )
+    s.add_argument(
+        "--from",
+        dest="from_",
+        metavar="TABLE",
+        help="continue TABLE: its system, options, macros and characters as they stand at its end",
     )
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     s.add_argument("--title", default="")

@@ -166,4 +166,9 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    own = resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    shared = resources.files("margin.core").joinpath("bookkeeping")
+    parts = [own.rstrip("\n") + "\n", shared.joinpath("every-table.md").read_text(encoding="utf-8")]
+    if system.moment is None:
+        parts.append(shared.joinpath("turn-order.md").read_text(encoding="utf-8"))
+    return "".join(parts)
