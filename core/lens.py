@@ -50,7 +50,7 @@ from .clock import player_fight
 from .history import History
 from .state import Character, LastRoll, TableState, Time
 
-__all__ = ["UNSEEN", "PlayerLens", "Verdict", "judge", "player_state", "seal"]
+__all__ = ["UNSEEN", "PlayerLens", "Verdict", "about", "judge", "player_state", "seal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,14 @@ def _ids(value: Any) -> list[str]:
         return _side(value) or [k for k in value if isinstance(k, str)]
     actor = getattr(value, "actor", None)
     return [actor] if isinstance(actor, str) else []
+
+
+def about(event: Event) -> set[str]:
+    """The ids of the characters a record is about, as its player form names them."""
+    form = type(event).PLAYER
+    if form is None:
+        return set()
+    return {i for name in form.about for i in _ids(getattr(event, name))}
 
 
 def _side(value: dict[str, Any]) -> list[str]:

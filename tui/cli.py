@@ -343,7 +343,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     _need_terminal("watch")
     from .app import watch
 
-    return watch(args.path, args.as_)
+    return watch(args.path, args.as_, bell=args.bell)
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -464,6 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("watch", help="a player's live, read-only view of a table")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
+    s.add_argument(
+        "--bell", action="store_true", help="ring the terminal's bell when your turn begins"
+    )
     s.set_defaults(func=cmd_watch)
 
     s = sub.add_parser("host", help="serve a table to its seats over SSH (and a browser)")
