@@ -47,6 +47,7 @@ from margin.events import (
 from margin.events.base import UNSEEN
 
 from .clock import player_fight
+from .health import for_players, tells_health, view_of
 from .history import History
 from .state import Character, LastRoll, TableState, Time
 
@@ -177,6 +178,7 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
         event = draft.event
         here = _around(event, hidden)
         cause = draft.cause
+        draft = _health_cut(draft, state)
         verdict = judge(event, draft.visibility, here, cause is not None and cause in masked)
         form = type(event).PLAYER
         if verdict.shown and form is not None and form.follows:
@@ -199,6 +201,22 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
         out.append(Draft(event, cause=cause, visibility=visibility))
         _track(event, hidden)
     return out
+
+
+def _health_cut(draft: Draft, state: TableState) -> Draft:
+    """A record stating the health of a character whose health players may not see
+    exactly, with those fields cut from players' view (a reveal shows them)."""
+    fields = tells_health(draft.event)
+    if not fields:
+        return draft
+    chars = [state.characters[c] for c in about(draft.event) if c in state.characters]
+    if not any(view_of(c, state) != "exact" for c in chars):
+        return draft
+    vis = draft.visibility
+    cut = tuple(dict.fromkeys((*vis.hidden, *fields)))
+    return Draft(
+        draft.event, cause=draft.cause, visibility=Visibility(gm_only=vis.gm_only, hidden=cut)
+    )
 
 
 def _around(event: Event, hidden: set[str]) -> set[str]:
@@ -417,7 +435,7 @@ def player_state(
     return msgspec.structs.replace(
         state,
         characters={
-            k: _numbered(_players_character(c), numbers, hidden)
+            k: _numbered(_players_character(for_players(c, state)), numbers, hidden)
             for k, c in state.characters.items()
             if not c.hidden
         },

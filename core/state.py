@@ -57,6 +57,9 @@ class Character(msgspec.Struct, kw_only=True):
     conditions: list[Condition] = []
     #: counter key (its name in lower case) -> the counter
     counters: dict[str, Counter] = {}
+    #: in the players' state only: their health as players are told it (a word, or
+    #: "hidden"), when they may not see it exactly ("" : they see it as it is)
+    health_shown: str = ""
 
 
 class Moment(msgspec.Struct, frozen=True, kw_only=True):

@@ -25,7 +25,7 @@ from .resolve import input_lines
 from .table import Table, new_command_id
 
 #: fields every character has, said in ``margin state`` only when they hold something
-QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters")
+QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
 
 
 class UsageError(Exception):

@@ -229,8 +229,13 @@ class System:
     #: or counts of a timing track
     time_units: tuple[str, ...] = ("rounds", "turns")
     #: a character's health as (current, maximum), or None when they have none the
-    #: system tracks; players see it as the table's ``npc_health`` says
+    #: system tracks; players see it as the table's ``npc_health`` says (``core.health``)
     health: Callable[[Character], tuple[int, int] | None] | None = None
+    #: the first word of the status item that shows it ("Health" for "Health 22/30")
+    health_label: str = ""
+    #: the character with the numbers of their health made to say nothing (unhurt),
+    #: for players who may not see them
+    mask_health: Callable[[Character], Character] | None = None
     #: ``edit`` fields the system reads itself (``health=12`` in 2d10-edge): the field,
     #: its value and the character -> commands (JSON-style dicts), or None for a sheet field
     edit_field: Callable[[str, Any, Character, TableState], list[dict[str, Any]] | None] | None = (

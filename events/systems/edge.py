@@ -317,8 +317,11 @@ Damaged.PLAYER = PlayerForm(
     about=("target",),
     via_unseen=("dice", "bonus", "faces", "raw", "edge_boost", "source", "reason", "pt_reduction"),
 )
-for _kind in (Injured, InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed, Healed):
+for _kind in (InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed):
     _kind.PLAYER = _CHARACTER
+# the Health an injury is measured against, and what is left, say how hurt the character is
+Injured.PLAYER = PlayerForm(about=("character",), health=("accumulated", "health"))
+Healed.PLAYER = PlayerForm(about=("character",), health=("damage_after",))
 ArmorRepaired.PLAYER = _CHARACTER
 EncounterStarted.PLAYER = PlayerForm()
 EncounterEnded.PLAYER = PlayerForm()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from margin.events.systems import chance as chance_events
 
-from ...state import Moment, TableState
+from ...state import Character, Moment, TableState
 from ..base import Option, System, Usage
 from . import commands, decide, fold, present, recap, resolve, rules, state
 
@@ -220,6 +222,19 @@ def moment(table: TableState) -> Moment | None:
     return Moment(round=enc.round, actor=actor or "")
 
 
+def health(char: Character) -> tuple[int, int] | None:
+    if not isinstance(char, state.ChanceCharacter):
+        return None
+    return char.hp, char.max_hp
+
+
+def mask_health(char: Character) -> Character:
+    """Unhurt, for players who may not see how hurt."""
+    if not isinstance(char, state.ChanceCharacter):
+        return char
+    return msgspec.structs.replace(char, hp=char.max_hp)
+
+
 SYSTEM = System(
     id="d100-chance",
     title="d100-chance",
@@ -280,6 +295,9 @@ SYSTEM = System(
         ("join brakk after rook", "brakk joins the running fight, acting after rook"),
     ),
     moment=moment,
+    health=health,
+    health_label="HP",
+    mask_health=mask_health,
     clock_events=(
         chance_events.EncounterStarted,
         chance_events.Joined,

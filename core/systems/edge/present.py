@@ -121,10 +121,9 @@ def describe(e: dict[str, Any]) -> str | None:
         end = ""
         if e.get("overwhelmed") or e.get("severity") == "fatal":
             end = " - knocked out" if e.get("stun") else " - FATAL"
-        return (
-            f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points "
-            f"({e.get('accumulated')}/{e.get('health')}){end}"
-        )
+        # players who may not see this character's health get no Health to measure by
+        levels = f" ({e.get('accumulated')}/{e['health']})" if "health" in e else ""
+        return f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points{levels}{end}"
     if tag == "edge.injury-lessened":
         which = f"injury #{e['injury']}" if "injury" in e else "an injury"
         change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
@@ -143,7 +142,8 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "edge.healed":
         kind = "stun" if e.get("stun") else "damage"
         care = ", urgent care given" if e.get("cared") else ""
-        return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
+        left = f" (left {e['damage_after']})" if "damage_after" in e else ""
+        return f"{e.get('character')} recovers {e.get('points')} {kind}{left}{care}"
     if tag == "edge.armor-repaired":
         left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
         return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
