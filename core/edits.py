@@ -13,7 +13,6 @@ from .dice import Dice
 from .errors import RuleError
 from .history import History
 from .state import Character, TableState, character_id, find_character
-from .systems import get_system
 from .targets import find_characters
 
 ALIAS_NAME = re.compile(r"[a-z][a-z0-9_-]{0,30}")
@@ -56,7 +55,6 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
     """The commands an ``edit`` stands for, one character after another."""
     if not cmd.fields:
         raise RuleError("edit: give FIELD=VALUE (a sheet field, a counter, or name)")
-    system = get_system(state.system)
     targets = find_characters(state, cmd.character)
     out: list[dict[str, Any]] = []
     for char in targets:
@@ -67,10 +65,6 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
                 if len(targets) > 1:
                     raise RuleError("edit: name=... renames one character, not a group")
                 out.append({"type": "rename", "character": char.id, "name": str(value)})
-                continue
-            own = system.edit_field(field, value, char, state) if system.edit_field else None
-            if own is not None:
-                out.extend(own)
                 continue
             if counters.key(field) in char.counters:
                 out.append(_counter(char, field, value))

@@ -236,11 +236,6 @@ class System:
     #: the character with the numbers of their health made to say nothing (unhurt),
     #: for players who may not see them
     mask_health: Callable[[Character], Character] | None = None
-    #: ``edit`` fields the system reads itself (``health=12`` in 2d10-edge): the field,
-    #: its value and the character -> commands (JSON-style dicts), or None for a sheet field
-    edit_field: Callable[[str, Any, Character, TableState], list[dict[str, Any]] | None] | None = (
-        None
-    )
 
     @property
     def all_options(self) -> tuple[Option, ...]:
