@@ -33,7 +33,7 @@ def rename(cmd: Rename, state: TableState, dice: Dice, history: History) -> list
         raise RuleError(f"rename: {char.name} already has that name")
     return [
         Draft(
-            CharacterRenamed(id=char.id, name=name),
+            CharacterRenamed(id=char.id, name=name, was=char.name),
             visibility=Visibility(gm_only=char.hidden),
         )
     ]

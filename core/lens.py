@@ -445,8 +445,8 @@ def player_state(
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
         fight=_numbered(player_fight(state.fight, hidden), numbers, hidden),
-        # the clock's bookkeeping counts hidden combatants' turns
-        time=Time(),
+        # turns begun, of the characters players see (where the clock is: the fight's)
+        time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
         aliases={},
     )
 

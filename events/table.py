@@ -132,6 +132,8 @@ class CharacterRenamed(Event, frozen=True, tag="character.renamed"):
 
     id: str
     name: str
+    #: the name they went by until now
+    was: str = ""
 
     PLAYER = ABOUT_ID
 

@@ -515,6 +515,10 @@ class PlayApp(TableApp):
         self.query_one(LogView).page(direction)
 
 
+#: a watching player's message line while it is not their turn
+WATCHING = "watching (read-only); F1 lists the keys"
+
+
 class WatchApp(TableApp):
     """A player's view: the same table, read-only, through the player lens."""
 
@@ -546,7 +550,7 @@ class WatchApp(TableApp):
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._my_turn:
-            self.say("watching (read-only); F1 lists the keys")
+            self.say(WATCHING)
 
     def my_turn(self) -> bool:
         """Whether the clock stands at the watching player's character."""
@@ -561,12 +565,15 @@ class WatchApp(TableApp):
     def redraw(self, follow: bool = False) -> None:
         mine = self.my_turn()
         began = mine and not self._my_turn
+        ended = self._my_turn and not mine
         self._my_turn = mine
         super().redraw(follow)
         if began:
             self.say(f"your turn, {self.own()}")
             if self.ring:
                 self.bell()
+        elif ended:
+            self.say(WATCHING)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on

@@ -146,7 +146,7 @@ def _bookkeeping(e: dict[str, Any]) -> str | None:
     if tag == "fight.ended":
         return "the encounter ends"
     if tag == "character.renamed":
-        return f"{who} is now called {e['name']}"
+        return f"{e.get('was') or who} is now called {e['name']}"
     if tag == "character.carried":
         source = f" from {e['source']}" if e.get("source") else ""
         return f"{e['name']} joins the table as they left it{source}" + (
