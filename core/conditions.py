@@ -17,7 +17,7 @@ condition back exactly.
 
 from __future__ import annotations
 
-from margin.events import ConditionAdded, ConditionEnded, Draft, Record, Visibility
+from margin.events import ConditionAdded, ConditionEnded, Draft, Event, Record, Visibility
 
 from .clock import moment
 from .commands import AddCondition, RemoveCondition
@@ -26,6 +26,7 @@ from .errors import RuleError
 from .history import History
 from .state import Character, Condition, Moment, TableState
 from .systems import get_system
+from .systems.base import Handler
 from .targets import find_characters
 
 MAX_NAME = 60
@@ -138,7 +139,7 @@ def _ended(state: TableState, record: Record) -> None:
         char.conditions = [c for c in char.conditions if _key(c.name) != key]
 
 
-HANDLERS = {ConditionAdded: _added, ConditionEnded: _ended}
+HANDLERS: dict[type[Event], Handler] = {ConditionAdded: _added, ConditionEnded: _ended}
 
 
 def over(cond: Condition, char: Character, state: TableState, now: Moment) -> bool:

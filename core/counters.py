@@ -6,13 +6,14 @@ and every change is a ``counter.set`` record holding the value it left.
 
 from __future__ import annotations
 
-from margin.events import CounterRemoved, CounterSet, Draft, Record
+from margin.events import CounterRemoved, CounterSet, Draft, Event, Record
 
 from .commands import AdjustCounter, RemoveCounter, SetCounter
 from .dice import Dice
 from .errors import RuleError
 from .history import History
 from .state import Character, Counter, TableState
+from .systems.base import Handler
 from .targets import find_characters
 
 MAX_NAME = 40
@@ -104,7 +105,7 @@ def _removed(state: TableState, record: Record) -> None:
         char.counters.pop(key(e.name), None)
 
 
-HANDLERS = {CounterSet: _set, CounterRemoved: _removed}
+HANDLERS: dict[type[Event], Handler] = {CounterSet: _set, CounterRemoved: _removed}
 
 
 def parse_value(text: str, where: str) -> tuple[int | None, int | None]:

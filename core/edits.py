@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from margin.events import AliasSet, CharacterRenamed, Draft, HealthViewSet, Visibility
+from margin.events import (
+    AliasSet,
+    CharacterRenamed,
+    Draft,
+    Event,
+    HealthViewSet,
+    Record,
+    Visibility,
+)
 
 from . import counters
 from .commands import Alias, Edit, HealthView, Rename
@@ -13,6 +21,7 @@ from .dice import Dice
 from .errors import RuleError
 from .history import History
 from .state import Character, TableState, character_id, find_character
+from .systems.base import Handler
 from .targets import find_characters
 
 ALIAS_NAME = re.compile(r"[a-z][a-z0-9_-]{0,30}")
@@ -80,6 +89,8 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
 def _counter(char: Character, field: str, value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
         raise RuleError(f"edit: {field}={value!r} is not a value (8, 8/12 or /12)")
+    now: int | None
+    top: int | None
     if isinstance(value, int):
         now, top = value, None
     else:
@@ -122,19 +133,19 @@ def alias(cmd: Alias, state: TableState, dice: Dice, history: History) -> list[D
     return [Draft(AliasSet(name=name, line=line), visibility=Visibility(gm_only=True))]
 
 
-def _renamed(state: TableState, record: Any) -> None:
+def _renamed(state: TableState, record: Record) -> None:
     char = state.characters.get(record.event.id)
     if char is not None:
         char.name = record.event.name
 
 
-def _health_view(state: TableState, record: Any) -> None:
+def _health_view(state: TableState, record: Record) -> None:
     char = state.characters.get(record.event.id)
     if char is not None:
         char.health_view = "" if record.event.view == "table" else record.event.view
 
 
-def _alias(state: TableState, record: Any) -> None:
+def _alias(state: TableState, record: Record) -> None:
     e: AliasSet = record.event
     if e.line:
         state.aliases[e.name] = e.line
@@ -142,4 +153,8 @@ def _alias(state: TableState, record: Any) -> None:
         state.aliases.pop(e.name, None)
 
 
-HANDLERS = {CharacterRenamed: _renamed, HealthViewSet: _health_view, AliasSet: _alias}
+HANDLERS: dict[type[Event], Handler] = {
+    CharacterRenamed: _renamed,
+    HealthViewSet: _health_view,
+    AliasSet: _alias,
+}
