@@ -115,20 +115,9 @@ def _added(state: TableState, record: Record) -> None:
         return
     key = _key(e.name)
     char.conditions = [c for c in char.conditions if _key(c.name) != key]
-    char.conditions.append(
-        Condition(
-            name=e.name,
-            seq=record.seq,
-            rounds=e.rounds,
-            turns=e.turns,
-            counts=e.counts,
-            until_round=e.until_round,
-            anchor=e.anchor,
-            until_turn=e.until_turn,
-            until_count=e.until_count,
-            gm_only=e.gm_only,
-        )
-    )
+    # the condition holds what the record fixed about it, and the record's number
+    fields = {f: getattr(e, f) for f in Condition.__struct_fields__ if f != "seq"}
+    char.conditions.append(Condition(seq=record.seq, **fields))
 
 
 def _ended(state: TableState, record: Record) -> None:
