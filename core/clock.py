@@ -14,8 +14,12 @@ some of the bearer's turns count on.
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Container
 from typing import Any
+
+import msgspec
 
 from margin.events import (
     Draft,
@@ -33,7 +37,7 @@ from .commands import EndEncounter, Join, Leave, NextTurn, StartEncounter
 from .dice import Dice
 from .errors import RuleError
 from .history import History
-from .state import Combatant, Fight, Moment, TableState, Time
+from .state import Combatant, Fight, Moment, TableState, Time, snapshot
 from .systems import get_system
 from .systems.base import Clock, ClockRow, Handler
 from .targets import find_characters
@@ -77,9 +81,32 @@ def tick(state: TableState) -> None:
     state.time.at = now
 
 
+def clock_copy(state: TableState) -> TableState:
+    """A copy of the state that clock events (and conditions put on) may be folded into.
+
+    The clock's parts are copied: the system's world when the clock is the
+    system's own, else margin's turn order (whose steps only set its fields
+    and grow its lists), and the turns counted. Each character is copied
+    alone, since the fold of a clock event or of a new condition only sets a
+    character's fields, never changes what they hold.
+    """
+    own = get_system(state.system).moment is not None
+    fight = state.fight
+    return msgspec.structs.replace(
+        state,
+        characters={k: copy.copy(c) for k, c in state.characters.items()},
+        world=snapshot(state.world) if own else state.world,
+        fight=None
+        if fight is None
+        else msgspec.structs.replace(fight, acted=list(fight.acted), order=list(fight.order)),
+        time=Time(at=state.time.at, turns=dict(state.time.turns)),
+    )
+
+
 def ticking(handler: Handler) -> Handler:
     """A system's fold step for a clock event, followed by ``tick``."""
 
+    @functools.wraps(handler)
     def step(state: TableState, record: Record) -> None:
         handler(state, record)
         tick(state)

@@ -163,21 +163,28 @@ def _expiries(drafts: list[Draft], state: TableState) -> list[Draft]:
     """The conditions whose time runs out as a command's drafts move the clock.
 
     Each end is recorded as caused by the record that moved the clock past it.
+    Only the clock's part of the state is folded forward (``clock_copy``), so
+    a command that moves the clock while conditions are timed costs a copy of
+    the clock, not of the whole table.
     """
     kinds = clock.clock_events(state.system)
     if not any(isinstance(d.event, kinds) for d in drafts):
         return []
     if not conditions.timed(state) and not any(isinstance(d.event, ConditionAdded) for d in drafts):
         return []
-    now = snapshot(state)
+    now = clock.clock_copy(state)
     out = []
-    for draft in drafts:
-        seq = now.seq + 1
+    ended: set[tuple[str, str]] = set()
+    for n, draft in enumerate(drafts, 1):
+        seq = state.seq + n
+        if not isinstance(draft.event, (*kinds, ConditionAdded)):
+            continue
         evolve(now, _as_record(draft, seq))
         if isinstance(draft.event, kinds):
             for char, cond in conditions.expiring(now):
-                out.append(conditions.ended_draft(char, cond, seq))
-                char.conditions.remove(cond)
+                if (char.id, cond.name) not in ended:
+                    ended.add((char.id, cond.name))
+                    out.append(conditions.ended_draft(char, cond, seq))
     return out
 
 

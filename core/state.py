@@ -9,9 +9,11 @@ copying. Snapshots for replay are deep copies, made by a pickle round trip
 from __future__ import annotations
 
 import pickle
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import msgspec
+
+T = TypeVar("T")
 
 
 class Condition(msgspec.Struct, kw_only=True):
@@ -128,9 +130,9 @@ class TableState(msgspec.Struct, kw_only=True):
     aliases: dict[str, str] = {}
 
 
-def snapshot(state: TableState) -> TableState:
-    """An independent copy of a state, for replay checkpoints."""
-    copied: TableState = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+def snapshot(state: T) -> T:
+    """An independent copy of a state (or a part of one), for replay checkpoints."""
+    copied: T = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
     return copied
 
 
