@@ -54,7 +54,13 @@ def test_a_table_written_before_opens_unchanged(
 #: what the state gained since those tables were written, as a table without any of it
 #: holds it: the bookkeeping every table has, and the options margin gives every system
 LATER_STATE = {"fight": None, "aliases": {}}
-LATER_CHARACTER = {"npc": False, "health_view": "", "conditions": [], "counters": {}}
+LATER_CHARACTER = {
+    "npc": False,
+    "health_view": "",
+    "conditions": [],
+    "counters": {},
+    "health_shown": "",
+}
 LATER_OPTIONS = {"npc_health": "exact", "initiative_dice": "2d6"}
 
 

@@ -607,7 +607,7 @@ class ReplayApp(TableApp):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("c", "corrected", "Corrected"),
         Binding("g", "jump", "Jump"),
-        Binding("slash", "search", "Search"),
+        Binding("slash", "search", "Search", show=False),
         Binding("n", "search_again", "Again", show=False),
         Binding("enter", "read", "Read", show=False),
         Binding("f1,question_mark", "help", "Help"),
