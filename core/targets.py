@@ -30,11 +30,10 @@ def find_characters(state: TableState, refs: str | list[str]) -> list[Character]
         raise RuleError("character: name at least one character")
     out: dict[str, Character] = {}
     for name in names:
-        for part in name.split(",") if "," in name else [name]:
-            part = part.strip()
-            if character_id(part) in state.characters or any(
-                c.name.lower() == part.lower() for c in state.characters.values()
-            ):
+        # a name with a comma in it is one character's before it is a list
+        parts = [name] if _seated(state, name) else [p.strip() for p in name.split(",")]
+        for part in parts:
+            if _seated(state, part):
                 char = find_character(state, part)
                 out.setdefault(char.id, char)
                 continue
@@ -44,3 +43,9 @@ def find_characters(state: TableState, refs: str | list[str]) -> list[Character]
             for char in members:
                 out.setdefault(char.id, char)
     return list(out.values())
+
+
+def _seated(state: TableState, ref: str) -> bool:
+    return character_id(ref) in state.characters or any(
+        c.name.lower() == ref.strip().lower() for c in state.characters.values()
+    )
