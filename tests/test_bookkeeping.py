@@ -10,6 +10,7 @@ command it undid.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from support import run_margin
 
 from margin.core import get_system
 from margin.core.commands import Undo
-from margin.tui.commandline import parse_line
+from margin.tui.app import play_app
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -207,20 +208,27 @@ LINES = {
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_same_fight_in_short_forms(system: str, tmp_path: Path) -> None:
-    table = Table.create(tmp_path / "t.margin", system)
-    table.dice = RandomDice(5)
+    """Typed on the GM's table screen, line by line."""
+    path = tmp_path / "t.margin"
+    Table.create(path, system).close()
+    seats, group_sheet = _seats(system)
+    sheet = " ".join(f"{k}={json.dumps(v)}" for k, v in group_sheet.items())
+    lines = [*(json.dumps(seat) for seat in seats), f"add Guard x4 npc {sheet}", *LINES[system]]
+    states: list[Any] = []
+
+    async def play() -> None:
+        app = play_app(str(path))
+        app.view.table.dice = RandomDice(5)
+        async with app.run_test(size=(100, 30)):
+            states.append(_state(app.view.table))
+            for line in lines:
+                assert app.run_line(line), (line, str(app.query_one("#message").render()))
+                states.append(_state(app.view.table))
+        app.view.table.close()
+
+    asyncio.run(play())
+    table = Table.open(path)
     try:
-        seats, group_sheet = _seats(system)
-        states = [_state(table)]
-        for seat in seats:
-            table.execute(parse_line(json.dumps(seat), table.state).command)  # type: ignore[arg-type]
-            states.append(_state(table))
-        sheet = " ".join(f"{k}={json.dumps(v)}" for k, v in group_sheet.items())
-        for line in [f"add Guard x4 npc {sheet}", *LINES[system]]:
-            command = parse_line(line, table.state).command
-            assert command is not None, line
-            table.execute(command)
-            states.append(_state(table))
         _check_fight(table, system, states)
     finally:
         table.close()
