@@ -40,6 +40,7 @@ class UpdateCharacter(Command, tag="update-character"):
     character: str
     sheet: dict[str, Any] = {}
     hidden: bool | None = None
+    npc: bool | None = None
 
 
 class RemoveCharacter(Command, tag="remove-character"):
@@ -95,7 +96,7 @@ class Rename(Command, tag="rename"):
 
 class Edit(Command, tag="edit"):
     """Change a character: sheet fields (``skills.Melee`` reaches into the sheet),
-    counters by name (``Health`` to a value), ``name`` (a rename)."""
+    counters by name (``Health`` to a value), ``name`` (a rename), ``npc`` (true/false)."""
 
     character: Targets
     fields: dict[str, Any]

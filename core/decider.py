@@ -230,7 +230,7 @@ def _update_character(
     visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
     return [
         Draft(
-            CharacterUpdated(id=char.id, sheet=sheet, hidden=cmd.hidden),
+            CharacterUpdated(id=char.id, sheet=sheet, hidden=cmd.hidden, npc=cmd.npc),
             visibility=visibility,
         )
     ]
@@ -413,6 +413,8 @@ def _char_updated(state: TableState, record: Record) -> None:
     char.sheet = {**char.sheet, **e.sheet}
     if e.hidden is not None:
         char.hidden = e.hidden
+    if e.npc is not None:
+        char.npc = e.npc
 
 
 def _char_removed(state: TableState, record: Record) -> None:

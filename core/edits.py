@@ -70,6 +70,11 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
         sheet: dict[str, Any] = {}
         for field, value in cmd.fields.items():
             low = field.lower()
+            if low == "npc":
+                if not isinstance(value, bool):
+                    raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
+                out.append({"type": "update-character", "character": char.id, "npc": value})
+                continue
             if low == "name":
                 if len(targets) > 1:
                     raise RuleError("edit: name=... renames one character, not a group")

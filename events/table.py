@@ -49,6 +49,8 @@ class CharacterUpdated(Event, frozen=True, tag="character.updated"):
     id: str
     sheet: dict[str, Any] = {}
     hidden: bool | None = None
+    #: now an NPC (True) or not (False); None: unchanged
+    npc: bool | None = None
 
     PLAYER = ABOUT_ID
 

@@ -70,3 +70,12 @@ def test_hidden_for_one_character_cuts_the_numbers_from_records_and_state(table:
     assert player_state_of(table).characters["orc-2"].damage == 0
     # the GM's own view is whole
     assert table.state.characters["orc-2"].counters["hp"].value == 5
+
+
+def test_the_gm_marks_a_seated_character_as_an_npc_by_edit(table: Table) -> None:
+    events_of(table, type="set-option", name="npc_health", value="hidden")
+    assert "Health 30/30" in _players_status(table, "Kael")
+    events_of(table, type="edit", character="Kael", fields={"npc": True})
+    assert not any("Health" in item for item in _players_status(table, "Kael"))
+    events_of(table, type="undo")
+    assert "Health 30/30" in _players_status(table, "Kael")

@@ -43,7 +43,7 @@ GENERIC_HELP: dict[str, str] = {
     "counter": "counter NAMES COUNTER MAX|VALUE/MAX|remove   start or set a counter (Health, ammo)",
     "adjust": "adjust NAMES COUNTER +N|-N   add to a counter or take from it",
     "edit": "edit NAMES FIELD=VALUE ...   sheet fields (skills.Melee=40), counters (Health=8), "
-    "name=NEW",
+    "name=NEW, npc=true",
     "rename": "rename NAME NEW NAME   a character goes by a new name",
     "health": "health NAMES exact|descriptive|hidden|table   what players see of their health",
     "alias": "alias NAME = LINE   a macro: typing NAME runs LINE (words after NAME are added); "

@@ -70,6 +70,8 @@ def _generic(e: dict[str, Any]) -> str | None:
         keys = ", ".join(e.get("sheet", {}))
         if keys:
             return f"{e['id']}: sheet updated ({keys})"
+        if e.get("npc") is not None:
+            return f"{e['id']} is {'an NPC' if e['npc'] else 'no longer an NPC'}"
         hidden = e.get("hidden")
         return f"{e['id']} is " + {
             True: "hidden from the players",
