@@ -156,7 +156,7 @@ class EncounterStarted(Event, frozen=True, tag="chance.encounter"):
     hidden: list[str] = []
 
 
-class Joined(Event, frozen=True, tag="chance.joined"):
+class EncounterJoined(Event, frozen=True, tag="chance.joined"):
     """A character joins a running fight at ``index`` in the turn order."""
 
     character: str
@@ -225,7 +225,7 @@ class Traveled(Event, frozen=True, tag="chance.traveled"):
 
 
 EVENTS: tuple[type[Event], ...] = (
-    Joined,
+    EncounterJoined,
     CheckRolled,
     OpposedRolled,
     AttackRolled,
@@ -321,7 +321,7 @@ EncounterStarted.PLAYER = PlayerForm(
     unseen={"order": (), "positions": (), "hidden": ()},
 )
 # a place in the order counts hidden fighters
-Joined.PLAYER = PlayerForm(about=("character",), private=("index",))
+EncounterJoined.PLAYER = PlayerForm(about=("character",), private=("index",))
 # whom a feared actor flees, and where margin sends it, would betray a hidden frightener
 TurnStarted.PLAYER = PlayerForm(
     about=("actor", "flee_from"), unseen={"flee_from": ("flee_to",)}, private=("index",)

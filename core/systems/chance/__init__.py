@@ -300,7 +300,7 @@ SYSTEM = System(
     mask_health=mask_health,
     clock_events=(
         chance_events.EncounterStarted,
-        chance_events.Joined,
+        chance_events.EncounterJoined,
         chance_events.TurnStarted,
         chance_events.EncounterEnded,
     ),

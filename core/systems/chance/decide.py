@@ -18,9 +18,9 @@ from margin.events.systems.chance import (
     EffectRemoved,
     EffectTicked,
     EncounterEnded,
+    EncounterJoined,
     EncounterStarted,
     HealthChanged,
-    Joined,
     Moved,
     OpposedRolled,
     SideSwitched,
@@ -725,7 +725,9 @@ def decide_join(cmd: Join, state: TableState, dice: Dice, history: History) -> l
     for n, char in enumerate(find_characters(state, cmd.character)):
         if char.id in enc.order:
             raise RuleError(f"join: {char.name} is already in the fight")
-        event = Joined(character=char.id, index=index + n, position=position, hidden=char.hidden)
+        event = EncounterJoined(
+            character=char.id, index=index + n, position=position, hidden=char.hidden
+        )
         drafts.append(Draft(event))
     return drafts
 

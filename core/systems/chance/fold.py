@@ -10,9 +10,9 @@ from margin.events.systems.chance import (
     EffectRemoved,
     EffectTicked,
     EncounterEnded,
+    EncounterJoined,
     EncounterStarted,
     HealthChanged,
-    Joined,
     Moved,
     OpposedRolled,
     SideSwitched,
@@ -144,7 +144,7 @@ def _started(state: TableState, record: Record) -> None:
 
 
 def _joined(state: TableState, record: Record) -> None:
-    e: Joined = record.event
+    e: EncounterJoined = record.event
     enc = _world(state).encounter
     if enc is None:
         return
@@ -220,7 +220,7 @@ HANDLERS: dict[type[Event], Handler] = {
     EffectTicked: _tick,
     EffectRemoved: _removed,
     EncounterStarted: _started,
-    Joined: _joined,
+    EncounterJoined: _joined,
     TurnStarted: _turn,
     EncounterEnded: _ended,
     Moved: _moved,
