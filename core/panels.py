@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import conditions, counters
+from .health import view_of
 from .state import Character, TableState
 from .systems import get_system
 
@@ -17,4 +18,7 @@ def character_status(char: Character, state: TableState) -> list[str]:
         items = [i for i in items if not label or i.split(" ", 1)[0].lower() != label]
         if char.health_shown != "hidden":
             items.insert(0, char.health_shown)
+    elif view_of(char, state) != "exact":
+        # the GM's own view: a reminder of what players are told
+        items.append(f"players: health {view_of(char, state)}")
     return items + counters.status(char) + conditions.status(char, state)
