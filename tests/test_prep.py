@@ -143,3 +143,29 @@ def test_a_group_takes_the_next_numbers_and_commands_reach_every_member(edge: Ta
     hurt = {r.event.target for r in records if r.event.__struct_config__.tag == "edge.damage"}
     assert hurt == {"guard-1", "guard-2", "guard-3", "guard-4"}
     assert len({r.command for r in records}) == 1  # one command: one undo takes it all back
+
+
+def test_margin_log_lists_the_records_about_one_character_or_holding_a_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(tmp_path / "t.margin")
+    table = Table.create(path, "2d6-effect")
+    try:
+        events_of(table, type="add-character", name="Vex")
+        events_of(table, type="add-character", name="Mira")
+        events_of(table, type="add-character", name="Spy", hidden=True)
+        events_of(table, type="add-condition", character="Vex,Mira", name="prone")
+        events_of(table, type="add-condition", character="Spy", name="prone")
+        events_of(table, type="note", text="the lights go out")
+    finally:
+        table.close()
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--about", "vex")
+    assert code == 0 and len(out.splitlines()) == 2 and "Vex joins" in out
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--grep", "PRONE")
+    assert code == 0 and len(out.splitlines()) == 3
+    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--grep", "prone", "--as", "Mira")
+    assert code == 0 and len(out.splitlines()) == 2 and "spy" not in out
+    # a player cannot learn that a hidden character exists by naming it
+    code, _, err = run_margin(capsys, monkeypatch, "log", path, "--about", "Spy", "--as", "Mira")
+    assert code != 0 and "no such character" in err and "Spy" in err.split("(")[0]
+    assert "Spy" not in err.split("(")[1]

@@ -15,7 +15,8 @@ import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.carry import carried
-from margin.core.lens import PlayerLens, player_state
+from margin.core.lens import PlayerLens, about, player_state
+from margin.core.state import character_id
 from margin.events import DecodeError, SQLiteStore, StoreError, record_to_builtins
 from margin.events.jsonl import export, import_table
 from margin.events.signing import BadKey, public_key
@@ -149,6 +150,8 @@ def cmd_log(args: argparse.Namespace) -> int:
     # what players know now: a record revealed at any point shows whole
     revealed = table.state.revealed
     lens = PlayerLens(revealed) if player is not None else None
+    only = _about(table, args.about, player) if args.about else None
+    want = args.grep.lower() if args.grep else None
     out = sys.stdout
     for record in table.store.records():
         if lens is not None:
@@ -157,6 +160,10 @@ def cmd_log(args: argparse.Namespace) -> int:
                 continue
         else:
             data = record_to_builtins(record)
+        if only is not None and only not in about(record.event):
+            continue
+        if want is not None and want not in render.describe(table.state.system, data).lower():
+            continue
         if args.json:
             flat = {k: v for k, v in data.items() if k != "event"}
             flat.update(data["event"])
@@ -172,6 +179,17 @@ def cmd_log(args: argparse.Namespace) -> int:
             )
     table.close()
     return 0
+
+
+def _about(table: Table, name: str, player: str | None) -> str:
+    """The id of the character ``--about`` names; for a player, only one they can see."""
+    state = table.state
+    shown = [c for c in state.characters.values() if player is None or not c.hidden]
+    for char in shown:
+        if char.id == character_id(name) or char.name.lower() == name.lower():
+            return char.id
+    names = ", ".join(sorted(c.name for c in shown)) or "none"
+    raise UsageError(f"--about {name!r}: no such character (characters: {names})")
 
 
 def _state_for(table: Table, args: argparse.Namespace) -> Any:
@@ -510,6 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
+    s.add_argument("--about", metavar="NAME", help="only the records about this character")
+    s.add_argument("--grep", metavar="TEXT", help="only the records whose line holds TEXT")
     s.set_defaults(func=cmd_log)
 
     s = sub.add_parser("state", help="print the projection")
