@@ -581,7 +581,8 @@ def typed_words(message: str, state: TableState) -> str:
 
 def kinds(text: str, state: TableState) -> list[str]:
     """What the word being typed at the end of ``text`` may be, by the command's grammar."""
-    words = text.split()
+    # quoted names of several words ("Rat 1") count as one word
+    words = _split(text)
     before = words if not text or text[-1].isspace() else words[:-1]
     if not before:
         return ["command"]
@@ -645,4 +646,6 @@ def complete(text: str, state: TableState) -> str | None:
     if not found:
         return None
     head = text[: len(text) - len(text.split()[-1])]
-    return head + found[0] + " "
+    # a name of several words (Guard 1, Dock Boss) stays one word on the line
+    word = f'"{found[0]}"' if " " in found[0] else found[0]
+    return head + word + " "
