@@ -117,9 +117,9 @@ def ticking(handler: Handler) -> Handler:
 # -- the generic turn order -----------------------------------------------------
 
 
-def _fight(state: TableState) -> Fight:
+def _fight(state: TableState, word: str) -> Fight:
     if state.fight is None:
-        raise RuleError("no encounter is running (start-encounter starts one)")
+        raise RuleError(f"{word}: no encounter is running (start-encounter starts one)")
     return state.fight
 
 
@@ -163,6 +163,8 @@ def _join_drafts(
 def _start(cmd: StartEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
     if state.fight is not None:
         raise RuleError("start-encounter: an encounter is already running (join adds to it)")
+    if cmd.dice:
+        _initiative_dice(state, cmd.dice)  # refused now, not when someone joins by it
     ids = [c.id for ref in cmd.characters for c in find_characters(state, ref)]
     drafts = [Draft(FightStarted(name=cmd.name))]
     if ids:
@@ -171,7 +173,7 @@ def _start(cmd: StartEncounter, state: TableState, dice: Dice, history: History)
 
 
 def _join(cmd: Join, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    fight = _fight(state)
+    fight = _fight(state, "join")
     if cmd.initiative is not None and cmd.dice:
         raise RuleError("join: give an initiative or dice to roll, not both")
     ids = [c.id for c in find_characters(state, cmd.character)]
@@ -179,7 +181,7 @@ def _join(cmd: Join, state: TableState, dice: Dice, history: History) -> list[Dr
 
 
 def _leave(cmd: Leave, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    fight = _fight(state)
+    fight = _fight(state, "leave")
     seated = {c.id for c in fight.order}
     out = []
     for char in find_characters(state, cmd.character):
@@ -195,7 +197,7 @@ def turn_order(fight: Fight) -> list[Combatant]:
 
 
 def _next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    fight = _fight(state)
+    fight = _fight(state, "next-turn")
     order = turn_order(fight)
     if not order:
         raise RuleError("next-turn: nobody is in the turn order (join adds characters)")
@@ -208,7 +210,7 @@ def _next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> lis
 
 
 def _end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    fight = _fight(state)
+    fight = _fight(state, "end-encounter")
     return [Draft(FightEnded(name=fight.name))]
 
 

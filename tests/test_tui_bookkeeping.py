@@ -6,6 +6,10 @@ import asyncio
 import functools
 from pathlib import Path
 
+import pytest
+
+from margin.core import RuleError
+from margin.core.commands import convert_command
 from margin.tui import app as appmod
 from margin.tui.commandline import parse_line
 from margin.tui.rng import RandomDice
@@ -138,3 +142,19 @@ async def test_replay_searches_with_slash_and_n(tmp_path):
         await pilot.pause()
         assert app.view.number < first
     app.view.table.close()
+
+
+def test_a_macro_cannot_take_a_commands_word(tmp_path):
+    table = Table.create(tmp_path / "t.margin", "2d6-effect")
+    try:
+        for word in ("next", "check", "cond", "roll"):
+            with pytest.raises(RuleError, match="is a command"):
+                parse_line(f"alias {word} = note hi", table.state)
+        # one written by margin do does not hide the command either
+        table.execute(
+            convert_command("2d6-effect", {"type": "alias", "name": "note", "line": "roll 1d6"})
+        )
+        command = parse_line("note the door creaks", table.state).command
+        assert command is not None and command.__struct_config__.tag == "note"
+    finally:
+        table.close()

@@ -420,7 +420,10 @@ def parse_line(text: str, state: TableState) -> Parsed:
     head, _, rest = text.partition(" ")
     if head.lower() == "alias":
         # a macro's line is kept as typed, '= faces' and all
-        return Parsed(command=convert_command(state.system, _alias([], rest)))
+        data = _alias([], rest)
+        if data["name"].lower() in _command_words_only(state):
+            raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
+        return Parsed(command=convert_command(state.system, data))
     text = expand_alias(text, state)
     words, faces = _faces(_split(text))
     if not words:
@@ -458,7 +461,8 @@ def expand_alias(text: str, state: TableState) -> str:
     """A line starting with a macro's name, as the line it stands for (words after it added)."""
     head, _, rest = text.partition(" ")
     line = state.aliases.get(head.lower())
-    if line is None:
+    # a command's own word is never a macro's, whatever the log holds
+    if line is None or head.lower() in _command_words_only(state):
         return text
     return f"{line} {rest}".strip()
 
@@ -500,6 +504,12 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     system = get_system(state.system)
     vocab = system.vocabulary(state) if system.vocabulary else {}
     return {k: list(v) for k, v in vocab.items()}
+
+
+def _command_words_only(state: TableState) -> set[str]:
+    """The first words of the screen's and the system's commands (not macros)."""
+    system = get_system(state.system)
+    return {*help_words(state), *vocabulary(state).get("command", []), *system.grammar}
 
 
 def command_words(state: TableState) -> list[str]:
