@@ -17,6 +17,8 @@ from .systems.base import Command
 
 #: a duration or a count of something at the table: 1 up to a bound no table reaches
 Duration = Annotated[int, Meta(ge=1, le=10_000)]
+#: the most characters one add-character seats as a group
+MAX_GROUP = 100
 #: one character by id or name, a group's name (``Guard`` for Guard 1..4), or a list of them
 Targets = str | list[str]
 
@@ -30,7 +32,7 @@ class AddCharacter(Command, tag="add-character"):
     name: str
     sheet: dict[str, Any] = {}
     hidden: bool = False
-    count: Annotated[int, Meta(ge=1, le=100)] = 1
+    count: Annotated[int, Meta(ge=1, le=MAX_GROUP)] = 1
     npc: bool = False
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from margin.core import RuleError, TableState, get_system, parse_command
-from margin.core.commands import command_type, convert_command
+from margin.core.commands import MAX_GROUP, command_type, convert_command
 from margin.core.counters import parse_value
 from margin.core.systems.base import Command, Usage
 from margin.core.targets import find_characters
@@ -243,6 +243,8 @@ def _add(args: list[str]) -> dict[str, Any]:
         elif low in ("hidden", "npc"):
             out[low] = True
         elif re.fullmatch(r"x\d+", low):
+            if not 1 <= int(low[1:]) <= MAX_GROUP:
+                raise RuleError(f"add: {arg!r}: a group is x1 to x{MAX_GROUP}")
             out["count"] = int(low[1:])
         elif low == "from":
             if i + 1 == len(rest):
