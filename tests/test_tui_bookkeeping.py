@@ -141,6 +141,13 @@ async def test_replay_searches_with_slash_and_n(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         assert app.view.number < first
+        app._seek("@mira")
+        await pilot.pause()
+        assert app.view.only == "mira"
+        texts = [r.text for r in app.view.rows(0, len(app.view.seqs()))]
+        assert texts and all("Mira" in t for t in texts)
+        app._seek("@")
+        assert app.view.only is None
     app.view.table.close()
 
 
