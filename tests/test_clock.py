@@ -135,3 +135,29 @@ def test_rules_and_help_list_the_bookkeeping_in_every_system(system: str, tmp_pa
         assert ("join NAMES [N|DICE]" in lines) is not own_clock
     finally:
         app.view.table.close()
+
+
+def test_players_never_see_a_hidden_combatant_in_the_turn_order(effect: Table) -> None:
+    from support import player_log, player_state_of
+
+    from margin.core.clock import fight_clock
+
+    events_of(effect, type="add-character", name="Shade", hidden=True)
+    events_of(effect, type="start-encounter", characters=["Vex", "Shade", "Mira"],
+              faces=[6, 6, 6, 5, 1, 1])  # fmt: skip
+    seen = []
+    for _ in range(4):
+        events_of(effect, type="next-turn")
+        gm_turn = effect.state.fight.current  # type: ignore[union-attr]
+        shown = player_state_of(effect).fight
+        assert shown is not None and "shade" not in [c.id for c in shown.order]
+        if gm_turn == "shade":
+            # the players' clock stays with the last one they saw act
+            assert shown.current == seen[-1]
+        else:
+            assert shown.current == gm_turn
+            seen.append(gm_turn)
+        rows = fight_clock(player_state_of(effect))
+        assert rows is not None and "Shade" not in [r.name for r in rows.rows]
+    assert seen == ["vex", "mira", "vex"]
+    assert "shade" not in str(player_log(effect)).lower()
