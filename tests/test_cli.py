@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from support import run_margin as run
 
+from margin.events import open_store
+
 
 def lines(*commands: dict[str, Any]) -> str:
     return "".join(json.dumps(c) + "\n" for c in commands)
@@ -19,6 +21,15 @@ def lines(*commands: dict[str, Any]) -> str:
 
 @pytest.fixture
 def table(
+    table_name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A new table: a file, then (each test again) a table in PostgreSQL."""
+    assert run(capsys, monkeypatch, "new", table_name, "--system", "2d10-edge")[0] == 0
+    return table_name
+
+
+@pytest.fixture
+def file_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     path = tmp_path / "t.margin"
@@ -27,7 +38,7 @@ def table(
 
 
 def test_do_answers_each_line_and_goes_on_after_errors(
-    table: Path, capsys: Any, monkeypatch: Any
+    table: str, capsys: Any, monkeypatch: Any
 ) -> None:
     code, out, _ = run(
         capsys,
@@ -60,7 +71,7 @@ def test_do_answers_each_line_and_goes_on_after_errors(
     assert records[2]["source"] == "typed" and records[2]["total"] == 13
 
 
-def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
+def test_do_replies_are_flushed_as_each_command_commits(table: str) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "margin.tui", "do", str(table)],
         stdin=subprocess.PIPE,
@@ -73,14 +84,14 @@ def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
     reply = json.loads(proc.stdout.readline())  # would hang if not flushed per line
     assert reply["ok"] and reply["seq"] == [2, 2]
     # the record is durable before the reply: another connection sees it
-    db = sqlite3.connect(table)
-    assert db.execute("SELECT max(seq) FROM records").fetchone()[0] == 2
+    with open_store(table, readonly=True) as store:
+        assert store.last_seq == 2
     proc.stdin.close()
     assert proc.wait(10) == 0
 
 
 def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
-    table: Path, capsys: Any, monkeypatch: Any
+    table: str, capsys: Any, monkeypatch: Any
 ) -> None:
     run(
         capsys,
@@ -121,7 +132,7 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
     assert "spy" not in json.loads(state)["characters"]
 
 
-def test_state_at_and_undo_through_the_cli(table: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_state_at_and_undo_through_the_cli(table: str, capsys: Any, monkeypatch: Any) -> None:
     run(
         capsys,
         monkeypatch,
@@ -144,7 +155,7 @@ def test_state_at_and_undo_through_the_cli(table: Path, capsys: Any, monkeypatch
 
 
 def test_export_import_round_trip(
-    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+    table: str, tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
     run(
         capsys,
@@ -172,8 +183,9 @@ def test_export_import_round_trip(
 
 
 def test_import_refuses_a_tampered_export(
-    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+    file_table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
+    table = file_table
     run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "honest"}))
     _, exported, _ = run(capsys, monkeypatch, "export", str(table))
     dump = tmp_path / "dump.jsonl"
@@ -202,7 +214,7 @@ def test_import_refuses_a_tampered_export(
     ],
 )
 def test_user_errors_are_one_line_without_traceback(
-    table: Path, tmp_path: Path, args: list[str], message: str, capsys: Any, monkeypatch: Any
+    file_table: Path, tmp_path: Path, args: list[str], message: str, capsys: Any, monkeypatch: Any
 ) -> None:
     (tmp_path / "junk").write_bytes(b"garbage" * 30)
     foreign = tmp_path / "foreign.db"
@@ -216,7 +228,7 @@ def test_user_errors_are_one_line_without_traceback(
         "junk": tmp_path / "junk",
         "foreign": foreign,
         "folder": tmp_path,
-        "table": table,
+        "table": file_table,
         "tmp": tmp_path,
     }
     code, out, err = run(capsys, monkeypatch, *[a.format(**names) for a in args])
@@ -226,7 +238,10 @@ def test_user_errors_are_one_line_without_traceback(
     assert foreign.read_bytes() == before
 
 
-def test_corrupt_table_is_reported_by_verify(table: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_corrupt_table_is_reported_by_verify(
+    file_table: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    table = file_table
     run(
         capsys,
         monkeypatch,
@@ -272,7 +287,7 @@ def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> 
 
 
 def test_options_are_events_and_replays_use_the_options_then_in_force(
-    table: Path, capsys: Any, monkeypatch: Any
+    file_table: Path, capsys: Any, monkeypatch: Any
 ) -> None:
     from margin.core import get_system
 
@@ -287,6 +302,7 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(
     )
     if other is None:
         pytest.skip("first option has no simple alternative value")
+    table = file_table
     code, out, _ = run(
         capsys,
         monkeypatch,
@@ -302,8 +318,9 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(
 
 
 def test_import_accepts_an_export_laid_out_by_another_tool(
-    table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+    file_table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
+    table = file_table
     run(
         capsys,
         monkeypatch,

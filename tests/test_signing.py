@@ -19,7 +19,7 @@ from fuzzing import run as run_bytes
 from support import run_margin
 
 from margin.events import Draft, Noted, SQLiteStore, chain_hash
-from margin.events.store import TABLE_FORMAT
+from margin.events.sqlite import TABLE_FORMAT
 from margin.tui.keys import key_path, signing_key
 
 

@@ -524,7 +524,7 @@ async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_tur
 
 @pilot_test
 async def test_help_lists_each_system_command_once_in_order(edge):
-    app = play(str(edge.store.path))
+    app = play(str(edge.store.name))
     async with app.run_test(size=(80, 24)):
         lines = app.help_commands()
         own = [s for s in lines if isinstance(s, str) and s.startswith("2d10-edge commands: ")]
