@@ -117,6 +117,21 @@ def test_completion_of_commands_characters_and_skills(table):
     assert commandline.complete("zzz", state) is None
 
 
+def test_a_name_of_several_words_is_completed_in_quotes_and_read_as_one(tmp_path) -> None:
+    table = Table.create(tmp_path / "t.margin", "2d6-effect")
+    try:
+        table.execute(AddCharacter(name="Rat", count=2))
+        line = commandline.complete("cond ra", table.state)
+        assert line == 'cond "Rat 1" '
+        command = commandline.parse_line(line + "prone 1r", table.state).command
+        assert (command.character, command.name, command.rounds) == ("Rat 1", "prone", 1)
+        table.execute(commandline.parse_line('counter "Rat 2" health 5', table.state).command)
+        assert commandline.complete('adjust "Rat 2" he', table.state) == 'adjust "Rat 2" health '
+
+    finally:
+        table.close()
+
+
 def test_names_are_offered_once_whatever_their_case(table):
     names = [n.lower() for n in commandline.candidates("check ", table.state)]
     assert names and len(names) == len(set(names))

@@ -67,6 +67,8 @@ def _updated(e: dict[str, Any]) -> str:
     keys = ", ".join(e.get("sheet", {}))
     if keys:
         return f"{e['id']}: sheet updated ({keys})"
+    if e.get("npc") is not None:
+        return f"{e['id']} is {'an NPC' if e['npc'] else 'no longer an NPC'}"
     said: dict[Any, str] = {True: "hidden from the players", False: "shown to the players"}
     return f"{e['id']} is " + said.get(e.get("hidden"), "updated")
 
@@ -94,6 +96,55 @@ def _undone(e: dict[str, Any]) -> str:
     return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
 
 
+# -- the GM's bookkeeping: conditions, counters, the turn order, edits, macros ----------
+
+
+def _who(e: dict[str, Any]) -> str:
+    return str(e.get("character", e.get("id", "")))
+
+
+def _duration(e: dict[str, Any]) -> str:
+    for unit in ("rounds", "turns", "counts"):
+        n = e.get(unit)
+        if n:
+            return f" for {n} {unit if n != 1 else unit[:-1]}"
+    return ""
+
+
+def _condition(e: dict[str, Any]) -> str:
+    gm = " (GM only)" if e.get("gm_only") else ""
+    why = f" ({e['reason']})" if e.get("reason") else ""
+    return f"{_who(e)} is {e['name']}{_duration(e)}{why}{gm}"
+
+
+def _counter(e: dict[str, Any]) -> str:
+    if "value" not in e:
+        return f"{_who(e)}: {e['name']} changes"
+    change = f" ({e['change']:+d})" if e.get("change") else ""
+    return f"{_who(e)}: {e['name']} {e['value']}/{e['max']}{change}"
+
+
+def _joined(e: dict[str, Any]) -> str:
+    rolled = ""
+    if e.get("dice"):
+        faces = ", ".join(str(f) for f in e.get("faces", []))
+        typed = " typed" if e.get("source") == "typed" else ""
+        rolled = f" ({e['dice']}: [{faces}]{typed})"
+    return f"{_who(e)} joins the turn order at {e['initiative']}{rolled}"
+
+
+def _carried(e: dict[str, Any]) -> str:
+    source = f" from {e['source']}" if e.get("source") else ""
+    hidden = " (hidden)" if e.get("hidden") else ""
+    return f"{e['name']} joins the table as they left it{source}{hidden}"
+
+
+def _alias(e: dict[str, Any]) -> str:
+    if not e.get("line"):
+        return f"macro {e['name']} forgotten"
+    return f"macro {e['name']} = {e['line']}"
+
+
 #: event tag -> the log line of a record of the table's own (not a dice system's) events
 LINES: dict[str, Line] = {
     "table.created": _created,
@@ -109,6 +160,21 @@ LINES: dict[str, Line] = {
     "table.redone": _undone,
     "table.revealed": lambda e: f"GM reveals #{e['record']}",
     "table.branched": lambda e: f"a branch of {e['source']} at record {e['at']}",
+    "condition.added": _condition,
+    "condition.ended": lambda e: (
+        f"{_who(e)} is no longer {e['name']}" + (" (time is up)" if e.get("expired") else "")
+    ),
+    "counter.set": _counter,
+    "counter.removed": lambda e: f"{_who(e)}: {e['name']} is no longer counted",
+    "fight.started": lambda e: "the encounter begins" + (f": {e['name']}" if e.get("name") else ""),
+    "fight.joined": _joined,
+    "fight.left": lambda e: f"{_who(e)} leaves the turn order",
+    "fight.turn": lambda e: f"round {e['round']}: {_who(e)}'s turn",
+    "fight.ended": lambda e: "the encounter ends",
+    "character.renamed": lambda e: f"{e.get('was') or _who(e)} is now called {e['name']}",
+    "character.carried": _carried,
+    "character.health-view": lambda e: f"players see {_who(e)}'s health: {e['view']}",
+    "table.alias": _alias,
 }
 
 _generic = describer(LINES)
@@ -119,4 +185,9 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    own = resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    shared = resources.files("margin.core").joinpath("bookkeeping")
+    parts = [own.rstrip("\n") + "\n", shared.joinpath("every-table.md").read_text(encoding="utf-8")]
+    if system.moment is None:
+        parts.append(shared.joinpath("turn-order.md").read_text(encoding="utf-8"))
+    return "".join(parts)

@@ -173,6 +173,10 @@ def _line_encounter(e: dict[str, Any]) -> str:
     return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
 
 
+def _line_joined(e: dict[str, Any]) -> str:
+    return f"{e['character']} joins the fight"
+
+
 def _line_turn(e: dict[str, Any]) -> str:
     line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
     if e.get("flee_to"):
@@ -222,6 +226,7 @@ LINES: dict[str, Line] = {
     "chance.tick": _line_tick,
     "chance.removed": _line_removed,
     "chance.encounter": _line_encounter,
+    "chance.joined": _line_joined,
     "chance.turn": _line_turn,
     "chance.side": _line_side,
     "chance.encounter-ended": _line_encounter_ended,

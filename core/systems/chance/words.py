@@ -214,6 +214,31 @@ def _fight(words: list[str], state: TableState) -> dict[str, Any]:
     raise RuleError("fight: fight WHO WHO ... (in turn order)")
 
 
+JOIN_USAGE = "join WHO [after WHO] [at X Y] (at the end of the turn order if no after)"
+
+
+def _join_tail(rest: list[str], out: dict[str, Any]) -> dict[str, Any]:
+    match rest:
+        case []:
+            return out
+        case [after, who, *more] if after.lower() == "after":
+            return _join_tail(more, {**out, "after": who})
+        case [at, x, y, *more] if at.lower() == "at":
+            return _join_tail(more, {**out, "position": _place(x, y)})
+        case [word, *_]:
+            raise RuleError(f"join: {word!r} not understood ({JOIN_USAGE})")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@GRAMMAR.form("join", Usage(("character",), ("after|at",), {"after": "character"}))
+def _join(words: list[str], state: TableState) -> dict[str, Any]:
+    """``join WHO [after WHO] [at X Y]``: into the running fight."""
+    match words:
+        case [_, who, *rest] if who.lower() not in ("after", "at"):
+            return _join_tail(rest, {"type": "join", "character": who})
+    raise RuleError(f"join: {JOIN_USAGE}")
+
+
 @GRAMMAR.form("endfight", Usage(makes="end-encounter"))
 def _endfight(words: list[str], state: TableState) -> dict[str, Any]:
     _no_more("endfight", words[1:], "endfight")

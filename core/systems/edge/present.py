@@ -52,7 +52,13 @@ def _check_line(e: dict[str, Any]) -> str:
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
     secret = " (secret TN)" if e.get("secret_tn") else ""
     band = e.get("band", "").replace("-", " ")
-    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}"
+    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
+
+
+def _assumed(e: dict[str, Any]) -> str:
+    """What the sheet lacked and was counted as 0, said so."""
+    missing = e.get("assumed")
+    return f" ({', '.join(missing)}: not on the sheet, counted as 0)" if missing else ""
 
 
 def _line_check(e: dict[str, Any]) -> str:
@@ -117,10 +123,9 @@ def _line_injury(e: dict[str, Any]) -> str:
     end = ""
     if e.get("overwhelmed") or e.get("severity") == "fatal":
         end = " - knocked out" if e.get("stun") else " - FATAL"
-    return (
-        f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points "
-        f"({e.get('accumulated')}/{e.get('health')}){end}"
-    )
+    # players who may not see this character's health get no Health to measure by
+    levels = f" ({e.get('accumulated')}/{e['health']})" if "health" in e else ""
+    return f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points{levels}{end}"
 
 
 def _line_injury_lessened(e: dict[str, Any]) -> str:
@@ -149,7 +154,8 @@ def _line_pending_dismissed(e: dict[str, Any]) -> str:
 def _line_healed(e: dict[str, Any]) -> str:
     kind = "stun" if e.get("stun") else "damage"
     care = ", urgent care given" if e.get("cared") else ""
-    return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
+    left = f" (left {e['damage_after']})" if "damage_after" in e else ""
+    return f"{e.get('character')} recovers {e.get('points')} {kind}{left}{care}"
 
 
 def _line_armor_repaired(e: dict[str, Any]) -> str:
@@ -162,7 +168,10 @@ def _line_encounter_started(e: dict[str, Any]) -> str:
 
 
 def _line_joined(e: dict[str, Any]) -> str:
-    return f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = {e.get('initiative')}"
+    return (
+        f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = "
+        f"{e.get('initiative')}{_assumed(e)}"
+    )
 
 
 def _line_left(e: dict[str, Any]) -> str:

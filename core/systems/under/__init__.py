@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from margin.events.systems import under as under_events
+
+from ...state import Moment, TableState
 from ..base import Option, System
 from . import commands, decide, fold, present, recap, resolve, rules, state, words
 
@@ -65,6 +68,13 @@ DEMO: tuple[dict[str, Any], ...] = (
 )
 
 
+def moment(table: TableState) -> Moment | None:
+    """Where the timing track stands: its count."""
+    world = table.world
+    running = isinstance(world, state.TrackWorld) and world.running
+    return Moment(count=world.now) if running else None
+
+
 SYSTEM = System(
     id="d100-under",
     title="d100-under",
@@ -113,4 +123,11 @@ SYSTEM = System(
     parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,
     grammar=words.GRAMMAR.usages,
+    moment=moment,
+    clock_events=(
+        under_events.TrackStarted,
+        under_events.TrackAdvanced,
+        under_events.TrackEnded,
+    ),
+    time_units=("counts",),
 )
