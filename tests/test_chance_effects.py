@@ -328,14 +328,18 @@ def test_travel_in_domain_units(game: Game) -> None:
 
 
 def test_sheet_is_checked(game: Game) -> None:
-    game.refused("sheet hp: missing", type="add-character", name="X", sheet={})
+    game.refused("sheet.hp: missing", type="add-character", name="X", sheet={})
     game.refused("below the floor of 1.5", **fighter("X", crit_multiplier=1.2))
-    game.refused("sheet colour: unknown field", **fighter("X", colour="red"))
+    game.refused("sheet.colour: unknown field", **fighter("X", colour="red"))
     game.refused("weapons.claw.stats: a mutant power", **fighter(
         "X", weapons={"claw": {"type": "mutant", "base": 5}}))  # fmt: skip
     game.refused("weapons.claw.profile", **fighter(
         "X", weapons={"claw": {"base": 5, "profile": "wild"}}))  # fmt: skip
     game.refused("skills.hack: 120 is out of range", **fighter("X", skills={"hack": 120}))
+    game.refused("weapons.claw.potency: missing", **fighter(
+        "X", weapons={"claw": {"base": 5, "effect": "burning"}}))  # fmt: skip
+    game.refused("weapons.claw.effect: 'glowing' is not one of", **fighter(
+        "X", weapons={"claw": {"base": 5, "effect": "glowing", "potency": 5}}))  # fmt: skip
 
 
 def test_mutant_power_scales_with_its_stats(game: Game) -> None:
@@ -376,7 +380,7 @@ def test_sheet_changes_are_read_like_new_sheets(game: Game) -> None:
     [shot] = game.run(type="attack", attacker="Ana", target="Bo", weapon="pistol",
                       faces=[1, 99, 51])  # fmt: skip
     assert shot.event.weapon == "pistol" and shot.event.damage == 22  # 12 + DEX 10 at 100%
-    game.refused("sheet weapons.bow.base: missing", type="update-character", character="Ana",
+    game.refused("sheet.weapons.bow.base: missing", type="update-character", character="Ana",
                  sheet={"weapons": {"bow": {"type": "ranged"}}})  # fmt: skip
 
 
@@ -521,17 +525,17 @@ def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
 @pytest.mark.parametrize(
     ("sheet", "match"),
     [
-        ({"hp": 0}, r"sheet hp: 0 is out of range \(1..1000000\)"),
+        ({"hp": 0}, r"sheet.hp: 0 is out of range \(1..1000000\)"),
         (
             {"hp": 10, "armor": {"torso": -5}},
-            r"sheet armor.torso: -5 is out of range \(0..1000000\)",
+            r"sheet.armor.torso: -5 is out of range \(0..1000000\)",
         ),
-        ({"hp": 10**20}, r"sheet hp: 100000000000000000000 is out of range \(1..1000000\)"),
+        ({"hp": 10**20}, r"sheet.hp: 100000000000000000000 is out of range \(1..1000000\)"),
         (
             {"hp": 10, "weapons": {"w": {"base": 10**20}}},
-            r"sheet weapons.w.base: 100000000000000000000 is out of range",
+            r"sheet.weapons.w.base: 100000000000000000000 is out of range",
         ),
-        ({"hp": 10, "crit_multiplier": 1e300}, r"sheet crit_multiplier: 1e\+300 is out of range"),
+        ({"hp": 10, "crit_multiplier": 1e300}, r"sheet.crit_multiplier: 1e\+300 is out of range"),
     ],
 )
 def test_sheet_numbers_have_printed_bounds(game: Game, sheet: dict[str, Any], match: str) -> None:

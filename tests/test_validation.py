@@ -101,7 +101,7 @@ def test_a_complaint_naming_no_field_is_left_to_msgspec() -> None:
         ({"action": "odds"}, "target: missing"),
         (
             {"action": "opposed", "a": {"target": 5, "x": 1}, "b": {"target": 5}},
-            "x: unknown field (fields: target, roll, faces)",
+            "a.x: unknown field (fields: target, roll, faces)",
         ),
         ({"action": "odds", "target": 5, "roll": 3}, "roll: unknown field (fields: target, crit"),
     ],
