@@ -337,12 +337,12 @@ class PlayerLens:
             # A reveal lifts the record's secrets (its secret fields, a health the
             # GM kept) and nothing else: characters still hidden stay unseen, with
             # whatever would give them away, and private fields stay private.
-            lifted = (
-                (*form.secret, *form.health)
-                if form is not None and record.seq in self.revealed
-                else ()
-            )
-            cut = [c for c in verdict.cut if c not in lifted]
+            cut = list(verdict.cut)
+            if form is not None and record.seq in self.revealed:
+                kept = {*private, *form.via_unseen, *verdict.unseen}
+                for name in verdict.unseen:
+                    kept.update(form.unseen.get(name, ()))
+                cut = [c for c in cut if c in kept]
             for name in verdict.unseen:
                 body[name] = _mask(body.get(name), masked)
             for name in cut:
