@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -14,6 +15,7 @@ from ..dice import Dice, parse
 from ..errors import RuleError
 from ..facts import Reader
 from ..history import History
+from ..inputs import read_as
 from ..state import Character, Moment, TableState
 
 
@@ -31,24 +33,21 @@ class Option:
     #: a further check of a value (dice notation, say): returns it, or raises RuleError
     valid: Callable[[Any], Any] | None = None
 
+    @cached_property
+    def _value(self) -> type[msgspec.Struct]:
+        """A struct of one field, this option's value, with the choices or bounds it has."""
+        kind: Any = Any
+        if self.choices and not all(isinstance(c, bool) for c in self.choices):
+            kind = Literal[self.choices]
+        elif isinstance(self.default, bool):
+            kind = bool
+        elif isinstance(self.default, int):
+            kind = Annotated[int, msgspec.Meta(ge=self.lo, le=self.hi)]
+        return msgspec.defstruct("OptionValue", [(self.name, kind)])
+
     def check(self, value: Any) -> Any:
         """The value if valid for this option; a clear error otherwise."""
-        if self.choices:
-            if value not in self.choices:
-                allowed = ", ".join(
-                    str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices
-                )
-                raise RuleError(f"option {self.name}: {value!r} is not one of {allowed}")
-            return value
-        if isinstance(self.default, bool):
-            if not isinstance(value, bool):
-                raise RuleError(f"option {self.name}: expected true or false, got {value!r}")
-        elif isinstance(self.default, int) and (
-            isinstance(value, bool) or not isinstance(value, int)
-        ):
-            raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
-        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            raise RuleError(f"option {self.name}: {value} is out of range ({self.lo}..{self.hi})")
+        read_as({self.name: value}, self._value, "option ")
         if self.valid is not None:
             try:
                 return self.valid(value)
