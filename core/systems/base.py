@@ -114,6 +114,10 @@ class Clock:
     count: int | None = None
 
 
+#: most characters one ``add NAME xN`` (an add-character's ``count``) seats
+MAX_GROUP = 100
+
+
 @dataclass(frozen=True)
 class Usage:
     """What each word of one short form is, so completion offers the right kind of word.
