@@ -79,3 +79,25 @@ def _as_then(state: dict[str, Any]) -> dict[str, Any]:
             if key in into:
                 assert into.pop(key) == default, key
     return state
+
+
+@pytest.mark.parametrize(
+    ("system", "line"),
+    [
+        ("d100-under", "  Kael last=BR 22/35 success (wins)"),
+        ("2d6-effect", "  Mira assists={} last=Broker 8 (Effect +0, success)"),
+    ],
+)
+def test_the_state_says_a_last_check_as_the_status_line_does(
+    system: str,
+    line: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / f"{system}.margin"
+    shutil.copyfile(TABLES / f"{system}.margin", path)
+    code, out, err = run_margin(capsys, monkeypatch, "state", str(path))
+    assert code == 0, err
+    assert line in out.splitlines()
+    assert "last={" not in out

@@ -200,6 +200,10 @@ def _no_line(event: dict[str, Any]) -> str | None:
     return None
 
 
+def _no_fields(char: Character) -> dict[str, str]:
+    return {}
+
+
 def _no_status(char: Character, state: TableState) -> list[str]:
     return []
 
@@ -264,6 +268,9 @@ class System:
     #: short status items of a character for the table screen
     #: ("Edge 3/4", "Health 22/30", "moderate injury", "adv pending")
     status: Callable[[Character, TableState], list[str]] = _no_status
+    #: a character's fields that hold data (a last check) as the line the status shows,
+    #: for ``margin state``'s text: {"last": "Firearms 34/50 success"}
+    field_lines: Callable[[Character], dict[str, str]] = _no_fields
     #: the encounter clock, or None when no encounter runs
     clock: Callable[[TableState], Clock | None] = _no_clock
     #: exact odds of a command before it is rolled, or None if it rolls no check
