@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -323,3 +324,37 @@ class System:
 
     def default_options(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.all_options}
+
+
+#: the hooks a system's modules give by the names every system uses: hook -> (module,
+#: name); a module that lacks a name leaves the hook at its default
+SHAPE: dict[str, tuple[str, str]] = {
+    "commands": ("commands", "COMMANDS"),
+    "decide": ("decide", "decide"),
+    "handlers": ("fold", "HANDLERS"),
+    "make_character": ("state", "make_character"),
+    "check_sheet": ("state", "check_sheet"),
+    "initial_world": ("state", "initial_world"),
+    "player_world": ("state", "player_world"),
+    "resolve": ("resolve", "RESOLVE"),
+    "describe": ("present", "describe"),
+    "status": ("present", "status"),
+    "field_lines": ("present", "field_lines"),
+    "clock": ("present", "clock"),
+    "odds": ("present", "odds"),
+    "vocabulary": ("present", "vocabulary"),
+    "recap": ("recap", "READERS"),
+}
+
+
+def shaped(package: str, **face: Any) -> System:
+    """The system whose modules (``package``'s ``commands``, ``decide``, ``fold`` ...) give
+    its hooks by the names of ``SHAPE``, its short forms by ``words.GRAMMAR``, and its
+    rules by ``rules.md``; ``face`` (id, options, demo, short forms ...) is given on top."""
+    hooks: dict[str, Any] = {"rules_doc": "rules.md"}
+    for hook, (module, name) in SHAPE.items():
+        found = getattr(importlib.import_module(f"{package}.{module}"), name, None)
+        if found is not None:
+            hooks[hook] = found
+    grammar = importlib.import_module(f"{package}.words").GRAMMAR
+    return System(**{**hooks, "parse_words": grammar.parse, "grammar": grammar.usages, **face})

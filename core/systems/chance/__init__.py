@@ -9,8 +9,8 @@ import msgspec
 from margin.events.systems import chance as chance_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, rules, state, words
+from ..base import Option, shaped
+from . import rules, state
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -235,29 +235,13 @@ def mask_health(char: Character) -> Character:
     return msgspec.structs.replace(char, hp=char.max_hp)
 
 
-SYSTEM = System(
+SYSTEM = shaped(
+    __name__,
     id="d100-chance",
     title="d100-chance",
     summary="d100 against a chance from proficiency and difficulty, secret by default",
     options=OPTIONS,
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
-    initial_world=state.initial_world,
-    resolve=resolve.RESOLVE,
     demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    clock=present.clock,
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
-    player_world=state.player_world,
-    recap=recap.READERS,
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
         ("check rook hacking 40 helper open", "an open check with a helper"),

@@ -12,7 +12,7 @@ from msgspec import Meta
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState
+from ...state import Character, TableState, typed_sheet
 from . import rules
 from .commands import AttackType, Profile
 from .rules import BASE_ACCURACY, MIN_CRIT_MULTIPLIER, exact
@@ -346,17 +346,8 @@ def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> 
 
 
 def sheet_of(char: Character) -> ChanceSheet:
-    """A character's sheet, typed: read once for each sheet the character holds.
-
-    The folds keep a sheet as the plain data its records hold (a change merges
-    fields into it), so the typed sheet is kept beside the data it was read from.
-    """
-    # kept outside the struct's fields (ChanceCharacter has a __dict__), so never in a state
-    held: tuple[dict[str, Any], ChanceSheet] | None = vars(char).get("typed_sheet")
-    if held is None or held[0] is not char.sheet:
-        held = (char.sheet, normal_sheet(char.sheet))
-        vars(char)["typed_sheet"] = held
-    return held[1]
+    """A character's sheet, typed (read once for each sheet the character holds)."""
+    return typed_sheet(char, normal_sheet)
 
 
 # -- numbers derived from the sheet and effects ----------------------------------------

@@ -10,7 +10,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, find_character
+from ...state import Character, TableState, find_character, typed_sheet
 
 #: Ranged weapons carry their own damage; melee weapons add the wielder's ST.
 #: ``burst`` is the extra d6 of burst fire (0: no burst mode); ``pt_single`` and
@@ -367,17 +367,8 @@ def initial_world(options: Any) -> EdgeWorld:
 
 
 def sheet_of(char: Character) -> EdgeSheet:
-    """A character's sheet, typed: read once for each sheet the character holds.
-
-    The folds keep a sheet as the plain data its records hold (a change merges
-    fields into it), so the typed sheet is kept beside the data it was read from.
-    """
-    # kept outside the struct's fields (EdgeCharacter has a __dict__), so never in a state
-    held: tuple[dict[str, Any], EdgeSheet] | None = vars(char).get("typed_sheet")
-    if held is None or held[0] is not char.sheet:
-        held = (char.sheet, normal_sheet(char.sheet))
-        vars(char)["typed_sheet"] = held
-    return held[1]
+    """A character's sheet, typed (read once for each sheet the character holds)."""
+    return typed_sheet(char, normal_sheet)
 
 
 def character(state: TableState, ref: str) -> EdgeCharacter:
