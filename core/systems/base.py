@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
@@ -78,6 +78,22 @@ class Option:
 
 
 Handler = Callable[[TableState, Record], None]
+C = TypeVar("C", bound=Character)
+
+
+def character_step(kind: type[C]) -> Callable[[Callable[[C, Record], None]], Handler]:
+    """A fold step of an event that names a ``character``: the step changes that character,
+    when one of ``kind`` is at the table (a character removed since is left be)."""
+
+    def wrap(step: Callable[[C, Record], None]) -> Handler:
+        def handler(state: TableState, record: Record) -> None:
+            char = state.characters.get(record.event.character)
+            if isinstance(char, kind):
+                step(char, record)
+
+        return handler
+
+    return wrap
 
 
 @dataclass(frozen=True)
@@ -232,6 +248,19 @@ def _no_player_world(state: TableState) -> Any:
 
 class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     """A GM's intent, decided against the state into events (or refused)."""
+
+
+Decide = Callable[[Command, TableState, Dice, History], list[Draft]]
+
+
+def by_command(deciders: Mapping[type[Command], Callable[..., list[Draft]]]) -> Decide:
+    """A system's ``decide``: each command decided by the function its type maps to (what
+    players see of the drafts is ``core.lens``'s to say)."""
+
+    def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+        return deciders[type(command)](command, state, dice, history)
+
+    return decide
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,23 @@ def _sheet(**fields: Any) -> dict[str, Any]:
     return fields
 
 
+def _guard(name: str, hp: int, perception: int, weapons: dict[str, Any]) -> dict[str, Any]:
+    """One of the station's guards: a human in light armor, watchful."""
+    sheet = _sheet(
+        hp=hp,
+        stats={"str": 8, "dex": 10},
+        skills={"perception": perception},
+        speed=30,
+        speed_bonus=5,
+        armor_weight=5,
+        crit_chance=5,
+        armor=_HUMAN_ARMOR,
+        status_resistance=10,
+        weapons=weapons,
+    )
+    return {"type": "add-character", "name": name, "sheet": sheet}
+
+
 DEMO: tuple[dict[str, Any], ...] = (
     {
         "type": "add-character",
@@ -126,38 +143,13 @@ DEMO: tuple[dict[str, Any], ...] = (
             weapons={"maul": {"type": "melee", "base": 16, "profile": "high-power", "range": 5}},
         ),
     },
-    {
-        "type": "add-character",
-        "name": "Kessler",
-        "sheet": _sheet(
-            hp=50,
-            stats={"str": 8, "dex": 10},
-            skills={"perception": 25},
-            speed=30,
-            speed_bonus=5,
-            armor_weight=5,
-            crit_chance=5,
-            armor=_HUMAN_ARMOR,
-            status_resistance=10,
-            weapons={"baton": {"type": "melee", "base": 8, "range": 5}},
-        ),
-    },
-    {
-        "type": "add-character",
-        "name": "Marn",
-        "sheet": _sheet(
-            hp=30,
-            stats={"str": 8, "dex": 10},
-            skills={"perception": 20},
-            speed=30,
-            speed_bonus=5,
-            armor_weight=5,
-            crit_chance=5,
-            armor=_HUMAN_ARMOR,
-            status_resistance=10,
-            weapons={"rifle": {"type": "ranged", "base": 14, "range": 90, "profile": "standard"}},
-        ),
-    },
+    _guard("Kessler", 50, 25, {"baton": {"type": "melee", "base": 8, "range": 5}}),
+    _guard(
+        "Marn",
+        30,
+        20,
+        {"rifle": {"type": "ranged", "base": 14, "range": 90, "profile": "standard"}},
+    ),
     # record 7: the GM rolls Rook's lockpicking in secret (41% before tools, 51% with them)
     {
         "type": "check",

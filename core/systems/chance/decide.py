@@ -34,7 +34,7 @@ from ...errors import RuleError
 from ...history import History
 from ...state import TableState, find_character
 from ...targets import find_characters
-from ..base import Command
+from ..base import Command, by_command
 from . import rules
 from .commands import (
     ApplyEffect,
@@ -1026,6 +1026,4 @@ _DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
     Travel: decide_travel,
 }
 
-
-def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    return _DECIDE[type(command)](command, state, dice, history)
+decide = by_command(_DECIDE)

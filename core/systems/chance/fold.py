@@ -21,7 +21,7 @@ from margin.events.systems.chance import (
 )
 
 from ...state import TableState
-from ..base import Handler
+from ..base import Handler, character_step
 from .state import ChanceCharacter, ChanceWorld, Effect, Encounter, FailedTask, Leg
 
 
@@ -187,18 +187,15 @@ def _moved(state: TableState, record: Record) -> None:
         enc.flee_from, enc.flee_to = "", None
 
 
-def _side(state: TableState, record: Record) -> None:
+@character_step(ChanceCharacter)
+def _side(char: ChanceCharacter, record: Record) -> None:
     e: SideSwitched = record.event
-    char = _char(state, e.character)
-    if char is not None:
-        char.side = e.side if e.reason == "charmed" else None
+    char.side = e.side if e.reason == "charmed" else None
 
 
-def _hp(state: TableState, record: Record) -> None:
+@character_step(ChanceCharacter)
+def _hp(char: ChanceCharacter, record: Record) -> None:
     e: HealthChanged = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     if e.amount < 0:
         _hurt(char, -e.amount - e.absorbed, e.absorbed)
     else:

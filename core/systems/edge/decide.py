@@ -32,7 +32,7 @@ from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
 from ...state import TableState
-from ..base import Command
+from ..base import Command, by_command
 from . import rules
 from .commands import (
     ACTIONS,
@@ -928,7 +928,4 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
     EndEncounter: decide_end,
 }
 
-
-def decide(cmd: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    """Decide a 2d10-edge command (what players see of it is ``core.lens``'s to say)."""
-    return DECIDERS[type(cmd)](cmd, state, dice, history)
+decide = by_command(DECIDERS)
