@@ -221,7 +221,9 @@ def _problem(info: Any, value: Any) -> str | None:
     """What is wrong with ``value`` as a leaf of kind ``info``; None if nothing (or unknown)."""
     inspect = msgspec.inspect
     if isinstance(info, inspect.UnionType):
-        named = [_KINDS[type(t)] for t in info.types if type(t) in _KINDS]
+        named = list(dict.fromkeys(_KINDS[type(t)] for t in info.types if type(t) in _KINDS))
+        if "a number" in named and "a whole number" in named:
+            named.remove("a whole number")  # a number covers whole ones
         return f"expected {' or '.join(named)}, got {shown(value)}"
     if isinstance(info, inspect.BoolType):
         return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"

@@ -336,6 +336,8 @@ def test_sheet_is_checked(game: Game) -> None:
     game.refused("weapons.claw.profile", **fighter(
         "X", weapons={"claw": {"base": 5, "profile": "wild"}}))  # fmt: skip
     game.refused("skills.hack: 120 is out of range", **fighter("X", skills={"hack": 120}))
+    game.refused('weapons.claw.base: expected a number, got "lots"', **fighter(
+        "X", weapons={"claw": {"base": "lots"}}))  # fmt: skip
     game.refused("weapons.claw.potency: missing", **fighter(
         "X", weapons={"claw": {"base": 5, "effect": "burning"}}))  # fmt: skip
     game.refused("weapons.claw.effect: 'glowing' is not one of", **fighter(

@@ -29,6 +29,14 @@ def test_a_table_of_every_system_is_kept() -> None:
     assert set(WRITTEN) == set(SYSTEMS)
 
 
+def _kept_copy(system: str, tmp_path: Path) -> str:
+    """A copy of the kept table, so that opening it (which may fold its journal back)
+    never changes the kept file."""
+    path = tmp_path / f"{system}.margin"
+    shutil.copyfile(TABLES / f"{system}.margin", path)
+    return str(path)
+
+
 @pytest.mark.parametrize("system", WRITTEN)
 def test_a_table_written_before_opens_unchanged(
     system: str,
@@ -36,19 +44,16 @@ def test_a_table_written_before_opens_unchanged(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # a copy, so that opening it (which may fold its journal back) never changes the kept file
-    path = tmp_path / f"{system}.margin"
-    shutil.copyfile(TABLES / f"{system}.margin", path)
-
-    code, out, err = run_margin(capsys, monkeypatch, "verify", str(path))
+    path = _kept_copy(system, tmp_path)
+    code, out, err = run_margin(capsys, monkeypatch, "verify", path)
     assert code == 0, err
     assert "chain intact; signed by ed25519:" in out
 
-    code, out, err = run_margin(capsys, monkeypatch, "log", str(path))
+    code, out, err = run_margin(capsys, monkeypatch, "log", path)
     assert code == 0, err
     assert out == (TABLES / f"{system}.log").read_text()
 
-    code, out, err = run_margin(capsys, monkeypatch, "state", "--json", str(path))
+    code, out, err = run_margin(capsys, monkeypatch, "state", "--json", path)
     assert code == 0, err
     assert _as_then(json.loads(out)) == json.loads((TABLES / f"{system}.state.json").read_text())
 
@@ -95,9 +100,7 @@ def test_the_state_says_a_last_check_as_the_status_line_does(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path = tmp_path / f"{system}.margin"
-    shutil.copyfile(TABLES / f"{system}.margin", path)
-    code, out, err = run_margin(capsys, monkeypatch, "state", str(path))
+    code, out, err = run_margin(capsys, monkeypatch, "state", _kept_copy(system, tmp_path))
     assert code == 0, err
     assert line in out.splitlines()
     assert "last={" not in out
