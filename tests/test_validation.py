@@ -136,3 +136,12 @@ def test_a_valid_option_value_is_kept() -> None:
     assert get_system("2d10-edge").option("edge_recovery").check("complex") == "complex"
     assert get_system("2d10-edge").option("armor_dodge_heavy").check(0) == 0
     assert get_system("2d6-effect").option("initiative_dice").check("2d6+1") == "2d6+1"
+
+
+def test_an_option_typed_on_the_command_line_is_read_by_its_kind() -> None:
+    option = get_system("2d10-edge").option("armor_dodge_heavy")
+    assert option.parse("3") == 3
+    with pytest.raises(RuleError, match=r"armor_dodge_heavy: 300 is out of range \(0..100\)"):
+        option.parse("300")
+    with pytest.raises(RuleError, match="armor_dodge_heavy: expected a whole number, got 'lots'"):
+        option.parse("lots")

@@ -69,11 +69,12 @@ class Option:
             raise RuleError(f"option {self.name}: expected true or false, got {text!r}")
         if isinstance(self.default, int):
             try:
-                return self.check(int(low))
+                number = int(low)
             except ValueError:
                 raise RuleError(
                     f"option {self.name}: expected a whole number, got {text!r}"
                 ) from None
+            return self.check(number)
         return self.check(low)
 
 
