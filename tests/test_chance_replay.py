@@ -86,7 +86,8 @@ def test_undo_redo_and_replay_restore_the_state(
             try:
                 table.execute(convert_command(SYSTEM, data))
             except RuleError:
-                assert table.state.seq == seq and snapshot(table) == before
+                assert table.state.seq == seq
+                assert snapshot(table) == before
                 continue
             after = snapshot(table)
             seen[table.state.seq] = after

@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import margin_process
 
 from margin.tui.resolve import run
 
@@ -174,7 +175,9 @@ def test_the_text_example_through_resolve() -> None:
         {"system": "d100-chance", "action": "check", "proficiency": 40, "difficulty": 15},
     )  # fmt: skip
     assert (gamble["chance"], gamble["success"], gamble["band"]) == (41, True, "success")
-    assert done["automatic"] and done["roll"] is None and done["success"]
+    assert done["automatic"]
+    assert done["roll"] is None
+    assert done["success"]
 
 
 def test_rolled_dice_are_echoed_and_reproducible() -> None:
@@ -199,13 +202,16 @@ def test_rolled_dice_are_echoed_and_reproducible() -> None:
 def test_crit_reports_no_range_roll() -> None:
     _, [r] = resolve({"system": "d100-chance", "action": "damage", "base": 10, "crit": True,
                       "crit_multiplier": 2})  # fmt: skip
-    assert r["range_percent"] is None and r["damage"] == 20
+    assert r["range_percent"] is None
+    assert r["damage"] == 20
 
 
 def test_unaware_attack_cannot_be_dodged() -> None:
     _, [r] = resolve({"system": "d100-chance", "action": "attack", "accuracy": 90, "evasion": 40,
                       "aware": False, "roll": 10, "dodge_roll": 1})  # fmt: skip
-    assert r["connects"] and not r["dodged"] and r["dodge_roll"] is None
+    assert r["connects"]
+    assert not r["dodged"]
+    assert r["dodge_roll"] is None
 
 
 def test_errors_name_the_field_and_the_run_goes_on() -> None:
@@ -237,7 +243,8 @@ def test_errors_name_the_field_and_the_run_goes_on() -> None:
     assert errors[5].startswith("range_percent:")
     assert errors[6].startswith("position:")
     assert errors[7].startswith("roll: 101 is out of range")
-    assert "error" not in results[8] and results[8]["band"] == "clean-success"
+    assert "error" not in results[8]
+    assert results[8]["band"] == "clean-success"
 
 
 def test_odds_opposed_and_effect_actions() -> None:
@@ -251,15 +258,13 @@ def test_odds_opposed_and_effect_actions() -> None:
     assert odds["success"] == 0.41
     assert odds["bands"] == {"clean-success": 0.31, "success": 0.10,
                              "recoverable-failure": 0.10, "setback": 0.49}  # fmt: skip
-    assert opposed["a"]["chance"] == 65 and opposed["b"]["chance"] == 45
+    assert opposed["a"]["chance"] == 65
+    assert opposed["b"]["chance"] == 45
     assert opposed["winner"] == "a"
     assert effect == {"landed": True, "gap": 60, "turns": 7, "stacks": 4}
 
 
 def test_margin_resolve_as_a_process() -> None:
-    import subprocess
-    import sys
-
     lines = [
         {"system": "d100-chance", "action": "check", "proficiency": 8, "difficulty": 15,
          "roll": 60},
@@ -268,18 +273,16 @@ def test_margin_resolve_as_a_process() -> None:
         {"system": "d100-chance", "action": "attack", "accuracy": 80, "evasion": 30,
          "position": "rear", "roll": 3},
     ]  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "margin.tui", "resolve", "--seed", "5"],
-        input="\n".join(json.dumps(r) for r in lines) + "\n",
-        capture_output=True,
-        text=True,
-        check=False,
+    done = margin_process(
+        "resolve", "--seed", "5", stdin="\n".join(json.dumps(r) for r in lines) + "\n"
     )
     assert done.returncode == 0, done.stderr
     check, damage, attack = (json.loads(x) for x in done.stdout.splitlines())
     assert (check["band"], check["margin"]) == ("setback", -19)
     assert damage["damage"] == 20
-    assert attack["hit_chance"] == 80 and attack["hit"] and attack["dodge_chance"] == 0
+    assert attack["hit_chance"] == 80
+    assert attack["hit"]
+    assert attack["dodge_chance"] == 0
     assert attack["dodge_roll"] is not None  # the target saw it: the dodge is rolled, and fails
     assert attack["connects"]
 

@@ -21,13 +21,9 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
+from support import MARGIN, margin_process
+
 from margin.events import SQLiteStore
-
-MARGIN = [sys.executable, "-m", "margin.tui"]
-
-
-def margin(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=60)
 
 
 def log_by_command(path: Path) -> tuple[list[int], dict[str, list[int]], list[str]]:
@@ -46,7 +42,7 @@ def log_by_command(path: Path) -> tuple[list[int], dict[str, list[int]], list[st
 
 def assert_sound_after_crash(path: Path, acked: dict[str, list[int]]) -> tuple[int, list[str]]:
     """The checks shared by both crash tests; the last sequence number and unacknowledged commands."""
-    result = margin("verify", str(path))
+    result = margin_process("verify", str(path))
     assert result.returncode == 0, result.stderr
     assert "chain intact" in result.stdout
 
@@ -90,7 +86,7 @@ def commands() -> list[str]:
 
 def test_sigkill_during_a_margin_do_stream(tmp_path: Path) -> None:
     path = tmp_path / "table.margin"
-    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
     lines = commands()
     rng = random.Random()
     kill_after = rng.randrange(150, 600)
@@ -103,7 +99,8 @@ def test_sigkill_during_a_margin_do_stream(tmp_path: Path) -> None:
         text=True,
         bufsize=1,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
 
     def feed() -> None:
         assert proc.stdin is not None
@@ -143,11 +140,11 @@ def test_sigkill_during_a_margin_do_stream(tmp_path: Path) -> None:
     assert last >= max(seq[1] for seq in acked.values())
 
     # The killed writer's table takes new commands right after its last record.
-    again = margin("do", str(path), stdin='{"type": "note", "text": "after the crash"}\n')
+    again = margin_process("do", str(path), stdin='{"type": "note", "text": "after the crash"}\n')
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["seq"] == [last + 1, last + 1]
-    assert margin("verify", str(path)).returncode == 0
-    state = margin("state", str(path), "--json")
+    assert margin_process("verify", str(path)).returncode == 0
+    state = margin_process("state", str(path), "--json")
     assert state.returncode == 0, state.stderr
     assert json.loads(state.stdout)["seq"] == last + 1
 
@@ -195,7 +192,7 @@ WRITER = textwrap.dedent(
 
 def test_sigkill_inside_an_open_transaction(tmp_path: Path) -> None:
     path = tmp_path / "table.margin"
-    assert margin("new", str(path), "--system", "d100-under").returncode == 0
+    assert margin_process("new", str(path), "--system", "d100-under").returncode == 0
     hold = random.Random().randrange(20, 60)
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(path), str(hold)],
@@ -235,7 +232,7 @@ def test_sigkill_inside_an_open_transaction(tmp_path: Path) -> None:
         if command in acked:
             assert len(own) == int(command.rsplit("-n", 1)[1])
 
-    again = margin("do", str(path), stdin='{"type": "note", "text": "after the crash"}\n')
+    again = margin_process("do", str(path), stdin='{"type": "note", "text": "after the crash"}\n')
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["seq"] == [last + 1, last + 1]
-    assert margin("verify", str(path)).returncode == 0
+    assert margin_process("verify", str(path)).returncode == 0

@@ -6,14 +6,13 @@ import io
 import itertools
 import json
 import math
-import subprocess
-import sys
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import margin_process
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
@@ -286,7 +285,8 @@ def test_edge_doubles_example_through_resolve() -> None:
 
 def test_kept_override_through_resolve() -> None:
     out = req(action="check", bonus=12, tn=20, advantage=1, faces=[2, 2, 4], keep=[0, 1])
-    assert out["kept"] == [2, 2] and out["total"] == 11
+    assert out["kept"] == [2, 2]
+    assert out["total"] == 11
 
 
 # -- errors ---------------------------------------------------------------------
@@ -343,7 +343,8 @@ def test_rolled_checks_echo_their_faces_and_are_reproducible() -> None:
         {"system": "2d10-edge", "action": "check", "bonus": 10, "tn": 20, "advantage": 1},
         RandomDice(7),
     )
-    assert a == b and len(a["faces"]) == 3
+    assert a == b
+    assert len(a["faces"]) == 3
 
 
 def test_jsonl_filter_goes_on_after_an_error() -> None:
@@ -374,12 +375,6 @@ def test_jsonl_filter_goes_on_after_an_error() -> None:
 
 def test_margin_resolve_process() -> None:
     line = json.dumps({"system": "2d10-edge", "action": "odds", "bonus": 15, "tn": 20}) + "\n"
-    done = subprocess.run(
-        [sys.executable, "-m", "margin.tui", "resolve"],
-        input=line,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = margin_process("resolve", stdin=line)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["success"] == pytest.approx(0.94)

@@ -150,13 +150,15 @@ def test_multiple_actions_cost_two_per_extra_thing() -> None:
 @pytest.mark.parametrize("disposition", ["hostile", "unfriendly", "neutral"])
 def test_less_than_friendly_refuses(disposition: str) -> None:
     out = ask(action="assist", skill=3, disposition=disposition, faces=[6, 6])
-    assert out["refused"] is True and disposition in out["reason"]
+    assert out["refused"] is True
+    assert disposition in out["reason"]
     assert "dm" not in out
 
 
 def test_a_helper_without_the_skill_refuses() -> None:
     out = ask(action="assist", skill=None, disposition="helpful", faces=[6, 6])
-    assert out["refused"] is True and "skill" in out["reason"]
+    assert out["refused"] is True
+    assert "skill" in out["reason"]
 
 
 def test_friendly_brings_one_level_helpful_brings_all() -> None:
@@ -170,7 +172,8 @@ def test_friendly_brings_one_level_helpful_brings_all() -> None:
 
 def test_a_fumbling_helper_hands_over_a_penalty() -> None:
     out = ask(action="assist", skill=1, disposition="helpful", difficulty="difficult", faces=[1, 2])
-    assert out["refused"] is False and out["dm"] == -6
+    assert out["refused"] is False
+    assert out["dm"] == -6
 
 
 def test_bad_disposition_is_refused_by_name() -> None:
@@ -218,7 +221,8 @@ def test_the_informal_task_format() -> None:
         "very-difficult",
         -4,
     )
-    assert task.characteristic is None and task.increment is None
+    assert task.characteristic is None
+    assert task.increment is None
     assert (
         tasks.parse("a Difficult (-2) Electronics (remote ops) task").skill
         == "Electronics (remote ops)"

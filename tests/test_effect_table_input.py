@@ -123,7 +123,8 @@ def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
     assert SYSTEM.parse_words is not None
     data = SYSTEM.parse_words(line.split(), table.state)
     assert data is not None
-    assert "law_level" not in data and "difficulty" not in data
+    assert "law_level" not in data
+    assert "difficulty" not in data
 
 
 def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> None:
@@ -158,7 +159,8 @@ def test_law_without_a_level_is_refused(table: Table) -> None:
         SYSTEM.parse_words(["check", "mira", "soc", "law"], table.state)
     # a skill whose name ends in 'law' still reads as a skill
     data = SYSTEM.parse_words(["check", "mira", "maritime", "law"], table.state)
-    assert data is not None and data["skill"] == "maritime law"
+    assert data is not None
+    assert data["skill"] == "maritime law"
 
 
 def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
@@ -208,7 +210,8 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
         line = "opposed vex electronics int roll 3 4 vs mira electronics int roll 6 5"
         data = SYSTEM.parse_words(line.split(), t.state)
         assert data is not None
-        assert data["a"]["faces"] == [3, 4] and data["b"]["faces"] == [6, 5]
+        assert data["a"]["faces"] == [3, 4]
+        assert data["b"]["faces"] == [6, 5]
         (event,) = do(t, **data)
         assert (event.a.total, event.b.total) == (3 + 4 + 2 + 1, 6 + 5 + 3 + 2)
         assert event.winner == "mira"
@@ -276,7 +279,8 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
         SYSTEM.parse_words(["check", "vex", "electronics", "int", "difficlt"], table.state)
     # a skill nobody at the table has is still an unskilled attempt
     data = SYSTEM.parse_words(["check", "vex", "streetwise", "soc"], table.state)
-    assert data is not None and data["skill"] == "streetwise"
+    assert data is not None
+    assert data["skill"] == "streetwise"
 
 
 def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) -> None:

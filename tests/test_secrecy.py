@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import io
 import json
 import re
 from collections.abc import Iterator
@@ -30,10 +29,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import margin_output
 
 from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
-from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 from margin.tui.view import LiveTable, View
@@ -169,28 +168,20 @@ def play(
     return table
 
 
-def _cli(*args: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(args))
-    assert code == 0, args
-    return out.getvalue()
-
-
 _CLOCK = re.compile(r"\b\d\d:\d\d:\d\d\b")
 
 
 def player_outputs(path: Path, player: str) -> list[str]:
     """Everything a player gets of the table, times and the creation's id left out."""
-    out = [_CLOCK.sub("", _cli("log", str(path), "--as", player))]
-    for line in _cli("log", str(path), "--as", player, "--json").splitlines():
+    out = [_CLOCK.sub("", margin_output("log", str(path), "--as", player))]
+    for line in margin_output("log", str(path), "--as", player, "--json").splitlines():
         data = json.loads(line)
         data.pop("at", None)
         if data.get("type") == "table.created":
             data.pop("command", None)
         out.append(json.dumps(data, sort_keys=True))
-    out.append(_cli("state", str(path), "--as", player).replace(str(path), "TABLE"))
-    state = json.loads(_cli("state", str(path), "--as", player, "--json"))
+    out.append(margin_output("state", str(path), "--as", player).replace(str(path), "TABLE"))
+    state = json.loads(margin_output("state", str(path), "--as", player, "--json"))
     out.append(json.dumps(state, sort_keys=True))
     table = LiveTable.open_live(str(path), readonly=True, lens=True)
     try:
@@ -354,6 +345,7 @@ def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_show
         do(type="update-character", character="Guard", hidden=False)
         order = [c.id for c in player_state_of(table).world.encounter.order]
         gm_order = [c.id for c in table.state.world.encounter.order]
-        assert order == gm_order and "guard" in order
+        assert order == gm_order
+        assert "guard" in order
     finally:
         table.close()

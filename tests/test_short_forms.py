@@ -49,7 +49,8 @@ def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Pat
         seen = {r.seq: lens.read(r) for r in table.store.records()}
         assert seen[table.projection.seq - 2] is None  # the hidden Lurker's record
         player_check, player_dismiss = seen[check.seq], seen[dismiss.seq]
-        assert player_check is not None and player_dismiss is not None
+        assert player_check is not None
+        assert player_dismiss is not None
         assert player_check["seq"] == check.seq - 1
         assert player_dismiss["event"]["pending"] == player_check["seq"]
     finally:

@@ -36,7 +36,8 @@ def test_append_numbers_records_gaplessly_and_chains_them(tmp_path: Path) -> Non
     assert recs[1].cause == 2
     rows = list(store.rows())
     assert [r.seq for r in rows] == [1, 2, 3]
-    assert rows[1].prev == rows[0].hash and rows[2].prev == rows[1].hash
+    assert rows[1].prev == rows[0].hash
+    assert rows[2].prev == rows[1].hash
     assert store.verify() is None
 
 
@@ -60,7 +61,7 @@ def test_a_failing_batch_appends_none_of_its_events(tmp_path: Path) -> None:
         def __getattr__(self, name: str) -> object:
             raise Boom
 
-    with pytest.raises(Exception):  # noqa: B017 - any encoding failure must roll back
+    with pytest.raises(Exception):  # noqa: B017, PT011 - any encoding failure must roll back
         store.append([Draft(Noted(text="ok")), Draft(BadEvent())], 1, command="c1")  # type: ignore[arg-type]
     assert store.last_seq == 1
     assert store.append([Draft(Noted(text="next"))], 1, command="c2")[0].seq == 2
@@ -209,9 +210,11 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
     seen = PlayerLens().read(record)
     assert seen is not None
     assert seen["event"]["sheet"] == {"hp": 10, "secret": {"b": 2}}
-    assert "hidden" not in seen["event"] and seen["secret"] is True
+    assert "hidden" not in seen["event"]
+    assert seen["secret"] is True
     shown = PlayerLens(revealed={5}).read(record)
-    assert shown is not None and shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
+    assert shown is not None
+    assert shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
     import msgspec
 
     gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))

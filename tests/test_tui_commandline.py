@@ -60,13 +60,17 @@ def test_bad_face_word_is_named(table):
 
 def test_notes_keep_their_text(table):
     cmd = parse("gmnote the  cultist lies", table).command
-    assert isinstance(cmd, Note) and cmd.gm_only and cmd.text == "the  cultist lies"
+    assert isinstance(cmd, Note)
+    assert cmd.gm_only
+    assert cmd.text == "the  cultist lies"
 
 
 def test_add_reads_sheet_fields_as_json(table):
     cmd = parse('add "Old Tom" hidden skills={"Melee":40}', table).command
     assert isinstance(cmd, AddCharacter)
-    assert cmd.name == "Old Tom" and cmd.hidden and cmd.sheet == {"skills": {"Melee": 40}}
+    assert cmd.name == "Old Tom"
+    assert cmd.hidden
+    assert cmd.sheet == {"skills": {"Melee": 40}}
 
 
 def test_hide_show_remove_set_redo(table):
@@ -119,7 +123,8 @@ def test_completion_of_commands_characters_and_skills(table):
 
 def test_names_are_offered_once_whatever_their_case(table):
     names = [n.lower() for n in commandline.candidates("check ", table.state)]
-    assert names and len(names) == len(set(names))
+    assert names
+    assert len(names) == len(set(names))
 
 
 def test_lens_drops_hidden_characters(table):
@@ -169,7 +174,8 @@ def test_jump_words(table):
 
 def test_an_empty_quoted_name_is_a_word_and_is_refused(table):
     cmd = parse('add "" skills={}', table).command
-    assert isinstance(cmd, AddCharacter) and cmd.name == ""
+    assert isinstance(cmd, AddCharacter)
+    assert cmd.name == ""
     with pytest.raises(RuleError, match="needs a name"):
         table.execute(cmd)
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
-import subprocess
-import sys
 import time
 
 import pytest
+from support import margin_process
 
 from margin.core import RuleError, get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
@@ -102,7 +101,8 @@ async def test_a_typed_roll_is_appended_and_shown(path):
         table = app.view.table
         assert table.projection.seq == before + 1
         record = table.store.record(table.projection.seq)
-        assert record.event.faces == [1, 2, 3] and record.event.total == 8
+        assert record.event.faces == [1, 2, 3]
+        assert record.event.total == 8
         assert record.event.source == "typed"
         assert app.query_one(CommandLine).value == ""
         assert "[1, 2, 3] = 8" in log_texts(app)[-1]
@@ -172,7 +172,8 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         hit = str(app.query_one("#party").render())
-        assert hit != before and "guard" in message(app).lower()
+        assert hit != before
+        assert "guard" in message(app).lower()
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert "attack on Guard" in str(app.screen.query_one("#undo-list").render())
@@ -183,7 +184,8 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         gm_row = app.view.rows(0, app.view.log_len())[-1]
-        assert gm_row.secret and "27" in gm_row.text, message(app)
+        assert gm_row.secret, message(app)
+        assert "27" in gm_row.text, message(app)
         await type_line(pilot, "roll 1d20 secret for perception = 13")
         await pilot.press("enter")
         await pilot.pause()
@@ -191,9 +193,13 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
     watcher = appmod.watch_app(str(path), "Kael")
     async with watcher.run_test(size=(80, 24)):
         check, roll = watcher.view.rows(0, watcher.view.log_len())[-2:]
-        assert roll.secret and "13" not in roll.text and "perception" in roll.text
-        assert check.secret and "secret TN" in check.text
-        assert "27" not in check.text and "MoS" not in check.text
+        assert roll.secret
+        assert "13" not in roll.text
+        assert "perception" in roll.text
+        assert check.secret
+        assert "secret TN" in check.text
+        assert "27" not in check.text
+        assert "MoS" not in check.text
 
 
 @pilot_test
@@ -371,7 +377,8 @@ async def test_undo_voids_what_the_command_caused(path):
         assert {secret.seq, reveal} <= history.voided
         assert secret.seq not in table.state.revealed
         rows = {r.seq: r for r in app.view.rows(0, app.view.log_len())}
-        assert rows[secret.seq].undone and rows[reveal].undone
+        assert rows[secret.seq].undone
+        assert rows[reveal].undone
         assert not rows[reveal + 1].undone
 
 
@@ -406,7 +413,8 @@ async def test_gm_log_marks_secret_rolls(path):
     async with app.run_test(size=SIZE):
         rows = app.view.rows(0, app.view.log_len())
         secret = [r for r in rows if r.secret]
-        assert len(secret) == 1 and "17" in secret[0].text
+        assert len(secret) == 1
+        assert "17" in secret[0].text
         assert any("the cultist is a spy" in r.text for r in rows)
 
 
@@ -451,10 +459,13 @@ async def test_watch_shows_no_secrets(path):
     async with app.run_test(size=SIZE):
         texts = log_texts(app)
         party = str(app.query_one("#party").render())
-        assert "Shade" not in party and "Shade" not in " ".join(texts)
+        assert "Shade" not in party
+        assert "Shade" not in " ".join(texts)
         assert not any("the cultist is a spy" in t for t in texts)
         secret = [r for r in app.view.rows(0, app.view.log_len()) if r.secret]
-        assert len(secret) == 1 and "17" not in secret[0].text and "ambush" in secret[0].text
+        assert len(secret) == 1
+        assert "17" not in secret[0].text
+        assert "ambush" in secret[0].text
         assert "watching as Kael" in str(app.query_one("#header").render())
 
 
@@ -481,7 +492,8 @@ async def test_revealed_record_shows_to_the_watcher(path):
                 break
         await pilot.pause()
         row = next(r for r in app.view.rows(0, app.view.log_len()) if r.seq == secret)
-        assert "17" in row.text and not row.secret
+        assert "17" in row.text
+        assert not row.secret
     gm.close()
 
 
@@ -494,13 +506,7 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
             ['{"type": "note", "text": "from another terminal"}']
             + [f'{{"type": "roll", "dice": "1d6", "faces": [{i % 6 + 1}]}}' for i in range(60)]
         )
-        proc = subprocess.run(
-            [sys.executable, "-m", "margin.tui", "do", path],
-            input=lines,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = margin_process("do", path, stdin=lines)
         assert proc.returncode == 0, proc.stderr
         t0 = time.monotonic()
         while app.view.table.projection.seq < start + 61 and time.monotonic() - t0 < 5:
@@ -547,7 +553,8 @@ async def test_replay_steps_and_shows_the_table_as_it_was(path):
     app = appmod.replay_app(path)
     async with app.run_test(size=SIZE) as pilot:
         view = app.view
-        assert view.at == 0 and view.seq == 1
+        assert view.at == 0
+        assert view.seq == 1
         await pilot.press("right", "right", "right")
         await pilot.pause()
         assert view.seq == 4
@@ -574,7 +581,9 @@ async def test_replay_as_happened_and_as_corrected(path):
         view.goto_seq(mistake)
         app.redraw()
         row = view.rows(0, view.log_len())[-1]
-        assert row.text == "note: a mistake" and row.mistake and not row.undone
+        assert row.text == "note: a mistake"
+        assert row.mistake
+        assert not row.undone
         view.goto_seq(mistake + 1)
         rows = {r.seq: r for r in view.rows(0, view.log_len())}
         assert rows[mistake].undone
@@ -582,7 +591,8 @@ async def test_replay_as_happened_and_as_corrected(path):
         await pilot.pause()
         assert view.corrected
         texts = log_texts(app)
-        assert "note: a mistake" not in texts and not any(t.startswith("undo") for t in texts)
+        assert "note: a mistake" not in texts
+        assert not any(t.startswith("undo") for t in texts)
         assert "as corrected" in str(app.query_one("#header").render())
         await pilot.press("end")
         assert log_texts(app)[-1] == "note: after the fix"
@@ -768,7 +778,8 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
             await type_line(pilot, "roll 2d6")
             await pilot.press("enter")
             await pilot.pause()
-            assert "ZeroDivisionError" in message(app) and "nothing was written" in message(app)
+            assert "ZeroDivisionError" in message(app)
+            assert "nothing was written" in message(app)
         with MonkeyPatch.context() as mp:
             mp.setattr(commandline, "parse_line", boom)
             await pilot.press("enter")

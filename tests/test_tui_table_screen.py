@@ -178,7 +178,8 @@ async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path,
         await pilot.press("escape")
     app.view.table.close()
     files = list((data_home / "margin" / "history").iterdir())
-    assert len(files) == 1 and files[0].name.startswith("table-")
+    assert len(files) == 1
+    assert files[0].name.startswith("table-")
     again = play(path)
     async with again.run_test(size=(80, 24)) as pilot:
         line = again.query_one(CommandLine)
@@ -194,7 +195,9 @@ async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path,
 def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
     a = appmod.history_path(tmp_path / "a" / "fight.margin")
     b = appmod.history_path(tmp_path / "b" / "fight.margin")
-    assert a != b and a.parent == b.parent and a.name.startswith("fight-")
+    assert a != b
+    assert a.parent == b.parent
+    assert a.name.startswith("fight-")
 
 
 # -- long records -------------------------------------------------------------
@@ -225,7 +228,8 @@ async def test_a_long_note_and_a_100d100_total_are_read_whole_by_the_gm(path, si
         record = app.view.table.store.record(app.view.table.projection.seq)
         total = f"= {record.event.total}"
         assert total in screen_text(app)
-        assert total in message(app) and str(record.event.faces[-1]) in message(app)
+        assert total in message(app)
+        assert str(record.event.faces[-1]) in message(app)
 
 
 @pilot_test
@@ -447,7 +451,8 @@ async def test_refusals_use_the_words_the_gm_types(tmp_path):
         await pilot.press("f2")
         await pilot.pause()
         rules = app.screen.text
-        assert "`set-option`" not in rules and "the `set` command" in rules
+        assert "`set-option`" not in rules
+        assert "the `set` command" in rules
     app.view.table.close()
 
 
@@ -482,7 +487,8 @@ async def test_undo_lines_say_what_they_undid_and_records_read_as_references(pat
     async with watcher.run_test(size=(80, 24)):
         texts = [r.text for r in watcher.view.rows(0, watcher.view.log_len())]
         undo = next(t for t in texts if t.startswith("undo"))
-        assert undo.startswith("undo of #") and "(voids 1 record)" in undo
+        assert undo.startswith("undo of #")
+        assert "(voids 1 record)" in undo
     watcher.view.table.close()
 
 
@@ -527,7 +533,8 @@ async def test_help_lists_each_system_command_once_in_order(edge):
         own = [line for line in lines if line.startswith("2d10-edge commands: ")]
         assert len(own) == 1
         words = own[0].split(": ", 1)[1].split(", ")
-        assert words == sorted(words) and words.count("next") == 1
+        assert words == sorted(words)
+        assert words.count("next") == 1
     app.view.table.close()
 
 

@@ -50,9 +50,12 @@ def test_success_is_under_or_equal() -> None:
 
 def test_01_always_crits_and_00_always_fumbles() -> None:
     low = rules.judge(0, 1)
-    assert low.success and low.critical
+    assert low.success
+    assert low.critical
     high = rules.judge(150, 100)
-    assert not high.success and high.fumble and not high.critical
+    assert not high.success
+    assert high.fumble
+    assert not high.critical
     assert ask(action="check", target=99, faces=[0, 0])["fumble"] is True
     assert ask(action="check", target=5, faces=[0, 1])["critical"] is True
 
@@ -92,7 +95,8 @@ def test_the_example_reading_is_an_option_of_resolve() -> None:
 
 def test_opposed_from_the_text() -> None:
     out = ask(action="opposed", a={"target": 35, "roll": 22}, b={"target": 30, "roll": 28})
-    assert out["a"]["margin"] == 13 and out["b"]["margin"] == 2
+    assert out["a"]["margin"] == 13
+    assert out["b"]["margin"] == 2
     assert out["winner"] == "a"
     assert out["escalation"] is False
 
@@ -101,9 +105,12 @@ def test_opposed_one_sided_and_stalemates() -> None:
     one = ask(action="opposed", a={"target": 35, "roll": 50}, b={"target": 30, "roll": 29})
     assert one["winner"] == "b"
     tie = ask(action="opposed", a={"target": 35, "roll": 25}, b={"target": 30, "roll": 20})
-    assert tie["winner"] is None and tie["stalemate"] and not tie["escalation"]
+    assert tie["winner"] is None
+    assert tie["stalemate"]
+    assert not tie["escalation"]
     worse = ask(action="opposed", a={"target": 35, "roll": 90}, b={"target": 30, "faces": [0, 0]})
-    assert worse["winner"] is None and worse["escalation"] is True
+    assert worse["winner"] is None
+    assert worse["escalation"] is True
 
 
 def test_odds_are_exact() -> None:
@@ -117,7 +124,8 @@ def test_odds_are_exact() -> None:
 
 def test_margin_d10s_read_ten_as_zero() -> None:
     faces, roll, source = rules.percentile(TypedDice([10, 10]))
-    assert faces == [0, 0] and roll == 100
+    assert faces == [0, 0]
+    assert roll == 100
     faces, roll, _ = rules.percentile(TypedDice([10, 7]))
     assert roll == 7
 
