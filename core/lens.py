@@ -238,6 +238,8 @@ class PlayerLens:
         #: records players do not see, for a reveal to show
         self._unseen: dict[int, Event] = {}
         self._shows: dict[int, int] = {}
+        #: every character's name by id, so a revealed record can say who it was about
+        self._names: dict[str, str] = {}
 
     def number(self, seq: int) -> int | None:
         """A record's number in the players' log, None for one they do not see."""
@@ -267,6 +269,8 @@ class PlayerLens:
             cause is not None and cause in self._verdicts and bool(self._verdicts[cause][0].unseen),
         )
         _track(event, self.hidden)
+        if isinstance(event, CharacterAdded):
+            self._names[event.id] = event.name
         if isinstance(event, CharacterAdded | CharacterUpdated) and event.hidden is not None:
             (self.hidden_ever.add if event.hidden else self.hidden_ever.discard)(event.id)
         shown = verdict.shown and self._follows(kind, event)
@@ -313,7 +317,11 @@ class PlayerLens:
         shows = self._shows.get(record.seq)
         if shows is not None:
             body.pop("record", None)
-            body["shown"] = msgspec.to_builtins(self._unseen_event(shows))
+            shown = msgspec.to_builtins(self._unseen_event(shows))
+            body["shown"] = shown
+            named = {i: self._names[i] for i in _strings(shown) if i in self._names}
+            if named:
+                body["names"] = named
         self._renumber(type(record.event), data)
         return data
 
@@ -350,6 +358,17 @@ class PlayerLens:
                     body[name] = self.numbers[value]
                 else:
                     body.pop(name, None)
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string inside plain data (keys too): where a revealed record names characters."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {s for k, v in value.items() for s in (*_strings(k), *_strings(v))}
+    if isinstance(value, list):
+        return {s for item in value for s in _strings(item)}
+    return set()
 
 
 def _seq_list(value: Any) -> list[int]:

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
-from . import chance, edge, effect, table, under
+from . import table
 from .base import Event, check_player_forms
+from .systems import SYSTEM_EVENTS
 
 #: Format of a stored record body. Bump it when a record must be reshaped on
 #: load, and register the step in ``UPGRADES``.
 FORMAT = 1
 
-ALL_EVENTS: tuple[type[Event], ...] = (
-    table.EVENTS + edge.EVENTS + chance.EVENTS + under.EVENTS + effect.EVENTS
+ALL_EVENTS: tuple[type[Event], ...] = table.EVENTS + tuple(
+    event for events in SYSTEM_EVENTS.values() for event in events
 )
 
 # a player form naming a field its event lacks stops margin here, before any record is read
@@ -141,21 +142,36 @@ def stable_schema(schema: dict[str, Any]) -> dict[str, Any]:
         space = tags[0].split(".")[0] if len(tags) == 1 and "." in tags[0] else name.split(".")[-2]
         names[name] = f"{space}.{body.get('title', name.split('.')[-1])}"
     if not names:
-        return schema
+        return _sorted_unions(schema)
 
     def rename(node: Any) -> Any:
+        # a reference is a "$ref" or a value of a discriminator's mapping: any "#/$defs/" string
+        if isinstance(node, str) and node.startswith("#/$defs/"):
+            old = node.rsplit("/", 1)[-1]
+            return node[: -len(old)] + names.get(old, old)
         if isinstance(node, dict):
-            out = {}
-            for key, value in node.items():
-                if key == "$ref" and isinstance(value, str):
-                    old = value.rsplit("/", 1)[-1]
-                    value = value[: -len(old)] + names.get(old, old)
-                out[key] = rename(value)
-            return out
+            return {key: rename(value) for key, value in node.items()}
         if isinstance(node, list):
             return [rename(item) for item in node]
         return node
 
-    renamed = rename(schema)
+    renamed = _sorted_unions(rename(schema))
     renamed["$defs"] = {names.get(k, k): v for k, v in renamed["$defs"].items()}
     return renamed
+
+
+def _sorted_unions(node: Any) -> Any:
+    """The schema with each union's members sorted by definition name.
+
+    The union's members come in the order the systems are found; sorted, the
+    schema does not depend on it.
+    """
+    if isinstance(node, dict):
+        out = {key: _sorted_unions(value) for key, value in node.items()}
+        alternatives = out.get("anyOf")
+        if isinstance(alternatives, list) and all("$ref" in a for a in alternatives):
+            out["anyOf"] = sorted(alternatives, key=lambda a: str(a["$ref"]))
+        return out
+    if isinstance(node, list):
+        return [_sorted_unions(item) for item in node]
+    return node

@@ -9,7 +9,7 @@ import pytest
 
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
-from margin.core.systems.chance_state import ChanceCharacter
+from margin.core.systems.chance.state import ChanceCharacter
 from margin.tui.table import Table
 
 SYSTEM = "d100-chance"

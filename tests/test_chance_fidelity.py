@@ -11,9 +11,9 @@ import pytest
 from support import events_of, player_log, refused, run_margin
 from test_chance_effects import fighter
 
-from margin.core.systems import chance_screen
-from margin.core.systems.chance_state import ChanceCharacter
-from margin.events.chance import (
+from margin.core.systems.chance import present
+from margin.core.systems.chance.state import ChanceCharacter
+from margin.events.systems.chance import (
     AttackRolled,
     CheckRolled,
     EffectRemoved,
@@ -46,7 +46,7 @@ def char(t: Table, name: str) -> ChanceCharacter:
 
 
 def line(event: Any) -> str:
-    return chance_screen.describe(msgspec.to_builtins(event)) or ""
+    return present.describe(msgspec.to_builtins(event)) or ""
 
 
 # -- the difficulty table: "| 61–80 | Hard | Break a sealed network, ..." -----------------
@@ -112,7 +112,7 @@ def test_every_check_record_names_its_band_and_the_log_shows_it(tmp_path: Path) 
     # a record written before the field still shows its band
     old = msgspec.to_builtins(check)
     old.pop("difficulty_band")
-    assert "(challenging)" in (chance_screen.describe(old) or "")
+    assert "(challenging)" in (present.describe(old) or "")
 
 
 def test_a_secret_checks_band_is_hidden_like_its_difficulty(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_a_band_name_through_margin_do_and_the_log(tmp_path: Path) -> None:
 
 def test_the_short_form_names_a_band(tmp_path: Path) -> None:
     t = new_table(tmp_path)
-    cmd = chance_screen.parse_words(["check", "ana", "lockpick", "extreme", "tools"], t.state)
+    cmd = present.parse_words(["check", "ana", "lockpick", "extreme", "tools"], t.state)
     assert cmd is not None
     check = one(events_of(t, **cmd, faces=[1]), CheckRolled)
     assert (check.difficulty, check.difficulty_band) == (90, "extreme")
@@ -238,7 +238,7 @@ def test_the_gm_may_pick_another_place_away_from_the_frightener(tmp_path: Path) 
     refused(t, "must move away from Bo", type="flee", character="Ana", to=[5, 5])
     refused(t, "more than the 30 ft", type="flee", character="Ana", to=[-40, 0])
     assert one(events_of(t, type="flee", character="Ana", to=[0, -20]), Moved).to == [0, -20]
-    cmd = chance_screen.parse_words(["flee", "ana", "3", "4", "override"], t.state)
+    cmd = present.parse_words(["flee", "ana", "3", "4", "override"], t.state)
     assert cmd == {"type": "flee", "character": "ana", "to": [3, 4], "override": True}
 
 
@@ -286,9 +286,7 @@ def test_where_a_feared_character_runs_does_not_betray_a_hidden_frightener(
     [seen] = [r["event"] for r in player_log(t) if r["event"]["type"] == "chance.turn"]
     assert seen["flee_from"] == "someone unseen"
     assert "flee_to" not in seen
-    assert "must flee from someone unseen (the GM says where)" in (
-        chance_screen.describe(seen) or ""
-    )
+    assert "must flee from someone unseen (the GM says where)" in (present.describe(seen) or "")
 
 
 def test_a_charmed_characters_side_is_switched_and_switched_back(tmp_path: Path) -> None:
@@ -300,7 +298,7 @@ def test_a_charmed_characters_side_is_switched_and_switched_back(tmp_path: Path)
     assert (switched.side, switched.before, switched.reason) == ("cult", "party", "charmed")
     assert line(switched).endswith("now fights for cult")
     assert char(t, "cy").side == "cult"
-    assert "fights for cult (charmed)" in chance_screen.status(char(t, "cy"), t.state)
+    assert "fights for cult (charmed)" in present.status(char(t, "cy"), t.state)
     refused(t, "already fights for 'cult'", type="switch-side", character="Cy")
     cleared = events_of(t, type="clear-effect", character="Cy", effect="charmed")
     back = one(cleared, SideSwitched)
@@ -316,7 +314,7 @@ def test_a_charm_running_out_switches_the_side_back_on_its_tick(tmp_path: Path) 
     t = new_table(tmp_path)
     events_of(t, type="encounter", order=["Cy", "Bo"])
     events_of(t, type="effect", target="Cy", effect="charmed", potency=5, source="Bo")
-    cmd = chance_screen.parse_words(["side", "cy", "rebels"], t.state)
+    cmd = present.parse_words(["side", "cy", "rebels"], t.state)
     assert cmd == {"type": "switch-side", "character": "cy", "side": "rebels"}
     events_of(t, **cmd)
     events = events_of(t, type="next")

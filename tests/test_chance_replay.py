@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.errors import RuleError
-from margin.core.systems.chance_state import EFFECTS
+from margin.core.systems.chance.state import EFFECTS
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 

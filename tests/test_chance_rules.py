@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from margin.core.errors import RuleError
-from margin.core.systems import chance_rules as rules
+from margin.core.systems.chance import rules
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:

@@ -11,7 +11,7 @@ from margin.core import get_system
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.lens import PlayerLens
-from margin.core.systems.chance_commands import Attack, Check
+from margin.core.systems.chance.commands import Attack, Check
 from margin.tui.demo import build_demo
 from margin.tui.table import Table
 

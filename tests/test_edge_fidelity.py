@@ -10,10 +10,10 @@ import pytest
 from support import events_of as do
 from support import player_log, refused, run_margin
 
-from margin.core.systems import edge_screen
-from margin.core.systems.edge_commands import Attack, Check
-from margin.core.systems.edge_sheet import EdgeCharacter, armor_class_of, check_sheet
-from margin.events.edge import ArmorRepaired, Attacked, Checked, Damaged
+from margin.core.systems.edge import present
+from margin.core.systems.edge.commands import Attack, Check
+from margin.core.systems.edge.state import EdgeCharacter, armor_class_of, check_sheet
+from margin.events.systems.edge import ArmorRepaired, Attacked, Checked, Damaged
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -70,10 +70,10 @@ def test_a_tn_above_100_is_accepted_and_the_odds_show_how_impossible(tmp_path: P
     )
     # 10+10 +5 for a double ten, + skill 20 = 45 against 101
     assert (check.tn, check.total, check.mos, check.success) == (101, 45, -56, False)
-    odds = edge_screen.odds(Check(character="Kael", skill="athletics", tn=101), t.state)
+    odds = present.odds(Check(character="Kael", skill="athletics", tn=101), t.state)
     assert odds is not None
     assert odds.success == 0.0
-    near = edge_screen.odds(Check(character="Kael", skill="athletics", tn=45), t.state)
+    near = present.odds(Check(character="Kael", skill="athletics", tn=45), t.state)
     assert near is not None
     assert 0 < near.success < 0.01
     refused(t, r"tn: 0 is out of range \(1 or more", type="check", character="Kael",
@@ -82,7 +82,7 @@ def test_a_tn_above_100_is_accepted_and_the_odds_show_how_impossible(tmp_path: P
 
 def test_a_tn_above_100_is_typed_on_the_command_line(tmp_path: Path) -> None:
     t = new_table(tmp_path)
-    cmd = edge_screen.parse_words(
+    cmd = present.parse_words(
         ["check", "kael", "athletics", "vs", "120", "faces", "5", "6"], t.state
     )
     assert cmd is not None
@@ -175,7 +175,7 @@ def test_heavier_armor_lowers_the_wearers_defense_when_the_option_is_set(tmp_pat
     assert slowed.success
     assert slowed.mos == 6
     assert "defense -6 for the target's armor" in (
-        edge_screen.describe({"type": "edge.attack", **_builtins(slowed)}) or ""
+        present.describe({"type": "edge.attack", **_builtins(slowed)}) or ""
     )
     light = one(
         do(t, type="attack", character="Kael", target="Scout", faces=[3, 4], damage=False),
@@ -188,7 +188,7 @@ def test_heavier_armor_lowers_the_wearers_defense_when_the_option_is_set(tmp_pat
         Attacked,
     )
     assert (named.tn, named.dodge_penalty) == (20, 0)
-    odds = edge_screen.odds(Attack(character="Kael", target="Trooper"), t.state)
+    odds = present.odds(Attack(character="Kael", target="Trooper"), t.state)
     assert odds is not None
     assert "TN 14" in odds.label
 
@@ -228,12 +228,12 @@ def test_armor_that_stops_a_blow_degrades_when_the_option_is_set(tmp_path: Path)
     worn = one(do(t, type="damage", target="Guard", dice=3, faces=[6, 6, 6]), Damaged)
     assert (worn.pt, worn.penetrated, worn.degraded) == (25, False, 3)
     assert char(t, "guard").armor_wear == 3
-    line = edge_screen.describe({"type": "edge.damage", **_builtins(worn)}) or ""
+    line = present.describe({"type": "edge.damage", **_builtins(worn)}) or ""
     assert "stopped by the armor, the armor degrades: PT -3" in line
     again = one(do(t, type="damage", target="Guard", dice=4, faces=[6, 6, 6, 5]), Damaged)
     # 23 gets through the worn PT 22: a blow that penetrates does not degrade the armor
     assert (again.pt, again.penetrated, again.degraded) == (22, True, 0)
-    assert "armor worn: PT -3" in edge_screen.status(char(t, "guard"), t.state)
+    assert "armor worn: PT -3" in present.status(char(t, "guard"), t.state)
     # a stopped blow of 0 damage does nothing to the armor
     nothing = one(do(t, type="damage", target="Guard", dice=1, bonus=-6, faces=[1]), Damaged)
     assert nothing.degraded == 0
@@ -261,7 +261,7 @@ def test_repair_restores_worn_pt_and_undo_takes_the_wear_back(tmp_path: Path) ->
     assert (part.points, part.wear_after) == (4, 2)
     refused(t, r"points: 3 is out of range \(1..2", type="repair-armor", character="Trooper",
             points=3)  # fmt: skip
-    cmd = edge_screen.parse_words(["repair", "trooper"], t.state)
+    cmd = present.parse_words(["repair", "trooper"], t.state)
     assert cmd == {"type": "repair-armor", "character": "trooper"}
     do(t, **cmd)
     assert char(t, "trooper").armor_wear == 0

@@ -8,7 +8,7 @@ import pytest
 
 from margin.core.dice import chance_at_least, distribution, mean, parse
 from margin.core.errors import RuleError
-from margin.core.systems import edge_rules as rules
+from margin.core.systems.edge import rules
 
 # -- difficulty ---------------------------------------------------------------
 

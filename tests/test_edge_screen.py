@@ -9,10 +9,9 @@ import pytest
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
-from margin.core.systems import edge_screen
-from margin.core.systems.edge import SYSTEM
+from margin.core.systems.edge import SYSTEM, present
 from margin.events import event_fields
-from margin.events.edge import EVENTS
+from margin.events.systems.edge import EVENTS
 from margin.tui.demo import build_demo
 from margin.tui.table import Table
 
@@ -23,7 +22,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Table:
 
 
 def words(text: str, table: Table) -> dict[str, Any] | None:
-    return edge_screen.parse_words(text.split(), table.state)
+    return present.parse_words(text.split(), table.state)
 
 
 @pytest.mark.parametrize(
@@ -160,7 +159,7 @@ def test_every_event_has_a_log_line(demo: Table) -> None:
     seen = set()
     for record in demo.store.records():
         data = event_fields(record.event)
-        line = edge_screen.describe(data)
+        line = present.describe(data)
         if data["type"].startswith("edge."):
             assert line, data
             seen.add(data["type"])
@@ -174,11 +173,11 @@ def test_every_event_has_a_log_line(demo: Table) -> None:
     } <= seen
     for event_type in EVENTS:
         tag = event_type.__struct_config__.tag
-        assert edge_screen.describe({"type": tag}) is not None, tag
+        assert present.describe({"type": tag}) is not None, tag
 
 
 def test_log_lines_of_the_worked_examples(demo: Table) -> None:
-    lines = [edge_screen.describe(event_fields(r.event)) or "" for r in demo.store.records()]
+    lines = [present.describe(event_fields(r.event)) or "" for r in demo.store.records()]
     assert any("24 vs PT 25-3/DR 40: 10 soaked, 14 taken" in x for x in lines)
     assert any("24 vs PT 20/DR 40: 10 soaked, 14 taken" in x for x in lines)
     assert any(

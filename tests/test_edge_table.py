@@ -14,9 +14,8 @@ from support import player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
-from margin.core.systems import edge_screen
-from margin.core.systems.edge import SYSTEM
-from margin.core.systems.edge_sheet import EdgeCharacter, EdgeWorld
+from margin.core.systems.edge import SYSTEM, present
+from margin.core.systems.edge.state import EdgeCharacter, EdgeWorld
 from margin.events import Record
 from margin.tui.demo import build_demo
 from margin.tui.rng import RandomDice
@@ -755,7 +754,7 @@ def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
     assert "mos" not in seen["event"]
     assert seen["event"]["total"] == 31
     assert seen["event"]["success"] is True
-    line = edge_screen.describe(seen["event"])
+    line = present.describe(seen["event"])
     assert line is not None
     assert line.endswith("vs a secret TN: success")
     do(party, type="reveal", seq=recs[0].seq)
@@ -908,7 +907,7 @@ def _player_status(t: Table, name: str) -> list[str]:
     seen = player_state_of(t)
     c = seen.characters[name]
     assert isinstance(c, EdgeCharacter)
-    return edge_screen.status(c, seen)
+    return present.status(c, seen)
 
 
 def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Table) -> None:
@@ -922,7 +921,7 @@ def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Tab
         secret_tn=True,
         faces=[9, 9],
     )
-    gm = edge_screen.status(char(party, "kael"), party.state)
+    gm = present.status(char(party, "kael"), party.state)
     assert any("pending: any check" in s for s in gm)
     assert not any("pending" in s for s in _player_status(party, "kael"))
     do(party, type="reveal", seq=recs[0].seq)
@@ -1047,7 +1046,7 @@ def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
         assert field not in seen["event"], field
     assert seen["event"]["target"] == "kael"
     assert seen["event"]["success"] is True
-    line = edge_screen.describe(seen["event"])
+    line = present.describe(seen["event"])
     assert line is not None
     assert "sniper" not in line
     assert "assault-rifle" not in line

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
-from margin.core.systems import effect_rules as rules
-from margin.core.systems import effect_task as tasks
+from margin.core.systems.effect import rules
 from margin.tui.rng import RandomDice
 
 
@@ -215,7 +214,7 @@ def test_time_trading_moves_rows_for_dm() -> None:
 
 
 def test_the_informal_task_format() -> None:
-    task = tasks.parse("Very Difficult (-4) Engineering")
+    task = rules.parse("Very Difficult (-4) Engineering")
     assert (task.skill, task.difficulty, task.difficulty_dm) == (
         "Engineering",
         "very-difficult",
@@ -224,7 +223,7 @@ def test_the_informal_task_format() -> None:
     assert task.characteristic is None
     assert task.increment is None
     assert (
-        tasks.parse("a Difficult (-2) Electronics (remote ops) task").skill
+        rules.parse("a Difficult (-2) Electronics (remote ops) task").skill
         == "Electronics (remote ops)"
     )
 
@@ -256,7 +255,7 @@ def test_the_formal_task_format() -> None:
 )
 def test_bad_task_statements(text: str, match: str) -> None:
     with pytest.raises(RuleError, match=match):
-        tasks.parse(text)
+        rules.parse(text)
 
 
 # -- margin resolve against an independent brute force -----------------------------------

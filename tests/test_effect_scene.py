@@ -13,7 +13,7 @@ from support import refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
-from margin.events.effect import EVENTS
+from margin.events.systems.effect import EVENTS
 from margin.tui.table import Table
 
 SYSTEM = get_system("2d6-effect")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import itertools
 import time
 
 import pytest
+from rich.console import Console
 from support import margin_process
+from textual.widgets import Static
 
 from margin.core import RuleError, get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
@@ -277,7 +280,9 @@ async def test_help_lists_every_key(path):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        shown = str(app.screen.query_one("#help-text").render())
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-text", Static).content)
+        shown = console.export_text()
         for binding in appmod.PlayApp.BINDINGS:
             key = binding.key.split(",")[0]
             label = {

@@ -530,7 +530,7 @@ async def test_help_lists_each_system_command_once_in_order(edge):
     app = play(str(edge.store.path))
     async with app.run_test(size=(80, 24)):
         lines = app.help_commands()
-        own = [line for line in lines if line.startswith("2d10-edge commands: ")]
+        own = [s for s in lines if isinstance(s, str) and s.startswith("2d10-edge commands: ")]
         assert len(own) == 1
         words = own[0].split(": ", 1)[1].split(", ")
         assert words == sorted(words)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from margin.core.dice import TypedDice
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
-from margin.core.systems import under_rules as rules
+from margin.core.systems.under import rules
 from margin.tui.rng import RandomDice
 
 

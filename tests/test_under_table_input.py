@@ -13,8 +13,8 @@ from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.core.systems import get_system
-from margin.core.systems import under_rules as rules
-from margin.core.systems import under_track as track
+from margin.core.systems.under import rules
+from margin.core.systems.under.state import track
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -144,23 +144,23 @@ def test_undoing_an_act_undoes_its_change_and_interruption(table: Table) -> None
     assert changed.cause == declared.seq
     run(table, type="undo", command=declared.command)
     # the change was of an action that never was: it goes too, and Kael is free
-    assert track.world(table.state).tokens == []
+    assert track(table.state).tokens == []
     run(table, type="redo")
-    (token,) = track.world(table.state).tokens
+    (token,) = track(table.state).tokens
     assert (token.action, token.at) == ("revolver", 3)
 
     (declared,) = run(table, type="act", character="Ada", action="draw")
     (stopped,) = run(table, type="interrupt", character="Ada")
     assert stopped.cause == declared.seq
     run(table, type="undo", command=declared.command)
-    assert [t.actor for t in track.world(table.state).tokens] == ["kael"]
+    assert [t.actor for t in track(table.state).tokens] == ["kael"]
 
     # a change answers the change before it: undoing the first change undoes the second
     (first,) = run(table, type="change", character="Kael", action="draw")
     (second,) = run(table, type="change", character="Kael", action="spell ward", cost=5)
     assert second.cause == first.seq
     run(table, type="undo", command=first.command)
-    (token,) = track.world(table.state).tokens
+    (token,) = track(table.state).tokens
     assert (token.action, token.at) == ("revolver", 3)
 
 
@@ -169,7 +169,7 @@ def test_the_players_world_names_no_hidden_token_source(table: Table) -> None:
     run(table, type="start-track")
     run(table, type="act", character="Rifleman", action="arc rifle")
     run(table, type="act", character="Kael", action="draw")
-    assert set(track.world(table.state).sources) == {"rifleman", "kael"}
+    assert set(track(table.state).sources) == {"rifleman", "kael"}
     assert SYSTEM.player_world is not None
     assert set(SYSTEM.player_world(table.state).sources) == {"kael"}
 
@@ -201,7 +201,7 @@ def test_ending_the_track_does_not_name_hidden_tokens_to_players(tmp_path: Path)
         assert stopped.visibility.gm_only
         assert not ended.visibility.gm_only
         assert ended.event.dropped == ["kael"]
-        assert track.world(t.state).tokens == []
+        assert track(t.state).tokens == []
     finally:
         t.close()
     lines = margin_output("log", str(path)).splitlines()
@@ -246,6 +246,6 @@ def test_players_do_not_count_escalations_they_never_saw(table: Table) -> None:
         b={"character": "Ada", "attribute": "AW", "roll": 95},
     )
     run(table, type="start-track")
-    assert track.world(table.state).escalations == 2
+    assert track(table.state).escalations == 2
     assert SYSTEM.player_world is not None
     assert SYSTEM.player_world(table.state).escalations == 1

@@ -13,7 +13,7 @@ from support import player_state_of, refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
-from margin.events.under import EVENTS
+from margin.events.systems.under import EVENTS
 from margin.tui.table import Table
 
 SYSTEM = get_system("d100-under")

@@ -167,7 +167,7 @@ class TableApp(App[None]):
         text = render.rules_text(self.view.system.id)
         self.push_screen(RulesScreen(commandline.typed_words(text, self.view.state())))
 
-    def help_commands(self) -> list[str]:
+    def help_commands(self) -> list[str | tuple[str, str]]:
         return []
 
     def rows_of(self, seqs: list[int]) -> list[LogRow]:
@@ -244,16 +244,15 @@ class PlayApp(TableApp):
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.say(self.greeting)
 
-    def help_commands(self) -> list[str]:
-        out = list(commandline.GENERIC_HELP.values())
+    def help_commands(self) -> list[str | tuple[str, str]]:
+        out: list[str | tuple[str, str]] = list(commandline.GENERIC_HELP.values())
         own = commandline.command_words(self.view.state())[len(commandline.GENERIC_HELP) :]
         if own:
             out.append(f"{self.view.system.id} commands: {', '.join(sorted(own))}")
         forms = self.view.system.short_forms
         if forms:
             out.append(f"{self.view.system.id} short forms, for example:")
-            width = max(len(line) for line, _ in forms)
-            out.extend(f"  {line:<{width}}  {what}" for line, what in forms)
+            out.extend(forms)
         out.append('{"type": ...}   any command as JSON, as margin do reads it')
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out

@@ -28,7 +28,9 @@ def describe(
     event = data["event"]
     if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
         # a record players never saw, shown to them now
-        return "GM reveals: " + describe(system, {"event": event["shown"]}, names)
+        # it may name characters players have not met; the reveal says who they are
+        known = {**event.get("names", {}), **(names or {})}
+        return "GM reveals: " + describe(system, {"event": event["shown"]}, known)
     if names:
         event = {
             k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
@@ -108,8 +110,4 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return (
-        resources.files("margin.core")
-        .joinpath("rules", system.rules_doc)
-        .read_text(encoding="utf-8")
-    )
+    return resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")

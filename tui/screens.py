@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -123,23 +126,24 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,f1,question_mark,enter", "close", "Close")]
 
-    def __init__(self, keys: list[tuple[str, str]], commands: list[str]) -> None:
+    def __init__(self, keys: list[tuple[str, str]], commands: list[str | tuple[str, str]]) -> None:
         super().__init__()
         self.keys = keys
         self.commands = commands
 
     def compose(self) -> ComposeResult:
-        text = Text("Keys\n", style="bold")
+        keys = Table.grid(padding=(0, 2))
+        keys.add_column(style="bold cyan", no_wrap=True)
+        keys.add_column()
         for key, what in self.keys:
-            text.append(f"  {key:<20}", style="bold cyan")
-            text.append(f"{what}\n")
+            keys.add_row(Text(key), Text(what))
+        parts: list[RenderableType] = [Text("Keys", style="bold"), Padding(keys, (0, 0, 0, 2))]
         if self.commands:
-            text.append("\nCommands\n", style="bold")
-            for line in self.commands:
-                text.append(f"  {line}\n")
-        text.append("\nEscape closes this help.", style="dim")
+            parts.append(Text("\nCommands", style="bold"))
+            parts.extend(Padding(part, (0, 0, 0, 2)) for part in _usages(self.commands))
+        parts.append(Text("\nEscape closes this help.", style="dim"))
         with Vertical(id="dialog"), VerticalScroll():
-            yield Static(text, id="help-text")
+            yield Static(Group(*parts), id="help-text")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -188,3 +192,28 @@ class JumpScreen(ModalScreen[str]):
 
     def action_cancel(self) -> None:
         self.dismiss("")
+
+
+def _usages(entries: list[str | tuple[str, str]]) -> list[RenderableType]:
+    """Commands' usages and what they do, in columns whose words wrap under themselves.
+
+    An entry is a usage and its meaning, or a plain line: a heading, or a usage
+    and its meaning apart by three spaces. Runs of usages share one grid.
+    """
+    parts: list[RenderableType] = []
+    grid: Table | None = None
+    for entry in entries:
+        if isinstance(entry, str):
+            usage, gap, what = entry.partition("   ")
+            if not gap:
+                parts.append(Text(entry))
+                grid = None
+                continue
+            entry = (usage, what.strip())
+        if grid is None:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(max_width=44)
+            grid.add_column(ratio=1)
+            parts.append(grid)
+        grid.add_row(Text(entry[0]), Text(entry[1]))
+    return parts

@@ -1,14 +1,44 @@
-"""The dice systems margin plays, by id."""
+"""The dice systems margin plays, by id, each one sub-package found rather than listed.
+
+Every system has the same modules (``docs/systems.md`` walks through them):
+
+- ``__init__``: ``SYSTEM``, the system's face (``base.System``): options, demo, short forms;
+- ``commands``: the commands, one JSON object each in ``margin do``;
+- ``decide``: a command and the state into events;
+- ``fold``: each event's step on the state;
+- ``state``: the system's characters (built from sheets) and table-wide world;
+- ``rules``: the arithmetic, pure functions of numbers;
+- ``resolve``: the actions of ``margin resolve``;
+- ``present``: what the screens show: log lines, status, clock, odds, short forms;
+- ``recap``: what a recap reads from each event;
+- ``rules.md``: the rules as margin plays them, for the GM.
+
+The event types are in ``margin.events.systems``, one module per system.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import pkgutil
+
 from ..errors import RuleError
-from . import chance, edge, effect, under
 from .base import Command, Option, System
 
-SYSTEMS: dict[str, System] = {
-    s.id: s for s in (edge.SYSTEM, chance.SYSTEM, under.SYSTEM, effect.SYSTEM)
-}
+
+def discover() -> dict[str, System]:
+    """System id -> system, for every sub-package of this package, by id."""
+    found: list[System] = []
+    for info in pkgutil.iter_modules(__path__):
+        if not info.ispkg:
+            continue
+        package = f"{__name__}.{info.name}"
+        system = importlib.import_module(package).SYSTEM
+        found.append(dataclasses.replace(system, package=package))
+    return {s.id: s for s in sorted(found, key=lambda s: s.id)}
+
+
+SYSTEMS: dict[str, System] = discover()
 
 
 def get_system(system_id: str) -> System:
@@ -20,4 +50,4 @@ def get_system(system_id: str) -> System:
         ) from None
 
 
-__all__ = ["SYSTEMS", "Command", "Option", "System", "get_system"]
+__all__ = ["SYSTEMS", "Command", "Option", "System", "discover", "get_system"]

@@ -154,8 +154,11 @@ class System:
     )
     #: commands (as `margin do` JSON objects) that build the demo table
     demo: tuple[dict[str, Any], ...] = ()
-    #: file name of the GM-facing rules document under core/rules/
+    #: file name of the GM-facing rules document in the system's package
     rules_doc: str = ""
+    #: the import package the system was found in (``margin.core.systems.edge``);
+    #: set when the systems are discovered
+    package: str = ""
     #: one line for a record's event, given as a (possibly player-lensed) dict;
     #: returns None for tags it does not know
     describe: Callable[[dict[str, Any]], str | None] | None = None

@@ -1,0 +1,158 @@
+"""Commands of the d100-chance system, one JSON object each in ``margin do``."""
+
+from __future__ import annotations
+
+from ..base import Command
+
+
+class Check(Command, tag="check"):
+    """A skill check, rolled by the GM in secret unless ``secret`` is false.
+
+    ``task`` names what is attempted (the skill when empty): a failed task may
+    be retried only with other modifiers or another ``approach``, or with
+    ``override`` (the GM's ruling).
+    """
+
+    character: str
+    skill: str
+    #: 1..100, or a band of the ladder by name ("hard": its middle value)
+    difficulty: int | str
+    modifiers: list[str] = []
+    proficiency: int | None = None
+    task: str = ""
+    approach: str = ""
+    secret: bool | None = None
+    override: bool = False
+    narration: str = ""
+    faces: list[int] | None = None
+
+
+class Opposed(Command, tag="opposed"):
+    """Two characters' checks against each other; each side's difficulty defaults to the
+    other side's proficiency."""
+
+    actor: str
+    skill: str
+    defender: str
+    defender_skill: str = ""
+    actor_difficulty: int | str | None = None
+    defender_difficulty: int | str | None = None
+    actor_modifiers: list[str] = []
+    defender_modifiers: list[str] = []
+    secret: bool | None = None
+    faces: list[int] | None = None
+
+
+class Attack(Command, tag="attack"):
+    """An attack: the hit gate, the dodge gate, and the damage pipeline."""
+
+    attacker: str
+    target: str
+    weapon: str | None = None
+    position: str = "front"
+    extra_attackers: int = 0
+    #: None: aware unless the attacker is stealthed
+    aware: bool | None = None
+    #: extra damage against an unaware target, 50..100 (the table's default when omitted)
+    unaware_percent: int | None = None
+    location: str = "torso"
+    vitals: bool = False
+    override: bool = False
+    faces: list[int] | None = None
+
+
+class ApplyEffect(Command, tag="effect"):
+    """A status effect: potency against the target's resistance."""
+
+    target: str
+    effect: str
+    potency: int
+    source: str = "gm"
+    #: the target's resistance when not the sheet's (helpful effects meet none)
+    resistance: int | None = None
+    #: the stat a poison lowers
+    stat: str = ""
+
+
+class Bandage(Command, tag="bandage"):
+    character: str
+
+
+class ClearEffect(Command, tag="clear-effect"):
+    character: str
+    effect: str
+    reason: str = ""
+
+
+class StartEncounter(Command, tag="encounter"):
+    """Start a fight: the turn order, and where everyone stands in feet ([x, y])."""
+
+    order: list[str]
+    positions: dict[str, list[int]] = {}
+
+
+class NextTurn(Command, tag="next"):
+    """End the current turn; the next character's effects tick as their turn starts."""
+
+
+class EndEncounter(Command, tag="end-encounter"):
+    pass
+
+
+class Move(Command, tag="move"):
+    character: str
+    to: list[int]
+    override: bool = False
+
+
+class Flee(Command, tag="flee"):
+    """The forced move of a feared character at the start of its turn, as the GM confirms it:
+    to the place margin proposed, or to ``to``."""
+
+    character: str
+    to: list[int] | None = None
+    override: bool = False
+
+
+class SwitchSide(Command, tag="switch-side"):
+    """A charmed character turns on its friends: it fights for ``side`` (the charmer's side
+    when not given) until the charm ends."""
+
+    character: str
+    side: str | None = None
+
+
+class ChangeHp(Command, tag="hp"):
+    """Damage (negative) or healing (positive) outside an attack."""
+
+    character: str
+    amount: int
+    reason: str = ""
+
+
+class Travel(Command, tag="travel"):
+    """A leg of a journey in its domain's units; ``speed`` (knots) at sea and in the air."""
+
+    domain: str
+    distance: float
+    unit: str
+    speed: float | None = None
+    note: str = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    Check,
+    Opposed,
+    Attack,
+    ApplyEffect,
+    Bandage,
+    ClearEffect,
+    StartEncounter,
+    NextTurn,
+    EndEncounter,
+    Move,
+    Flee,
+    SwitchSide,
+    ChangeHp,
+    Travel,
+)

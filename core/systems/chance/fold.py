@@ -1,0 +1,212 @@
+"""Fold steps of the d100-chance events: each changes the state as its event says."""
+
+from __future__ import annotations
+
+from margin.events import Event, Record
+from margin.events.systems.chance import (
+    AttackRolled,
+    CheckRolled,
+    EffectApplied,
+    EffectRemoved,
+    EffectTicked,
+    EncounterEnded,
+    EncounterStarted,
+    HealthChanged,
+    Moved,
+    OpposedRolled,
+    SideSwitched,
+    Traveled,
+    TurnStarted,
+)
+
+from ...state import TableState
+from ..base import Handler
+from .state import ChanceCharacter, ChanceWorld, Effect, Encounter, FailedTask, Leg
+
+
+def _char(state: TableState, cid: str) -> ChanceCharacter | None:
+    char = state.characters.get(cid)
+    return char if isinstance(char, ChanceCharacter) else None
+
+
+def _world(state: TableState) -> ChanceWorld:
+    if not isinstance(state.world, ChanceWorld):
+        state.world = ChanceWorld()
+    return state.world
+
+
+def _hurt(char: ChanceCharacter, taken: int, absorbed: int) -> None:
+    char.hp = max(0, char.hp - taken)
+    shield = char.effect("shield")
+    if shield is not None and absorbed:
+        shield.pool -= absorbed
+        if shield.pool <= 0:
+            char.effects.remove(shield)
+
+
+def _check(state: TableState, record: Record) -> None:
+    e: CheckRolled = record.event
+    failed = _world(state).failed
+    tasks = failed.setdefault(e.character, {})
+    if e.success:
+        tasks.pop(e.task, None)
+    else:
+        tasks[e.task] = FailedTask(modifiers=list(e.modifiers), approach=e.approach, seq=record.seq)
+    if not tasks:
+        failed.pop(e.character, None)
+
+
+def _opposed(state: TableState, record: Record) -> None:
+    """An opposed check leaves nothing behind but its record."""
+
+
+def _attack(state: TableState, record: Record) -> None:
+    e: AttackRolled = record.event
+    target = _char(state, e.target)
+    if target is not None and e.connects:
+        _hurt(target, e.taken, e.absorbed)
+    attacker = _char(state, e.attacker)
+    if attacker is not None:
+        stealth = attacker.effect("stealthed")
+        if stealth is not None:
+            attacker.effects.remove(stealth)
+    enc = _world(state).encounter
+    if e.action and enc is not None and enc.actor == e.attacker:
+        enc.actions = max(0, enc.actions - 1)
+
+
+def _effect(state: TableState, record: Record) -> None:
+    e: EffectApplied = record.event
+    char = _char(state, e.target)
+    if char is None or not e.landed:
+        return
+    if e.becomes != e.effect:
+        char.effects = [x for x in char.effects if x.name != e.effect]
+    current = char.effect(e.becomes)
+    if current is None:
+        char.effects.append(
+            Effect(
+                name=e.becomes,
+                stacks=e.total_stacks,
+                turns=e.total_turns,
+                source=e.source,
+                stat=e.stat,
+                pool=e.pool,
+                applied=record.seq,
+            )
+        )
+    else:
+        current.stacks = e.total_stacks
+        current.turns = e.total_turns
+        current.pool = e.pool or current.pool
+        current.source = e.source or current.source
+
+
+def _tick(state: TableState, record: Record) -> None:
+    e: EffectTicked = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    char.hp = max(0, min(char.max_hp, char.hp + e.hp))
+    effect = char.effect(e.effect)
+    if effect is None:
+        return
+    if e.ended:
+        char.effects.remove(effect)
+        _calm(state, char.id, e.effect)
+    else:
+        effect.turns = e.turns_left
+
+
+def _removed(state: TableState, record: Record) -> None:
+    e: EffectRemoved = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.effects = [x for x in char.effects if x.name != e.effect]
+        _calm(state, char.id, e.effect)
+
+
+def _calm(state: TableState, cid: str, effect: str) -> None:
+    """A fear that ends takes back the forced move its bearer still owed this turn."""
+    enc = _world(state).encounter
+    if effect == "feared" and enc is not None and enc.actor == cid:
+        enc.flee_from, enc.flee_to = "", None
+
+
+def _started(state: TableState, record: Record) -> None:
+    e: EncounterStarted = record.event
+    _world(state).encounter = Encounter(order=list(e.order), hidden=list(e.hidden))
+    for cid, place in e.positions.items():
+        char = _char(state, cid)
+        if char is not None:
+            char.position = list(place)
+
+
+def _turn(state: TableState, record: Record) -> None:
+    e: TurnStarted = record.event
+    enc = _world(state).encounter
+    if enc is not None:
+        enc.current = e.index
+        enc.round = e.round
+        enc.actions = e.actions
+        enc.moved = 0
+        enc.flee_from = e.flee_from
+        enc.flee_to = list(e.flee_to) if e.flee_to is not None else None
+
+
+def _ended(state: TableState, record: Record) -> None:
+    _world(state).encounter = None
+
+
+def _moved(state: TableState, record: Record) -> None:
+    e: Moved = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.position = list(e.to)
+    enc = _world(state).encounter
+    if enc is not None and enc.actor == e.character and not e.override:
+        enc.moved += e.feet
+    if enc is not None and e.fled:
+        enc.flee_from, enc.flee_to = "", None
+
+
+def _side(state: TableState, record: Record) -> None:
+    e: SideSwitched = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.side = e.side if e.reason == "charmed" else None
+
+
+def _hp(state: TableState, record: Record) -> None:
+    e: HealthChanged = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    if e.amount < 0:
+        _hurt(char, -e.amount - e.absorbed, e.absorbed)
+    else:
+        char.hp = min(char.max_hp, char.hp + e.amount)
+
+
+def _traveled(state: TableState, record: Record) -> None:
+    e: Traveled = record.event
+    _world(state).journey.append(
+        Leg(domain=e.domain, distance=e.distance, unit=e.unit, note=e.note)
+    )
+
+
+HANDLERS: dict[type[Event], Handler] = {
+    CheckRolled: _check,
+    OpposedRolled: _opposed,
+    AttackRolled: _attack,
+    EffectApplied: _effect,
+    EffectTicked: _tick,
+    EffectRemoved: _removed,
+    EncounterStarted: _started,
+    TurnStarted: _turn,
+    EncounterEnded: _ended,
+    Moved: _moved,
+    SideSwitched: _side,
+    HealthChanged: _hp,
+    Traveled: _traveled,
+}

@@ -1,0 +1,248 @@
+"""The 2d10-edge dice system: 2d10 + skill bonus vs TN, Advantage, Edge, damage and armor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Option, System, Usage
+from . import commands, decide, fold, present, recap, resolve, state
+
+OPTIONS = (
+    Option(
+        "edge_recovery",
+        "simple",
+        "how spent Edge comes back: simple (all at session end, single GM awards) or complex "
+        "(long rests, scenario end, sized awards, the final boss)",
+        ("simple", "complex"),
+    ),
+    Option("edge_burn", True, "Edge Burn may be used against a fatal result"),
+    Option("injuries", True, "hits set an injury severity by their share of Health"),
+    Option(
+        "initiative_brackets",
+        True,
+        "initiative sets the actions of a turn (below 6: no Minor; 16-25: one bonus; 26+: two)",
+    ),
+    Option(
+        "mos_consequences",
+        True,
+        "significant and complete results leave Advantage/Disadvantage pending on the next check",
+    ),
+    *(
+        Option(
+            f"armor_dodge_{worn}",
+            0,
+            f"{worn} armor slows its wearer: their defense (the TN of attacks on them) "
+            "drops by this much (0: off)",
+            lo=0,
+            hi=100,
+        )
+        for worn in ("medium", "heavy")
+    ),
+    *(
+        Option(
+            f"armor_degrade_{worn}",
+            0,
+            f"{worn} armor loses this much PT each time it stops a blow below its PT "
+            "(0: off; repair-armor restores it)",
+            lo=0,
+            hi=100,
+        )
+        for worn in ("light", "medium", "heavy")
+    ),
+)
+
+
+def _pc(name: str, sheet: dict[str, Any], hidden: bool = False) -> dict[str, Any]:
+    return {"type": "add-character", "name": name, "sheet": sheet, "hidden": hidden}
+
+
+DEMO: tuple[dict[str, Any], ...] = (
+    _pc(
+        "Kael",
+        {
+            "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4, "WI": 5},
+            "skills": {
+                "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
+                "melee": {"ranks": 3, "keys": ["ST", "AG"]},
+                "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
+                "perception": {"ranks": 2, "keys": ["IN", "WI"]},
+            },
+            "edge": 3,
+            "health": 40,
+            "initiative_dice": 2,
+            "weapons": ["sword", "heavy-pistol", "punch"],
+            "armor": "light",
+        },
+    ),
+    _pc(
+        "Moreau",
+        {
+            "attributes": {"ST": 6, "AG": 6, "CU": 5, "IN": 5, "WI": 4},
+            "skills": {
+                "firearms": {"ranks": 4, "keys": ["AG", "IN"]},
+                "athletics": {"ranks": 3, "keys": ["ST", "AG"]},
+            },
+            "edge": 2,
+            "health": 35,
+            "weapons": ["fam-90", "dagger"],
+            "armor": "medium",
+        },
+    ),
+    _pc(
+        "Vask",
+        {
+            "attributes": {"ST": 5, "AG": 5, "CU": 5, "IN": 5, "WI": 4},
+            "skills": {"firearms": {"ranks": 3, "keys": ["AG", "IN"]}},
+            "edge": 2,
+            "health": 30,
+            "weapons": ["stracher-p11"],
+            "armor": "light",
+        },
+    ),
+    _pc(
+        "Guard",
+        {
+            "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
+            "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
+            "health": 30,
+            "weapons": ["assault-rifle"],
+            "armor": "medium",
+            "defense": 20,
+        },
+    ),
+    _pc(
+        "Enforcer",
+        {
+            "attributes": {"ST": 7, "AG": 5, "CU": 4, "IN": 3},
+            "skills": {"melee": {"ranks": 3, "keys": ["ST", "AG"]}},
+            "health": 35,
+            "weapons": ["sword"],
+            "armor": "inertial",
+            "defense": 20,
+        },
+    ),
+    # Kael climbs the cliff: Athletics +20 vs Difficult (30); 7+8 is a significant
+    # success, leaving Advantage pending on his next Athletics check.
+    {
+        "type": "check",
+        "character": "Kael",
+        "skill": "athletics",
+        "tn": "difficult",
+        "faces": [7, 8],
+        "reason": "climbing the cliff away from the wolves",
+    },
+    {
+        "type": "start-encounter",
+        "name": "Ambush at the cliff top",
+        "characters": ["Kael", "Moreau", "Vask", "Guard", "Enforcer"],
+        "faces": [1, 1, 6, 5, 3, 2],
+    },
+    {"type": "next-turn"},
+    # The legionnaire's FAM-90 burst against medium armor: 6d6+1 = 24 vs PT 25-3.
+    {
+        "type": "attack",
+        "character": "Moreau",
+        "target": "Guard",
+        "weapon": "fam-90",
+        "mode": "burst",
+        "tn": 20,
+        "faces": [3, 4, 4, 4, 4, 4, 4, 3],
+    },
+    {"type": "next-turn"},
+    # The P-11 against inertial armor: a solid hit (+1d6) and Edge (+2d6), 24 damage.
+    {
+        "type": "attack",
+        "character": "Vask",
+        "target": "Enforcer",
+        "tn": 20,
+        "edge_damage": True,
+        "faces": [6, 7, 4, 4, 4, 4, 3, 3],
+    },
+    {"type": "next-turn"},
+)
+
+SYSTEM = System(
+    id="2d10-edge",
+    title="2d10-edge",
+    summary="2d10 + skill bonus against a Target Number, with Advantage, Edge and armor",
+    options=OPTIONS,
+    commands=commands.COMMANDS,
+    handlers=fold.HANDLERS,
+    decide=decide.decide,
+    make_character=state.make_character,
+    check_sheet=state.check_sheet,
+    initial_world=state.initial_world,
+    resolve=resolve.RESOLVE,
+    demo=DEMO,
+    rules_doc="rules.md",
+    describe=present.describe,
+    status=present.status,
+    clock=present.clock,
+    odds=present.odds,
+    parse_words=present.parse_words,
+    vocabulary=present.vocabulary,
+    grammar={
+        "check": Usage(
+            ("character", "skill"),
+            (
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+            ),
+            {"vs": "difficulty"},
+        ),
+        "attack": Usage(
+            ("character", "character"),
+            (
+                "weapon",
+                "burst|single|edge-damage|hold|reaction|bonus|free",
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+            ),
+            {"vs": "difficulty"},
+        ),
+        "edge": Usage(("character", "damage|initiative|reaction|lessen|burn"), makes="spend-edge"),
+        "damage": Usage(("character",), ("stun|no-armor|faces",)),
+        "burn": Usage(("character",), makes="edge-burn"),
+        "lessen": Usage(("character",), makes="lessen-injury"),
+        "next": Usage(makes="next-turn"),
+        "start": Usage(makes="start-encounter"),
+        "join": Usage(("character",), ("faces",)),
+        "leave": Usage(("character",)),
+        "end": Usage(makes="end-encounter"),
+        "use": Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),
+        "recover": Usage(
+            ("session-end|refresh|long-rest|scenario-end|final-boss",),
+            ("character",),
+            makes="recover-edge",
+        ),
+        "award": Usage(("character", "minor|major|boss"), makes="award-edge"),
+        "dismiss": Usage(("character",), makes="dismiss-pending"),
+        "heal": Usage(("character", "number"), ("stun|cared",)),
+    },
+    player_world=state.player_world,
+    recap=recap.READERS,
+    short_forms=(
+        ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
+        ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),
+        ("check kael perception vs difficult edge = 4 4 9", "Edge buys Advantage"),
+        (
+            "check kael athletics vs 25 dis mod -2 secret = 2 10 7",
+            "Disadvantage, a -2, a secret TN",
+        ),
+        ("use kael move to cover", "spend one of the turn's actions"),
+        ("edge kael initiative", "+2d6 initiative for the turn (here: a bonus action)"),
+        ("attack kael enforcer sword vs 20 = 9 8 6 6 6 6 6 6", "an attack: check, then damage"),
+        ("attack kael guard sword vs 15 hold = 5 5", "a hit whose damage waits"),
+        ("edge kael damage = 1 1 1 1 1 1 1 1", "roll the waiting damage, +2d6 for Edge"),
+        ("damage guard 3d6+2 stun = 6 6 6", "direct damage to a target, stun"),
+        ("edge vask reaction", "an extra reaction outside one's turn"),
+        ("attack vask guard vs 20 reaction = 2 3", "an attack as a reaction"),
+        ("heal guard 5", "take points off the damage"),
+        ("next", "the next turn"),
+        ("award kael", "a GM award of Edge"),
+        ("leave vask", "leave the encounter"),
+        ("end", "end the encounter"),
+        ("recover session-end", "Edge refills at the end of a session"),
+        ("start Second wave", "start an encounter"),
+        ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
+        ("next", "the first turn"),
+    ),
+)

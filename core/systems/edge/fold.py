@@ -1,0 +1,308 @@
+"""Fold steps of 2d10-edge: each event changes the state as its fields say."""
+
+from __future__ import annotations
+
+from margin.events import Record
+from margin.events.systems.edge import (
+    ActionUsed,
+    ArmorRepaired,
+    Attacked,
+    Checked,
+    Damaged,
+    EdgeBurned,
+    EdgeRecovered,
+    EdgeSpent,
+    EncounterEnded,
+    EncounterStarted,
+    Healed,
+    Injured,
+    InjuryLessened,
+    Joined,
+    Left,
+    PendingDismissed,
+    TurnStarted,
+)
+
+from ...state import TableState
+from ..base import Handler
+from .decide import turn_order
+from .state import (
+    Combatant,
+    EdgeCharacter,
+    Encounter,
+    Injury,
+    OpenAttack,
+    Pending,
+    combatant,
+    world,
+)
+
+
+def _char(state: TableState, cid: str) -> EdgeCharacter | None:
+    char = state.characters.get(cid)
+    return char if isinstance(char, EdgeCharacter) else None
+
+
+def _settle(char: EdgeCharacter) -> None:
+    """Dead or knocked out, from the injuries and the damage they left."""
+    char.dead = any(
+        not i.stun and not i.burned and (i.severity == "fatal" or i.overwhelmed)
+        for i in char.injuries
+    )
+    char.knocked_out = any(
+        i.stun and (i.severity == "fatal" or i.overwhelmed) for i in char.injuries
+    )
+
+
+def _checked(state: TableState, record: Record) -> None:
+    e: Checked = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    char.pending = [p for p in char.pending if p.seq not in e.pending_used]
+    if e.pending_kind:
+        char.pending.append(
+            Pending(
+                seq=record.seq,
+                kind=e.pending_kind,
+                scope=e.pending_scope,
+                skill=e.skill,
+                secret=e.secret_tn,
+            )
+        )
+
+
+def _attacked(state: TableState, record: Record) -> None:
+    _checked(state, record)
+    e: Attacked = record.event
+    if e.action:
+        _use(state, e.character, e.action)
+    if e.success:
+        world(state).open_attacks.append(
+            OpenAttack(
+                seq=record.seq,
+                attacker=e.character,
+                target=e.target,
+                weapon=e.weapon,
+                base_dice=e.base_dice,
+                bonus=e.damage_bonus,
+                extra_dice=e.extra_dice,
+                mos=e.mos,
+                stun=e.stun,
+                pt_reduction=e.pt_reduction,
+                edge_on_roll=bool(e.edge),
+            )
+        )
+
+
+def _spent(state: TableState, record: Record) -> None:
+    e: EdgeSpent = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    char.edge = e.edge_after
+    me = combatant(state, e.character)
+    if me is None:
+        return
+    enc = world(state).encounter
+    if e.purpose == "reaction":
+        me.reactions += 1
+        me.extra_reaction = True
+    elif e.purpose == "initiative":
+        me.boost = e.value
+        if enc is not None and enc.current == me.id:
+            me.boost_active = True
+            me.actions.extend(e.actions)
+
+
+def _damaged(state: TableState, record: Record) -> None:
+    e: Damaged = record.event
+    target = _char(state, e.target)
+    if target is not None and e.degraded:
+        target.armor_wear += e.degraded
+    if e.attack:
+        w = world(state)
+        w.open_attacks = [a for a in w.open_attacks if a.seq != e.attack]
+
+
+def _injured(state: TableState, record: Record) -> None:
+    e: Injured = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    if e.stun:
+        char.stun = e.accumulated
+    else:
+        char.damage = e.accumulated
+    char.injuries.append(
+        Injury(
+            seq=record.seq,
+            points=e.points,
+            severity=e.severity,
+            stun=e.stun,
+            overwhelmed=e.overwhelmed,
+        )
+    )
+    _settle(char)
+
+
+def _lessened(state: TableState, record: Record) -> None:
+    e: InjuryLessened = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    for injury in char.injuries:
+        if injury.seq == e.injury:
+            injury.severity = e.severity_to
+    _settle(char)
+
+
+def _burned(state: TableState, record: Record) -> None:
+    e: EdgeBurned = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    char.edge = e.edge_after
+    char.burns += 1
+    char.urgent_care = True
+    for injury in char.injuries:
+        if injury.seq == e.injury:
+            injury.burned = True
+    _settle(char)
+
+
+def _recovered(state: TableState, record: Record) -> None:
+    e: EdgeRecovered = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.edge = e.edge_after
+
+
+def _dismissed(state: TableState, record: Record) -> None:
+    e: PendingDismissed = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.pending = [p for p in char.pending if p.seq != e.pending]
+
+
+def _repaired(state: TableState, record: Record) -> None:
+    e: ArmorRepaired = record.event
+    char = _char(state, e.character)
+    if char is not None:
+        char.armor_wear = e.wear_after
+
+
+def _healed(state: TableState, record: Record) -> None:
+    e: Healed = record.event
+    char = _char(state, e.character)
+    if char is None:
+        return
+    if e.stun:
+        char.stun = e.damage_after
+        if char.stun == 0:
+            char.injuries = [i for i in char.injuries if not i.stun]
+    else:
+        char.damage = e.damage_after
+        if char.damage == 0:
+            char.injuries = [i for i in char.injuries if i.stun]
+    if e.cared:
+        char.urgent_care = False
+    _settle(char)
+
+
+def _started(state: TableState, record: Record) -> None:
+    e: EncounterStarted = record.event
+    world(state).encounter = Encounter(name=e.name)
+
+
+def _joined(state: TableState, record: Record) -> None:
+    e: Joined = record.event
+    enc = world(state).encounter
+    if enc is None:
+        return
+    enc.order = turn_order(
+        [
+            *enc.order,
+            Combatant(
+                id=e.character,
+                initiative=e.initiative,
+                bonus=e.bonus,
+                faces=list(e.faces),
+                hidden=e.hidden,
+            ),
+        ]
+    )
+
+
+def _left(state: TableState, record: Record) -> None:
+    e: Left = record.event
+    enc = world(state).encounter
+    if enc is None:
+        return
+    enc.order = [c for c in enc.order if c.id != e.character]
+    if enc.current == e.character:
+        enc.current = ""
+
+
+def _turn(state: TableState, record: Record) -> None:
+    e: TurnStarted = record.event
+    enc = world(state).encounter
+    if enc is None:
+        return
+    previous = combatant(state, enc.current) if enc.current else None
+    if previous is not None:
+        previous.actions = []
+        if previous.boost_active:
+            previous.boost = 0
+            previous.boost_active = False
+    if e.round != enc.round:
+        enc.round = e.round
+        enc.acted = []
+    enc.current = e.character
+    enc.acted.append(e.character)
+    me = combatant(state, e.character)
+    if me is not None:
+        me.actions = list(e.actions)
+        me.reactions = 1
+        me.extra_reaction = False
+        me.boost_active = me.boost > 0
+
+
+def _use(state: TableState, cid: str, action: str) -> None:
+    me = combatant(state, cid)
+    if me is None:
+        return
+    if action == "reaction":
+        me.reactions -= 1
+    elif action in me.actions:
+        me.actions.remove(action)
+
+
+def _action(state: TableState, record: Record) -> None:
+    e: ActionUsed = record.event
+    _use(state, e.character, e.action)
+
+
+def _ended(state: TableState, record: Record) -> None:
+    world(state).encounter = None
+
+
+HANDLERS: dict[type, Handler] = {
+    Checked: _checked,
+    Attacked: _attacked,
+    EdgeSpent: _spent,
+    Damaged: _damaged,
+    Injured: _injured,
+    InjuryLessened: _lessened,
+    EdgeBurned: _burned,
+    EdgeRecovered: _recovered,
+    PendingDismissed: _dismissed,
+    Healed: _healed,
+    ArmorRepaired: _repaired,
+    EncounterStarted: _started,
+    Joined: _joined,
+    Left: _left,
+    TurnStarted: _turn,
+    ActionUsed: _action,
+    EncounterEnded: _ended,
+}

@@ -1,0 +1,75 @@
+"""The commands of 2d6-effect: what the GM asks for, one JSON object each in ``margin do``."""
+
+from __future__ import annotations
+
+import msgspec
+
+from ..base import Command
+
+
+class Check(Command, tag="check"):
+    """A skill check (skill, usually with a characteristic) or a characteristic check."""
+
+    character: str
+    skill: str | None = None
+    characteristic: str | None = None
+    #: a ladder rung by name, or its DM; Average when omitted
+    difficulty: str | int | None = None
+    #: the world's law level, setting the difficulty instead (option law_level)
+    law_level: int | None = None
+    circumstance: int = 0
+    #: any further DM another rule gives (a weapon, range, gear)
+    dm: int = 0
+    #: a named task: once done it gives nothing new; the GM can close it
+    task: str = ""
+    #: a written task statement (option task_format)
+    written: str = ""
+    #: the task's time increment (option task_time), and rows traded (option time_trading)
+    increment: str | None = None
+    time_rows: int = 0
+    combat: bool = False
+    #: things done at once (option multiple_actions)
+    actions: int = 1
+    faces: list[int] | None = None
+    reason: str = ""
+
+
+class Assist(Command, tag="assist"):
+    """A helper makes the same check first; their Effect becomes a DM on the helped check."""
+
+    helper: str
+    character: str
+    skill: str | None = None
+    characteristic: str | None = None
+    difficulty: str | int | None = None
+    #: how the helper feels about the character; the helper's sheet, or helpful, when omitted
+    disposition: str | None = None
+    faces: list[int] | None = None
+
+
+class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    character: str
+    skill: str | None = None
+    characteristic: str | None = None
+    difficulty: str | int | None = None
+    circumstance: int = 0
+    dm: int = 0
+    faces: list[int] | None = None
+
+
+class Opposed(Command, tag="opposed"):
+    """Two checks against each other (option opposed_checks)."""
+
+    a: Side
+    b: Side
+    reason: str = ""
+
+
+class CloseTask(Command, tag="close-task"):
+    """The GM rules that a task cannot be attempted again."""
+
+    task: str
+    reason: str = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (Check, Assist, Opposed, CloseTask)

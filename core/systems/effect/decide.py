@@ -1,0 +1,377 @@
+"""2d6-effect commands, and deciding them into events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from margin.events import Draft
+from margin.events.systems.effect import (
+    EffectAssisted,
+    EffectChecked,
+    EffectOpposed,
+    EffectSide,
+    TaskClosed,
+)
+
+from ...dice import Dice, TypedDice
+from ...errors import RuleError
+from ...history import History
+from ...state import TableState, find_character
+from ..base import Command
+from . import rules
+from .commands import (
+    Assist,
+    Check,
+    CloseTask,
+    Opposed,
+    Side,
+)
+from .state import (
+    MAX_ACTIONS,
+    MAX_DM,
+    MAX_LAW_LEVEL,
+    EffectCharacter,
+    characteristic_of,
+    integer,
+    name_key,
+    rule_on,
+    skill_of,
+    world,
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a check needs before its dice: the DMs and the timing."""
+
+    label: str
+    skill: str | None
+    skill_level: int | None
+    unskilled_dm: int
+    characteristic: str | None
+    characteristic_dm: int
+    difficulty: str
+    difficulty_dm: int
+    law_level: int | None
+    circumstance: int
+    dm: int
+    assist_dm: int
+    assist_by: str | None
+    #: the record of the help used, which the check then answers (undoing the help undoes it)
+    assist_seq: int | None
+    actions_dm: int
+    time_rows: int
+    increment: str
+
+    @property
+    def modifier(self) -> int:
+        return (
+            (self.skill_level or 0)
+            + self.unskilled_dm
+            + self.characteristic_dm
+            + self.difficulty_dm
+            + self.circumstance
+            + self.dm
+            + self.assist_dm
+            + self.actions_dm
+            + self.time_rows
+        )
+
+
+def _written(cmd: Check, state: TableState) -> Check:
+    """The check with a written task statement read into its fields."""
+    if not cmd.written:
+        return cmd
+    rule_on(state, "task_format", "written")
+    task = rules.parse(cmd.written)
+    for field, given in (
+        ("skill", cmd.skill),
+        ("difficulty", cmd.difficulty),
+        ("increment", cmd.increment),
+    ):
+        if given is not None:
+            raise RuleError(f"{field}: already stated by the written task; give one or the other")
+    if task.characteristic is not None and cmd.characteristic is not None:
+        raise RuleError("characteristic: already stated by the written task; give one or the other")
+    return msgspec.structs.replace(
+        cmd,
+        skill=task.skill,
+        characteristic=task.characteristic or cmd.characteristic,
+        difficulty=task.difficulty,
+        increment=task.increment,
+    )
+
+
+def _difficulty(state: TableState, given: Any, law_level: int | None) -> tuple[str, int]:
+    if law_level is None:
+        return rules.difficulty(given)
+    rule_on(state, "law_level", "law_level")
+    if given is not None:
+        raise RuleError("law_level: the law level sets the difficulty; give one or the other")
+    return rules.law_difficulty(integer("law_level", law_level, 0, MAX_LAW_LEVEL))
+
+
+def assist_key(skill: str | None, characteristic: str | None) -> str:
+    return name_key(skill or characteristic or "")
+
+
+def plan_check(cmd: Check, state: TableState) -> Plan:
+    """Check a command against the rules and the state, before any die is rolled."""
+    char = find_character(state, cmd.character)
+    cmd = _written(cmd, state)
+    if cmd.skill is None and cmd.characteristic is None:
+        raise RuleError("check: name a skill, a characteristic, or both")
+    skill, level = skill_of(char, cmd.skill) if cmd.skill is not None else (None, None)
+    unskilled_dm = rules.UNSKILLED_DM if cmd.skill is not None and level is None else 0
+    characteristic, char_dm = (
+        characteristic_of(char, cmd.characteristic, state)
+        if cmd.characteristic is not None
+        else (None, 0)
+    )
+    rung, diff_dm = _difficulty(state, cmd.difficulty, cmd.law_level)
+    circumstance = rules.circumstance(cmd.circumstance)
+    dm = integer("dm", cmd.dm, -MAX_DM, MAX_DM)
+    actions = integer("actions", cmd.actions, 1, MAX_ACTIONS)
+    if actions > 1:
+        rule_on(state, "multiple_actions", "actions")
+    increment = ""
+    if cmd.increment is not None:
+        # a formal written task always states its time; it is only rolled with task_time
+        if not state.options.get("time_trading") and not cmd.written:
+            rule_on(state, "task_time", "increment")
+        if cmd.combat:
+            raise RuleError("increment: in combat a task takes one round, not a rolled time")
+        increment = rules.increment(cmd.increment)
+    rows = cmd.time_rows
+    if rows:
+        rule_on(state, "time_trading", "time_rows")
+        if cmd.combat:
+            raise RuleError("time_rows: a combat round is fixed; time cannot be traded in it")
+        if not increment:
+            raise RuleError("time_rows: trading time needs the task's increment")
+        increment, rows = rules.trade(increment, rows)
+    if cmd.task:
+        _check_task(state, cmd.task)
+    pending = None
+    if isinstance(char, EffectCharacter):
+        pending = char.assists.get(assist_key(skill, characteristic))
+    label = skill or characteristic or ""
+    return Plan(
+        label=label,
+        skill=skill,
+        skill_level=level,
+        unskilled_dm=unskilled_dm,
+        characteristic=characteristic,
+        characteristic_dm=char_dm,
+        difficulty=rung,
+        difficulty_dm=diff_dm,
+        law_level=cmd.law_level,
+        circumstance=circumstance,
+        dm=dm,
+        assist_dm=pending.dm if pending else 0,
+        assist_by=pending.helper if pending else None,
+        assist_seq=pending.seq if pending else None,
+        actions_dm=rules.multiple_action_dm(actions),
+        time_rows=rows,
+        increment=increment,
+    )
+
+
+def _check_task(state: TableState, name: str) -> None:
+    task = world(state).tasks.get(name_key(name))
+    if task is None:
+        return
+    if task.status == "done":
+        raise RuleError(f"task {name!r}: already done by {task.by}; repeating it gives nothing new")
+    if task.status == "closed":
+        why = f" ({task.reason})" if task.reason else ""
+        raise RuleError(f"task {name!r}: the GM closed it{why}; it cannot be tried again")
+
+
+def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
+    plan = plan_check(cmd, state)
+    char = find_character(state, cmd.character)
+    faces = dice.roll(6, 2)
+    total, effect, success, band = rules.judge(faces, plan.modifier)
+    time_die: int | None = None
+    seconds: int | None = None
+    if cmd.combat and state.options.get("task_time"):
+        seconds = rules.ROUND_SECONDS
+    elif plan.increment and state.options.get("task_time"):
+        time_die = dice.roll(6, 1)[0]
+        seconds = rules.duration(plan.increment, time_die)
+    event = EffectChecked(
+        actor=char.id,
+        label=plan.label,
+        skill=plan.skill,
+        skill_level=plan.skill_level,
+        unskilled=plan.unskilled_dm != 0,
+        unskilled_dm=plan.unskilled_dm,
+        characteristic=plan.characteristic,
+        characteristic_dm=plan.characteristic_dm,
+        difficulty=plan.difficulty,
+        difficulty_dm=plan.difficulty_dm,
+        law_level=plan.law_level,
+        circumstance=plan.circumstance,
+        dm=plan.dm,
+        assist_dm=plan.assist_dm,
+        assist_by=plan.assist_by,
+        actions=cmd.actions,
+        actions_dm=plan.actions_dm,
+        time_rows=plan.time_rows,
+        faces=faces,
+        source=dice.source,
+        total=total,
+        effect=effect,
+        success=success,
+        band=band,
+        task=name_key(cmd.task),
+        written=cmd.written,
+        increment=plan.increment,
+        time_die=time_die,
+        seconds=seconds,
+        combat=cmd.combat,
+        reason=cmd.reason,
+    )
+    return [Draft(event, cause=plan.assist_seq)]
+
+
+def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
+    helper = find_character(state, cmd.helper)
+    char = find_character(state, cmd.character)
+    if helper.id == char.id:
+        raise RuleError(f"helper: {helper.name} cannot help themself")
+    if cmd.skill is None and cmd.characteristic is None:
+        raise RuleError("assist: name the skill (or the characteristic) of the check helped")
+    skill, level = skill_of(helper, cmd.skill) if cmd.skill is not None else (None, None)
+    label = skill or cmd.characteristic or ""
+    # the key the help will wait under (see the fold), so a second offer is caught
+    key = name_key(label)
+    if isinstance(char, EffectCharacter) and key in char.assists:
+        other = char.assists[key].helper
+        raise RuleError(
+            f"assist: {char.name} already has {other}'s help on {key} (one helper per check)"
+        )
+    disposition = rules.disposition(
+        cmd.disposition
+        if cmd.disposition is not None
+        else helper.sheet.get("disposition", "helpful")
+    )
+    rung, diff_dm = rules.difficulty(cmd.difficulty)
+    refusal = rules.assist_refusal(disposition, level, cmd.skill is not None)
+    base: dict[str, Any] = {
+        "helper": helper.id,
+        "actor": char.id,
+        "label": label,
+        "disposition": disposition,
+        "difficulty": rung,
+        "difficulty_dm": diff_dm,
+    }
+    if refusal is not None:
+        if isinstance(dice, TypedDice):
+            dice.release()
+        refused = EffectAssisted(
+            **base, refused=True, reason=f"{helper.name} {refusal}", skill_level=level
+        )
+        return [Draft(refused)]
+    used = rules.skill_brought(disposition, level) if level is not None else None
+    characteristic, char_dm = (
+        characteristic_of(helper, cmd.characteristic, state)
+        if cmd.characteristic is not None
+        else (None, 0)
+    )
+    faces = dice.roll(6, 2)
+    total, effect, _, _ = rules.judge(faces, (used or 0) + char_dm + diff_dm)
+    event = EffectAssisted(
+        **base,
+        skill_level=level,
+        skill_used=used,
+        characteristic=characteristic,
+        characteristic_dm=char_dm,
+        faces=faces,
+        source=dice.source,
+        total=total,
+        effect=effect,
+        dm=effect,
+    )
+    return [Draft(event)]
+
+
+def two_d6(dice: Dice, faces: Any, name: str) -> tuple[list[int], str]:
+    """Two d6 for one side of an opposed check: typed faces, or rolled."""
+    if faces is None:
+        return dice.roll(6, 2), dice.source
+    if not isinstance(faces, list) or len(faces) != 2:
+        raise RuleError(f"{name}.faces: expected two d6 faces, 1..6 each")
+    for face in faces:
+        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+            raise RuleError(f"{name}.faces: {face!r} is not a face of a d6 (1..6)")
+    return list(faces), "typed"
+
+
+def _side(side: Side, state: TableState, dice: Dice, name: str) -> EffectSide:
+    char = find_character(state, side.character)
+    plan = plan_check(
+        Check(
+            character=side.character,
+            skill=side.skill,
+            characteristic=side.characteristic,
+            difficulty=side.difficulty,
+            circumstance=side.circumstance,
+            dm=side.dm,
+        ),
+        state,
+    )
+    modifier = plan.modifier - plan.assist_dm
+    faces, source = two_d6(dice, side.faces, name)
+    total, effect, _, band = rules.judge(faces, modifier)
+    return EffectSide(
+        actor=char.id,
+        label=plan.label,
+        modifier=modifier,
+        faces=faces,
+        source=source,
+        total=total,
+        effect=effect,
+        band=band,
+    )
+
+
+def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
+    rule_on(state, "opposed_checks", "opposed")
+    a = _side(cmd.a, state, dice, "a")
+    b = _side(cmd.b, state, dice, "b")
+    if a.actor == b.actor:
+        raise RuleError(f"b.character: {cmd.b.character!r} cannot oppose themself")
+    winner = rules.opposed_winner(a.effect, b.effect)
+    actor = {"a": a.actor, "b": b.actor}.get(winner or "")
+    return [Draft(EffectOpposed(a=a, b=b, winner=actor, reason=cmd.reason))]
+
+
+def _close(cmd: CloseTask, state: TableState) -> list[Draft]:
+    name = name_key(cmd.task)
+    if not name:
+        raise RuleError("task: name the task to close")
+    task = world(state).tasks.get(name)
+    if task is not None and task.status == "done":
+        raise RuleError(f"task {cmd.task!r}: already done by {task.by}; nothing to close")
+    if task is not None and task.status == "closed":
+        raise RuleError(f"task {cmd.task!r}: already closed")
+    return [Draft(TaskClosed(task=name, reason=cmd.reason))]
+
+
+_DECIDERS: dict[type[Command], Any] = {
+    Check: _check,
+    Assist: _assist,
+    Opposed: _opposed,
+    CloseTask: lambda cmd, state, dice: _close(cmd, state),
+}
+
+
+def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    """Decide a 2d6-effect command; records about hidden characters only are GM-only."""
+    drafts: list[Draft] = _DECIDERS[type(command)](command, state, dice)
+    return drafts

@@ -1,0 +1,93 @@
+"""The commands of d100-under: what the GM asks for, one JSON object each in ``margin do``."""
+
+from __future__ import annotations
+
+import msgspec
+
+from ..base import Command
+
+
+class Check(Command, tag="check"):
+    """A percentile check: against a skill's target, an attribute's, or a given target."""
+
+    character: str
+    skill: str | None = None
+    attribute: str | None = None
+    target: int | None = None
+    #: physical d10s as [tens, ones], each 0..9 (0,0 reads 100)
+    faces: list[int] | None = None
+    #: or the percentile read off them, 1..100
+    roll: int | None = None
+    reason: str = ""
+
+
+class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One side of an opposed check."""
+
+    character: str
+    skill: str | None = None
+    attribute: str | None = None
+    target: int | None = None
+    faces: list[int] | None = None
+    roll: int | None = None
+
+
+class Opposed(Command, tag="opposed"):
+    """Two characters check against each other; a double failure escalates."""
+
+    a: Side
+    b: Side
+    reason: str = ""
+
+
+class StartTrack(Command, tag="start-track"):
+    """Start the encounter's timing track at count 0."""
+
+    label: str = ""
+
+
+class EndTrack(Command, tag="end-track"):
+    """Put the timing track away."""
+
+
+class Act(Command, tag="act"):
+    """Start an action: the actor's token goes on the track at now + its cost."""
+
+    character: str
+    action: str
+    cost: int | None = None
+
+
+class Advance(Command, tag="advance"):
+    """Move the track on count by count (``next``: up to the earliest token)."""
+
+    counts: int = 1
+    next: bool = False
+
+
+class Interrupt(Command, tag="interrupt"):
+    """Stop a pending action before it completes."""
+
+    character: str
+    reason: str = ""
+
+
+class ChangeAction(Command, tag="change"):
+    """Swap a pending action for another, timed from the current count."""
+
+    character: str
+    action: str
+    cost: int | None = None
+    reason: str = ""
+
+
+COMMANDS: tuple[type[Command], ...] = (
+    Check,
+    Opposed,
+    StartTrack,
+    EndTrack,
+    Act,
+    Advance,
+    Interrupt,
+    ChangeAction,
+)

@@ -1,0 +1,86 @@
+"""What a d100-under recap reads from each event (see ``core.facts``)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ...facts import Begins, Check, Ends, Fact, Notable, Reader, Round, Turn, number, typed
+from . import rules
+
+# a long session asks the same few targets again and again
+_success_chance = cache(rules.success_chance)
+_odds = cache(rules.odds)
+_opposed_odds = cache(rules.opposed_odds)
+
+
+def _notable(side: dict[str, Any], label: str) -> list[Fact]:
+    if side.get("fumble"):
+        return [Notable(side.get("actor", ""), f"fumble on {label}")]
+    if side.get("critical"):
+        return [Notable(side.get("actor", ""), f"critical on {label}")]
+    return []
+
+
+def _check(e: dict[str, Any]) -> list[Fact]:
+    target, label = number(e, "target"), e.get("label", "check")
+    chance = bands = None
+    if target is not None:
+        chance = _success_chance(target)
+        bands = _odds(target, e.get("crit_reading", "table"))
+    check = Check(
+        e.get("actor", ""),
+        label + (f" vs {target}" if target is not None else ""),
+        bool(e.get("success")),
+        chance,
+        band=_band(e),
+        bands=bands,
+        typed=typed(e),
+    )
+    return [check, *_notable(e, label)]
+
+
+def _band(side: dict[str, Any]) -> str:
+    if side.get("fumble"):
+        return "fumble"
+    if side.get("critical"):
+        return "critical"
+    return "success" if side.get("success") else "failure"
+
+
+def _opposed(e: dict[str, Any]) -> list[Fact]:
+    a, b = e.get("a", {}), e.get("b", {})
+    ta, tb = number(a, "target"), number(b, "target")
+    odds = _opposed_odds(ta, tb) if ta is not None and tb is not None else None
+    facts: list[Fact] = []
+    for side, other, key in ((a, b, "a wins"), (b, a, "b wins")):
+        label = side.get("label", "")
+        won = e.get("winner") == side.get("actor", "")
+        chance = odds[key] if odds is not None else None
+        facts.append(
+            Check(
+                side.get("actor", ""),
+                label,
+                won,
+                chance,
+                typed=typed(side),
+                target=other.get("actor", ""),
+            )
+        )
+        facts.extend(_notable(side, label))
+    return facts
+
+
+def _ended(e: dict[str, Any]) -> list[Fact]:
+    count = number(e, "count")
+    return [Ends(f"at count {count}" if count is not None else "")]
+
+
+READERS: dict[str, Reader] = {
+    "under.check": _check,
+    "under.opposed": _opposed,
+    "under.track-started": lambda e: [Begins(e.get("label", ""))],
+    "under.advanced": lambda e: [Round(number(e, "count") or 0)],
+    "under.declared": lambda e: [Turn(e.get("actor", ""), number(e, "count") or 0)],
+    "under.track-ended": _ended,
+}

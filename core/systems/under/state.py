@@ -1,0 +1,198 @@
+"""d100-under state: sheets and characters, the target a check names, and the timing track
+(a shared count, action costs, tokens and their resolution)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from margin.events.systems.under import TrackToken
+
+from ...errors import RuleError
+from ...state import Character, TableState
+from . import rules
+
+
+def helpers() -> Any:
+    """``core.resolve`` (field helpers); it imports the system registry, so it is reached late."""
+    from ... import resolve
+
+    return resolve
+
+
+def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
+
+
+def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    return helpers().take(fields, spec)  # type: ignore[no-any-return]
+
+
+def required() -> Any:
+    """The marker of a request field without a default."""
+    return helpers().REQUIRED
+
+
+class UnderCharacter(Character, kw_only=True):
+    """A d100-under character: the sheet, plus the last check for the table screen."""
+
+    last: str = ""
+
+
+def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
+    """``attributes`` (name -> rating), ``skills`` (name -> target), ``actions`` (name -> cost)."""
+    unknown = sorted(set(sheet) - {"attributes", "skills", "actions"})
+    if unknown:
+        raise RuleError(f"sheet.{unknown[0]}: unknown field (fields: attributes, skills, actions)")
+    limits = {
+        "attributes": (rules.MIN_RATING, rules.MAX_RATING),
+        "skills": (0, rules.MAX_TARGET),
+        "actions": (1, MAX_COST),
+    }
+    for part, (lo, hi) in limits.items():
+        table = sheet.get(part, {})
+        if not isinstance(table, dict):
+            raise RuleError(f"sheet.{part}: expected an object of name -> number")
+        for name, value in table.items():
+            if not str(name).strip():
+                raise RuleError(f"sheet.{part}: a name is empty")
+            integer(f"sheet.{part}.{name}", value, lo, hi)
+    return sheet
+
+
+def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> Character:
+    return UnderCharacter(id=cid, name=name, sheet=sheet, hidden=hidden)
+
+
+def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
+    key = " ".join(name.lower().split())
+    for k, v in table.items():
+        if " ".join(k.lower().split()) == key:
+            return k, v
+    return None
+
+
+def target_for(
+    char: Character, skill: str | None, attribute: str | None, target: int | None
+) -> tuple[int, str, bool]:
+    """(target, label, unskilled) from a given target, a skill, or an attribute rating."""
+    sheet = char.sheet
+    if target is not None:
+        integer("target", target, 0, rules.MAX_TARGET)
+        return target, skill or attribute or f"target {target}", False
+    if skill is not None:
+        found = lookup(sheet.get("skills", {}), skill)
+        if found is not None:
+            if attribute is not None:
+                raise RuleError(
+                    f"attribute: {char.name} has {found[0]} (target {found[1]}); "
+                    "an attribute is only for unskilled attempts"
+                )
+            return found[1], found[0], False
+        if attribute is None:
+            known = ", ".join(sheet.get("skills", {})) or "none"
+            raise RuleError(
+                f"skill {skill!r}: {char.name} has no such skill (skills: {known}); "
+                "name an attribute for an unskilled attempt"
+            )
+    if attribute is None:
+        raise RuleError("check: name a skill, an attribute or a target")
+    found = lookup(sheet.get("attributes", {}), attribute)
+    if found is None:
+        known = ", ".join(sheet.get("attributes", {})) or "none"
+        raise RuleError(
+            f"attribute {attribute!r}: {char.name} has no such attribute (attributes: {known})"
+        )
+    value = rules.rating_target(found[1])
+    if skill is not None:
+        return value, f"{skill} (unskilled, {found[0]})", True
+    return value, found[0], False
+
+
+#: Costs in counts of the actions every character can take.
+STANDARD_COSTS = {"draw": 2, "revolver": 3}
+
+#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
+SPELL_COSTS = (2, 8)
+
+#: Limits that keep a typo from flooding the log.
+MAX_COST = 100
+MAX_ADVANCE = 100
+
+
+class TrackWorld(msgspec.Struct, kw_only=True):
+    """The table-wide state of d100-under: the timing track, when one is running."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("sources",)
+
+    running: bool = False
+    label: str = ""
+    now: int = 0
+    tokens: list[TrackToken] = []
+    #: count -> what completed on it, for the clock and replay
+    resolved: dict[int, list[TrackToken]] = {}
+    escalations: int = 0
+    #: of those, the ones in GM-only records (between hidden characters), kept from players
+    gm_escalations: int = 0
+    #: actor -> the record that put their pending token on the track; an interruption or
+    #: a change answers that record, so undoing the declaration undoes them too
+    sources: dict[str, int] = {}
+
+
+def track(state: TableState) -> TrackWorld:
+    """The table's d100-under world (the fold keeps one from the table's creation on)."""
+    found = state.world
+    assert isinstance(found, TrackWorld)
+    return found
+
+
+def is_spell(action: str) -> bool:
+    return action.split(" ", 1)[0] in ("spell", "spell:")
+
+
+def action_cost(action: str, cost: int | None, sheet_actions: dict[str, int]) -> tuple[str, int]:
+    """The action's name (normalised) and its cost in counts.
+
+    A cost the GM names wins over the usual one; spells keep to 2..8; an
+    action margin does not know needs its cost named.
+    """
+    name = " ".join(action.lower().split())
+    if not name:
+        raise RuleError(
+            "action: name the action (draw, revolver, spell, or any action with a cost)"
+        )
+    if cost is not None and (isinstance(cost, bool) or not 1 <= cost <= MAX_COST):
+        raise RuleError(f"cost: {cost!r} is not a cost in counts (1..{MAX_COST})")
+    if is_spell(name):
+        low, high = SPELL_COSTS
+        if cost is None:
+            raise RuleError(f"cost: a spell costs {low}..{high} counts; name its cost")
+        if not low <= cost <= high:
+            raise RuleError(f"cost: {cost} is not a spell's cost ({low}..{high} counts)")
+        return name, cost
+    if cost is not None:
+        return name, cost
+    known = {**STANDARD_COSTS, **{k.lower(): v for k, v in sheet_actions.items()}}
+    if name in known:
+        return name, known[name]
+    names = ", ".join(f"{k} {v}" for k, v in sorted(known.items()))
+    raise RuleError(f"cost: {name!r} has no usual cost (known: {names}, spell 2..8); name its cost")
+
+
+def token_of(world: TrackWorld, actor: str) -> TrackToken | None:
+    for token in world.tokens:
+        if token.actor == actor:
+            return token
+    return None
+
+
+def next_count(world: TrackWorld) -> int | None:
+    """The count of the earliest pending token, if any."""
+    return min((t.at for t in world.tokens), default=None)
+
+
+def due(world: TrackWorld, count: int) -> list[TrackToken]:
+    """The tokens completing on ``count``, in the order they were placed."""
+    return [t for t in world.tokens if t.at == count]
