@@ -3,10 +3,13 @@ expect a refusal."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Coroutine
 from typing import Any, NamedTuple
 
 import pytest
@@ -97,3 +100,13 @@ def player_state_of(table: Table) -> TableState:
     lens.feed(table.store.records())
     world = get_system(table.state.system).player_world
     return player_state(table.state, lens, world, table.projection.history.voided)
+
+
+def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test on its own event loop (no async plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run

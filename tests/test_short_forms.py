@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from margin.core import SYSTEMS
 from margin.tui import commandline
 from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 
 @pytest.mark.parametrize("system_id", sorted(s.id for s in SYSTEMS.values() if s.short_forms))
@@ -24,6 +27,29 @@ def test_short_forms_run_in_order_on_the_demo_table(tmp_path: Path, system_id: s
             assert table.projection.seq > before, line
     finally:
         table.close()
+
+
+@pytest.mark.parametrize("system_id", sorted(SYSTEMS))
+def test_the_demo_fight_as_command_lines_ends_where_margin_demo_ends(
+    tmp_path: Path, system_id: str
+) -> None:
+    """Each of the demo's commands, as the JSON line a GM may type, does what margin demo does."""
+    system = SYSTEMS[system_id]
+    expected = build_demo(tmp_path / "demo.margin", system_id)
+    table = Table.create(tmp_path / "typed.margin", system_id, title=f"{system.title} demo")
+    try:
+        for data in system.demo:
+            parsed = commandline.parse_line(json.dumps(data), table.state)
+            assert parsed.command is not None, data
+            table.execute(parsed.command)
+        got, want = msgspec.to_builtins(table.state), msgspec.to_builtins(expected.state)
+        assert got["characters"] == want["characters"]
+        assert got["world"] == want["world"]
+        if system.clock is not None:
+            assert system.clock(table.state) == system.clock(expected.state)
+    finally:
+        table.close()
+        expected.close()
 
 
 def test_every_system_lists_short_forms() -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzzing import run as run_bytes
 from support import run_margin
 
 from margin.events import Draft, Noted, SQLiteStore, chain_hash
@@ -285,11 +284,11 @@ def test_random_byte_changes_in_the_file_are_found_or_refused_in_one_line(
         at = rng.randrange(4096, len(damaged))
         damaged[at] ^= 1 << rng.randrange(8)
         path.write_bytes(bytes(damaged))
-        code, _, err = run_bytes(["verify", str(path)], [])
+        code, _, err = run_margin("verify", str(path))
         assert code == 0 or err.count("\n") == 1, err
         found += code == 1
         for args in (["log", str(path)], ["state", str(path), "--json"], ["export", str(path)]):
-            code, _, err = run_bytes(args, [])
+            code, _, err = run_margin(*args)
             assert code == 0 or (err.count("\n") == 1 and "Traceback" not in err), err
     assert last > 10
     assert found > 0

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import io
-import itertools
 import time
 
 import pytest
 from rich.console import Console
-from support import margin_process
+from support import margin_process, pilot_test
 from textual.widgets import Static
 
 from margin.core import RuleError, get_system
@@ -27,21 +25,7 @@ from margin.tui.widgets import CommandLine, LogView, OddsBar
 SYSTEM = "d100-under"
 SIZE = (100, 30)
 
-
-def pilot_test(test):
-    """Run an async Pilot test on its own event loop (no async plugin needed)."""
-
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture(autouse=True)
-def fixed_ids(monkeypatch):
-    counter = itertools.count(1)
-    monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+pytestmark = pytest.mark.usefixtures("fixed_command_ids")
 
 
 def build(path, system=SYSTEM, demo=True):
@@ -131,35 +115,35 @@ async def test_a_bad_command_is_answered_in_place_and_appends_nothing(path):
 
 
 @pilot_test
-async def test_each_systems_demo_fight_typed_line_by_line(tmp_path):
-    """Every system's demo fight, typed as command lines, ends where margin demo ends."""
+async def test_the_demo_fight_typed_line_by_line_ends_where_margin_demo_ends(tmp_path):
+    """The demo fight, each command typed as its JSON line, ends where margin demo ends (one
+    system here: test_short_forms reads every system's demo lines without the screen)."""
     import json
 
     import msgspec
 
-    from margin.core import SYSTEMS
     from margin.tui.demo import build_demo
 
-    for system_id, system in SYSTEMS.items():
-        expected = build_demo(tmp_path / f"{system_id}-demo.margin", system_id)
-        path = tmp_path / f"{system_id}.margin"
-        Table.create(path, system_id, title=f"{system.title} demo").close()
-        app = play(str(path))
-        async with app.run_test(size=(80, 24)) as pilot:
-            line = app.query_one(CommandLine)
-            for data in system.demo:
-                line.value = json.dumps(data)
-                await pilot.press("enter")
-                await pilot.pause()
-                assert line.value == "", message(app)
-            got = msgspec.to_builtins(app.view.table.state)
-            want = msgspec.to_builtins(expected.state)
-            assert got["characters"] == want["characters"], system_id
-            assert got["world"] == want["world"], system_id
-            if system.clock is not None:
-                assert app.view.clock() == system.clock(expected.state), system_id
-        app.view.table.close()
-        expected.close()
+    system = get_system(SYSTEM)
+    expected = build_demo(tmp_path / "demo.margin", SYSTEM)
+    path = tmp_path / "typed.margin"
+    Table.create(path, SYSTEM, title=f"{system.title} demo").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        line = app.query_one(CommandLine)
+        for data in system.demo:
+            line.value = json.dumps(data)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert line.value == "", message(app)
+        got = msgspec.to_builtins(app.view.table.state)
+        want = msgspec.to_builtins(expected.state)
+        assert got["characters"] == want["characters"]
+        assert got["world"] == want["world"]
+        assert system.clock is not None
+        assert app.view.clock() == system.clock(expected.state)
+    app.view.table.close()
+    expected.close()
 
 
 @pilot_test
@@ -797,26 +781,25 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
 
 
 @pilot_test
-async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_path):
-    """A GM at each system's demo table types the system's short forms, one after another."""
-    from margin.core import SYSTEMS
+async def test_a_fight_in_short_forms_typed_on_the_command_line(tmp_path):
+    """A GM at the demo table types the system's short forms, one after another (one system
+    here: test_short_forms runs every system's short forms without the screen)."""
     from margin.tui.demo import build_demo
 
-    for system_id, system in SYSTEMS.items():
-        path = tmp_path / f"{system_id}.margin"
-        build_demo(path, system_id, dice=RandomDice(0)).close()
-        app = appmod.play_app(str(path))
-        app.view.table.dice = RandomDice(0)
-        async with app.run_test(size=(80, 24)) as pilot:
-            line = app.query_one(CommandLine)
-            for text, _ in system.short_forms:
-                before = app.view.table.projection.seq
-                await type_line(pilot, text)
-                await pilot.press("enter")
-                await pilot.pause()
-                assert app.view.table.projection.seq > before, (system_id, text, message(app))
-                assert line.value == ""
-        app.view.table.close()
+    path = tmp_path / "demo.margin"
+    build_demo(path, SYSTEM, dice=RandomDice(0)).close()
+    app = appmod.play_app(str(path))
+    app.view.table.dice = RandomDice(0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        line = app.query_one(CommandLine)
+        for text, _ in get_system(SYSTEM).short_forms:
+            before = app.view.table.projection.seq
+            await type_line(pilot, text)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.view.table.projection.seq > before, (text, message(app))
+            assert line.value == ""
+    app.view.table.close()
 
 
 @pilot_test

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
-
 import pytest
+from support import pilot_test
 from textual import events
 
 from margin.core import get_system
@@ -18,14 +16,6 @@ from margin.tui.widgets import CommandLine
 
 SYSTEM = "d100-under"
 LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
-
-
-def pilot_test(test):
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        asyncio.run(test(*args, **kwargs))
-
-    return run
 
 
 def build(path, system=SYSTEM, extra=0):
