@@ -74,6 +74,22 @@ def margin_process(
     )
 
 
+#: A band as a rules text states it: lowest and highest value (None: no end), and its name.
+Band = tuple[int | None, int | None, str]
+
+
+def band_of(value: int, bands: list[Band]) -> str:
+    """The one band of the text's list that ``value`` falls in; the text's ranges must neither
+    overlap nor leave a gap there."""
+    found = [
+        name
+        for low, high, name in bands
+        if (low is None or value >= low) and (high is None or value <= high)
+    ]
+    assert len(found) == 1, (value, found)
+    return found[0]
+
+
 def events_of(table: Table, **data: Any) -> list[Any]:
     """Run one command, given as its JSON fields, and return the events it appended."""
     return [r.event for r in table.execute(convert_command(table.state.system, data))]

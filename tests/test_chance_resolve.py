@@ -9,48 +9,71 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import margin_process
+from support import Band, band_of, margin_process
 
 from margin.tui.resolve import run
 
 # -- an independent reading of the rules, written without margin's code ----------------
 
+#: The rules text's modifier table, rows as it prints them; each named as margin's commands
+#: name it. "Each helper (max two)" is counted apart.
+MODIFIER_ROWS = """
+| Proper tools | +10 |
+| Ideal conditions | +10 |
+| Each helper (max two) | +10 each |
+| Blueprint, recipe, or reference | +10 |
+| No tools | −30 |
+| Rushed | −20 |
+| Under fire / hostile conditions | −20 |
+"""
+MODIFIER_NAMES = {
+    "Proper tools": "proper-tools",
+    "Ideal conditions": "ideal-conditions",
+    "Each helper (max two)": "helper",
+    "Blueprint, recipe, or reference": "blueprint",
+    "No tools": "no-tools",
+    "Rushed": "rushed",
+    "Under fire / hostile conditions": "under-fire",
+}
 MODS = {
-    "proper-tools": 10,
-    "ideal-conditions": 10,
-    "helper": 10,
-    "blueprint": 10,
-    "no-tools": -30,
-    "rushed": -20,
-    "under-fire": -20,
+    MODIFIER_NAMES[cells[0]]: int(cells[1].split()[0].replace("−", "-"))
+    for row in MODIFIER_ROWS.strip().splitlines()
+    if (cells := [c.strip() for c in row.strip("|").split("|")])
 }
+#: The range profiles' table: name, then minimum and maximum damage, as the text prints them.
+RANGE_ROWS = """
+| Standard | 50% | 100% |
+| Calibrated | 65% | 95% |
+| High-Power | 35% | 110% |
+| Focused | 70% | 90% |
+| Volatile | 25% | 115% |
+"""
 RANGES = {
-    "standard": (50, 100),
-    "calibrated": (65, 95),
-    "high-power": (35, 110),
-    "focused": (70, 90),
-    "volatile": (25, 115),
+    cells[0].lower(): (int(cells[1].rstrip("%")), int(cells[2].rstrip("%")))
+    for row in RANGE_ROWS.strip().splitlines()
+    if (cells := [c.strip() for c in row.strip("|").split("|")])
 }
+#: Bands from margin = chance - roll (RULINGS 3, reading the text's "Success by 10+ - clean",
+#: "Success", "Failure within 10 - recoverable", "Failure by 10+ - a setback"): "margin >= 10
+#: clean success; 0..9 success; -1..-10 recoverable failure; below -10 setback".
+MARGIN_BANDS: list[Band] = [
+    (10, None, "clean-success"),
+    (0, 9, "success"),
+    (-10, -1, "recoverable-failure"),
+    (None, -11, "setback"),
+]
 
 
 def expect_check(prof: int, diff: int, mods: list[str], roll: int) -> dict[str, Any]:
     helpers = min(2, mods.count("helper"))
-    bonus = sum(MODS[m] for m in mods if m != "helper") + 10 * helpers
+    bonus = sum(MODS[m] for m in mods if m != "helper") + MODS["helper"] * helpers
     chance = min(95, max(5, 55 + 2 * (prof - diff) + bonus))
     if prof - diff >= 25:
         return {"automatic": True, "chance": chance, "roll": None, "success": True,
                 "margin": None, "band": "success"}  # fmt: skip
     margin = chance - roll
-    if margin >= 10:
-        band = "clean-success"
-    elif margin >= 0:
-        band = "success"
-    elif margin >= -10:
-        band = "recoverable-failure"
-    else:
-        band = "setback"
     return {"automatic": False, "chance": chance, "roll": roll, "success": roll <= chance,
-            "margin": margin, "band": band}  # fmt: skip
+            "margin": margin, "band": band_of(margin, MARGIN_BANDS)}  # fmt: skip
 
 
 def expect_damage(r: dict[str, Any]) -> int:

@@ -12,21 +12,23 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import margin_process
+from support import Band, band_of, margin_process
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.tui.resolve import run
 from margin.tui.rng import RandomDice
 
-BANDS = [
-    "complete-success",
-    "significant-success",
-    "marginal-success",
-    "marginal-failure",
-    "significant-failure",
-    "complete-failure",
+#: The rules text's Margin of Success bands, each as the text words it.
+MOS_BANDS: list[Band] = [
+    (10, None, "complete-success"),  # "10 or more: Complete success."
+    (5, 9, "significant-success"),  # "5 to 9: Significant Success."
+    (0, 4, "marginal-success"),  # "0 to 4: Marginal (but still a success)."
+    (-5, -1, "marginal-failure"),  # "-1 to -5: Marginal failure."
+    (-10, -6, "significant-failure"),  # "-6 to -10: Significant failure."
+    (None, -11, "complete-failure"),  # "Below -10: Complete failure."
 ]
+BANDS = [name for _, _, name in MOS_BANDS]
 
 # -- an independent evaluation, straight from the rulings ------------------------
 
@@ -63,17 +65,7 @@ def brute_score(pair: tuple[int, int], bonus: int, tn: int, edge: bool) -> tuple
 
 
 def brute_band(mos: int) -> str:
-    if mos >= 10:
-        return BANDS[0]
-    if mos >= 5:
-        return BANDS[1]
-    if mos >= 0:
-        return BANDS[2]
-    if mos >= -5:
-        return BANDS[3]
-    if mos >= -10:
-        return BANDS[4]
-    return BANDS[5]
+    return band_of(mos, MOS_BANDS)
 
 
 def brute_check(faces: list[int], mode: str, bonus: int, tn: int, edge: bool) -> int:

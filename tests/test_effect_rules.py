@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
@@ -260,25 +261,25 @@ def test_bad_task_statements(text: str, match: str) -> None:
 
 # -- margin resolve against an independent brute force -----------------------------------
 
-RUNGS = {
-    "simple": 6,
-    "easy": 4,
-    "routine": 2,
-    "average": 0,
-    "difficult": -2,
-    "very-difficult": -4,
-    "formidable": -6,
-}
+#: "Difficulty is a modifier the referee sets before you roll, from +6 down to -6. When a task
+#: states no difficulty, it is Average and worth nothing either way. Each rung is worth two
+#: points": the ladder's rungs from easiest to hardest, as the text names them.
+LADDER = ["simple", "easy", "routine", "average", "difficult", "very-difficult", "formidable"]
+RUNGS = dict(zip(LADDER, range(6, -7, -2), strict=True))
+
+#: "Effect is how far your total landed from the target: total minus 8. A success of exactly 8
+#: has an Effect of 0, and a failure carries a negative Effect. ... Beat the target by 6 or more
+#: and it is an exceptional success; miss it by 6 or more and it is an exceptional failure."
+EFFECT_BANDS: list[Band] = [
+    (6, None, "exceptional-success"),
+    (0, 5, "success"),
+    (-5, -1, "failure"),
+    (None, -6, "exceptional-failure"),
+]
 
 
 def brute_band(effect: int) -> str:
-    if effect >= 6:
-        return "exceptional-success"
-    if effect >= 0:
-        return "success"
-    if effect >= -5:
-        return "failure"
-    return "exceptional-failure"
+    return band_of(effect, EFFECT_BANDS)
 
 
 def brute_total(

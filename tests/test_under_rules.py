@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of
 
 from margin.core.dice import TypedDice
 from margin.core.errors import RuleError
@@ -152,16 +153,16 @@ def test_bad_requests_name_the_field(request_: dict[str, Any], field: str) -> No
 # -- margin resolve against an independent brute force -----------------------------------
 
 
+#: The rules text's critical range table: "| 1–25 | 0 | 01 only |", "| 26–50 | 1 | Target
+#: value only |", "| 51–75 | 2 | Target and target−1 |", "| 76–99 | 3 | Target, target−1,
+#: target−2 |".
+CRIT_RANGES: list[Band] = [(1, 25, "0"), (26, 50, "1"), (51, 75, "2"), (76, 99, "3")]
+
+
 def brute_check(target: int, roll: int, reading: str) -> dict[str, Any]:
     """The rules read straight off the text and the rulings, independently of margin's code."""
-    if target <= 25:
-        points = 0
-    elif target <= 50:
-        points = 1
-    elif target <= 75:
-        points = 2
-    else:
-        points = 3
+    # targets past the table's ends (below 1, above 99) keep the range of the row nearest
+    points = int(band_of(min(max(target, 1), 99), CRIT_RANGES))
     if reading == "table":
         window = set(range(target - points + 1, target + 1))
     else:
