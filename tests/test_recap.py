@@ -381,3 +381,29 @@ def test_recap_writes_a_file_and_refuses_bad_input(tmp_path: Path) -> None:
     code, _, err = run_margin("recap", path, "-o", str(tmp_path))
     assert code == 1
     assert "is a folder" in err
+
+
+def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> None:
+    from margin.tui.recap_html import CHARTED_ENCOUNTERS, html
+    from margin.tui.rng import RandomDice
+
+    sheets = {d["name"]: d["sheet"] for d in get_system("2d10-edge").demo if "sheet" in d}
+    table = _table(
+        tmp_path, "2d10-edge", {"type": "add-character", "name": "Kael", "sheet": sheets["Kael"]}
+    )
+    table.dice = RandomDice(1)
+    fights = CHARTED_ENCOUNTERS + 1
+    for n in range(1, fights + 1):
+        events_of(table, type="add-character", name=f"Rat {n}", sheet=sheets["Guard"])
+        events_of(
+            table, type="start-encounter", name=f"Cellar {n}", characters=["Kael", f"Rat {n}"]
+        )
+        events_of(table, type="end-encounter")
+    page = html(build(table))
+    table.close()
+    assert page.count("<h2>The session</h2>") == 1
+    assert "Damage dealt by encounter" in page
+    assert "Damage dealt by round" not in page
+    assert "Timeline" not in page
+    assert f"{fights} encounters" in page
+    assert page.count("<h2>Cellar ") == fights

@@ -78,6 +78,29 @@ def timeline_chart(enc: Encounter) -> str:
     return _svg(chart)
 
 
+#: sessions with more encounters than this get one chart over all their
+#: encounters instead of charts per encounter (hundreds of charts make a page
+#: nobody reads, and take a minute to draw)
+CHARTED_ENCOUNTERS = 20
+
+
+def session_chart(r: Recap) -> str:
+    """Damage dealt in each encounter, stacked by who dealt it."""
+    fights = [e for e in r.encounters if not e.outside]
+    dealt = [{t.name: t.dealt for t in e.tallies.values()} for e in fights]
+    dealers = list(dict.fromkeys(who for d in dealt for who, n in d.items() if n))
+    chart = _chart(
+        pygal.StackedBar,
+        "Damage dealt by encounter",
+        x_title="encounter",
+        show_x_labels=len(fights) <= 40,
+    )
+    chart.x_labels = [str(n) for n in range(1, len(fights) + 1)]
+    for who in dealers:
+        chart.add(who, [d.get(who, 0) for d in dealt])
+    return _svg(chart)
+
+
 def luck_chart(r: Recap) -> str:
     """Expected against actual successes, per character."""
     chart = _chart(pygal.Bar, "Luck: expected and actual successes")
@@ -104,7 +127,7 @@ def _list(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>"
 
 
-def _encounter(enc: Encounter) -> list[str]:
+def _encounter(enc: Encounter, charted: bool) -> list[str]:
     out = [f"<h2>{escape(enc.name)}</h2>"]
     if ending(enc):
         out.append(f"<p>{escape(ending(enc))}</p>")
@@ -130,6 +153,8 @@ def _encounter(enc: Encounter) -> list[str]:
         more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
         out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
     charts = []
+    if not charted:
+        return out
     if enc.damage:
         charts.append(damage_chart(enc))
     if enc.activity and not enc.outside:
@@ -149,8 +174,17 @@ def html(r: Recap, name: str | None = None) -> str:
         f"<h1>{escape(title)}</h1>",
         f'<p class="note">{escape(how_read(r, name))}</p>',
     ]
+    fights = sum(1 for e in r.encounters if not e.outside)
+    charted = fights <= CHARTED_ENCOUNTERS
+    if not charted:
+        out += [
+            "<h2>The session</h2>",
+            f'<p class="note">{fights} encounters; each has its own charts in a session of '
+            f"up to {CHARTED_ENCOUNTERS}.</p>",
+            '<div class="charts">' + session_chart(r) + "</div>",
+        ]
     for enc in r.encounters:
-        out += _encounter(enc)
+        out += _encounter(enc, charted)
     out.append("<h2>Luck</h2>")
     if r.luck:
         rows = [
