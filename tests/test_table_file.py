@@ -145,8 +145,8 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
     for dest in copies:
         assert not Path(f"{dest}-wal").exists()
         assert not Path(f"{dest}-journal").exists()
-        verified = margin_process("verify", str(dest))
-        assert verified.returncode == 0, verified.stderr
+        verified = run_margin("verify", str(dest))
+        assert verified.code == 0, verified.err
         with SQLiteStore(dest, readonly=True) as copy, SQLiteStore(path, readonly=True) as live:
             rows = list(copy.rows())
             counts.append(len(rows))
