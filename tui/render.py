@@ -71,10 +71,11 @@ def _generic(e: dict[str, Any]) -> str | None:
         if keys:
             return f"{e['id']}: sheet updated ({keys})"
         hidden = e.get("hidden")
-        return f"{e['id']} is " + {
-            True: "hidden from the players",
-            False: "shown to the players",
-        }.get(hidden, "updated")
+        if hidden is True:
+            return f"{e['id']} is hidden from the players"
+        if hidden is False:
+            return f"{e['id']} is shown to the players"
+        return f"{e['id']} is updated"
     if tag == "character.removed":
         return f"{e['id']} leaves the table"
     if tag == "dice.rolled":

@@ -586,7 +586,9 @@ class CommandLine(Input):
 
 #: keys the command line acts on itself (Input's and its own), rather than the screen
 _EDITING_KEYS = frozenset(
-    key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
+    key
+    for binding in Binding.make_bindings((*Input.BINDINGS, *CommandLine.BINDINGS))
+    for key in binding.key.split(",")
 )
 
 
