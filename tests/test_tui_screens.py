@@ -9,6 +9,7 @@ import time
 import pytest
 from rich.console import Console
 from support import margin_process, pilot_test
+from textual.binding import Binding
 from textual.widgets import Static
 
 from margin.core import RuleError, get_system
@@ -282,6 +283,7 @@ async def test_help_lists_every_key(path):
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",
+                "ctrl+q": "Ctrl+Q",
             }[key]
             assert label in shown
         for word in ("roll", "gmnote", "reveal"):
@@ -289,6 +291,41 @@ async def test_help_lists_every_key(path):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+def test_help_is_built_from_the_bindings_tooltips() -> None:
+
+    from margin.tui.screens import help_keys, key_name
+
+    assert [key_name(k) for k in ("ctrl+n", "question_mark", "pageup", "shift+up", "q", "f1")] == [
+        "Ctrl+N", "?", "PageUp", "Shift+Up", "q", "F1",
+    ]  # fmt: skip
+    bindings = [
+        Binding("f3", "read", "Read", tooltip="read a record"),
+        Binding("x", "secret", "Secret"),  # no tooltip: not listed
+        Binding("n", "next", "Next", key_display="n / p", tooltip="next and previous"),
+        Binding("enter,f3", "read", "Read", tooltip="read a record in full"),
+    ]
+    assert help_keys(bindings) == [
+        ("n / p", "next and previous"),
+        ("Enter or F3", "read a record in full"),
+    ]
+
+
+def test_each_screens_help_lists_each_key_it_explains(path: str) -> None:
+    """Every action a screen binds with words for help is listed, with the words of the class
+    that bound it last (a screen over the keys every screen shares), once."""
+    for app in (play(path), appmod.watch_app(path, "Kael"), appmod.replay_app(path)):
+        shown = app.help_keys()
+        words: dict[str, str] = {}
+        for cls in reversed(type(app).__mro__):
+            if cls.__module__.startswith("margin."):
+                for binding in cls.__dict__.get("BINDINGS", ()):
+                    if binding.tooltip:
+                        words[binding.action] = binding.tooltip
+        assert set(words.values()) <= {what for _, what in shown}, type(app).__name__
+        assert len({what for _, what in shown}) == len(shown), "each line once"
+        app.view.table.close()
 
 
 @pilot_test
