@@ -11,6 +11,7 @@ from margin.core import get_system
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.lens import PlayerLens
+from margin.core.systems.chance import present
 from margin.core.systems.chance.commands import Attack, Check
 from margin.tui.demo import build_demo
 from margin.tui.table import Table
@@ -32,7 +33,7 @@ def line(table: Table, seq: int, as_player: bool = False) -> str:
 
         event = msgspec.to_builtins(event)
     assert SYSTEM.describe is not None
-    text = SYSTEM.describe(event)
+    text = present.describe(event)
     assert text is not None
     return text
 
@@ -75,12 +76,12 @@ def test_status_and_clock(demo: Table) -> None:
     assert SYSTEM.status is not None
     assert SYSTEM.clock is not None
     marn = demo.state.characters["marn"]
-    items = SYSTEM.status(marn, demo.state)
+    items = present.status(marn, demo.state)
     assert items[0] == "HP 8/30"
     assert "burning x4 (6t)" in items
-    kessler = SYSTEM.status(demo.state.characters["kessler"], demo.state)
+    kessler = present.status(demo.state.characters["kessler"], demo.state)
     assert "down" in kessler
-    clock = SYSTEM.clock(demo.state)
+    clock = present.clock(demo.state)
     assert clock is not None
     assert clock.title == "round 2"
     current = [row for row in clock.rows if row.current]
@@ -91,20 +92,20 @@ def test_status_and_clock(demo: Table) -> None:
 
 def test_odds(demo: Table) -> None:
     assert SYSTEM.odds is not None
-    o = SYSTEM.odds(Check(character="rook", skill="lockpick", difficulty=15), demo.state)
+    o = present.odds(Check(character="rook", skill="lockpick", difficulty=15), demo.state)
     assert o is not None
     assert o.success == 0.41
     assert o.bands == {"clean-success": 0.31, "success": 0.10, "recoverable-failure": 0.10,
                        "setback": 0.49}  # fmt: skip
-    auto = SYSTEM.odds(Check(character="rook", skill="stealth", difficulty=10), demo.state)
+    auto = present.odds(Check(character="rook", skill="stealth", difficulty=10), demo.state)
     assert auto is not None
     assert auto.success == 1.0
     assert "automatic" in auto.label
-    atk = SYSTEM.odds(Attack(attacker="vex", target="marn", position="rear"), demo.state)
+    atk = present.odds(Attack(attacker="vex", target="marn", position="rear"), demo.state)
     # Vex accuracy 78; Marn evasion 10 + 5 - 5 - 30 = -20 -> 95% to hit, no dodge left
     assert atk is not None
     assert atk.success == 0.95
-    assert SYSTEM.odds(Check(character="rook", skill="flying", difficulty=15), demo.state) is None
+    assert present.odds(Check(character="rook", skill="flying", difficulty=15), demo.state) is None
 
 
 def test_short_forms(demo: Table) -> None:
@@ -154,7 +155,7 @@ def test_short_forms(demo: Table) -> None:
 
 def test_vocabulary(demo: Table) -> None:
     assert SYSTEM.vocabulary is not None
-    words = SYSTEM.vocabulary(demo.state)
+    words = present.vocabulary(demo.state)
     assert "lockpick" in words["skill"]
     assert "firebolt" in words["weapon"]
     assert "burning" in words["effect"]
@@ -177,7 +178,7 @@ def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
 
 
 def test_a_first_place_is_not_a_move_of_0_ft() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     first = {"type": "chance.moved", "character": "rook", "to": [10, 5], "feet": 0}
     assert describe(first) == "rook takes a place at [10, 5]"
     later = first | {"feet": 5, "start": [5, 5]}
@@ -217,7 +218,7 @@ def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
 
 
 def test_an_effect_named_by_a_noun_reads_has() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     shield = {
         "type": "chance.effect",
         "target": "a",
@@ -233,7 +234,7 @@ def test_an_effect_named_by_a_noun_reads_has() -> None:
 
 
 def test_one_turn_and_one_round_are_singular() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     stun = {
         "type": "chance.effect",
         "target": "gren",
@@ -252,6 +253,6 @@ def test_one_turn_and_one_round_are_singular() -> None:
 def test_no_odds_for_a_difficulty_out_of_range(demo: Table) -> None:
     assert SYSTEM.odds is not None
     ok = Check(character="rook", skill="lockpick", difficulty=12)
-    assert SYSTEM.odds(ok, demo.state) is not None
+    assert present.odds(ok, demo.state) is not None
     huge = Check(character="rook", skill="lockpick", difficulty=10**20)
-    assert SYSTEM.odds(huge, demo.state) is None
+    assert present.odds(huge, demo.state) is None

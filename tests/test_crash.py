@@ -68,7 +68,7 @@ def assert_sound_after_crash(path: Path, acked: dict[str, list[int]]) -> tuple[i
 
 def commands() -> list[str]:
     """A long stream of ordinary commands, each producing exactly one record."""
-    lines = []
+    lines: list[dict[str, object]] = []
     for i in range(20000):
         kind = i % 5
         if kind == 0:

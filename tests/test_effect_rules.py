@@ -283,7 +283,7 @@ def brute_band(effect: int) -> str:
 
 
 def brute_total(
-    dice: tuple[int, int], skill: int | None, cdm: int, difficulty: str, circ: int, dm: int
+    dice: tuple[int, ...], skill: int | None, cdm: int, difficulty: str, circ: int, dm: int
 ) -> int:
     return sum(dice) + (-3 if skill is None else skill) + cdm + RUNGS[difficulty] + circ + dm
 

@@ -13,6 +13,8 @@ from support import refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
+from margin.core.systems.effect import present
+from margin.core.systems.effect.state import EffectCharacter
 from margin.events.systems.effect import EVENTS
 from margin.tui.table import Table
 
@@ -60,6 +62,12 @@ PARTY = (
         },
     },
 )
+
+
+def vex(table: Table) -> EffectCharacter:
+    char = table.state.characters["vex"]
+    assert isinstance(char, EffectCharacter)
+    return char
 
 
 def open_table(path: Path, **options: Any) -> Table:
@@ -221,7 +229,7 @@ def test_assistance_becomes_a_dm_on_the_next_check(table: Table) -> None:
     )
     assert (help_.skill_used, help_.effect, help_.dm) == (3, 4, 4)
     assert (
-        SYSTEM.status(table.state.characters["vex"], table.state)[0]
+        present.status(table.state.characters["vex"], table.state)[0]
         == "help +4 on electronics (mira)"
     )
     refused(
@@ -264,7 +272,7 @@ def test_friendly_helpers_hold_back_and_others_refuse(table: Table) -> None:
     )
     assert e.refused
     assert "does not know" in e.reason
-    assert table.state.characters["vex"].assists == {}
+    assert vex(table).assists == {}
     refused(
         table, "cannot help themself", type="assist", helper="vex", character="vex", skill="pilot"
     )
@@ -483,10 +491,12 @@ def test_odds_include_waiting_help(table: Table) -> None:
     check = convert_command(
         "2d6-effect", {"type": "check", "character": "vex", "skill": "electronics"}
     )
-    before = SYSTEM.odds(check, table.state)
+    before = present.odds(check, table.state)
+    assert before is not None
     assert before.success == pytest.approx(26 / 36)
     do(table, type="assist", helper="mira", character="vex", skill="electronics", faces=[6, 6])
-    after = SYSTEM.odds(check, table.state)
+    after = present.odds(check, table.state)
+    assert after is not None
     assert after.success == pytest.approx(1.0)
     assert sum(after.bands.values()) == pytest.approx(1.0)
 
@@ -496,7 +506,7 @@ def said(line: str) -> list[str]:
 
 
 def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
+    parse = present.parse_words
     assert parse is not None
     state = table.state
     assert parse(said("check vex electronics difficult"), state) == {
@@ -519,7 +529,9 @@ def test_short_forms(table: Table) -> None:
         "character": "Vex",
         "skill": "electronics",
     }
-    assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9
+    law = parse(said("check vex streetwise soc law 9"), state)
+    assert law is not None
+    assert law["law_level"] == 9
     assert parse(said("check vex electronics -4 -1"), state) == {
         "type": "check",
         "character": "Vex",
@@ -533,7 +545,9 @@ def test_short_forms(table: Table) -> None:
     }
     assert parse(said("wave"), state) is None
     for line in ("check vex pilot", "assist mira vex electronics"):
-        convert_command("2d6-effect", parse(said(line), state))
+        data = parse(said(line), state)
+        assert data is not None, line
+        convert_command("2d6-effect", data)
 
 
 # -- a scene through `margin do`, undone and replayed ------------------------------------------
@@ -656,9 +670,8 @@ def test_every_event_has_a_log_line(reference: Table) -> None:
         b={"character": "mira", "skill": "pilot", "faces": [3, 4]},
     )
     do(reference, type="check", character="vex", skill="pilot", increment="hours", faces=[3, 3, 2])
-    describe = SYSTEM.describe
-    assert describe is not None
-    lines = {}
+    describe = present.describe
+    lines: dict[str, list[str]] = {}
     for record in reference.store.records():
         data = msgspec.to_builtins(record.event)
         line = describe(data)

@@ -51,7 +51,7 @@ def _demo_sheets(system: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
 def _checks(system: str, who: str) -> dict[str, Any]:
     """A check by ``who`` in each system."""
-    return {
+    checks: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "check", "character": who, "skill": "athletics", "tn": 18},
         "d100-chance": {"type": "check", "character": who, "skill": "stealth", "difficulty": 30},
         "d100-under": {"type": "check", "character": who, "skill": "Melee"},
@@ -61,12 +61,13 @@ def _checks(system: str, who: str) -> dict[str, Any]:
             "skill": "Electronics",
             "characteristic": "INT",
         },
-    }[system]
+    }
+    return checks[system]
 
 
 def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
     """The hidden character acting on a visible one: players see it, masked."""
-    return {
+    acts: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "attack", "character": hidden, "target": seen, "tn": 15},
         "d100-chance": {"type": "opposed", "actor": seen, "defender": hidden, "skill": "stealth",
                         "defender_skill": "perception", "difficulty": 30,
@@ -75,7 +76,8 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
                        "b": {"character": hidden, "attribute": "BR"}},
         "2d6-effect": {"type": "assist", "helper": hidden, "character": seen,
                        "skill": "Electronics"},
-    }[system]  # fmt: skip
+    }  # fmt: skip
+    return acts[system]
 
 
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one

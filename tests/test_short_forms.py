@@ -64,12 +64,14 @@ def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Pat
     table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
     try:
         table.execute(AddCharacter(name="Lurker", hidden=True))
-        check = table.execute(
-            commandline.parse_line(
-                "check kael athletics vs 20 adv faces 3 4 9 keep 0 1", table.state
-            ).command
-        )[0]
-        dismiss = table.execute(commandline.parse_line("dismiss kael", table.state).command)[0]
+        checked = commandline.parse_line(
+            "check kael athletics vs 20 adv faces 3 4 9 keep 0 1", table.state
+        ).command
+        assert checked is not None
+        check = table.execute(checked)[0]
+        dismissed = commandline.parse_line("dismiss kael", table.state).command
+        assert dismissed is not None
+        dismiss = table.execute(dismissed)[0]
         assert dismiss.event.pending == check.seq
         lens = PlayerLens()
         seen = {r.seq: lens.read(r) for r in table.store.records()}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from support import pilot_test
 from textual import events
+from textual.widgets import Input
 
 from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, convert_command
@@ -25,7 +28,9 @@ def build(path, system=SYSTEM, extra=0):
     demo = get_system(system).demo
     for data in demo:
         table.execute(convert_command(system, data))
-    sheet = next((c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {})
+    sheet: dict[str, Any] = next(
+        (c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {}
+    )
     for i in range(extra):
         table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
     table.execute(Note(text=LONG_NOTE))
@@ -550,7 +555,7 @@ async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(
             await pilot.press("g")
             await pilot.pause()
             assert isinstance(app.screen, JumpScreen)
-            app.screen.query_one("#jump-input").value = text
+            app.screen.query_one("#jump-input", Input).value = text
             await pilot.press("enter")
             await pilot.pause()
 

@@ -47,6 +47,7 @@ def test_digit_lookalikes_are_refused_not_crashed_on(table: Table, line: str) ->
     except RuleError as error:
         answer = str(error)
     else:
+        assert data is not None, "every line here starts with a short form's word"
         # read as a word, not a number: the command is then refused by the rules
         with pytest.raises(RuleError) as refused:
             table.execute(convert_command("d100-under", data))

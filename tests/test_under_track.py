@@ -13,6 +13,7 @@ from support import player_state_of, refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
+from margin.core.systems.under import present
 from margin.events.systems.under import EVENTS
 from margin.tui.table import Table
 
@@ -169,7 +170,9 @@ def test_ties_resolve_together_in_one_record(table: Table) -> None:
     (resolved,) = [e for e in events if type(e).__name__ == "ActionsResolved"]
     assert resolved.count == 3
     assert sorted(t.actor for t in resolved.actions) == ["kael", "kid"]
-    assert "simultaneously" in SYSTEM.describe({"type": "under.resolved", **_builtins(resolved)})
+    line = present.describe({"type": "under.resolved", **_builtins(resolved)})
+    assert line is not None
+    assert "simultaneously" in line
 
 
 def _builtins(event: Any) -> dict[str, Any]:
@@ -220,11 +223,11 @@ def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
 
 
 def test_clock_and_status_show_the_track(table: Table) -> None:
-    assert SYSTEM.clock(table.state) is None
+    assert present.clock(table.state) is None
     do(table, type="start-track")
     do(table, type="act", character="kid", action="revolver")
     do(table, type="act", character="kael", action="draw")
-    clock = SYSTEM.clock(table.state)
+    clock = present.clock(table.state)
     assert clock is not None
     assert clock.title.startswith("Timing track: count 0")
     assert [(r.name, r.value, r.current) for r in clock.rows[:2]] == [
@@ -232,19 +235,20 @@ def test_clock_and_status_show_the_track(table: Table) -> None:
         ("Kid", "count 3", False),
     ]
     assert ("Rifleman", "free") in [(r.name, r.value) for r in clock.rows]
-    assert SYSTEM.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]
+    assert present.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]
     do(table, type="end-track")
-    assert SYSTEM.clock(table.state) is None
+    assert present.clock(table.state) is None
 
 
 def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
-    odds = SYSTEM.odds(
+    odds = present.odds(
         convert_command("d100-under", {"type": "check", "character": "kael", "skill": "melee"}),
         table.state,
     )
+    assert odds is not None
     assert odds.success == pytest.approx(0.66)
     assert odds.bands["critical"] == pytest.approx(0.03)
-    both = SYSTEM.odds(
+    both = present.odds(
         convert_command(
             "d100-under",
             {
@@ -255,6 +259,7 @@ def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
         ),
         table.state,
     )
+    assert both is not None
     assert sum(both.bands.values()) == pytest.approx(1.0)
 
 
@@ -264,7 +269,7 @@ def said(line: str) -> list[str]:
 
 
 def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
+    parse = present.parse_words
     assert parse is not None
     state = table.state
     assert parse(said("check kael library 60"), state) == {
@@ -293,14 +298,18 @@ def test_short_forms(table: Table) -> None:
     }
     assert parse(["advance"], state) == {"type": "advance"}
     assert parse(said("advance next"), state) == {"type": "advance", "next": True}
-    assert parse(said("opposed kael br vs cultist 30"), state)["b"] == {
+    opposed = parse(said("opposed kael br vs cultist 30"), state)
+    assert opposed is not None
+    assert opposed["b"] == {
         "character": "Cultist",
         "target": 30,
     }
     assert parse(["dance"], state) is None
-    assert {"check", "act", "advance"} <= set(SYSTEM.vocabulary(state)["command"])
+    assert {"check", "act", "advance"} <= set(present.vocabulary(state)["command"])
     for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
-        convert_command("d100-under", parse(words.split(), state))
+        data = parse(words.split(), state)
+        assert data is not None, words
+        convert_command("d100-under", data)
 
 
 def test_sheets_are_checked(table: Table) -> None:
@@ -457,11 +466,12 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
         assert not shown[0].visibility.gm_only
         resolved = t.execute(convert_command("d100-under", {"type": "advance", "counts": 3}))[-1]
         assert not resolved.visibility.gm_only  # the kid's shot is seen, alongside the sniper's
-        clock = SYSTEM.clock
-        assert clock is not None
         do(t, type="act", character="sniper", action="draw")
-        gm_rows = [r.name for r in clock(t.state).rows]
-        player_rows = [r.name for r in clock(player_state_of(t)).rows]
+        gm_clock, player_clock = present.clock(t.state), present.clock(player_state_of(t))
+        assert gm_clock is not None
+        assert player_clock is not None
+        gm_rows = [r.name for r in gm_clock.rows]
+        player_rows = [r.name for r in player_clock.rows]
         assert "Sniper" in gm_rows
         assert "Sniper" not in player_rows
         assert SYSTEM.player_world is not None
@@ -475,5 +485,7 @@ def test_a_token_of_a_character_who_left_still_shows_on_the_gms_clock(table: Tab
     do(table, type="act", character="kid", action="revolver")
     do(table, type="remove-character", character="kid")
     assert SYSTEM.clock is not None
-    rows = SYSTEM.clock(table.state).rows
+    clock = present.clock(table.state)
+    assert clock is not None
+    rows = clock.rows
     assert ("kid", "count 3") in [(r.name, r.value) for r in rows]
