@@ -217,7 +217,7 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
         assert opposed is not None
         assert opposed["a"]["faces"] == [3, 4]
         assert opposed["b"]["faces"] == [6, 5]
-        (event,) = do(t, **data)
+        (event,) = do(t, **opposed)
         assert (event.a.total, event.b.total) == (3 + 4 + 2 + 1, 6 + 5 + 3 + 2)
         assert event.winner == "mira"
         with pytest.raises(RuleError, match=r"^opposed: type each side's two d6 after 'roll'"):
