@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from margin.tui import table as tablemod
+from margin.tui.demo import build_demo
 
 settings.register_profile("seeded", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", deadline=None, print_blob=True)
@@ -39,3 +42,21 @@ def fixed_command_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     on every run."""
     counter = itertools.count(1)
     monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+
+
+@pytest.fixture(scope="session")
+def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Path], Path]:
+    """``demo_copy(system, path)``: a copy of the system's demo table (what ``margin demo``
+    writes) at ``path``. Each system's demo is played once a session, for tests that play
+    many tables (properties, fuzzing) rather than the demo itself."""
+    folder = tmp_path_factory.mktemp("demos")
+    played: dict[str, Path] = {}
+
+    def copy(system: str, path: Path) -> Path:
+        if system not in played:
+            played[system] = folder / f"{system}.margin"
+            build_demo(played[system], system).close()
+        shutil.copyfile(played[system], path)
+        return path
+
+    return copy

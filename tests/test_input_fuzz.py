@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,12 @@ def answered_without_internal_errors(lines: list[bytes], replies: list[str]) -> 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**64), st.sampled_from(sorted(SYSTEMS)))
 def test_fuzzed_margin_do_lines_get_clear_answers_and_the_table_verifies(
-    seed: int, system: str
+    demo_copy: Callable[[str, Path], Path], seed: int, system: str
 ) -> None:
     FUZZER.rng = random.Random(seed)
     lines = FUZZER.command_lines(system, 40)
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "t.margin")
-        assert run_margin("demo", path, "--system", system)[0] == 0
+        path = str(demo_copy(system, Path(tmp) / "t.margin"))
         code, out, err = run_margin("do", path, stdin=b"".join(lines))
         replies = out.splitlines()
         assert err == ""
@@ -95,13 +95,12 @@ json_values = st.recursive(
     )
 )
 def test_commands_with_any_json_in_any_field_are_answered_clearly(
-    case: tuple[str, list[dict[str, object]]],
+    demo_copy: Callable[[str, Path], Path], case: tuple[str, list[dict[str, object]]]
 ) -> None:
     system, commands = case
     lines = [json.dumps(c).encode() + b"\n" for c in commands]
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "t.margin")
-        assert run_margin("demo", path, "--system", system)[0] == 0
+        path = str(demo_copy(system, Path(tmp) / "t.margin"))
         _, out, err = run_margin("do", path, stdin=b"".join(lines))
         replies = out.splitlines()
         assert err == ""
