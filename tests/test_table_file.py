@@ -184,15 +184,13 @@ def test_any_file_name_is_the_file_opened(tmp_path: Path, name: str) -> None:
 
 def test_a_file_whose_name_differs_by_a_suffix_is_not_read(tmp_path: Path) -> None:
     """``session.margin#2`` once opened ``session.margin``: each name is its own table."""
-    assert (
-        margin_process("new", str(tmp_path / "session.margin"), "--system", "2d10-edge").returncode
-        == 0
-    )
+    first = tmp_path / "session.margin"
+    assert run_margin("new", str(first), "--system", "2d10-edge").code == 0
     copy = tmp_path / "session.margin#2"
-    shutil.copy(tmp_path / "session.margin", copy)
-    assert margin_process("do", str(copy), stdin=notes(0, 2)).returncode == 0
-    one = json.loads(margin_process("state", str(tmp_path / "session.margin"), "--json").stdout)
-    two = json.loads(margin_process("state", str(copy), "--json").stdout)
+    shutil.copy(first, copy)
+    assert run_margin("do", str(copy), stdin=notes(0, 2)).code == 0
+    one = json.loads(run_margin("state", str(first), "--json").out)
+    two = json.loads(run_margin("state", str(copy), "--json").out)
     assert (one["seq"], two["seq"]) == (1, 3)
 
 
