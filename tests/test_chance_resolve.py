@@ -76,6 +76,14 @@ def expect_check(prof: int, diff: int, mods: list[str], roll: int) -> dict[str, 
             "margin": margin, "band": band_of(margin, MARGIN_BANDS)}  # fmt: skip
 
 
+#: "Flanking is coming at a target from the side or rear: +15% damage and evasion −15% from
+#: the side; +25% damage from the rear and the target's evasion −30%. Each extra attacker
+#: surrounding a target costs 5% more evasion."
+FLANK_DAMAGE_PERCENT = {"front": 0, "side": 15, "rear": 25}
+FLANK_EVASION_LOST = {"front": 0, "side": 15, "rear": 30}
+EVASION_LOST_PER_EXTRA_ATTACKER = 5
+
+
 def expect_damage(r: dict[str, Any]) -> int:
     """Exact rational arithmetic: one product over one denominator, rounded half up once."""
     num = Fraction(r["base"] + r["scaling"])
@@ -85,7 +93,7 @@ def expect_damage(r: dict[str, Any]) -> int:
     else:
         num *= Fraction(r["range_percent"], 100)
     num *= Fraction(str(r["vitals"]))
-    pos = {"front": 0, "side": 15, "rear": 25}[r["position"]]
+    pos = FLANK_DAMAGE_PERCENT[r["position"]]
     num *= Fraction(100 + pos + unaware, 100)
     num *= Fraction(100, 100 + r["armor"])
     num *= Fraction(100 - r["resistance_percent"], 100)
@@ -95,7 +103,9 @@ def expect_damage(r: dict[str, Any]) -> int:
 
 
 def expect_attack(r: dict[str, Any]) -> dict[str, Any]:
-    lose = {"front": 0, "side": 15, "rear": 30}[r["position"]] + 5 * r["extra_attackers"]
+    lose = (
+        FLANK_EVASION_LOST[r["position"]] + EVASION_LOST_PER_EXTRA_ATTACKER * r["extra_attackers"]
+    )
     ev = r["evasion"] - lose
     hit_chance = max(5, min(95, r["accuracy"] - ev))
     hit = r["roll"] <= hit_chance

@@ -148,7 +148,13 @@ def test_odds_match_brute_force(fields: dict[str, Any]) -> None:
         assert out["bands"][band] == pytest.approx(counts[band] / 10**n, abs=1e-12)
 
 
+#: "Attack: Add 1d6 to your damage pool" on a Significant Success, "Add 2d6" on a Complete one.
+MOS_DAMAGE_DICE = {"significant-success": 1, "complete-success": 2}
+
+
 def brute_convert(dice: int, st_bonus: int) -> tuple[int, int]:
+    """ "convert THREE (3) points of that bonus for each damage die of the base weapon": ST 3
+    cannot convert, ST 4 makes 2d6+3 into 3d6+1, a dagger (1d6) converts 3 points only."""
     extra = 0
     if st_bonus > 3:
         extra = min(dice, st_bonus // 3)
@@ -177,7 +183,7 @@ def test_damage_matches_brute_force(fields: dict[str, Any], data: st.DataObject)
     if fields["melee"]:
         dice, bonus = brute_convert(dice, bonus)
     mos = fields["mos"]
-    dice += 0 if mos is None else 2 if mos >= 10 else 1 if mos >= 5 else 0
+    dice += 0 if mos is None else MOS_DAMAGE_DICE.get(brute_band(mos), 0)
     dice += 2 * fields["edge_boost"] + fields["extra_dice"]
     faces = data.draw(st.lists(st.integers(1, 6), min_size=dice, max_size=dice))
     out = req(action="damage", faces=faces, **fields)
