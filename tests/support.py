@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Coroutine
@@ -60,17 +59,12 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
 
 
 def margin_process(
-    *args: str, stdin: str | None = None, timeout: float = 60, env: dict[str, str] | None = None
+    *args: str, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     """``margin ARGS`` as a process of its own, for what only a process shows (signals, exit
-    status, locks held by another process); ``env`` is added to this process's environment."""
+    status, locks held by another process, a terminal's absence)."""
     return subprocess.run(
-        [*MARGIN, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **env} if env else None,
+        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=timeout
     )
 
 
