@@ -138,8 +138,8 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
             assert result.returncode == 0, result.stderr
             copies.append(dest)
     finally:
-        writer.stdin.close()
-        writer.wait(timeout=60)
+        # its other replies are read as it ends: a full pipe would hold the writer up forever
+        writer.communicate(timeout=60)
     assert writer.returncode == 0
     counts = []
     for dest in copies:
