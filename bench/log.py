@@ -344,9 +344,9 @@ def scrub(folder: Path, sizes: Sizes, report: Report) -> None:
 FOLLOWER = textwrap.dedent(
     """
     import sys, time
-    from margin.events import Noted, SQLiteStore, follow
+    from margin.events import Noted, follow, open_store
 
-    store = SQLiteStore(sys.argv[1], readonly=True)
+    store = open_store(sys.argv[1], readonly=True)
     done = []
     out = sys.stdout
 

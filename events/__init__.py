@@ -1,6 +1,7 @@
-"""margin's log: event types, the record envelope, the player lens and the store."""
+"""margin's log: event types, the record envelope, and the stores behind one protocol."""
 
 from .base import UNSEEN, Event, PlayerForm
+from .memory import MemoryStore
 from .record import (
     ALL_EVENTS,
     FORMAT,
@@ -17,7 +18,24 @@ from .record import (
     event_schema,
     record_to_builtins,
 )
-from .store import ConcurrencyError, Draft, SQLiteStore, StoredRow, StoreError, follow, utc_now
+from .sqlite import SQLiteStore
+from .store import (
+    ConcurrencyError,
+    ConnectionLost,
+    Draft,
+    ReadError,
+    Store,
+    StoredRow,
+    StoreError,
+    build_store,
+    display_name,
+    follow,
+    is_url,
+    open_store,
+    short_name,
+    table_exists,
+    utc_now,
+)
 from .table import (
     Branched,
     CharacterAdded,
@@ -45,27 +63,37 @@ __all__ = [
     "CharacterRemoved",
     "CharacterUpdated",
     "ConcurrencyError",
+    "ConnectionLost",
     "DecodeError",
     "Draft",
     "Event",
+    "MemoryStore",
     "Noted",
     "OptionSet",
+    "ReadError",
     "Record",
     "Redone",
     "Revealed",
     "Rolled",
     "SQLiteStore",
+    "Store",
     "StoreError",
     "StoredRow",
     "TableCreated",
     "Undone",
     "Visibility",
+    "build_store",
     "chain_hash",
     "decode_body",
+    "display_name",
     "encode_body",
     "event_fields",
     "event_schema",
     "follow",
+    "is_url",
+    "open_store",
     "record_to_builtins",
+    "short_name",
+    "table_exists",
     "utc_now",
 ]

@@ -11,24 +11,14 @@ other figures in it, was cut short and is refused.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import IO
 
 import msgspec
 
 from .record import FORMAT, DecodeError, _record_decoder, chain_hash, decode_body
 from .signing import SignatureCheck
-from .store import (
-    SQLiteStore,
-    StoredRow,
-    StoreError,
-    partial_path,
-    place,
-    remove_table,
-    write_error,
-)
+from .store import Row, Store, StoredRow, StoreError, build_store, display_name, table_exists
 
 _FAST = b'{"v":%d,"prev":"' % FORMAT
 _KEY = b'"key":"'
@@ -60,7 +50,7 @@ def end_line(records: int, head: str) -> bytes:
     return b'{"end":{"records":%d,"head":"%s"}}\n' % (records, head.encode())
 
 
-def export(store: SQLiteStore, out: IO[bytes]) -> int:
+def export(store: Store, out: IO[bytes]) -> int:
     """Write every record, then the end line; the number of records.
 
     The chain is checked on the way: a damaged record stops the export before
@@ -70,17 +60,13 @@ def export(store: SQLiteStore, out: IO[bytes]) -> int:
     for row in store.rows():
         if row.seq != count + 1 or row.prev != head or chain_hash(head, row.body) != row.hash:
             raise StoreError(
-                f"{store.path}: record {count + 1} is damaged; the export stops before it "
-                f"(margin verify {store.path} says more)"
+                f"{store.name}: record {count + 1} is damaged; the export stops before it "
+                f"(margin verify {store.name} says more)"
             )
         out.write(export_line(row))
         count, head = row.seq, row.hash
     out.write(end_line(count, head))
     return count
-
-
-#: A row as ``SQLiteStore.import_rows`` takes it: seq, command, v, prev, hash, body.
-Row = tuple[int, str, int, str, str, bytes]
 
 
 class ExportReader:
@@ -204,47 +190,27 @@ class ExportReader:
             raise StoreError(f"{self.source}: record {self.check.bad} {self.check.reason}")
 
 
-def import_table(lines: Iterable[bytes], source: str, target: Path, key: str | None = None) -> int:
-    """Build a table at ``target`` from an export; it appears there only complete and verified.
+def import_table(lines: Iterable[bytes], source: str, target: str, key: str | None = None) -> int:
+    """Build a table at ``target`` (a path or a URL) from an export; it appears only complete.
 
-    The table is written beside ``target`` under a hidden name and moved into
-    place at the end, so an import that fails or is killed leaves nothing at
+    A table file is written beside ``target`` under a hidden name and moved
+    into place at the end; a table in PostgreSQL is written in one
+    transaction. So an import that fails or is killed leaves nothing at
     ``target``. Each line's chain hash is checked and its body decoded as it
     is written, so the new table is verified without reading it again.
     """
-    if target.exists():
-        raise StoreError(f"{target}: already exists; import writes a new table")
-    if not target.parent.is_dir():
-        raise StoreError(f"{target}: folder {target.parent} does not exist")
-    partial = partial_path(target)
+    if table_exists(target):
+        raise StoreError(f"{display_name(target)}: already exists; import writes a new table")
     reader = ExportReader(source, key)
-    try:
-        store = SQLiteStore(partial, create=True)
+    with build_store(target) as store:
         try:
-            try:
-                count = store.import_rows(reader.rows(lines))
-            except StoreError as exc:
-                if str(exc).startswith("record "):
-                    raise StoreError(f"{source}: {exc}") from None
-                raise
-            reader.finish()
-            if count == 0:
-                raise StoreError(f"{source}: no records to import")
-            store.import_signatures(reader.signatures)
-        finally:
-            store.close()
-        fd = os.open(partial, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        place(partial, target)
-    except BaseException as exc:
-        remove_table(partial)
-        if isinstance(exc, OSError):
-            raise write_error(target, exc) from None
-        if isinstance(exc, StoreError):
-            # the user knows the table by the name they gave, not the hidden one it was built under
-            raise StoreError(str(exc).replace(str(partial), str(target))) from None
-        raise
+            count = store.import_rows(reader.rows(lines))
+        except StoreError as exc:
+            if str(exc).startswith("record "):
+                raise StoreError(f"{source}: {exc}") from None
+            raise
+        reader.finish()
+        if count == 0:
+            raise StoreError(f"{source}: no records to import")
+        store.import_signatures(reader.signatures)
     return count

@@ -1,76 +1,40 @@
-"""The embedded store: one SQLite file per table, append only."""
+"""What every store of a table's log offers, whichever engine keeps it.
+
+A store holds one table: records numbered 1, 2, ... without gaps, each
+chained to the one before by its hash, the last record of every command
+signed. ``Store`` is the protocol the rest of margin programs against; the
+SQLite store (``sqlite.py``), the PostgreSQL store (``postgres.py``) and the
+in-memory store (``memory.py``) implement it and pass one contract test class
+(``tests/store_contract.py``). Everything an engine can raise is turned into
+``StoreError`` (or its ``ConcurrencyError``) before it leaves the store.
+
+``open_store`` and ``build_store`` take what the user typed, a file path or
+a ``postgresql://`` URL, so every command reaches either store the same way.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sqlite3
-import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
-from .record import (
-    FORMAT,
-    PUBLIC,
-    DecodeError,
-    Record,
-    Visibility,
-    chain_hash,
-    decode_body,
-    encode_body,
-)
+from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
-
-#: How the body of a GM-only record spells its visibility (see ``public_seqs``).
-_GM_ONLY_MARK = b'"visibility":{"gm_only":true'
-
-#: Written into every table file; a foreign SQLite file lacks it.
-APPLICATION_ID = 0x6D72676E  # "mrgn"
-
-#: Format of the table file (``PRAGMA user_version``): 1 had records only, 2
-#: added the signatures of chain heads. ``TABLE_UPGRADES[n]`` turns a format-``n``
-#: file into format ``n + 1``; a writer applies them when it opens an older file.
-TABLE_FORMAT = 2
-
-SIGNATURES = """
-CREATE TABLE IF NOT EXISTS signatures (
-    seq     INTEGER PRIMARY KEY,
-    key     TEXT    NOT NULL,
-    sig     TEXT    NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS signatures_no_update BEFORE UPDATE ON signatures
-BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS signatures_no_delete BEFORE DELETE ON signatures
-BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
-"""
-
-TABLE_UPGRADES: dict[int, str] = {1: SIGNATURES}
-
-SCHEMA = (
-    """
-CREATE TABLE records (
-    seq     INTEGER PRIMARY KEY,
-    command TEXT    NOT NULL,
-    v       INTEGER NOT NULL,
-    prev    TEXT    NOT NULL,
-    hash    TEXT    NOT NULL,
-    body    BLOB    NOT NULL
-);
-CREATE TRIGGER records_no_update BEFORE UPDATE ON records
-BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
-CREATE TRIGGER records_no_delete BEFORE DELETE ON records
-BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
-"""
-    + SIGNATURES
-)
 
 
 class StoreError(Exception):
-    """A table file cannot be used as asked; the message says why."""
+    """A table cannot be used as asked; the message says why."""
+
+
+class ReadError(StoreError):
+    """The engine could not read the table (a damaged file, a lost server)."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(f"{name}: cannot be read ({detail})")
+        self.detail = detail
 
 
 class ConcurrencyError(StoreError):
@@ -82,6 +46,13 @@ class ConcurrencyError(StoreError):
         )
         self.expected = expected
         self.actual = actual
+
+
+class ConnectionLost(StoreError):
+    """The database went away mid-command and the command was not written: run it again.
+
+    The store has reconnected (or will on the next call), so later commands go on.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +78,17 @@ class StoredRow:
     sig: str = ""
 
 
+#: How the body of a GM-only record spells its visibility: a store finds the
+#: records players may see without decoding them (see ``SQLiteStore.public_seqs``).
+GM_ONLY_MARK = b'"visibility":{"gm_only":true'
+
+#: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
+Row = tuple[int, str, int, str, str, bytes]
+
+
 @dataclass
 class Verdict:
-    """What ``SQLiteStore.check`` found: how many records, the first bad one and why, who signed."""
+    """What ``Store.check`` found: how many records, the first bad one and why, who signed."""
 
     records: int = 0
     bad: int | None = None
@@ -117,244 +96,20 @@ class Verdict:
     signatures: SignatureCheck = field(default_factory=SignatureCheck)
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+@runtime_checkable
+class Store(Protocol):
+    """One table's append-only, hash-chained, signed log."""
 
-
-def sqlite_uri(path: Path, **params: str) -> str:
-    """An SQLite URI naming exactly ``path``: ``#``, ``?``, ``%`` and any byte escaped."""
-    quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
-    query = "&".join(f"{k}={v}" for k, v in params.items())
-    return f"file:{quoted}{'?' + query if query else ''}"
-
-
-def write_error(path: Path, exc: BaseException) -> StoreError:
-    """An SQLite or OS error met while writing ``path``, as one line that says what to do."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    text = str(exc)
-    if code == sqlite3.SQLITE_FULL or "disk is full" in text or getattr(exc, "errno", 0) == 28:
-        return StoreError(f"{path}: the disk is full; nothing more was written")
-    if code == sqlite3.SQLITE_READONLY or "readonly" in text or getattr(exc, "errno", 0) in (1, 13):
-        return StoreError(f"{path}: cannot write here: the file or its folder is read-only")
-    return StoreError(f"{path}: cannot write ({getattr(exc, 'strerror', None) or text})")
-
-
-def side_files(path: Path) -> list[Path]:
-    """The files SQLite keeps beside a table while it is open."""
-    return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
-
-
-def remove_table(path: Path) -> None:
-    for each in (path, *side_files(path)):
-        with contextlib.suppress(OSError):
-            each.unlink()
-
-
-def partial_path(target: Path) -> Path:
-    """Where a table that will appear at ``target`` is built: beside it, hidden, owned by this process.
-
-    Leftovers of processes that died while building are removed first.
-    """
-    for stale in target.parent.glob(f".{glob_escape(target.name)}.*.partial"):
-        pid = stale.name[len(target.name) + 2 : -len(".partial")]
-        if pid.isdigit() and not _alive(int(pid)):
-            remove_table(stale)
-    return target.parent / f".{target.name}.{os.getpid()}.partial"
-
-
-def glob_escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def place(partial: Path, target: Path) -> None:
-    """Make a finished table appear at ``target`` at once, never over an existing file."""
-    try:
-        os.link(partial, target)
-    except FileExistsError:
-        remove_table(partial)
-        raise StoreError(f"{target}: already exists; choose a new path") from None
-    except OSError:
-        # a file system without hard links: rename, having checked the name is free
-        if target.exists():
-            remove_table(partial)
-            raise StoreError(f"{target}: already exists; choose a new path") from None
-        os.rename(partial, target)
-    else:
-        partial.unlink()
-    fd = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class SQLiteStore:
-    """A table's log in one SQLite file (WAL while open, synchronous=FULL).
-
-    ``append`` is all-or-nothing for a command's events, and the uniqueness of
-    the sequence number is the optimistic concurrency check. With a
-    ``signer`` every append also signs the new chain head.
-
-    Every connection that may write the file, readers included, folds the
-    write-ahead log back into the table and leaves it in rollback-journal mode
-    when it closes, so a table nobody has open is one file, which anyone
-    allowed to read it can read, even from a folder they cannot write.
-    """
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        create: bool = False,
-        readonly: bool = False,
-        signer: SigningKey | None = None,
-    ):
-        self.path = Path(path)
-        self.signer = signer
-        self.readonly = readonly
-        if create:
-            if self.path.exists():
-                raise StoreError(f"{self.path}: already exists; choose a new path for a new table")
-            if not self.path.parent.is_dir():
-                raise StoreError(f"{self.path}: folder {self.path.parent} does not exist")
-        else:
-            if not self.path.exists():
-                raise StoreError(f"{self.path}: no such table file")
-            if self.path.is_dir():
-                raise StoreError(f"{self.path}: is a folder, not a table file")
-            _check_header(self.path)
-        # a reader that may write the file opens it read-write, to tidy up when it closes
-        self._can_write = create or (
-            os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
-        )
-        if not self._can_write and not readonly:
-            raise StoreError(f"{self.path}: cannot write here: the file or its folder is read-only")
-        try:
-            self._db = self._connect()
-            if create:
-                self._create()
-            self._check_table()
-            if not readonly:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._upgrade()
-            elif self._can_write:
-                self._db.execute("PRAGMA query_only=ON")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._last = self._read_last()
-        except BaseException as exc:
-            with contextlib.suppress(Exception):
-                self._db.close()
-            if create:
-                remove_table(self.path)
-            if isinstance(exc, StoreError):
-                raise
-            if isinstance(exc, sqlite3.OperationalError) and create:
-                raise write_error(self.path, exc) from None
-            if isinstance(exc, sqlite3.DatabaseError):
-                raise StoreError(f"{self.path}: not a margin table ({exc})") from None
-            raise
-
-    # -- opening -----------------------------------------------------------
-
-    def _connect(self) -> sqlite3.Connection:
-        def connect(uri: str) -> sqlite3.Connection:
-            return sqlite3.connect(
-                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
-            )
-
-        if self._can_write:
-            return connect(sqlite_uri(self.path))
-        db = connect(sqlite_uri(self.path, mode="ro"))
-        try:
-            db.execute("PRAGMA application_id").fetchone()
-        except sqlite3.OperationalError:
-            # A table left in WAL mode (by an earlier margin) cannot be read
-            # from a folder where SQLite may not create its shared-memory
-            # file; with no log beside it, the file alone is the whole table.
-            db.close()
-            if side_files(self.path)[0].exists():
-                raise
-            db = connect(sqlite_uri(self.path, mode="ro", immutable="1"))
-        return db
-
-    def _create(self) -> None:
-        db = self._db
-        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-        db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
-
-    def _check_table(self) -> None:
-        app = self._db.execute("PRAGMA application_id").fetchone()[0]
-        if app != APPLICATION_ID:
-            raise StoreError(f"{self.path}: an SQLite file, but not a margin table")
-        self.format = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if self.format > TABLE_FORMAT and not self.readonly:
-            raise StoreError(
-                f"{self.path}: written by a newer margin (format {self.format}, this one writes "
-                f"{TABLE_FORMAT}); it can be read but not written: upgrade margin"
-            )
-        self._has_signatures = bool(
-            self._db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='signatures'"
-            ).fetchone()
-        )
-
-    def _upgrade(self) -> None:
-        """Bring a file written by an earlier margin to this format, one step at a time."""
-        if self.format >= TABLE_FORMAT:
-            return
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for step in range(self.format, TABLE_FORMAT):
-                for statement in TABLE_UPGRADES[step].split(";\n"):
-                    if statement.strip():
-                        db.execute(statement)
-            db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        self.format = TABLE_FORMAT
-        self._has_signatures = True
-
-    def _read_last(self) -> tuple[int, str]:
-        row = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        return (row[0], row[1]) if row else (0, "")
-
-    def close(self) -> None:
-        """Close, leaving the table as one file if no other process has it open."""
-        db = self._db
-        if self._can_write:
-            # Fails at once while another connection has the table open; that one tidies up.
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("PRAGMA busy_timeout=0")
-                db.execute("PRAGMA query_only=OFF")
-                db.execute("PRAGMA journal_mode=DELETE")
-        db.close()
-
-    def __enter__(self) -> SQLiteStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- writing -----------------------------------------------------------
+    #: how messages name the table: a file path, or a URL without its password
+    name: str
+    readonly: bool
+    #: with a signer every append also signs the new chain head
+    signer: SigningKey | None
 
     @property
     def last_seq(self) -> int:
-        return self._last[0]
+        """The last record this store knows of (``refresh`` re-reads it)."""
+        ...
 
     def append(
         self,
@@ -365,346 +120,326 @@ class SQLiteStore:
         author: str = "gm",
         at: str | None = None,
     ) -> list[Record]:
-        """Append one command's events atomically after record ``expected_seq``."""
-        if self.readonly:
-            raise StoreError(f"{self.path}: opened read-only")
-        if not drafts:
-            return []
-        at = at or utc_now()
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise write_error(self.path, exc) from None
-        try:
-            last_seq, prev = self._read_last()
-            if last_seq != expected_seq:
-                raise ConcurrencyError(expected_seq, last_seq)
-            records = []
-            rows = []
-            for i, draft in enumerate(drafts):
-                record = Record(
-                    seq=last_seq + 1 + i,
-                    at=at,
-                    author=author,
-                    command=command,
-                    event=draft.event,
-                    cause=draft.cause,
-                    visibility=draft.visibility,
-                )
-                body = encode_body(record)
-                digest = chain_hash(prev, body)
-                rows.append((record.seq, command, FORMAT, prev, digest, body))
-                records.append(record)
-                prev = digest
-            db.executemany(
-                "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
-            )
-            if self.signer is not None:
-                head = rows[-1]
-                db.execute(
-                    "INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)",
-                    (head[0], self.signer.public, self.signer.sign(head[0], head[4])),
-                )
-            db.execute("COMMIT")
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                self._last = self._read_last()
-            if isinstance(exc, sqlite3.Error):
-                raise write_error(self.path, exc) from None
-            raise
-        self._last = (rows[-1][0], rows[-1][4])
-        return records
+        """Append one command's events atomically after record ``expected_seq``.
 
-    def import_rows(
-        self, rows: Iterable[tuple[int, str, int, str, str, bytes]], batch: int = 20000
-    ) -> int:
-        """Bulk-append rows (seq, command, v, prev, hash, body), checking the chain as it goes.
-
-        Many rows go into one transaction. Into an empty table (a new file that
-        is deleted if the import fails) the rows are written without a journal
-        or a sync per transaction, then the file is synced once and put back in
-        WAL mode: all of it is durable when this returns.
+        Raises ``ConcurrencyError`` (and writes nothing) when the last record is
+        another than ``expected_seq``.
         """
-        db = self._db
-        count = 0
-        last_seq, prev = self._read_last()
-        pending: list[tuple[int, str, int, str, str, bytes]] = []
-        bulk = last_seq == 0
-        if bulk:
-            db.execute("PRAGMA journal_mode=OFF")
-            db.execute("PRAGMA synchronous=OFF")
+        ...
 
-        def flush() -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany(
-                    "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)",
-                    pending,
-                )
-                db.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-                raise
-            pending.clear()
-
-        try:
-            for row in rows:
-                seq, _, _, row_prev, digest, body = row
-                if seq != last_seq + 1:
-                    raise StoreError(f"record {last_seq + 1} is missing (the next record is {seq})")
-                if row_prev != prev or chain_hash(prev, body) != digest:
-                    raise StoreError(f"record {seq}: hash chain broken")
-                pending.append(row)
-                last_seq, prev = seq, digest
-                count += 1
-                if len(pending) >= batch:
-                    flush()
-            if pending:
-                flush()
-            if bulk:
-                db.execute("PRAGMA synchronous=FULL")
-                db.execute("PRAGMA journal_mode=WAL")
-                fd = os.open(self.path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        except (sqlite3.Error, OSError) as exc:
-            raise write_error(self.path, exc) from None
-        self._last = (last_seq, prev)
-        return count
+    def import_rows(self, rows: Iterable[Row]) -> int:
+        """Append stored rows as they are, checking sequence and chain; how many."""
+        ...
 
     def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
         """Store signatures (seq, key, sig) read with the records they sign."""
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany("INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)", signatures)
-                db.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise write_error(self.path, exc) from None
-
-    def backup(self, dest: str | os.PathLike[str]) -> int:
-        """Copy the table as it is at one moment into a new one-file table at ``dest``.
-
-        SQLite's backup reads every page inside one read transaction, so the
-        copy is consistent even while another process appends. The copy is
-        built beside ``dest``, checked, and appears there only when complete;
-        returns the number of records it holds.
-        """
-        target = Path(dest)
-        if target.exists():
-            raise StoreError(f"{target}: already exists; choose a new path for the copy")
-        if not target.parent.is_dir():
-            raise StoreError(f"{target}: folder {target.parent} does not exist")
-        partial = partial_path(target)
-        try:
-            copy = sqlite3.connect(sqlite_uri(partial), uri=True, isolation_level=None)
-            try:
-                self._db.backup(copy)
-                copy.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                copy.close()
-            with SQLiteStore(partial, readonly=True) as made:
-                verdict = made.check()
-            if verdict.bad is not None:
-                raise StoreError(
-                    f"{self.path}: record {verdict.bad} {verdict.reason}; not copied "
-                    f"(margin verify {self.path} says more)"
-                )
-            fd = os.open(partial, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            place(partial, target)
-        except BaseException as exc:
-            remove_table(partial)
-            if isinstance(exc, sqlite3.Error | OSError):
-                raise write_error(target, exc) from None
-            raise
-        return verdict.records
-
-    # -- reading -----------------------------------------------------------
+        ...
 
     def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
         """Stored rows with their heads' signatures, as ``margin export`` writes them."""
-        if self._has_signatures:
-            sql = (
-                "SELECT r.seq, r.v, r.prev, r.hash, r.body, r.command, s.key, s.sig "
-                "FROM records r LEFT JOIN signatures s ON s.seq = r.seq WHERE r.seq > ?"
-            )
-        else:
-            sql = "SELECT seq, v, prev, hash, body, command, '', '' FROM records r WHERE seq > ?"
-        args: tuple[int, ...] = (after,)
-        if upto is not None:
-            sql += " AND r.seq <= ?"
-            args = (after, upto)
-        cursor = self._db.execute(sql + " ORDER BY r.seq", args)
-        cursor.arraysize = 4096
-        while batch := cursor.fetchmany():
-            for seq, v, prev, digest, body, command, key, sig in batch:
-                # a body tampered with outside margin may come back as TEXT
-                if isinstance(body, str):
-                    body = body.encode("utf-8", "surrogateescape")
-                if not (
-                    type(v) is int
-                    and isinstance(prev, str)
-                    and isinstance(digest, str)
-                    and isinstance(body, bytes)
-                    and isinstance(command, str)
-                    and isinstance(key or "", str)
-                    and isinstance(sig or "", str)
-                ):
-                    raise self._damaged(seq, "a column holds the wrong kind of value")
-                yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")
-
-    def _damaged(self, seq: object, why: str) -> StoreError:
-        return StoreError(
-            f"{self.path}: record {seq} is damaged and cannot be read ({why}); "
-            f"margin verify {self.path} says more"
-        )
+        ...
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
-        sql = "SELECT seq, v, body FROM records WHERE seq > ?"
-        args: tuple[int, ...] = (after,)
-        if upto is not None:
-            sql += " AND seq <= ?"
-            args = (after, upto)
-        cursor = self._db.execute(sql + " ORDER BY seq", args)
-        cursor.arraysize = 4096
-        while batch := cursor.fetchmany():
-            for seq, v, body in batch:
-                if type(v) is not int or not isinstance(body, bytes | str):
-                    raise self._damaged(seq, "a column holds the wrong kind of value")
-                try:
-                    yield decode_body(body, v)
-                except DecodeError as exc:
-                    raise self._damaged(seq, str(exc)) from None
+        ...
+
+    def record(self, seq: int) -> Record: ...
+
+    def public_seqs(self, upto: int) -> list[int]:
+        """Sequence numbers up to ``upto`` of the records players may see."""
+        ...
+
+    def data_version(self) -> int:
+        """A number that changes when another connection has committed; cheap to ask."""
+        ...
+
+    def wait(self, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds for another connection's commit; whether one came."""
+        ...
+
+    def refresh(self) -> int:
+        """Re-read the last sequence number (after another process wrote)."""
+        ...
+
+    def check(self, key: str | None = None) -> Verdict:
+        """Walk the chain: every column of every record, and every signature."""
+        ...
+
+    def verify(self) -> int | None:
+        """The first bad sequence number, or None when the chain is sound."""
+        ...
+
+    def location(self) -> str:
+        """Where ``check`` read the records from, for ``margin verify``."""
+        ...
+
+    def backup(self, dest: str) -> int:
+        """Copy the table as it is at one moment into a new table ``dest``; its records."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Store: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class StoreBase:
+    """What every store builds from its own ``rows``, ``records`` and ``close``."""
+
+    name: str
+    readonly: bool
+    _last: tuple[int, str]
+
+    @property
+    def last_seq(self) -> int:
+        return self._last[0]
+
+    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        raise NotImplementedError
+
+    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
+    ) -> list[Record]:
+        """Write a command's records in one transaction (``append`` has checked the call)."""
+        raise NotImplementedError
+
+    def append(
+        self,
+        drafts: Sequence[Draft],
+        expected_seq: int,
+        *,
+        command: str,
+        author: str = "gm",
+        at: str | None = None,
+    ) -> list[Record]:
+        """See ``Store.append``."""
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only")
+        if not drafts:
+            return []
+        return self._write(drafts, expected_seq, command, author, at or utc_now())
 
     def record(self, seq: int) -> Record:
         for record in self.records(seq - 1, seq):
             return record
-        raise StoreError(f"{self.path}: no record {seq}")
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Sequence numbers up to ``upto`` of the records players may see, without decoding.
-
-        One SQL pass over the stored bodies is several times quicker than
-        decoding them, which matters when a player's view opens a long table.
-        A GM-only record's body holds its envelope's visibility as written by
-        ``encode_body`` (``Visibility`` omits defaults and ``gm_only`` comes
-        first); inside any string field the same characters would be escaped.
-        """
-        rows = self._db.execute(
-            "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
-            (upto, _GM_ONLY_MARK),
-        )
-        return [row[0] for row in rows]
-
-    def data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-    def refresh(self) -> int:
-        """Re-read the last sequence number (after another process wrote)."""
-        self._last = self._read_last()
-        return self._last[0]
-
-    def in_main_file(self) -> int | None:
-        """How many records the table file itself holds while some are still in its -wal file
-        (another process has it open, or one was killed): None when there is no -wal file,
-        -1 when the table file cannot be read without it."""
-        if not side_files(self.path)[0].exists():
-            return None
-        try:
-            db = sqlite3.connect(sqlite_uri(self.path, mode="ro", immutable="1"), uri=True)
-            try:
-                return int(db.execute("SELECT count(*) FROM records").fetchone()[0])
-            finally:
-                db.close()
-        except sqlite3.Error:
-            return -1
+        raise StoreError(f"{self.name}: no record {seq}")
 
     def check(self, key: str | None = None) -> Verdict:
-        """Walk the chain: every column of every record, and every signature.
-
-        ``prev`` and ``hash`` must chain, the body must decode and agree with
-        the ``seq`` and ``command`` columns beside it, and ``v`` must be a
-        format this margin reads. With ``key`` every record must be covered
-        by a signature of that key.
-        """
-        verdict = Verdict(signatures=SignatureCheck(key))
-        signatures = verdict.signatures
-        prev = ""
-        expected = 1
-        rows = self.rows()
-        while True:
-            try:
-                row = next(rows)
-            except StopIteration:
-                break
-            except sqlite3.DatabaseError as exc:
-                verdict.bad, verdict.reason = expected, f"cannot be read ({exc})"
-                return verdict
-            if row.seq != expected:
-                verdict.bad, verdict.reason = expected, "is missing or out of order"
-                return verdict
-            if row.prev != prev or chain_hash(prev, row.body) != row.hash:
-                verdict.bad, verdict.reason = row.seq, "breaks the hash chain"
-                return verdict
-            try:
-                record = decode_body(row.body, row.v)
-            except DecodeError as exc:
-                verdict.bad, verdict.reason = row.seq, f"cannot be decoded ({exc})"
-                return verdict
-            if record.seq != row.seq or record.command != row.command:
-                verdict.bad, verdict.reason = row.seq, "has columns that disagree with its body"
-                return verdict
-            if row.sig or row.key:
-                signatures.head(row.seq, row.hash, row.key, row.sig)
-                if signatures.bad is not None:
-                    verdict.bad, verdict.reason = signatures.bad, signatures.reason
-                    return verdict
-            prev = row.hash
-            expected += 1
-            verdict.records += 1
-        signatures.finish(verdict.records)
-        if signatures.bad is not None:
-            verdict.bad, verdict.reason = signatures.bad, signatures.reason
-        return verdict
+        """Walk the chain: every column of every record, and every signature (``check_rows``)."""
+        return check_rows(self.rows(), key)
 
     def verify(self) -> int | None:
         """Walk the chain; the first bad sequence number, or None when sound."""
         return self.check().bad
 
+    def __enter__(self) -> Self:
+        return self
 
-def _check_header(path: Path) -> None:
-    """Refuse anything that is not an SQLite database before SQLite touches it."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read ({exc.strerror})") from None
-    if len(head) == 0:
-        raise StoreError(f"{path}: empty file, not a margin table")
-    if not head.startswith(b"SQLite format 3\x00"):
-        raise StoreError(f"{path}: not a margin table (not an SQLite file)")
-    if len(head) >= 72 and int.from_bytes(head[68:72], "big") != APPLICATION_ID:
-        raise StoreError(f"{path}: an SQLite file, but not a margin table")
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def new_records(
+    drafts: Sequence[Draft], last_seq: int, prev: str, *, command: str, author: str, at: str
+) -> tuple[list[Record], list[Row]]:
+    """The records a command's drafts become after record ``last_seq``, and their rows."""
+    from .record import FORMAT, encode_body
+
+    records: list[Record] = []
+    rows: list[Row] = []
+    for i, draft in enumerate(drafts):
+        record = Record(
+            seq=last_seq + 1 + i,
+            at=at,
+            author=author,
+            command=command,
+            event=draft.event,
+            cause=draft.cause,
+            visibility=draft.visibility,
+        )
+        body = encode_body(record)
+        digest = chain_hash(prev, body)
+        rows.append((record.seq, command, FORMAT, prev, digest, body))
+        records.append(record)
+        prev = digest
+    return records, rows
+
+
+def chained(rows: Iterable[Row], last_seq: int, prev: str) -> Iterator[Row]:
+    """``rows`` checked as the continuation of a log ending at ``last_seq`` with hash ``prev``."""
+    for row in rows:
+        seq, _, _, row_prev, digest, body = row
+        if seq != last_seq + 1:
+            raise StoreError(f"record {last_seq + 1} is missing (the next record is {seq})")
+        if row_prev != prev or chain_hash(prev, body) != digest:
+            raise StoreError(f"record {seq}: hash chain broken")
+        yield row
+        last_seq, prev = seq, digest
+
+
+def check_rows(rows: Iterator[StoredRow], key: str | None = None) -> Verdict:
+    """The verdict on a log read as ``rows``: see ``Store.check``.
+
+    ``prev`` and ``hash`` must chain, the body must decode and agree with the
+    ``seq`` and ``command`` columns beside it, and ``v`` must be a format this
+    margin reads. With ``key`` every record must be covered by a signature of
+    that key.
+    """
+    verdict = Verdict(signatures=SignatureCheck(key))
+    signatures = verdict.signatures
+    prev = ""
+    expected = 1
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except ReadError as exc:
+            verdict.bad, verdict.reason = expected, f"cannot be read ({exc.detail})"
+            return verdict
+        if row.seq != expected:
+            verdict.bad, verdict.reason = expected, "is missing or out of order"
+            return verdict
+        if row.prev != prev or chain_hash(prev, row.body) != row.hash:
+            verdict.bad, verdict.reason = row.seq, "breaks the hash chain"
+            return verdict
+        try:
+            record = decode_body(row.body, row.v)
+        except DecodeError as exc:
+            verdict.bad, verdict.reason = row.seq, f"cannot be decoded ({exc})"
+            return verdict
+        if record.seq != row.seq or record.command != row.command:
+            verdict.bad, verdict.reason = row.seq, "has columns that disagree with its body"
+            return verdict
+        if row.sig or row.key:
+            signatures.head(row.seq, row.hash, row.key, row.sig)
+            if signatures.bad is not None:
+                verdict.bad, verdict.reason = signatures.bad, signatures.reason
+                return verdict
+        prev = row.hash
+        expected += 1
+        verdict.records += 1
+    signatures.finish(verdict.records)
+    if signatures.bad is not None:
+        verdict.bad, verdict.reason = signatures.bad, signatures.reason
+    return verdict
+
+
+def damaged(name: str, seq: object, why: str) -> StoreError:
+    return StoreError(
+        f"{name}: record {seq} is damaged and cannot be read ({why}); "
+        f"margin verify {name} says more"
+    )
+
+
+# -- opening what the user typed ---------------------------------------------
+
+
+def is_url(name: str | object) -> bool:
+    """Whether ``name`` names a table in PostgreSQL rather than a file."""
+    return str(name).startswith(("postgresql://", "postgres://"))
+
+
+#: How a table held in this process's memory is named (``memory:NAME``), for tests.
+MEMORY = "memory:"
+
+
+def open_store(
+    name: str | object,
+    *,
+    create: bool = False,
+    readonly: bool = False,
+    signer: SigningKey | None = None,
+) -> Store:
+    """The store a user's PATH or URL names: a table file, or a table in PostgreSQL."""
+    text = str(name)
+    if is_url(text):
+        from .postgres import PostgresStore
+
+        return PostgresStore(text, create=create, readonly=readonly, signer=signer)
+    if text.startswith(MEMORY):
+        from .memory import MemoryStore
+
+        return MemoryStore.named(text, create=create, readonly=readonly, signer=signer)
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(text, create=create, readonly=readonly, signer=signer)
+
+
+def build_store(
+    name: str | object, signer: SigningKey | None = None
+) -> AbstractContextManager[Store]:
+    """A new table at ``name`` that appears only when the ``with`` block ends without error.
+
+    A table file is built beside its path under a hidden name and moved into
+    place; a table in PostgreSQL is written in one transaction. A failure or a
+    kill leaves nothing behind.
+    """
+    text = str(name)
+    if is_url(text):
+        from .postgres import PostgresStore
+
+        return PostgresStore.build(text, signer)
+    if text.startswith(MEMORY):
+        from .memory import MemoryStore
+
+        return MemoryStore.build(text, signer)
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore.build(text, signer)
+
+
+def display_name(name: str | object) -> str:
+    """``name`` as messages and logs may show it: a URL loses its password."""
+    text = str(name)
+    if is_url(text):
+        from .postgres import parse_url
+
+        return parse_url(text).display
+    return text
+
+
+def short_name(name: str | object) -> str:
+    """What a screen's title calls a table: its file's name, or its name in the database."""
+    text = str(name)
+    if is_url(text):
+        from .postgres import parse_url
+
+        return parse_url(text).table
+    import os
+
+    return os.path.basename(text)
+
+
+def table_exists(name: str | object) -> bool:
+    """Whether a table is already at ``name`` (a file, or a table in the database)."""
+    text = str(name)
+    if is_url(text):
+        from .postgres import exists
+
+        return exists(text)
+    if text.startswith(MEMORY):
+        from . import memory
+
+        return memory.exists(text)
+    import os
+
+    return os.path.lexists(text)
 
 
 def follow(
-    store: SQLiteStore,
+    store: Store,
     after: int,
     on_records: Callable[[list[Record]], None],
     *,
@@ -713,18 +448,17 @@ def follow(
 ) -> None:
     """Call ``on_records`` with every batch of new records until ``stop()``.
 
-    Polls ``PRAGMA data_version``, which changes when another connection
-    commits, so an idle follower costs one cheap query per interval.
+    Waits on the store (SQLite: ``PRAGMA data_version`` every ``interval``;
+    PostgreSQL: ``NOTIFY``), so an idle follower costs next to nothing, and
+    reads what came after the last record it delivered.
     """
-    version = store.data_version()
     last = after
+    changed = True  # records may have come before the follower started
     while not stop():
-        now = store.data_version()
-        if now != version or store.last_seq > last:
-            version = now
+        if changed:
             batch = list(store.records(last))
             if batch:
                 last = batch[-1].seq
                 store.refresh()
                 on_records(batch)
-        time.sleep(interval)
+        changed = store.wait(interval)

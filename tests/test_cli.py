@@ -12,19 +12,28 @@ import pytest
 from support import MARGIN
 from support import run_margin as run
 
+from margin.events import open_store
+
 
 def lines(*commands: dict[str, Any]) -> str:
     return "".join(json.dumps(c) + "\n" for c in commands)
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Path:
+def table(table_name: str) -> str:
+    """A new table: a file, then (each test again) a table in PostgreSQL."""
+    assert run("new", table_name, "--system", "2d10-edge")[0] == 0
+    return table_name
+
+
+@pytest.fixture
+def file_table(tmp_path: Path) -> Path:
     path = tmp_path / "t.margin"
     assert run("new", str(path), "--system", "2d10-edge")[0] == 0
     return path
 
 
-def test_do_answers_each_line_and_goes_on_after_errors(table: Path) -> None:
+def test_do_answers_each_line_and_goes_on_after_errors(table: str) -> None:
     code, out, _ = run(
         "do",
         str(table),
@@ -56,7 +65,7 @@ def test_do_answers_each_line_and_goes_on_after_errors(table: Path) -> None:
     assert records[2]["total"] == 13
 
 
-def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
+def test_do_replies_are_flushed_as_each_command_commits(table: str) -> None:
     proc = subprocess.Popen(
         [*MARGIN, "do", str(table)],
         stdin=subprocess.PIPE,
@@ -71,13 +80,13 @@ def test_do_replies_are_flushed_as_each_command_commits(table: Path) -> None:
     assert reply["ok"]
     assert reply["seq"] == [2, 2]
     # the record is durable before the reply: another connection sees it
-    db = sqlite3.connect(table)
-    assert db.execute("SELECT max(seq) FROM records").fetchone()[0] == 2
+    with open_store(table, readonly=True) as store:
+        assert store.last_seq == 2
     proc.stdin.close()
     assert proc.wait(10) == 0
 
 
-def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: Path) -> None:
+def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: str) -> None:
     run(
         "do",
         str(table),
@@ -122,7 +131,7 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: Path) -> No
     assert "spy" not in json.loads(state)["characters"]
 
 
-def test_state_at_and_undo_through_the_cli(table: Path) -> None:
+def test_state_at_and_undo_through_the_cli(table: str) -> None:
     run(
         "do",
         str(table),
@@ -143,7 +152,7 @@ def test_state_at_and_undo_through_the_cli(table: Path) -> None:
     assert "(undone)" in text.splitlines()[2]
 
 
-def test_export_import_round_trip(table: Path, tmp_path: Path) -> None:
+def test_export_import_round_trip(table: str, tmp_path: Path) -> None:
     run(
         "do",
         str(table),
@@ -167,7 +176,8 @@ def test_export_import_round_trip(table: Path, tmp_path: Path) -> None:
     assert run("verify", str(copy))[0] == 0
 
 
-def test_import_refuses_a_tampered_export(table: Path, tmp_path: Path) -> None:
+def test_import_refuses_a_tampered_export(file_table: Path, tmp_path: Path) -> None:
+    table = file_table
     run("do", str(table), stdin=lines({"type": "note", "text": "honest"}))
     _, exported, _ = run("export", str(table))
     dump = tmp_path / "dump.jsonl"
@@ -198,7 +208,7 @@ def test_import_refuses_a_tampered_export(table: Path, tmp_path: Path) -> None:
     ],
 )
 def test_user_errors_are_one_line_without_traceback(
-    table: Path, tmp_path: Path, args: list[str], message: str
+    file_table: Path, tmp_path: Path, args: list[str], message: str
 ) -> None:
     (tmp_path / "junk").write_bytes(b"garbage" * 30)
     foreign = tmp_path / "foreign.db"
@@ -212,7 +222,7 @@ def test_user_errors_are_one_line_without_traceback(
         "junk": tmp_path / "junk",
         "foreign": foreign,
         "folder": tmp_path,
-        "table": table,
+        "table": file_table,
         "tmp": tmp_path,
     }
     code, out, err = run(*[a.format(**names) for a in args])
@@ -223,7 +233,8 @@ def test_user_errors_are_one_line_without_traceback(
     assert foreign.read_bytes() == before
 
 
-def test_corrupt_table_is_reported_by_verify(table: Path) -> None:
+def test_corrupt_table_is_reported_by_verify(file_table: Path) -> None:
+    table = file_table
     run(
         "do",
         str(table),
@@ -265,7 +276,7 @@ def test_resolve_unknown_system_and_bad_lines() -> None:
     assert "system: missing" in replies[2]["error"]
 
 
-def test_options_are_events_and_replays_use_the_options_then_in_force(table: Path) -> None:
+def test_options_are_events_and_replays_use_the_options_then_in_force(file_table: Path) -> None:
     from margin.core import get_system
 
     options = get_system("2d10-edge").options
@@ -279,6 +290,7 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(table: Pat
     )
     if other is None:
         pytest.skip("first option has no simple alternative value")
+    table = file_table
     code, out, _ = run(
         "do",
         str(table),
@@ -291,7 +303,10 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(table: Pat
     assert json.loads(then)["options"][opt.name] == opt.default
 
 
-def test_import_accepts_an_export_laid_out_by_another_tool(table: Path, tmp_path: Path) -> None:
+def test_import_accepts_an_export_laid_out_by_another_tool(
+    file_table: Path, tmp_path: Path
+) -> None:
+    table = file_table
     run(
         "do",
         str(table),

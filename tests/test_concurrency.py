@@ -3,7 +3,8 @@
 ``margin do`` writers re-read and re-decide when another process committed
 first; store-level writers append commands of several events each and retry on
 ``ConcurrencyError``. Either way the log ends up gapless, every acknowledged
-command holds exactly its own records, contiguous, and the chain verifies.
+command holds exactly its own records, contiguous, and the chain verifies. Each
+test runs on a table file and on a table in PostgreSQL.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ import subprocess
 import sys
 import textwrap
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
 from support import MARGIN, margin_process
 
-from margin.events import Noted, SQLiteStore
+from margin.events import Noted, open_store
 
 WRITERS = 4
 PER_WRITER = 250
@@ -29,8 +29,8 @@ def note(text: str) -> str:
     return json.dumps({"type": "note", "text": text}) + "\n"
 
 
-def test_four_margin_do_writers_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "table.margin"
+def test_four_margin_do_writers_at_once(table_name: str) -> None:
+    path = table_name
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
     procs = [
         subprocess.Popen(
@@ -76,7 +76,7 @@ def test_four_margin_do_writers_at_once(tmp_path: Path) -> None:
     assert max(acked.values()) == 1, "a sequence number was acknowledged twice"
     assert sorted(acked) == list(range(2, total + 1))
 
-    with SQLiteStore(path, readonly=True) as store:
+    with open_store(path, readonly=True) as store:
         records = list(store.records())
     assert [r.seq for r in records] == list(range(1, total + 1))
     texts = Counter(r.event.text for r in records if isinstance(r.event, Noted))
@@ -101,10 +101,10 @@ def test_four_margin_do_writers_at_once(tmp_path: Path) -> None:
 WRITER = textwrap.dedent(
     """
     import json, sys
-    from margin.events import ConcurrencyError, Draft, Noted, SQLiteStore
+    from margin.events import ConcurrencyError, Draft, Noted, open_store
 
     path, me, count, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    store = SQLiteStore(path)
+    store = open_store(path)
     conflicts = 0
     for k in range(count):
         if k % burst == 0:
@@ -127,8 +127,8 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_four_store_writers_with_multi_event_commands(tmp_path: Path) -> None:
-    path = tmp_path / "table.margin"
+def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
+    path = table_name
     assert margin_process("new", str(path), "--system", "d100-chance").returncode == 0
     procs = [
         subprocess.Popen(
@@ -166,7 +166,7 @@ def test_four_store_writers_with_multi_event_commands(tmp_path: Path) -> None:
         proc.stderr.close()
     assert len(acked) == WRITERS * PER_WRITER
 
-    with SQLiteStore(path, readonly=True) as store:
+    with open_store(path, readonly=True) as store:
         records = list(store.records())
     assert [r.seq for r in records] == list(range(1, len(records) + 1))
     by_command: dict[str, list[int]] = defaultdict(list)

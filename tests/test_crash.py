@@ -23,12 +23,12 @@ from pathlib import Path
 
 from support import MARGIN, margin_process
 
-from margin.events import SQLiteStore
+from margin.events import open_store
 
 
-def log_by_command(path: Path) -> tuple[list[int], dict[str, list[int]], list[str]]:
+def log_by_command(path: Path | str) -> tuple[list[int], dict[str, list[int]], list[str]]:
     """Every sequence number, each command's sequence numbers, and commands in log order."""
-    with SQLiteStore(path, readonly=True) as store:
+    with open_store(path, readonly=True) as store:
         seqs: list[int] = []
         by_command: dict[str, list[int]] = defaultdict(list)
         order: list[str] = []
@@ -40,7 +40,9 @@ def log_by_command(path: Path) -> tuple[list[int], dict[str, list[int]], list[st
     return seqs, dict(by_command), order
 
 
-def assert_sound_after_crash(path: Path, acked: dict[str, list[int]]) -> tuple[int, list[str]]:
+def assert_sound_after_crash(
+    path: Path | str, acked: dict[str, list[int]]
+) -> tuple[int, list[str]]:
     """The checks shared by both crash tests; the last sequence number and unacknowledged commands."""
     result = margin_process("verify", str(path))
     assert result.returncode == 0, result.stderr
@@ -84,8 +86,8 @@ def commands() -> list[str]:
     return [json.dumps(line) + "\n" for line in lines]
 
 
-def test_sigkill_during_a_margin_do_stream(tmp_path: Path) -> None:
-    path = tmp_path / "table.margin"
+def test_sigkill_during_a_margin_do_stream(table_name: str) -> None:
+    path = table_name
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
     lines = commands()
     kill_after = random.Random(5).randrange(150, 600)  # seeded: a failure can be rerun

@@ -11,7 +11,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 FORBIDDEN = {
     "events": {"core", "tui", "textual"},
-    "core": {"tui", "textual", "sqlite3", "random", "secrets", "time", "datetime", "os", "socket"},
+    "core": {
+        "tui",
+        "textual",
+        "sqlite3",
+        "psycopg",
+        "random",
+        "secrets",
+        "time",
+        "datetime",
+        "os",
+        "socket",
+    },
 }
 
 

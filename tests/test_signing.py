@@ -18,7 +18,7 @@ import pytest
 from support import run_margin
 
 from margin.events import Draft, Noted, SQLiteStore, chain_hash
-from margin.events.store import TABLE_FORMAT
+from margin.events.sqlite import TABLE_FORMAT
 from margin.tui.keys import key_path, signing_key
 
 

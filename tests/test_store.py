@@ -1,70 +1,47 @@
-"""The SQLite store: atomic appends, concurrency, append-only, chain, foreign files."""
+"""The stores: the contract on SQLite and in memory, then what only the SQLite file does
+(append-only triggers, WAL, foreign files, formats)."""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
-import threading
-import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from store_contract import StoreContract
 
 from margin.events import (
     FORMAT,
-    ConcurrencyError,
     Draft,
+    MemoryStore,
     Noted,
-    Rolled,
     SQLiteStore,
     StoreError,
     TableCreated,
 )
-from margin.events.store import TABLE_FORMAT
+from margin.events.sqlite import TABLE_FORMAT
+
+
+class TestSQLiteStore(StoreContract):
+    @pytest.fixture
+    def name(self, tmp_path: Path) -> str:
+        return str(tmp_path / "t.margin")
+
+
+class TestMemoryStore(StoreContract):
+    @pytest.fixture
+    def name(self, request: pytest.FixtureRequest) -> Iterator[str]:
+        name = f"memory:{request.node.name}"
+        yield name
+        for suffix in ("", "-gap", "-bad", "-good"):
+            MemoryStore.forget(name + suffix)
 
 
 def new_store(tmp_path: Path) -> SQLiteStore:
     store = SQLiteStore(tmp_path / "t.margin", create=True)
     store.append([Draft(TableCreated(system="2d10-edge"))], 0, command="c0")
     return store
-
-
-def test_append_numbers_records_gaplessly_and_chains_them(tmp_path: Path) -> None:
-    store = new_store(tmp_path)
-    recs = store.append([Draft(Noted(text="a")), Draft(Noted(text="b"), cause=2)], 1, command="c1")
-    assert [r.seq for r in recs] == [2, 3]
-    assert recs[1].cause == 2
-    rows = list(store.rows())
-    assert [r.seq for r in rows] == [1, 2, 3]
-    assert rows[1].prev == rows[0].hash
-    assert rows[2].prev == rows[1].hash
-    assert store.verify() is None
-
-
-def test_stale_writer_gets_a_concurrency_error_and_nothing_is_written(tmp_path: Path) -> None:
-    store = new_store(tmp_path)
-    other = SQLiteStore(tmp_path / "t.margin")
-    other.append([Draft(Noted(text="first"))], 1, command="c1")
-    with pytest.raises(ConcurrencyError) as err:
-        store.append([Draft(Noted(text="late")), Draft(Noted(text="late too"))], 1, command="c2")
-    assert err.value.actual == 2
-    assert [r.event.text for r in store.records(1)] == ["first"]
-
-
-def test_a_failing_batch_appends_none_of_its_events(tmp_path: Path) -> None:
-    store = new_store(tmp_path)
-
-    class Boom(Exception):
-        pass
-
-    class BadEvent:
-        def __getattr__(self, name: str) -> object:
-            raise Boom
-
-    with pytest.raises(Exception):  # noqa: B017, PT011 - any encoding failure must roll back
-        store.append([Draft(Noted(text="ok")), Draft(BadEvent())], 1, command="c1")  # type: ignore[arg-type]
-    assert store.last_seq == 1
-    assert store.append([Draft(Noted(text="next"))], 1, command="c2")[0].seq == 2
 
 
 def test_records_cannot_be_updated_or_deleted(tmp_path: Path) -> None:
@@ -154,45 +131,6 @@ def test_newer_format_is_readable_but_not_writable(tmp_path: Path) -> None:
         ro.append([Draft(Noted(text="x"))], 1, command="c")
 
 
-def test_data_version_changes_when_another_connection_commits(tmp_path: Path) -> None:
-    writer = new_store(tmp_path)
-    reader = SQLiteStore(tmp_path / "t.margin", readonly=True)
-    before = reader.data_version()
-    writer.append([Draft(Rolled(actor="gm", dice="1d6", faces=[3], total=3))], 1, command="c1")
-    assert reader.data_version() != before
-    assert [r.seq for r in reader.records(1)] == [2]
-
-
-def test_follow_delivers_new_records_quickly(tmp_path: Path) -> None:
-    from margin.events import follow
-
-    writer = new_store(tmp_path)
-    reader = SQLiteStore(tmp_path / "t.margin", readonly=True)
-    seen: list[tuple[int, float]] = []
-    done = threading.Event()
-
-    def on_records(batch: list) -> None:  # type: ignore[type-arg]
-        now = time.perf_counter()
-        seen.extend((r.seq, now) for r in batch)
-        if seen[-1][0] >= 6:
-            done.set()
-
-    thread = threading.Thread(
-        target=follow, args=(reader, 1, on_records), kwargs={"stop": done.is_set}
-    )
-    thread.start()
-    sent = {}
-    for i in range(5):
-        sent[i + 2] = time.perf_counter()
-        writer.append([Draft(Noted(text=str(i)))], writer.last_seq, command=f"c{i}")
-        time.sleep(0.02)
-    done.wait(5)
-    thread.join(5)
-    assert [s for s, _ in seen] == [2, 3, 4, 5, 6]
-    # generous bound: the benchmark measures the real latency
-    assert max(t - sent[s] for s, t in seen) < 1.0
-
-
 def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
     from margin.core.lens import PlayerLens
     from margin.events import Record, Visibility
@@ -221,19 +159,19 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
     assert PlayerLens(revealed={5}).read(gm_only) is None
 
 
-def test_public_seqs_match_decoding_even_when_a_note_quotes_the_mark(tmp_path: Path) -> None:
-    from margin.events import Visibility
+def test_a_table_runs_on_the_in_memory_store_as_on_a_file() -> None:
+    from margin.core.commands import AddCharacter, RollDice
+    from margin.tui.table import Table
 
-    store = new_store(tmp_path)
-    store.append([Draft(Noted(text='"visibility":{"gm_only":true'))], 1, command="c1")
-    store.append(
-        [Draft(Noted(text="secret", gm_only=True), visibility=Visibility(gm_only=True))],
-        2,
-        command="c2",
-    )
-    store.append(
-        [Draft(Noted(text="shown"), visibility=Visibility(hidden=("text",)))], 3, command="c3"
-    )
-    decoded = [r.seq for r in store.records() if not r.visibility.gm_only]
-    assert store.public_seqs(store.last_seq) == decoded == [1, 2, 4]
-    assert store.public_seqs(2) == [1, 2]
+    name = "memory:a-table"
+    try:
+        table = Table.create(name, "2d10-edge", title="in memory")
+        table.execute(AddCharacter(name="Kael"))
+        table.execute(RollDice(dice="2d10", actor="kael", faces=[3, 9]))
+        again = Table.open(name, readonly=True)
+        assert again.state == table.state
+        assert again.projection.seq == 3
+        assert again.store.verify() is None
+        assert again.store.check(table.store.signer.public).bad is None  # type: ignore[union-attr]
+    finally:
+        MemoryStore.forget(name)

@@ -145,7 +145,7 @@ def test_player_index_skips_gm_only_records_without_decoding(tmp_path, table):
     table.execute(Note(text="public"))
     table.execute(Note(text="private", gm_only=True))
     table.execute(AddCharacter(name="Spy", hidden=True))
-    path = table.store.path
+    path = table.store.name
     live = LiveTable.open_live(str(path), readonly=True, lens=True)
     expected = [r.seq for r in live.store.records() if not r.visibility.gm_only]
     assert list(live.seqs) == expected
@@ -164,7 +164,7 @@ def test_clock_position_reads_round_turn_and_count():
 
 
 def test_jump_words(table):
-    view = View(LiveTable.open_live(str(table.store.path), readonly=True, lens=False))
+    view = View(LiveTable.open_live(str(table.store.name), readonly=True, lens=False))
     view.goto(0)
     assert parse_jump("3", view) == 2
     with pytest.raises(RuleError, match="not understood"):

@@ -522,7 +522,7 @@ async def test_no_next_turn_key_where_the_system_has_no_clock(tmp_path):
 
 @pilot_test
 async def test_help_lists_each_system_command_once_in_order(edge):
-    app = play(str(edge.store.path))
+    app = play(str(edge.store.name))
     async with app.run_test(size=(80, 24)):
         lines = app.help_commands()
         own = [s for s in lines if isinstance(s, str) and s.startswith("2d10-edge commands: ")]

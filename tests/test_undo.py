@@ -163,7 +163,7 @@ def test_state_after_undo_equals_never_having_played_it(ops: list[tuple[Any, ...
                 fresh.execute(c)
             assert normalised(table.state) == normalised(fresh.state)
             # a full rebuild from the log agrees with the live fold
-            reopened = Table.open(table.store.path, readonly=True)
+            reopened = Table.open(table.store.name, readonly=True)
             assert normalised(reopened.state) == normalised(table.state)
             reopened.close()
             fresh.close()

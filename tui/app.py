@@ -7,7 +7,6 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,7 +22,7 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import RuleError, decide
 from margin.core.commands import Redo, Undo
-from margin.events import StoreError, record_to_builtins
+from margin.events import StoreError, is_url, record_to_builtins, short_name
 
 from . import commandline, render
 from .keys import data_dir
@@ -54,12 +53,19 @@ def default_table_path() -> Path:
 def history_path(table: str | Path) -> Path:
     """The command history of one table: in margin's data directory, never in the log.
 
-    Named after the table file and a digest of its full path, so two tables
-    called ``fight.margin`` in different folders keep their own.
+    Named after the table and a digest of its full path (or its URL, without
+    a password), so two tables called ``fight.margin`` in different folders
+    keep their own.
     """
-    full = Path(table).resolve()
-    digest = hashlib.sha256(str(full).encode()).hexdigest()[:12]
-    return data_dir() / "history" / f"{full.stem}-{digest}.txt"
+    if is_url(str(table)):
+        from margin.events import display_name
+
+        full, stem = display_name(table), short_name(table)
+    else:
+        resolved = Path(table).resolve()
+        full, stem = str(resolved), resolved.stem
+    digest = hashlib.sha256(full.encode()).hexdigest()[:12]
+    return data_dir() / "history" / f"{stem}-{digest}.txt"
 
 
 class TableApp(App[None]):
@@ -151,7 +157,7 @@ class TableApp(App[None]):
         """Fold what other processes appended; one redraw for any number of records."""
         try:
             new = self.view.table.poll()
-        except (StoreError, sqlite3.DatabaseError) as exc:
+        except StoreError as exc:
             self.say(f"cannot read the table: {exc}", error=True)
             return
         if new:
@@ -644,7 +650,7 @@ def _open_view(path: str, *, readonly: bool, name: str | None, every: int = 1000
 
 def play_app(path: str, default: bool = False) -> PlayApp:
     app = PlayApp(
-        _open_view(path, readonly=False, name=None), Path(path).name, history=history_path(path)
+        _open_view(path, readonly=False, name=None), short_name(path), history=history_path(path)
     )
     if default:
         app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
@@ -654,12 +660,12 @@ def play_app(path: str, default: bool = False) -> PlayApp:
 
 
 def watch_app(path: str, name: str) -> WatchApp:
-    return WatchApp(_open_view(path, readonly=True, name=name), Path(path).name)
+    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path))
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
     # Denser checkpoints than live play: each step costs at most this many folds.
-    return ReplayApp(_open_view(path, readonly=True, name=name, every=250), Path(path).name)
+    return ReplayApp(_open_view(path, readonly=True, name=name, every=250), short_name(path))
 
 
 def _run(app: TableApp) -> int:

@@ -7,8 +7,15 @@ from pathlib import Path
 
 from margin.core import get_system
 from margin.core.branch import branch_drafts
-from margin.events import SQLiteStore, StoreError, record_to_builtins
-from margin.events.store import partial_path, place, remove_table
+from margin.events import (
+    Store,
+    StoreError,
+    build_store,
+    display_name,
+    record_to_builtins,
+    short_name,
+    table_exists,
+)
 
 from . import render
 from .keys import signing_key
@@ -22,14 +29,13 @@ def branch(source: str | Path, at: int, new: str | Path) -> int:
     and every record), and the new table is verified before it is kept. Returns
     the number of records of the new table.
     """
-    new = Path(new)
-    if new.exists():
-        raise StoreError(f"{new}: already exists; branch writes a new table")
+    if table_exists(new):
+        raise StoreError(f"{display_name(new)}: already exists; branch writes a new table")
     table = Table.open(source, readonly=True)
     try:
         last = table.projection.seq
         if not 1 <= at <= last:
-            raise StoreError(f"--at {at}: {source} has records 1..{last}")
+            raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
         history = table.projection.history
         command = history.command_of(at)
         if command is not None and history.seqs(command)[-1] != at:
@@ -39,32 +45,24 @@ def branch(source: str | Path, at: int, new: str | Path) -> int:
                 f"branch at {span[0] - 1} or {span[-1]}"
             )
         rows = list(table.store.rows(0, at))
-        drafts = branch_drafts(history, at, Path(source).name, table.state.title, rows[-1].hash)
+        drafts = branch_drafts(history, at, short_name(source), table.state.title, rows[-1].hash)
     finally:
         table.close()
-    # built beside the target under a hidden name and moved into place when verified,
-    # as margin import does
-    partial = partial_path(new)
-    try:
-        store = SQLiteStore(partial, create=True, signer=signing_key())
-        try:
-            store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
-            store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
-            store.append(drafts, at, command=new_command_id())
-            bad = store.verify()
-            if bad is not None:
-                raise StoreError(f"{new}: record {bad} did not verify; the branch was not kept")
-            count = store.last_seq
-        finally:
-            store.close()
-        place(partial, new)
-    except BaseException:
-        remove_table(partial)
-        raise
+    # appears only when verified, as margin import does
+    with build_store(new, signing_key()) as store:
+        store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
+        store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
+        store.append(drafts, at, command=new_command_id())
+        bad = store.verify()
+        if bad is not None:
+            raise StoreError(
+                f"{display_name(new)}: record {bad} did not verify; the branch was not kept"
+            )
+        count = store.last_seq
     return count
 
 
-def first_difference(a: SQLiteStore, b: SQLiteStore) -> int | None:
+def first_difference(a: Store, b: Store) -> int | None:
     """The first record number at which two logs differ (by chain hash), or None."""
     for ra, rb in zip_longest(a.rows(), b.rows()):
         if ra is None or rb is None or ra.hash != rb.hash:
@@ -82,20 +80,21 @@ def _line(table: Table, seq: int) -> str:
 def diff(path_a: str | Path, path_b: str | Path) -> str:
     """Where two tables part, and their characters' state side by side at their ends."""
     a, b = Table.open(path_a, readonly=True), Table.open(path_b, readonly=True)
+    name_a, name_b = display_name(path_a), display_name(path_b)
     try:
         out = []
         parted = first_difference(a.store, b.store)
         if parted is None:
-            out.append(f"{path_a} and {path_b} hold the same {a.projection.seq} records.")
+            out.append(f"{name_a} and {name_b} hold the same {a.projection.seq} records.")
         else:
             shared = f"records 1..{parted - 1}" if parted > 1 else "no records"
             out += [
-                f"{path_a} and {path_b} share {shared}; they part at record {parted}:",
+                f"{name_a} and {name_b} share {shared}; they part at record {parted}:",
                 f"  A: {_line(a, parted)}",
                 f"  B: {_line(b, parted)}",
             ]
         out.append("")
-        out += side_by_side(a, b, str(path_a), str(path_b))
+        out += side_by_side(a, b, name_a, name_b)
         return "\n".join(out) + "\n"
     finally:
         a.close()

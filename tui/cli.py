@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +14,15 @@ import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.lens import PlayerLens, player_state
-from margin.events import DecodeError, SQLiteStore, StoreError, record_to_builtins
+from margin.events import (
+    ConnectionLost,
+    DecodeError,
+    StoreError,
+    display_name,
+    is_url,
+    open_store,
+    record_to_builtins,
+)
 from margin.events.jsonl import export, import_table
 from margin.events.signing import BadKey, public_key
 
@@ -50,7 +57,7 @@ def _parse_options(system: str, pairs: Sequence[str]) -> dict[str, Any]:
 def cmd_new(args: argparse.Namespace) -> int:
     options = _parse_options(args.system, args.option)
     Table.create(args.path, args.system, options, title=args.title).close()
-    print(f"created {args.path} ({args.system})")
+    print(f"created {display_name(args.path)} ({args.system})")
     return 0
 
 
@@ -91,7 +98,8 @@ def _run_commands(table: Table, author: str) -> int:
                     "seq": [records[0].seq, records[-1].seq],
                     "command": records[0].command,
                 }
-            except RuleError as exc:
+            except (RuleError, ConnectionLost) as exc:
+                # a lost connection refuses this command only: the store has reconnected
                 reply = {"error": f"line {lineno}: {exc}"}
             except StoreError as exc:
                 stopped = str(exc)
@@ -176,7 +184,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
     else:
-        print(f"{args.path}: {data['system']} at record {data['seq']}")
+        print(f"{display_name(args.path)}: {data['system']} at record {data['seq']}")
         for k, v in data["options"].items():
             print(f"  option {k} = {v}")
         for char in data["characters"].values():
@@ -198,29 +206,22 @@ def _key(args: argparse.Namespace) -> str | None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     key = _key(args)
-    store = SQLiteStore(args.path, readonly=True)
+    store = open_store(args.path, readonly=True)
     try:
         verdict = store.check(key)
-        in_file = store.in_main_file()
+        where = store.location()
     finally:
         store.close()
-    name = Path(args.path).name
-    where = f"from {name}"
-    if in_file is not None:
-        counts = ("", "") if in_file < 0 else (f" ({in_file})", f"{verdict.records - in_file}: ")
-        where += (
-            f"{counts[0]} and {name}-wal ({counts[1]}the table is open in another margin, "
-            "or one could not fold it back (killed, or the disk is full); margin backup makes a one-file copy)"
-        )
+    name = display_name(args.path)
     if verdict.bad is not None:
-        _fail(f"{args.path}: record {verdict.bad} {verdict.reason}")
+        _fail(f"{name}: record {verdict.bad} {verdict.reason}")
     signed = verdict.signatures.describe(verdict.records)
-    print(f"{args.path}: {verdict.records} records checked {where}; chain intact; {signed}")
+    print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = SQLiteStore(args.path, readonly=True)
+    store = open_store(args.path, readonly=True)
     out = sys.stdout.buffer
     try:
         export(store, out)
@@ -240,21 +241,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     gc.disable()
     try:
         with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f:
-            count = import_table(f, args.file, Path(args.path), key)
+            count = import_table(f, args.file, args.path, key)
     finally:
         if collect:
             gc.enable()
-    print(f"imported {count} records into {args.path}")
+    print(f"imported {count} records into {display_name(args.path)}")
     return 0
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    store = SQLiteStore(args.path, readonly=True)
+    store = open_store(args.path, readonly=True)
     try:
         count = store.backup(args.dest)
     finally:
         store.close()
-    print(f"copied {count} records of {args.path} into {args.dest} (one file, verified)")
+    what = "verified" if is_url(args.dest) else "one file, verified"
+    print(
+        f"copied {count} records of {display_name(args.path)} into {display_name(args.dest)} ({what})"
+    )
     return 0
 
 
@@ -288,7 +292,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import build_demo
 
     build_demo(args.path, args.system).close()
-    print(f"created demo table {args.path} ({args.system}); try: margin play {args.path}")
+    shown = display_name(args.path)
+    print(f"created demo table {shown} ({args.system}); try: margin play {shown}")
     return 0
 
 
@@ -327,7 +332,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except UnicodeDecodeError:
         raise UsageError(f"--keys {args.keys}: not a text file of public keys") from None
-    path = Path(args.path).resolve()
+    path = args.path if is_url(args.path) else str(Path(args.path).resolve())
     table = Table.open(path, readonly=True)
     state = table.state
     table.close()
@@ -401,7 +406,10 @@ def cmd_branch(args: argparse.Namespace) -> int:
     from .branch import branch
 
     count = branch(args.path, args.at, args.new)
-    print(f"created {args.new}: a branch of {args.path} at record {args.at} ({count} records)")
+    print(
+        f"created {display_name(args.new)}: a branch of {display_name(args.path)} "
+        f"at record {args.at} ({count} records)"
+    )
     return 0
 
 
@@ -565,8 +573,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (StoreError, RuleError, UsageError, DecodeError) as exc:
         _fail(str(exc))
-    except sqlite3.DatabaseError as exc:
-        _fail(f"{getattr(args, 'path', '')}: cannot read the table ({exc})")
     except BrokenPipeError:
         # the reader went away (margin log | head): stop quietly, as other tools do
         sys.stderr.close()

@@ -28,6 +28,9 @@ from typing import Any
 
 import asyncssh
 
+from margin.events import display_name, is_url, short_name
+from margin.events.postgres import url_password
+
 from .keys import data_dir
 from .session import GM
 
@@ -99,16 +102,37 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
     return key
 
 
-def session_argv(table: Path, seat: str) -> list[str]:
-    """The one command a session runs: the seat's screen of this table."""
-    return [sys.executable, "-P", "-m", "margin.tui.session", str(table), seat]
+def session_argv(table: str, seat: str) -> list[str]:
+    """The one command a session runs: the seat's screen of this table.
+
+    A table URL goes without its password, which would show in process lists;
+    ``session_env`` carries it.
+    """
+    return [sys.executable, "-P", "-m", "margin.tui.session", display_name(table), seat]
 
 
-def session_env(term: str | None = None) -> dict[str, str]:
-    """A session's whole environment: nothing of the host's or the client's but a sane TERM."""
+#: What a session of a table in PostgreSQL takes from the host's own environment:
+#: how libpq finds the server's password and certificates (never the client's).
+DATABASE_ENV = ("PGPASSWORD", "PGPASSFILE", "PGSERVICEFILE", "PGSSLMODE", "PGSSLROOTCERT")
+
+
+def session_env(term: str | None = None, table: str = "") -> dict[str, str]:
+    """A session's whole environment: nothing of the host's or the client's but a sane TERM.
+
+    For a table in PostgreSQL the host's ``DATABASE_ENV`` passes too, and its
+    ``~/.pgpass`` as ``PGPASSFILE``: sessions have no home folder.
+    """
     env = {"PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
     if term is not None:
         env["TERM"] = term if _TERM.fullmatch(term) else "xterm-256color"
+    if is_url(table):
+        env.update({name: os.environ[name] for name in DATABASE_ENV if name in os.environ})
+        pgpass = Path.home() / ".pgpass"
+        if "PGPASSFILE" not in env and pgpass.is_file():
+            env["PGPASSFILE"] = str(pgpass)
+        password = url_password(table)
+        if password is not None:
+            env["PGPASSWORD"] = password
     return env
 
 
@@ -280,7 +304,9 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert self.pty is not None
         try:
             await self.pty.start(
-                session_argv(self.host.table, self.seat), session_env(self.term), *self.size
+                session_argv(self.host.table, self.seat),
+                session_env(self.term, self.host.table),
+                *self.size,
             )
         except OSError as exc:
             self.host.say(f"{self.seat}: could not start the session ({exc})")
@@ -393,7 +419,8 @@ class SeatServer(asyncssh.SSHServer):
 class Host:
     """A table served to the seats of a KEYS file."""
 
-    table: Path
+    #: a table file's full path, or a URL
+    table: str
     seats: dict[bytes, str]
     ssh: tuple[str, int]
     web: tuple[str, int] | None = None
@@ -480,7 +507,7 @@ async def serve(host: Host) -> None:
     if host.web is not None:
         host.new_tokens()
     await host.start()
-    host.say(f"hosting {host.table.name}; Ctrl+C stops")
+    host.say(f"hosting {short_name(host.table)}; Ctrl+C stops")
     await stop.wait()
     host.say("stopping: ending every session")
     await host.stop()

@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -27,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from margin.core import RuleError
-from margin.events import StoreError
+from margin.events import StoreError, short_name
 
 from .app import PlayApp, TableApp, WatchApp
 from .view import LiveTable, View, player_id
@@ -139,7 +138,7 @@ def _own_terminal() -> None:
 
 def session_app(path: str, seat: str) -> TableApp:
     """The app for ``seat`` at the table ``path``."""
-    name = Path(path).name
+    name = short_name(path)
     if seat == GM:
         table = LiveTable.open_live(path, readonly=False, lens=False)
         return HostedPlay(View(table), name)

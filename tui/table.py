@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import gc
-import sqlite3
+import random
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,8 +13,15 @@ from typing import Any
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core.commands import Command
 from margin.core.dice import Dice
-from margin.events import ConcurrencyError, Draft, Record, SQLiteStore, StoreError
-from margin.events.store import remove_table
+from margin.events import (
+    ConcurrencyError,
+    Draft,
+    Record,
+    Store,
+    StoreError,
+    build_store,
+    open_store,
+)
 
 from .keys import signing_key
 from .rng import RandomDice
@@ -32,12 +40,12 @@ def _kept(records: Iterator[Record], into: list[Record]) -> Iterator[Record]:
 
 
 class Table:
-    """One table file, opened by one process: folds the log and appends commands.
+    """One table (a file or a table in PostgreSQL), opened by one process: folds the log and appends commands.
 
     A table opened for writing signs every command it appends with the GM's key.
     """
 
-    def __init__(self, store: SQLiteStore, every: int = 1000) -> None:
+    def __init__(self, store: Store, every: int = 1000) -> None:
         self.store = store
         if not store.readonly and store.signer is None:
             store.signer = signing_key()
@@ -45,7 +53,7 @@ class Table:
         self.dice: Dice = RandomDice()
         self.catch_up(keep=False)
         if self.projection.seq == 0:
-            raise StoreError(f"{store.path}: an empty table file (no creation record)")
+            raise StoreError(f"{store.name}: an empty table (no creation record)")
 
     @classmethod
     def create(
@@ -56,20 +64,17 @@ class Table:
         title: str = "",
         author: str = "gm",
     ) -> Table:
+        """A new table at ``path`` (a file path or a URL) whose first record is its creation."""
         created = create_table(system, options, title)
         signer = signing_key()
-        store = SQLiteStore(path, create=True, signer=signer)
-        try:
+        # the table appears with its creation record or not at all
+        with build_store(path, signer) as store:
             store.append([Draft(created)], 0, command=new_command_id(), author=author)
-        except BaseException:
-            store.close()
-            remove_table(Path(path))
-            raise
-        return cls(store)
+        return cls.open(path)
 
     @classmethod
     def open(cls, path: str | Path, readonly: bool = False) -> Table:
-        store = SQLiteStore(path, readonly=readonly)
+        store = open_store(path, readonly=readonly)
         try:
             return cls(store)
         except BaseException:
@@ -99,15 +104,13 @@ class Table:
             if keep:
                 records = _kept(records, new)
             self.projection.extend(records)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.store.path}: cannot be read ({exc})") from None
         except (StoreError, RuleError, MemoryError, KeyboardInterrupt):
             raise
         except Exception as exc:
             # a record that decodes but cannot be folded was changed outside margin
             raise StoreError(
-                f"{self.store.path}: {self._damaged()} is damaged ({type(exc).__name__}: {exc}); "
-                f"margin verify {self.store.path} says more"
+                f"{self.store.name}: {self._damaged()} is damaged ({type(exc).__name__}: {exc}); "
+                f"margin verify {self.store.name} says more"
             ) from None
         finally:
             if collect:
@@ -134,7 +137,7 @@ class Table:
     ) -> list[Record]:
         """Decide a command and append its events atomically; re-decides if another writer won."""
         command_id = command_id or new_command_id()
-        for _ in range(MAX_RETRIES):
+        for attempt in range(MAX_RETRIES):
             self.catch_up()
             drafts = decide(command, self.state, self.dice, self.projection.history)
             if not drafts:
@@ -144,7 +147,10 @@ class Table:
                     drafts, self.projection.seq, command=command_id, author=author
                 )
             except ConcurrencyError:
+                # a writer with more commands queued wins again and again unless the
+                # losers stand back a little, for longer each time they lose
+                time.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
                 continue
             self.projection.extend(records)
             return records
-        raise StoreError(f"{self.store.path}: too many concurrent writers, command not applied")
+        raise StoreError(f"{self.store.name}: too many concurrent writers, command not applied")

@@ -19,7 +19,7 @@ from margin.core import Projection, RuleError, TableState, find_character, get_s
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, player_state
 from margin.core.systems.base import Clock, Odds
-from margin.events import Record, SQLiteStore, record_to_builtins
+from margin.events import Record, Store, open_store, record_to_builtins
 
 from . import render
 from .table import Table
@@ -57,7 +57,7 @@ class LiveTable(Table):
     as it arrives, so what it lists, numbers and shows is the lens's alone.
     """
 
-    def __init__(self, store: SQLiteStore, lens: bool = False, every: int = 1000) -> None:
+    def __init__(self, store: Store, lens: bool = False, every: int = 1000) -> None:
         self.lens = lens
         self.reader: PlayerLens | None = None
         self.seqs: Sequence[int] = array("q")
@@ -70,7 +70,7 @@ class LiveTable(Table):
 
     @classmethod
     def open_live(cls, path: str, *, readonly: bool, lens: bool, every: int = 1000) -> LiveTable:
-        store = SQLiteStore(path, readonly=readonly)
+        store = open_store(path, readonly=readonly)
         try:
             return cls(store, lens=lens, every=every)
         except BaseException:

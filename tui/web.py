@@ -25,6 +25,8 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from margin.events import short_name
+
 if TYPE_CHECKING:
     from .host import Host
 
@@ -101,7 +103,7 @@ class WebDoor:
             "font_size": _size(request, "fontsize", 16),
             "app_websocket_url": f"{scheme}://{request.host}/seat/{token}/ws",
             "config": {"static": {"url": "/static/"}},
-            "application": {"name": f"margin · {self.host.table.name} · {seat}"},
+            "application": {"name": f"margin · {short_name(self.host.table)} · {seat}"},
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
         response.headers["Cache-Control"] = "no-store"
@@ -116,7 +118,7 @@ class WebDoor:
         await ws.prepare(request)
         service = SeatService(
             shlex.join(session_argv(self.host.table, seat)),
-            session_env("xterm-256color"),
+            session_env("xterm-256color", self.host.table),
             write_bytes=ws.send_bytes,
             write_str=ws.send_str,
             close=ws.close,

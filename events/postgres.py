@@ -1,0 +1,645 @@
+"""Tables in PostgreSQL: many tables in one database, served by margins on many machines.
+
+A table is named by a URL, ``postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DBNAME?table=NAME``
+(other query parameters go to libpq as they are: ``sslmode``, ``host`` for a
+socket folder, ...). Passwords belong in ``PGPASSWORD`` or a pgpass file; one
+given in the URL is used to connect and never shown or stored.
+
+The schema ``margin`` holds every table of the database: ``tables`` (one row
+a table), ``records`` and ``signatures``, both keyed by (table, seq) and
+partitioned by hash of the table's name, so each table's rows sit in one
+partition. The unique key on (table, seq) is the concurrency check, as the
+SQLite primary key is. Records and signatures cannot be changed: the schema's
+owner gives up ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on them, and a trigger
+refuses those to anyone left (a superuser). Every append, once committed,
+sends ``NOTIFY "margin:NAME"``, which wakes the table's followers.
+
+A store reconnects when its connection is lost. A reader resumes after the
+last record it returned; a follower's next look re-listens and reads what it
+missed. A writer whose connection dropped mid-command makes sure its old
+session is gone, then looks for its command by id: found, the command is in
+the log (once); not found, it is refused once (``ConnectionLost``) and
+nothing of it was written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+import psycopg
+from psycopg import sql
+
+from .record import DecodeError, Record, decode_body
+from .signing import SigningKey
+from .store import (
+    GM_ONLY_MARK,
+    ConcurrencyError,
+    ConnectionLost,
+    Draft,
+    ReadError,
+    Row,
+    Store,
+    StoreBase,
+    StoredRow,
+    StoreError,
+    chained,
+    damaged,
+    is_url,
+    new_records,
+)
+
+#: Format of a table's rows, as ``TABLE_FORMAT`` of a table file (2: signatures).
+TABLE_FORMAT = 2
+#: Partitions of ``records`` and ``signatures``; a table's rows are all in one.
+PARTITIONS = 16
+#: Records read per query: a long table is read in pages of sequence numbers.
+PAGE = 10_000
+#: How long a store keeps trying to reach a server it lost.
+RECONNECT_SECONDS = 10.0
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,49}")
+
+
+@dataclass(frozen=True)
+class TableURL:
+    """A parsed table URL: how to connect, which table, and how to name it to people."""
+
+    conninfo: str
+    table: str
+    display: str
+    password: str | None
+
+
+def parse_url(url: str) -> TableURL:
+    """Check a table URL; a bad one is a ``StoreError`` naming what is wrong."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise StoreError(f"{_shown(url)}: not a PostgreSQL table URL ({exc})") from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        raise StoreError(f"{_shown(url)}: not a postgresql:// URL")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    tables = [v for k, v in query if k == "table"]
+    rest = [(k, v) for k, v in query if k != "table"]
+    user = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password is not None else None
+    netloc = (quote(user, safe="") + "@" if user else "") + (parts.hostname or "")
+    if parts.hostname and ":" in parts.hostname:
+        netloc = (quote(user, safe="") + "@" if user else "") + f"[{parts.hostname}]"
+    if port is not None:
+        netloc += f":{port}"
+    dbname = parts.path.lstrip("/")
+    base = f"postgresql://{netloc}/{dbname}"
+    shown = urlencode([*rest, *(("table", t) for t in tables)])
+    display = base + ("?" + shown if shown else "")
+    if len(tables) != 1:
+        raise StoreError(
+            f"{display}: name one table with ?table=NAME "
+            "(postgresql://[USER@]HOST[:PORT]/DBNAME?table=NAME)"
+        )
+    table = tables[0]
+    if not _NAME.fullmatch(table):
+        raise StoreError(
+            f"{display}: table {table!r} is not a table name "
+            "(1-50 letters, digits, _ . -, not starting with . or -)"
+        )
+    if not dbname:
+        raise StoreError(f"{display}: name the database (postgresql://HOST/DBNAME?table=NAME)")
+    conninfo = base + ("?" + urlencode(rest) if rest else "")
+    return TableURL(conninfo, table, display, password)
+
+
+def url_password(url: str) -> str | None:
+    """The password written into a table URL, if one is."""
+    return parse_url(url).password
+
+
+def _shown(url: str) -> str:
+    """A URL that did not parse, shown without anything that may be a password."""
+    return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)
+
+
+def exists(url: str) -> bool:
+    """Whether the table named by ``url`` is in its database."""
+    target = parse_url(url)
+    conn = _connect(target)
+    try:
+        if not _has_schema(conn):
+            return False
+        return (
+            conn.execute("SELECT 1 FROM margin.tables WHERE name = %s", (target.table,)).fetchone()
+            is not None
+        )
+    except psycopg.Error as exc:
+        raise _error(target, exc) from None
+    finally:
+        conn.close()
+
+
+def _connect(target: TableURL) -> psycopg.Connection[Any]:
+    extra: dict[str, Any] = {"autocommit": True}
+    if "application_name" not in target.conninfo:
+        extra["application_name"] = "margin"
+    if target.password is not None:
+        extra["password"] = target.password
+    if "connect_timeout" not in target.conninfo:
+        extra["connect_timeout"] = 10
+    try:
+        return psycopg.connect(target.conninfo, **extra)
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"{target.display}: cannot reach the database ({_first_line(exc)})"
+        ) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return re.sub(r"^connection (failed|is bad): ", "", text)
+
+
+def _error(target: TableURL, exc: psycopg.Error) -> StoreError:
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return StoreError(f"{target.display}: not allowed ({_first_line(exc)})")
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return StoreError(
+            f"{target.display}: the database's disk is full; nothing more was written"
+        )
+    return StoreError(f"{target.display}: the database refused ({_first_line(exc)})")
+
+
+def _has_schema(conn: psycopg.Connection[Any]) -> bool:
+    return conn.execute("SELECT to_regclass('margin.tables')").fetchone()[0] is not None  # type: ignore[index]
+
+
+def _schema_statements() -> list[str]:
+    """The schema, made by the first margin that finds none (as its connecting role)."""
+    parts = [
+        "CREATE SCHEMA IF NOT EXISTS margin",
+        """CREATE TABLE margin.tables (
+            name    text PRIMARY KEY,
+            format  integer NOT NULL,
+            created timestamptz NOT NULL DEFAULT now()
+        )""",
+        """CREATE TABLE margin.records (
+            tbl     text    NOT NULL,
+            seq     bigint  NOT NULL,
+            command text    NOT NULL,
+            v       integer NOT NULL,
+            prev    text    NOT NULL,
+            hash    text    NOT NULL,
+            body    bytea   NOT NULL,
+            PRIMARY KEY (tbl, seq)
+        ) PARTITION BY HASH (tbl)""",
+        """CREATE TABLE margin.signatures (
+            tbl     text   NOT NULL,
+            seq     bigint NOT NULL,
+            key     text   NOT NULL,
+            sig     text   NOT NULL,
+            PRIMARY KEY (tbl, seq)
+        ) PARTITION BY HASH (tbl)""",
+        """CREATE FUNCTION margin.append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'margin % are append-only', TG_TABLE_NAME; END $$""",
+    ]
+    for table in ("records", "signatures"):
+        for i in range(PARTITIONS):
+            parts.append(
+                f"CREATE TABLE margin.{table}_{i} PARTITION OF margin.{table} "
+                f"FOR VALUES WITH (MODULUS {PARTITIONS}, REMAINDER {i})"
+            )
+        parts.append(
+            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON margin.{table} "
+            "FOR EACH ROW EXECUTE FUNCTION margin.append_only()"
+        )
+        names = ", ".join([f"margin.{table}", *(f"margin.{table}_{i}" for i in range(PARTITIONS))])
+        parts.append(f"REVOKE UPDATE, DELETE, TRUNCATE ON {names} FROM PUBLIC, CURRENT_USER")
+    parts.append("REVOKE UPDATE, DELETE, TRUNCATE ON margin.tables FROM PUBLIC, CURRENT_USER")
+    return parts
+
+
+def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
+    if _has_schema(conn):
+        return
+    with conn.transaction():
+        # two margins making the first table of a database at once: one makes the schema
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('margin schema'))")
+        if _has_schema(conn):
+            return
+        for statement in _schema_statements():
+            conn.execute(statement)  # type: ignore[arg-type]
+
+
+class PostgresStore(StoreBase):
+    """One table of a PostgreSQL database, through one connection."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        create: bool = False,
+        readonly: bool = False,
+        signer: SigningKey | None = None,
+        _building: bool = False,
+    ) -> None:
+        self.target = parse_url(url)
+        self.name = self.target.display
+        self.table = self.target.table
+        self.readonly = readonly
+        self.signer = signer
+        self._building = _building
+        self._channel = sql.Identifier(f"margin:{self.table}")
+        self._version = 0
+        self._conn = _connect(self.target)
+        try:
+            if create or _building:
+                self._create()
+            else:
+                self._check_table()
+            self._listen()
+            self._last = self._read_last()
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            if isinstance(exc, psycopg.Error):
+                raise _error(self.target, exc) from None
+            raise
+
+    # -- opening -----------------------------------------------------------
+
+    def _create(self) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.name}: cannot create a table read-only")
+        conn = self._conn
+        _ensure_schema(conn)
+        if self._building:
+            # the whole build is one transaction: nobody sees the table until it commits
+            conn.execute("BEGIN")
+        try:
+            conn.execute(
+                "INSERT INTO margin.tables (name, format) VALUES (%s, %s)",
+                (self.table, TABLE_FORMAT),
+            )
+        except psycopg.errors.UniqueViolation:
+            raise StoreError(
+                f"{self.name}: already exists; choose a new table name for a new table"
+            ) from None
+
+    def _check_table(self) -> None:
+        conn = self._conn
+        row = None
+        if _has_schema(conn):
+            row = conn.execute(
+                "SELECT format FROM margin.tables WHERE name = %s", (self.table,)
+            ).fetchone()
+        if row is None:
+            raise StoreError(f"{self.name}: no such table in the database")
+        if row[0] > TABLE_FORMAT and not self.readonly:
+            raise StoreError(
+                f"{self.name}: written by a newer margin (format {row[0]}, this one writes "
+                f"{TABLE_FORMAT}); it can be read but not written: upgrade margin"
+            )
+
+    def _listen(self) -> None:
+        if not self._building:
+            self._conn.execute(sql.SQL("LISTEN {}").format(self._channel))
+
+    def _reconnect(self) -> None:
+        """A new connection after the old one was lost; tries for ``RECONNECT_SECONDS``."""
+        with contextlib.suppress(Exception):
+            self._conn.close()
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while True:
+            try:
+                self._conn = _connect(self.target)
+                self._listen()
+                break
+            except (StoreError, psycopg.OperationalError):
+                if time.monotonic() > deadline:
+                    raise ReadError(self.name, "the connection to the database was lost") from None
+                time.sleep(0.2)
+        # whatever was committed while the connection was down is news to a follower
+        self._version += 1
+
+    def _lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` means the connection is gone (rather than a refused statement)."""
+        return (
+            isinstance(exc, psycopg.OperationalError)
+            and self._conn.closed
+            or isinstance(exc, psycopg.errors.AdminShutdown | psycopg.errors.ConnectionFailure)
+        )
+
+    @classmethod
+    @contextmanager
+    def build(cls, url: str, signer: SigningKey | None = None) -> Iterator[Store]:
+        """A new table written in one transaction, committed when the block succeeds."""
+        store = cls(url, signer=signer, _building=True)
+        try:
+            yield store
+            try:
+                store._conn.execute("COMMIT")
+            except psycopg.Error as exc:
+                raise _error(store.target, exc) from None
+        except BaseException:
+            with contextlib.suppress(Exception):
+                store._conn.execute("ROLLBACK")
+            raise
+        finally:
+            store.close()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._conn.close()
+
+    def _read_last(self) -> tuple[int, str]:
+        row = self._conn.execute(
+            "SELECT seq, hash FROM margin.records WHERE tbl = %s ORDER BY seq DESC LIMIT 1",
+            (self.table,),
+        ).fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
+    ) -> list[Record]:
+        if not self._building:
+            # a connection the server ended while idle is found (and made again) here,
+            # before any of the command is sent, rather than refusing the command
+            self._notified(0)
+        conn = self._conn
+        pid = conn.info.backend_pid
+        try:
+            with conn.transaction():
+                # writers of one table take turns, as SQLite's BEGIN IMMEDIATE makes them;
+                # the unique key stays the check, the lock only spares them lost work
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.table,))
+                last_seq, prev = self._read_last()
+                if last_seq != expected_seq:
+                    raise ConcurrencyError(expected_seq, last_seq)
+                records, rows = new_records(
+                    drafts, last_seq, prev, command=command, author=author, at=at
+                )
+                self._insert(rows)
+                if self.signer is not None:
+                    seq, digest = rows[-1][0], rows[-1][4]
+                    conn.execute(
+                        "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
+                        (self.table, seq, self.signer.public, self.signer.sign(seq, digest)),
+                    )
+        except psycopg.errors.UniqueViolation:
+            # another writer took the same sequence number first: the key is the check
+            actual = self.refresh()
+            raise ConcurrencyError(expected_seq, actual) from None
+        except psycopg.Error as exc:
+            if self._building or not self._lost(exc):
+                with contextlib.suppress(psycopg.Error):
+                    self._last = self._read_last()
+                raise _error(self.target, exc) from None
+            return self._after_loss(pid, expected_seq, command)
+        self._last = (rows[-1][0], rows[-1][4])
+        self._notify()
+        return records
+
+    def _notify(self) -> None:
+        """Wake the table's followers, once its records are committed.
+
+        Not inside the writing transaction: the server holds one lock for the
+        whole database from a notifying transaction's commit until it is on
+        disk, which would make every writer of every table wait for every
+        other's fsync. Sent on its own, without waiting for the disk, it takes
+        that lock for a moment only. A writer that dies between its commit and
+        this wakes nobody; the next commit to the table, or a follower's
+        reconnection, does.
+        """
+        if self._building:
+            return
+        with contextlib.suppress(psycopg.Error):
+            self._conn.execute(
+                "SELECT set_config('synchronous_commit', 'off', true), pg_notify(%s, %s)",
+                (f"margin:{self.table}", str(self._last[0])),
+            )
+
+    def _insert(self, rows: Sequence[Row]) -> None:
+        with self._conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                [(self.table, *row) for row in rows],
+            )
+
+    def _after_loss(self, pid: int, expected_seq: int, command: str) -> list[Record]:
+        """The connection dropped mid-command: the command is in the log, or refused."""
+        try:
+            self._reconnect()
+            conn = self._conn
+            # the old session may still be finishing its transaction: end it and wait for it
+            with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            deadline = time.monotonic() + RECONNECT_SECONDS
+            while (
+                conn.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+                and time.monotonic() < deadline
+            ):
+                time.sleep(0.05)
+            seqs = [
+                int(row[0])
+                for row in conn.execute(
+                    # a command is written right after the record it expected, or not at all
+                    "SELECT seq FROM margin.records WHERE tbl = %s AND seq > %s AND command = %s "
+                    "ORDER BY seq",
+                    (self.table, expected_seq, command),
+                )
+            ]
+            self._last = self._read_last()
+        except (psycopg.Error, StoreError):
+            raise StoreError(
+                f"{self.name}: the connection to the database was lost mid-command and "
+                "cannot be made again; margin log shows whether the command was written"
+            ) from None
+        if seqs:
+            self._notify()
+        if not seqs:
+            raise ConnectionLost(
+                f"{self.name}: the connection to the database was lost mid-command; "
+                "the command was not written: run it again"
+            )
+        return list(self.records(seqs[0] - 1, seqs[-1]))
+
+    def import_rows(self, rows: Iterable[Row]) -> int:
+        """Append stored rows with COPY, checking the chain as they go."""
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only")
+        last_seq, prev = self._last
+        count = 0
+        table = self.table
+        try:
+            with (
+                self._conn.transaction(),
+                self._conn.cursor() as cur,
+                cur.copy(
+                    "COPY margin.records (tbl, seq, command, v, prev, hash, body) "
+                    "FROM STDIN (FORMAT BINARY)"
+                ) as copy,
+            ):
+                copy.set_types(["text", "int8", "text", "int4", "text", "text", "bytea"])
+                for row in chained(rows, last_seq, prev):
+                    copy.write_row((table, *row))
+                    last_seq, prev = row[0], row[4]
+                    count += 1
+        except psycopg.Error as exc:
+            raise _error(self.target, exc) from None
+        self._last = (last_seq, prev)
+        return count
+
+    def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
+        try:
+            with self._conn.transaction(), self._conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
+                    [(self.table, seq, key, sig) for seq, key, sig in signatures],
+                )
+        except psycopg.Error as exc:
+            raise _error(self.target, exc) from None
+
+    def backup(self, dest: str) -> int:
+        """Copy the table into a new table ``dest``: a table file, or another URL."""
+        from .copy import copy_table
+
+        return copy_table(self, dest)
+
+    # -- reading -----------------------------------------------------------
+
+    def _pages(self, query: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``query`` in pages of ``PAGE`` sequence numbers; reconnects and resumes when the server is lost.
+
+        Each page is a query of its own, so nothing stays open on the
+        connection between two records handed out, and another query may run
+        while a caller is still reading. A page is a range of sequence
+        numbers, not a LIMIT, so no page sorts more than its own rows, however
+        the planner guesses; the log has no gaps, so a page with fewer rows
+        than its range is the end.
+        """
+        end = upto if upto is not None else 2**62
+        while after < end:
+            high = min(end, after + PAGE)
+            try:
+                with self._conn.cursor(binary=True) as cur:
+                    page = cur.execute(query, (self.table, after, high)).fetchall()
+            except psycopg.Error as exc:
+                if not self._lost(exc):
+                    raise ReadError(self.name, _first_line(exc)) from None
+                self._reconnect()
+                continue
+            yield from page
+            if len(page) < high - after:
+                # the end, unless a record was taken out of the log behind margin's back:
+                # then what follows the gap is read too, and verify names the gap
+                beyond = self._query(
+                    "SELECT seq FROM margin.records WHERE tbl = %s AND seq > %s AND seq <= %s "
+                    "ORDER BY seq LIMIT 1",
+                    (self.table, high, end),
+                )
+                if not beyond:
+                    return
+                high = int(beyond[0][0]) - 1
+            after = high
+
+    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        query = (
+            "SELECT r.seq, r.v, r.prev, r.hash, r.body, r.command, s.key, s.sig "
+            "FROM margin.records r LEFT JOIN margin.signatures s "
+            "ON s.tbl = r.tbl AND s.seq = r.seq "
+            "WHERE r.tbl = %s AND r.seq > %s AND r.seq <= %s ORDER BY r.seq"
+        )
+        for seq, v, prev, digest, body, command, key, sig in self._pages(query, after, upto):
+            yield StoredRow(seq, v, prev, digest, bytes(body), command, key or "", sig or "")
+
+    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
+        query = (
+            "SELECT seq, v, body FROM margin.records "
+            "WHERE tbl = %s AND seq > %s AND seq <= %s ORDER BY seq"
+        )
+        for seq, v, body in self._pages(query, after, upto):
+            try:
+                yield decode_body(body, v)
+            except DecodeError as exc:
+                raise damaged(self.name, seq, str(exc)) from None
+
+    def public_seqs(self, upto: int) -> list[int]:
+        """Records players may see, found in the stored bodies (as ``SQLiteStore.public_seqs``)."""
+        return [
+            int(row[0])
+            for row in self._query(
+                "SELECT seq FROM margin.records WHERE tbl = %s AND seq <= %s "
+                "AND position(%s::bytea in body) = 0 ORDER BY seq",
+                (self.table, upto, GM_ONLY_MARK),
+            )
+        ]
+
+    def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        for _ in range(2):
+            try:
+                return self._conn.execute(query, args).fetchall()  # type: ignore[arg-type]
+            except psycopg.Error as exc:
+                if not self._lost(exc):
+                    raise ReadError(self.name, _first_line(exc)) from None
+                self._reconnect()
+        raise ReadError(self.name, "the connection to the database was lost")
+
+    def _notified(self, timeout: float) -> bool:
+        """Take the notifications that have come (waiting up to ``timeout`` for one of another's).
+
+        A connection hears its own ``NOTIFY`` too; those are passed over, as
+        SQLite's ``data_version`` passes over a connection's own commits.
+        """
+        came = False
+        deadline = time.monotonic() + timeout
+        try:
+            own = self._conn.info.backend_pid
+            while True:
+                left = max(0.0, deadline - time.monotonic())
+                heard = False
+                for note in self._conn.notifies(timeout=left, stop_after=1):
+                    heard = True
+                    came = came or note.pid != own
+                # more may be queued behind the first: take them all now, without waiting
+                for note in self._conn.notifies(timeout=0):
+                    came = came or note.pid != own
+                if came or not heard or left == 0:
+                    break
+        except psycopg.Error:
+            self._reconnect()
+            return True
+        if came:
+            self._version += 1
+        return came
+
+    def data_version(self) -> int:
+        """Moves when a commit to this table was notified; reads only what already arrived."""
+        self._notified(0)
+        return self._version
+
+    def wait(self, timeout: float) -> bool:
+        return self._notified(timeout)
+
+    def refresh(self) -> int:
+        try:
+            self._last = self._read_last()
+        except psycopg.Error as exc:
+            if not self._lost(exc):
+                raise ReadError(self.name, _first_line(exc)) from None
+            self._reconnect()
+            self._last = self._read_last()
+        return self._last[0]
+
+    def location(self) -> str:
+        return f"from table {self.table} of {self.target.conninfo}"
+
+
+__all__ = ["ConnectionLost", "PostgresStore", "TableURL", "exists", "is_url", "parse_url"]

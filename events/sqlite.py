@@ -1,0 +1,616 @@
+"""The embedded store: one SQLite file per table, append only (WAL while open, one file when closed)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+import urllib.parse
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from .record import DecodeError, Record, decode_body
+from .signing import SigningKey
+from .store import (
+    GM_ONLY_MARK,
+    ConcurrencyError,
+    Draft,
+    ReadError,
+    Row,
+    Store,
+    StoreBase,
+    StoredRow,
+    StoreError,
+    chained,
+    damaged,
+    is_url,
+    new_records,
+)
+
+#: Written into every table file; a foreign SQLite file lacks it.
+APPLICATION_ID = 0x6D72676E  # "mrgn"
+
+#: Format of the table file (``PRAGMA user_version``): 1 had records only, 2
+#: added the signatures of chain heads. ``TABLE_UPGRADES[n]`` turns a format-``n``
+#: file into format ``n + 1``; a writer applies them when it opens an older file.
+TABLE_FORMAT = 2
+
+SIGNATURES = """
+CREATE TABLE IF NOT EXISTS signatures (
+    seq     INTEGER PRIMARY KEY,
+    key     TEXT    NOT NULL,
+    sig     TEXT    NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS signatures_no_update BEFORE UPDATE ON signatures
+BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS signatures_no_delete BEFORE DELETE ON signatures
+BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
+"""
+
+TABLE_UPGRADES: dict[int, str] = {1: SIGNATURES}
+
+SCHEMA = (
+    """
+CREATE TABLE records (
+    seq     INTEGER PRIMARY KEY,
+    command TEXT    NOT NULL,
+    v       INTEGER NOT NULL,
+    prev    TEXT    NOT NULL,
+    hash    TEXT    NOT NULL,
+    body    BLOB    NOT NULL
+);
+CREATE TRIGGER records_no_update BEFORE UPDATE ON records
+BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
+CREATE TRIGGER records_no_delete BEFORE DELETE ON records
+BEGIN SELECT RAISE(ABORT, 'margin records are append-only'); END;
+"""
+    + SIGNATURES
+)
+
+
+def sqlite_uri(path: Path, **params: str) -> str:
+    """An SQLite URI naming exactly ``path``: ``#``, ``?``, ``%`` and any byte escaped."""
+    quoted = urllib.parse.quote(os.fsencode(os.path.abspath(path)), safe="/")
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{quoted}{'?' + query if query else ''}"
+
+
+def write_error(path: Path, exc: BaseException) -> StoreError:
+    """An SQLite or OS error met while writing ``path``, as one line that says what to do."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    text = str(exc)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text or getattr(exc, "errno", 0) == 28:
+        return StoreError(f"{path}: the disk is full; nothing more was written")
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text or getattr(exc, "errno", 0) in (1, 13):
+        return StoreError(f"{path}: cannot write here: the file or its folder is read-only")
+    return StoreError(f"{path}: cannot write ({getattr(exc, 'strerror', None) or text})")
+
+
+def side_files(path: Path) -> list[Path]:
+    """The files SQLite keeps beside a table while it is open."""
+    return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
+
+
+def remove_table(path: Path) -> None:
+    for each in (path, *side_files(path)):
+        with contextlib.suppress(OSError):
+            each.unlink()
+
+
+def partial_path(target: Path) -> Path:
+    """Where a table that will appear at ``target`` is built: beside it, hidden, owned by this process.
+
+    Leftovers of processes that died while building are removed first.
+    """
+    for stale in target.parent.glob(f".{glob_escape(target.name)}.*.partial"):
+        pid = stale.name[len(target.name) + 2 : -len(".partial")]
+        if pid.isdigit() and not _alive(int(pid)):
+            remove_table(stale)
+    return target.parent / f".{target.name}.{os.getpid()}.partial"
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def place(partial: Path, target: Path) -> None:
+    """Make a finished table appear at ``target`` at once (on disk), never over an existing file."""
+    _fsync(partial)
+    try:
+        os.link(partial, target)
+    except FileExistsError:
+        remove_table(partial)
+        raise StoreError(f"{target}: already exists; choose a new path") from None
+    except OSError:
+        # a file system without hard links: rename, having checked the name is free
+        if target.exists():
+            remove_table(partial)
+            raise StoreError(f"{target}: already exists; choose a new path") from None
+        os.rename(partial, target)
+    else:
+        partial.unlink()
+    _fsync(target.parent)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class SQLiteStore(StoreBase):
+    """A table's log in one SQLite file (WAL while open, synchronous=FULL).
+
+    ``append`` is all-or-nothing for a command's events, and the uniqueness of
+    the sequence number is the optimistic concurrency check. With a
+    ``signer`` every append also signs the new chain head.
+
+    Every connection that may write the file, readers included, folds the
+    write-ahead log back into the table and leaves it in rollback-journal mode
+    when it closes, so a table nobody has open is one file, which anyone
+    allowed to read it can read, even from a folder they cannot write.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        readonly: bool = False,
+        signer: SigningKey | None = None,
+    ):
+        self.path = Path(path)
+        self.name = str(path)
+        self.signer = signer
+        self.readonly = readonly
+        if create:
+            if self.path.exists():
+                raise StoreError(f"{self.path}: already exists; choose a new path for a new table")
+            if not self.path.parent.is_dir():
+                raise StoreError(f"{self.path}: folder {self.path.parent} does not exist")
+        else:
+            if not self.path.exists():
+                raise StoreError(f"{self.path}: no such table file")
+            if self.path.is_dir():
+                raise StoreError(f"{self.path}: is a folder, not a table file")
+            _check_header(self.path)
+        # a reader that may write the file opens it read-write, to tidy up when it closes
+        self._can_write = create or (
+            os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
+        )
+        if not self._can_write and not readonly:
+            raise StoreError(f"{self.path}: cannot write here: the file or its folder is read-only")
+        try:
+            self._db = self._connect()
+            if create:
+                self._create()
+            self._check_table()
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._upgrade()
+            elif self._can_write:
+                self._db.execute("PRAGMA query_only=ON")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._last = self._read_last()
+            self._waited = self.data_version()
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                self._db.close()
+            if create:
+                remove_table(self.path)
+            if isinstance(exc, StoreError):
+                raise
+            if isinstance(exc, sqlite3.OperationalError) and create:
+                raise write_error(self.path, exc) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(f"{self.path}: not a margin table ({exc})") from None
+            raise
+
+    # -- opening -----------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        def connect(uri: str) -> sqlite3.Connection:
+            return sqlite3.connect(
+                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
+            )
+
+        if self._can_write:
+            return connect(sqlite_uri(self.path))
+        db = connect(sqlite_uri(self.path, mode="ro"))
+        try:
+            db.execute("PRAGMA application_id").fetchone()
+        except sqlite3.OperationalError:
+            # A table left in WAL mode (by an earlier margin) cannot be read
+            # from a folder where SQLite may not create its shared-memory
+            # file; with no log beside it, the file alone is the whole table.
+            db.close()
+            if side_files(self.path)[0].exists():
+                raise
+            db = connect(sqlite_uri(self.path, mode="ro", immutable="1"))
+        return db
+
+    def _create(self) -> None:
+        db = self._db
+        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+
+    def _check_table(self) -> None:
+        app = self._db.execute("PRAGMA application_id").fetchone()[0]
+        if app != APPLICATION_ID:
+            raise StoreError(f"{self.path}: an SQLite file, but not a margin table")
+        self.format = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if self.format > TABLE_FORMAT and not self.readonly:
+            raise StoreError(
+                f"{self.path}: written by a newer margin (format {self.format}, this one writes "
+                f"{TABLE_FORMAT}); it can be read but not written: upgrade margin"
+            )
+        self._has_signatures = bool(
+            self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='signatures'"
+            ).fetchone()
+        )
+
+    def _upgrade(self) -> None:
+        """Bring a file written by an earlier margin to this format, one step at a time."""
+        if self.format >= TABLE_FORMAT:
+            return
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for step in range(self.format, TABLE_FORMAT):
+                for statement in TABLE_UPGRADES[step].split(";\n"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self.format = TABLE_FORMAT
+        self._has_signatures = True
+
+    def _read_last(self) -> tuple[int, str]:
+        row = self._db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else (0, "")
+
+    def close(self) -> None:
+        """Close, leaving the table as one file if no other process has it open."""
+        db = self._db
+        if self._can_write:
+            # Fails at once while another connection has the table open; that one tidies up.
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("PRAGMA busy_timeout=0")
+                db.execute("PRAGMA query_only=OFF")
+                db.execute("PRAGMA journal_mode=DELETE")
+        db.close()
+
+    @classmethod
+    @contextmanager
+    def build(
+        cls, target: str | os.PathLike[str], signer: SigningKey | None = None
+    ) -> Iterator[Store]:
+        """A new table file built beside ``target`` and moved there when the block succeeds."""
+        path = Path(target)
+        partial = _build_beside(path, "a new table")
+        try:
+            store = cls(partial, create=True, signer=signer)
+            store.name = str(path)
+            try:
+                yield store
+            finally:
+                store.close()
+            place(partial, path)
+        except BaseException as exc:
+            remove_table(partial)
+            if isinstance(exc, OSError):
+                raise write_error(path, exc) from None
+            if isinstance(exc, StoreError):
+                # the user knows the table by the name they gave, not the hidden one it was built under
+                raise StoreError(str(exc).replace(str(partial), str(path))) from None
+            raise
+
+    def _write(
+        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
+    ) -> list[Record]:
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise write_error(self.path, exc) from None
+        try:
+            last_seq, prev = self._read_last()
+            if last_seq != expected_seq:
+                raise ConcurrencyError(expected_seq, last_seq)
+            records, rows = new_records(
+                drafts, last_seq, prev, command=command, author=author, at=at
+            )
+            db.executemany(
+                "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
+            )
+            if self.signer is not None:
+                head = rows[-1]
+                db.execute(
+                    "INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)",
+                    (head[0], self.signer.public, self.signer.sign(head[0], head[4])),
+                )
+            db.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                self._last = self._read_last()
+            if isinstance(exc, sqlite3.Error):
+                raise write_error(self.path, exc) from None
+            raise
+        self._last = (rows[-1][0], rows[-1][4])
+        return records
+
+    def import_rows(self, rows: Iterable[Row], batch: int = 20000) -> int:
+        """Bulk-append rows (seq, command, v, prev, hash, body), checking the chain as it goes.
+
+        Many rows go into one transaction. Into an empty table (a new file that
+        is deleted if the import fails) the rows are written without a journal
+        or a sync per transaction, then the file is synced once and put back in
+        WAL mode: all of it is durable when this returns.
+        """
+        db = self._db
+        count = 0
+        last_seq, prev = self._read_last()
+        pending: list[Row] = []
+        bulk = last_seq == 0
+        if bulk:
+            db.execute("PRAGMA journal_mode=OFF")
+            db.execute("PRAGMA synchronous=OFF")
+
+        def flush() -> None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)",
+                    pending,
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+            pending.clear()
+
+        try:
+            for row in chained(rows, last_seq, prev):
+                pending.append(row)
+                last_seq, prev = row[0], row[4]
+                count += 1
+                if len(pending) >= batch:
+                    flush()
+            if pending:
+                flush()
+            if bulk:
+                db.execute("PRAGMA synchronous=FULL")
+                db.execute("PRAGMA journal_mode=WAL")
+                _fsync(self.path)
+        except (sqlite3.Error, OSError) as exc:
+            raise write_error(self.path, exc) from None
+        self._last = (last_seq, prev)
+        return count
+
+    def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
+        """Store signatures (seq, key, sig) read with the records they sign."""
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)", signatures)
+                db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise write_error(self.path, exc) from None
+
+    def backup(self, dest: str | os.PathLike[str]) -> int:
+        """Copy the table as it is at one moment into a new one-file table at ``dest``.
+
+        SQLite's backup reads every page inside one read transaction, so the
+        copy is consistent even while another process appends. The copy is
+        built beside ``dest``, checked, and appears there only when complete;
+        returns the number of records it holds. A ``postgresql://`` ``dest``
+        gets the records, read inside one transaction, in one transaction.
+        """
+        if is_url(str(dest)):
+            from .copy import copy_table
+
+            return copy_table(self, str(dest))
+        target = Path(dest)
+        partial = _build_beside(target, "the copy")
+        try:
+            copy = sqlite3.connect(sqlite_uri(partial), uri=True, isolation_level=None)
+            try:
+                self._db.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                copy.close()
+            with SQLiteStore(partial, readonly=True) as made:
+                verdict = made.check()
+            if verdict.bad is not None:
+                raise StoreError(
+                    f"{self.path}: record {verdict.bad} {verdict.reason}; not copied "
+                    f"(margin verify {self.path} says more)"
+                )
+            place(partial, target)
+        except BaseException as exc:
+            remove_table(partial)
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise write_error(target, exc) from None
+            raise
+        return verdict.records
+
+    # -- reading -----------------------------------------------------------
+
+    def _read(self, sql: str, after: int, upto: int | None) -> Iterator[tuple[object, ...]]:
+        """Rows of ``sql`` (``seq > ?`` already in it) in order, an engine failure as ``ReadError``."""
+        args: tuple[int, ...] = (after,)
+        if upto is not None:
+            sql += " AND r.seq <= ?"
+            args = (after, upto)
+        try:
+            cursor = self._db.execute(sql + " ORDER BY r.seq", args)
+            cursor.arraysize = 4096
+            while batch := cursor.fetchmany():
+                yield from batch
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+
+    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
+        """Stored rows with their heads' signatures, as ``margin export`` writes them."""
+        if self._has_signatures:
+            sql = (
+                "SELECT r.seq, r.v, r.prev, r.hash, r.body, r.command, s.key, s.sig "
+                "FROM records r LEFT JOIN signatures s ON s.seq = r.seq WHERE r.seq > ?"
+            )
+        else:
+            sql = "SELECT seq, v, prev, hash, body, command, '', '' FROM records r WHERE seq > ?"
+        for seq, v, prev, digest, body, command, key, sig in self._read(sql, after, upto):
+            # a body tampered with outside margin may come back as TEXT
+            if isinstance(body, str):
+                body = body.encode("utf-8", "surrogateescape")
+            if not (
+                type(seq) is int
+                and type(v) is int
+                and isinstance(prev, str)
+                and isinstance(digest, str)
+                and isinstance(body, bytes)
+                and isinstance(command, str)
+                and isinstance(key or "", str)
+                and isinstance(sig or "", str)
+            ):
+                raise self._damaged(seq, "a column holds the wrong kind of value")
+            yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")  # type: ignore[arg-type]
+
+    def _damaged(self, seq: object, why: str) -> StoreError:
+        return damaged(self.name, seq, why)
+
+    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
+        """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
+        sql = "SELECT seq, v, body FROM records r WHERE seq > ?"
+        for seq, v, body in self._read(sql, after, upto):
+            if type(v) is not int or not isinstance(body, bytes | str):
+                raise self._damaged(seq, "a column holds the wrong kind of value")
+            try:
+                yield decode_body(body, v)
+            except DecodeError as exc:
+                raise self._damaged(seq, str(exc)) from None
+
+    def public_seqs(self, upto: int) -> list[int]:
+        """Sequence numbers up to ``upto`` of the records players may see, without decoding.
+
+        One SQL pass over the stored bodies is several times quicker than
+        decoding them, which matters when a player's view opens a long table.
+        A GM-only record's body holds its envelope's visibility as written by
+        ``encode_body`` (``Visibility`` omits defaults and ``gm_only`` comes
+        first); inside any string field the same characters would be escaped.
+        """
+        try:
+            rows = self._db.execute(
+                "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
+                (upto, GM_ONLY_MARK),
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+        return [row[0] for row in rows]
+
+    def data_version(self) -> int:
+        try:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+
+    def wait(self, timeout: float, interval: float = 0.01) -> bool:
+        """SQLite cannot tell a connection that another committed: ask ``data_version`` until it moves."""
+        deadline = time.monotonic() + timeout
+        while True:
+            version = self.data_version()
+            if version != self._waited:
+                self._waited = version
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(interval, left))
+
+    def refresh(self) -> int:
+        """Re-read the last sequence number (after another process wrote)."""
+        try:
+            self._last = self._read_last()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+        return self._last[0]
+
+    def location(self) -> str:
+        """Which files the records were read from: the table file, and its -wal file if there is one."""
+        name = self.path.name
+        where = f"from {name}"
+        in_file = self.in_main_file()
+        if in_file is not None:
+            counts = ("", "") if in_file < 0 else (f" ({in_file})", f"{self.last_seq - in_file}: ")
+            where += (
+                f"{counts[0]} and {name}-wal ({counts[1]}the table is open in another margin, "
+                "or one could not fold it back (killed, or the disk is full); margin backup makes a one-file copy)"
+            )
+        return where
+
+    def in_main_file(self) -> int | None:
+        """How many records the table file itself holds while some are still in its -wal file
+        (another process has it open, or one was killed): None when there is no -wal file,
+        -1 when the table file cannot be read without it."""
+        if not side_files(self.path)[0].exists():
+            return None
+        try:
+            db = sqlite3.connect(sqlite_uri(self.path, mode="ro", immutable="1"), uri=True)
+            try:
+                return int(db.execute("SELECT count(*) FROM records").fetchone()[0])
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return -1
+
+
+def _build_beside(target: Path, what: str) -> Path:
+    """Where a new table file for ``target`` is built, once ``target`` is known to be free."""
+    if target.exists():
+        raise StoreError(f"{target}: already exists; choose a new path for {what}")
+    if not target.parent.is_dir():
+        raise StoreError(f"{target}: folder {target.parent} does not exist")
+    return partial_path(target)
+
+
+def _check_header(path: Path) -> None:
+    """Refuse anything that is not an SQLite database before SQLite touches it."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(head) == 0:
+        raise StoreError(f"{path}: empty file, not a margin table")
+    if not head.startswith(b"SQLite format 3\x00"):
+        raise StoreError(f"{path}: not a margin table (not an SQLite file)")
+    if len(head) >= 72 and int.from_bytes(head[68:72], "big") != APPLICATION_ID:
+        raise StoreError(f"{path}: an SQLite file, but not a margin table")

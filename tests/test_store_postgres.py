@@ -1,0 +1,78 @@
+"""The PostgreSQL store: the store contract, and what only its URLs and schema do.
+
+Many tables in one database, privileges and the trigger, passwords and lost
+connections are tried from the command line in ``test_cli_postgres.py``.
+"""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from pg_server import Server
+from store_contract import StoreContract, created
+
+from margin.events import Draft, Noted, StoreError, build_store, display_name, open_store
+from margin.events.postgres import TABLE_FORMAT, parse_url
+
+
+class TestPostgresStore(StoreContract):
+    @pytest.fixture
+    def name(self, pg_url: str) -> str:
+        return pg_url
+
+
+def test_a_url_names_a_table_and_how_to_reach_it() -> None:
+    url = parse_url("postgresql://gm:p%40ss@db.example:5433/club?sslmode=require&table=harbour")
+    assert url.table == "harbour"
+    assert url.password == "p@ss"
+    assert url.conninfo == "postgresql://gm@db.example:5433/club?sslmode=require"
+    assert url.display == "postgresql://gm@db.example:5433/club?sslmode=require&table=harbour"
+    assert display_name("postgres://db/club?table=t") == "postgresql://db/club?table=t"
+    assert parse_url("postgresql://[::1]:5432/club?table=t").conninfo == (
+        "postgresql://[::1]:5432/club"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://db/club", r"name one table with \?table=NAME"),
+        ("postgresql://db/club?table=a&table=b", "name one table"),
+        ("postgresql://db/club?table=-x", "is not a table name"),
+        ("postgresql://db/club?table=" + "x" * 51, "is not a table name"),
+        ("postgresql://db/?table=t", "name the database"),
+        ("postgresql://gm:secret@db:notaport/club?table=t", "not a PostgreSQL table URL"),
+    ],
+)
+def test_a_bad_url_is_refused_naming_what_is_wrong(url: str, message: str) -> None:
+    with pytest.raises(StoreError, match=message) as caught:
+        parse_url(url)
+    assert "secret" not in str(caught.value)
+
+
+def test_a_table_of_a_newer_margin_is_read_but_not_written(pg: Server, pg_url: str) -> None:
+    with build_store(pg_url) as made:
+        created(made)
+    with psycopg.connect(pg.conninfo(), autocommit=True) as conn:
+        # a superuser changing the format stands for a newer margin having written it
+        conn.execute(
+            "UPDATE margin.tables SET format = %s WHERE name = %s",
+            (TABLE_FORMAT + 1, parse_url(pg_url).table),
+        )
+    with pytest.raises(StoreError, match="newer margin"):
+        open_store(pg_url)
+    with open_store(pg_url, readonly=True) as reader:
+        assert reader.last_seq == 1
+        with pytest.raises(StoreError, match="read-only"):
+            reader.append([Draft(Noted(text="x"))], 1, command="c")
+
+
+def test_a_failed_build_leaves_no_table_and_its_name_free(pg_url: str) -> None:
+    # the bad rows go in inside the build, whose end then fails
+    with pytest.raises(StoreError, match="hash chain broken"), build_store(pg_url) as made:  # noqa: PT012
+        created(made)
+        made.import_rows([(2, "c", 1, "not the head", "x", b"{}")])
+    with build_store(pg_url) as made:
+        created(made)
+    with open_store(pg_url) as store:
+        assert store.last_seq == 1
