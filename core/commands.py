@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Union
+from typing import Annotated, Any, Literal, Union
 
 import msgspec
+from msgspec import Meta
 
 from margin.events.record import stable_schema
 
@@ -14,13 +15,25 @@ from .inputs import read_json
 from .systems import SYSTEMS, get_system
 from .systems.base import Command
 
+#: a duration or a count of something at the table: 1 up to a bound no table reaches
+Duration = Annotated[int, Meta(ge=1, le=10_000)]
+#: the most characters one add-character seats as a group
+MAX_GROUP = 100
+#: one character by id or name, a group's name (``Guard`` for Guard 1..4), or a list of them
+Targets = str | list[str]
+
 
 class AddCharacter(Command, tag="add-character"):
-    """Seat a character; ``sheet`` is the system's character data."""
+    """Seat a character; ``sheet`` is the system's character data.
+
+    ``count`` above 1 seats a group: ``Guard`` with count 4 is Guard 1 to Guard 4.
+    """
 
     name: str
     sheet: dict[str, Any] = {}
     hidden: bool = False
+    count: Annotated[int, Meta(ge=1, le=MAX_GROUP)] = 1
+    npc: bool = False
 
 
 class UpdateCharacter(Command, tag="update-character"):
@@ -29,6 +42,7 @@ class UpdateCharacter(Command, tag="update-character"):
     character: str
     sheet: dict[str, Any] = {}
     hidden: bool | None = None
+    npc: bool | None = None
 
 
 class RemoveCharacter(Command, tag="remove-character"):
@@ -75,6 +89,120 @@ class Reveal(Command, tag="reveal"):
     seq: int
 
 
+class Rename(Command, tag="rename"):
+    """A character goes by a new name (the id, and every record about them, stay)."""
+
+    character: str
+    name: str
+
+
+class Edit(Command, tag="edit"):
+    """Change a character: sheet fields (``skills.Melee`` reaches into the sheet),
+    counters by name (``Health`` to a value), ``name`` (a rename), ``npc`` (true/false)."""
+
+    character: Targets
+    fields: dict[str, Any]
+
+
+class AddCondition(Command, tag="add-condition"):
+    """A condition on characters, for ``rounds``, the bearer's ``turns`` or ``counts`` of a
+    timing track (at most one; none: until removed); it ends by itself on the clock."""
+
+    character: Targets
+    name: str
+    rounds: Duration | None = None
+    turns: Duration | None = None
+    counts: Duration | None = None
+    gm_only: bool = False
+    reason: str = ""
+
+
+class RemoveCondition(Command, tag="remove-condition"):
+    character: Targets
+    name: str
+
+
+class SetCounter(Command, tag="set-counter"):
+    """Start or set a named counter (Health, ammo, stress): its value and maximum.
+
+    A new counter needs a maximum and starts full unless a value is given.
+    """
+
+    character: Targets
+    name: str
+    value: Annotated[int, Meta(ge=0, le=1_000_000)] | None = None
+    max: Annotated[int, Meta(ge=0, le=1_000_000)] | None = None
+
+
+class AdjustCounter(Command, tag="adjust-counter"):
+    """Add to a counter (or take from it, ``by`` below 0); it stays between 0 and its maximum."""
+
+    character: Targets
+    name: str
+    by: Annotated[int, Meta(ge=-1_000_000, le=1_000_000)]
+
+
+class RemoveCounter(Command, tag="remove-counter"):
+    character: Targets
+    name: str
+
+
+class HealthView(Command, tag="health-view"):
+    """What players see of characters' health; ``table`` follows the option ``npc_health``."""
+
+    character: Targets
+    view: Literal["exact", "descriptive", "hidden", "table"]
+
+
+class Alias(Command, tag="alias"):
+    """A macro: typing ``name`` on the table screen runs ``line``; an empty line forgets it."""
+
+    name: str
+    line: str = ""
+
+
+class Each(Command, tag="each"):
+    """Several commands as one: decided in order, recorded and undone together
+    (damage to every guard at once)."""
+
+    commands: list[dict[str, Any]]
+
+
+class StartEncounter(Command, tag="start-encounter"):
+    """Start the turn order (in a system without one of its own); ``characters`` join
+    at once, each rolling ``dice`` (the option ``initiative_dice`` when empty)."""
+
+    name: str = ""
+    characters: list[str] = []
+    dice: str = ""
+    faces: list[int] | None = None
+
+
+class Join(Command, tag="join"):
+    """Characters take a place in the running turn order: the ``initiative`` the GM
+    sets, or each rolls ``dice`` (the option ``initiative_dice`` when empty)."""
+
+    character: Targets
+    initiative: Annotated[int, Meta(ge=-1000, le=1000)] | None = None
+    dice: str = ""
+    faces: list[int] | None = None
+
+
+class Leave(Command, tag="leave"):
+    character: Targets
+
+
+class NextTurn(Command, tag="next-turn"):
+    """The next turn: the highest initiative who has not acted this round."""
+
+
+class EndEncounter(Command, tag="end-encounter"):
+    pass
+
+
+#: the generic turn order's commands, for a system without a clock of its own
+CLOCK_COMMANDS: tuple[type[Command], ...] = (StartEncounter, Join, Leave, NextTurn, EndEncounter)
+
 GENERIC: tuple[type[Command], ...] = (
     AddCharacter,
     UpdateCharacter,
@@ -85,13 +213,29 @@ GENERIC: tuple[type[Command], ...] = (
     Redo,
     SetOption,
     Reveal,
+    Rename,
+    Edit,
+    AddCondition,
+    RemoveCondition,
+    SetCounter,
+    AdjustCounter,
+    RemoveCounter,
+    HealthView,
+    Alias,
+    Each,
 )
+
+
+def generic_commands(system: str) -> tuple[type[Command], ...]:
+    """The commands every table of ``system`` has besides the system's own."""
+    own_clock = get_system(system).moment is not None
+    return GENERIC if own_clock else GENERIC + CLOCK_COMMANDS
 
 
 @cache
 def command_type(system: str) -> Any:
     """The union of commands a table of ``system`` accepts."""
-    return Union[GENERIC + get_system(system).commands]  # type: ignore[valid-type]  # noqa: UP007
+    return Union[generic_commands(system) + get_system(system).commands]  # type: ignore[valid-type]  # noqa: UP007
 
 
 @cache
@@ -100,7 +244,7 @@ def _decoder(system: str) -> msgspec.json.Decoder[Any]:
 
 
 def command_names(system: str) -> list[str]:
-    return [c.__struct_config__.tag for c in GENERIC + get_system(system).commands]  # type: ignore[misc]
+    return [c.__struct_config__.tag for c in generic_commands(system) + get_system(system).commands]  # type: ignore[misc]
 
 
 def parse_command(system: str, line: str | bytes) -> Command:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from margin.events import (
     Branched,
     CharacterAdded,
+    CharacterCarried,
     CharacterRemoved,
     CharacterUpdated,
+    ConditionAdded,
     Draft,
     Event,
     Noted,
@@ -22,25 +26,38 @@ from margin.events import (
     Visibility,
 )
 
+from . import clock, conditions, counters, edits
 from . import dice as dicemod
 from .commands import (
     AddCharacter,
+    AddCondition,
+    AdjustCounter,
+    Alias,
+    Each,
+    Edit,
+    HealthView,
     Note,
     Redo,
     RemoveCharacter,
+    RemoveCondition,
+    RemoveCounter,
+    Rename,
     Reveal,
     RollDice,
+    SetCounter,
     SetOption,
     Undo,
     UpdateCharacter,
+    convert_command,
 )
 from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
 from .lens import seal
-from .state import Character, LastRoll, TableState, character_id, find_character
+from .state import Character, LastRoll, TableState, character_id, find_character, snapshot
 from .systems import SYSTEMS, get_system
 from .systems.base import Command, Handler
+from .targets import group
 
 #: Fields of a secret free roll that players do not see.
 SECRET_ROLL_FIELDS = Rolled.PLAYER.secret
@@ -66,12 +83,19 @@ def decide(
     ``dice`` and must all be used.
     """
     history = history if history is not None else History()
+    drafts = _decide(command, state, dice, history)
+    drafts += _expiries(drafts, state)
+    return seal(drafts, state, history)
+
+
+def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    """The drafts of one command, not yet sealed for players."""
     faces = getattr(command, "faces", None)
     if faces is not None and isinstance(faces, list):
         dice = TypedDice(faces)
     handler = _DECIDERS.get(type(command))
     if handler is not None:
-        drafts = handler(command, state, dice, history)
+        drafts: list[Draft] = handler(command, state, dice, history)
     else:
         system = get_system(state.system)
         if system.decide is None or type(command) not in system.commands:
@@ -81,28 +105,115 @@ def decide(
         drafts = system.decide(command, state, dice, history)
     if isinstance(dice, TypedDice):
         dice.finish()
-    return seal(drafts, state, history)
+    return drafts
+
+
+def _fold_drafts(state: TableState, drafts: list[Draft]) -> None:
+    """Fold drafts into a copy of the state, numbered as they will be appended."""
+    for draft in drafts:
+        evolve(state, _as_record(draft, state.seq + 1))
+
+
+def _as_record(draft: Draft, seq: int) -> Record:
+    return Record(
+        seq=seq,
+        at="",
+        author="",
+        command="",
+        event=draft.event,
+        cause=draft.cause,
+        visibility=draft.visibility,
+    )
+
+
+def _run(commands: list[Command], state: TableState, dice: Dice, history: History) -> list[Draft]:
+    """Commands decided in order, each against the state the ones before it leave."""
+    drafts: list[Draft] = []
+    now = state
+    for n, command in enumerate(commands):
+        if isinstance(command, Undo | Redo):
+            raise RuleError("each: undo and redo stand alone, not among other commands")
+        got = _decide(command, now, dice, history)
+        if n + 1 < len(commands):
+            if now is state:
+                now = snapshot(state)
+            _fold_drafts(now, got)
+        drafts += got
+    return drafts
+
+
+def _each(cmd: Each, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if not cmd.commands:
+        raise RuleError("each: give the commands to run")
+    commands = []
+    for n, data in enumerate(cmd.commands, 1):
+        try:
+            commands.append(convert_command(state.system, data))
+        except RuleError as exc:
+            raise RuleError(f"each: command {n}: {exc}") from None
+    return _run(commands, state, dice, history)
+
+
+def _edit(cmd: Edit, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    commands = [convert_command(state.system, c) for c in edits.edit_commands(cmd, state)]
+    return _run(commands, state, dice, history)
+
+
+def _expiries(drafts: list[Draft], state: TableState) -> list[Draft]:
+    """The conditions whose time runs out as a command's drafts move the clock.
+
+    Each end is recorded as caused by the record that moved the clock past it.
+    Only the clock's part of the state is folded forward (``clock_copy``), so
+    a command that moves the clock while conditions are timed costs a copy of
+    the clock, not of the whole table.
+    """
+    kinds = clock.clock_events(state.system)
+    if not any(isinstance(d.event, kinds) for d in drafts):
+        return []
+    if not conditions.timed(state) and not any(isinstance(d.event, ConditionAdded) for d in drafts):
+        return []
+    now = clock.clock_copy(state)
+    out = []
+    ended: set[tuple[str, str]] = set()
+    for n, draft in enumerate(drafts, 1):
+        seq = state.seq + n
+        if not isinstance(draft.event, (*kinds, ConditionAdded)):
+            continue
+        evolve(now, _as_record(draft, seq))
+        if isinstance(draft.event, kinds):
+            for char, cond in conditions.expiring(now):
+                if (char.id, cond.name) not in ended:
+                    ended.add((char.id, cond.name))
+                    out.append(conditions.ended_draft(char, cond, seq))
+    return out
 
 
 def _add_character(
     cmd: AddCharacter, state: TableState, dice: Dice, history: History
 ) -> list[Draft]:
-    name = cmd.name.strip()
+    name = " ".join(cmd.name.split())
     if not name:
         raise RuleError("name: a character needs a name")
-    cid = character_id(name)
-    if cid == "gm":
-        raise RuleError("name: 'gm' is reserved for the game master")
-    if cid in state.characters:
-        raise RuleError(f"name: {name!r} is already at the table")
     system = get_system(state.system)
     sheet = system.check_sheet(dict(cmd.sheet)) if system.check_sheet else dict(cmd.sheet)
     visibility = Visibility(gm_only=True) if cmd.hidden else Visibility()
-    return [
-        Draft(
-            CharacterAdded(id=cid, name=name, sheet=sheet, hidden=cmd.hidden), visibility=visibility
-        )
-    ]
+    names = [name] if cmd.count == 1 else _group_names(name, cmd.count, state)
+    out = []
+    for each in names:
+        cid = character_id(each)
+        if cid == "gm":
+            raise RuleError("name: 'gm' is reserved for the game master")
+        if cid in state.characters:
+            raise RuleError(f"name: {each!r} is already at the table")
+        event = CharacterAdded(id=cid, name=each, sheet=sheet, hidden=cmd.hidden, npc=cmd.npc)
+        out.append(Draft(event, visibility=visibility))
+    return out
+
+
+def _group_names(name: str, count: int, state: TableState) -> list[str]:
+    """``Guard 1`` .. ``Guard N``, numbered on from a group already at the table."""
+    first = max((int(c.name.rsplit(" ", 1)[1]) for c in group(state, name)), default=0) + 1
+    return [f"{name} {n}" for n in range(first, first + count)]
 
 
 def _update_character(
@@ -119,7 +230,7 @@ def _update_character(
     visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
     return [
         Draft(
-            CharacterUpdated(id=char.id, sheet=sheet, hidden=cmd.hidden),
+            CharacterUpdated(id=char.id, sheet=sheet, hidden=cmd.hidden, npc=cmd.npc),
             visibility=visibility,
         )
     ]
@@ -228,6 +339,17 @@ def _reveal(cmd: Reveal, state: TableState, dice: Dice, history: History) -> lis
 
 
 _DECIDERS: dict[type[Command], Any] = {
+    **clock.DECIDERS,
+    Rename: edits.rename,
+    Edit: _edit,
+    HealthView: edits.health_view,
+    Alias: edits.alias,
+    Each: _each,
+    AddCondition: conditions.add,
+    RemoveCondition: conditions.remove,
+    SetCounter: counters.set_counter,
+    AdjustCounter: counters.adjust,
+    RemoveCounter: counters.remove,
     AddCharacter: _add_character,
     UpdateCharacter: _update_character,
     RemoveCharacter: _remove_character,
@@ -265,7 +387,22 @@ def _char_added(state: TableState, record: Record) -> None:
         if make
         else Character(id=e.id, name=e.name, sheet=dict(e.sheet), hidden=e.hidden)
     )
+    char.npc = e.npc
     state.characters[e.id] = char
+
+
+def _char_carried(state: TableState, record: Record) -> None:
+    """A character as another table left them: the system's character, every field restored."""
+    e: CharacterCarried = record.event
+    make = get_system(state.system).make_character
+    sheet = dict(e.status.get("sheet", {}))
+    fresh = (
+        make(e.id, e.name, sheet, e.hidden)
+        if make
+        else Character(id=e.id, name=e.name, sheet=sheet, hidden=e.hidden)
+    )
+    data = {**e.status, "id": e.id, "name": e.name, "hidden": e.hidden}
+    state.characters[e.id] = msgspec.convert(data, type(fresh))
 
 
 def _char_updated(state: TableState, record: Record) -> None:
@@ -276,6 +413,8 @@ def _char_updated(state: TableState, record: Record) -> None:
     char.sheet = {**char.sheet, **e.sheet}
     if e.hidden is not None:
         char.hidden = e.hidden
+    if e.npc is not None:
+        char.npc = e.npc
 
 
 def _char_removed(state: TableState, record: Record) -> None:
@@ -310,12 +449,20 @@ HANDLERS: dict[type[Event], Handler] = {
     Rolled: _rolled,
     Noted: _noted,
     Revealed: _revealed,
+    CharacterCarried: _char_carried,
     Undone: _nothing,
     Redone: _nothing,
     Branched: _nothing,
+    **conditions.HANDLERS,
+    **counters.HANDLERS,
+    **edits.HANDLERS,
+    **clock.HANDLERS,
 }
 for _system in SYSTEMS.values():
     HANDLERS.update(_system.handlers)
+    for _kind in _system.clock_events:
+        # the system's clock moved: conditions count the turns begun
+        HANDLERS[_kind] = clock.ticking(_system.handlers[_kind])
 
 
 def evolve(state: TableState, record: Record) -> TableState:

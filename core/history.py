@@ -60,7 +60,9 @@ class History:
         self.starts.append(record.seq)
         if type(record.event) in _META:
             self.meta.add(cmd)
-        elif self.redoable:
+        elif self.redoable and not record.visibility.gm_only:
+            # a command players never see (a hidden character's roll) leaves the redo
+            # open: whether players see a redo must not hang on what they cannot see
             self.redoable.clear()
 
     def hide(self, record: Record) -> None:

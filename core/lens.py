@@ -46,10 +46,12 @@ from margin.events import (
 )
 from margin.events.base import UNSEEN
 
+from .clock import player_fight
+from .health import for_players, tells_health, view_of
 from .history import History
-from .state import LastRoll, TableState
+from .state import Character, LastRoll, TableState, Time
 
-__all__ = ["UNSEEN", "PlayerLens", "Verdict", "judge", "player_state", "seal"]
+__all__ = ["UNSEEN", "PlayerLens", "Verdict", "about", "judge", "player_state", "seal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,14 @@ def _ids(value: Any) -> list[str]:
         return _side(value) or [k for k in value if isinstance(k, str)]
     actor = getattr(value, "actor", None)
     return [actor] if isinstance(actor, str) else []
+
+
+def about(event: Event) -> set[str]:
+    """The ids of the characters a record is about, as its player form names them."""
+    form = type(event).PLAYER
+    if form is None:
+        return set()
+    return {i for name in form.about for i in _ids(getattr(event, name))}
 
 
 def _side(value: dict[str, Any]) -> list[str]:
@@ -168,6 +178,7 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
         event = draft.event
         here = _around(event, hidden)
         cause = draft.cause
+        draft = _health_cut(draft, state)
         verdict = judge(event, draft.visibility, here, cause is not None and cause in masked)
         form = type(event).PLAYER
         if verdict.shown and form is not None and form.follows:
@@ -190,6 +201,22 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
         out.append(Draft(event, cause=cause, visibility=visibility))
         _track(event, hidden)
     return out
+
+
+def _health_cut(draft: Draft, state: TableState) -> Draft:
+    """A record stating the health of a character whose health players may not see
+    exactly, with those fields cut from players' view (a reveal shows them)."""
+    fields = tells_health(draft.event)
+    if not fields:
+        return draft
+    chars = [state.characters[c] for c in about(draft.event) if c in state.characters]
+    if not any(view_of(c, state) != "exact" for c in chars):
+        return draft
+    vis = draft.visibility
+    cut = tuple(dict.fromkeys((*vis.hidden, *fields)))
+    return Draft(
+        draft.event, cause=draft.cause, visibility=Visibility(gm_only=vis.gm_only, hidden=cut)
+    )
 
 
 def _around(event: Event, hidden: set[str]) -> set[str]:
@@ -408,14 +435,27 @@ def player_state(
     return msgspec.structs.replace(
         state,
         characters={
-            k: _numbered(c, numbers, hidden) for k, c in state.characters.items() if not c.hidden
+            k: _numbered(_players_character(for_players(c, state)), numbers, hidden)
+            for k, c in state.characters.items()
+            if not c.hidden
         },
         world=_numbered(world, numbers, hidden),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
+        fight=_numbered(player_fight(state.fight, hidden), numbers, hidden),
+        # turns begun, of the characters players see (where the clock is: the fight's)
+        time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
+        aliases={},
     )
+
+
+def _players_character(char: Character) -> Character:
+    """A character less what the GM keeps to themself: GM-only conditions."""
+    if not any(c.gm_only for c in char.conditions):
+        return char
+    return msgspec.structs.replace(char, conditions=[c for c in char.conditions if not c.gm_only])
 
 
 def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> Any:

@@ -9,9 +9,39 @@ copying. Snapshots for replay are deep copies, made by a pickle round trip
 from __future__ import annotations
 
 import pickle
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import msgspec
+
+T = TypeVar("T")
+
+
+class Condition(msgspec.Struct, kw_only=True):
+    """A condition on a character and when it ends on the table's clock (see
+    ``events.ConditionAdded``); ``core.conditions`` keeps them."""
+
+    #: fields holding record numbers (players see their own numbering, see core.lens)
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
+    name: str
+    #: the record that put it on (a GM-only one keeps it from players)
+    seq: int = 0
+    rounds: int | None = None
+    turns: int | None = None
+    counts: int | None = None
+    until_round: int = 0
+    anchor: str = ""
+    until_turn: int = 0
+    until_count: int = 0
+    gm_only: bool = False
+
+
+class Counter(msgspec.Struct, kw_only=True):
+    """A named track of a character with a maximum (Health, ammunition, stress)."""
+
+    name: str
+    value: int
+    max: int
 
 
 class Character(msgspec.Struct, kw_only=True):
@@ -21,6 +51,55 @@ class Character(msgspec.Struct, kw_only=True):
     name: str
     sheet: dict[str, Any] = {}
     hidden: bool = False
+    #: a character the GM plays (what players see of their health: option npc_health)
+    npc: bool = False
+    #: what players see of this character's health, overriding the table's rule
+    #: ("exact", "descriptive", "hidden"; "" follows the table)
+    health_view: str = ""
+    conditions: list[Condition] = []
+    #: counter key (its name in lower case) -> the counter
+    counters: dict[str, Counter] = {}
+    #: in the players' state only: their health as players are told it (a word, or
+    #: "hidden"), when they may not see it exactly ("" : they see it as it is)
+    health_shown: str = ""
+
+
+class Moment(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a table's clock stands: a round and whose turn, or a timing track's count."""
+
+    round: int = 0
+    actor: str = ""
+    count: int = 0
+
+
+class Time(msgspec.Struct, kw_only=True):
+    """The clock as conditions count it, kept by the fold of every clock event."""
+
+    at: Moment | None = None
+    #: character id -> turns of the running fight begun so far
+    turns: dict[str, int] = {}
+
+
+class Combatant(msgspec.Struct, kw_only=True):
+    """A place in the generic turn order."""
+
+    id: str
+    initiative: int
+    #: the order joined in, which breaks ties
+    joined: int = 0
+
+
+class Fight(msgspec.Struct, kw_only=True):
+    """The generic turn order of a system that has none of its own (``core.clock``)."""
+
+    name: str = ""
+    round: int = 0
+    current: str = ""
+    #: who has had a turn this round
+    acted: list[str] = []
+    order: list[Combatant] = []
+    #: joins so far, numbering each place's ``joined``
+    joins: int = 0
 
 
 class LastRoll(msgspec.Struct, kw_only=True):
@@ -44,11 +123,16 @@ class TableState(msgspec.Struct, kw_only=True):
     last_roll: LastRoll | None = None
     revealed: set[int] = set()
     notes: int = 0
+    #: the generic turn order, for a system without a clock of its own
+    fight: Fight | None = None
+    time: Time = msgspec.field(default_factory=Time)
+    #: the GM's macros: name -> the line it stands for
+    aliases: dict[str, str] = {}
 
 
-def snapshot(state: TableState) -> TableState:
-    """An independent copy of a state, for replay checkpoints."""
-    copied: TableState = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+def snapshot(state: T) -> T:
+    """An independent copy of a state (or a part of one), for replay checkpoints."""
+    copied: T = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
     return copied
 
 

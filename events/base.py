@@ -40,6 +40,9 @@ class PlayerForm:
     #: fields naming other records whose fate this record only reports (an undo's
     #: voided records): players see it only if they saw one of those
     follows: tuple[str, ...] = ()
+    #: fields stating the health of the characters the record is about, cut when
+    #: the GM keeps that health from players (``core.health``)
+    health: tuple[str, ...] = ()
 
 
 #: What replaces a hidden character's id in a record players see.
@@ -70,7 +73,7 @@ def check_player_forms(events: tuple[type[Event], ...]) -> None:
         names: list[str] = list(kind.RECORD_FIELDS)
         if form is not None:
             names += [*form.about, *form.unseen, *form.secret, *form.private]
-            names += [*form.via_unseen, *form.follows]
+            names += [*form.via_unseen, *form.follows, *form.health]
             for gives in form.unseen.values():
                 names += gives
         unknown = sorted({n for n in names if n not in fields})

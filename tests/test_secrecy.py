@@ -81,8 +81,13 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
 
 
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
-PUBLIC = ("roll", "secret-roll", "check", "note", "undo", "redo", "reveal")
-GM_ONLY = ("roll", "secret-roll", "check", "gm-note", "undo")
+PUBLIC = (
+    "roll", "secret-roll", "check", "note", "undo", "redo", "reveal",
+    "cond", "counter", "npc-hurt",
+)  # fmt: skip
+GM_ONLY = ("roll", "secret-roll", "check", "gm-note", "undo", "cond", "counter", "gm-cond")
+#: a visible NPC whose health the GM keeps from players
+BRUTE = "Brute"
 #: players see these, so a session without its GM-only actions cannot have them
 MIXED = ("mixed", "reveal-note")
 
@@ -98,9 +103,29 @@ actions = st.lists(
 
 
 def _command(
-    system: str, kind: str, who: Any, names: list[str], hidden: str, ids: list[str], pick: int
+    system: str,
+    kind: str,
+    who: Any,
+    names: list[str],
+    hidden: str,
+    ids: list[str],
+    pick: int,
+    variant: int = 0,
 ) -> dict[str, Any] | None:
     actor = hidden if who == "h" else names[who]
+    if kind == "cond":
+        # a d100-under table counts time on its track alone, so its conditions last until removed
+        lasting = {} if system == "d100-under" else {"rounds": 1 + pick % 3}
+        return {"type": "add-condition", "character": actor, "name": "prone", **lasting}
+    if kind == "gm-cond":
+        return {"type": "add-condition", "character": names[0], "name": "marked", "gm_only": True}
+    if kind == "counter":
+        return {"type": "set-counter", "character": actor, "name": "stress", "max": 5,
+                "value": pick % 6}  # fmt: skip
+    if kind == "npc-hurt":
+        # the variant hurts the brute by another amount: players must not be able to tell
+        return {"type": "adjust-counter", "character": BRUTE, "name": "Health",
+                "by": -(1 + (pick + 3 * variant) % 4)}  # fmt: skip
     if kind == "roll":
         return {"type": "roll", "actor": actor, "dice": "2d6", "reason": "luck"}
     if kind == "secret-roll":
@@ -134,6 +159,13 @@ def play(
     for n, add in enumerate(visible):
         table.execute(convert_command(system, add), command_id=f"add{n}")
     names = [v["name"] for v in visible]
+    brute: tuple[dict[str, Any], ...] = (
+        {"type": "add-character", "name": BRUTE, "sheet": hidden_sheet, "npc": True},
+        {"type": "set-counter", "character": BRUTE, "name": "Health", "max": 20},
+        {"type": "health-view", "character": BRUTE, "view": "hidden"},
+    )
+    for n, step in enumerate(brute):
+        table.execute(convert_command(system, step), command_id=f"brute{n}")
     gm_steps = [s for s in steps if s[2] == "h"]
     if gm_steps:
         add = {"type": "add-character", "name": hidden, "sheet": hidden_sheet, "hidden": True}
@@ -141,7 +173,8 @@ def play(
     done: dict[bool, list[str]] = {True: [], False: []}
     firsts: dict[str, int] = {}
     gm_notes: list[str] = []
-    # a reveal of the hidden character's blow would name them: those stay unrevealed here
+    # a reveal of the hidden character's blow would name them, and one of the brute's hurt
+    # would show its health: those stay unrevealed here
     revealable: list[str] = []
     for n, kind, who, pick in steps:
         gm = who == "h"
@@ -152,7 +185,7 @@ def play(
                 continue
             data: dict[str, Any] | None = {"type": "reveal", "seq": firsts[pool[pick % len(pool)]]}
         else:
-            data = _command(system, kind, who, names, hidden, done[gm], pick)
+            data = _command(system, kind, who, names, hidden, done[gm], pick, variant)
         if data is None:
             continue
         # the variant rolls other dice where nothing can follow from them: the GM's
@@ -165,7 +198,7 @@ def play(
                 gm_notes.append(f"c{n}")
             if kind not in ("undo", "redo", "reveal", "reveal-note"):
                 done[gm].append(f"c{n}")
-                if not gm and kind != "mixed":
+                if not gm and kind not in ("mixed", "npc-hurt"):
                     revealable.append(f"c{n}")
     return table
 
@@ -213,14 +246,6 @@ def check_session(tmp: Path, system: str, steps: list[tuple[str, Any, int]]) -> 
     visible, _ = _demo_sheets(system)
     player = visible[0]["name"]
     runs = {}
-    # Redo is possible only right after an undo, so a GM-only command between
-    # the two would rightly make it refused in one session and not the other:
-    # a redo is played only straight after a public undo.
-    steps = [
-        step
-        for i, step in enumerate(steps)
-        if step[0] != "redo" or (i > 0 and steps[i - 1][0] == "undo" and steps[i - 1][1] != "h")
-    ]
     numbered = [(n, *step) for n, step in enumerate(steps)]
     for name, kept, hidden, variant in (
         ("all", numbered, HIDDEN[0], 0),
@@ -275,6 +300,14 @@ EVERY_KIND: list[tuple[str, Any, int]] = [
     ("redo", 0, 0),
     ("reveal", 0, 5),
     ("reveal-note", 0, 0),
+    ("cond", 0, 1),
+    ("cond", "h", 0),
+    ("gm-cond", "h", 0),
+    ("counter", 1, 3),
+    ("counter", "h", 2),
+    ("npc-hurt", 0, 1),
+    ("undo", 0, 0),
+    ("npc-hurt", 1, 2),
 ]
 
 

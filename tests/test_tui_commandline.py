@@ -6,7 +6,15 @@ import pytest
 from support import player_state_of
 
 from margin.core import RuleError, get_system
-from margin.core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
+from margin.core.commands import (
+    AddCharacter,
+    AddCondition,
+    Note,
+    Redo,
+    RollDice,
+    SetOption,
+    UpdateCharacter,
+)
 from margin.tui import commandline
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -119,6 +127,24 @@ def test_completion_of_commands_characters_and_skills(table):
     assert commandline.complete("check kael mel", state) == "check kael Melee "
     assert "check" in commandline.candidates("ch", state)
     assert commandline.complete("zzz", state) is None
+
+
+def test_a_name_of_several_words_is_completed_in_quotes_and_read_as_one(tmp_path) -> None:
+    table = Table.create(tmp_path / "t.margin", "2d6-effect")
+    try:
+        table.execute(AddCharacter(name="Rat", count=2))
+        line = commandline.complete("cond ra", table.state)
+        assert line == 'cond "Rat 1" '
+        command = commandline.parse_line(line + "prone 1r", table.state).command
+        assert isinstance(command, AddCondition)
+        assert (command.character, command.name, command.rounds) == ("Rat 1", "prone", 1)
+        counter = commandline.parse_line('counter "Rat 2" health 5', table.state).command
+        assert counter is not None
+        table.execute(counter)
+        assert commandline.complete('adjust "Rat 2" he', table.state) == 'adjust "Rat 2" health '
+
+    finally:
+        table.close()
 
 
 def test_names_are_offered_once_whatever_their_case(table):

@@ -504,19 +504,22 @@ async def test_log_lines_say_characters_by_name(tmp_path):
 
 
 @pilot_test
-async def test_no_next_turn_key_where_the_system_has_no_clock(tmp_path):
+async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_turn_key(tmp_path):
     path = tmp_path / "effect.margin"
     Table.create(path, "2d6-effect").close()
     app = play(str(path))
-    async with app.run_test(size=(80, 24)):
-        assert app.check_action("next_turn", ()) is False
-        assert "Next turn" not in [c.title for c in app.get_system_commands(app.screen)]
-    app.view.table.close()
-    edge = tmp_path / "edge.margin"
-    Table.create(edge, "2d10-edge").close()
-    app = play(str(edge))
-    async with app.run_test(size=(80, 24)):
+    async with app.run_test(size=(80, 24)) as pilot:
         assert app.check_action("next_turn", ()) is True
+        assert "Next turn" in [c.title for c in app.get_system_commands(app.screen)]
+        burst(app, "add Vex\radd Guard x2\rstart vex guard\r")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.view.clock().title == "Encounter: not begun"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        clock = app.view.clock()
+        assert clock.title == "Round 1"
+        assert [r.name for r in clock.rows if r.current] == [clock.rows[0].name]
     app.view.table.close()
 
 

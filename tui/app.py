@@ -32,6 +32,7 @@ from .screens import (
     PasteScreen,
     RecordScreen,
     RulesScreen,
+    SearchScreen,
     UndoScreen,
     help_keys,
     key_name,
@@ -92,6 +93,7 @@ class TableApp(App[None]):
         super().__init__()
         self.view = view
         self.table_name = name
+        self.last_search = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
@@ -201,6 +203,41 @@ class TableApp(App[None]):
     def help_commands(self) -> list[str | tuple[str, str]]:
         return []
 
+    def search(self, text: str, before: int) -> int | None:
+        """``text`` sought in the log before position ``before`` (the match's position), or
+        ``@NAME`` (``@`` alone: everyone) to list only one character's records."""
+        text = text.strip()
+        if text.startswith("@"):
+            try:
+                name = self.view.set_only(text[1:].strip() or None)
+            except RuleError as exc:
+                self.say(str(exc), error=True)
+                return None
+            self.redraw(follow=True)
+            self.say(
+                f"the log lists only {name}'s records (/@ lists all)"
+                if name
+                else "the log lists every record"
+            )
+            return None
+        text = text or self.last_search
+        if not text:
+            self.say("type /TEXT to find it in the log, /@NAME for one character's records")
+            return None
+        self.last_search = text
+        found = self.view.search(text, before)
+        if found is None:
+            self.say(f"/{text}: not in the log", error=True)
+            return None
+        row = self.view.rows(found, found + 1) if self.view.at is None else []
+        number = row[0].number if row else ""
+        self.say(
+            f"/{text}: found at #{number} (/ alone finds the one before)"
+            if number
+            else f"/{text}: found"
+        )
+        return found
+
     def rows_of(self, seqs: list[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them."""
         voided = self.view.table.projection.history.voided
@@ -264,14 +301,26 @@ class PlayApp(TableApp):
         self.say(self.greeting)
 
     def help_commands(self) -> list[str | tuple[str, str]]:
-        out: list[str | tuple[str, str]] = list(commandline.GENERIC_HELP.values())
-        own = commandline.command_words(self.view.state())[len(commandline.GENERIC_HELP) :]
+        state = self.view.state()
+        generic = commandline.help_words(state)
+        out: list[str | tuple[str, str]] = list(generic.values())
+        out.append(commandline.NAMES_NOTE)
+        own = [
+            w for w in commandline.command_words(state)[len(generic) :] if w not in state.aliases
+        ]
         if own:
             out.append(f"{self.view.system.id} commands: {', '.join(sorted(own))}")
         forms = self.view.system.short_forms
         if forms:
             out.append(f"{self.view.system.id} short forms, for example:")
             out.extend(forms)
+        if state.aliases:
+            out.append("macros (alias NAME = LINE):")
+            out.extend((name, line) for name, line in sorted(state.aliases.items()))
+        out.append(
+            "/TEXT   find TEXT in the log (/ alone: the match before); /@NAME lists only "
+            "NAME's records, /@ every record"
+        )
         out.append('{"type": ...}   any command as JSON, as margin do reads it')
         out.append("... = 4 7   after any roll: the faces of physical dice instead of rolling")
         return out
@@ -299,7 +348,9 @@ class PlayApp(TableApp):
             if word not in ("undo", "redo", "help", "rules"):
                 yield SystemCommand(
                     f"Type: {word}",
-                    commandline.GENERIC_HELP.get(word, f"start a '{word}' command"),
+                    commandline.help_words(self.view.state()).get(
+                        word, f"start a '{word}' command"
+                    ),
                     lambda w=word: self._type(w),
                 )
 
@@ -384,6 +435,13 @@ class PlayApp(TableApp):
 
     def run_line(self, text: str, quiet: bool = False) -> bool:
         """Run a typed line; False when it is refused (the reason is on the message line)."""
+        if text.startswith("/"):
+            log = self.query_one(LogView)
+            log.screen_lines()
+            found = self.search(text[1:], log.lowest)
+            if found is not None:
+                log.show(found)
+            return True
         try:
             parsed = commandline.parse_line(text, self.view.state())
         except RuleError as exc:
@@ -479,6 +537,10 @@ class PlayApp(TableApp):
         self.query_one(LogView).page(direction)
 
 
+#: a watching player's message line while it is not their turn
+WATCHING = "watching (read-only); F1 lists the keys"
+
+
 class WatchApp(TableApp):
     """A player's view: the same table, read-only, through the player lens."""
 
@@ -497,11 +559,41 @@ class WatchApp(TableApp):
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
 
+    def __init__(self, view: View, name: str, bell: bool = False) -> None:
+        super().__init__(view, name)
+        #: ring the terminal's bell when the player's turn begins
+        self.ring = bell
+        self._my_turn = False
+
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
-        self.say("watching (read-only); F1 lists the keys")
+        if not self._my_turn:
+            self.say(WATCHING)
+
+    def my_turn(self) -> bool:
+        """Whether the clock stands at the watching player's character."""
+        clock = self.view.clock()
+        own = self.own()
+        return (
+            clock is not None
+            and own is not None
+            and any(row.current and row.name == own for row in clock.rows)
+        )
+
+    def redraw(self, follow: bool = False) -> None:
+        mine = self.my_turn()
+        began = mine and not self._my_turn
+        ended = self._my_turn and not mine
+        self._my_turn = mine
+        super().redraw(follow)
+        if began:
+            self.say(f"your turn, {self.own()}")
+            if self.ring:
+                self.bell()
+        elif ended:
+            self.say(WATCHING)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on
@@ -514,6 +606,9 @@ class WatchApp(TableApp):
         text = super().header_text()
         char = self.view.state().characters.get(self.view.player or "")
         text.append(f"  watching as {char.name if char else self.view.player}", style="bold cyan")
+        if self.my_turn():
+            text.append("  ", style="")
+            text.append(" YOUR TURN ", style="bold reverse yellow")
         return text
 
 
@@ -541,6 +636,11 @@ class ReplayApp(TableApp):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("c", "corrected", "Corrected", tooltip="switch: as it happened / as corrected"),
         Binding("g", "jump", "Jump", tooltip="jump to a record, round, turn or count"),
+        Binding(
+            "slash", "search", "Search", show=False,
+            tooltip="search the log (text); @NAME lists one character's records",
+        ),
+        Binding("n", "search_again", "Again", show=False, tooltip="the search's match before this one"),
         Binding(
             "enter,f3", "read", "Read", show=False, tooltip="read the record shown last, in full"
         ),
@@ -634,6 +734,24 @@ class ReplayApp(TableApp):
 
         self.push_screen(JumpScreen(), jump)
 
+    def action_search(self) -> None:
+        def search(text: str | None) -> None:
+            if text is None:
+                return
+            self._seek(text)
+
+        self.push_screen(SearchScreen(), search)
+
+    def action_search_again(self) -> None:
+        self._seek("")
+
+    def _seek(self, text: str) -> None:
+        found = self.search(text, self.view.at or 0)
+        if found is not None:
+            self.view.goto(found)
+            self._moved()
+            self.say(f"/{self.last_search}: record {self.view.number} (n: the match before)")
+
 
 # -- entry points -----------------------------------------------------------
 
@@ -659,8 +777,8 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str) -> WatchApp:
-    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path))
+def watch_app(path: str, name: str, bell: bool = False) -> WatchApp:
+    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path), bell=bell)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
@@ -694,9 +812,9 @@ def play(path: str | None) -> int:
     return _run(play_app(str(default_table()), default=True))
 
 
-def watch(path: str, name: str) -> int:
-    """``margin watch PATH --as NAME``: a player's live, read-only view."""
-    return _run(watch_app(path, name))
+def watch(path: str, name: str, bell: bool = False) -> int:
+    """``margin watch PATH --as NAME [--bell]``: a player's live, read-only view."""
+    return _run(watch_app(path, name, bell))
 
 
 def replay(path: str, name: str | None) -> int:

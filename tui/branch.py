@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import zip_longest
 from pathlib import Path
 
-from margin.core import get_system
 from margin.core.branch import branch_drafts
+from margin.core.panels import character_status
 from margin.events import (
     Store,
     StoreError,
@@ -103,10 +103,7 @@ def diff(path_a: str | Path, path_b: str | Path) -> str:
 
 def _status(table: Table) -> dict[str, str]:
     state = table.state
-    status = get_system(state.system).status
-    return {
-        c.name: ", ".join(status(c, state)) if status else "" for c in state.characters.values()
-    }
+    return {c.name: ", ".join(character_status(c, state)) for c in state.characters.values()}
 
 
 def side_by_side(a: Table, b: Table, name_a: str, name_b: str) -> list[str]:

@@ -13,7 +13,9 @@ from typing import Any, NoReturn
 import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
-from margin.core.lens import PlayerLens, player_state
+from margin.core.carry import carried
+from margin.core.lens import PlayerLens, about, player_state
+from margin.core.state import character_id
 from margin.events import (
     ConnectionLost,
     DecodeError,
@@ -22,13 +24,17 @@ from margin.events import (
     is_url,
     open_store,
     record_to_builtins,
+    short_name,
 )
 from margin.events.jsonl import export, import_table
 from margin.events.signing import BadKey, public_key
 
 from . import render
 from .resolve import input_lines
-from .table import Table
+from .table import Table, new_command_id
+
+#: fields every character has, said in ``margin state`` only when they hold something
+QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
 
 
 class UsageError(Exception):
@@ -55,9 +61,35 @@ def _parse_options(system: str, pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    options = _parse_options(args.system, args.option)
-    Table.create(args.path, args.system, options, title=args.title).close()
-    print(f"created {display_name(args.path)} ({args.system})")
+    if args.from_ is None:
+        if args.system is None:
+            raise UsageError("new: give --system ID (or --from TABLE to continue one)")
+        options = _parse_options(args.system, args.option)
+        Table.create(args.path, args.system, options, title=args.title).close()
+        print(f"created {display_name(args.path)} ({args.system})")
+        return 0
+    old = Table.open(args.from_, readonly=True)
+    try:
+        state = old.state
+    finally:
+        old.close()
+    source = display_name(args.from_)
+    if args.system is not None and args.system != state.system:
+        raise UsageError(
+            f"new: {source} is a {state.system} table; --system {args.system} cannot continue it"
+        )
+    options = {**state.options, **_parse_options(state.system, args.option)}
+    table = Table.create(args.path, state.system, options, title=args.title or state.title)
+    try:
+        drafts = carried(state, short_name(args.from_), table.projection.seq)
+        if drafts:
+            table.store.append(drafts, table.projection.seq, command=new_command_id())
+    finally:
+        table.close()
+    print(
+        f"created {display_name(args.path)} ({state.system}) from {source}: "
+        f"{len(state.characters)} characters as they stand, its options and macros"
+    )
     return 0
 
 
@@ -128,6 +160,8 @@ def cmd_log(args: argparse.Namespace) -> int:
     # what players know now: a record revealed at any point shows whole
     revealed = table.state.revealed
     lens = PlayerLens(revealed) if player is not None else None
+    only = _about(table, args.about, player) if args.about else None
+    want = args.grep.lower() if args.grep else None
     out = sys.stdout
     for record in table.store.records():
         if lens is not None:
@@ -136,6 +170,10 @@ def cmd_log(args: argparse.Namespace) -> int:
                 continue
         else:
             data = record_to_builtins(record)
+        if only is not None and only not in about(record.event):
+            continue
+        if want is not None and want not in render.describe(table.state.system, data).lower():
+            continue
         if args.json:
             flat = {k: v for k, v in data.items() if k != "event"}
             flat.update(data["event"])
@@ -151,6 +189,17 @@ def cmd_log(args: argparse.Namespace) -> int:
             )
     table.close()
     return 0
+
+
+def _about(table: Table, name: str, player: str | None) -> str:
+    """The id of the character ``--about`` names; for a player, only one they can see."""
+    state = table.state
+    shown = [c for c in state.characters.values() if player is None or not c.hidden]
+    for char in shown:
+        if char.id == character_id(name) or char.name.lower() == name.lower():
+            return char.id
+    names = ", ".join(sorted(c.name for c in shown)) or "none"
+    raise UsageError(f"--about {name!r}: no such character (characters: {names})")
 
 
 def _state_for(table: Table, args: argparse.Namespace) -> Any:
@@ -188,7 +237,11 @@ def cmd_state(args: argparse.Namespace) -> int:
         for k, v in data["options"].items():
             print(f"  option {k} = {v}")
         for char in data["characters"].values():
-            extra = {k: v for k, v in char.items() if k not in ("id", "name", "sheet", "hidden")}
+            extra = {
+                k: v
+                for k, v in char.items()
+                if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
+            }
             bits = " ".join(f"{k}={v}" for k, v in extra.items())
             print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
     table.close()
@@ -315,7 +368,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     _need_terminal("watch")
     from .app import watch
 
-    return watch(args.path, args.as_)
+    return watch(args.path, args.as_, bell=args.bell)
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -439,6 +492,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("watch", help="a player's live, read-only view of a table")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
+    s.add_argument(
+        "--bell", action="store_true", help="ring the terminal's bell when your turn begins"
+    )
     s.set_defaults(func=cmd_watch)
 
     s = sub.add_parser("host", help="serve a table to its seats over SSH (and a browser)")
@@ -457,10 +513,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument(
         "--system",
-        required=True,
         choices=list(SYSTEMS),
         metavar="ID",
         help="dice system: " + ", ".join(SYSTEMS),
+    )
+    s.add_argument(
+        "--from",
+        dest="from_",
+        metavar="TABLE",
+        help="continue TABLE: its system, options, macros and characters as they stand at its end",
     )
     s.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     s.add_argument("--title", default="")
@@ -477,6 +538,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
+    s.add_argument("--about", metavar="NAME", help="only the records about this character")
+    s.add_argument("--grep", metavar="TEXT", help="only the records whose line holds TEXT")
     s.set_defaults(func=cmd_log)
 
     s = sub.add_parser("state", help="print the projection")

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from margin.core import RuleError, TableState, get_system, parse_command
-from margin.core.commands import command_type, convert_command
+from margin.core.commands import MAX_GROUP, command_type, convert_command
+from margin.core.counters import parse_value
 from margin.core.systems.base import Command, Usage
+from margin.core.targets import find_characters
+
+from .sheets import read_sheet
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {
@@ -27,14 +31,51 @@ GENERIC_HELP: dict[str, str] = {
     "and all it caused (shows what first)",
     "redo": "redo   restore what the last undo voided",
     "reveal": "reveal SEQ   show the players a secret record",
-    "add": "add NAME [hidden] [KEY=VALUE ...]   seat a character (sheet fields)",
+    "add": "add NAME [xN] [npc] [hidden] [from FILE] [KEY=VALUE ...]   seat a character "
+    "(sheet fields, or a JSON/TOML sheet file); x4 seats NAME 1..4",
     "hide": "hide NAME   hide a character from the players",
     "show": "show NAME   show a hidden character to the players",
     "remove": "remove NAME   a character leaves the table",
     "set": "set OPTION VALUE   change a rule option",
+    "cond": "cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]   a condition for rounds, the "
+    "bearer's turns or counts (none: until removed); gm: the GM's alone",
+    "uncond": "uncond NAMES CONDITION   take a condition off",
+    "counter": "counter NAMES COUNTER MAX|VALUE/MAX|remove   start or set a counter (Health, ammo)",
+    "adjust": "adjust NAMES COUNTER +N|-N   add to a counter or take from it",
+    "edit": "edit NAMES FIELD=VALUE ...   sheet fields (skills.Melee=40), counters (Health=8), "
+    "name=NEW, npc=true",
+    "rename": "rename NAME NEW NAME   a character goes by a new name",
+    "health": "health NAMES exact|descriptive|hidden|table   what players see of their health",
+    "alias": "alias NAME = LINE   a macro: typing NAME runs LINE (words after NAME are added); "
+    "alias NAME = forgets it",
     "help": "help   every key and command",
     "rules": "rules   the rules of this table's system, as margin plays them",
 }
+
+#: The generic turn order's words, in a system without a clock of its own.
+CLOCK_HELP: dict[str, str] = {
+    "start": "start [NAMES ...] [dice DICE]   start the turn order; those named join, rolling",
+    "join": "join NAMES [N|DICE]   join the running turn order at N, or rolling DICE "
+    "(the option initiative_dice when neither)",
+    "leave": "leave NAMES   leave the turn order",
+    "next": "next   the next turn (Ctrl+N)",
+    "end": "end   the encounter ends",
+}
+
+#: NAMES: a character, a group's name (guard for Guard 1..4) or names joined by commas
+NAMES_NOTE = "NAMES: a name, a group (guard for Guard 1, Guard 2 ...) or names joined by commas"
+
+#: a condition's duration as typed: 2r (rounds), 1t (the bearer's turns), 3c (counts)
+DURATION = re.compile(r"(\d+)(r|t|c|rounds?|turns?|counts?)", re.IGNORECASE)
+UNITS = {"r": "rounds", "t": "turns", "c": "counts"}
+
+
+def help_words(state: TableState) -> dict[str, str]:
+    """The words the screen reads itself, with their help, for this table."""
+    if get_system(state.system).moment is None:
+        return {**GENERIC_HELP, **CLOCK_HELP}
+    return GENERIC_HELP
+
 
 #: Typed physical dice: ``... = 4 7`` gives the faces instead of rolling.
 FACES_MARK = "="
@@ -166,19 +207,7 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
             raise RuleError("reveal: give the record number, e.g. reveal 42")
         return {"type": "reveal", "seq": int(args[0])}
     if word == "add":
-        if not args:
-            raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
-        sheet: dict[str, Any] = {}
-        hidden = False
-        for arg in args[1:]:
-            key, eq, value = arg.partition("=")
-            if eq:
-                sheet[key] = _value(key, value)
-            elif arg.lower() == "hidden":
-                hidden = True
-            else:
-                raise RuleError(f"add: {arg!r} not understood (after the name: hidden, KEY=VALUE)")
-        return {"type": "add-character", "name": args[0], "sheet": sheet, "hidden": hidden}
+        return _add(args)
     if word in ("hide", "show", "remove"):
         if len(args) != 1:
             raise RuleError(f"{word}: give one character, e.g. {word} wolf")
@@ -190,7 +219,189 @@ def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[st
             raise RuleError("set: give an option and a value, e.g. set OPTION VALUE")
         value = get_system(state.system).option(args[0]).parse(args[1])
         return {"type": "set-option", "name": args[0], "value": value}
+    bookkeeping = BOOKKEEPING.get(word)
+    if bookkeeping is not None:
+        return bookkeeping(args, rest)
+    if word in CLOCK_HELP and get_system(state.system).moment is None:
+        return _clock(word, args)
     return None
+
+
+def _add(args: list[str]) -> dict[str, Any]:
+    if not args:
+        raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
+    out: dict[str, Any] = {"type": "add-character", "name": args[0], "sheet": {}, "hidden": False}
+    sheet: dict[str, Any] = {}
+    rest = args[1:]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        key, eq, value = arg.partition("=")
+        low = arg.lower()
+        if eq:
+            sheet[key] = _value(key, value)
+        elif low in ("hidden", "npc"):
+            out[low] = True
+        elif re.fullmatch(r"x\d+", low):
+            if not 1 <= int(low[1:]) <= MAX_GROUP:
+                raise RuleError(f"add: {arg!r}: a group is x1 to x{MAX_GROUP}")
+            out["count"] = int(low[1:])
+        elif low == "from":
+            if i + 1 == len(rest):
+                raise RuleError("add: give the sheet file after 'from' (add Kael from kael.toml)")
+            i += 1
+            out["sheet"] = read_sheet(rest[i])
+        else:
+            raise RuleError(
+                f"add: {arg!r} not understood (after the name: xN, npc, hidden, from FILE, "
+                "KEY=VALUE)"
+            )
+        i += 1
+    # fields typed after the file's name change what the file says
+    out["sheet"] = {**out["sheet"], **sheet}
+    return out
+
+
+def _need(args: list[str], count: int, usage: str) -> None:
+    if len(args) < count:
+        raise RuleError(f"{usage.split()[0]}: write it as '{usage}' ({NAMES_NOTE})")
+
+
+def _cond(args: list[str], rest: str) -> dict[str, Any]:
+    _need(args, 2, "cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]")
+    out: dict[str, Any] = {"type": "add-condition", "character": args[0]}
+    words = args[1:]
+    low = [w.lower() for w in words]
+    if "for" in low:
+        at = low.index("for")
+        out["reason"] = " ".join(words[at + 1 :])
+        words = words[:at]
+    name = []
+    for word in words:
+        found = DURATION.fullmatch(word)
+        if found:
+            unit = UNITS[found.group(2)[0].lower()]
+            if any(u in out for u in UNITS.values()):
+                raise RuleError(f"cond: {word!r} is a second duration (give one: 2r, 1t or 3c)")
+            out[unit] = int(found.group(1))
+        elif word.lower() == "gm":
+            out["gm_only"] = True
+        else:
+            name.append(word)
+    if not name:
+        raise RuleError("cond: name the condition (cond kael prone 2r)")
+    out["name"] = " ".join(name)
+    return out
+
+
+def _uncond(args: list[str], rest: str) -> dict[str, Any]:
+    _need(args, 2, "uncond NAMES CONDITION")
+    return {"type": "remove-condition", "character": args[0], "name": " ".join(args[1:])}
+
+
+def _counter(args: list[str], rest: str) -> dict[str, Any]:
+    usage = "counter NAMES COUNTER MAX|VALUE/MAX|remove"
+    _need(args, 3, usage)
+    who, name, value = args[0], " ".join(args[1:-1]), args[-1]
+    if value.lower() == "remove":
+        return {"type": "remove-counter", "character": who, "name": name}
+    now, top = parse_value(value, "counter")
+    out: dict[str, Any] = {"type": "set-counter", "character": who, "name": name}
+    if top is None and "/" not in value:
+        # a lone number starts a counter full at that maximum, or sets an old one's value
+        out["value"] = now
+    else:
+        if now is not None:
+            out["value"] = now
+        out["max"] = top
+    return out
+
+
+def _adjust(args: list[str], rest: str) -> dict[str, Any]:
+    _need(args, 3, "adjust NAMES COUNTER +N|-N")
+    by = args[-1]
+    if not re.fullmatch(r"[+-]?\d{1,7}", by):
+        raise RuleError(f"adjust: {by!r} is not a change (+2, -3)")
+    return {
+        "type": "adjust-counter",
+        "character": args[0],
+        "name": " ".join(args[1:-1]),
+        "by": int(by),
+    }
+
+
+def _edit(args: list[str], rest: str) -> dict[str, Any]:
+    _need(args, 2, "edit NAMES FIELD=VALUE ...")
+    fields: dict[str, Any] = {}
+    for arg in args[1:]:
+        key, eq, value = arg.partition("=")
+        if not eq or not key:
+            raise RuleError(
+                f"edit: {arg!r} is not FIELD=VALUE (edit kael Health=8 skills.Melee=40)"
+            )
+        fields[key] = _value(key, value)
+    return {"type": "edit", "character": args[0], "fields": fields}
+
+
+def _rename(args: list[str], rest: str) -> dict[str, Any]:
+    _need(args, 2, "rename NAME NEW NAME")
+    return {"type": "rename", "character": args[0], "name": " ".join(args[1:])}
+
+
+def _health(args: list[str], rest: str) -> dict[str, Any]:
+    views = ("exact", "descriptive", "hidden", "table")
+    if len(args) != 2 or args[1].lower() not in views:
+        raise RuleError(f"health: write it as 'health NAMES {'|'.join(views)}'")
+    return {"type": "health-view", "character": args[0], "view": args[1].lower()}
+
+
+def _alias(args: list[str], rest: str) -> dict[str, Any]:
+    name, eq, line = rest.partition("=")
+    if not eq or not name.strip():
+        raise RuleError("alias: write it as 'alias NAME = LINE' ('alias NAME =' forgets it)")
+    return {"type": "alias", "name": name.strip(), "line": line.strip()}
+
+
+BOOKKEEPING = {
+    "cond": _cond,
+    "uncond": _uncond,
+    "counter": _counter,
+    "adjust": _adjust,
+    "edit": _edit,
+    "rename": _rename,
+    "health": _health,
+    "alias": _alias,
+}
+
+
+def _clock(word: str, args: list[str]) -> dict[str, Any]:
+    if word == "next":
+        return {"type": "next-turn"}
+    if word == "end":
+        return {"type": "end-encounter"}
+    if word == "start":
+        low = [a.lower() for a in args]
+        out: dict[str, Any] = {"type": "start-encounter", "characters": args}
+        if "dice" in low:
+            at = low.index("dice")
+            if at + 2 != len(args):
+                raise RuleError("start: give the dice last (start kael guard dice 2d6+1)")
+            out["characters"], out["dice"] = args[:at], args[at + 1]
+        return out
+    if not args:
+        raise RuleError(f"{word}: name who ({NAMES_NOTE})")
+    if word == "leave":
+        return {"type": "leave", "character": args}
+    out = {"type": "join", "character": args[0]}
+    if len(args) == 2:
+        given = args[1]
+        if re.fullmatch(r"[+-]?\d{1,4}", given):
+            out["initiative"] = int(given)
+        else:
+            out["dice"] = given
+    elif len(args) > 2:
+        raise RuleError(f"join: write it as 'join NAMES [N|DICE]' ({NAMES_NOTE})")
+    return out
 
 
 def _accepts_faces(system: str, tag: str) -> bool:
@@ -208,6 +419,14 @@ def parse_line(text: str, state: TableState) -> Parsed:
     system = get_system(state.system)
     if text.startswith("{"):
         return Parsed(command=parse_command(state.system, text))
+    head, _, rest = text.partition(" ")
+    if head.lower() == "alias":
+        # a macro's line is kept as typed, '= faces' and all
+        data = _alias([], rest)
+        if data["name"].lower() in _command_words_only(state):
+            raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
+        return Parsed(command=convert_command(state.system, data))
+    text = expand_alias(text, state)
     words, faces = _faces(_split(text))
     if not words:
         raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
@@ -216,6 +435,15 @@ def parse_line(text: str, state: TableState) -> Parsed:
     if isinstance(found, Parsed):
         return found
     if found is None and system.parse_words is not None:
+        lines = _group_lines(words, state)
+        if lines is not None:
+            if faces is not None:
+                raise RuleError(f"{words[0]}: '= faces' fits one character's roll, not a group's")
+            parsed = [system.parse_words(line, state) for line in lines]
+            if all(p is not None for p in parsed):
+                return Parsed(
+                    command=convert_command(state.system, {"type": "each", "commands": parsed})
+                )
         found = system.parse_words(words, state)
     if found is None:
         raise RuleError(
@@ -229,6 +457,35 @@ def parse_line(text: str, state: TableState) -> Parsed:
             )
         found["faces"] = faces
     return Parsed(command=convert_command(state.system, found))
+
+
+def expand_alias(text: str, state: TableState) -> str:
+    """A line starting with a macro's name, as the line it stands for (words after it added)."""
+    head, _, rest = text.partition(" ")
+    line = state.aliases.get(head.lower())
+    # a command's own word is never a macro's, whatever the log holds
+    if line is None or head.lower() in _command_words_only(state):
+        return text
+    return f"{line} {rest}".strip()
+
+
+def _group_lines(words: list[str], state: TableState) -> list[list[str]] | None:
+    """A system's short form naming a group where it takes one character, as one line
+    per member (``damage guard 6`` for each guard), or None when it names no group."""
+    usage = get_system(state.system).grammar.get(words[0].lower())
+    if usage is None:
+        return None
+    for place, kind in enumerate(usage.slots, 1):
+        if kind != "character" or place >= len(words):
+            continue
+        word = words[place]
+        try:
+            members = find_characters(state, word)
+        except RuleError:
+            continue  # the system's own words say what is wrong
+        if len(members) > 1:
+            return [[*words[:place], m.name, *words[place + 1 :]] for m in members]
+    return None
 
 
 def opens_screen(text: str) -> bool:
@@ -251,10 +508,16 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     return {k: list(v) for k, v in vocab.items()}
 
 
+def _command_words_only(state: TableState) -> set[str]:
+    """The first words of the screen's and the system's commands (not macros)."""
+    system = get_system(state.system)
+    return {*help_words(state), *vocabulary(state).get("command", []), *system.grammar}
+
+
 def command_words(state: TableState) -> list[str]:
-    """First words the command line accepts, generic ones first."""
-    words = list(GENERIC_HELP)
-    for word in vocabulary(state).get("command", []):
+    """First words the command line accepts, generic ones first, then macros."""
+    words = list(help_words(state))
+    for word in [*vocabulary(state).get("command", []), *state.aliases]:
         if word not in words:
             words.append(word)
     return words
@@ -275,7 +538,35 @@ GENERIC_GRAMMAR: dict[str, Usage] = {
     "set": Usage(("option", "value"), makes="set-option"),
     "help": Usage(),
     "rules": Usage(),
+    "cond": Usage(("character", "text"), makes="add-condition"),
+    "uncond": Usage(("character", "condition"), makes="remove-condition"),
+    "counter": Usage(("character", "counter"), makes="set-counter"),
+    "adjust": Usage(("character", "counter"), makes="adjust-counter"),
+    "edit": Usage(("character",)),
+    "rename": Usage(("character", "text")),
+    "health": Usage(("character", "exact|descriptive|hidden|table"), makes="health-view"),
+    "alias": Usage(("text",)),
 }
+
+#: completion of the generic turn order's words, where there is one
+CLOCK_GRAMMAR: dict[str, Usage] = {
+    "start": Usage(rest=("character", "dice"), makes="start-encounter"),
+    "join": Usage(("character",)),
+    "leave": Usage(("character",)),
+    "next": Usage(makes="next-turn"),
+    "end": Usage(makes="end-encounter"),
+}
+
+
+def grammar_of(head: str, state: TableState) -> Usage | None:
+    """What each word of the short form starting with ``head`` is, for this table."""
+    if head in GENERIC_GRAMMAR:
+        return GENERIC_GRAMMAR[head]
+    system = get_system(state.system)
+    if system.moment is None and head in CLOCK_GRAMMAR:
+        return CLOCK_GRAMMAR[head]
+    return system.grammar.get(head)
+
 
 #: kinds of word that are typed, never completed
 TYPED = frozenset({"number", "text", "dice", "record", "value"})
@@ -286,7 +577,9 @@ def typed_words(message: str, state: TableState) -> str:
 
     Types inside JSON (after a quote) are left alone, so examples stay valid.
     """
-    grammar = {**get_system(state.system).grammar, **GENERIC_GRAMMAR}
+    system = get_system(state.system)
+    clock = CLOCK_GRAMMAR if system.moment is None else {}
+    grammar = {**system.grammar, **clock, **GENERIC_GRAMMAR}
     words = {u.makes: w for w, u in grammar.items() if "-" in u.makes and u.makes != w}
     if not words:
         return message
@@ -300,12 +593,13 @@ def typed_words(message: str, state: TableState) -> str:
 
 def kinds(text: str, state: TableState) -> list[str]:
     """What the word being typed at the end of ``text`` may be, by the command's grammar."""
-    words = text.split()
+    # quoted names of several words ("Rat 1") count as one word
+    words = _split(text)
     before = words if not text or text[-1].isspace() else words[:-1]
     if not before:
         return ["command"]
     head = before[0].lower()
-    usage = GENERIC_GRAMMAR.get(head) or get_system(state.system).grammar.get(head)
+    usage = grammar_of(head, state)
     if usage is None:
         return []
     args = [word.lower() for word in before[1:]]
@@ -321,8 +615,14 @@ def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str
         return command_words(state)
     if kind == "character":
         return vocab.get("character") or [c.id for c in state.characters.values()]
+    if kind == "condition":
+        return sorted({c.name for char in state.characters.values() for c in char.conditions})
+    if kind == "counter":
+        return sorted(
+            {c.name for char in state.characters.values() for c in char.counters.values()}
+        )
     if kind == "option":
-        return [o.name for o in get_system(state.system).options]
+        return [o.name for o in get_system(state.system).all_options]
     if kind in vocab:
         return vocab[kind]
     if kind in TYPED:
@@ -358,4 +658,6 @@ def complete(text: str, state: TableState) -> str | None:
     if not found:
         return None
     head = text[: len(text) - len(text.split()[-1])]
-    return head + found[0] + " "
+    # a name of several words (Guard 1, Dock Boss) stays one word on the line
+    word = f'"{found[0]}"' if " " in found[0] else found[0]
+    return head + word + " "

@@ -9,6 +9,7 @@ from typing import Any
 from margin.core import get_system
 from margin.core.lens import PlayerLens, player_state
 from margin.core.luck import Luck, percent
+from margin.core.panels import character_status
 from margin.core.recap import CharacterLuck, Encounter, Recap, recap
 from margin.events import record_to_builtins
 
@@ -42,10 +43,7 @@ def build(
         lens.feed(table.store.records())
         world = get_system(state.system).player_world
         state = player_state(state, lens, world, table.projection.history.voided)
-    status = get_system(state.system).status
-    standing = [
-        (c.name, list(status(c, state)) if status else []) for c in state.characters.values()
-    ]
+    standing = [(c.name, character_status(c, state)) for c in state.characters.values()]
     total = table.projection.seq
     show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
     result = recap(

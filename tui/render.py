@@ -70,6 +70,8 @@ def _generic(e: dict[str, Any]) -> str | None:
         keys = ", ".join(e.get("sheet", {}))
         if keys:
             return f"{e['id']}: sheet updated ({keys})"
+        if e.get("npc") is not None:
+            return f"{e['id']} is {'an NPC' if e['npc'] else 'no longer an NPC'}"
         hidden = e.get("hidden")
         if hidden is True:
             return f"{e['id']} is hidden from the players"
@@ -103,6 +105,62 @@ def _generic(e: dict[str, Any]) -> str | None:
         return f"GM reveals #{e['record']}"
     if tag == "table.branched":
         return f"a branch of {e['source']} at record {e['at']}"
+    return _bookkeeping(e)
+
+
+def _duration(e: dict[str, Any]) -> str:
+    for unit in ("rounds", "turns", "counts"):
+        n = e.get(unit)
+        if n:
+            return f" for {n} {unit if n != 1 else unit[:-1]}"
+    return ""
+
+
+def _bookkeeping(e: dict[str, Any]) -> str | None:
+    """Lines of the GM's bookkeeping: conditions, counters, the turn order, edits, macros."""
+    tag = e["type"]
+    who = e.get("character", e.get("id", ""))
+    if tag == "condition.added":
+        gm = " (GM only)" if e.get("gm_only") else ""
+        why = f" ({e['reason']})" if e.get("reason") else ""
+        return f"{who} is {e['name']}{_duration(e)}{why}{gm}"
+    if tag == "condition.ended":
+        return f"{who} is no longer {e['name']}" + (" (time is up)" if e.get("expired") else "")
+    if tag == "counter.set":
+        if "value" not in e:
+            return f"{who}: {e['name']} changes"
+        change = f" ({e['change']:+d})" if e.get("change") else ""
+        return f"{who}: {e['name']} {e['value']}/{e['max']}{change}"
+    if tag == "counter.removed":
+        return f"{who}: {e['name']} is no longer counted"
+    if tag == "fight.started":
+        return "the encounter begins" + (f": {e['name']}" if e.get("name") else "")
+    if tag == "fight.joined":
+        rolled = ""
+        if e.get("dice"):
+            faces = ", ".join(str(f) for f in e.get("faces", []))
+            typed = " typed" if e.get("source") == "typed" else ""
+            rolled = f" ({e['dice']}: [{faces}]{typed})"
+        return f"{who} joins the turn order at {e['initiative']}{rolled}"
+    if tag == "fight.left":
+        return f"{who} leaves the turn order"
+    if tag == "fight.turn":
+        return f"round {e['round']}: {who}'s turn"
+    if tag == "fight.ended":
+        return "the encounter ends"
+    if tag == "character.renamed":
+        return f"{e.get('was') or who} is now called {e['name']}"
+    if tag == "character.carried":
+        source = f" from {e['source']}" if e.get("source") else ""
+        return f"{e['name']} joins the table as they left it{source}" + (
+            " (hidden)" if e.get("hidden") else ""
+        )
+    if tag == "character.health-view":
+        return f"players see {who}'s health: {e['view']}"
+    if tag == "table.alias":
+        if not e.get("line"):
+            return f"macro {e['name']} forgotten"
+        return f"macro {e['name']} = {e['line']}"
     return None
 
 
@@ -111,4 +169,9 @@ def rules_text(system_id: str) -> str:
     system = get_system(system_id)
     if not system.rules_doc:
         raise RuleError(f"rules: {system.id} has no rules document")
-    return resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    own = resources.files(system.package).joinpath(system.rules_doc).read_text(encoding="utf-8")
+    shared = resources.files("margin.core").joinpath("bookkeeping")
+    parts = [own.rstrip("\n") + "\n", shared.joinpath("every-table.md").read_text(encoding="utf-8")]
+    if system.moment is None:
+        parts.append(shared.joinpath("turn-order.md").read_text(encoding="utf-8"))
+    return "".join(parts)

@@ -132,6 +132,7 @@ KEY_NAMES = {
     "plus": "+",
     "equals_sign": "=",
     "minus": "-",
+    "slash": "/",
 }
 
 
@@ -223,11 +224,13 @@ class JumpScreen(ModalScreen[str]):
     """Asks where a replay should jump: a record number, or round/turn/count N."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    PROMPT = "Jump to: a record number, or round N, turn N, count N"
+    PLACEHOLDER = "round 2"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="jump"):
-            yield Static("Jump to: a record number, or round N, turn N, count N")
-            yield Input(placeholder="round 2", id="jump-input")
+            yield Static(self.PROMPT)
+            yield Input(placeholder=self.PLACEHOLDER, id="jump-input")
 
     @on(Input.Submitted)
     def jump(self, event: Input.Submitted) -> None:
@@ -235,6 +238,13 @@ class JumpScreen(ModalScreen[str]):
 
     def action_cancel(self) -> None:
         self.dismiss("")
+
+
+class SearchScreen(JumpScreen):
+    """Asks what a replay should look for in the log: text, or @NAME for one character's records."""
+
+    PROMPT = "Search the log for text (Enter: the match before this record), @NAME: only NAME's records, @: all"
+    PLACEHOLDER = "bloodied"
 
 
 def _usages(entries: list[str | tuple[str, str]]) -> list[RenderableType]:

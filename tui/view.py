@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core.clock import table_clock
 from margin.core.commands import Command
-from margin.core.lens import PlayerLens, player_state
+from margin.core.lens import PlayerLens, about, player_state
+from margin.core.panels import character_status
 from margin.core.systems.base import Clock, Odds
 from margin.events import Record, Store, open_store, record_to_builtins
 
@@ -129,6 +131,9 @@ def player_id(state: TableState, name: str) -> str:
     return char.id
 
 
+#: log rows read at a time while searching
+SEARCH_CHUNK = 500
+
 _NUMBER = {
     word: re.compile(rf"\b{word}\s*(\d+)", re.IGNORECASE) for word in ("round", "turn", "count")
 }
@@ -168,6 +173,10 @@ class View:
         self._corrected_seqs: list[int] = []
         self._corrected: Projection | None = None
         self._fold_key: tuple[int, int] = (-1, -1)
+        #: list only the records about this character (an id), or every record
+        self.only: str | None = None
+        self._only_key: tuple[int, bool, str] = (-1, False, "")
+        self._only_seqs: list[int] = []
 
     @property
     def lens(self) -> bool:
@@ -176,7 +185,17 @@ class View:
     # -- which records -----------------------------------------------------
 
     def seqs(self) -> Sequence[int]:
-        """The records this view lists, oldest first."""
+        """The records this view lists, oldest first (only those about ``only`` when set)."""
+        listed = self._listed()
+        if self.only is None:
+            return listed
+        key = (len(listed), self.corrected, self.only)
+        if key != self._only_key:
+            self._only_seqs = [r.seq for r in self._fetch(listed) if self.only in about(r.event)]
+            self._only_key = key
+        return self._only_seqs
+
+    def _listed(self) -> Sequence[int]:
         if not self.corrected:
             return self.table.seqs
         history = self.table.projection.history
@@ -186,6 +205,41 @@ class View:
             self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
             self._seqs_key = key
         return self._corrected_seqs
+
+    def set_only(self, ref: str | None) -> str | None:
+        """List only the records about one character (None: every record); their name."""
+        seq = self.seq
+        if ref is None:
+            self.only = None
+        else:
+            self.only = find_character(self.state(), ref).id
+        if self.at is not None:
+            self.goto_seq(seq)
+        return None if self.only is None else self.state().characters[self.only].name
+
+    def search(self, text: str, before: int) -> int | None:
+        """The last position before ``before`` whose log line holds ``text`` (any case),
+        going round from the newest when none is; None when no line does."""
+        saved, self.at = self.at, None  # a replay searches the whole session
+        try:
+            return self._search(text.lower(), before)
+        finally:
+            self.at = saved
+
+    def _search(self, want: str, before: int) -> int | None:
+        count = self.log_len()
+        for start, stop in ((0, min(before, count)), (min(before, count), count)):
+            found = None
+            for low in range(start, stop, SEARCH_CHUNK):
+                for row in self.rows(low, min(stop, low + SEARCH_CHUNK)):
+                    if want in row.text.lower():
+                        found = self._position(row.seq)
+            if found is not None:
+                return found
+        return None
+
+    def _position(self, seq: int) -> int:
+        return bisect.bisect_left(self.seqs(), seq)
 
     def corrected_projection(self) -> Projection:
         """A fold of the log without its mistakes, for replay as corrected.
@@ -253,14 +307,13 @@ class View:
 
     def characters(self) -> list[CharacterRow]:
         state = self.state()
-        status = self.system.status
         return [
-            CharacterRow(c.name, tuple(status(c, state)) if status else (), c.hidden)
+            CharacterRow(c.name, tuple(character_status(c, state)), c.hidden)
             for c in state.characters.values()
         ]
 
     def clock(self) -> Clock | None:
-        return self.system.clock(self.state()) if self.system.clock else None
+        return table_clock(self.state())
 
     def odds(self, command: Command | None) -> Odds | None:
         if command is None or self.system.odds is None or self.lens:

@@ -334,6 +334,14 @@ class LogView(ScrollView, can_focus=True):
         self.stick = False
         self.call_after_refresh(lambda: setattr(self, "stick", self.is_vertical_scroll_end))
 
+    def show(self, index: int) -> None:
+        """Scroll so that record ``index`` is the lowest on screen."""
+        self.stick = False
+        self.scroll_to(
+            y=max(0, index - self._first_page()), animate=False, immediate=True, force=True
+        )
+        self.call_after_refresh(lambda: setattr(self, "stick", self.is_vertical_scroll_end))
+
     def page(self, direction: int) -> None:
         """A screenful of records back or on (as many as the screen shows whole)."""
         shown = max(1, self.screen_lines()[2])

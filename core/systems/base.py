@@ -10,11 +10,11 @@ import msgspec
 
 from margin.events import Draft, Event, Record
 
-from ..dice import Dice
+from ..dice import Dice, parse
 from ..errors import RuleError
 from ..facts import Reader
 from ..history import History
-from ..state import Character, TableState
+from ..state import Character, Moment, TableState
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,8 @@ class Option:
     #: bounds of a whole-number option
     lo: int | None = None
     hi: int | None = None
+    #: a further check of a value (dice notation, say): returns it, or raises RuleError
+    valid: Callable[[Any], Any] | None = None
 
     def check(self, value: Any) -> Any:
         """The value if valid for this option; a clear error otherwise."""
@@ -47,6 +49,11 @@ class Option:
             raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise RuleError(f"option {self.name}: {value} is out of range ({self.lo}..{self.hi})")
+        if self.valid is not None:
+            try:
+                return self.valid(value)
+            except RuleError as exc:
+                raise RuleError(f"option {self.name}: {exc}") from None
         return value
 
     def parse(self, text: str) -> Any:
@@ -122,6 +129,33 @@ class Usage:
     makes: str = ""
 
 
+def _notation(value: Any) -> str:
+    if not isinstance(value, str):
+        raise RuleError(f"expected dice notation, got {value!r}")
+    return str(parse(value))
+
+
+#: options margin gives every system
+EVERY_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "npc_health",
+        "exact",
+        "what players see of an NPC's health: 'exact', 'descriptive' (healthy, hurt, "
+        "bloodied, down) or 'hidden'",
+        ("exact", "descriptive", "hidden"),
+    ),
+)
+#: options of the generic turn order, for a system without a clock of its own
+CLOCK_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "initiative_dice",
+        "2d6",
+        "the dice each character rolls to join the turn order",
+        valid=_notation,
+    ),
+)
+
+
 def _no_world(options: Mapping[str, Any]) -> Any:
     return None
 
@@ -186,13 +220,34 @@ class System:
     player_world: Callable[[TableState], Any] | None = None
     #: after play: event tag -> what a recap reads from that event (``core.facts``)
     recap: Mapping[str, Reader] = field(default_factory=dict)
+    #: where the system's own clock stands (None when none runs); a system without
+    #: one (None here) gets margin's generic turn order (``core.clock``)
+    moment: Callable[[TableState], Moment | None] | None = None
+    #: the events that move the system's own clock, after which conditions may end
+    clock_events: tuple[type[Event], ...] = ()
+    #: the durations a condition may have here: rounds and turns of a turn order,
+    #: or counts of a timing track
+    time_units: tuple[str, ...] = ("rounds", "turns")
+    #: a character's health as (current, maximum), or None when they have none the
+    #: system tracks; players see it as the table's ``npc_health`` says (``core.health``)
+    health: Callable[[Character], tuple[int, int] | None] | None = None
+    #: the first word of the status item that shows it ("Health" for "Health 22/30")
+    health_label: str = ""
+    #: the character with the numbers of their health made to say nothing (unhurt),
+    #: for players who may not see them
+    mask_health: Callable[[Character], Character] | None = None
+
+    @property
+    def all_options(self) -> tuple[Option, ...]:
+        """The system's own options, then those margin gives every system."""
+        return self.options + (EVERY_OPTIONS if self.moment else EVERY_OPTIONS + CLOCK_OPTIONS)
 
     def option(self, name: str) -> Option:
-        for opt in self.options:
+        for opt in self.all_options:
             if opt.name == name:
                 return opt
-        known = ", ".join(o.name for o in self.options) or "none"
+        known = ", ".join(o.name for o in self.all_options) or "none"
         raise RuleError(f"option {name!r} is not an option of {self.id} (options: {known})")
 
     def default_options(self) -> dict[str, Any]:
-        return {o.name: o.default for o in self.options}
+        return {o.name: o.default for o in self.all_options}

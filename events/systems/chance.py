@@ -156,6 +156,16 @@ class EncounterStarted(Event, frozen=True, tag="chance.encounter"):
     hidden: list[str] = []
 
 
+class EncounterJoined(Event, frozen=True, tag="chance.joined"):
+    """A character joins a running fight at ``index`` in the turn order."""
+
+    character: str
+    index: int
+    #: [x, y] in feet, when the GM placed them
+    position: list[int] | None = None
+    hidden: bool = False
+
+
 class TurnStarted(Event, frozen=True, tag="chance.turn"):
     actor: str
     index: int
@@ -215,6 +225,7 @@ class Traveled(Event, frozen=True, tag="chance.traveled"):
 
 
 EVENTS: tuple[type[Event], ...] = (
+    EncounterJoined,
     CheckRolled,
     OpposedRolled,
     AttackRolled,
@@ -309,6 +320,8 @@ EncounterStarted.PLAYER = PlayerForm(
     about=("order", "positions", "hidden"),
     unseen={"order": (), "positions": (), "hidden": ()},
 )
+# a place in the order counts hidden fighters
+EncounterJoined.PLAYER = PlayerForm(about=("character",), private=("index",))
 # whom a feared actor flees, and where margin sends it, would betray a hidden frightener
 TurnStarted.PLAYER = PlayerForm(
     about=("actor", "flee_from"), unseen={"flee_from": ("flee_to",)}, private=("index",)

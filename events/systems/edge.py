@@ -52,6 +52,9 @@ class Checked(Event, frozen=True, tag="edge.check"):
     #: the TN and margin are hidden from players (see the record's visibility)
     secret_tn: bool = False
     reason: str = ""
+    #: what the sheet lacks and was counted as 0: attributes (AG), or the skill of a
+    #: sheet that has no skills at all (a mook's)
+    assumed: list[str] = []
 
 
 class Attacked(Checked, frozen=True, tag="edge.attack"):
@@ -208,6 +211,8 @@ class Joined(Event, frozen=True, tag="edge.joined"):
     source: str = "rng"
     #: a hidden character's place in the order is not shown to players
     hidden: bool = False
+    #: attributes the sheet lacks, counted as 0 in the bonus
+    assumed: list[str] = []
 
 
 class Left(Event, frozen=True, tag="edge.left"):
@@ -266,6 +271,7 @@ SECRET_ATTACK_TN = (*SECRET_TN, "dodge_penalty")
 #: What an attack shows of its attacker: the skill, the dice and everything that adds up
 #: to the total, the weapon and its damage.
 ATTACKER = (
+    "assumed",
     "skill",
     "bonus",
     "modifier",
@@ -311,8 +317,11 @@ Damaged.PLAYER = PlayerForm(
     about=("target",),
     via_unseen=("dice", "bonus", "faces", "raw", "edge_boost", "source", "reason", "pt_reduction"),
 )
-for _kind in (Injured, InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed, Healed):
+for _kind in (InjuryLessened, EdgeBurned, EdgeRecovered, PendingDismissed):
     _kind.PLAYER = _CHARACTER
+# the Health an injury is measured against, and what is left, say how hurt the character is
+Injured.PLAYER = PlayerForm(about=("character",), health=("accumulated", "health"))
+Healed.PLAYER = PlayerForm(about=("character",), health=("damage_after",))
 ArmorRepaired.PLAYER = _CHARACTER
 EncounterStarted.PLAYER = PlayerForm()
 EncounterEnded.PLAYER = PlayerForm()

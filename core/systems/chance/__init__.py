@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from margin.events.systems import chance as chance_events
+
+from ...state import Character, Moment, TableState
 from ..base import Option, System, Usage
 from . import commands, decide, fold, present, recap, resolve, rules, state
 
@@ -206,6 +211,30 @@ DEMO: tuple[dict[str, Any], ...] = (
     {"type": "reveal", "seq": 7},
 )
 
+
+def moment(table: TableState) -> Moment | None:
+    """Where the encounter stands: the round and whose turn."""
+    world = table.world
+    enc = world.encounter if isinstance(world, state.ChanceWorld) else None
+    if enc is None:
+        return None
+    actor = enc.actor
+    return Moment(round=enc.round, actor=actor or "")
+
+
+def health(char: Character) -> tuple[int, int] | None:
+    if not isinstance(char, state.ChanceCharacter):
+        return None
+    return char.hp, char.max_hp
+
+
+def mask_health(char: Character) -> Character:
+    """Unhurt, for players who may not see how hurt."""
+    if not isinstance(char, state.ChanceCharacter):
+        return char
+    return msgspec.structs.replace(char, hp=char.max_hp)
+
+
 SYSTEM = System(
     id="d100-chance",
     title="d100-chance",
@@ -238,6 +267,7 @@ SYSTEM = System(
         "move": Usage(("character",)),
         "bandage": Usage(("character",)),
         "fight": Usage((), ("character",)),
+        "join": Usage(("character",), ("after|at",), {"after": "character"}),
         "endfight": Usage(makes="end-encounter"),
         "hp": Usage(("character",)),
         "clear": Usage(("character", "effect"), makes="clear-effect"),
@@ -260,7 +290,18 @@ SYSTEM = System(
         ("attack vex brakk firebolt = 99", "a miss"),
         ("travel sea 40 nmi 12", "a leg of a journey at 12 knots"),
         ("endfight", "end the fight"),
-        ("fight rook vex brakk", "a new fight, in turn order"),
+        ("fight rook vex", "a new fight, in turn order"),
         ("next", "its first turn"),
+        ("join brakk after rook", "brakk joins the running fight, acting after rook"),
+    ),
+    moment=moment,
+    health=health,
+    health_label="HP",
+    mask_health=mask_health,
+    clock_events=(
+        chance_events.EncounterStarted,
+        chance_events.EncounterJoined,
+        chance_events.TurnStarted,
+        chance_events.EncounterEnded,
     ),
 )

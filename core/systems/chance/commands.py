@@ -91,6 +91,15 @@ class StartEncounter(Command, tag="encounter"):
     positions: dict[str, list[int]] = {}
 
 
+class Join(Command, tag="join"):
+    """Characters join the running fight: after ``after`` in the turn order, or at its end."""
+
+    character: str | list[str]
+    after: str | None = None
+    #: where they stand, [x, y] in feet
+    position: list[int] | None = None
+
+
 class NextTurn(Command, tag="next"):
     """End the current turn; the next character's effects tick as their turn starts."""
 
@@ -148,6 +157,7 @@ COMMANDS: tuple[type[Command], ...] = (
     Bandage,
     ClearEffect,
     StartEncounter,
+    Join,
     NextTurn,
     EndEncounter,
     Move,

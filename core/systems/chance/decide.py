@@ -18,6 +18,7 @@ from margin.events.systems.chance import (
     EffectRemoved,
     EffectTicked,
     EncounterEnded,
+    EncounterJoined,
     EncounterStarted,
     HealthChanged,
     Moved,
@@ -31,6 +32,7 @@ from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
 from ...state import TableState, find_character
+from ...targets import find_characters
 from ..base import Command
 from . import rules
 from .commands import (
@@ -42,6 +44,7 @@ from .commands import (
     ClearEffect,
     EndEncounter,
     Flee,
+    Join,
     Move,
     NextTurn,
     Opposed,
@@ -692,7 +695,7 @@ def decide_start(
         raise RuleError("encounter: a fight is already running (end-encounter first)")
     if not cmd.order:
         raise RuleError("order: name the characters in turn order")
-    order = [_char(state, ref).id for ref in cmd.order]
+    order = [c.id for ref in cmd.order for c in find_characters(state, ref)]
     doubled = sorted({c for c in order if order.count(c) > 1})
     if doubled:
         raise RuleError(f"order: {doubled[0]!r} is listed twice")
@@ -704,6 +707,29 @@ def decide_start(
     # with hidden fighters in it, players learn only that a fight began
     event = EncounterStarted(order=order, positions=positions, hidden=hidden)
     return [Draft(event)]
+
+
+def decide_join(cmd: Join, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    enc = _world(state).encounter
+    if enc is None:
+        raise RuleError("join: no fight is running (start one with encounter)")
+    if cmd.after is None:
+        index = len(enc.order)
+    else:
+        after = _char(state, cmd.after)
+        if after.id not in enc.order:
+            raise RuleError(f"after: {after.name} is not in the fight")
+        index = enc.order.index(after.id) + 1
+    position = None if cmd.position is None else _place(cmd.position, "position")
+    drafts = []
+    for n, char in enumerate(find_characters(state, cmd.character)):
+        if char.id in enc.order:
+            raise RuleError(f"join: {char.name} is already in the fight")
+        event = EncounterJoined(
+            character=char.id, index=index + n, position=position, hidden=char.hidden
+        )
+        drafts.append(Draft(event))
+    return drafts
 
 
 def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -973,6 +999,7 @@ _DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
     Bandage: decide_bandage,
     ClearEffect: decide_clear,
     StartEncounter: decide_start,
+    Join: decide_join,
     NextTurn: decide_next,
     EndEncounter: decide_end,
     Move: decide_move,

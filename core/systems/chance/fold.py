@@ -10,6 +10,7 @@ from margin.events.systems.chance import (
     EffectRemoved,
     EffectTicked,
     EncounterEnded,
+    EncounterJoined,
     EncounterStarted,
     HealthChanged,
     Moved,
@@ -142,6 +143,22 @@ def _started(state: TableState, record: Record) -> None:
             char.position = list(place)
 
 
+def _joined(state: TableState, record: Record) -> None:
+    e: EncounterJoined = record.event
+    enc = _world(state).encounter
+    if enc is None:
+        return
+    enc.order.insert(e.index, e.character)
+    if e.hidden:
+        enc.hidden.append(e.character)
+    # whoever is acting keeps the turn
+    if 0 <= e.index <= enc.current:
+        enc.current += 1
+    char = _char(state, e.character)
+    if char is not None and e.position is not None:
+        char.position = list(e.position)
+
+
 def _turn(state: TableState, record: Record) -> None:
     e: TurnStarted = record.event
     enc = _world(state).encounter
@@ -203,6 +220,7 @@ HANDLERS: dict[type[Event], Handler] = {
     EffectTicked: _tick,
     EffectRemoved: _removed,
     EncounterStarted: _started,
+    EncounterJoined: _joined,
     TurnStarted: _turn,
     EncounterEnded: _ended,
     Moved: _moved,

@@ -163,6 +163,8 @@ def describe(e: dict[str, Any]) -> str | None:
         return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
     if tag == "chance.encounter":
         return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
+    if tag == "chance.joined":
+        return f"{e['character']} joins the fight"
     if tag == "chance.turn":
         line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
         if e.get("flee_to"):
@@ -407,6 +409,26 @@ def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
     return out
 
 
+def _join_words(rest: list[str]) -> dict[str, Any]:
+    """``join WHO [after WHO] [at X Y]``: into the running fight."""
+    usage = "join WHO [after WHO] [at X Y] (at the end of the turn order if no after)"
+    low = [w.lower() for w in rest]
+    if not rest or low[0] in ("after", "at"):
+        raise RuleError(f"join: {usage}")
+    out: dict[str, Any] = {"type": "join", "character": rest[0]}
+    i = 1
+    while i < len(rest):
+        if low[i] == "after" and i + 1 < len(rest):
+            out["after"] = rest[i + 1]
+            i += 2
+        elif low[i] == "at" and i + 2 < len(rest):
+            out["position"] = [_int_word(rest[i + 1], "x"), _int_word(rest[i + 2], "y")]
+            i += 3
+        else:
+            raise RuleError(f"join: {rest[i]!r} not understood ({usage})")
+    return out
+
+
 def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
     if not words:
         return None
@@ -479,6 +501,8 @@ def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
     if head == "endfight":
         _no_more("endfight", rest, "endfight")
         return {"type": "end-encounter"}
+    if head == "join":
+        return _join_words(rest)
     if head == "hp":
         if len(rest) < 2:
             raise RuleError("hp: hp WHO AMOUNT [reason] (negative for damage)")
@@ -525,6 +549,7 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
             "side",
             "bandage",
             "fight",
+            "join",
             "endfight",
             "hp",
             "clear",

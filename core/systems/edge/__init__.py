@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
+from margin.events.systems import edge as edge_events
+
+from ...state import Character, Moment, TableState
 from ..base import Option, System, Usage
 from . import commands, decide, fold, present, recap, resolve, state
 
@@ -161,6 +166,30 @@ DEMO: tuple[dict[str, Any], ...] = (
     {"type": "next-turn"},
 )
 
+
+def moment(table: TableState) -> Moment | None:
+    """Where the encounter's initiative stands: the round and whose turn."""
+    enc = state.world(table).encounter
+    return None if enc is None else Moment(round=enc.round, actor=enc.current)
+
+
+def health(char: Character) -> tuple[int, int] | None:
+    """Health left and the sheet's Health (none left when dead or knocked out)."""
+    if not isinstance(char, state.EdgeCharacter):
+        return None
+    top = state.health(char)
+    return (0 if char.dead or char.knocked_out else top - char.damage), top
+
+
+def mask_health(char: Character) -> Character:
+    """Unhurt, for players who may not see how hurt: no damage, injuries or death."""
+    if not isinstance(char, state.EdgeCharacter):
+        return char
+    return msgspec.structs.replace(
+        char, damage=0, stun=0, injuries=[], dead=False, knocked_out=False, urgent_care=False
+    )
+
+
 SYSTEM = System(
     id="2d10-edge",
     title="2d10-edge",
@@ -244,5 +273,16 @@ SYSTEM = System(
         ("start Second wave", "start an encounter"),
         ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
         ("next", "the first turn"),
+    ),
+    moment=moment,
+    health=health,
+    health_label="Health",
+    mask_health=mask_health,
+    clock_events=(
+        edge_events.EncounterStarted,
+        edge_events.Joined,
+        edge_events.Left,
+        edge_events.TurnStarted,
+        edge_events.EncounterEnded,
     ),
 )

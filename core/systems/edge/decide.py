@@ -60,6 +60,7 @@ from .state import (
     Injury,
     OpenAttack,
     Pending,
+    assumed,
     attribute,
     character,
     combatant,
@@ -198,6 +199,7 @@ def _roll_check(
         "double": result.double,
         "adjustment": result.adjustment,
         "total": result.total,
+        "assumed": assumed(char, [sid]),
         "mos": result.mos,
         "success": result.success,
         "band": result.band,
@@ -387,6 +389,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         base_dice, bonus = rules.strength_conversion(
             arm["dice"], attribute(char, "ST") + arm["bonus"]
         )
+        checked["assumed"] = [*checked["assumed"], *assumed(char, ["ST"])]
     else:
         base_dice, bonus = arm["dice"], arm["bonus"]
     extra = arm["burst"] if cmd.mode == "burst" else 0
@@ -837,6 +840,7 @@ def _join_drafts(
             bonus=bonus,
             initiative=sum(faces) + bonus,
             source=dice.source,
+            assumed=assumed(char, ["AG", "CU"]),
         )
     )
 

@@ -55,7 +55,13 @@ def _check_line(e: dict[str, Any]) -> str:
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
     secret = " (secret TN)" if e.get("secret_tn") else ""
     band = e.get("band", "").replace("-", " ")
-    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}"
+    return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
+
+
+def _assumed(e: dict[str, Any]) -> str:
+    """What the sheet lacked and was counted as 0, said so."""
+    missing = e.get("assumed")
+    return f" ({', '.join(missing)}: not on the sheet, counted as 0)" if missing else ""
 
 
 def describe(e: dict[str, Any]) -> str | None:
@@ -115,10 +121,9 @@ def describe(e: dict[str, Any]) -> str | None:
         end = ""
         if e.get("overwhelmed") or e.get("severity") == "fatal":
             end = " - knocked out" if e.get("stun") else " - FATAL"
-        return (
-            f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points "
-            f"({e.get('accumulated')}/{e.get('health')}){end}"
-        )
+        # players who may not see this character's health get no Health to measure by
+        levels = f" ({e.get('accumulated')}/{e['health']})" if "health" in e else ""
+        return f"{e.get('character')}: {sev}{kind}injury, {e.get('points')} points{levels}{end}"
     if tag == "edge.injury-lessened":
         which = f"injury #{e['injury']}" if "injury" in e else "an injury"
         change = f"{e.get('severity_from')} -> {e.get('severity_to')}"
@@ -137,14 +142,18 @@ def describe(e: dict[str, Any]) -> str | None:
     if tag == "edge.healed":
         kind = "stun" if e.get("stun") else "damage"
         care = ", urgent care given" if e.get("cared") else ""
-        return f"{e.get('character')} recovers {e.get('points')} {kind} (left {e.get('damage_after')}){care}"
+        left = f" (left {e['damage_after']})" if "damage_after" in e else ""
+        return f"{e.get('character')} recovers {e.get('points')} {kind}{left}{care}"
     if tag == "edge.armor-repaired":
         left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
         return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
     if tag == "edge.encounter-started":
         return f"encounter starts{': ' + e['name'] if e.get('name') else ''}"
     if tag == "edge.joined":
-        return f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = {e.get('initiative')}"
+        return (
+            f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = "
+            f"{e.get('initiative')}{_assumed(e)}"
+        )
     if tag == "edge.left":
         return f"{e.get('character')} leaves the encounter"
     if tag == "edge.turn":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import msgspec
@@ -370,17 +370,24 @@ def health(char: EdgeCharacter) -> int:
 
 
 def attribute(char: EdgeCharacter, name: str) -> int:
-    attrs = sheet_of(char)["attributes"]
-    if name not in attrs:
-        have = ", ".join(attrs) or "none"
-        raise RuleError(f"{char.name}'s sheet has no attribute {name} (attributes: {have})")
-    return int(attrs[name])
+    """An attribute's value; one the sheet lacks (a mook's) counts as 0 (see ``assumed``)."""
+    return int(sheet_of(char)["attributes"].get(name, 0))
+
+
+def assumed(char: EdgeCharacter, names: Iterable[str]) -> list[str]:
+    """Which of ``names`` the sheet lacks (attributes, or skills of a sheet with none)."""
+    sheet = sheet_of(char)
+    have = {**sheet["attributes"], **sheet["skills"]}
+    return [n for n in names if n not in have]
 
 
 def skill_bonus(char: EdgeCharacter, skill: str) -> tuple[str, int]:
     """(skill id, ranks + the two key attributes), or a clear error naming the known skills."""
     skills = sheet_of(char)["skills"]
     sid = key(skill)
+    if not skills:
+        # a sheet with no skills at all (a mook's: Health and a weapon) rolls every skill at 0
+        return sid, 0
     if sid not in skills:
         have = ", ".join(skills) or "none"
         raise RuleError(f"skill: {skill!r} is not a skill of {char.name} (skills: {have})")

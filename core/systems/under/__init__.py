@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from margin.events.systems import under as under_events
+
+from ...state import Moment, TableState
 from ..base import Option, System, Usage
 from . import commands, decide, fold, present, recap, resolve, rules, state
 
@@ -65,6 +68,13 @@ DEMO: tuple[dict[str, Any], ...] = (
 )
 
 
+def moment(table: TableState) -> Moment | None:
+    """Where the timing track stands: its count."""
+    world = table.world
+    running = isinstance(world, state.TrackWorld) and world.running
+    return Moment(count=world.now) if running else None
+
+
 SYSTEM = System(
     id="d100-under",
     title="d100-under",
@@ -122,4 +132,11 @@ SYSTEM = System(
         "interrupt": Usage(("character",)),
         "end-track": Usage(),
     },
+    moment=moment,
+    clock_events=(
+        under_events.TrackStarted,
+        under_events.TrackAdvanced,
+        under_events.TrackEnded,
+    ),
+    time_units=("counts",),
 )
