@@ -286,7 +286,7 @@ def fight_clock(state: TableState) -> Clock | None:
         )
     name = f" ({fight.name})" if fight.name else ""
     title = f"Round {fight.round}{name}" if fight.round else f"Encounter{name}: not begun"
-    return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), round=fight.round or None)
 
 
 def table_clock(state: TableState) -> Clock | None:
@@ -294,7 +294,7 @@ def table_clock(state: TableState) -> Clock | None:
     system = get_system(state.system)
     if system.moment is None:
         return fight_clock(state)
-    return system.clock(state) if system.clock is not None else None
+    return system.clock(state)
 
 
 def player_fight(fight: Fight | None, hidden: Container[str]) -> Fight | None:

@@ -11,7 +11,7 @@ from msgspec import Meta
 from margin.events.record import stable_schema
 
 from .errors import RuleError
-from .inputs import read_json
+from .inputs import explain, read_json
 from .systems import SYSTEMS, get_system
 from .systems.base import Command
 
@@ -261,7 +261,19 @@ def parse_command(system: str, line: str | bytes) -> Command:
             raise RuleError(
                 'command has no "type" (e.g. {"type": "roll", "dice": "2d10"})'
             ) from None
-        raise RuleError(f"bad command: {msg}") from None
+        raise RuleError(_worded(exc, system, _plain(line))) from None
+
+
+def _plain(line: str | bytes) -> Any:
+    """A refused line's JSON as plain values, for its message to quote; None if unreadable."""
+    try:
+        return msgspec.json.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _worded(error: msgspec.ValidationError, system: str, data: Any) -> str:
+    return explain(error, data, command_type(system)) or f"bad command: {error}"
 
 
 def command_schema(system: str | None = None) -> dict[str, Any]:
@@ -275,4 +287,4 @@ def convert_command(system: str, data: dict[str, Any]) -> Command:
     try:
         return msgspec.convert(data, command_type(system))  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
-        raise RuleError(f"bad command: {exc}") from None
+        raise RuleError(_worded(exc, system, data)) from None

@@ -54,7 +54,7 @@ from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
 from .lens import seal
-from .state import Character, LastRoll, TableState, character_id, find_character, snapshot
+from .state import LastRoll, TableState, character_id, find_character, snapshot
 from .systems import SYSTEMS, get_system
 from .systems.base import Command, Handler
 from .targets import group
@@ -98,7 +98,7 @@ def _decide(command: Command, state: TableState, dice: Dice, history: History) -
         drafts: list[Draft] = handler(command, state, dice, history)
     else:
         system = get_system(state.system)
-        if system.decide is None or type(command) not in system.commands:
+        if type(command) not in system.commands:
             raise RuleError(
                 f"command {type(command).__struct_config__.tag!r} is not available here"
             )
@@ -195,7 +195,7 @@ def _add_character(
     if not name:
         raise RuleError("name: a character needs a name")
     system = get_system(state.system)
-    sheet = system.check_sheet(dict(cmd.sheet)) if system.check_sheet else dict(cmd.sheet)
+    sheet = system.check_sheet(dict(cmd.sheet))
     visibility = Visibility(gm_only=True) if cmd.hidden else Visibility()
     names = [name] if cmd.count == 1 else _group_names(name, cmd.count, state)
     out = []
@@ -221,11 +221,9 @@ def _update_character(
 ) -> list[Draft]:
     char = find_character(state, cmd.character)
     system = get_system(state.system)
-    sheet = dict(cmd.sheet)
-    if system.check_sheet:
-        # store the fields as the system normalises them, as a new sheet would be
-        merged = system.check_sheet({**char.sheet, **cmd.sheet})
-        sheet = {k: merged[k] for k in merged if k in cmd.sheet or k not in char.sheet}
+    # store the fields as the system normalises them, as a new sheet would be
+    merged = system.check_sheet({**char.sheet, **cmd.sheet})
+    sheet = {k: merged[k] for k in merged if k in cmd.sheet or k not in char.sheet}
     hidden = char.hidden if cmd.hidden is None else cmd.hidden
     visibility = Visibility(gm_only=True) if hidden and cmd.hidden is None else Visibility()
     return [
@@ -382,11 +380,7 @@ def _option(state: TableState, record: Record) -> None:
 def _char_added(state: TableState, record: Record) -> None:
     e: CharacterAdded = record.event
     make = get_system(state.system).make_character
-    char = (
-        make(e.id, e.name, dict(e.sheet), e.hidden)
-        if make
-        else Character(id=e.id, name=e.name, sheet=dict(e.sheet), hidden=e.hidden)
-    )
+    char = make(e.id, e.name, dict(e.sheet), e.hidden)
     char.npc = e.npc
     state.characters[e.id] = char
 
@@ -396,11 +390,7 @@ def _char_carried(state: TableState, record: Record) -> None:
     e: CharacterCarried = record.event
     make = get_system(state.system).make_character
     sheet = dict(e.status.get("sheet", {}))
-    fresh = (
-        make(e.id, e.name, sheet, e.hidden)
-        if make
-        else Character(id=e.id, name=e.name, sheet=sheet, hidden=e.hidden)
-    )
+    fresh = make(e.id, e.name, sheet, e.hidden)
     data = {**e.status, "id": e.id, "name": e.name, "hidden": e.hidden}
     state.characters[e.id] = msgspec.convert(data, type(fresh))
 

@@ -154,83 +154,98 @@ class Roll:
         return f"{text} = {self.total}"
 
 
+class _Notation:
+    """A cursor over dice notation with its spaces taken out; errors point into the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.s = text.replace(" ", "").lower()
+        # positions in the stripped string map back to the original for the pointer
+        self.positions = [i for i, ch in enumerate(text) if ch != " "]
+        self.pos = 0
+
+    def fail(self, at: int, reason: str) -> NotationError:
+        where = self.positions[at] if at < len(self.positions) else len(self.text)
+        return NotationError(self.text, where, reason)
+
+    def at(self, chars: str) -> bool:
+        """Whether the next character is one of ``chars``."""
+        return self.pos < len(self.s) and self.s[self.pos] in chars
+
+    def number(self) -> int | None:
+        start = self.pos
+        while self.pos < len(self.s) and "0" <= self.s[self.pos] <= "9":
+            self.pos += 1
+        if self.pos == start:
+            return None
+        if self.pos - start > 6:
+            raise self.fail(start, "number too large")
+        return int(self.s[start : self.pos])
+
+    def term(self, sign: int) -> Term:
+        """One term: ``3d6``, ``d%``, ``4d6kh3`` or a number."""
+        start = self.pos
+        n = self.number()
+        if not self.at("d"):
+            if n is None:
+                raise self.fail(self.pos, "expected a number or dice like 2d6")
+            return ConstTerm(n, sign)
+        self.pos += 1
+        count = 1 if n is None else n
+        at = self.pos
+        sides = self.sides()
+        if count < 1 or count > MAX_DICE:
+            raise self.fail(start, f"{count} dice is out of range (1..{MAX_DICE})")
+        if sides < 2 or sides > MAX_SIDES:
+            raise self.fail(at, f"{sides} sides is out of range (2..{MAX_SIDES})")
+        keep, keep_n = self.keep(count)
+        return DiceTerm(count, sides, keep, keep_n, sign)
+
+    def sides(self) -> int:
+        if self.at("%"):
+            self.pos += 1
+            return 100
+        sides = self.number()
+        if sides is None:
+            raise self.fail(self.pos, "expected the number of sides after 'd'")
+        return sides
+
+    def keep(self, count: int) -> tuple[str, int]:
+        """``kh3`` or ``kl1`` after the dice: which to keep and how many; none when absent."""
+        if not self.s.startswith(("kh", "kl"), self.pos):
+            if self.at("k"):
+                raise self.fail(self.pos, "keep must be 'kh' (highest) or 'kl' (lowest)")
+            return "", 0
+        keep = self.s[self.pos : self.pos + 2]
+        self.pos += 2
+        k = self.number()
+        if k is None:
+            raise self.fail(self.pos, f"expected how many dice to keep after '{keep}'")
+        if not 1 <= k <= count:
+            raise self.fail(self.pos - 1, f"keep {k} is out of range (1..{count})")
+        return keep, k
+
+
 def parse(text: str) -> Expression:
     """Parse dice notation; a bad character raises ``NotationError`` pointing at it."""
-    src = text
-    s = text.replace(" ", "").lower()
-    if not s:
-        raise NotationError(src, 0, "empty notation (try 2d10 or 3d6+2)")
-    # positions in the stripped string map back to the original for the pointer
-    positions = [i for i, ch in enumerate(text) if ch != " "]
-    pos = 0
+    notation = _Notation(text)
+    if not notation.s:
+        raise NotationError(text, 0, "empty notation (try 2d10 or 3d6+2)")
     terms: list[Term] = []
-
-    def fail(at: int, reason: str) -> NotationError:
-        where = positions[at] if at < len(positions) else len(text)
-        return NotationError(src, where, reason)
-
-    def number() -> int | None:
-        nonlocal pos
-        start = pos
-        while pos < len(s) and "0" <= s[pos] <= "9":
-            pos += 1
-        if pos == start:
-            return None
-        if pos - start > 6:
-            raise fail(start, "number too large")
-        return int(s[start:pos])
-
-    sign = 1
     while True:
-        if pos < len(s) and s[pos] in "+-":
-            if terms or s[pos] == "-":
-                sign = -1 if s[pos] == "-" else 1
-                pos += 1
-            else:
-                pos += 1
-        start = pos
-        n = number()
-        if pos < len(s) and s[pos] == "d":
-            pos += 1
-            count = 1 if n is None else n
-            at = pos
-            if pos < len(s) and s[pos] == "%":
-                pos += 1
-                sides: int | None = 100
-            else:
-                sides = number()
-            if sides is None:
-                raise fail(pos, "expected the number of sides after 'd'")
-            if count < 1 or count > MAX_DICE:
-                raise fail(start, f"{count} dice is out of range (1..{MAX_DICE})")
-            if sides < 2 or sides > MAX_SIDES:
-                raise fail(at, f"{sides} sides is out of range (2..{MAX_SIDES})")
-            keep, keep_n = "", 0
-            if s.startswith(("kh", "kl"), pos):
-                keep = s[pos : pos + 2]
-                pos += 2
-                k = number()
-                if k is None:
-                    raise fail(pos, f"expected how many dice to keep after '{keep}'")
-                if not 1 <= k <= count:
-                    raise fail(pos - 1, f"keep {k} is out of range (1..{count})")
-                keep_n = k
-            elif pos < len(s) and s[pos] == "k":
-                raise fail(pos, "keep must be 'kh' (highest) or 'kl' (lowest)")
-            terms.append(DiceTerm(count, sides, keep, keep_n, sign))
-        elif n is not None:
-            terms.append(ConstTerm(n, sign))
-        else:
-            raise fail(pos, "expected a number or dice like 2d6")
-        if pos == len(s):
-            break
-        if s[pos] not in "+-":
-            raise fail(pos, f"unexpected {s[pos]!r}")
-        if pos + 1 == len(s):
-            raise fail(pos + 1, "expected a term after the sign")
         sign = 1
+        if notation.at("+-"):
+            sign = -1 if notation.s[notation.pos] == "-" else 1
+            notation.pos += 1
+        terms.append(notation.term(sign))
+        if notation.pos == len(notation.s):
+            break
+        if not notation.at("+-"):
+            raise notation.fail(notation.pos, f"unexpected {notation.s[notation.pos]!r}")
+        if notation.pos + 1 == len(notation.s):
+            raise notation.fail(notation.pos + 1, "expected a term after the sign")
     if not any(isinstance(t, DiceTerm) for t in terms):
-        raise NotationError(src, 0, "no dice in the notation")
+        raise NotationError(text, 0, "no dice in the notation")
     return Expression(text.strip(), tuple(terms))
 
 

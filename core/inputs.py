@@ -9,7 +9,7 @@ the offending field, so no later step meets a value it cannot handle.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -21,6 +21,8 @@ MAX_DEPTH = 32
 _LIMIT = 10**100
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _decoder = msgspec.json.Decoder()
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 
 def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) -> Any:
@@ -74,3 +76,174 @@ def check_value(value: Any) -> None:
         elif isinstance(item, list):
             for i, sub in enumerate(item):
                 stack.append((sub, [*path, f"[{i}]"]))
+
+
+# -- msgspec's complaints in margin's words -------------------------------------------
+
+_AT = re.compile(r"^(?P<what>.*) - at `\$(?P<path>[^`]*)`$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]|\[\.\.\.\]")
+
+
+def shown(value: Any) -> str:
+    """A value as the user wrote it in JSON (``true``, ``null``, ``"x"``), for messages."""
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):
+        return repr(value)
+
+
+def explain(
+    error: msgspec.ValidationError, data: Any, kind: Any, where: str = "", every: bool = False
+) -> str | None:
+    """msgspec's complaint about ``data`` read as ``kind``, in margin's words.
+
+    The message names the field by its path (``modifier``, ``a.target``,
+    ``skills.Gun``: the key a dict's complaint leaves out is found again), the
+    value given and what would be valid, as margin's own checks word it
+    (``modifier: 500 is out of range (-100..100)``, ``mode: 'auto' is not one of
+    single, burst``). ``where`` is put before the path (``sheet.``). None when the
+    complaint names no field, or a field whose kind declares no bounds or
+    choices (unless ``every``: then a whole number, a number, true or false and
+    text are worded too); the caller keeps msgspec's own message then
+    (``Expected `str`, got `int` - at `$.text```).
+    """
+    found = _AT.match(str(error))
+    if found is None:
+        return None
+    info: Any = msgspec.inspect.type_info(kind)
+    value, names = data, []
+    for step in _STEP.finditer(found["path"]):
+        info = _member(info, value)
+        if step[1] is not None:
+            fields = {f.encode_name: f for f in getattr(info, "fields", ())}
+            if step[1] not in fields or not isinstance(value, dict):
+                return None
+            info, value = fields[step[1]].type, value.get(step[1])
+            names.append(step[1])
+        elif step[2] is not None:
+            if not isinstance(value, list) or not hasattr(info, "item_type"):
+                return None
+            info, value = info.item_type, value[int(step[2])]
+            names[-1:] = [f"{names[-1] if names else ''}[{step[2]}]"]
+        else:
+            if not isinstance(value, dict) or not hasattr(info, "value_type"):
+                return None
+            info = info.value_type
+            key = next((k for k, v in value.items() if _problem(info, v) is not None), None)
+            if key is None:
+                return None
+            names.append(str(key))
+            value = value[key]
+    leaf = _member(info, value)
+    problem = _problem(leaf, value) if every or _declared(leaf) else None
+    if problem is None or not names:
+        return None
+    return f"{where}{'.'.join(names)}: {problem}"
+
+
+def _declared(info: Any) -> bool:
+    """Whether a kind declares what is valid (bounds, choices, lengths) for a message to name."""
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.LiteralType):
+        return True
+    if isinstance(info, (inspect.IntType, inspect.FloatType)):
+        return any(b is not None for b in (info.ge, info.gt, info.le, info.lt))
+    if isinstance(info, inspect.StrType):
+        return info.min_length is not None or info.max_length is not None
+    return False
+
+
+def fields_at(kind: Any, path: str) -> list[str]:
+    """The field names of the struct at ``path`` (``.a``) inside ``kind``, a struct type."""
+    info: Any = msgspec.inspect.type_info(kind)
+    for name in re.findall(r"\.(\w+)", path):
+        fields = {f.encode_name: f for f in getattr(info, "fields", ())}
+        if name not in fields:
+            return []
+        info = _member(fields[name].type, None)
+    return [f.encode_name for f in getattr(info, "fields", ())]
+
+
+def _member(info: Any, value: Any) -> Any:
+    """The member of a union that ``value`` is meant as: by tag, or by kind of value."""
+    if not isinstance(info, msgspec.inspect.UnionType):
+        return info
+    types = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
+    if isinstance(value, dict) and "type" in value:
+        for t in types:
+            if getattr(t, "tag", None) == value["type"]:
+                return t
+    kinds = {
+        msgspec.inspect.IntType: isinstance(value, int) and not isinstance(value, bool),
+        msgspec.inspect.FloatType: isinstance(value, (int, float)) and not isinstance(value, bool),
+        msgspec.inspect.StrType: isinstance(value, str),
+        msgspec.inspect.LiteralType: isinstance(value, (str, int)),
+        msgspec.inspect.BoolType: isinstance(value, bool),
+    }
+    for t in types:
+        if kinds.get(type(t), False):
+            return t
+    return types[0] if len(types) == 1 else info
+
+
+def _span(lo: Any, hi: Any) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo}..{hi}"
+    return f"{lo} or more" if lo is not None else f"{hi} or less"
+
+
+def _problem(info: Any, value: Any) -> str | None:
+    """What is wrong with ``value`` as a leaf of kind ``info``; None if nothing (or unknown)."""
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.BoolType):
+        return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
+    if isinstance(info, inspect.LiteralType):
+        if value in info.values and type(value) in {type(v) for v in info.values}:
+            return None
+        return f"{value!r} is not one of {', '.join(str(v) for v in info.values)}"
+    if isinstance(info, (inspect.IntType, inspect.FloatType)):
+        whole = isinstance(info, inspect.IntType)
+        kinds = (int,) if whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
+        step = 1 if whole else 0
+        lo = info.ge if info.ge is not None else None if info.gt is None else info.gt + step
+        hi = info.le if info.le is not None else None if info.lt is None else info.lt - step
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            return f"{value} is out of range ({_span(lo, hi)})"
+        return None
+    if isinstance(info, (inspect.DictType, inspect.StructType, inspect.TypedDictType)):
+        return None if isinstance(value, dict) else f"expected an object, got {shown(value)}"
+    if isinstance(info, (inspect.ListType, inspect.TupleType, inspect.VarTupleType)):
+        return None if isinstance(value, list) else f"expected a list, got {shown(value)}"
+    if isinstance(info, inspect.StrType):
+        if not isinstance(value, str):
+            return f"expected text, got {shown(value)}"
+        if info.min_length is not None and len(value) < info.min_length:
+            return "must not be empty" if info.min_length == 1 else f"{value!r} is too short"
+        if info.max_length is not None and len(value) > info.max_length:
+            return f"is longer than {info.max_length} characters"
+        return None
+    return None
+
+
+_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`")
+_MISSING = re.compile(r"Object missing required field `([^`]*)`")
+
+
+def read_as(data: Any, kind: type[T], where: str = "") -> T:
+    """``data`` (plain JSON values) read as ``kind``, a msgspec Struct declaring each field's
+    bounds and choices, or a one-line ``RuleError`` naming the field (after ``where``, as in
+    ``sheet.skills.Gun``) and what is valid."""
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        unknown = _UNKNOWN.match(text)
+        if unknown:
+            known = ", ".join(fields_at(kind, text.partition(" - at `$")[2].rstrip("`")))
+            raise RuleError(f"{where}{unknown[1]}: unknown field (fields: {known})") from None
+        missing = _MISSING.match(text)
+        if missing:
+            raise RuleError(f"{where}{missing[1]}: missing") from None
+        raise RuleError(explain(exc, data, kind, where, every=True) or text) from None

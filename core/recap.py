@@ -177,6 +177,20 @@ def read(
     return out
 
 
+@dataclass(slots=True)
+class _Counting:
+    """What ``summarize`` builds while it reads the facts, record by record."""
+
+    recap: Recap
+    names: Mapping[str, str]
+    #: attack record -> who made it, so its damage is counted to them
+    attackers: dict[int, str] = field(default_factory=dict)
+    #: check record -> its line, so a reveal names what it showed
+    labels: dict[int, str] = field(default_factory=dict)
+    by_name: dict[str, list[CheckLine]] = field(default_factory=dict)
+    bands: dict[str, list[tuple[Mapping[str, Fraction], str]]] = field(default_factory=dict)
+
+
 def summarize(
     read_: _Read,
     system: str,
@@ -184,7 +198,6 @@ def summarize(
     standing: list[tuple[str, list[str]]] | None = None,
 ) -> Recap:
     """Count the facts read: as corrected (undone records left out) or as it happened."""
-    names = read_.names
     recap = Recap(
         system,
         read_.title,
@@ -194,84 +207,127 @@ def summarize(
         undone=len(read_.voided),
         standing=standing or [],
     )
-    attackers: dict[int, str] = {}
-    labels: dict[int, str] = {}
-    by_name: dict[str, list[CheckLine]] = {}
-    bands: dict[str, list[tuple[Mapping[str, Fraction], str]]] = {}
+    counting = _Counting(recap, read_.names)
     for seq, where, round_, fact in read_.facts:
         undone = seq in read_.voided
         if undone and corrected:
             continue
         enc = recap.encounters[where]
         enc.last = seq
-        if round_ > enc.rounds:
-            enc.rounds = round_
-        if isinstance(fact, f.Check):
-            name = names.get(fact.actor)
-            if name is None:
-                continue
-            other = names.get(fact.target) if fact.target else None
-            label = fact.label
-            if fact.attack:
-                label = f"attack on {other or 'someone unseen'}" + (f" ({label})" if label else "")
-            elif fact.target:
-                label += f" against {other or 'someone unseen'}"
-            t = enc.tally(name)
-            t.checks += 1
-            t.successes += fact.success
-            if fact.attack:
-                t.attacks += 1
-                t.hits += fact.success
-                attackers[seq] = name
-            labels[seq] = f"{name}: {label}"
-            per_round = enc.activity.setdefault(round_, {})
-            per_round[name] = per_round.get(name, 0) + 1
-            line = CheckLine(
-                seq, name, label, fact.chance, fact.success, fact.band, fact.typed, undone
-            )
-            recap.checks.append(line)
-            if fact.chance is not None:
-                by_name.setdefault(name, []).append(line)
-                if fact.bands is not None:
-                    bands.setdefault(name, []).append((fact.bands, fact.band))
-        elif isinstance(fact, f.Damage):
-            target = names.get(fact.target)
-            if target is not None:
-                enc.tally(target).taken += fact.amount
-            dealer = names.get(fact.by) if fact.by else attackers.get(fact.attack)
-            if dealer is not None:
-                enc.tally(dealer).dealt += fact.amount
-                per_round = enc.damage.setdefault(round_, {})
-                per_round[dealer] = per_round.get(dealer, 0) + fact.amount
-        elif isinstance(fact, f.Harm):
-            name = names.get(fact.character)
-            if name is not None:
-                t = enc.tally(name)
-                t.harms.append(fact.text)
-                t.down = t.down or fact.down
-        elif isinstance(fact, f.Spent):
-            name = names.get(fact.character)
-            if name is not None:
-                spent = enc.tally(name).spent
-                spent[fact.resource] = spent.get(fact.resource, 0) + fact.amount
-        elif isinstance(fact, f.Notable):
-            name = names.get(fact.character)
-            if name is not None:
-                enc.tally(name).notable.append(fact.text + (" (undone)" if undone else ""))
-        elif isinstance(fact, f.Turn):
-            name = names.get(fact.character)
-            if name is not None:
-                enc.tally(name).turns += 1
-        elif isinstance(fact, f.Ends):
-            enc.ended = fact.how
-        elif isinstance(fact, f.Revealed):
-            recap.revealed.append(labels.get(fact.record, f"record {fact.record}"))
+        enc.rounds = max(enc.rounds, round_)
+        _COUNT[type(fact)](counting, seq, enc, round_, fact, undone)
     if not recap.encounters[0].tallies:
         recap.encounters.pop(0)
     recap.luck = [
-        _character_luck(name, lines, bands.get(name, [])) for name, lines in by_name.items()
+        _character_luck(name, lines, counting.bands.get(name, []))
+        for name, lines in counting.by_name.items()
     ]
     return recap
+
+
+def _check(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Check, undone: bool
+) -> None:
+    name = c.names.get(fact.actor)
+    if name is None:
+        return
+    other = c.names.get(fact.target) if fact.target else None
+    label = fact.label
+    if fact.attack:
+        label = f"attack on {other or 'someone unseen'}" + (f" ({label})" if label else "")
+    elif fact.target:
+        label += f" against {other or 'someone unseen'}"
+    t = enc.tally(name)
+    t.checks += 1
+    t.successes += fact.success
+    if fact.attack:
+        t.attacks += 1
+        t.hits += fact.success
+        c.attackers[seq] = name
+    c.labels[seq] = f"{name}: {label}"
+    per_round = enc.activity.setdefault(round_, {})
+    per_round[name] = per_round.get(name, 0) + 1
+    line = CheckLine(seq, name, label, fact.chance, fact.success, fact.band, fact.typed, undone)
+    c.recap.checks.append(line)
+    if fact.chance is not None:
+        c.by_name.setdefault(name, []).append(line)
+        if fact.bands is not None:
+            c.bands.setdefault(name, []).append((fact.bands, fact.band))
+
+
+def _damage(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Damage, undone: bool
+) -> None:
+    target = c.names.get(fact.target)
+    if target is not None:
+        enc.tally(target).taken += fact.amount
+    dealer = c.names.get(fact.by) if fact.by else c.attackers.get(fact.attack)
+    if dealer is not None:
+        enc.tally(dealer).dealt += fact.amount
+        per_round = enc.damage.setdefault(round_, {})
+        per_round[dealer] = per_round.get(dealer, 0) + fact.amount
+
+
+def _harm(c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Harm, undone: bool) -> None:
+    name = c.names.get(fact.character)
+    if name is not None:
+        t = enc.tally(name)
+        t.harms.append(fact.text)
+        t.down = t.down or fact.down
+
+
+def _spent(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Spent, undone: bool
+) -> None:
+    name = c.names.get(fact.character)
+    if name is not None:
+        spent = enc.tally(name).spent
+        spent[fact.resource] = spent.get(fact.resource, 0) + fact.amount
+
+
+def _notable(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Notable, undone: bool
+) -> None:
+    name = c.names.get(fact.character)
+    if name is not None:
+        enc.tally(name).notable.append(fact.text + (" (undone)" if undone else ""))
+
+
+def _turn(c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Turn, undone: bool) -> None:
+    name = c.names.get(fact.character)
+    if name is not None:
+        enc.tally(name).turns += 1
+
+
+def _ends(c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Ends, undone: bool) -> None:
+    enc.ended = fact.how
+
+
+def _revealed(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Revealed, undone: bool
+) -> None:
+    c.recap.revealed.append(c.labels.get(fact.record, f"record {fact.record}"))
+
+
+def _nothing(
+    c: _Counting, seq: int, enc: Encounter, round_: int, fact: f.Fact, undone: bool
+) -> None:
+    """A fact read while the encounters are found (a round, a beginning) counts for nothing here."""
+
+
+#: what each kind of fact adds to the recap
+_COUNT: dict[type, Callable[..., None]] = {
+    f.Check: _check,
+    f.Damage: _damage,
+    f.Harm: _harm,
+    f.Spent: _spent,
+    f.Notable: _notable,
+    f.Turn: _turn,
+    f.Ends: _ends,
+    f.Revealed: _revealed,
+    f.Round: _nothing,
+    f.Begins: _nothing,
+}
 
 
 def _character_luck(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
+from .inputs import read_as
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 
 def resolve(request: Any, dice: Dice) -> dict[str, Any]:
@@ -42,52 +45,7 @@ def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     return result
 
 
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """Pick a request's fields by ``spec`` (name -> default; ``REQUIRED`` for none).
-
-    Unknown fields are errors, not silently ignored.
-    """
-    unknown = sorted(set(fields) - set(spec))
-    if unknown:
-        raise RuleError(f"{unknown[0]}: unknown field (fields: {', '.join(spec)})")
-    out = {}
-    for name, default in spec.items():
-        if name in fields:
-            out[name] = fields[name]
-        elif default is REQUIRED:
-            raise RuleError(f"{name}: missing")
-        else:
-            out[name] = default
-    return out
-
-
-def shown(value: Any) -> str:
-    """A value as the user wrote it in JSON (``true``, ``null``, ``"x"``), for messages."""
-    try:
-        return msgspec.json.encode(value).decode()
-    except (TypeError, msgspec.EncodeError):
-        return repr(value)
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """A whole number field within bounds, or a clear error naming it."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{name}: expected a whole number, got {shown(value)}")
-    if lo is not None and value < lo or hi is not None and value > hi:
-        bounds = f"{lo if lo is not None else '...'}..{hi if hi is not None else '...'}"
-        raise RuleError(f"{name}: {value} is out of range ({bounds})")
-    return value
-
-
-def boolean(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise RuleError(f"{name}: expected true or false, got {shown(value)}")
-    return value
-
-
-class _Required:
-    def __repr__(self) -> str:
-        return "REQUIRED"
-
-
-REQUIRED: Any = _Required()
+def request(fields: dict[str, Any], kind: type[T]) -> T:
+    """A request's fields read as ``kind`` (a msgspec Struct declaring each field's bounds
+    and choices), or a one-line error naming the field and what is valid."""
+    return read_as(fields, kind)

@@ -141,6 +141,16 @@ def character_id(name: str) -> str:
     return "-".join(name.lower().split())
 
 
+def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
+    """A sheet table's entry (its name as the sheet spells it, and its value) by a name
+    typed in any case and spacing (``arc  rifle`` finds ``Arc Rifle``), or None."""
+    key = " ".join(name.lower().split())
+    for k, v in table.items():
+        if " ".join(k.lower().split()) == key:
+            return k, v
+    return None
+
+
 def find_character(state: TableState, ref: str) -> Character:
     """A character by id or name, case-insensitive; a clear error otherwise."""
     from .errors import RuleError

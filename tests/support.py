@@ -11,10 +11,11 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, NamedTuple
 
+import msgspec
 import pytest
 
 from margin.core import RuleError, TableState, get_system
-from margin.core.commands import convert_command
+from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.tui.cli import main
 from margin.tui.table import Table
@@ -120,3 +121,40 @@ def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., 
         asyncio.run(test(*args, **kwargs))
 
     return run
+
+
+def snapshot(table: Table) -> dict[str, Any]:
+    """The characters and the world of a table's state, as plain values."""
+    data = msgspec.to_builtins(table.state)
+    return {"characters": data["characters"], "world": data["world"]}
+
+
+def undo_redo_replay(table: Table, steps: list[dict[str, Any]], undo_every: int) -> None:
+    """Run ``steps`` (JSON commands; a refused one changes nothing) and undo and redo every
+    ``undo_every``-th: undo gives back the state before, redo the state after. Then the
+    replay at every record, and the table opened again, give the state it had."""
+    system = table.state.system
+    seen: dict[int, dict[str, Any]] = {table.state.seq: snapshot(table)}
+    for n, data in enumerate(steps):
+        before, seq = snapshot(table), table.state.seq
+        try:
+            table.execute(convert_command(system, data))
+        except RuleError:
+            assert table.state.seq == seq
+            assert snapshot(table) == before
+            continue
+        after = snapshot(table)
+        seen[table.state.seq] = after
+        if n % undo_every == 0:
+            table.execute(Undo())
+            assert snapshot(table) == before
+            seen[table.state.seq] = before
+            table.execute(Redo())
+            assert snapshot(table) == after
+            seen[table.state.seq] = after
+    for at, state in seen.items():
+        replayed = msgspec.to_builtins(table.projection.state_at(at))
+        assert {"characters": replayed["characters"], "world": replayed["world"]} == state
+    reopened = Table.open(table.store.name, readonly=True)
+    assert snapshot(reopened) == snapshot(table)
+    reopened.close()

@@ -13,6 +13,7 @@ from test_chance_effects import fighter
 
 from margin.core.systems.chance import present
 from margin.core.systems.chance.state import ChanceCharacter
+from margin.core.systems.chance.words import GRAMMAR
 from margin.events.systems.chance import (
     AttackRolled,
     CheckRolled,
@@ -146,7 +147,7 @@ def test_a_band_name_through_margin_do_and_the_log(tmp_path: Path) -> None:
 
 def test_the_short_form_names_a_band(tmp_path: Path) -> None:
     t = new_table(tmp_path)
-    cmd = present.parse_words(["check", "ana", "lockpick", "extreme", "tools"], t.state)
+    cmd = GRAMMAR.parse(["check", "ana", "lockpick", "extreme", "tools"], t.state)
     assert cmd is not None
     check = one(events_of(t, **cmd, faces=[1]), CheckRolled)
     assert (check.difficulty, check.difficulty_band) == (90, "extreme")
@@ -238,7 +239,7 @@ def test_the_gm_may_pick_another_place_away_from_the_frightener(tmp_path: Path) 
     refused(t, "must move away from Bo", type="flee", character="Ana", to=[5, 5])
     refused(t, "more than the 30 ft", type="flee", character="Ana", to=[-40, 0])
     assert one(events_of(t, type="flee", character="Ana", to=[0, -20]), Moved).to == [0, -20]
-    cmd = present.parse_words(["flee", "ana", "3", "4", "override"], t.state)
+    cmd = GRAMMAR.parse(["flee", "ana", "3", "4", "override"], t.state)
     assert cmd == {"type": "flee", "character": "ana", "to": [3, 4], "override": True}
 
 
@@ -314,7 +315,7 @@ def test_a_charm_running_out_switches_the_side_back_on_its_tick(tmp_path: Path) 
     t = new_table(tmp_path)
     events_of(t, type="encounter", order=["Cy", "Bo"])
     events_of(t, type="effect", target="Cy", effect="charmed", potency=5, source="Bo")
-    cmd = present.parse_words(["side", "cy", "rebels"], t.state)
+    cmd = GRAMMAR.parse(["side", "cy", "rebels"], t.state)
     assert cmd == {"type": "switch-side", "character": "cy", "side": "rebels"}
     events_of(t, **cmd)
     events = events_of(t, type="next")

@@ -7,12 +7,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import undo_redo_replay
 
-from margin.core.commands import Redo, Undo, convert_command
-from margin.core.errors import RuleError
+from margin.core.commands import convert_command
 from margin.core.systems.chance.state import EFFECTS
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -33,11 +32,6 @@ def sheet(dex: int) -> dict[str, Any]:
         "weapons": {"claw": {"type": "melee", "base": 9, "range": 10, "profile": "volatile",
                              "effect": "bleeding", "potency": 35}},
     }  # fmt: skip
-
-
-def snapshot(table: Table) -> dict[str, Any]:
-    data = msgspec.to_builtins(table.state)
-    return {"characters": data["characters"], "world": data["world"]}
 
 
 commands = st.lists(
@@ -79,29 +73,5 @@ def test_undo_redo_and_replay_restore_the_state(
         table.execute(convert_command(SYSTEM, {
             "type": "encounter", "order": list(NAMES),
             "positions": {"ana": [0, 0], "bo": [5, 0], "cy": [5, 5]}}))  # fmt: skip
-        seen: dict[int, dict[str, Any]] = {table.state.seq: snapshot(table)}
-        for n, data in enumerate([*steps, {"type": "next"}]):
-            before = snapshot(table)
-            seq = table.state.seq
-            try:
-                table.execute(convert_command(SYSTEM, data))
-            except RuleError:
-                assert table.state.seq == seq
-                assert snapshot(table) == before
-                continue
-            after = snapshot(table)
-            seen[table.state.seq] = after
-            if n % undo_every == 0:
-                table.execute(Undo())
-                assert snapshot(table) == before
-                seen[table.state.seq] = before
-                table.execute(Redo())
-                assert snapshot(table) == after
-                seen[table.state.seq] = after
-        for seq, state in seen.items():
-            replayed = msgspec.to_builtins(table.projection.state_at(seq))
-            assert {"characters": replayed["characters"], "world": replayed["world"]} == state
-        reopened = Table.open(Path(tmp) / "r.margin", readonly=True)
-        assert snapshot(reopened) == snapshot(table)
-        reopened.close()
+        undo_redo_replay(table, [*steps, {"type": "next"}], undo_every)
         table.close()

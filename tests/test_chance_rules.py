@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import get_args
 
 import pytest
 
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
+from margin.core.systems.chance.commands import Position
+from margin.core.systems.chance.resolve import Profile
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:
@@ -229,3 +232,11 @@ def test_armor_pierce_lowers_the_armor_never_below_zero() -> None:
     assert through.damage == 100
     with pytest.raises(RuleError, match="pierce: -1 is below 0"):
         rules.damage_pipeline(10, 0, "standard", 100, False, 1.5, 1, "front", 0, 0, 0, -1)
+
+
+def test_the_attack_commands_positions_are_the_rules_positions() -> None:
+    assert get_args(Position) == tuple(rules.POSITIONS)
+
+
+def test_a_damage_requests_profiles_are_the_rules_profiles() -> None:
+    assert get_args(Profile) == tuple(rules.PROFILES)

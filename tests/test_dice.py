@@ -125,11 +125,15 @@ def test_random_expressions_match_brute_force(terms: list[str], k: int) -> None:
 
 
 def test_resolve_errors_show_values_as_json() -> None:
-    from margin.core.resolve import boolean, integer
+    from margin.core.resolve import resolve
+    from margin.tui.rng import RandomDice
+
+    def ask(**fields: object) -> None:
+        resolve({"system": "2d10-edge", **fields}, RandomDice(1))
 
     with pytest.raises(RuleError, match="got true$"):
-        integer("bonus", True)
+        ask(action="odds", bonus=True, tn=20)
     with pytest.raises(RuleError, match='got "3"$'):
-        integer("bonus", "3")
+        ask(action="odds", bonus="3", tn=20)
     with pytest.raises(RuleError, match="got null$"):
-        boolean("melee", None)
+        ask(action="damage", dice=2, melee=None)

@@ -13,6 +13,7 @@ from support import player_log, refused, run_margin
 from margin.core.systems.edge import present
 from margin.core.systems.edge.commands import Attack, Check
 from margin.core.systems.edge.state import EdgeCharacter, armor_class_of, check_sheet
+from margin.core.systems.edge.words import GRAMMAR
 from margin.events.systems.edge import ArmorRepaired, Attacked, Checked, Damaged
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -82,9 +83,7 @@ def test_a_tn_above_100_is_accepted_and_the_odds_show_how_impossible(tmp_path: P
 
 def test_a_tn_above_100_is_typed_on_the_command_line(tmp_path: Path) -> None:
     t = new_table(tmp_path)
-    cmd = present.parse_words(
-        ["check", "kael", "athletics", "vs", "120", "faces", "5", "6"], t.state
-    )
+    cmd = GRAMMAR.parse(["check", "kael", "athletics", "vs", "120", "faces", "5", "6"], t.state)
     assert cmd is not None
     assert cmd["tn"] == 120
     assert do(t, **cmd)[0].tn == 120
@@ -261,7 +260,7 @@ def test_repair_restores_worn_pt_and_undo_takes_the_wear_back(tmp_path: Path) ->
     assert (part.points, part.wear_after) == (4, 2)
     refused(t, r"points: 3 is out of range \(1..2", type="repair-armor", character="Trooper",
             points=3)  # fmt: skip
-    cmd = present.parse_words(["repair", "trooper"], t.state)
+    cmd = GRAMMAR.parse(["repair", "trooper"], t.state)
     assert cmd == {"type": "repair-armor", "character": "trooper"}
     do(t, **cmd)
     assert char(t, "trooper").armor_wear == 0

@@ -10,6 +10,7 @@ import pytest
 from margin.core import RuleError
 from margin.core.commands import convert_command
 from margin.core.systems.edge import SYSTEM, present
+from margin.core.systems.edge.words import GRAMMAR
 from margin.events import event_fields
 from margin.events.systems.edge import EVENTS
 from margin.tui.demo import build_demo
@@ -22,7 +23,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Table:
 
 
 def words(text: str, table: Table) -> dict[str, Any] | None:
-    return present.parse_words(text.split(), table.state)
+    return GRAMMAR.parse(text.split(), table.state)
 
 
 @pytest.mark.parametrize(

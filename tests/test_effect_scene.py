@@ -506,7 +506,7 @@ def said(line: str) -> list[str]:
 
 
 def test_short_forms(table: Table) -> None:
-    parse = present.parse_words
+    parse = SYSTEM.parse_words
     assert parse is not None
     state = table.state
     assert parse(said("check vex electronics difficult"), state) == {

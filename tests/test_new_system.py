@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import os
+import pkgutil
 import shutil
 import subprocess
 import sys
+from importlib import import_module
 from pathlib import Path
 
 import pytest
+
+from margin.core import SYSTEMS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,8 +277,7 @@ def test_the_new_system_is_found_and_played(played: list[tuple[int, str]]) -> No
     assert do[0] == 1  # the last line was refused
     answers = [json.loads(line) for line in do[1].splitlines()]
     assert [a.get("ok", False) for a in answers] == [True, True, True, True, True, False]
-    assert "call" in answers[-1]["error"]
-    assert "edge" in answers[-1]["error"]
+    assert answers[-1]["error"].endswith("call: 'edge' is not one of heads, tails")
     lines = log[1].splitlines()
     assert lines[2].endswith("ada calls heads, tosses heads (typed) and wins")
     assert lines[3].endswith("ada calls tails, tosses heads (typed) and loses")
@@ -299,3 +302,16 @@ def test_the_recap_reads_the_new_systems_checks(played: list[tuple[int, str]]) -
     assert "| Ada | 0 | 1/2 |" in recap
     assert "| Ada | typed dice | 2 | 1.00 | 1 |" in recap
     assert "- Ada: 1 won" in recap
+
+
+def test_every_system_has_the_same_modules() -> None:
+    shapes = {
+        system.id: sorted(
+            m.name for m in pkgutil.iter_modules(import_module(system.package).__path__)
+        )
+        for system in SYSTEMS.values()
+    }
+    assert len({tuple(shape) for shape in shapes.values()}) == 1, shapes
+    for system in SYSTEMS.values():
+        assert system.rules_doc == "rules.md"
+        assert (ROOT / "core/systems" / system.package.rsplit(".", 1)[1] / "rules.md").is_file()

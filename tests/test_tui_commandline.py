@@ -182,11 +182,13 @@ def test_player_index_skips_gm_only_records_without_decoding(tmp_path, table):
 def test_clock_position_reads_round_turn_and_count():
     from margin.core.systems.base import Clock, ClockRow
 
-    assert clock_position(Clock("Round 3, turn 2")) == {"round": 3, "turn": 2}
-    assert clock_position(Clock("Timing track: count 5 (Vicker Street)")) == {"count": 5}
+    assert clock_position(Clock("Round 3, turn 2", round=3, turn=2)) == {"round": 3, "turn": 2}
+    assert clock_position(Clock("Timing track: count 5 (Vicker Street)", count=5)) == {"count": 5}
     assert clock_position(None) == {}
+    # the numbers, not the title: a title's digits are only words
+    assert clock_position(Clock("Round 9 at 12 Vicker Street")) == {}
     rows = (ClockRow("Moreau", "17"), ClockRow("Vask", "15", current=True), ClockRow("Kael", "14"))
-    assert clock_position(Clock("Round 2 - Ambush", rows)) == {"round": 2, "turn": 2}
+    assert clock_position(Clock("Round 2 - Ambush", rows, round=2)) == {"round": 2, "turn": 2}
 
 
 def test_jump_words(table):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +13,7 @@ from margin.core.dice import TypedDice
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.core.systems.under import rules
+from margin.core.systems.under.resolve import Reading
 from margin.tui.rng import RandomDice
 
 
@@ -250,3 +251,7 @@ def test_rolled_dice_are_echoed_and_reproducible() -> None:
     again = resolve({"system": "d100-under", "action": "check", "target": 50}, RandomDice(11))
     assert first == again
     assert rules.read_percentile(*first["faces"]) == first["roll"]
+
+
+def test_a_requests_crit_readings_are_the_rules_readings() -> None:
+    assert get_args(Reading) == rules.CRIT_READINGS

@@ -269,7 +269,7 @@ def said(line: str) -> list[str]:
 
 
 def test_short_forms(table: Table) -> None:
-    parse = present.parse_words
+    parse = SYSTEM.parse_words
     assert parse is not None
     state = table.state
     assert parse(said("check kael library 60"), state) == {

@@ -1,7 +1,8 @@
 """The table screen's command line: typed words to commands, and completion.
 
-The generic words (``roll``, ``note``, ``undo`` ...) are read here; every other
-first word goes to the dice system's ``parse_words``. A line starting with
+Lines are split into words here; the words are read by the generic grammar
+(``roll``, ``note``, ``undo`` ..., in ``core.systems.words``) or the dice
+system's, except the words that open a screen (help, rules, undo's preview). A line starting with
 ``{`` is a command as JSON, exactly as ``margin do`` reads it, so whatever a
 system offers is reachable even without a short form. Nothing here decides a
 rule: a line becomes a command, and the core decides it.
@@ -9,7 +10,6 @@ rule: a line becomes a command, and the core decides it.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +18,7 @@ from margin.core import RuleError, TableState, get_system, parse_command
 from margin.core.commands import MAX_GROUP, command_type, convert_command
 from margin.core.counters import parse_value
 from margin.core.systems.base import Command, Usage
+from margin.core.systems.words import GENERIC, sheet_value
 from margin.core.targets import find_characters
 
 from .sheets import read_sheet
@@ -51,6 +52,10 @@ GENERIC_HELP: dict[str, str] = {
     "help": "help   every key and command",
     "rules": "rules   the rules of this table's system, as margin plays them",
 }
+
+#: Words that open a screen rather than run a command (``undo`` without a record opens
+#: undo's preview; ``undo 12`` is a command).
+SCREEN_WORDS = ("undo", "help", "rules")
 
 #: The generic turn order's words, in a system without a clock of its own.
 CLOCK_HELP: dict[str, str] = {
@@ -150,83 +155,6 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _value(key: str, text: str) -> Any:
-    """A sheet field's value: JSON when it reads as JSON, else the word itself.
-
-    A value that opens a JSON object or list must be valid JSON: a typo in it
-    is named here rather than reported later as a field of the wrong shape.
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        if text[:1] in "{[":
-            raise RuleError(
-                f"add: {key}={text} is not valid JSON ({exc.msg} at character {exc.pos + 1})"
-            ) from None
-        return text
-
-
-def _generic(words: list[str], rest: str, state: TableState) -> Parsed | dict[str, Any] | None:
-    word = words[0].lower()
-    args = words[1:]
-    if word == "roll":
-        if not args:
-            raise RuleError("roll: give dice notation, e.g. roll 2d10 or roll 3d6+2")
-        out: dict[str, Any] = {"type": "roll", "dice": args[0]}
-        i = 1
-        while i < len(args):
-            low = args[i].lower()
-            if low == "secret":
-                out["secret"] = True
-            elif low == "as" and i + 1 < len(args):
-                i += 1
-                out["actor"] = args[i]
-            elif low == "for":
-                out["reason"] = " ".join(args[i + 1 :])
-                break
-            else:
-                raise RuleError(
-                    f"roll: {args[i]!r} not understood (after the dice: secret, as NAME, for REASON)"
-                )
-            i += 1
-        return out
-    if word in ("note", "gmnote"):
-        if not rest.strip():
-            raise RuleError(f"{word}: give the text of the note")
-        return {"type": "note", "text": rest.strip(), "gm_only": word == "gmnote"}
-    if word in ("undo", "help", "rules"):
-        if word == "undo" and args:
-            if len(args) == 1 and args[0].isascii() and args[0].isdigit():
-                return {"type": "undo", "record": int(args[0])}
-            return {"type": "undo", "command": args[0]}
-        return Parsed(action=word)
-    if word == "redo":
-        return {"type": "redo", **({"command": args[0]} if args else {})}
-    if word == "reveal":
-        if len(args) != 1 or not (args[0].isascii() and args[0].isdigit()):
-            raise RuleError("reveal: give the record number, e.g. reveal 42")
-        return {"type": "reveal", "seq": int(args[0])}
-    if word == "add":
-        return _add(args)
-    if word in ("hide", "show", "remove"):
-        if len(args) != 1:
-            raise RuleError(f"{word}: give one character, e.g. {word} wolf")
-        if word == "remove":
-            return {"type": "remove-character", "character": args[0]}
-        return {"type": "update-character", "character": args[0], "hidden": word == "hide"}
-    if word == "set":
-        if len(args) != 2:
-            raise RuleError("set: give an option and a value, e.g. set OPTION VALUE")
-        value = get_system(state.system).option(args[0]).parse(args[1])
-        return {"type": "set-option", "name": args[0], "value": value}
-    bookkeeping = BOOKKEEPING.get(word)
-    if bookkeeping is not None:
-        return bookkeeping(args, rest)
-    if word in CLOCK_HELP and get_system(state.system).moment is None:
-        return _clock(word, args)
-    return None
-
-
 def _add(args: list[str]) -> dict[str, Any]:
     if not args:
         raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
@@ -239,7 +167,7 @@ def _add(args: list[str]) -> dict[str, Any]:
         key, eq, value = arg.partition("=")
         low = arg.lower()
         if eq:
-            sheet[key] = _value(key, value)
+            sheet[key] = sheet_value(key, value)
         elif low in ("hidden", "npc"):
             out[low] = True
         elif re.fullmatch(r"x\d+", low):
@@ -339,7 +267,7 @@ def _edit(args: list[str], rest: str) -> dict[str, Any]:
             raise RuleError(
                 f"edit: {arg!r} is not FIELD=VALUE (edit kael Health=8 skills.Melee=40)"
             )
-        fields[key] = _value(key, value)
+        fields[key] = sheet_value(key, value)
     return {"type": "edit", "character": args[0], "fields": fields}
 
 
@@ -372,6 +300,20 @@ BOOKKEEPING = {
     "health": _health,
     "alias": _alias,
 }
+
+
+def _screen_forms(words: list[str], rest: str, state: TableState) -> dict[str, Any] | None:
+    """The short forms the screen reads itself: ``add`` (which may read a sheet file), the
+    GM's bookkeeping and, in a system without a clock of its own, the generic turn order."""
+    word, args = words[0].lower(), words[1:]
+    if word == "add":
+        return _add(args)
+    bookkeeping = BOOKKEEPING.get(word)
+    if bookkeeping is not None:
+        return bookkeeping(args, rest)
+    if word in CLOCK_HELP and get_system(state.system).moment is None:
+        return _clock(word, args)
+    return None
 
 
 def _clock(word: str, args: list[str]) -> dict[str, Any]:
@@ -416,7 +358,6 @@ def parse_line(text: str, state: TableState) -> Parsed:
     text = text.strip()
     if not text:
         raise RuleError("type a command (help lists them)")
-    system = get_system(state.system)
     if text.startswith("{"):
         return Parsed(command=parse_command(state.system, text))
     head, _, rest = text.partition(" ")
@@ -430,21 +371,18 @@ def parse_line(text: str, state: TableState) -> Parsed:
     words, faces = _faces(_split(text))
     if not words:
         raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
+    head = words[0].lower()
+    if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
+        return Parsed(action=head)
     rest = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
-    found = _generic(words, rest, state)
-    if isinstance(found, Parsed):
-        return found
-    if found is None and system.parse_words is not None:
-        lines = _group_lines(words, state)
-        if lines is not None:
-            if faces is not None:
-                raise RuleError(f"{words[0]}: '= faces' fits one character's roll, not a group's")
-            parsed = [system.parse_words(line, state) for line in lines]
-            if all(p is not None for p in parsed):
-                return Parsed(
-                    command=convert_command(state.system, {"type": "each", "commands": parsed})
-                )
-        found = system.parse_words(words, state)
+    if head in ("note", "gmnote"):
+        # a note is its text as typed, spaces and quotes kept
+        words = [head, *([rest] if rest else [])]
+    found = _screen_forms(words, rest, state)
+    if found is None:
+        found = GENERIC.parse(words, state)
+    if found is None:
+        found = _system_forms(words, faces, state)
     if found is None:
         raise RuleError(
             f"{words[0]!r} is not a command; commands: {', '.join(command_words(state))}"
@@ -457,6 +395,22 @@ def parse_line(text: str, state: TableState) -> Parsed:
             )
         found["faces"] = faces
     return Parsed(command=convert_command(state.system, found))
+
+
+def _system_forms(
+    words: list[str], faces: list[int] | None, state: TableState
+) -> dict[str, Any] | None:
+    """The system's short form; one naming a group where it takes one character is one
+    command for each member."""
+    system = get_system(state.system)
+    lines = _group_lines(words, state)
+    if lines is not None:
+        if faces is not None:
+            raise RuleError(f"{words[0]}: '= faces' fits one character's roll, not a group's")
+        parsed = [system.parse_words(line, state) for line in lines]
+        if all(p is not None for p in parsed):
+            return {"type": "each", "commands": parsed}
+    return system.parse_words(words, state)
 
 
 def expand_alias(text: str, state: TableState) -> str:
@@ -491,7 +445,7 @@ def _group_lines(words: list[str], state: TableState) -> list[list[str]] | None:
 def opens_screen(text: str) -> bool:
     """Whether a line opens a screen rather than running a command (undo's preview, help)."""
     words = text.split()
-    return bool(words) and words[0].lower() in ("undo", "help", "rules")
+    return bool(words) and words[0].lower() in SCREEN_WORDS
 
 
 def quiet_command(text: str, state: TableState) -> Command | None:
@@ -504,7 +458,7 @@ def quiet_command(text: str, state: TableState) -> Command | None:
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:
     system = get_system(state.system)
-    vocab = system.vocabulary(state) if system.vocabulary else {}
+    vocab = system.vocabulary(state)
     return {k: list(v) for k, v in vocab.items()}
 
 
@@ -525,19 +479,10 @@ def command_words(state: TableState) -> list[str]:
 
 #: what each generic command's words are, for completion (as a system's ``grammar``)
 GENERIC_GRAMMAR: dict[str, Usage] = {
-    "roll": Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}),
-    "note": Usage(("text",)),
-    "gmnote": Usage(("text",)),
-    "undo": Usage(("record",)),
-    "redo": Usage(),
-    "reveal": Usage(("record",)),
+    **GENERIC.usages,
+    **{word: Usage() for word in SCREEN_WORDS if word not in GENERIC.usages},
+    # the screen's own forms: add (with its sheet file), the GM's bookkeeping
     "add": Usage(("text",), ("hidden",), makes="add-character"),
-    "hide": Usage(("character",)),
-    "show": Usage(("character",)),
-    "remove": Usage(("character",), makes="remove-character"),
-    "set": Usage(("option", "value"), makes="set-option"),
-    "help": Usage(),
-    "rules": Usage(),
     "cond": Usage(("character", "text"), makes="add-condition"),
     "uncond": Usage(("character", "condition"), makes="remove-condition"),
     "counter": Usage(("character", "counter"), makes="set-counter"),

@@ -8,6 +8,7 @@ from typing import Any
 
 from margin.core import get_system
 from margin.core.errors import RuleError
+from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
 WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")
@@ -45,7 +46,7 @@ def describe(
         sys = get_system(system)
     except RuleError:
         sys = None
-    if sys is not None and sys.describe is not None:
+    if sys is not None:
         text = sys.describe(event)
         if text is not None:
             return text
@@ -57,55 +58,49 @@ def _fields(event: dict[str, Any]) -> str:
     return f"{event['type']} {rest}".strip()
 
 
-def _generic(e: dict[str, Any]) -> str | None:
-    tag = e["type"]
-    if tag == "table.created":
-        opts = ", ".join(f"{k}={v}" for k, v in e.get("options", {}).items())
-        return f"table created: {e['system']}" + (f" ({opts})" if opts else "")
-    if tag == "table.option":
-        return f"option {e['name']} = {e['value']}"
-    if tag == "character.added":
-        return f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
-    if tag == "character.updated":
-        keys = ", ".join(e.get("sheet", {}))
-        if keys:
-            return f"{e['id']}: sheet updated ({keys})"
-        if e.get("npc") is not None:
-            return f"{e['id']} is {'an NPC' if e['npc'] else 'no longer an NPC'}"
-        hidden = e.get("hidden")
-        if hidden is True:
-            return f"{e['id']} is hidden from the players"
-        if hidden is False:
-            return f"{e['id']} is shown to the players"
-        return f"{e['id']} is updated"
-    if tag == "character.removed":
-        return f"{e['id']} leaves the table"
-    if tag == "dice.rolled":
-        who = e["actor"]
-        if "total" not in e:
-            return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
-        faces = e.get("faces", [])
-        kept = e.get("kept") or [True] * len(faces)
-        shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        secret = " (secret)" if e.get("secret") else ""
-        reason = f" for {e['reason']}" if e.get("reason") else ""
-        return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
-    if tag == "table.note":
-        return ("GM note: " if e.get("gm_only") else "note: ") + e["text"]
-    if tag in ("table.undone", "table.redone"):
-        undo = tag == "table.undone"
-        seqs = e.get("voids" if undo else "restores", [])
-        count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
-        what = f"#{seqs[0]}" if seqs else "a command"
-        if e.get("first"):
-            what += f" {e['first']}"
-        return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
-    if tag == "table.revealed":
-        return f"GM reveals #{e['record']}"
-    if tag == "table.branched":
-        return f"a branch of {e['source']} at record {e['at']}"
-    return _bookkeeping(e)
+def _created(e: dict[str, Any]) -> str:
+    opts = ", ".join(f"{k}={v}" for k, v in e.get("options", {}).items())
+    return f"table created: {e['system']}" + (f" ({opts})" if opts else "")
+
+
+def _updated(e: dict[str, Any]) -> str:
+    keys = ", ".join(e.get("sheet", {}))
+    if keys:
+        return f"{e['id']}: sheet updated ({keys})"
+    if e.get("npc") is not None:
+        return f"{e['id']} is {'an NPC' if e['npc'] else 'no longer an NPC'}"
+    said: dict[Any, str] = {True: "hidden from the players", False: "shown to the players"}
+    return f"{e['id']} is " + said.get(e.get("hidden"), "updated")
+
+
+def _rolled(e: dict[str, Any]) -> str:
+    who = e["actor"]
+    if "total" not in e:
+        return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
+    faces = e.get("faces", [])
+    kept = e.get("kept") or [True] * len(faces)
+    shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    secret = " (secret)" if e.get("secret") else ""
+    reason = f" for {e['reason']}" if e.get("reason") else ""
+    return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
+
+
+def _undone(e: dict[str, Any]) -> str:
+    undo = e["type"] == "table.undone"
+    seqs = e.get("voids" if undo else "restores", [])
+    count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
+    what = f"#{seqs[0]}" if seqs else "a command"
+    if e.get("first"):
+        what += f" {e['first']}"
+    return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
+
+
+# -- the GM's bookkeeping: conditions, counters, the turn order, edits, macros ----------
+
+
+def _who(e: dict[str, Any]) -> str:
+    return str(e.get("character", e.get("id", "")))
 
 
 def _duration(e: dict[str, Any]) -> str:
@@ -116,52 +111,73 @@ def _duration(e: dict[str, Any]) -> str:
     return ""
 
 
-def _bookkeeping(e: dict[str, Any]) -> str | None:
-    """Lines of the GM's bookkeeping: conditions, counters, the turn order, edits, macros."""
-    tag = e["type"]
-    who = e.get("character", e.get("id", ""))
-    if tag == "condition.added":
-        gm = " (GM only)" if e.get("gm_only") else ""
-        why = f" ({e['reason']})" if e.get("reason") else ""
-        return f"{who} is {e['name']}{_duration(e)}{why}{gm}"
-    if tag == "condition.ended":
-        return f"{who} is no longer {e['name']}" + (" (time is up)" if e.get("expired") else "")
-    if tag == "counter.set":
-        if "value" not in e:
-            return f"{who}: {e['name']} changes"
-        change = f" ({e['change']:+d})" if e.get("change") else ""
-        return f"{who}: {e['name']} {e['value']}/{e['max']}{change}"
-    if tag == "counter.removed":
-        return f"{who}: {e['name']} is no longer counted"
-    if tag == "fight.started":
-        return "the encounter begins" + (f": {e['name']}" if e.get("name") else "")
-    if tag == "fight.joined":
-        rolled = ""
-        if e.get("dice"):
-            faces = ", ".join(str(f) for f in e.get("faces", []))
-            typed = " typed" if e.get("source") == "typed" else ""
-            rolled = f" ({e['dice']}: [{faces}]{typed})"
-        return f"{who} joins the turn order at {e['initiative']}{rolled}"
-    if tag == "fight.left":
-        return f"{who} leaves the turn order"
-    if tag == "fight.turn":
-        return f"round {e['round']}: {who}'s turn"
-    if tag == "fight.ended":
-        return "the encounter ends"
-    if tag == "character.renamed":
-        return f"{e.get('was') or who} is now called {e['name']}"
-    if tag == "character.carried":
-        source = f" from {e['source']}" if e.get("source") else ""
-        return f"{e['name']} joins the table as they left it{source}" + (
-            " (hidden)" if e.get("hidden") else ""
-        )
-    if tag == "character.health-view":
-        return f"players see {who}'s health: {e['view']}"
-    if tag == "table.alias":
-        if not e.get("line"):
-            return f"macro {e['name']} forgotten"
-        return f"macro {e['name']} = {e['line']}"
-    return None
+def _condition(e: dict[str, Any]) -> str:
+    gm = " (GM only)" if e.get("gm_only") else ""
+    why = f" ({e['reason']})" if e.get("reason") else ""
+    return f"{_who(e)} is {e['name']}{_duration(e)}{why}{gm}"
+
+
+def _counter(e: dict[str, Any]) -> str:
+    if "value" not in e:
+        return f"{_who(e)}: {e['name']} changes"
+    change = f" ({e['change']:+d})" if e.get("change") else ""
+    return f"{_who(e)}: {e['name']} {e['value']}/{e['max']}{change}"
+
+
+def _joined(e: dict[str, Any]) -> str:
+    rolled = ""
+    if e.get("dice"):
+        faces = ", ".join(str(f) for f in e.get("faces", []))
+        typed = " typed" if e.get("source") == "typed" else ""
+        rolled = f" ({e['dice']}: [{faces}]{typed})"
+    return f"{_who(e)} joins the turn order at {e['initiative']}{rolled}"
+
+
+def _carried(e: dict[str, Any]) -> str:
+    source = f" from {e['source']}" if e.get("source") else ""
+    hidden = " (hidden)" if e.get("hidden") else ""
+    return f"{e['name']} joins the table as they left it{source}{hidden}"
+
+
+def _alias(e: dict[str, Any]) -> str:
+    if not e.get("line"):
+        return f"macro {e['name']} forgotten"
+    return f"macro {e['name']} = {e['line']}"
+
+
+#: event tag -> the log line of a record of the table's own (not a dice system's) events
+LINES: dict[str, Line] = {
+    "table.created": _created,
+    "table.option": lambda e: f"option {e['name']} = {e['value']}",
+    "character.added": lambda e: (
+        f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
+    ),
+    "character.updated": _updated,
+    "character.removed": lambda e: f"{e['id']} leaves the table",
+    "dice.rolled": _rolled,
+    "table.note": lambda e: ("GM note: " if e.get("gm_only") else "note: ") + e["text"],
+    "table.undone": _undone,
+    "table.redone": _undone,
+    "table.revealed": lambda e: f"GM reveals #{e['record']}",
+    "table.branched": lambda e: f"a branch of {e['source']} at record {e['at']}",
+    "condition.added": _condition,
+    "condition.ended": lambda e: (
+        f"{_who(e)} is no longer {e['name']}" + (" (time is up)" if e.get("expired") else "")
+    ),
+    "counter.set": _counter,
+    "counter.removed": lambda e: f"{_who(e)}: {e['name']} is no longer counted",
+    "fight.started": lambda e: "the encounter begins" + (f": {e['name']}" if e.get("name") else ""),
+    "fight.joined": _joined,
+    "fight.left": lambda e: f"{_who(e)} leaves the turn order",
+    "fight.turn": lambda e: f"round {e['round']}: {_who(e)}'s turn",
+    "fight.ended": lambda e: "the encounter ends",
+    "character.renamed": lambda e: f"{e.get('was') or _who(e)} is now called {e['name']}",
+    "character.carried": _carried,
+    "character.health-view": lambda e: f"players see {_who(e)}'s health: {e['view']}",
+    "table.alias": _alias,
+}
+
+_generic = describer(LINES)
 
 
 def rules_text(system_id: str) -> str:

@@ -9,7 +9,6 @@ not one line of text.
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -134,20 +133,16 @@ def player_id(state: TableState, name: str) -> str:
 #: log rows read at a time while searching
 SEARCH_CHUNK = 500
 
-_NUMBER = {
-    word: re.compile(rf"\b{word}\s*(\d+)", re.IGNORECASE) for word in ("round", "turn", "count")
-}
+#: the numbers a replay can jump to
+_NUMBER = ("round", "turn", "count")
 
 
 def clock_position(clock: Clock | None) -> dict[str, int]:
-    """Round, turn and count numbers a clock's title shows (those it names)."""
+    """The round, turn and count a clock stands at (those it has)."""
     if clock is None:
         return {}
-    out = {}
-    for word, pattern in _NUMBER.items():
-        found = pattern.search(clock.title)
-        if found:
-            out[word] = int(found.group(1))
+    found = {"round": clock.round, "turn": clock.turn, "count": clock.count}
+    out = {word: value for word, value in found.items() if value is not None}
     if "turn" not in out and "round" in out:
         # An initiative order: the turn is the place of whoever acts now.
         current = [i for i, row in enumerate(clock.rows) if row.current]
@@ -316,7 +311,7 @@ class View:
         return table_clock(self.state())
 
     def odds(self, command: Command | None) -> Odds | None:
-        if command is None or self.system.odds is None or self.lens:
+        if command is None or self.lens:
             return None
         try:
             return self.system.odds(command, self.state())

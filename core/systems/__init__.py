@@ -9,7 +9,8 @@ Every system has the same modules (``docs/systems.md`` walks through them):
 - ``state``: the system's characters (built from sheets) and table-wide world;
 - ``rules``: the arithmetic, pure functions of numbers;
 - ``resolve``: the actions of ``margin resolve``;
-- ``present``: what the screens show: log lines, status, clock, odds, short forms;
+- ``present``: what the screens show: log lines, status, clock, odds, vocabulary;
+- ``words``: the short forms of the table screen's command line (``words.Grammar``);
 - ``recap``: what a recap reads from each event;
 - ``rules.md``: the rules as margin plays them, for the GM.
 

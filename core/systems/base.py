@@ -107,6 +107,12 @@ class Clock:
 
     title: str
     rows: tuple[ClockRow, ...] = ()
+    #: where the clock stands, as numbers (replay jumps to them): the round of an
+    #: initiative order, the turn within it, the count of a timing track; None when
+    #: the clock has none (a track has no rounds, an order not yet begun no round)
+    round: int | None = None
+    turn: int | None = None
+    count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -154,9 +160,65 @@ CLOCK_OPTIONS: tuple[Option, ...] = (
         valid=_notation,
     ),
 )
+#: the log line of one record, its event given as a (possibly player-lensed) dict
+Line = Callable[[dict[str, Any]], str]
+
+
+def describer(lines: Mapping[str, Line]) -> Callable[[dict[str, Any]], str | None]:
+    """A system's ``describe``: the line of each event by its tag, None for tags not in ``lines``."""
+
+    def describe(event: dict[str, Any]) -> str | None:
+        line = lines.get(event.get("type", ""))
+        return None if line is None else line(event)
+
+    return describe
+
+
+# -- the hooks a system leaves out: each does the safe nothing ---------------------
 
 
 def _no_world(options: Mapping[str, Any]) -> Any:
+    return None
+
+
+def _no_commands(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    raise RuleError(f"{state.system}: {type(command).__name__} is not one of its commands")
+
+
+def _plain_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> Character:
+    return Character(id=cid, name=name, sheet=sheet, hidden=hidden)
+
+
+def _any_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
+    return sheet
+
+
+def _no_line(event: dict[str, Any]) -> str | None:
+    return None
+
+
+def _no_status(char: Character, state: TableState) -> list[str]:
+    return []
+
+
+def _no_clock(state: TableState) -> Clock | None:
+    return None
+
+
+def _no_odds(command: Command, state: TableState) -> Odds | None:
+    return None
+
+
+def _no_words(words: list[str], state: TableState) -> dict[str, Any] | None:
+    return None
+
+
+def _no_names(state: TableState) -> dict[str, list[str]]:
+    return {}
+
+
+def _no_player_world(state: TableState) -> Any:
+    """Players see none of a world whose system does not say what of it they may see."""
     return None
 
 
@@ -176,11 +238,11 @@ class System:
     #: event type -> fold step, for this system's own events
     handlers: Mapping[type[Event], Handler] = field(default_factory=dict)
     #: decide(command, state, dice, history) -> drafts, for this system's commands
-    decide: Callable[[Command, TableState, Dice, History], list[Draft]] | None = None
+    decide: Callable[[Command, TableState, Dice, History], list[Draft]] = _no_commands
     #: builds the system's character from an added character's sheet (validated in check_sheet)
-    make_character: Callable[[str, str, dict[str, Any], bool], Character] | None = None
+    make_character: Callable[[str, str, dict[str, Any], bool], Character] = _plain_character
     #: refuses a sheet the system cannot use; returns it normalised
-    check_sheet: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    check_sheet: Callable[[dict[str, Any]], dict[str, Any]] = _any_sheet
     initial_world: Callable[[Mapping[str, Any]], Any] = _no_world
     #: margin resolve: action name -> handler(request, dice) -> result
     resolve: Mapping[str, Callable[[dict[str, Any], Dice], dict[str, Any]]] = field(
@@ -195,29 +257,29 @@ class System:
     package: str = ""
     #: one line for a record's event, given as a (possibly player-lensed) dict;
     #: returns None for tags it does not know
-    describe: Callable[[dict[str, Any]], str | None] | None = None
+    describe: Callable[[dict[str, Any]], str | None] = _no_line
     #: short status items of a character for the table screen
     #: ("Edge 3/4", "Health 22/30", "moderate injury", "adv pending")
-    status: Callable[[Character, TableState], list[str]] | None = None
+    status: Callable[[Character, TableState], list[str]] = _no_status
     #: the encounter clock, or None when no encounter runs
-    clock: Callable[[TableState], Clock | None] | None = None
+    clock: Callable[[TableState], Clock | None] = _no_clock
     #: exact odds of a command before it is rolled, or None if it rolls no check
-    odds: Callable[[Command, TableState], Odds | None] | None = None
+    odds: Callable[[Command, TableState], Odds | None] = _no_odds
     #: the table screen's short forms: words typed on its command line
     #: (``check kael athletics vs 30 adv``) -> a command as a JSON-style dict,
     #: or None when the first word is not one of this system's short forms
-    parse_words: Callable[[list[str], TableState], dict[str, Any] | None] | None = None
+    parse_words: Callable[[list[str], TableState], dict[str, Any] | None] = _no_words
     #: examples of the short forms, (line, what it does), in an order that runs on the
     #: demo table; the table screen's help lists them
     short_forms: tuple[tuple[str, str], ...] = ()
     #: the short form the screen's "next turn" key types (moves the encounter's clock on)
     next_words: str = "next"
     #: names for completion on the command line: {"skill": [...], "weapon": [...]}
-    vocabulary: Callable[[TableState], dict[str, list[str]]] | None = None
+    vocabulary: Callable[[TableState], dict[str, list[str]]] = _no_names
     #: short form word -> what each of its words is, for completion
     grammar: Mapping[str, Usage] = field(default_factory=dict)
     #: the world (``state.world``) as players may see it, given the GM's whole state
-    player_world: Callable[[TableState], Any] | None = None
+    player_world: Callable[[TableState], Any] = _no_player_world
     #: after play: event tag -> what a recap reads from that event (``core.facts``)
     recap: Mapping[str, Reader] = field(default_factory=dict)
     #: where the system's own clock stands (None when none runs); a system without

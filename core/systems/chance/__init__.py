@@ -9,8 +9,8 @@ import msgspec
 from margin.events.systems import chance as chance_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, System, Usage
-from . import commands, decide, fold, present, recap, resolve, rules, state
+from ..base import Option, System
+from . import commands, decide, fold, present, recap, resolve, rules, state, words
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -253,26 +253,9 @@ SYSTEM = System(
     status=present.status,
     clock=present.clock,
     odds=present.odds,
-    parse_words=present.parse_words,
+    parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,
-    grammar={
-        "check": Usage(("character", "skill", "number"), ("modifier", "open|secret|override")),
-        "attack": Usage(
-            ("character", "character"),
-            ("weapon", "location", "position", "unaware|vitals|override"),
-        ),
-        "effect": Usage(("character", "character", "effect")),
-        "next": Usage(),
-        "opposed": Usage(("character", "skill", "character", "skill")),
-        "move": Usage(("character",)),
-        "bandage": Usage(("character",)),
-        "fight": Usage((), ("character",)),
-        "join": Usage(("character",), ("after|at",), {"after": "character"}),
-        "endfight": Usage(makes="end-encounter"),
-        "hp": Usage(("character",)),
-        "clear": Usage(("character", "effect"), makes="clear-effect"),
-        "travel": Usage(),
-    },
+    grammar=words.GRAMMAR.usages,
     player_world=state.player_world,
     recap=recap.READERS,
     short_forms=(

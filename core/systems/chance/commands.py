@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
 from ..base import Command
+
+#: most extra attackers that can surround one target
+MAX_EXTRA_ATTACKERS = 100
+#: largest potency or resistance an effect contest takes, either way
+MAX_POTENCY = 1000
+#: largest HP change one ``hp`` command makes, either way
+MAX_HP_CHANGE = 100_000
+
+Proficiency = Annotated[int, Meta(ge=0, le=100)]
+#: where an attack strikes from (``rules.POSITIONS`` holds what each costs the defender)
+Position = Literal["front", "side", "rear"]
 
 
 class Check(Command, tag="check"):
@@ -18,7 +33,7 @@ class Check(Command, tag="check"):
     #: 1..100, or a band of the ladder by name ("hard": its middle value)
     difficulty: int | str
     modifiers: list[str] = []
-    proficiency: int | None = None
+    proficiency: Proficiency | None = None
     task: str = ""
     approach: str = ""
     secret: bool | None = None
@@ -49,8 +64,8 @@ class Attack(Command, tag="attack"):
     attacker: str
     target: str
     weapon: str | None = None
-    position: str = "front"
-    extra_attackers: int = 0
+    position: Position = "front"
+    extra_attackers: Annotated[int, Meta(ge=0, le=MAX_EXTRA_ATTACKERS)] = 0
     #: None: aware unless the attacker is stealthed
     aware: bool | None = None
     #: extra damage against an unaware target, 50..100 (the table's default when omitted)
@@ -66,10 +81,10 @@ class ApplyEffect(Command, tag="effect"):
 
     target: str
     effect: str
-    potency: int
+    potency: Annotated[int, Meta(ge=0, le=MAX_POTENCY)]
     source: str = "gm"
     #: the target's resistance when not the sheet's (helpful effects meet none)
-    resistance: int | None = None
+    resistance: Annotated[int, Meta(ge=-MAX_POTENCY, le=MAX_POTENCY)] | None = None
     #: the stat a poison lowers
     stat: str = ""
 
@@ -135,7 +150,7 @@ class ChangeHp(Command, tag="hp"):
     """Damage (negative) or healing (positive) outside an attack."""
 
     character: str
-    amount: int
+    amount: Annotated[int, Meta(ge=-MAX_HP_CHANGE, le=MAX_HP_CHANGE)]
     reason: str = ""
 
 

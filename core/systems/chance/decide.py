@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -110,8 +111,6 @@ def _d100(dice: Dice) -> int:
 def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:
     """The proficiency a check uses: the one given (an untrained try), else the sheet's."""
     if given is not None:
-        if not 0 <= given <= 100:
-            raise RuleError(f"proficiency: {given} is out of range (0..100)")
         return given
     skills = table_of(char, "skills")
     if skill not in skills:
@@ -129,14 +128,8 @@ def _difficulty(value: int | str, field: str = "difficulty") -> int:
 
 #: farthest a place on the field may be from 0 along x or y, in feet
 MAX_FEET = 1_000_000
-#: most extra attackers that can surround one target
-MAX_EXTRA_ATTACKERS = 100
 #: longest leg of a journey, in its unit
 MAX_DISTANCE = 1_000_000_000_000
-#: largest potency or resistance an effect contest takes, either way
-MAX_POTENCY = 1000
-#: largest HP change one ``hp`` command makes, either way
-MAX_HP_CHANGE = 100_000
 
 
 def _standing(char: ChanceCharacter, field: str, what: str) -> None:
@@ -152,9 +145,23 @@ def _secret(cmd_secret: bool | None, state: TableState) -> bool:
 # -- skill checks -----------------------------------------------------------------
 
 
-def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+@dataclass(frozen=True)
+class CheckPlan:
+    """A check before its die: what both rolling it and its odds use."""
+
+    character: ChanceCharacter
+    skill: str
+    proficiency: int
+    difficulty: int
+    modifier_total: int
+    #: the modifiers that count, by name
+    modifiers: list[str]
+    odds: rules.CheckOdds
+
+
+def plan_check(cmd: Check, state: TableState) -> CheckPlan:
+    """Plan a check: the proficiency, the difficulty, the modifiers and the chance they give."""
     char = _char(state, cmd.character)
-    _standing(char, "character", "make a check")
     skill = cmd.skill.strip().lower()
     if not skill:
         raise RuleError("skill: name the skill checked")
@@ -162,6 +169,34 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
     difficulty = _difficulty(cmd.difficulty)
     total, counted = rules.modifier_total(cmd.modifiers)
     odds = rules.check_odds(proficiency, difficulty, total)
+    return CheckPlan(char, skill, proficiency, difficulty, total, counted, odds)
+
+
+def aware_of(cmd: Attack, attacker: ChanceCharacter) -> bool:
+    """Whether an attack's target is aware of it: as the command says, else unless stealthed."""
+    return (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
+
+
+def attack_gates(
+    attacker: ChanceCharacter,
+    w: dict[str, Any],
+    target: ChanceCharacter,
+    position: str,
+    extra: int,
+    aware: bool,
+) -> rules.Gates:
+    """An attack's two gates, to hit and to dodge: what rolling it and its odds both use."""
+    return rules.gates(
+        accuracy(attacker, w), evasion(target), position, extra, aware and can_dodge(target)
+    )
+
+
+def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    _standing(_char(state, cmd.character), "character", "make a check")
+    plan = plan_check(cmd, state)
+    char, skill, odds = plan.character, plan.skill, plan.odds
+    proficiency, difficulty = plan.proficiency, plan.difficulty
+    total, counted = plan.modifier_total, plan.modifiers
     task = cmd.task.strip().lower() or skill
     approach = cmd.approach.strip()
     retry = ""
@@ -330,14 +365,6 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     if not cmd.override:
         _standing(attacker, "attacker", "attack (override)")
     wname, w = weapon(attacker, cmd.weapon)
-    if cmd.position not in rules.POSITIONS:
-        raise RuleError(f"position: {cmd.position!r} is not one of {', '.join(rules.POSITIONS)}")
-    if cmd.extra_attackers < 0:
-        raise RuleError(f"extra_attackers: {cmd.extra_attackers} is below 0")
-    if cmd.extra_attackers > MAX_EXTRA_ATTACKERS:
-        raise RuleError(
-            f"extra_attackers: {cmd.extra_attackers} is out of range (0..{MAX_EXTRA_ATTACKERS})"
-        )
     action = _check_can_attack(attacker, meant, state, cmd)
     target, confusion_roll = _confused_target(attacker, meant, state, dice)
     if attacker.position and target.position and not cmd.override:
@@ -346,7 +373,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             raise RuleError(
                 f"target: {target.name} is {feet} ft away; {wname} reaches {w['range']} ft (override)"
             )
-    aware = (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
+    aware = aware_of(cmd, attacker)
     if aware:
         if cmd.unaware_percent:
             raise RuleError("unaware_percent: only for an unaware target (aware is false)")
@@ -448,8 +475,7 @@ class _Strike:
     ) -> AttackRolled:
         """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
         attacker, w, aware, dice = self.attacker, self.w, self.aware, self.dice
-        acc = accuracy(attacker, w)
-        g = rules.gates(acc, evasion(target), position, extra, aware and can_dodge(target))
+        g = attack_gates(attacker, w, target, position, extra, aware)
         roll = _d100(dice)
         hit = roll <= g.hit_chance
         dodge_roll = None
@@ -501,7 +527,7 @@ class _Strike:
             aware=aware,
             intended=intended,
             confusion_roll=confusion_roll,
-            accuracy=acc,
+            accuracy=accuracy(attacker, w),
             evasion=g.evasion,
             hit_chance=g.hit_chance,
             roll=roll,
@@ -601,14 +627,6 @@ def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: Hist
     name = cmd.effect.strip().lower()
     if name not in EFFECTS:
         raise RuleError(f"effect: {cmd.effect!r} is not one of {', '.join(EFFECTS)}")
-    if cmd.potency < 0:
-        raise RuleError(f"potency: {cmd.potency} is below 0")
-    if cmd.potency > MAX_POTENCY:
-        raise RuleError(f"potency: {cmd.potency} is out of range (0..{MAX_POTENCY})")
-    if cmd.resistance is not None and not -MAX_POTENCY <= cmd.resistance <= MAX_POTENCY:
-        raise RuleError(
-            f"resistance: {cmd.resistance} is out of range (-{MAX_POTENCY}..{MAX_POTENCY})"
-        )
     source = "gm" if cmd.source.lower() == "gm" else _char(state, cmd.source).id
     stat_name = cmd.stat.strip().lower()
     if stat_name and name != "poisoned":
@@ -948,8 +966,6 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
     char = _char(state, cmd.character)
     if cmd.amount == 0:
         raise RuleError("amount: 0 changes nothing (negative for damage, positive for healing)")
-    if not -MAX_HP_CHANGE <= cmd.amount <= MAX_HP_CHANGE:
-        raise RuleError(f"amount: {cmd.amount} is out of range (-{MAX_HP_CHANGE}..{MAX_HP_CHANGE})")
     absorbed = 0
     amount = cmd.amount
     if amount < 0:

@@ -6,20 +6,18 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Odds
+from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Attack, Check
-from .decide import _difficulty, proficiency_of
+from .decide import attack_gates, aware_of, plan_check
 from .state import (
     EFFECTS,
     ChanceCharacter,
     ChanceWorld,
-    accuracy,
-    can_dodge,
-    evasion,
     table_of,
     weapon,
 )
+from .words import GRAMMAR, MODIFIER_WORDS
 
 # -- log lines --------------------------------------------------------------------
 
@@ -147,55 +145,98 @@ def _travel_line(e: dict[str, Any]) -> str:
     return f"travel by {e['domain']}: {e['distance']} {e['unit']}{speed}{note}"
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    tag = e.get("type")
-    if tag == "chance.check":
-        return _check_line(e)
-    if tag == "chance.opposed":
-        return _opposed_line(e)
-    if tag == "chance.attack":
-        return _attack_line(e)
-    if tag == "chance.effect":
-        return _effect_line(e)
-    if tag == "chance.tick":
-        return _tick_line(e)
-    if tag == "chance.removed":
-        return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
-    if tag == "chance.encounter":
-        return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
-    if tag == "chance.joined":
-        return f"{e['character']} joins the fight"
-    if tag == "chance.turn":
-        line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
-        if e.get("flee_to"):
-            frm = e.get("flee_from")
-            line += (
-                f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
-            )
-        elif "flee_from" in e and e["flee_from"]:
-            line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
-        return line
-    if tag == "chance.side":
-        if e.get("reason") == "charm-ended":
-            back = f"its own side, {e['side']}" if e.get("side") else "its own side"
-            return f"{e['character']} is no longer charmed and returns to {back}"
-        return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
-    if tag == "chance.encounter-ended":
-        return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
-    if tag == "chance.moved":
-        if e.get("start") is None:
-            return f"{e['character']} takes a place at {e['to']}"
-        verb = "flees" if e.get("fled") else "moves"
-        return f"{e['character']} {verb} {e.get('feet', 0)} ft to {e['to']}"
-    if tag == "chance.hp":
-        amount = e["amount"]
-        verb = "heals" if amount > 0 else "takes"
-        shield = f" (shield absorbs {e['absorbed']})" if e.get("absorbed") else ""
-        reason = f": {e['reason']}" if e.get("reason") else ""
-        return f"{e['character']} {verb} {abs(amount)}{shield}{reason}"
-    if tag == "chance.traveled":
-        return _travel_line(e)
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    return _check_line(e)
+
+
+def _line_opposed(e: dict[str, Any]) -> str:
+    return _opposed_line(e)
+
+
+def _line_attack(e: dict[str, Any]) -> str:
+    return _attack_line(e)
+
+
+def _line_effect(e: dict[str, Any]) -> str:
+    return _effect_line(e)
+
+
+def _line_tick(e: dict[str, Any]) -> str:
+    return _tick_line(e)
+
+
+def _line_removed(e: dict[str, Any]) -> str:
+    return f"{e['character']} is no longer {e['effect']} ({e.get('reason') or 'removed'})"
+
+
+def _line_encounter(e: dict[str, Any]) -> str:
+    return "fight begins: " + ", ".join(e["order"]) if "order" in e else "fight begins"
+
+
+def _line_joined(e: dict[str, Any]) -> str:
+    return f"{e['character']} joins the fight"
+
+
+def _line_turn(e: dict[str, Any]) -> str:
+    line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
+    if e.get("flee_to"):
+        frm = e.get("flee_from")
+        line += f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
+    elif "flee_from" in e and e["flee_from"]:
+        line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
+    return line
+
+
+def _line_side(e: dict[str, Any]) -> str:
+    if e.get("reason") == "charm-ended":
+        back = f"its own side, {e['side']}" if e.get("side") else "its own side"
+        return f"{e['character']} is no longer charmed and returns to {back}"
+    return f"{e['character']} is charmed and turns on its friends: now fights for {e['side']}"
+
+
+def _line_encounter_ended(e: dict[str, Any]) -> str:
+    return f"fight ends after {_count(e.get('rounds', 0), 'round')}"
+
+
+def _line_moved(e: dict[str, Any]) -> str:
+    if e.get("start") is None:
+        return f"{e['character']} takes a place at {e['to']}"
+    verb = "flees" if e.get("fled") else "moves"
+    return f"{e['character']} {verb} {e.get('feet', 0)} ft to {e['to']}"
+
+
+def _line_hp(e: dict[str, Any]) -> str:
+    amount = e["amount"]
+    verb = "heals" if amount > 0 else "takes"
+    shield = f" (shield absorbs {e['absorbed']})" if e.get("absorbed") else ""
+    reason = f": {e['reason']}" if e.get("reason") else ""
+    return f"{e['character']} {verb} {abs(amount)}{shield}{reason}"
+
+
+def _line_traveled(e: dict[str, Any]) -> str:
+    return _travel_line(e)
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "chance.check": _line_check,
+    "chance.opposed": _line_opposed,
+    "chance.attack": _line_attack,
+    "chance.effect": _line_effect,
+    "chance.tick": _line_tick,
+    "chance.removed": _line_removed,
+    "chance.encounter": _line_encounter,
+    "chance.joined": _line_joined,
+    "chance.turn": _line_turn,
+    "chance.side": _line_side,
+    "chance.encounter-ended": _line_encounter_ended,
+    "chance.moved": _line_moved,
+    "chance.hp": _line_hp,
+    "chance.traveled": _line_traveled,
+}
+
+#: one log line for a d100-chance event
+describe = describer(LINES)
 
 
 # -- status and clock -------------------------------------------------------------
@@ -239,7 +280,7 @@ def clock(state: TableState) -> Clock | None:
         note = ", ".join(e.name for e in char.effects)
         rows.append(ClockRow(name=char.name, value=value, current=current, note=note))
     title = f"round {enc.round}" if enc.round else "fight: before the first turn"
-    return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), round=enc.round or None)
 
 
 # -- odds -------------------------------------------------------------------------
@@ -257,15 +298,11 @@ def odds(command: Command, state: TableState) -> Odds | None:
 
 
 def _check_odds(cmd: Check, state: TableState) -> Odds:
-    char = find_character(state, cmd.character)
-    assert isinstance(char, ChanceCharacter)
-    skill = cmd.skill.strip().lower()
-    proficiency = proficiency_of(char, skill, cmd.proficiency, "skill")
-    total, _ = rules.modifier_total(cmd.modifiers)
-    difficulty = _difficulty(cmd.difficulty)
-    o = rules.check_odds(proficiency, difficulty, total)
+    plan = plan_check(cmd, state)
+    o, difficulty = plan.odds, plan.difficulty
     label = (
-        f"{char.name}: {skill} {proficiency} vs {difficulty} ({rules.difficulty_band(difficulty)})"
+        f"{plan.character.name}: {plan.skill} {plan.proficiency} vs {difficulty} "
+        f"({rules.difficulty_band(difficulty)})"
     )
     if o.automatic:
         bands = {b: float(b == rules.AUTOMATIC_BAND) for b in rules.BANDS}
@@ -280,253 +317,14 @@ def _attack_odds(cmd: Attack, state: TableState) -> Odds:
     assert isinstance(attacker, ChanceCharacter)
     assert isinstance(target, ChanceCharacter)
     _, w = weapon(attacker, cmd.weapon)
-    aware = (not attacker.has("stealthed")) if cmd.aware is None else cmd.aware
-    g = rules.gates(
-        accuracy(attacker, w),
-        evasion(target),
-        cmd.position,
-        cmd.extra_attackers,
-        aware and can_dodge(target),
+    g = attack_gates(
+        attacker, w, target, cmd.position, cmd.extra_attackers, aware_of(cmd, attacker)
     )
     hit = g.hit_chance / 100
     connect = float(rules.connect_probability(g))
     bands = {"connects": connect, "dodged": hit - connect, "miss": 1 - hit}
     label = f"{attacker.name} vs {target.name}: hit {g.hit_chance}%, dodge {g.dodge_chance}%"
     return Odds(connect, bands, label)
-
-
-# -- the command line's short forms ---------------------------------------------------
-
-MODIFIER_WORDS = {
-    "tools": "proper-tools",
-    "ideal": "ideal-conditions",
-    "helper": "helper",
-    "help": "helper",
-    "blueprint": "blueprint",
-    "recipe": "blueprint",
-    "notools": "no-tools",
-    "rushed": "rushed",
-    "fire": "under-fire",
-    "hostile": "under-fire",
-}
-MODIFIER_WORDS.update({name: name for name in rules.MODIFIERS})
-
-
-def _int_word(word: str, what: str) -> int:
-    try:
-        return int(word)
-    except ValueError:
-        raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
-
-
-def _float_word(word: str, what: str) -> float:
-    try:
-        value = float(word)
-    except ValueError:
-        raise RuleError(f"{what}: expected a number, got {word!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise RuleError(f"{what}: expected a number, got {word!r}")
-    return value
-
-
-def _no_more(head: str, extra: list[str], usage: str) -> None:
-    if extra:
-        raise RuleError(f"{head}: {extra[0]!r} is not understood ({usage})")
-
-
-def _check_words(rest: list[str]) -> dict[str, Any]:
-    if len(rest) < 3:
-        raise RuleError("check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override]")
-    given = rest[2].lower()
-    if given not in rules.DIFFICULTY_MIDDLES and not given.lstrip("-").isdigit():
-        bands = ", ".join(rules.DIFFICULTY_MIDDLES)
-        raise RuleError(f"difficulty: expected 1..100 or a band ({bands}), got {rest[2]!r}")
-    out: dict[str, Any] = {
-        "type": "check",
-        "character": rest[0],
-        "skill": rest[1],
-        "difficulty": given if given in rules.DIFFICULTY_MIDDLES else int(given),
-    }
-    mods: list[str] = []
-    for word in rest[3:]:
-        low = word.lower()
-        if low in MODIFIER_WORDS:
-            mods.append(MODIFIER_WORDS[low])
-        elif low == "open":
-            out["secret"] = False
-        elif low == "secret":
-            out["secret"] = True
-        elif low == "override":
-            out["override"] = True
-        else:
-            words = ", ".join(sorted(MODIFIER_WORDS))
-            raise RuleError(
-                f"check: {word!r} is not a modifier word ({words}, open, secret, override)"
-            )
-    if mods:
-        out["modifiers"] = mods
-    return out
-
-
-def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
-    if len(rest) < 2:
-        raise RuleError(
-            "attack: attack WHO TARGET [weapon] [side|rear] [unaware [PCT]] [vitals] "
-            "[+N] [location]"
-        )
-    out: dict[str, Any] = {"type": "attack", "attacker": rest[0], "target": rest[1]}
-    attacker = find_character(state, rest[0])
-    target = find_character(state, rest[1])
-    weapons = table_of(attacker, "weapons")
-    locations = table_of(target, "armor")
-    words = rest[2:]
-    i = 0
-    while i < len(words):
-        low = words[i].lower()
-        if low in rules.POSITIONS:
-            out["position"] = low
-        elif low == "unaware":
-            out["aware"] = False
-            if i + 1 < len(words) and words[i + 1].isdigit():
-                i += 1
-                out["unaware_percent"] = int(words[i])
-        elif low == "vitals":
-            out["vitals"] = True
-        elif low == "override":
-            out["override"] = True
-        elif low.startswith("+") and low[1:].isdigit():
-            out["extra_attackers"] = int(low[1:])
-        elif low in weapons:
-            out["weapon"] = low
-        elif low in locations:
-            out["location"] = low
-        else:
-            raise RuleError(
-                f"attack: {words[i]!r} is not a weapon of {attacker.name}, a location, or one of "
-                "front, side, rear, unaware, vitals, +N, override"
-            )
-        i += 1
-    return out
-
-
-def _join_words(rest: list[str]) -> dict[str, Any]:
-    """``join WHO [after WHO] [at X Y]``: into the running fight."""
-    usage = "join WHO [after WHO] [at X Y] (at the end of the turn order if no after)"
-    low = [w.lower() for w in rest]
-    if not rest or low[0] in ("after", "at"):
-        raise RuleError(f"join: {usage}")
-    out: dict[str, Any] = {"type": "join", "character": rest[0]}
-    i = 1
-    while i < len(rest):
-        if low[i] == "after" and i + 1 < len(rest):
-            out["after"] = rest[i + 1]
-            i += 2
-        elif low[i] == "at" and i + 2 < len(rest):
-            out["position"] = [_int_word(rest[i + 1], "x"), _int_word(rest[i + 2], "y")]
-            i += 3
-        else:
-            raise RuleError(f"join: {rest[i]!r} not understood ({usage})")
-    return out
-
-
-def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
-    if not words:
-        return None
-    head, rest = words[0].lower(), words[1:]
-    if head == "check":
-        return _check_words(rest)
-    if head == "attack":
-        return _attack_words(rest, state)
-    if head == "effect":
-        usage = "effect SOURCE TARGET EFFECT POTENCY [STAT] (source may be gm)"
-        if len(rest) < 4:
-            raise RuleError(f"effect: {usage}")
-        _no_more("effect", rest[5:], usage)
-        effect: dict[str, Any] = {
-            "type": "effect",
-            "source": rest[0],
-            "target": rest[1],
-            "effect": rest[2],
-            "potency": _int_word(rest[3], "potency"),
-        }
-        if len(rest) > 4:
-            effect["stat"] = rest[4]
-        return effect
-    if head == "next":
-        _no_more("next", rest, "next")
-        return {"type": "next"}
-    if head == "opposed":
-        usage = "opposed WHO SKILL DEFENDER [DEFENDER-SKILL]; modifiers in the JSON form"
-        if len(rest) < 3:
-            raise RuleError(f"opposed: {usage}")
-        _no_more("opposed", rest[4:], usage)
-        out = {"type": "opposed", "actor": rest[0], "skill": rest[1], "defender": rest[2]}
-        if len(rest) > 3:
-            out["defender_skill"] = rest[3]
-        return out
-    if head == "move":
-        if len(rest) != 3:
-            raise RuleError("move: move WHO X Y (feet)")
-        return {
-            "type": "move",
-            "character": rest[0],
-            "to": [_int_word(rest[1], "x"), _int_word(rest[2], "y")],
-        }
-    if head == "flee":
-        if len(rest) not in (1, 3, 4) or (len(rest) == 4 and rest[3].lower() != "override"):
-            raise RuleError("flee: flee WHO [X Y [override]] (feet; the place proposed if none)")
-        flee: dict[str, Any] = {"type": "flee", "character": rest[0]}
-        if len(rest) > 1:
-            flee["to"] = [_int_word(rest[1], "x"), _int_word(rest[2], "y")]
-        if len(rest) == 4:
-            flee["override"] = True
-        return flee
-    if head == "side":
-        if len(rest) not in (1, 2):
-            raise RuleError(
-                "side: side WHO [SIDE] (a charmed character; the charmer's side if none)"
-            )
-        side: dict[str, Any] = {"type": "switch-side", "character": rest[0]}
-        if len(rest) == 2:
-            side["side"] = rest[1]
-        return side
-    if head == "bandage":
-        if len(rest) != 1:
-            raise RuleError("bandage: bandage WHO")
-        return {"type": "bandage", "character": rest[0]}
-    if head == "fight":
-        if not rest:
-            raise RuleError("fight: fight WHO WHO ... (in turn order)")
-        return {"type": "encounter", "order": rest}
-    if head == "endfight":
-        _no_more("endfight", rest, "endfight")
-        return {"type": "end-encounter"}
-    if head == "join":
-        return _join_words(rest)
-    if head == "hp":
-        if len(rest) < 2:
-            raise RuleError("hp: hp WHO AMOUNT [reason] (negative for damage)")
-        return {"type": "hp", "character": rest[0], "amount": _int_word(rest[1], "amount"),
-                "reason": " ".join(rest[2:])}  # fmt: skip
-    if head == "clear":
-        if len(rest) != 2:
-            raise RuleError("clear: clear WHO EFFECT")
-        return {"type": "clear-effect", "character": rest[0], "effect": rest[1]}
-    if head == "travel":
-        usage = "travel DOMAIN DISTANCE UNIT [KNOTS]"
-        if len(rest) < 3:
-            raise RuleError(f"travel: {usage}")
-        _no_more("travel", rest[4:], usage)
-        leg: dict[str, Any] = {
-            "type": "travel",
-            "domain": rest[0],
-            "distance": _float_word(rest[1], "distance"),
-            "unit": rest[2],
-        }
-        if len(rest) > 3:
-            leg["speed"] = _float_word(rest[3], "knots")
-        return leg
-    return None
 
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:
@@ -538,23 +336,7 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
         weapons.update(table_of(char, "weapons"))
         locations.update(table_of(char, "armor"))
     return {
-        "command": [
-            "check",
-            "attack",
-            "effect",
-            "next",
-            "opposed",
-            "move",
-            "flee",
-            "side",
-            "bandage",
-            "fight",
-            "join",
-            "endfight",
-            "hp",
-            "clear",
-            "travel",
-        ],
+        "command": list(GRAMMAR.usages),
         "character": sorted(c.id for c in state.characters.values()),
         "skill": sorted(skills),
         "weapon": sorted(weapons),

@@ -248,22 +248,18 @@ class Damage:
     base: Fraction
 
 
-def damage_pipeline(
-    base: int | float | Fraction,
-    scaling: int | float | Fraction,
+def _damage_inputs(
     profile: str,
-    range_percent: int | None,
-    crit: bool,
     crit_multiplier: int | float | Fraction,
     vitals: int | float | Fraction,
     position: str,
     unaware_percent: int,
     armor: int | float | Fraction,
     resistance_percent: int | float | Fraction,
-    pierce: int | float | Fraction = 0,
-) -> Damage:
-    """The seven steps, in order: base, range or crit, vitals, position and surprise, armor
-    (less the weapon's pierce), resistance, then one rounding half up and a floor of 1."""
+    pierce: int | float | Fraction,
+) -> tuple[Fraction, Fraction, Fraction, Fraction, Fraction]:
+    """The damage pipeline's inputs checked, as exact numbers: the crit multiplier,
+    vitals, armor, pierce and resistance."""
     if profile not in PROFILES:
         raise RuleError(f"profile: {profile!r} is not one of {', '.join(PROFILES)}")
     if position not in POSITIONS:
@@ -284,10 +280,39 @@ def damage_pipeline(
     pierced = exact(pierce)
     if pierced < 0:
         raise RuleError(f"pierce: {show(pierced)} is below 0")
-    worn = max(Fraction(0), arm - pierced)
     res = exact(resistance_percent)
     if not -100 <= res <= 100:
         raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
+    return mult, vit, arm, pierced, res
+
+
+def damage_pipeline(
+    base: int | float | Fraction,
+    scaling: int | float | Fraction,
+    profile: str,
+    range_percent: int | None,
+    crit: bool,
+    crit_multiplier: int | float | Fraction,
+    vitals: int | float | Fraction,
+    position: str,
+    unaware_percent: int,
+    armor: int | float | Fraction,
+    resistance_percent: int | float | Fraction,
+    pierce: int | float | Fraction = 0,
+) -> Damage:
+    """The seven steps, in order: base, range or crit, vitals, position and surprise, armor
+    (less the weapon's pierce), resistance, then one rounding half up and a floor of 1."""
+    mult, vit, arm, pierced, res = _damage_inputs(
+        profile,
+        crit_multiplier,
+        vitals,
+        position,
+        unaware_percent,
+        armor,
+        resistance_percent,
+        pierce,
+    )
+    worn = max(Fraction(0), arm - pierced)
     crit = crit or unaware_percent > 0
     b = exact(base) + exact(scaling)
     steps: list[tuple[str, str]] = [

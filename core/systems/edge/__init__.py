@@ -9,8 +9,8 @@ import msgspec
 from margin.events.systems import edge as edge_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, System, Usage
-from . import commands, decide, fold, present, recap, resolve, state
+from ..base import Option, System
+from . import commands, decide, fold, present, recap, resolve, state, words
 
 OPTIONS = (
     Option(
@@ -208,44 +208,9 @@ SYSTEM = System(
     status=present.status,
     clock=present.clock,
     odds=present.odds,
-    parse_words=present.parse_words,
+    parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,
-    grammar={
-        "check": Usage(
-            ("character", "skill"),
-            (
-                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
-            ),
-            {"vs": "difficulty"},
-        ),
-        "attack": Usage(
-            ("character", "character"),
-            (
-                "weapon",
-                "burst|single|edge-damage|hold|reaction|bonus|free",
-                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
-            ),
-            {"vs": "difficulty"},
-        ),
-        "edge": Usage(("character", "damage|initiative|reaction|lessen|burn"), makes="spend-edge"),
-        "damage": Usage(("character",), ("stun|no-armor|faces",)),
-        "burn": Usage(("character",), makes="edge-burn"),
-        "lessen": Usage(("character",), makes="lessen-injury"),
-        "next": Usage(makes="next-turn"),
-        "start": Usage(makes="start-encounter"),
-        "join": Usage(("character",), ("faces",)),
-        "leave": Usage(("character",)),
-        "end": Usage(makes="end-encounter"),
-        "use": Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),
-        "recover": Usage(
-            ("session-end|refresh|long-rest|scenario-end|final-boss",),
-            ("character",),
-            makes="recover-edge",
-        ),
-        "award": Usage(("character", "minor|major|boss"), makes="award-edge"),
-        "dismiss": Usage(("character",), makes="dismiss-pending"),
-        "heal": Usage(("character", "number"), ("stun|cared",)),
-    },
+    grammar=words.GRAMMAR.usages,
     player_world=state.player_world,
     recap=recap.READERS,
     short_forms=(

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from margin.events.systems.edge import (
-    SECRET_TN,
-)
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from margin.events.systems.edge import SECRET_TN
 
 from ..base import Command
 
 ACTIONS = ("major", "move", "minor", "bonus", "reaction")
+
+#: most Advantage or Disadvantage sources one check may count
+MAX_SOURCES = 20
+#: largest situational modifier of a check, either way
+MAX_MODIFIER = 100
+#: largest flat bonus or penalty of direct damage, either way
+MAX_DAMAGE_BONUS = 1000
+#: largest PT reduction of direct damage
+MAX_PT_REDUCTION = 200
+
+Sources = Annotated[int, Meta(ge=0, le=MAX_SOURCES)]
 
 
 class Check(Command, tag="check"):
@@ -17,16 +30,16 @@ class Check(Command, tag="check"):
     character: str
     skill: str
     tn: int | str = 20
-    advantage: int = 0
-    disadvantage: int = 0
+    advantage: Sources = 0
+    disadvantage: Sources = 0
     remove_disadvantage: bool = False
     #: spend one Edge on the roll: "advantage" or "remove-disadvantage"
     edge: str | None = None
     #: Disadvantage taken on by using a talent or attack option (0 or 1); refused when
     #: the check already has Disadvantage, so a second such option is refused too
-    chosen_disadvantage: int = 0
+    chosen_disadvantage: Sources = 0
     #: a flat situational bonus or penalty to the skill bonus
-    modifier: int = 0
+    modifier: Annotated[int, Meta(ge=-MAX_MODIFIER, le=MAX_MODIFIER)] = 0
     #: pending Advantage/Disadvantage to apply: "auto" (same skill, or any-scope),
     #: "none", or the sequence numbers of the pending items
     pending: str | list[int] = "auto"
@@ -51,8 +64,7 @@ class Attack(Check, tag="attack", kw_only=True):
     target: str
     skill: str = ""
     weapon: str | None = None
-    #: "single" or "burst"
-    mode: str = "single"
+    mode: Literal["single", "burst"] = "single"
     #: the attack's TN; defaults to the target's sheet ``defense``
     tn: int | str | None = None  # type: ignore[assignment]
     #: spend one Edge for +2d6 damage (not if Edge went into the roll)
@@ -70,9 +82,9 @@ class Damage(Command, tag="damage"):
     attacker: str | None = None
     target: str | None = None
     dice: int = 0
-    bonus: int = 0
+    bonus: Annotated[int, Meta(ge=-MAX_DAMAGE_BONUS, le=MAX_DAMAGE_BONUS)] = 0
     stun: bool = False
-    pt_reduction: int = 0
+    pt_reduction: Annotated[int, Meta(ge=0, le=MAX_PT_REDUCTION)] = 0
     #: whether the target's armor applies to direct damage
     armor: bool = True
     edge_boost: bool = False

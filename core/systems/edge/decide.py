@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from margin.events import Draft, Visibility
@@ -107,29 +108,8 @@ def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> li
     raise RuleError(f'pending: {choice!r} must be "auto", "none" or a list of sequence numbers')
 
 
-#: most sources of Advantage or Disadvantage one check counts, per field
-MAX_SOURCES = 20
-#: largest situational modifier of a check, either way
-MAX_MODIFIER = 100
-#: largest flat bonus or penalty of direct damage, either way
-MAX_DAMAGE_BONUS = 1000
-#: largest PT reduction of direct damage
-MAX_PT_REDUCTION = 200
-
-
-def _bounded(field: str, value: int, lo: int, hi: int) -> None:
-    if isinstance(value, bool):
-        raise RuleError(f"{field}: expected a whole number, got {value!r}")
-    if not lo <= value <= hi:
-        raise RuleError(f"{field}: {value} is out of range ({lo}..{hi})")
-
-
 def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending], int, int]:
     """The pending items a check uses, and its counted Advantage and Disadvantage sources."""
-    if cmd.advantage < 0 or cmd.disadvantage < 0 or cmd.chosen_disadvantage < 0:
-        raise RuleError("advantage/disadvantage: source counts are 0 or more")
-    for field in ("advantage", "disadvantage", "chosen_disadvantage"):
-        _bounded(field, getattr(cmd, field), 0, MAX_SOURCES)
     used = _pending_for(char, skill, cmd.pending)
     adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
     dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
@@ -161,20 +141,57 @@ def _consequence(band: str, skill: str, attack: bool, options: dict[str, Any]) -
     return "", ""
 
 
-def _roll_check(
-    cmd: Check, state: TableState, dice: Dice, char: EdgeCharacter, skill: str, attack: bool = False
-) -> dict[str, Any]:
-    """The shared part of a check and an attack: the fields of the check event."""
+@dataclass(frozen=True)
+class CheckPlan:
+    """A check (or an attack's check) before its dice: what both rolling it and its odds use."""
+
+    character: EdgeCharacter
+    skill: str
+    bonus: int
+    tn: int
+    tn_name: str
+    #: the pending items the check uses
+    used: tuple[Pending, ...]
+    advantage: int
+    disadvantage: int
+    mode: str
+    #: the defense penalty of the target's armor, when an attack takes the target's defense
+    dodge_penalty: int = 0
+
+
+def attack_tn(cmd: Attack, target: EdgeCharacter, state: TableState) -> tuple[int | str, int]:
+    """An attack's TN (given, or the target's defense) and the defense penalty it carries."""
+    if cmd.tn is not None:
+        return cmd.tn, 0
+    defended = defense(target, state.options)
+    if defended is None:
+        raise RuleError(f"tn: give the attack's TN ({target.name}'s sheet has no defense)")
+    return defended
+
+
+def plan_check(cmd: Check, state: TableState) -> CheckPlan:
+    """Plan a check or an attack's check: the skill and its bonus, the TN, the sources of
+    Advantage and Disadvantage, and the mode they give."""
+    char = character(state, cmd.character)
+    dodge = 0
+    if isinstance(cmd, Attack):
+        skill = cmd.skill or weapon(char, cmd.weapon)["skill"]
+        tn_raw, dodge = attack_tn(cmd, character(state, cmd.target), state)
+    else:
+        skill, tn_raw = cmd.skill, cmd.tn
     sid, bonus = skill_bonus(char, skill)
-    if isinstance(cmd.modifier, bool):
-        raise RuleError("modifier: expected a whole number")
-    _bounded("modifier", cmd.modifier, -MAX_MODIFIER, MAX_MODIFIER)
     bonus += cmd.modifier
-    if cmd.tn is None:
-        raise RuleError("tn: missing")
-    tn, tn_name = rules.tn_value(cmd.tn)
+    tn, tn_name = rules.tn_value(tn_raw)
     used, adv, dis = sources(cmd, char, sid)
     mode = rules.check_mode(adv, dis, cmd.remove_disadvantage, cmd.edge)
+    return CheckPlan(char, sid, bonus, tn, tn_name, tuple(used), adv, dis, mode, dodge)
+
+
+def _roll_check(
+    cmd: Check, state: TableState, dice: Dice, plan: CheckPlan, attack: bool = False
+) -> dict[str, Any]:
+    """The shared part of a check and an attack: the fields of the check event."""
+    char, sid, bonus, tn, mode = plan.character, plan.skill, plan.bonus, plan.tn, plan.mode
     if cmd.edge:
         _need_edge(char, "edge")
     faces = dice.roll(10, rules.dice_count(mode))
@@ -185,10 +202,10 @@ def _roll_check(
         "skill": sid,
         "bonus": bonus,
         "tn": tn,
-        "tn_name": tn_name,
+        "tn_name": plan.tn_name,
         "modifier": cmd.modifier,
-        "advantage": adv,
-        "disadvantage": dis,
+        "advantage": plan.advantage,
+        "disadvantage": plan.disadvantage,
         "remove_disadvantage": cmd.remove_disadvantage,
         "edge": cmd.edge or "",
         "mode": mode,
@@ -204,7 +221,7 @@ def _roll_check(
         "success": result.success,
         "band": result.band,
         "damage_dice": result.damage_dice,
-        "pending_used": [p.seq for p in used],
+        "pending_used": [p.seq for p in plan.used],
         "pending_kind": kind,
         "pending_scope": scope,
         "source": dice.source,
@@ -341,7 +358,7 @@ def _can_use(state: TableState, me: Combatant, action: str, name: str) -> None:
 def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
     char = character(state, cmd.character)
     _able(char, "make a check")
-    fields = _roll_check(cmd, state, dice, char, cmd.skill)
+    fields = _roll_check(cmd, state, dice, plan_check(cmd, state))
     drafts = []
     if cmd.edge:
         drafts.append(_edge_spend(char, cmd.edge))
@@ -358,23 +375,13 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     if target.dead:
         raise RuleError(f"target: {target.name} is dead (Edge Burn can still save them)")
     arm = weapon(char, cmd.weapon)
-    if cmd.mode not in ("single", "burst"):
-        raise RuleError(f"mode: {cmd.mode!r} is not a fire mode (single, burst)")
     if cmd.mode == "burst" and not arm["burst"]:
         raise RuleError(f"mode: {arm['name']} has no burst mode")
     if cmd.edge and cmd.edge_damage:
         raise RuleError(
             "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
         )
-    dodge_penalty = 0
-    if cmd.tn is None:
-        defended = defense(target, state.options)
-        if defended is None:
-            raise RuleError(f"tn: give the attack's TN ({target.name}'s sheet has no defense)")
-        cmd_tn: int | str
-        cmd_tn, dodge_penalty = defended
-    else:
-        cmd_tn = cmd.tn
+    plan = plan_check(cmd, state)
     if cmd.edge_damage and not cmd.damage:
         raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
     action = _encounter_action(cmd, state, char)
@@ -383,8 +390,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         spends += 1
     if spends and char.edge < spends:
         raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
-    skill = cmd.skill or arm["skill"]
-    checked = _roll_check(_with_tn(cmd, cmd_tn), state, dice, char, skill, attack=True)
+    checked = _roll_check(cmd, state, dice, plan, attack=True)
     if arm["melee"]:
         base_dice, bonus = rules.strength_conversion(
             arm["dice"], attribute(char, "ST") + arm["bonus"]
@@ -414,7 +420,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                 extra_dice=extra,
                 pt_reduction=pt_reduction,
                 action=action,
-                dodge_penalty=dodge_penalty,
+                dodge_penalty=plan.dodge_penalty,
             ),
             visibility=_secrecy(cmd, SECRET_ATTACK_TN),
         )
@@ -450,24 +456,6 @@ def _secrecy(cmd: Check, fields: tuple[str, ...] = SECRET_TN_FIELDS) -> Visibili
     return Visibility(hidden=fields) if cmd.secret_tn else Visibility()
 
 
-def _with_tn(cmd: Attack, tn: int | str) -> Check:
-    return Check(
-        character=cmd.character,
-        skill=cmd.skill,
-        tn=tn,
-        advantage=cmd.advantage,
-        disadvantage=cmd.disadvantage,
-        chosen_disadvantage=cmd.chosen_disadvantage,
-        remove_disadvantage=cmd.remove_disadvantage,
-        edge=cmd.edge,
-        modifier=cmd.modifier,
-        pending=cmd.pending,
-        keep=cmd.keep,
-        secret_tn=cmd.secret_tn,
-        reason=cmd.reason,
-    )
-
-
 def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) -> list[Draft]:
     if cmd.attack is not None or cmd.attacker is not None:
         if cmd.target is not None or cmd.dice or cmd.bonus or cmd.stun or cmd.pt_reduction:
@@ -484,8 +472,6 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
         raise RuleError(f"dice: {cmd.dice} is out of range (1..60)")
     if cmd.pt_reduction < 0:
         raise RuleError("pt_reduction: cannot be negative")
-    _bounded("pt_reduction", cmd.pt_reduction, 0, MAX_PT_REDUCTION)
-    _bounded("bonus", cmd.bonus, -MAX_DAMAGE_BONUS, MAX_DAMAGE_BONUS)
     return _hit(
         state,
         target,

@@ -2,83 +2,69 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
 
 from ...dice import Dice
 from ...errors import RuleError
+from ...resolve import request
 from . import rules
 
 
-def _helpers() -> Any:
-    # core.resolve imports the system registry, which imports this module: import late.
-    from ... import resolve
+class OddsRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A check to give the odds of: the skill bonus, the TN and the sources of its mode."""
 
-    return resolve
-
-
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    helpers = _helpers()
-    required = {k: helpers.REQUIRED if v is _REQUIRED else v for k, v in spec.items()}
-    return helpers.take(fields, required)  # type: ignore[no-any-return]
+    bonus: Annotated[int, Meta(ge=-100, le=200)]
+    tn: int | str
+    advantage: Annotated[int, Meta(ge=0, le=20)] = 0
+    disadvantage: Annotated[int, Meta(ge=0, le=20)] = 0
+    remove_disadvantage: bool = False
+    edge: Literal["advantage", "remove-disadvantage"] | None = None
 
 
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return _helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
+class CheckRequest(OddsRequest, kw_only=True):
+    """A check to roll, with the faces rolled at the table if given."""
+
+    faces: list[int] | None = None
+    #: two indices into the faces to keep
+    keep: list[int] | None = None
 
 
-def boolean(name: str, value: Any) -> bool:
-    return _helpers().boolean(name, value)  # type: ignore[no-any-return]
+class DamageOddsRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A damage pool against armor: the pool's dice and bonus, its extras, the armor."""
+
+    dice: Annotated[int, Meta(ge=1, le=30)]
+    bonus: Annotated[int, Meta(ge=-100, le=200)] = 0
+    melee: bool = False
+    mos: Annotated[int, Meta(ge=-200, le=200)] | None = None
+    edge_boost: bool = False
+    attack_edge: bool = False
+    extra_dice: Annotated[int, Meta(ge=0, le=20)] = 0
+    pt: Annotated[int, Meta(ge=0, le=200)] = 0
+    dr: Annotated[int, Meta(ge=0, le=100)] = 0
+    pt_reduction: Annotated[int, Meta(ge=0, le=200)] = 0
 
 
-_REQUIRED = object()
-
-_CHECK = {
-    "bonus": _REQUIRED,
-    "tn": _REQUIRED,
-    "advantage": 0,
-    "disadvantage": 0,
-    "remove_disadvantage": False,
-    "edge": None,
-}
-
-_DAMAGE = {
-    "dice": _REQUIRED,
-    "bonus": 0,
-    "melee": False,
-    "mos": None,
-    "edge_boost": False,
-    "attack_edge": False,
-    "extra_dice": 0,
-    "pt": 0,
-    "dr": 0,
-    "pt_reduction": 0,
-}
+class DamageRequest(DamageOddsRequest, kw_only=True):
+    faces: list[int] | None = None
 
 
-def _check_inputs(f: dict[str, Any]) -> tuple[str, int, int, bool]:
-    bonus = integer("bonus", f["bonus"], -100, 200)
-    tn, _ = rules.tn_value(f["tn"])
-    adv = integer("advantage", f["advantage"], 0, 20)
-    dis = integer("disadvantage", f["disadvantage"], 0, 20)
-    remove = boolean("remove_disadvantage", f["remove_disadvantage"])
-    edge = f["edge"]
-    if edge is not None and edge not in rules.EDGE_USES:
-        raise RuleError(f'edge: {edge!r} is not null, "advantage" or "remove-disadvantage"')
-    mode = rules.check_mode(adv, dis, remove, edge)
-    return mode, bonus, tn, edge is not None
+def _check_inputs(f: OddsRequest) -> tuple[str, int, int, bool]:
+    tn, _ = rules.tn_value(f.tn)
+    mode = rules.check_mode(f.advantage, f.disadvantage, f.remove_disadvantage, f.edge)
+    return mode, f.bonus, tn, f.edge is not None
 
 
 def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {**_CHECK, "faces": None, "keep": None})
+    f = request(fields, CheckRequest)
     mode, bonus, tn, edge = _check_inputs(f)
     need = rules.dice_count(mode)
-    if f["faces"] is not None and len(f["faces"]) != need:
-        raise RuleError(f"faces: a {mode} check rolls {need} d10, {len(f['faces'])} faces given")
-    keep = f["keep"]
-    if keep is not None and (not isinstance(keep, list)):
-        raise RuleError("keep: expected two indices into faces")
+    if f.faces is not None and len(f.faces) != need:
+        raise RuleError(f"faces: a {mode} check rolls {need} d10, {len(f.faces)} faces given")
     faces = dice.roll(10, need)
-    r = rules.resolve_check(faces, mode, bonus, tn, edge, keep)
+    r = rules.resolve_check(faces, mode, bonus, tn, edge, f.keep)
     return {
         "mode": r.mode,
         "faces": list(r.faces),
@@ -96,8 +82,7 @@ def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, _CHECK)
-    mode, bonus, tn, edge = _check_inputs(f)
+    mode, bonus, tn, edge = _check_inputs(request(fields, OddsRequest))
     o = rules.check_odds(mode, bonus, tn, edge)
     return {
         "mode": mode,
@@ -106,34 +91,22 @@ def odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     }
 
 
-def _pool(f: dict[str, Any]) -> tuple[rules.Pool, int, int, int]:
-    base = integer("dice", f["dice"], 1, 30)
-    bonus = integer("bonus", f["bonus"], -100, 200)
-    melee = boolean("melee", f["melee"])
-    mos = f["mos"]
-    if mos is not None:
-        mos = integer("mos", mos, -200, 200)
-        if mos < 0:
-            raise RuleError(f"mos: {mos} is a miss; a missed attack deals no damage")
-    boost = boolean("edge_boost", f["edge_boost"])
-    if boost and boolean("attack_edge", f["attack_edge"]):
+def _pool(f: DamageOddsRequest) -> tuple[rules.Pool, int, int, int]:
+    if f.mos is not None and f.mos < 0:
+        raise RuleError(f"mos: {f.mos} is a miss; a missed attack deals no damage")
+    if f.edge_boost and f.attack_edge:
         raise RuleError(
             "edge_boost: Edge was spent on the attack roll; it cannot also boost damage"
         )
-    extra = integer("extra_dice", f["extra_dice"], 0, 20)
-    pt = integer("pt", f["pt"], 0, 200)
-    dr = integer("dr", f["dr"], 0, 100)
-    reduction = integer("pt_reduction", f["pt_reduction"], 0, 200)
-    return rules.damage_pool(base, bonus, melee, mos, boost, extra), pt, dr, reduction
+    pool = rules.damage_pool(f.dice, f.bonus, f.melee, f.mos, f.edge_boost, f.extra_dice)
+    return pool, f.pt, f.dr, f.pt_reduction
 
 
 def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {**_DAMAGE, "faces": None})
+    f = request(fields, DamageRequest)
     pool, pt, dr, reduction = _pool(f)
-    if f["faces"] is not None and len(f["faces"]) != pool.dice:
-        raise RuleError(
-            f"faces: the pool {pool} rolls {pool.dice} d6, {len(f['faces'])} faces given"
-        )
+    if f.faces is not None and len(f.faces) != pool.dice:
+        raise RuleError(f"faces: the pool {pool} rolls {pool.dice} d6, {len(f.faces)} faces given")
     faces = dice.roll(6, pool.dice)
     r = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, reduction)
     return {
@@ -149,8 +122,7 @@ def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 def damage_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     """The exact distribution of damage taken after armor, before rolling."""
-    f = take(fields, _DAMAGE)
-    pool, pt, dr, reduction = _pool(f)
+    pool, pt, dr, reduction = _pool(request(fields, DamageOddsRequest))
     dist = rules.taken_distribution(pool, pt, dr, reduction)
     penetrate = sum((p for t, p in dist.items() if t > 0), start=rules.Fraction(0))
     mean = sum((t * p for t, p in dist.items()), start=rules.Fraction(0))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Option, System, Usage
-from . import commands, decide, fold, present, recap, resolve, state
+from ..base import Option, System
+from . import commands, decide, fold, present, recap, resolve, state, words
 
 OPTIONS = (
     Option(
@@ -155,15 +155,8 @@ SYSTEM = System(
     describe=present.describe,
     status=present.status,
     odds=present.odds,
-    parse_words=present.parse_words,
+    parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,
-    grammar={
-        "check": Usage(("character",), ("skill", "characteristic", "difficulty", "law|task|for")),
-        "assist": Usage(("character", "character"), ("skill", "characteristic", "difficulty")),
-        "opposed": Usage(
-            ("character",), ("skill", "characteristic", "difficulty", "vs"), {"vs": "character"}
-        ),
-        "close": Usage(makes="close-task"),
-    },
+    grammar=words.GRAMMAR.usages,
     recap=recap.READERS,
 )

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from ..base import Command
+from .state import MAX_ACTIONS, MAX_DM, MAX_LAW_LEVEL
+
+DM = Annotated[int, Meta(ge=-MAX_DM, le=MAX_DM)]
 
 
 class Check(Command, tag="check"):
@@ -16,10 +22,10 @@ class Check(Command, tag="check"):
     #: a ladder rung by name, or its DM; Average when omitted
     difficulty: str | int | None = None
     #: the world's law level, setting the difficulty instead (option law_level)
-    law_level: int | None = None
+    law_level: Annotated[int, Meta(ge=0, le=MAX_LAW_LEVEL)] | None = None
     circumstance: int = 0
     #: any further DM another rule gives (a weapon, range, gear)
-    dm: int = 0
+    dm: DM = 0
     #: a named task: once done it gives nothing new; the GM can close it
     task: str = ""
     #: a written task statement (option task_format)
@@ -29,7 +35,7 @@ class Check(Command, tag="check"):
     time_rows: int = 0
     combat: bool = False
     #: things done at once (option multiple_actions)
-    actions: int = 1
+    actions: Annotated[int, Meta(ge=1, le=MAX_ACTIONS)] = 1
     faces: list[int] | None = None
     reason: str = ""
 

@@ -30,12 +30,8 @@ from .commands import (
     Side,
 )
 from .state import (
-    MAX_ACTIONS,
-    MAX_DM,
-    MAX_LAW_LEVEL,
     EffectCharacter,
     characteristic_of,
-    integer,
     name_key,
     rule_on,
     skill_of,
@@ -111,7 +107,7 @@ def _difficulty(state: TableState, given: Any, law_level: int | None) -> tuple[s
     rule_on(state, "law_level", "law_level")
     if given is not None:
         raise RuleError("law_level: the law level sets the difficulty; give one or the other")
-    return rules.law_difficulty(integer("law_level", law_level, 0, MAX_LAW_LEVEL))
+    return rules.law_difficulty(law_level)
 
 
 def assist_key(skill: str | None, characteristic: str | None) -> str:
@@ -133,8 +129,7 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
     )
     rung, diff_dm = _difficulty(state, cmd.difficulty, cmd.law_level)
     circumstance = rules.circumstance(cmd.circumstance)
-    dm = integer("dm", cmd.dm, -MAX_DM, MAX_DM)
-    actions = integer("actions", cmd.actions, 1, MAX_ACTIONS)
+    dm, actions = cmd.dm, cmd.actions
     if actions > 1:
         rule_on(state, "multiple_actions", "actions")
     increment = ""

@@ -10,6 +10,7 @@ from ..base import Handler
 from .decide import assist_key
 from .state import (
     EffectCharacter,
+    LastCheck,
     PendingAssist,
     TaskState,
     name_key,
@@ -22,7 +23,7 @@ def _on_check(state: TableState, record: Record) -> None:
     char = state.characters.get(e.actor)
     if isinstance(char, EffectCharacter):
         char.assists.pop(assist_key(e.skill, e.characteristic), None)
-        char.last = f"{e.label} {e.total} (Effect {e.effect:+d}, {e.band})"
+        char.last = LastCheck(label=e.label, total=e.total, effect=e.effect, band=e.band)
     if e.task:
         task = world(state).tasks.setdefault(e.task, TaskState())
         task.attempts += 1
@@ -45,8 +46,12 @@ def _on_opposed(state: TableState, record: Record) -> None:
     for side in (e.a, e.b):
         char = state.characters.get(side.actor)
         if isinstance(char, EffectCharacter):
-            won = " (wins)" if e.winner == side.actor else ""
-            char.last = f"{side.label} {side.total} (Effect {side.effect:+d}){won}"
+            char.last = LastCheck(
+                label=side.label,
+                total=side.total,
+                effect=side.effect,
+                won=e.winner == side.actor,
+            )
 
 
 def _on_closed(state: TableState, record: Record) -> None:

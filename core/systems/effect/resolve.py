@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
+from msgspec import Meta
 
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
+from ...resolve import request
 from . import rules
 from .decide import two_d6
 from .state import (
@@ -13,62 +17,95 @@ from .state import (
     MAX_DM,
     MAX_LAW_LEVEL,
     MAX_SKILL,
-    helpers,
-    integer,
 )
 
+Skill = Annotated[int, Meta(ge=0, le=MAX_SKILL)]
+DM = Annotated[int, Meta(ge=-MAX_DM, le=MAX_DM)]
+LawLevel = Annotated[int, Meta(ge=0, le=MAX_LAW_LEVEL)]
 
-def _skill_level(value: Any, name: str = "skill") -> int | None:
-    return None if value is None else integer(name, value, 0, MAX_SKILL)
+
+class OddsRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A check's DMs: the skill level (null: unskilled), characteristic, difficulty and more."""
+
+    skill: Skill | None
+    characteristic_dm: DM = 0
+    #: a ladder rung by name, or its DM; Average when omitted
+    difficulty: str | int | None = None
+    law_level: LawLevel | None = None
+    circumstance: int = 0
+    dm: DM = 0
+    actions: Annotated[int, Meta(ge=1, le=MAX_ACTIONS)] = 1
+    #: rows of the time ladder traded for a DM (the rules refuse more than two)
+    time_rows: int = 0
 
 
-def _modifier(f: dict[str, Any], prefix: str = "") -> tuple[int, dict[str, Any]]:
+class CheckRequest(OddsRequest, kw_only=True):
+    faces: list[int] | None = None
+
+
+class AssistRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    skill: Skill | None
+    disposition: str
+    characteristic_dm: DM = 0
+    difficulty: str | int | None = None
+    faces: list[int] | None = None
+
+
+class OpposedRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    a: CheckRequest
+    b: CheckRequest
+
+
+class TaskTimeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    increment: str | None = None
+    time_rows: int = 0
+    combat: bool = False
+    faces: list[int] | None = None
+
+
+class ParseTaskRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    text: str
+
+
+class CharacteristicRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    score: Annotated[int, Meta(ge=0)]
+
+
+class LawRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    law_level: LawLevel
+
+
+def _modifier(f: OddsRequest, prefix: str = "") -> tuple[int, dict[str, Any]]:
     """The sum of a resolve request's DMs, and the breakdown echoed back."""
-    level = _skill_level(f["skill"], f"{prefix}skill")
-    char_dm = integer(f"{prefix}characteristic_dm", f["characteristic_dm"], -MAX_DM, MAX_DM)
-    if f.get("law_level") is not None:
-        if f["difficulty"] is not None:
+    if f.law_level is not None:
+        if f.difficulty is not None:
             raise RuleError(
                 f"{prefix}law_level: the law level sets the difficulty; give one or the other"
             )
-        rung, diff_dm = rules.law_difficulty(
-            integer(f"{prefix}law_level", f["law_level"], 0, MAX_LAW_LEVEL)
-        )
+        rung, diff_dm = rules.law_difficulty(f.law_level)
     else:
-        rung, diff_dm = rules.difficulty(f["difficulty"], f"{prefix}difficulty")
-    circumstance = rules.circumstance(f["circumstance"], f"{prefix}circumstance")
-    dm = integer(f"{prefix}dm", f["dm"], -MAX_DM, MAX_DM)
-    actions_dm = rules.multiple_action_dm(
-        integer(f"{prefix}actions", f.get("actions", 1), 1, MAX_ACTIONS)
+        rung, diff_dm = rules.difficulty(f.difficulty, f"{prefix}difficulty")
+    circumstance = rules.circumstance(f.circumstance, f"{prefix}circumstance")
+    actions_dm = rules.multiple_action_dm(f.actions)
+    if f.time_rows:
+        rules.trade("minutes", f.time_rows)
+    unskilled = rules.UNSKILLED_DM if f.skill is None else 0
+    total = (
+        (f.skill or 0)
+        + unskilled
+        + f.characteristic_dm
+        + diff_dm
+        + circumstance
+        + f.dm
+        + actions_dm
+        + f.time_rows
     )
-    rows = f.get("time_rows", 0)
-    if rows:
-        rules.trade("minutes", rows)
-    unskilled = rules.UNSKILLED_DM if level is None else 0
-    total = (level or 0) + unskilled + char_dm + diff_dm + circumstance + dm + actions_dm + rows
     return total, {
         "modifier": total,
         "difficulty": rung,
         "difficulty_dm": diff_dm,
-        "unskilled": level is None,
+        "unskilled": f.skill is None,
     }
-
-
-_CHECK = {
-    "skill": "REQUIRED",
-    "characteristic_dm": 0,
-    "difficulty": None,
-    "law_level": None,
-    "circumstance": 0,
-    "dm": 0,
-    "actions": 1,
-    "time_rows": 0,
-}
-
-
-def _spec(spec: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    required = helpers().REQUIRED
-    return {k: required if v == "REQUIRED" else v for k, v in {**spec, **extra}.items()}
 
 
 def _result(faces: list[int], modifier: int, breakdown: dict[str, Any]) -> dict[str, Any]:
@@ -84,14 +121,12 @@ def _result(faces: list[int], modifier: int, breakdown: dict[str, Any]) -> dict[
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec(_CHECK, faces=None))
-    modifier, breakdown = _modifier(f)
+    modifier, breakdown = _modifier(request(fields, CheckRequest))
     return _result(dice.roll(6, 2), modifier, breakdown)
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec(_CHECK))
-    modifier, breakdown = _modifier(f)
+    modifier, breakdown = _modifier(request(fields, OddsRequest))
     success, bands = rules.odds(modifier)
     return {
         "success": float(success),
@@ -101,17 +136,10 @@ def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    spec = {
-        "skill": "REQUIRED",
-        "characteristic_dm": 0,
-        "difficulty": None,
-        "disposition": "REQUIRED",
-    }
-    f = helpers().take(fields, _spec(spec, faces=None))
-    level = _skill_level(f["skill"])
-    char_dm = integer("characteristic_dm", f["characteristic_dm"], -MAX_DM, MAX_DM)
-    rung, diff_dm = rules.difficulty(f["difficulty"])
-    disposition = rules.disposition(f["disposition"])
+    f = request(fields, AssistRequest)
+    level, char_dm = f.skill, f.characteristic_dm
+    rung, diff_dm = rules.difficulty(f.difficulty)
+    disposition = rules.disposition(f.disposition)
     refusal = rules.assist_refusal(disposition, level, True)
     if refusal is not None:
         if isinstance(dice, TypedDice):
@@ -134,32 +162,27 @@ def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"a": "REQUIRED", "b": "REQUIRED"}))
+    f = request(fields, OpposedRequest)
     out: dict[str, Any] = {}
-    for name in ("a", "b"):
-        side = f[name]
-        if not isinstance(side, dict):
-            raise RuleError(f"{name}: expected an object with the fields of a check")
-        s = helpers().take(side, _spec(_CHECK, faces=None))
-        modifier, breakdown = _modifier(s, f"{name}.")
-        faces, _ = two_d6(dice, s["faces"], name)
+    for name, side in (("a", f.a), ("b", f.b)):
+        modifier, breakdown = _modifier(side, f"{name}.")
+        faces, _ = two_d6(dice, side.faces, name)
         out[name] = _result(faces, modifier, breakdown)
     out["winner"] = rules.opposed_winner(out["a"]["effect"], out["b"]["effect"])
     return out
 
 
 def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    spec = {"increment": None, "time_rows": 0, "combat": False, "faces": None}
-    f = helpers().take(fields, spec)
-    if helpers().boolean("combat", f["combat"]):
-        if f["increment"] is not None or f["time_rows"]:
+    f = request(fields, TaskTimeRequest)
+    if f.combat:
+        if f.increment is not None or f.time_rows:
             raise RuleError(
                 "combat: a combat action takes one round; give no increment or time_rows"
             )
         return {"combat": True, "faces": [], "seconds": rules.ROUND_SECONDS, "dm": 0}
-    if not isinstance(f["increment"], str):
+    if f.increment is None:
         raise RuleError(f"increment: expected a row of the time ladder ({', '.join(rules.ROWS)})")
-    row, dm = rules.trade(rules.increment(f["increment"]), f["time_rows"])
+    row, dm = rules.trade(rules.increment(f.increment), f.time_rows)
     die = dice.roll(6, 1)
     return {
         "combat": False,
@@ -171,10 +194,7 @@ def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"text": "REQUIRED"}))
-    if not isinstance(f["text"], str):
-        raise RuleError("text: expected the task statement as a string")
-    task = rules.parse(f["text"])
+    task = rules.parse(request(fields, ParseTaskRequest).text)
     return {
         "description": task.description,
         "skill": task.skill,
@@ -186,13 +206,11 @@ def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_characteristic(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"score": "REQUIRED"}))
-    return {"dm": rules.characteristic_dm(integer("score", f["score"], 0))}
+    return {"dm": rules.characteristic_dm(request(fields, CharacteristicRequest).score)}
 
 
 def resolve_law(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = helpers().take(fields, _spec({"law_level": "REQUIRED"}))
-    rung, dm = rules.law_difficulty(integer("law_level", f["law_level"], 0, MAX_LAW_LEVEL))
+    rung, dm = rules.law_difficulty(request(fields, LawRequest).law_level)
     return {"difficulty": rung, "difficulty_dm": dm}
 
 

@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgspec
+from msgspec import Meta
 
 from ...errors import RuleError
-from ...state import Character, TableState
+from ...inputs import read_as
+from ...state import Character, TableState, lookup
 from . import rules
-
-
-def helpers() -> Any:
-    """``core.resolve`` (field helpers); it imports the system registry, so it is reached late."""
-    from ... import resolve
-
-    return resolve
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
-
 
 #: A further DM (weapon, range, gear) is bounded only to catch typos; so are the sheet's
 #: numbers (skill levels, characteristic scores or DMs) and a world's law level.
@@ -47,11 +37,23 @@ class PendingAssist(msgspec.Struct, kw_only=True):
     seq: int
 
 
+class LastCheck(msgspec.Struct, kw_only=True):
+    """A character's last check, as the table screen shows it."""
+
+    label: str
+    total: int
+    effect: int
+    #: the band of a check; an opposed check's side has none
+    band: str = ""
+    #: the side that won an opposed check
+    won: bool = False
+
+
 class EffectCharacter(Character, kw_only=True):
     """A 2d6-effect character: help waiting on their next check, and their last result."""
 
     assists: dict[str, PendingAssist] = {}
-    last: str = ""
+    last: LastCheck | None = None
 
 
 class TaskState(msgspec.Struct, kw_only=True):
@@ -67,23 +69,23 @@ class EffectWorld(msgspec.Struct, kw_only=True):
     tasks: dict[str, TaskState] = {}
 
 
+class EffectSheet(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A 2d6-effect sheet: ``characteristics`` (name -> score, or a DM), ``skills`` (name ->
+    level) and a ``disposition`` towards the party (``rules.DISPOSITIONS``)."""
+
+    characteristics: dict[str, Annotated[int, Meta(ge=-MAX_DM, le=MAX_SCORE)]] = {}
+    skills: dict[str, Annotated[int, Meta(ge=0, le=MAX_SKILL)]] = {}
+    disposition: str | None = None
+
+
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """``characteristics`` (name -> score or DM), ``skills`` (name -> level), ``disposition``."""
-    unknown = sorted(set(sheet) - {"characteristics", "skills", "disposition"})
-    if unknown:
-        raise RuleError(
-            f"sheet.{unknown[0]}: unknown field (fields: characteristics, skills, disposition)"
-        )
-    for part, lo, hi in (("characteristics", -MAX_DM, MAX_SCORE), ("skills", 0, MAX_SKILL)):
-        table = sheet.get(part, {})
-        if not isinstance(table, dict):
-            raise RuleError(f"sheet.{part}: expected an object of name -> number")
-        for name, value in table.items():
-            if not str(name).strip():
-                raise RuleError(f"sheet.{part}: a name is empty")
-            integer(f"sheet.{part}.{name}", value, lo, hi)
-    if "disposition" in sheet:
-        rules.disposition(sheet["disposition"], "sheet.disposition")
+    """The sheet, refused in one line naming the field when it is not an ``EffectSheet``."""
+    read = read_as(sheet, EffectSheet, "sheet.")
+    for part in ("characteristics", "skills"):
+        if any(not name.strip() for name in getattr(read, part)):
+            raise RuleError(f"sheet.{part}: a name is empty")
+    if read.disposition is not None:
+        rules.disposition(read.disposition, "sheet.disposition")
     return sheet
 
 
@@ -97,13 +99,6 @@ def initial_world(options: Mapping[str, Any]) -> EffectWorld:
 
 def name_key(text: str) -> str:
     return " ".join(text.lower().split())
-
-
-def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
-    for k, v in table.items():
-        if name_key(k) == name_key(name):
-            return k, v
-    return None
 
 
 def named(field: str, text: str, what: str) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 from margin.events.systems import under as under_events
 
 from ...state import Moment, TableState
-from ..base import Option, System, Usage
-from . import commands, decide, fold, present, recap, resolve, rules, state
+from ..base import Option, System
+from . import commands, decide, fold, present, recap, resolve, rules, state, words
 
 #: Commands that build the demo table: a padlock, a tug of war and a street fight on the track.
 DEMO: tuple[dict[str, Any], ...] = (
@@ -120,18 +120,9 @@ SYSTEM = System(
         ("track the warehouse", "start a timing track, with a label"),
     ),
     odds=present.odds,
-    parse_words=present.parse_words,
+    parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,
-    grammar={
-        "check": Usage(("character",), ("skill", "attribute", "roll|for")),
-        "opposed": Usage(("character",), ("skill", "attribute", "vs"), {"vs": "character"}),
-        "track": Usage(makes="start-track"),
-        "act": Usage(("character", "action")),
-        "change": Usage(("character", "action")),
-        "advance": Usage(("next",)),
-        "interrupt": Usage(("character",)),
-        "end-track": Usage(),
-    },
+    grammar=words.GRAMMAR.usages,
     moment=moment,
     clock_events=(
         under_events.TrackStarted,

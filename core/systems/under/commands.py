@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from ..base import Command
+from . import rules
+from .state import MAX_ADVANCE
+
+#: a given target (instead of a skill's or an attribute's)
+Target = Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]
 
 
 class Check(Command, tag="check"):
@@ -13,7 +21,7 @@ class Check(Command, tag="check"):
     character: str
     skill: str | None = None
     attribute: str | None = None
-    target: int | None = None
+    target: Target | None = None
     #: physical d10s as [tens, ones], each 0..9 (0,0 reads 100)
     faces: list[int] | None = None
     #: or the percentile read off them, 1..100
@@ -27,7 +35,7 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     character: str
     skill: str | None = None
     attribute: str | None = None
-    target: int | None = None
+    target: Target | None = None
     faces: list[int] | None = None
     roll: int | None = None
 
@@ -61,7 +69,7 @@ class Act(Command, tag="act"):
 class Advance(Command, tag="advance"):
     """Move the track on count by count (``next``: up to the earliest token)."""
 
-    counts: int = 1
+    counts: Annotated[int, Meta(ge=1, le=MAX_ADVANCE)] = 1
     next: bool = False
 
 

@@ -37,11 +37,9 @@ from .commands import (
     StartTrack,
 )
 from .state import (
-    MAX_ADVANCE,
     TrackWorld,
     action_cost,
     due,
-    integer,
     next_count,
     target_for,
     token_of,
@@ -196,7 +194,7 @@ def _advance(cmd: Advance, state: TableState) -> list[Draft]:
             raise RuleError("advance: no token is on the track to advance to")
         steps = upcoming - world.now
     else:
-        steps = integer("counts", cmd.counts, 1, MAX_ADVANCE)
+        steps = cmd.counts
     drafts: list[Draft] = []
     seq = state.seq
     for count in range(world.now + 1, world.now + steps + 1):

@@ -11,6 +11,7 @@ from margin.events.systems.under import (
     ActionDeclared,
     ActionInterrupted,
     ActionsResolved,
+    OpposedSide,
     TrackAdvanced,
     TrackEnded,
     TrackStarted,
@@ -22,37 +23,34 @@ from margin.events.systems.under import (
 
 from ...state import TableState
 from ..base import Handler
-from .state import TrackWorld, UnderCharacter, track
+from .state import LastCheck, TrackWorld, UnderCharacter, track
 
 
-def _summary(
-    label: str, roll: int, target: int, success: bool, critical: bool, fumble: bool
-) -> str:
-    verdict = (
-        "fumble" if fumble else "critical" if critical else "success" if success else "failure"
-    )
-    return f"{label} {roll:02d}/{target} {verdict}"
-
-
-def _set_last(state: TableState, actor: str, text: str) -> None:
-    char = state.characters.get(actor)
+def _set_last(state: TableState, check: UnderChecked | OpposedSide, won: bool = False) -> None:
+    char = state.characters.get(check.actor)
     if isinstance(char, UnderCharacter):
-        char.last = text
+        verdict = (
+            "fumble"
+            if check.fumble
+            else "critical"
+            if check.critical
+            else "success"
+            if check.success
+            else "failure"
+        )
+        char.last = LastCheck(
+            label=check.label, roll=check.roll, target=check.target, verdict=verdict, won=won
+        )
 
 
 def _on_check(state: TableState, record: Record) -> None:
-    e: UnderChecked = record.event
-    _set_last(state, e.actor, _summary(e.label, e.roll, e.target, e.success, e.critical, e.fumble))
+    _set_last(state, record.event)
 
 
 def _on_opposed(state: TableState, record: Record) -> None:
     e: UnderOpposed = record.event
     for side in (e.a, e.b):
-        won = " (wins)" if e.winner == side.actor else ""
-        text = _summary(
-            side.label, side.roll, side.target, side.success, side.critical, side.fumble
-        )
-        _set_last(state, side.actor, text + won)
+        _set_last(state, side, won=e.winner == side.actor)
 
 
 def _on_escalated(state: TableState, record: Record) -> None:

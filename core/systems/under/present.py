@@ -7,9 +7,8 @@ from typing import Any
 
 import msgspec
 
-from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Odds
+from ..base import Clock, ClockRow, Command, Line, Odds, describer
 from . import rules
 from .commands import Check, Opposed
 from .decide import reading
@@ -17,12 +16,12 @@ from .state import (
     STANDARD_COSTS,
     TrackWorld,
     UnderCharacter,
-    lookup,
     next_count,
     target_for,
     token_of,
     track,
 )
+from .words import GRAMMAR
 
 
 def _verdict(e: Mapping[str, Any]) -> str:
@@ -41,49 +40,78 @@ def _side_text(s: Mapping[str, Any]) -> str:
     return f"{s['actor']} {s['label']} {s['roll']:02d} vs {s['target']} ({result})"
 
 
-def describe(e: dict[str, Any]) -> str | None:
-    tag = e.get("type")
-    if tag == "under.check":
-        typed = " (typed)" if e.get("source") == "typed" else ""
-        why = f" for {e['reason']}" if e.get("reason") else ""
-        return (
-            f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
-            f" -> {_verdict(e)}, margin {e['margin']}"
-        )
-    if tag == "under.opposed":
-        if e.get("winner"):
-            result = f"{e['winner']} wins"
-        else:
-            result = "stalemate, it escalates" if e.get("escalation") else "stalemate"
-        return f"opposed: {_side_text(e['a'])} against {_side_text(e['b'])}: {result}"
-    if tag == "under.escalation":
-        return f"escalation: both {' and '.join(e['actors'])} failed; the GM says how it gets worse"
-    if tag == "under.track-started":
-        return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
-    if tag == "under.track-ended":
-        dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
-        return f"timing track ends at count {e['count']}{dropped}"
-    if tag == "under.declared":
-        return (
-            f"{e['actor']} starts {e['action']} ({e['cost']} counts), completes on count {e['at']}"
-        )
-    if tag == "under.advanced":
-        return f"count {e['count']}"
-    if tag == "under.resolved":
-        acts = ", ".join(f"{t['actor']} {t['action']}" for t in e["actions"])
-        together = " simultaneously" if len(e["actions"]) > 1 else ""
-        return (
-            f"count {e['count']}: {acts} resolve{'s' if len(e['actions']) == 1 else ''}{together}"
-        )
-    if tag == "under.interrupted":
-        why = f" ({e['reason']})" if e.get("reason") else ""
-        return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
-    if tag == "under.changed":
-        return (
-            f"{e['actor']} switches from {e['old_action']} to {e['action']} "
-            f"({e['cost']} counts), completes on count {e['at']}"
-        )
-    return None
+def _line_check(e: dict[str, Any]) -> str:
+    typed = " (typed)" if e.get("source") == "typed" else ""
+    why = f" for {e['reason']}" if e.get("reason") else ""
+    return (
+        f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
+        f" -> {_verdict(e)}, margin {e['margin']}"
+    )
+
+
+def _line_opposed(e: dict[str, Any]) -> str:
+    if e.get("winner"):
+        result = f"{e['winner']} wins"
+    else:
+        result = "stalemate, it escalates" if e.get("escalation") else "stalemate"
+    return f"opposed: {_side_text(e['a'])} against {_side_text(e['b'])}: {result}"
+
+
+def _line_escalation(e: dict[str, Any]) -> str:
+    return f"escalation: both {' and '.join(e['actors'])} failed; the GM says how it gets worse"
+
+
+def _line_track_started(e: dict[str, Any]) -> str:
+    return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
+
+
+def _line_track_ended(e: dict[str, Any]) -> str:
+    dropped = f", dropping {', '.join(e['dropped'])}" if e.get("dropped") else ""
+    return f"timing track ends at count {e['count']}{dropped}"
+
+
+def _line_declared(e: dict[str, Any]) -> str:
+    return f"{e['actor']} starts {e['action']} ({e['cost']} counts), completes on count {e['at']}"
+
+
+def _line_advanced(e: dict[str, Any]) -> str:
+    return f"count {e['count']}"
+
+
+def _line_resolved(e: dict[str, Any]) -> str:
+    acts = ", ".join(f"{t['actor']} {t['action']}" for t in e["actions"])
+    together = " simultaneously" if len(e["actions"]) > 1 else ""
+    return f"count {e['count']}: {acts} resolve{'s' if len(e['actions']) == 1 else ''}{together}"
+
+
+def _line_interrupted(e: dict[str, Any]) -> str:
+    why = f" ({e['reason']})" if e.get("reason") else ""
+    return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
+
+
+def _line_changed(e: dict[str, Any]) -> str:
+    return (
+        f"{e['actor']} switches from {e['old_action']} to {e['action']} "
+        f"({e['cost']} counts), completes on count {e['at']}"
+    )
+
+
+#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
+LINES: dict[str, Line] = {
+    "under.check": _line_check,
+    "under.opposed": _line_opposed,
+    "under.escalation": _line_escalation,
+    "under.track-started": _line_track_started,
+    "under.track-ended": _line_track_ended,
+    "under.declared": _line_declared,
+    "under.advanced": _line_advanced,
+    "under.resolved": _line_resolved,
+    "under.interrupted": _line_interrupted,
+    "under.changed": _line_changed,
+}
+
+#: one log line for a d100-under event
+describe = describer(LINES)
 
 
 def status(char: Character, state: TableState) -> list[str]:
@@ -92,8 +120,10 @@ def status(char: Character, state: TableState) -> list[str]:
     if isinstance(world, TrackWorld) and world.running:
         token = token_of(world, char.id)
         items.append(f"{token.action} @ {token.at}" if token else "free")
-    if isinstance(char, UnderCharacter) and char.last:
-        items.append(char.last)
+    if isinstance(char, UnderCharacter) and char.last is not None:
+        last = char.last
+        won = " (wins)" if last.won else ""
+        items.append(f"{last.label} {last.roll:02d}/{last.target} {last.verdict}{won}")
     return items
 
 
@@ -123,7 +153,7 @@ def clock(state: TableState) -> Clock | None:
         if char.id not in busy:
             rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
     title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
-    return Clock(title=title, rows=tuple(rows))
+    return Clock(title=title, rows=tuple(rows), count=world.now)
 
 
 def odds(command: Command, state: TableState) -> Odds | None:
@@ -167,133 +197,8 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
         "skill": sorted(skills),
         "attribute": sorted(attributes),
         "action": sorted(actions),
-        "command": [
-            "check",
-            "opposed",
-            "track",
-            "act",
-            "advance",
-            "interrupt",
-            "change",
-            "end-track",
-        ],
+        "command": list(GRAMMAR.usages),
     }
-
-
-def _digits(word: str) -> bool:
-    """True for a word of plain digits 0-9 (``isdigit`` also takes ``²``, which ``int`` refuses)."""
-    return word.isascii() and word.isdigit()
-
-
-def _side_words(words: list[str], state: TableState, who: str = "check") -> dict[str, Any]:
-    """``kael melee``, ``kael br``, ``ada library 60``, ``kael security aw``, ``... roll 73``."""
-    if not words:
-        raise RuleError(f"{who}: name a character, then a skill, an attribute or a target")
-    char = find_character(state, words[0])
-    out: dict[str, Any] = {"character": char.name}
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    if "roll" in low:
-        at = low.index("roll")
-        dice = rest[at + 1 : at + 2]
-        if len(dice) != 1 or not _digits(dice[0]):
-            raise RuleError("roll: type the two d10 as two digits after 'roll' (73, 07, 00)")
-        if len(dice[0]) == 2:
-            out["faces"] = [int(dice[0][0]), int(dice[0][1])]
-        else:
-            out["roll"] = int(dice[0])
-        rest = rest[:at] + rest[at + 2 :]
-    numbers = [i for i, word in enumerate(rest) if _digits(word)]
-    if len(numbers) > 1:
-        given = ", ".join(rest[i] for i in numbers)
-        raise RuleError(f"{who}: {given} are several targets; give one (or 'roll NN' for the dice)")
-    if numbers:
-        out["target"] = int(rest.pop(numbers[0]))
-    attributes = char.sheet.get("attributes", {})
-    if rest and lookup(attributes, rest[-1]) is not None:
-        out["attribute"] = rest.pop()
-    if rest:
-        out["skill"] = " ".join(rest)
-        _stray_words(char, rest, who)
-    return out
-
-
-def _stray_words(char: Character, words: list[str], who: str) -> None:
-    """Refuse skill words that are a skill on the sheet plus a stray word or two.
-
-    ``melee typo aw`` would otherwise be an unskilled attempt at a skill
-    nobody has, quietly against the attribute's target.
-    """
-    skills = char.sheet.get("skills", {})
-    if lookup(skills, " ".join(words)) is not None:
-        return
-    for size in range(len(words) - 1, 0, -1):
-        found = lookup(skills, " ".join(words[:size]))
-        if found is not None:
-            stray = " ".join(words[size:])
-            raise RuleError(
-                f"{who}: {stray!r} after {found[0]} is not an attribute, a target, "
-                "'roll NN' or 'for REASON'"
-            )
-
-
-def parse_words(words: list[str], state: TableState) -> dict[str, Any] | None:
-    if not words:
-        return None
-    head, rest = words[0].lower(), words[1:]
-    if head == "check":
-        low = [w.lower() for w in rest]
-        reason: dict[str, Any] = {}
-        if "for" in low:
-            at = low.index("for")
-            if at + 1 == len(rest):
-                raise RuleError("reason: give it after 'for' (for the warehouse padlock)")
-            reason = {"reason": " ".join(rest[at + 1 :])}
-            rest = rest[:at]
-        return {"type": "check", **_side_words(rest, state), **reason}
-    if head == "opposed":
-        low = [w.lower() for w in rest]
-        if "vs" not in low:
-            raise RuleError("opposed: write it as 'opposed kael br vs cultist 30'")
-        cut = low.index("vs")
-        return {
-            "type": "opposed",
-            "a": _side_words(rest[:cut], state, "opposed (before vs)"),
-            "b": _side_words(rest[cut + 1 :], state, "opposed (after vs)"),
-        }
-    if head in ("track", "start-track"):
-        return {"type": "start-track", "label": " ".join(rest)}
-    if head == "end-track":
-        if rest:
-            raise RuleError(f"end-track: takes nothing after it, got {' '.join(rest)!r}")
-        return {"type": "end-track"}
-    if head in ("act", "change"):
-        if len(rest) < 2:
-            raise RuleError(f"{head}: write it as '{head} ada revolver' or '{head} ada spell 5'")
-        out: dict[str, Any] = {"type": head, "character": rest[0]}
-        tail = rest[1:]
-        if len(tail) > 1 and _digits(tail[-1]):
-            out["cost"] = int(tail.pop())
-        out["action"] = " ".join(tail)
-        return out
-    if head == "advance":
-        if len(rest) > 1:
-            raise RuleError(
-                f"advance: {' '.join(rest)!r} is more than one word "
-                "(advance, advance 3 or advance next)"
-            )
-        if not rest:
-            return {"type": "advance"}
-        if rest[0].lower() == "next":
-            return {"type": "advance", "next": True}
-        if _digits(rest[0]):
-            return {"type": "advance", "counts": int(rest[0])}
-        raise RuleError(f"advance: {rest[0]!r} is not a number of counts or 'next'")
-    if head == "interrupt":
-        if not rest:
-            raise RuleError("interrupt: name the character whose action stops")
-        return {"type": "interrupt", "character": rest[0], "reason": " ".join(rest[1:])}
-    return None
 
 
 def player_world(state: TableState) -> TrackWorld:

@@ -2,18 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
 
 from ...dice import Dice
-from ...errors import RuleError
+from ...resolve import request
 from . import rules
-from .state import integer, required, take
+
+Target = Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]
+#: how criticals are read (``rules.CRIT_READINGS``)
+Reading = Literal["table", "example"]
 
 
-def _crit_reading(value: Any) -> str:
-    if value not in rules.CRIT_READINGS:
-        raise RuleError(f"crit_reading: {value!r} is not one of {', '.join(rules.CRIT_READINGS)}")
-    return str(value)
+class Odds(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    target: Target
+    crit_reading: Reading = "table"
+
+
+class Roll(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A target, and the roll made at the table (or its two d10 faces) if any."""
+
+    target: Target
+    roll: int | None = None
+    faces: list[int] | None = None
+
+
+class Check(Roll, kw_only=True):
+    crit_reading: Reading = "table"
+
+
+class Opposed(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    a: Roll
+    b: Roll
+    crit_reading: Reading = "table"
+
+
+class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    target: Target
+
+
+class OpposedOdds(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    a: Side
+    b: Side
 
 
 def _judged(target: int, faces: list[int], roll: int, reading: str) -> dict[str, Any]:
@@ -34,26 +66,18 @@ def _judged(target: int, faces: list[int], roll: int, reading: str) -> dict[str,
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {"target": required(), "roll": None, "faces": None, "crit_reading": "table"})
-    target = integer("target", f["target"], 0, rules.MAX_TARGET)
-    reading = _crit_reading(f["crit_reading"])
-    faces, roll, _ = rules.percentile(dice, f["faces"], f["roll"])
-    return _judged(target, faces, roll, reading)
+    f = request(fields, Check)
+    faces, roll, _ = rules.percentile(dice, f.faces, f.roll)
+    return _judged(f.target, faces, roll, f.crit_reading)
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {"a": required(), "b": required(), "crit_reading": "table"})
-    reading = _crit_reading(f["crit_reading"])
+    f = request(fields, Opposed)
     sides = {}
-    for name in ("a", "b"):
-        side = f[name]
-        if not isinstance(side, dict):
-            raise RuleError(f"{name}: expected an object with target and roll (or faces)")
-        s = take(side, {"target": required(), "roll": None, "faces": None})
-        target = integer(f"{name}.target", s["target"], 0, rules.MAX_TARGET)
-        faces, roll, _ = rules.percentile(dice, s["faces"], s["roll"], name)
-        sides[name] = _judged(target, faces, roll, reading)
-    a, b = (rules.judge(sides[n]["target"], sides[n]["roll"], reading) for n in ("a", "b"))
+    for name, side in (("a", f.a), ("b", f.b)):
+        faces, roll, _ = rules.percentile(dice, side.faces, side.roll, name)
+        sides[name] = _judged(side.target, faces, roll, f.crit_reading)
+    a, b = (rules.judge(sides[n]["target"], sides[n]["roll"], f.crit_reading) for n in ("a", "b"))
     winner = rules.opposed_winner(a, b)
     return {
         "a": sides["a"],
@@ -65,29 +89,18 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {"target": required(), "crit_reading": "table"})
-    target = integer("target", f["target"], 0, rules.MAX_TARGET)
-    bands = rules.odds(target, _crit_reading(f["crit_reading"]))
+    f = request(fields, Odds)
+    bands = rules.odds(f.target, f.crit_reading)
     return {
-        "target": target,
+        "target": f.target,
         "success": float(bands["critical"] + bands["success"]),
         "bands": {k: float(v) for k, v in bands.items()},
     }
 
 
 def resolve_opposed_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = take(fields, {"a": required(), "b": required()})
-    targets = []
-    for name in ("a", "b"):
-        side = f[name]
-        if not isinstance(side, dict):
-            raise RuleError(f"{name}: expected an object with a target")
-        targets.append(
-            integer(
-                f"{name}.target", take(side, {"target": required()})["target"], 0, rules.MAX_TARGET
-            )
-        )
-    bands = rules.opposed_odds(*targets)
+    f = request(fields, OpposedOdds)
+    bands = rules.opposed_odds(f.a.target, f.b.target)
     return {
         "a": float(bands["a wins"]),
         "b": float(bands["b wins"]),

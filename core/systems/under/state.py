@@ -3,74 +3,68 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import msgspec
+from msgspec import Meta
 
 from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
-from ...state import Character, TableState
+from ...inputs import read_as
+from ...state import Character, TableState, lookup
 from . import rules
 
 
-def helpers() -> Any:
-    """``core.resolve`` (field helpers); it imports the system registry, so it is reached late."""
-    from ... import resolve
+class LastCheck(msgspec.Struct, kw_only=True):
+    """A character's last check, as the table screen shows it."""
 
-    return resolve
-
-
-def integer(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    return helpers().integer(name, value, lo, hi)  # type: ignore[no-any-return]
-
-
-def take(fields: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    return helpers().take(fields, spec)  # type: ignore[no-any-return]
-
-
-def required() -> Any:
-    """The marker of a request field without a default."""
-    return helpers().REQUIRED
+    label: str
+    roll: int
+    target: int
+    #: fumble, critical, success or failure
+    verdict: str
+    #: the side that won an opposed check
+    won: bool = False
 
 
 class UnderCharacter(Character, kw_only=True):
     """A d100-under character: the sheet, plus the last check for the table screen."""
 
-    last: str = ""
+    last: LastCheck | None = None
+
+
+#: Costs in counts of the actions every character can take.
+STANDARD_COSTS = {"draw": 2, "revolver": 3}
+
+#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
+SPELL_COSTS = (2, 8)
+
+#: Limits that keep a typo from flooding the log.
+MAX_COST = 100
+MAX_ADVANCE = 100
+
+
+class UnderSheet(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A d100-under sheet: ``attributes`` (name -> rating), ``skills`` (name -> target),
+    ``actions`` (name -> cost in counts)."""
+
+    attributes: dict[str, Annotated[int, Meta(ge=rules.MIN_RATING, le=rules.MAX_RATING)]] = {}
+    skills: dict[str, Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]] = {}
+    actions: dict[str, Annotated[int, Meta(ge=1, le=MAX_COST)]] = {}
 
 
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """``attributes`` (name -> rating), ``skills`` (name -> target), ``actions`` (name -> cost)."""
-    unknown = sorted(set(sheet) - {"attributes", "skills", "actions"})
-    if unknown:
-        raise RuleError(f"sheet.{unknown[0]}: unknown field (fields: attributes, skills, actions)")
-    limits = {
-        "attributes": (rules.MIN_RATING, rules.MAX_RATING),
-        "skills": (0, rules.MAX_TARGET),
-        "actions": (1, MAX_COST),
-    }
-    for part, (lo, hi) in limits.items():
-        table = sheet.get(part, {})
-        if not isinstance(table, dict):
-            raise RuleError(f"sheet.{part}: expected an object of name -> number")
-        for name, value in table.items():
-            if not str(name).strip():
-                raise RuleError(f"sheet.{part}: a name is empty")
-            integer(f"sheet.{part}.{name}", value, lo, hi)
+    """The sheet, refused in one line naming the field when it is not an ``UnderSheet``."""
+    read = read_as(sheet, UnderSheet, "sheet.")
+    for part in ("attributes", "skills", "actions"):
+        if any(not name.strip() for name in getattr(read, part)):
+            raise RuleError(f"sheet.{part}: a name is empty")
     return sheet
 
 
 def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> Character:
     return UnderCharacter(id=cid, name=name, sheet=sheet, hidden=hidden)
-
-
-def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
-    key = " ".join(name.lower().split())
-    for k, v in table.items():
-        if " ".join(k.lower().split()) == key:
-            return k, v
-    return None
 
 
 def target_for(
@@ -79,7 +73,6 @@ def target_for(
     """(target, label, unskilled) from a given target, a skill, or an attribute rating."""
     sheet = char.sheet
     if target is not None:
-        integer("target", target, 0, rules.MAX_TARGET)
         return target, skill or attribute or f"target {target}", False
     if skill is not None:
         found = lookup(sheet.get("skills", {}), skill)
@@ -108,17 +101,6 @@ def target_for(
     if skill is not None:
         return value, f"{skill} (unskilled, {found[0]})", True
     return value, found[0], False
-
-
-#: Costs in counts of the actions every character can take.
-STANDARD_COSTS = {"draw": 2, "revolver": 3}
-
-#: A spell costs from 2 to 8 counts; which one depends on the spell, so the GM names it.
-SPELL_COSTS = (2, 8)
-
-#: Limits that keep a typo from flooding the log.
-MAX_COST = 100
-MAX_ADVANCE = 100
 
 
 class TrackWorld(msgspec.Struct, kw_only=True):

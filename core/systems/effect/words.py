@@ -1,0 +1,156 @@
+"""2d6-effect short forms: ``check vex electronics int difficult``, ``assist``, ``opposed``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import RuleError
+from ...state import TableState, find_character, lookup
+from ..base import Usage
+from ..words import Grammar, record_number, stray_words
+from . import rules
+
+GRAMMAR = Grammar()
+
+
+def _whole(word: str) -> bool:
+    return record_number(word) is not None
+
+
+def _rung_at(words: list[str], i: int) -> tuple[str, int] | None:
+    """A ladder rung starting at word ``i`` (one or two words) and how many words it takes."""
+    for size in (2, 1):
+        key = rules.rung_name(" ".join(words[i : i + size]))
+        if i + size <= len(words) and key in rules.LADDER:
+            return key, size
+    return None
+
+
+def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any]:
+    """``vex electronics int difficult +1``: skill words, a characteristic, a rung, a +/-1.
+
+    A rung may be its DM (``-2``); +1 and -1 are always the situation, never a rung.
+    Each of them may be given once.
+    """
+    if not words:
+        raise RuleError(f"{who}: name a character, then a skill or characteristic")
+    char = find_character(state, words[0])
+    out: dict[str, Any] = {"character": char.name}
+    skill: list[str] = []
+
+    def put(field: str, value: Any, typed: str) -> None:
+        if field in out:
+            raise RuleError(f"{who}: {typed!r} is a second {field} (already {out[field]})")
+        out[field] = value
+
+    i = 1
+    while i < len(words):
+        word = words[i]
+        rung = _rung_at(words, i)
+        if rung is not None:
+            put("difficulty", rung[0], " ".join(words[i : i + rung[1]]))
+            i += rung[1]
+            continue
+        if word.lower() == "law" and i + 1 < len(words) and _whole(words[i + 1]):
+            put("law_level", int(words[i + 1]), f"{word} {words[i + 1]}")
+            i += 2
+            continue
+        if word.lower() == "law" and i + 1 == len(words) and not skill:
+            raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
+        if word in ("+1", "-1"):
+            put("circumstance", int(word), word)
+        elif word[:1] in "+-" and _whole(word[1:]):
+            put("difficulty", int(word), word)
+        elif lookup(char.sheet.get("characteristics", {}), word) is not None:
+            put("characteristic", word, word)
+        else:
+            skill.append(word)
+        i += 1
+    if skill:
+        out["skill"] = " ".join(skill)
+        stray_words(char.sheet.get("skills", {}), skill, who, AFTER_SKILL)
+    return out
+
+
+#: what may follow a skill's words in a 2d6-effect check
+AFTER_SKILL = "a characteristic, a rung of the ladder, +1/-1, 'law N', 'for REASON' or 'task NAME'"
+
+
+def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:
+    """One side's words without ``roll 3 4`` (the two d6 rolled at the table) and those faces."""
+    low = [w.lower() for w in words]
+    if "roll" not in low:
+        return words, None
+    at = low.index("roll")
+    dice = words[at + 1 : at + 3]
+    if len(dice) != 2 or not all(_whole(d) for d in dice):
+        raise RuleError("opposed: type each side's two d6 after 'roll' (roll 3 4)")
+    return words[:at] + words[at + 3 :], [int(d) for d in dice]
+
+
+def _cut_tail(rest: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """A check's words without ``task NAME`` and ``for REASON``, and those fields."""
+    low = [w.lower() for w in rest]
+    tail: dict[str, Any] = {}
+    for word, field, example in (
+        ("task", "task", "task the port computer"),
+        ("for", "reason", "for the password"),
+    ):
+        if word in low:
+            at = low.index(word)
+            if at + 1 == len(rest):
+                raise RuleError(f"{field}: give it after '{word}' ({example})")
+            tail[field] = " ".join(rest[at + 1 :])
+            rest, low = rest[:at], low[:at]
+    return rest, tail
+
+
+@GRAMMAR.form(
+    "check", Usage(("character",), ("skill", "characteristic", "difficulty", "law|task|for"))
+)
+def _check(words: list[str], state: TableState) -> dict[str, Any]:
+    rest, tail = _cut_tail(words[1:])
+    return {"type": "check", **_check_words(rest, state, "check"), **tail}
+
+
+@GRAMMAR.form(
+    "assist", Usage(("character", "character"), ("skill", "characteristic", "difficulty"))
+)
+def _assist(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, helper, *helped] if len(helped) >= 2:
+            name = find_character(state, helper).name
+            check = _check_words(helped, state, "assist")
+            check.pop("circumstance", None)
+            check.pop("law_level", None)
+            return {"type": "assist", "helper": name, **check}
+    raise RuleError("assist: write it as 'assist mira vex electronics'")
+
+
+@GRAMMAR.form(
+    "opposed",
+    Usage(("character",), ("skill", "characteristic", "difficulty", "vs"), {"vs": "character"}),
+)
+def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
+    rest = words[1:]
+    low = [w.lower() for w in rest]
+    if "vs" not in low:
+        raise RuleError("opposed: write it as 'opposed vex electronics vs mira electronics'")
+    cut = low.index("vs")
+    sides = []
+    for part in (rest[:cut], rest[cut + 1 :]):
+        part, faces = _side_faces(part)
+        side = _check_words(part, state, "opposed")
+        side.pop("law_level", None)
+        if faces is not None:
+            side["faces"] = faces
+        sides.append(side)
+    return {"type": "opposed", "a": sides[0], "b": sides[1]}
+
+
+@GRAMMAR.form("close", Usage(makes="close-task"), also=("close-task",))
+def _close(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, *task] if task:
+            return {"type": "close-task", "task": " ".join(task)}
+    raise RuleError("close: name the task to close")
