@@ -330,16 +330,25 @@ class PlayerLens:
         data.pop("visibility", None)
         body = data["event"]
         found = self._verdicts.get(record.seq)
-        if found is not None and record.seq not in self.revealed:
+        if found is not None:
             verdict, masked = found
-            for name in verdict.unseen:
-                body[name] = _mask(body.get(name), masked)
-            for name in verdict.cut:
-                _cut(body, name.split("."))
             form = type(record.event).PLAYER
             private = form.private if form is not None else ()
+            # A reveal lifts the record's secrets (its secret fields, a health the
+            # GM kept) and nothing else: characters still hidden stay unseen, with
+            # whatever would give them away, and private fields stay private.
+            cut = list(verdict.cut)
+            if form is not None and record.seq in self.revealed:
+                kept = {*private, *form.via_unseen, *verdict.unseen}
+                for name in verdict.unseen:
+                    kept.update(form.unseen.get(name, ()))
+                cut = [c for c in cut if c in kept]
+            for name in verdict.unseen:
+                body[name] = _mask(body.get(name), masked)
+            for name in cut:
+                _cut(body, name.split("."))
             # fields players never see make no record a secret
-            if verdict.unseen or any(c not in private for c in verdict.cut):
+            if verdict.unseen or any(c not in private for c in cut):
                 data["secret"] = True
         shows = self._shows.get(record.seq)
         if shows is not None:

@@ -148,6 +148,15 @@ def test_a_hidden_attacker_gives_away_no_bonus_or_weapon(tmp_path: Path) -> None
         assert name not in damage, name
     assert attack["success"] is True
     assert damage["taken"] >= 0
+    # revealing the blow lifts its secrets, not who struck nor what would tell them
+    attack_seq = next(
+        r.seq for r in table.store.records() if r.event.__struct_config__.tag == "edge.attack"
+    )
+    events_of(table, type="reveal", seq=attack_seq)
+    seen = {d["event"]["type"]: d["event"] for d in player_log(table)}
+    for name in ("bonus", "skill", "weapon", "faces", "total", "damage_dice", "mos"):
+        assert name not in seen["edge.attack"], name
+    assert "shade" not in player_text(table)
 
 
 def test_undo_and_reveal_leave_no_trace_of_unseen_records(tmp_path: Path) -> None:

@@ -316,6 +316,14 @@ def test_a_session_with_every_kind_of_action(system: str, tmp_path: Path) -> Non
     check_session(tmp_path, system, EVERY_KIND)
 
 
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_revealed_check_keeps_its_hidden_helper_unseen(system: str, tmp_path: Path) -> None:
+    """A check helped by a hidden character, then revealed: the reveal shows its secrets
+    (a secret roll's dice, a secret target), never who is still hidden."""
+    steps: list[tuple[str, Any, int]] = [("mixed", 0, 0), ("check", 0, 0), ("reveal", 0, 0)]
+    check_session(tmp_path, system, [*steps, ("roll", "h", 0)])
+
+
 def test_the_property_fails_when_a_leak_is_put_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
