@@ -14,5 +14,6 @@ setup(
         for p in find_packages(include=[p for layer in LAYERS for p in (layer, f"{layer}.*")])
     ],
     package_dir={f"margin.{layer}": layer for layer in LAYERS},
-    package_data={f"margin.{layer}": ["**/*.md", "**/*.tcss"] for layer in LAYERS},
+    # py.typed: the layers are typed throughout, so type checkers read them as they are
+    package_data={f"margin.{layer}": ["py.typed", "**/*.md", "**/*.tcss"] for layer in LAYERS},
 )

@@ -20,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from fuzzing import Fuzzer, run  # noqa: E402
+from fuzzing import Fuzzer  # noqa: E402
+from support import run_margin  # noqa: E402
 
 from margin.core import SYSTEMS  # noqa: E402
 
@@ -28,7 +29,7 @@ from margin.core import SYSTEMS  # noqa: E402
 PER_TABLE = 2_000
 
 
-def answers(lines: list[bytes], replies: list[bytes]) -> tuple[int, list[str]]:
+def answers(lines: list[bytes], replies: list[str]) -> tuple[int, list[str]]:
     """Lines left unanswered, and the internal errors among the answers."""
     asked = sum(1 for line in lines if line.strip())
     internal = []
@@ -63,20 +64,21 @@ def main_(argv: list[str] | None = None) -> int:
         system = systems[tables % len(systems)]
         path = folder / f"t{tables}.margin"
         tables += 1
-        code, _, err = run(["demo", str(path), "--system", system], [])
+        code, _, err = run_margin("demo", str(path), "--system", system)
         if code != 0:
             problems.append(f"demo {system}: {err.strip()}")
             continue
         lines = fuzz.command_lines(system, count)
-        code, replies, err = run(["do", str(path)], lines)
+        code, out, err = run_margin("do", str(path), stdin=b"".join(lines))
+        replies = out.splitlines()
         if err:
             problems.append(f"do on {path.name}: {err.strip()[:300]}")
         missing, found = answers(lines, replies)
         unanswered += missing
         internal += len(found)
         problems.extend(found[:3])
-        ok += sum(1 for reply in replies if b'"ok": true' in reply)
-        code, out, err = run(["verify", str(path)], [])
+        ok += sum(1 for reply in replies if '"ok": true' in reply)
+        code, out, err = run_margin("verify", str(path))
         if code != 0:
             bad_tables += 1
             problems.append(err.strip())
@@ -94,14 +96,15 @@ def main_(argv: list[str] | None = None) -> int:
     while done < args.lines:
         count = min(10_000, args.lines - done)
         lines = fuzz.request_lines(count)
-        code, replies, err = run(["resolve"], lines)
+        code, out, err = run_margin("resolve", stdin=b"".join(lines))
+        replies = out.splitlines()
         if err:
             problems.append(f"resolve: {err.strip()[:300]}")
         missing, found = answers(lines, replies)
         r_unanswered += missing
         r_internal += len(found)
         problems.extend(found[:3])
-        r_ok += sum(1 for reply in replies if b'"error"' not in reply)
+        r_ok += sum(1 for reply in replies if '"error"' not in reply)
         done += count
     print(
         f"margin resolve: {args.lines:,} lines, {r_ok:,} resolved, "

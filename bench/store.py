@@ -113,14 +113,16 @@ def append_throughput(stores: Stores, total: int, report: Report) -> None:
                 for w in range(writers)
             ]
             for proc in procs:
-                assert proc.stdout is not None and proc.stdout.readline().startswith("ready")
+                assert proc.stdout is not None
+                assert proc.stdout.readline().startswith("ready")
             start = time.perf_counter()
             for proc in procs:
                 assert proc.stdin is not None
                 proc.stdin.write("go\n")
                 proc.stdin.flush()
             for proc in procs:
-                assert proc.stdout is not None and proc.stdout.readline().startswith("done")
+                assert proc.stdout is not None
+                assert proc.stdout.readline().startswith("done")
             seconds = time.perf_counter() - start
             for proc in procs:
                 proc.wait(60)
@@ -170,7 +172,8 @@ def follower(stores: Stores, count: int, report: Report) -> None:
         proc = subprocess.Popen(
             [sys.executable, "-c", FOLLOWER, name], stdout=subprocess.PIPE, text=True, cwd=ROOT
         )
-        assert proc.stdout is not None and proc.stdout.readline().startswith("ready")
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("ready")
         rng = random.Random(9)
         sent: dict[int, float] = {}
         clock = time.CLOCK_MONOTONIC

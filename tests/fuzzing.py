@@ -9,16 +9,13 @@ use it.
 
 from __future__ import annotations
 
-import io
 import json
 import random
-import sys
 from typing import Any
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system
 from margin.core.dice import TypedDice
 from margin.core.resolve import resolve
-from margin.tui.cli import main
 
 #: Plausible values: most fields of most commands and requests take one of these.
 PLAUSIBLE = (0, 1, 2, 3, 5, 7, 10, 12, 15, 20, 30, 45, 50, 75, 99, 100, -1, -2, True, False, None)
@@ -248,21 +245,3 @@ class Fuzzer:
 
     def request_lines(self, count: int) -> list[bytes]:
         return [self.line(self.request()) for _ in range(count)]
-
-
-def run(args: list[str], lines: list[bytes]) -> tuple[int, list[bytes], str]:
-    """``margin ARGS`` in this process with ``lines`` on standard input; its output as raw lines."""
-    stdin = io.TextIOWrapper(io.BytesIO(b"".join(lines)), encoding="utf-8")
-    out = io.BytesIO()
-    stdout = io.TextIOWrapper(out, encoding="utf-8")
-    err = io.StringIO()
-    real = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, err
-    try:
-        code = main(args)
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        stdout.flush()
-        sys.stdin, sys.stdout, sys.stderr = real
-    return code, out.getvalue().splitlines(), err.getvalue()

@@ -9,12 +9,12 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from support import MARGIN
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.demo import build_demo
@@ -90,17 +90,7 @@ class Host:
     """A ``margin host`` process; its output is collected line by line."""
 
     def __init__(self, table: Path, keys: Path, data: Path, web: bool = False) -> None:
-        argv = [
-            sys.executable,
-            "-m",
-            "margin.tui",
-            "host",
-            str(table),
-            "--ssh",
-            "0",
-            "--keys",
-            str(keys),
-        ]
+        argv = [*MARGIN, "host", str(table), "--ssh", "0", "--keys", str(keys)]
         if web:
             argv += ["--web", "0"]
         env = {**os.environ, "XDG_DATA_HOME": str(data), "PYTHONUNBUFFERED": "1"}

@@ -69,10 +69,12 @@ class StoreContract:
             [Draft(Noted(text="a")), Draft(Noted(text="b"), cause=2)], 1, command="c1"
         )
         assert [r.seq for r in recs] == [2, 3]
-        assert recs[1].cause == 2 and store.last_seq == 3
+        assert recs[1].cause == 2
+        assert store.last_seq == 3
         rows = list(store.rows())
         assert [r.seq for r in rows] == [1, 2, 3]
-        assert rows[1].prev == rows[0].hash and rows[2].prev == rows[1].hash
+        assert rows[1].prev == rows[0].hash
+        assert rows[2].prev == rows[1].hash
         assert [r.command for r in rows] == ["c0", "c1", "c1"]
         assert store.verify() is None
 
@@ -126,9 +128,10 @@ class StoreContract:
             def __getattr__(self, name: str) -> object:
                 raise RuntimeError(name)
 
-        with pytest.raises(Exception):  # noqa: B017 - any encoding failure must roll back
+        with pytest.raises(Exception):  # noqa: B017, PT011 - any encoding failure must roll back
             store.append([Draft(Noted(text="ok")), Draft(BadEvent())], 1, command="c1")  # type: ignore[arg-type]
-        assert store.last_seq == 1 and store.refresh() == 1
+        assert store.last_seq == 1
+        assert store.refresh() == 1
         assert store.append([Draft(Noted(text="next"))], 1, command="c2")[0].seq == 2
 
     def test_concurrent_writers_leave_a_gapless_log(self, store: Store, name: str) -> None:
@@ -172,7 +175,8 @@ class StoreContract:
     def test_read_only_refuses_to_append(self, store: Store, name: str) -> None:
         reader = self.other(name, readonly=True)
         try:
-            assert reader.readonly and reader.last_seq == 1
+            assert reader.readonly
+            assert reader.last_seq == 1
             with pytest.raises(StoreError, match="read-only"):
                 reader.append([Draft(Noted(text="x"))], 1, command="c")
         finally:
@@ -188,7 +192,8 @@ class StoreContract:
         signed = [(r.seq, r.key) for r in store.rows() if r.sig]
         assert signed == [(3, key.public), (4, key.public)]
         verdict = store.check(key.public)
-        assert verdict.bad is None and verdict.records == 4
+        assert verdict.bad is None
+        assert verdict.records == 4
         # record 1 was written unsigned, but the head at 3 covers it through the chain
         assert verdict.signatures.covered == 4
         assert store.check(SigningKey.generate().public).bad == 1
@@ -202,7 +207,8 @@ class StoreContract:
         store.signer = None
         notes(store, "unsigned")
         verdict = store.check(key)
-        assert verdict.bad == 3 and "not signed" in verdict.reason
+        assert verdict.bad == 3
+        assert "not signed" in verdict.reason
 
     # -- players' records --------------------------------------------------
 
@@ -292,7 +298,8 @@ class StoreContract:
         class Stop(Exception):
             pass
 
-        with pytest.raises(Stop), build_store(name) as made:
+        # the build is looked at from inside, then left by the exception
+        with pytest.raises(Stop), build_store(name) as made:  # noqa: PT012
             created(made)
             assert not table_exists(name)
             raise Stop

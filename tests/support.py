@@ -1,10 +1,15 @@
-"""Helpers the test files share: run margin in-process, run a command, expect a refusal."""
+"""Helpers the test files share: run margin in this process or as its own, run a command,
+expect a refusal."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import io
+import subprocess
 import sys
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, NamedTuple
 
 import msgspec
 import pytest
@@ -15,18 +20,69 @@ from margin.core.lens import PlayerLens, player_state
 from margin.tui.cli import main
 from margin.tui.table import Table
 
+#: ``margin`` as a process of its own, run by this Python
+MARGIN = [sys.executable, "-m", "margin.tui"]
 
-def run_margin(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str, stdin: str = ""
-) -> tuple[int, str, str]:
-    """``margin ARGS`` in this process: (exit status, standard output, standard error)."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+
+class Done(NamedTuple):
+    """What a run of ``margin`` left: its exit status, standard output and standard error."""
+
+    code: int
+    out: str
+    err: str
+
+
+def run_margin(*args: str, stdin: str | bytes = "") -> Done:
+    """``margin ARGS`` in this process, reading ``stdin`` (bytes may be invalid UTF-8)."""
+    raw = stdin.encode() if isinstance(stdin, str) else stdin
+    # real text streams over bytes, as a terminal or pipe gives margin, not StringIO
+    fake_in = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
+    out = io.BytesIO()
+    fake_out = io.TextIOWrapper(out, encoding="utf-8")
+    fake_err = io.StringIO()
+    real = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = fake_in, fake_out, fake_err
     try:
         code = main(list(args))
     except SystemExit as exc:
         code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    finally:
+        fake_out.flush()
+        sys.stdin, sys.stdout, sys.stderr = real
+    return Done(code, out.getvalue().decode(), fake_err.getvalue())
+
+
+def margin_output(*args: str, stdin: str | bytes = "") -> str:
+    """What ``margin ARGS`` run in this process writes on standard output; it must succeed."""
+    done = run_margin(*args, stdin=stdin)
+    assert done.code == 0, (args, done.err)
+    return done.out
+
+
+def margin_process(
+    *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``margin ARGS`` as a process of its own, for what only a process shows (signals, exit
+    status, locks held by another process, a terminal's absence)."""
+    return subprocess.run(
+        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+#: A band as a rules text states it: lowest and highest value (None: no end), and its name.
+Band = tuple[int | None, int | None, str]
+
+
+def band_of(value: int, bands: list[Band]) -> str:
+    """The one band of the text's list that ``value`` falls in; the text's ranges must neither
+    overlap nor leave a gap there."""
+    found = [
+        name
+        for low, high, name in bands
+        if (low is None or value >= low) and (high is None or value <= high)
+    ]
+    assert len(found) == 1, (value, found)
+    return found[0]
 
 
 def events_of(table: Table, **data: Any) -> list[Any]:
@@ -36,11 +92,11 @@ def events_of(table: Table, **data: Any) -> list[Any]:
 
 def refused(table: Table, match: str, **data: Any) -> None:
     """The command is refused in one line matching ``match``, and nothing is appended."""
-    before = table.projection.seq
+    before = table.store.last_seq
     with pytest.raises(RuleError, match=match) as caught:
         events_of(table, **data)
     assert "\n" not in str(caught.value)
-    assert table.projection.seq == before
+    assert table.store.last_seq == before, "nothing is appended on error"
 
 
 def player_log(table: Table) -> list[dict[str, Any]]:
@@ -55,6 +111,16 @@ def player_state_of(table: Table) -> TableState:
     lens.feed(table.store.records())
     world = get_system(table.state.system).player_world
     return player_state(table.state, lens, world, table.projection.history.voided)
+
+
+def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async Pilot test on its own event loop (no async plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
 
 
 def snapshot(table: Table) -> dict[str, Any]:
@@ -74,7 +140,8 @@ def undo_redo_replay(table: Table, steps: list[dict[str, Any]], undo_every: int)
         try:
             table.execute(convert_command(system, data))
         except RuleError:
-            assert table.state.seq == seq and snapshot(table) == before
+            assert table.state.seq == seq
+            assert snapshot(table) == before
             continue
         after = snapshot(table)
         seen[table.state.seq] = after
@@ -88,6 +155,6 @@ def undo_redo_replay(table: Table, steps: list[dict[str, Any]], undo_every: int)
     for at, state in seen.items():
         replayed = msgspec.to_builtins(table.projection.state_at(at))
         assert {"characters": replayed["characters"], "world": replayed["world"]} == state
-    reopened = Table.open(table.store.path, readonly=True)
+    reopened = Table.open(table.store.name, readonly=True)
     assert snapshot(reopened) == snapshot(table)
     reopened.close()

@@ -49,31 +49,34 @@ EDITS = {
 
 def _json_fight(system: str, a: str, b: str) -> list[dict[str, Any]]:
     """Commands in ``margin do`` JSON: the fight begins and the first turn starts."""
-    start: dict[str, Any] = {
+    starts: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "start-encounter", "characters": [a, b], "faces": [6, 6, 1]},
         "d100-chance": {"type": "encounter", "order": [a, b]},
         "d100-under": {"type": "start-track"},
         "2d6-effect": {"type": "start-encounter", "characters": [a, b], "faces": [6, 6, 1, 1]},
-    }[system]
+    }
+    start = starts[system]
     return [start, *([] if system == "d100-under" else [_json_next(system)])]
 
 
 def _json_next(system: str) -> dict[str, Any]:
-    return {
+    nexts: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "next-turn"},
         "d100-chance": {"type": "next"},
         "d100-under": {"type": "advance", "counts": 1},
         "2d6-effect": {"type": "next-turn"},
-    }[system]
+    }
+    return nexts[system]
 
 
 def _json_join(system: str, who: str) -> dict[str, Any]:
-    return {
+    joins: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "join", "character": who, "faces": [1]},
         "d100-chance": {"type": "join", "character": who},
         "d100-under": {"type": "act", "character": who, "action": "draw"},
         "2d6-effect": {"type": "join", "character": who, "initiative": 2},
-    }[system]
+    }
+    return joins[system]
 
 
 def _json_steps(system: str) -> list[dict[str, Any]]:
@@ -129,16 +132,14 @@ def _check_fight(table: Table, system: str, states: list[Any]) -> None:
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
-def test_a_fight_through_margin_do(
-    system: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_fight_through_margin_do(system: str, tmp_path: Path) -> None:
     path = str(tmp_path / "t.margin")
-    run_margin(capsys, monkeypatch, "new", path, "--system", system)
+    run_margin("new", path, "--system", system)
     table = Table.open(path, readonly=True)
     states = [_state(table)]
     lasting = None
     for n, step in enumerate(_json_steps(system)):
-        code, out, _ = run_margin(capsys, monkeypatch, "do", path, stdin=json.dumps(step) + "\n")
+        code, out, _ = run_margin("do", path, stdin=json.dumps(step) + "\n")
         assert code == 0, (step, out)
         states.append(_state(table))
         if step["type"] == "add-condition":

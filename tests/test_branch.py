@@ -24,20 +24,20 @@ def demo(tmp_path: Path) -> Path:
     return path
 
 
-def test_branch_shares_records_verifies_and_diverges(
-    demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_branch_shares_records_verifies_and_diverges(demo: Path, tmp_path: Path) -> None:
     source = _hashes(demo)
     at = 18  # the end of the command that started Vask's turn
     new = tmp_path / "what-if.margin"
-    code, out, err = run_margin(capsys, monkeypatch, "branch", str(demo), "--at", str(at), str(new))
+    code, out, err = run_margin("branch", str(demo), "--at", str(at), str(new))
     assert code == 0, err
     assert f"a branch of {demo} at record {at}" in out
     branch = _hashes(new)
     assert branch[:at] == source[:at]
     assert len(branch) == at + 1
-    code, out, _ = run_margin(capsys, monkeypatch, "verify", str(new))
-    assert code == 0 and f"{at + 1} records checked" in out and "chain intact" in out
+    code, out, _ = run_margin("verify", str(new))
+    assert code == 0
+    assert f"{at + 1} records checked" in out
+    assert "chain intact" in out
     with SQLiteStore(new, readonly=True) as store:
         mark = store.record(at + 1)
     assert isinstance(mark.event, Branched)
@@ -49,18 +49,21 @@ def test_branch_shares_records_verifies_and_diverges(
     table.close()
     assert _hashes(new)[:at] == source[:at]
     assert _hashes(demo) == source
-    code, out, _ = run_margin(capsys, monkeypatch, "diff", str(demo), str(new))
+    code, out, _ = run_margin("diff", str(demo), str(new))
     assert code == 0
     assert f"share records 1..{at}; they part at record {at + 1}:" in out
     assert "A: attack on enforcer with stracher-p11" in out
     assert f"B: a branch of {demo.name} at record {at}" in out
     # the source's Enforcer took 14 from Vask; in the branch he is untouched
     enforcer = next(line for line in out.splitlines() if "Enforcer" in line)
-    assert enforcer.startswith("* ") and "Health 21/35" in enforcer and "Health 35/35" in enforcer
+    assert enforcer.startswith("* ")
+    assert "Health 21/35" in enforcer
+    assert "Health 35/35" in enforcer
     moreau = next(line for line in out.splitlines() if "Moreau" in line)
     assert moreau.startswith("  ")
-    code, out, _ = run_margin(capsys, monkeypatch, "diff", str(demo), str(demo))
-    assert code == 0 and f"hold the same {len(source)} records" in out
+    code, out, _ = run_margin("diff", str(demo), str(demo))
+    assert code == 0
+    assert f"hold the same {len(source)} records" in out
 
 
 def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) -> None:
@@ -78,7 +81,8 @@ def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) 
     assert _hashes(new)[:at] == _hashes(demo)[:at]
     with SQLiteStore(new, readonly=True) as store:
         undo = store.record(at + 2).event
-    assert isinstance(undo, Undone) and undo.voids == [at - 1]
+    assert isinstance(undo, Undone)
+    assert undo.voids == [at - 1]
     branched = Table.open(new, readonly=True)
     try:
         assert branched.state.characters["kael"] == corrected.characters["kael"]
@@ -87,19 +91,21 @@ def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) 
         branched.close()
 
 
-def test_branch_refuses_bad_input(
-    demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_branch_refuses_bad_input(demo: Path, tmp_path: Path) -> None:
     new = tmp_path / "new.margin"
     for at, message in (
         ("0", "--at 0: "),
         ("999", "has records 1.."),
         ("20", "record 20 is inside one command (records 19..22); branch at 18 or 22"),
     ):
-        code, _, err = run_margin(capsys, monkeypatch, "branch", str(demo), "--at", at, str(new))
-        assert code == 1 and message in err, err
-        assert "\n" not in err.strip() and not new.exists()
-    code, _, err = run_margin(capsys, monkeypatch, "branch", str(demo), "--at", "3", str(demo))
-    assert code == 1 and "already exists" in err
-    code, _, err = run_margin(capsys, monkeypatch, "diff", str(demo), str(tmp_path / "no.margin"))
-    assert code == 1 and "no.margin" in err
+        code, _, err = run_margin("branch", str(demo), "--at", at, str(new))
+        assert code == 1
+        assert message in err, err
+        assert "\n" not in err.strip()
+        assert not new.exists()
+    code, _, err = run_margin("branch", str(demo), "--at", "3", str(demo))
+    assert code == 1
+    assert "already exists" in err
+    code, _, err = run_margin("diff", str(demo), str(tmp_path / "no.margin"))
+    assert code == 1
+    assert "no.margin" in err

@@ -121,28 +121,27 @@ def test_a_secret_checks_band_is_hidden_like_its_difficulty(tmp_path: Path) -> N
     t = new_table(tmp_path)
     events_of(t, type="check", character="Ana", skill="lockpick", difficulty="hard", faces=[50])
     seen = player_log(t)[-1]["event"]
-    assert seen["type"] == "chance.check" and seen["band"] == "setback"
-    assert "difficulty_band" not in seen and "difficulty" not in seen
+    assert seen["type"] == "chance.check"
+    assert seen["band"] == "setback"
+    assert "difficulty_band" not in seen
+    assert "difficulty" not in seen
 
 
-def test_a_band_name_through_margin_do_and_the_log(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_band_name_through_margin_do_and_the_log(tmp_path: Path) -> None:
     path = str(tmp_path / "t.margin")
-    assert run_margin(capsys, monkeypatch, "new", path, "--system", SYSTEM)[0] == 0
+    assert run_margin("new", path, "--system", SYSTEM)[0] == 0
     commands = [
         fighter("Ana"),
         {"type": "check", "character": "Ana", "skill": "lockpick", "difficulty": "hard",
          "faces": [30], "secret": False},
         {"type": "check", "character": "Ana", "skill": "lockpick", "difficulty": "tough"},
     ]  # fmt: skip
-    _, out, _ = run_margin(
-        capsys, monkeypatch, "do", path, stdin="\n".join(json.dumps(c) for c in commands) + "\n"
-    )
+    _, out, _ = run_margin("do", path, stdin="\n".join(json.dumps(c) for c in commands) + "\n")
     replies = [json.loads(r) for r in out.splitlines()]
-    assert replies[1]["ok"] and not replies[2].get("ok")
+    assert replies[1]["ok"]
+    assert not replies[2].get("ok")
     assert "difficulty: 'tough' is not a difficulty" in replies[2]["error"]
-    _, out, _ = run_margin(capsys, monkeypatch, "log", path)
+    _, out, _ = run_margin("log", path)
     assert "vs difficulty 70 (hard)" in out
 
 
@@ -178,7 +177,8 @@ def test_crit_chance_and_multiplier_derive_from_dex_and_str_with_gm_steps(
         events_of(t, type="attack", attacker="Ana", target="Bo", faces=[1, 99, 5]), AttackRolled
     )
     assert (attack.crit_chance, attack.crit_roll, attack.crit) == (5, 5, True)
-    assert ["crit", "x 2 = 40"] in attack.steps and attack.damage == 40
+    assert ["crit", "x 2 = 40"] in attack.steps
+    assert attack.damage == 40
     events_of(t, type="update-character", character="Ana",
               sheet={"crit_chance": 10, "crit_multiplier": 1.75})  # fmt: skip
     geared = one(
@@ -249,7 +249,8 @@ def test_no_flight_when_the_fear_ends_as_the_turn_starts_or_the_character_cannot
     t = new_table(tmp_path)
     _frighten(t, potency=5)  # one turn: its tick at the start of Ana's turn ends it
     events = events_of(t, type="next")
-    assert one(events, EffectTicked).ended and one(events, TurnStarted).flee_from == ""
+    assert one(events, EffectTicked).ended
+    assert one(events, TurnStarted).flee_from == ""
     events_of(t, type="next")
     events_of(t, type="effect", target="Ana", effect="feared", potency=25, source="Bo")
     events_of(t, type="effect", target="Ana", effect="rooted", potency=25)
@@ -284,7 +285,8 @@ def test_where_a_feared_character_runs_does_not_betray_a_hidden_frightener(
     turn = one(events_of(t, type="next"), TurnStarted)
     assert (turn.flee_from, turn.flee_to) == ("bo", [-30, 0])
     [seen] = [r["event"] for r in player_log(t) if r["event"]["type"] == "chance.turn"]
-    assert seen["flee_from"] == "someone unseen" and "flee_to" not in seen
+    assert seen["flee_from"] == "someone unseen"
+    assert "flee_to" not in seen
     assert "must flee from someone unseen (the GM says where)" in (present.describe(seen) or "")
 
 
@@ -318,7 +320,8 @@ def test_a_charm_running_out_switches_the_side_back_on_its_tick(tmp_path: Path) 
     events_of(t, **cmd)
     events = events_of(t, type="next")
     assert one(events, EffectTicked).ended
-    assert one(events, SideSwitched).side == "party" and char(t, "cy").side is None
+    assert one(events, SideSwitched).side == "party"
+    assert char(t, "cy").side is None
 
 
 def test_a_charmer_without_a_side_needs_the_side_named(tmp_path: Path) -> None:
@@ -328,10 +331,8 @@ def test_a_charmer_without_a_side_needs_the_side_named(tmp_path: Path) -> None:
     assert one(events_of(t, type="switch-side", character="Cy", side="gm"), SideSwitched)
 
 
-def test_margin_rules_documents_the_new_rulings(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    code, out, _ = run_margin(capsys, monkeypatch, "rules", SYSTEM)
+def test_margin_rules_documents_the_new_rulings() -> None:
+    code, out, _ = run_margin("rules", SYSTEM)
     assert code == 0
     for words in (
         '"difficulty": "hard"',

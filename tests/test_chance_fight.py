@@ -3,37 +3,18 @@ revealed later, burning that spreads; undo and replay included."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from margin.tui.cli import main
+from support import run_margin
 
 SECRET_NUMBERS = ("difficulty", "chance", "roll", "margin", "modifier_total")
 
 
-def margin(*args: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.StringIO(stdin)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(list(args))
-            except SystemExit as exc:
-                code = int(exc.code or 0)
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
-
-
 def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    _, out, _ = margin("do", str(path), stdin="\n".join(json.dumps(c) for c in commands) + "\n")
+    _, out, _ = run_margin("do", str(path), stdin="\n".join(json.dumps(c) for c in commands) + "\n")
     return [json.loads(line) for line in out.splitlines()]
 
 
@@ -44,13 +25,13 @@ def ok(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def state(path: Path, *extra: str) -> dict[str, Any]:
-    code, out, err = margin("state", str(path), "--json", *extra)
+    code, out, err = run_margin("state", str(path), "--json", *extra)
     assert code == 0, err
     return json.loads(out)  # type: ignore[no-any-return]
 
 
 def log(path: Path, *extra: str) -> list[dict[str, Any]]:
-    code, out, err = margin("log", str(path), "--json", *extra)
+    code, out, err = run_margin("log", str(path), "--json", *extra)
     assert code == 0, err
     return [json.loads(line) for line in out.splitlines()]
 
@@ -105,7 +86,7 @@ PARTY = (
 @pytest.fixture
 def table(tmp_path: Path) -> Path:
     path = tmp_path / "fight.margin"
-    code, _, err = margin("new", str(path), "--system", "d100-chance")
+    code, _, err = run_margin("new", str(path), "--system", "d100-chance")
     assert code == 0, err
     ok(path, *PARTY)
     return path
@@ -117,7 +98,9 @@ def test_the_fight(table: Path) -> None:
                          "difficulty": 15, "modifiers": ["proper-tools"], "faces": [38]})  # fmt: skip
     check_seq = check["seq"][0]
     seen = [r for r in log(table, "--as", "rook") if r["seq"] == check_seq][0]
-    assert seen["band"] == "clean-success" and seen["narration"] and seen["secret"]
+    assert seen["band"] == "clean-success"
+    assert seen["narration"]
+    assert seen["secret"]
     assert not any(k in seen for k in SECRET_NUMBERS)
     gm = [r for r in log(table) if r["seq"] == check_seq][0]
     assert (gm["difficulty"], gm["chance"], gm["roll"], gm["margin"]) == (15, 51, 38, 13)
@@ -131,9 +114,13 @@ def test_the_fight(table: Path) -> None:
     ok(table, {"type": "attack", "attacker": "Rook", "target": "Kessler", "position": "rear",
                "aware": False, "unaware_percent": 75, "faces": [30]})  # fmt: skip
     stab = log(table)[-1]
-    assert stab["connects"] and stab["crit"] and stab["dodge_roll"] is None
+    assert stab["connects"]
+    assert stab["crit"]
+    assert stab["dodge_roll"] is None
     # (10 + 6) x 1.75 = 28; rear 25 + unaware 75 = +100% -> 56; torso armor 40 -> 40
-    assert stab["damage"] == 40 and stab["crit_roll"] is None and stab["range_percent"] is None
+    assert stab["damage"] == 40
+    assert stab["crit_roll"] is None
+    assert stab["range_percent"] is None
     assert state(table)["characters"]["kessler"]["hp"] == 0
 
     # flanking from the side, one more attacker: evasion 10 + 5 - 5 - 15 - 5 = -10; 76 + 10 = 86
@@ -141,17 +128,22 @@ def test_the_fight(table: Path) -> None:
          {"type": "attack", "attacker": "Brakk", "target": "Marn", "position": "side",
           "extra_attackers": 1, "location": "arms", "faces": [80, 5, 50, 60]})  # fmt: skip
     flank = log(table)[-1]
-    assert flank["evasion"] == -10 and flank["hit_chance"] == 86
-    assert flank["hit"] and flank["dodge_chance"] == 0 and not flank["dodged"]
+    assert flank["evasion"] == -10
+    assert flank["hit_chance"] == 86
+    assert flank["hit"]
+    assert flank["dodge_chance"] == 0
+    assert not flank["dodged"]
     # 16 + 14 = 30; high-power 35 + 60 - 1 = 94% -> 28.2; side +15% -> 32.43; arms 10 -> 29.48
-    assert flank["range_percent"] == 94 and flank["damage"] == 29
+    assert flank["range_percent"] == 94
+    assert flank["damage"] == 29
     assert [s[0] for s in flank["steps"]] == ["base", "range", "position", "armor", "final"]
 
     # burning at 4 stacks on Marn, standing 5 ft from Brakk
     ok(table, {"type": "effect", "source": "gm", "target": "Marn", "effect": "burning",
                "potency": 70})  # fmt: skip
     marn = state(table)["characters"]["marn"]
-    assert marn["effects"][0]["stacks"] == 4 and marn["effects"][0]["turns"] == 7
+    assert marn["effects"][0]["stacks"] == 4
+    assert marn["effects"][0]["turns"] == 7
     before_turn = state(table)
     [turn] = ok(table, {"type": "next"})
     after = state(table)
@@ -179,8 +171,10 @@ def test_the_fight(table: Path) -> None:
     ok(table, {"type": "reveal", "seq": check_seq})
     seen = [r for r in log(table, "--as", "rook") if r["seq"] == check_seq][0]
     assert (seen["difficulty"], seen["chance"], seen["roll"]) == (15, 51, 38)
-    code, text, _ = margin("log", str(table), "--as", "rook")
-    assert code == 0 and "chance 51%" in text and "fire spreads from marn" in text
+    code, text, _ = run_margin("log", str(table), "--as", "rook")
+    assert code == 0
+    assert "chance 51%" in text
+    assert "fire spreads from marn" in text
 
 
 def test_errors_append_nothing(table: Path) -> None:
@@ -219,7 +213,7 @@ def test_state_as_a_player_hides_hidden_characters(table: Path) -> None:
 
 
 def test_rules_document_is_readable() -> None:
-    code, text, _ = margin("rules", "d100-chance")
+    code, text, _ = run_margin("rules", "d100-chance")
     assert code == 0
     for word in ("Difficulty", "automatic", "secret", "reveal", "flank", "unaware", "burning",
                  "haste", "override", "feet", "resolve"):  # fmt: skip
@@ -250,17 +244,22 @@ def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
         return record["command"], record["type"]
 
     start = next(r for r in gm if r["type"] == "chance.encounter")
-    assert seen[key(start)]["order"] == ["rook"] and list(seen[key(start)]["positions"]) == ["rook"]
+    assert seen[key(start)]["order"] == ["rook"]
+    assert list(seen[key(start)]["positions"]) == ["rook"]
     for tag in ("chance.effect", "chance.turn", "chance.tick", "chance.check"):
         record = next(r for r in gm if r["type"] == tag)
         assert key(record) not in seen, tag
     shot = next(r for r in gm if r["type"] == "chance.attack")
     assert shot["attacker"] == "sniper"
-    assert seen[key(shot)]["attacker"] == "someone unseen" and "weapon" not in seen[key(shot)]
-    assert seen[key(shot)]["damage"] == shot["damage"] and shot["damage"] > 0
+    assert seen[key(shot)]["attacker"] == "someone unseen"
+    assert "weapon" not in seen[key(shot)]
+    assert seen[key(shot)]["damage"] == shot["damage"]
+    assert shot["damage"] > 0
     assert [r["seq"] for r in log(table, "--as", "rook")] == list(range(1, len(seen) + 1))
-    code, text, _ = margin("log", str(table), "--as", "rook")
-    assert code == 0 and "sniper" not in text.lower() and "someone unseen attacks rook" in text
+    code, text, _ = run_margin("log", str(table), "--as", "rook")
+    assert code == 0
+    assert "sniper" not in text.lower()
+    assert "someone unseen attacks rook" in text
 
 
 def test_replay_shows_the_reveal_from_its_record_on(table: Path) -> None:

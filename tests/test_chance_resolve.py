@@ -9,47 +9,79 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of, margin_process
 
 from margin.tui.resolve import run
 
 # -- an independent reading of the rules, written without margin's code ----------------
 
+#: The rules text's modifier table, rows as it prints them; each named as margin's commands
+#: name it. "Each helper (max two)" is counted apart.
+MODIFIER_ROWS = """
+| Proper tools | +10 |
+| Ideal conditions | +10 |
+| Each helper (max two) | +10 each |
+| Blueprint, recipe, or reference | +10 |
+| No tools | −30 |
+| Rushed | −20 |
+| Under fire / hostile conditions | −20 |
+"""
+MODIFIER_NAMES = {
+    "Proper tools": "proper-tools",
+    "Ideal conditions": "ideal-conditions",
+    "Each helper (max two)": "helper",
+    "Blueprint, recipe, or reference": "blueprint",
+    "No tools": "no-tools",
+    "Rushed": "rushed",
+    "Under fire / hostile conditions": "under-fire",
+}
 MODS = {
-    "proper-tools": 10,
-    "ideal-conditions": 10,
-    "helper": 10,
-    "blueprint": 10,
-    "no-tools": -30,
-    "rushed": -20,
-    "under-fire": -20,
+    MODIFIER_NAMES[cells[0]]: int(cells[1].split()[0].replace("−", "-"))
+    for row in MODIFIER_ROWS.strip().splitlines()
+    if (cells := [c.strip() for c in row.strip("|").split("|")])
 }
+#: The range profiles' table: name, then minimum and maximum damage, as the text prints them.
+RANGE_ROWS = """
+| Standard | 50% | 100% |
+| Calibrated | 65% | 95% |
+| High-Power | 35% | 110% |
+| Focused | 70% | 90% |
+| Volatile | 25% | 115% |
+"""
 RANGES = {
-    "standard": (50, 100),
-    "calibrated": (65, 95),
-    "high-power": (35, 110),
-    "focused": (70, 90),
-    "volatile": (25, 115),
+    cells[0].lower(): (int(cells[1].rstrip("%")), int(cells[2].rstrip("%")))
+    for row in RANGE_ROWS.strip().splitlines()
+    if (cells := [c.strip() for c in row.strip("|").split("|")])
 }
+#: Bands from margin = chance - roll (RULINGS 3, reading the text's "Success by 10+ - clean",
+#: "Success", "Failure within 10 - recoverable", "Failure by 10+ - a setback"): "margin >= 10
+#: clean success; 0..9 success; -1..-10 recoverable failure; below -10 setback".
+MARGIN_BANDS: list[Band] = [
+    (10, None, "clean-success"),
+    (0, 9, "success"),
+    (-10, -1, "recoverable-failure"),
+    (None, -11, "setback"),
+]
 
 
 def expect_check(prof: int, diff: int, mods: list[str], roll: int) -> dict[str, Any]:
     helpers = min(2, mods.count("helper"))
-    bonus = sum(MODS[m] for m in mods if m != "helper") + 10 * helpers
+    bonus = sum(MODS[m] for m in mods if m != "helper") + MODS["helper"] * helpers
     chance = min(95, max(5, 55 + 2 * (prof - diff) + bonus))
     if prof - diff >= 25:
         return {"automatic": True, "chance": chance, "roll": None, "success": True,
                 "margin": None, "band": "success"}  # fmt: skip
     margin = chance - roll
-    if margin >= 10:
-        band = "clean-success"
-    elif margin >= 0:
-        band = "success"
-    elif margin >= -10:
-        band = "recoverable-failure"
-    else:
-        band = "setback"
     return {"automatic": False, "chance": chance, "roll": roll, "success": roll <= chance,
-            "margin": margin, "band": band}  # fmt: skip
+            "margin": margin, "band": band_of(margin, MARGIN_BANDS)}  # fmt: skip
+
+
+#: "Flanking is coming at a target from the side or rear: +15% damage and evasion −15% from
+#: the side; +25% damage from the rear and the target's evasion −30%. Each extra attacker
+#: surrounding a target costs 5% more evasion."
+FLANK_DAMAGE_PERCENT = {"front": 0, "side": 15, "rear": 25}
+FLANK_EVASION_LOST = {"front": 0, "side": 15, "rear": 30}
+EVASION_LOST_PER_EXTRA_ATTACKER = 5
 
 
 def expect_damage(r: dict[str, Any]) -> int:
@@ -61,7 +93,7 @@ def expect_damage(r: dict[str, Any]) -> int:
     else:
         num *= Fraction(r["range_percent"], 100)
     num *= Fraction(str(r["vitals"]))
-    pos = {"front": 0, "side": 15, "rear": 25}[r["position"]]
+    pos = FLANK_DAMAGE_PERCENT[r["position"]]
     num *= Fraction(100 + pos + unaware, 100)
     num *= Fraction(100, 100 + r["armor"])
     num *= Fraction(100 - r["resistance_percent"], 100)
@@ -71,7 +103,9 @@ def expect_damage(r: dict[str, Any]) -> int:
 
 
 def expect_attack(r: dict[str, Any]) -> dict[str, Any]:
-    lose = {"front": 0, "side": 15, "rear": 30}[r["position"]] + 5 * r["extra_attackers"]
+    lose = (
+        FLANK_EVASION_LOST[r["position"]] + EVASION_LOST_PER_EXTRA_ATTACKER * r["extra_attackers"]
+    )
     ev = r["evasion"] - lose
     hit_chance = max(5, min(95, r["accuracy"] - ev))
     hit = r["roll"] <= hit_chance
@@ -174,7 +208,9 @@ def test_the_text_example_through_resolve() -> None:
         {"system": "d100-chance", "action": "check", "proficiency": 40, "difficulty": 15},
     )  # fmt: skip
     assert (gamble["chance"], gamble["success"], gamble["band"]) == (41, True, "success")
-    assert done["automatic"] and done["roll"] is None and done["success"]
+    assert done["automatic"]
+    assert done["roll"] is None
+    assert done["success"]
 
 
 def test_rolled_dice_are_echoed_and_reproducible() -> None:
@@ -199,13 +235,16 @@ def test_rolled_dice_are_echoed_and_reproducible() -> None:
 def test_crit_reports_no_range_roll() -> None:
     _, [r] = resolve({"system": "d100-chance", "action": "damage", "base": 10, "crit": True,
                       "crit_multiplier": 2})  # fmt: skip
-    assert r["range_percent"] is None and r["damage"] == 20
+    assert r["range_percent"] is None
+    assert r["damage"] == 20
 
 
 def test_unaware_attack_cannot_be_dodged() -> None:
     _, [r] = resolve({"system": "d100-chance", "action": "attack", "accuracy": 90, "evasion": 40,
                       "aware": False, "roll": 10, "dodge_roll": 1})  # fmt: skip
-    assert r["connects"] and not r["dodged"] and r["dodge_roll"] is None
+    assert r["connects"]
+    assert not r["dodged"]
+    assert r["dodge_roll"] is None
 
 
 def test_errors_name_the_field_and_the_run_goes_on() -> None:
@@ -237,7 +276,8 @@ def test_errors_name_the_field_and_the_run_goes_on() -> None:
     assert errors[5].startswith("range_percent:")
     assert errors[6].startswith("position:")
     assert errors[7].startswith("roll: 101 is out of range")
-    assert "error" not in results[8] and results[8]["band"] == "clean-success"
+    assert "error" not in results[8]
+    assert results[8]["band"] == "clean-success"
 
 
 def test_odds_opposed_and_effect_actions() -> None:
@@ -251,15 +291,13 @@ def test_odds_opposed_and_effect_actions() -> None:
     assert odds["success"] == 0.41
     assert odds["bands"] == {"clean-success": 0.31, "success": 0.10,
                              "recoverable-failure": 0.10, "setback": 0.49}  # fmt: skip
-    assert opposed["a"]["chance"] == 65 and opposed["b"]["chance"] == 45
+    assert opposed["a"]["chance"] == 65
+    assert opposed["b"]["chance"] == 45
     assert opposed["winner"] == "a"
     assert effect == {"landed": True, "gap": 60, "turns": 7, "stacks": 4}
 
 
 def test_margin_resolve_as_a_process() -> None:
-    import subprocess
-    import sys
-
     lines = [
         {"system": "d100-chance", "action": "check", "proficiency": 8, "difficulty": 15,
          "roll": 60},
@@ -268,18 +306,16 @@ def test_margin_resolve_as_a_process() -> None:
         {"system": "d100-chance", "action": "attack", "accuracy": 80, "evasion": 30,
          "position": "rear", "roll": 3},
     ]  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "margin.tui", "resolve", "--seed", "5"],
-        input="\n".join(json.dumps(r) for r in lines) + "\n",
-        capture_output=True,
-        text=True,
-        check=False,
+    done = margin_process(
+        "resolve", "--seed", "5", stdin="\n".join(json.dumps(r) for r in lines) + "\n"
     )
     assert done.returncode == 0, done.stderr
     check, damage, attack = (json.loads(x) for x in done.stdout.splitlines())
     assert (check["band"], check["margin"]) == ("setback", -19)
     assert damage["damage"] == 20
-    assert attack["hit_chance"] == 80 and attack["hit"] and attack["dodge_chance"] == 0
+    assert attack["hit_chance"] == 80
+    assert attack["hit"]
+    assert attack["dodge_chance"] == 0
     assert attack["dodge_roll"] is not None  # the target saw it: the dodge is rolled, and fails
     assert attack["connects"]
 

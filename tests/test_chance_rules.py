@@ -227,7 +227,8 @@ def test_percent_of_max_hp() -> None:
 def test_armor_pierce_lowers_the_armor_never_below_zero() -> None:
     # 150 armor less 50 pierce is 100: half the damage
     d = rules.damage_pipeline(100, 0, "standard", 100, False, 1.5, 1, "front", 0, 150, 0, 50)
-    assert d.damage == 50 and d.steps[-2] == ("armor", "150 - 50 pierce: -50% = 50")
+    assert d.damage == 50
+    assert d.steps[-2] == ("armor", "150 - 50 pierce: -50% = 50")
     through = rules.damage_pipeline(100, 0, "standard", 100, False, 1.5, 1, "front", 0, 30, 0, 60)
     assert through.damage == 100
     with pytest.raises(RuleError, match="pierce: -1 is below 0"):

@@ -11,6 +11,7 @@ from margin.core import get_system
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.lens import PlayerLens
+from margin.core.systems.chance import present
 from margin.core.systems.chance.commands import Attack, Check
 from margin.tui.demo import build_demo
 from margin.tui.table import Table
@@ -32,61 +33,79 @@ def line(table: Table, seq: int, as_player: bool = False) -> str:
 
         event = msgspec.to_builtins(event)
     assert SYSTEM.describe is not None
-    text = SYSTEM.describe(event)
+    text = present.describe(event)
     assert text is not None
     return text
 
 
 def test_demo_has_the_promised_fight(demo: Table) -> None:
     tags = [type(r.event).__name__ for r in demo.store.records()]
-    assert tags.count("AttackRolled") == 3 and "CheckRolled" in tags and "Revealed" in tags
+    assert tags.count("AttackRolled") == 3
+    assert "CheckRolled" in tags
+    assert "Revealed" in tags
     attacks = [r.event for r in demo.store.records() if type(r.event).__name__ == "AttackRolled"]
     assert any(not a.aware and a.crit for a in attacks)
     assert any(a.position == "side" and a.extra_attackers for a in attacks)
     spread = [r.event for r in demo.store.records()
               if type(r.event).__name__ == "EffectApplied" and r.event.reason == "spread"]  # fmt: skip
-    assert spread and spread[0].effect == "burning"
+    assert spread
+    assert spread[0].effect == "burning"
     assert 7 in demo.state.revealed
 
 
 def test_log_lines_gm_and_player(demo: Table) -> None:
     gm = line(demo, 7)
-    assert "difficulty 15" in gm and "chance 51%" in gm and "rolled 38" in gm
+    assert "difficulty 15" in gm
+    assert "chance 51%" in gm
+    assert "rolled 38" in gm
     player = line(demo, 7, as_player=True)
-    assert "15" not in player and "51" not in player and "38" not in player
+    assert "15" not in player
+    assert "51" not in player
+    assert "38" not in player
     assert "clean-success" in player
     gm_attack = line(demo, 10)
-    assert "hit 95%" in gm_attack and "crit x 1.75" in gm_attack
+    assert "hit 95%" in gm_attack
+    assert "crit x 1.75" in gm_attack
     seen = line(demo, 10, as_player=True)
-    assert "critical hit" in seen and "95%" not in seen and "x 1.75" not in seen
+    assert "critical hit" in seen
+    assert "95%" not in seen
+    assert "x 1.75" not in seen
 
 
 def test_status_and_clock(demo: Table) -> None:
-    assert SYSTEM.status is not None and SYSTEM.clock is not None
+    assert SYSTEM.status is not None
+    assert SYSTEM.clock is not None
     marn = demo.state.characters["marn"]
-    items = SYSTEM.status(marn, demo.state)
-    assert items[0] == "HP 8/30" and "burning x4 (6t)" in items
-    kessler = SYSTEM.status(demo.state.characters["kessler"], demo.state)
+    items = present.status(marn, demo.state)
+    assert items[0] == "HP 8/30"
+    assert "burning x4 (6t)" in items
+    kessler = present.status(demo.state.characters["kessler"], demo.state)
     assert "down" in kessler
-    clock = SYSTEM.clock(demo.state)
-    assert clock is not None and clock.title == "round 2"
+    clock = present.clock(demo.state)
+    assert clock is not None
+    assert clock.title == "round 2"
     current = [row for row in clock.rows if row.current]
-    assert [r.name for r in current] == ["Rook"] and current[0].value == "1 action(s)"
+    assert [r.name for r in current] == ["Rook"]
+    assert current[0].value == "1 action(s)"
     assert any(row.name == "Brakk" and "burning" in row.note for row in clock.rows)
 
 
 def test_odds(demo: Table) -> None:
     assert SYSTEM.odds is not None
-    o = SYSTEM.odds(Check(character="rook", skill="lockpick", difficulty=15), demo.state)
-    assert o is not None and o.success == 0.41
+    o = present.odds(Check(character="rook", skill="lockpick", difficulty=15), demo.state)
+    assert o is not None
+    assert o.success == 0.41
     assert o.bands == {"clean-success": 0.31, "success": 0.10, "recoverable-failure": 0.10,
                        "setback": 0.49}  # fmt: skip
-    auto = SYSTEM.odds(Check(character="rook", skill="stealth", difficulty=10), demo.state)
-    assert auto is not None and auto.success == 1.0 and "automatic" in auto.label
-    atk = SYSTEM.odds(Attack(attacker="vex", target="marn", position="rear"), demo.state)
+    auto = present.odds(Check(character="rook", skill="stealth", difficulty=10), demo.state)
+    assert auto is not None
+    assert auto.success == 1.0
+    assert "automatic" in auto.label
+    atk = present.odds(Attack(attacker="vex", target="marn", position="rear"), demo.state)
     # Vex accuracy 78; Marn evasion 10 + 5 - 5 - 30 = -20 -> 95% to hit, no dodge left
-    assert atk is not None and atk.success == 0.95
-    assert SYSTEM.odds(Check(character="rook", skill="flying", difficulty=15), demo.state) is None
+    assert atk is not None
+    assert atk.success == 0.95
+    assert present.odds(Check(character="rook", skill="flying", difficulty=15), demo.state) is None
 
 
 def test_short_forms(demo: Table) -> None:
@@ -136,9 +155,11 @@ def test_short_forms(demo: Table) -> None:
 
 def test_vocabulary(demo: Table) -> None:
     assert SYSTEM.vocabulary is not None
-    words = SYSTEM.vocabulary(demo.state)
-    assert "lockpick" in words["skill"] and "firebolt" in words["weapon"]
-    assert "burning" in words["effect"] and "tools" in words["modifier"]
+    words = present.vocabulary(demo.state)
+    assert "lockpick" in words["skill"]
+    assert "firebolt" in words["weapon"]
+    assert "burning" in words["effect"]
+    assert "tools" in words["modifier"]
 
 
 def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
@@ -151,12 +172,13 @@ def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
     table.execute(convert_command("d100-chance", {"type": "next"}))
     assert SYSTEM.player_world is not None
     seen = SYSTEM.player_world(table.state)
-    assert seen.encounter.order == ["ana"] and seen.encounter.current == -1
+    assert seen.encounter.order == ["ana"]
+    assert seen.encounter.current == -1
     assert table.state.world.encounter.order == ["sniper", "ana"]
 
 
 def test_a_first_place_is_not_a_move_of_0_ft() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     first = {"type": "chance.moved", "character": "rook", "to": [10, 5], "feet": 0}
     assert describe(first) == "rook takes a place at [10, 5]"
     later = first | {"feet": 5, "start": [5, 5]}
@@ -188,13 +210,15 @@ def test_extra_or_bad_words_are_named_not_dropped(demo: Table, text: str, messag
 def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert SYSTEM.parse_words is not None
     parsed = SYSTEM.parse_words(["effect", "vex", "marn", "poisoned", "40", "str"], demo.state)
-    assert parsed is not None and parsed["stat"] == "str"
+    assert parsed is not None
+    assert parsed["stat"] == "str"
     parsed = SYSTEM.parse_words(["check", "rook", "lockpick", "12", "secret"], demo.state)
-    assert parsed is not None and parsed["secret"] is True
+    assert parsed is not None
+    assert parsed["secret"] is True
 
 
 def test_an_effect_named_by_a_noun_reads_has() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     shield = {
         "type": "chance.effect",
         "target": "a",
@@ -210,7 +234,7 @@ def test_an_effect_named_by_a_noun_reads_has() -> None:
 
 
 def test_one_turn_and_one_round_are_singular() -> None:
-    describe = get_system("d100-chance").describe
+    describe = present.describe
     stun = {
         "type": "chance.effect",
         "target": "gren",
@@ -229,6 +253,6 @@ def test_one_turn_and_one_round_are_singular() -> None:
 def test_no_odds_for_a_difficulty_out_of_range(demo: Table) -> None:
     assert SYSTEM.odds is not None
     ok = Check(character="rook", skill="lockpick", difficulty=12)
-    assert SYSTEM.odds(ok, demo.state) is not None
+    assert present.odds(ok, demo.state) is not None
     huge = Check(character="rook", skill="lockpick", difficulty=10**20)
-    assert SYSTEM.odds(huge, demo.state) is None
+    assert present.odds(huge, demo.state) is None

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import MARGIN
 from support import run_margin as run
 
 from margin.events import open_store
@@ -20,29 +20,21 @@ def lines(*commands: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def table(
-    table_name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> str:
+def table(table_name: str) -> str:
     """A new table: a file, then (each test again) a table in PostgreSQL."""
-    assert run(capsys, monkeypatch, "new", table_name, "--system", "2d10-edge")[0] == 0
+    assert run("new", table_name, "--system", "2d10-edge")[0] == 0
     return table_name
 
 
 @pytest.fixture
-def file_table(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Path:
+def file_table(tmp_path: Path) -> Path:
     path = tmp_path / "t.margin"
-    assert run(capsys, monkeypatch, "new", str(path), "--system", "2d10-edge")[0] == 0
+    assert run("new", str(path), "--system", "2d10-edge")[0] == 0
     return path
 
 
-def test_do_answers_each_line_and_goes_on_after_errors(
-    table: str, capsys: Any, monkeypatch: Any
-) -> None:
+def test_do_answers_each_line_and_goes_on_after_errors(table: str) -> None:
     code, out, _ = run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines(
@@ -64,25 +56,29 @@ def test_do_answers_each_line_and_goes_on_after_errors(
     assert "'nobody' is not at the table" in replies[4]["error"]
     assert "colour" in replies[5]["error"]
     assert "not JSON" in replies[6]["error"]
-    code, out, _ = run(capsys, monkeypatch, "log", str(table), "--json")
+    code, out, _ = run("log", str(table), "--json")
     records = [json.loads(x) for x in out.splitlines()]
     assert [r["seq"] for r in records] == [1, 2, 3]
-    assert records[2]["type"] == "dice.rolled" and records[2]["faces"] == [4, 9]
-    assert records[2]["source"] == "typed" and records[2]["total"] == 13
+    assert records[2]["type"] == "dice.rolled"
+    assert records[2]["faces"] == [4, 9]
+    assert records[2]["source"] == "typed"
+    assert records[2]["total"] == 13
 
 
 def test_do_replies_are_flushed_as_each_command_commits(table: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "margin.tui", "do", str(table)],
+        [*MARGIN, "do", str(table)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdin and proc.stdout
+    assert proc.stdin
+    assert proc.stdout
     proc.stdin.write(json.dumps({"type": "note", "text": "first"}) + "\n")
     proc.stdin.flush()
     reply = json.loads(proc.stdout.readline())  # would hang if not flushed per line
-    assert reply["ok"] and reply["seq"] == [2, 2]
+    assert reply["ok"]
+    assert reply["seq"] == [2, 2]
     # the record is durable before the reply: another connection sees it
     with open_store(table, readonly=True) as store:
         assert store.last_seq == 2
@@ -90,12 +86,8 @@ def test_do_replies_are_flushed_as_each_command_commits(table: str) -> None:
     assert proc.wait(10) == 0
 
 
-def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
-    table: str, capsys: Any, monkeypatch: Any
-) -> None:
+def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: str) -> None:
     run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines(
@@ -106,36 +98,41 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(
             {"type": "note", "text": "it rains"},
         ),
     )
-    _, gm, _ = run(capsys, monkeypatch, "log", str(table), "--json")
-    _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "Kael")
-    assert "butler" in gm and "Spy" in gm
-    assert "butler" not in player and "Spy" not in player
+    _, gm, _ = run("log", str(table), "--json")
+    _, player, _ = run("log", str(table), "--json", "--as", "Kael")
+    assert "butler" in gm
+    assert "Spy" in gm
+    assert "butler" not in player
+    assert "Spy" not in player
     secret = [json.loads(x) for x in player.splitlines() if '"dice.rolled"' in x][0]
-    assert "total" not in secret and "faces" not in secret and "dice" not in secret
-    assert secret["secret"] is True and secret["reason"] == "ambush"
+    assert "total" not in secret
+    assert "faces" not in secret
+    assert "dice" not in secret
+    assert secret["secret"] is True
+    assert secret["reason"] == "ambush"
     assert "it rains" in player
     # players' records are numbered without gaps: nothing betrays the hidden Spy's record
     assert [json.loads(x)["seq"] for x in player.splitlines()] == [1, 2, 3, 4]
     real = [json.loads(x) for x in gm.splitlines() if '"dice.rolled"' in x][0]["seq"]
     assert (secret["seq"], real) == (3, 4)
     # revealed later: visible from then on
-    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "reveal", "seq": real}))
-    _, player, _ = run(capsys, monkeypatch, "log", str(table), "--json", "--as", "kael")
+    run("do", str(table), stdin=lines({"type": "reveal", "seq": real}))
+    _, player, _ = run("log", str(table), "--json", "--as", "kael")
     records = [json.loads(x) for x in player.splitlines()]
     shown = [r for r in records if r["type"] == "dice.rolled"][0]
     assert shown["total"] == 17
-    assert records[-1]["type"] == "table.revealed" and records[-1]["record"] == 3
+    assert records[-1]["type"] == "table.revealed"
+    assert records[-1]["record"] == 3
     assert records[-1]["cause"] == 3
-    code, _, err = run(capsys, monkeypatch, "log", str(table), "--as", "Spy")
-    assert code == 1 and "no such player" in err
-    _, state, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--as", "kael")
+    code, _, err = run("log", str(table), "--as", "Spy")
+    assert code == 1
+    assert "no such player" in err
+    _, state, _ = run("state", str(table), "--json", "--as", "kael")
     assert "spy" not in json.loads(state)["characters"]
 
 
-def test_state_at_and_undo_through_the_cli(table: str, capsys: Any, monkeypatch: Any) -> None:
+def test_state_at_and_undo_through_the_cli(table: str) -> None:
     run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines(
@@ -144,22 +141,19 @@ def test_state_at_and_undo_through_the_cli(table: str, capsys: Any, monkeypatch:
             {"type": "undo"},
         ),
     )
-    _, now, _ = run(capsys, monkeypatch, "state", str(table), "--json")
-    _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "3")
+    _, now, _ = run("state", str(table), "--json")
+    _, then, _ = run("state", str(table), "--json", "--at", "3")
     assert json.loads(now)["last_roll"] is None
     assert json.loads(then)["last_roll"]["total"] == 2
-    code, _, err = run(capsys, monkeypatch, "state", str(table), "--at", "99")
-    assert code != 0 and "records 1..4" in err
-    _, text, _ = run(capsys, monkeypatch, "log", str(table))
+    code, _, err = run("state", str(table), "--at", "99")
+    assert code != 0
+    assert "records 1..4" in err
+    _, text, _ = run("log", str(table))
     assert "(undone)" in text.splitlines()[2]
 
 
-def test_export_import_round_trip(
-    table: str, tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_export_import_round_trip(table: str, tmp_path: Path) -> None:
     run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines(
@@ -168,34 +162,34 @@ def test_export_import_round_trip(
             {"type": "undo"},
         ),
     )
-    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    _, exported, _ = run("export", str(table))
     dump = tmp_path / "dump.jsonl"
     dump.write_text(exported)
     copy = tmp_path / "copy.margin"
-    code, out, err = run(capsys, monkeypatch, "import", str(dump), str(copy))
+    code, out, err = run("import", str(dump), str(copy))
     assert code == 0, err
-    _, a, _ = run(capsys, monkeypatch, "state", str(table), "--json")
-    _, b, _ = run(capsys, monkeypatch, "state", str(copy), "--json")
+    _, a, _ = run("state", str(table), "--json")
+    _, b, _ = run("state", str(copy), "--json")
     assert a == b
-    _, again, _ = run(capsys, monkeypatch, "export", str(copy))
+    _, again, _ = run("export", str(copy))
     assert again == exported
-    assert run(capsys, monkeypatch, "verify", str(copy))[0] == 0
+    assert run("verify", str(copy))[0] == 0
 
 
-def test_import_refuses_a_tampered_export(
-    file_table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_import_refuses_a_tampered_export(file_table: Path, tmp_path: Path) -> None:
     table = file_table
-    run(capsys, monkeypatch, "do", str(table), stdin=lines({"type": "note", "text": "honest"}))
-    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    run("do", str(table), stdin=lines({"type": "note", "text": "honest"}))
+    _, exported, _ = run("export", str(table))
     dump = tmp_path / "dump.jsonl"
     dump.write_text(exported.replace("honest", "forged"))
-    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "x.margin"))
-    assert code == 1 and "record 2: hash chain broken" in err
+    code, _, err = run("import", str(dump), str(tmp_path / "x.margin"))
+    assert code == 1
+    assert "record 2: hash chain broken" in err
     assert not (tmp_path / "x.margin").exists()
     dump.write_text("this is not json\n")
-    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "y.margin"))
-    assert code == 1 and "line 1" in err
+    code, _, err = run("import", str(dump), str(tmp_path / "y.margin"))
+    assert code == 1
+    assert "line 1" in err
 
 
 @pytest.mark.parametrize(
@@ -214,7 +208,7 @@ def test_import_refuses_a_tampered_export(
     ],
 )
 def test_user_errors_are_one_line_without_traceback(
-    file_table: Path, tmp_path: Path, args: list[str], message: str, capsys: Any, monkeypatch: Any
+    file_table: Path, tmp_path: Path, args: list[str], message: str
 ) -> None:
     (tmp_path / "junk").write_bytes(b"garbage" * 30)
     foreign = tmp_path / "foreign.db"
@@ -231,20 +225,17 @@ def test_user_errors_are_one_line_without_traceback(
         "table": file_table,
         "tmp": tmp_path,
     }
-    code, out, err = run(capsys, monkeypatch, *[a.format(**names) for a in args])
+    code, out, err = run(*[a.format(**names) for a in args])
     assert code != 0
     assert message in err
-    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
     assert foreign.read_bytes() == before
 
 
-def test_corrupt_table_is_reported_by_verify(
-    file_table: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_corrupt_table_is_reported_by_verify(file_table: Path) -> None:
     table = file_table
     run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}),
@@ -254,12 +245,13 @@ def test_corrupt_table_is_reported_by_verify(
     db.execute("UPDATE records SET body = replace(body, '\"b\"', '\"c\"') WHERE seq = 3")
     db.commit()
     db.close()
-    code, _, err = run(capsys, monkeypatch, "verify", str(table))
-    assert code == 1 and "record 3" in err
+    code, _, err = run("verify", str(table))
+    assert code == 1
+    assert "record 3" in err
 
 
-def test_schema_lists_every_command(capsys: Any, monkeypatch: Any) -> None:
-    code, out, _ = run(capsys, monkeypatch, "do", "--schema", "--system", "2d10-edge")
+def test_schema_lists_every_command() -> None:
+    code, out, _ = run("do", "--schema", "--system", "2d10-edge")
     schema = json.loads(out)
     assert code == 0
     tags = {
@@ -268,14 +260,12 @@ def test_schema_lists_every_command(capsys: Any, monkeypatch: Any) -> None:
         if "type" in d.get("properties", {})
     }
     assert {"add-character", "roll", "note", "undo", "redo"} <= tags
-    code, out, _ = run(capsys, monkeypatch, "do", "--schema")
+    code, out, _ = run("do", "--schema")
     assert set(json.loads(out)) == {"2d10-edge", "d100-chance", "d100-under", "2d6-effect"}
 
 
-def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> None:
+def test_resolve_unknown_system_and_bad_lines() -> None:
     code, out, _ = run(
-        capsys,
-        monkeypatch,
         "resolve",
         stdin='{"system": "d20", "action": "check"}\nnot json\n{"action": "check"}\n',
     )
@@ -286,9 +276,7 @@ def test_resolve_unknown_system_and_bad_lines(capsys: Any, monkeypatch: Any) -> 
     assert "system: missing" in replies[2]["error"]
 
 
-def test_options_are_events_and_replays_use_the_options_then_in_force(
-    file_table: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_options_are_events_and_replays_use_the_options_then_in_force(file_table: Path) -> None:
     from margin.core import get_system
 
     options = get_system("2d10-edge").options
@@ -304,37 +292,33 @@ def test_options_are_events_and_replays_use_the_options_then_in_force(
         pytest.skip("first option has no simple alternative value")
     table = file_table
     code, out, _ = run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines({"type": "set-option", "name": opt.name, "value": other}),
     )
     assert code == 0, out
-    _, now, _ = run(capsys, monkeypatch, "state", str(table), "--json")
-    _, then, _ = run(capsys, monkeypatch, "state", str(table), "--json", "--at", "1")
+    _, now, _ = run("state", str(table), "--json")
+    _, then, _ = run("state", str(table), "--json", "--at", "1")
     assert json.loads(now)["options"][opt.name] == other
     assert json.loads(then)["options"][opt.name] == opt.default
 
 
 def test_import_accepts_an_export_laid_out_by_another_tool(
-    file_table: Path, tmp_path: Path, capsys: Any, monkeypatch: Any
+    file_table: Path, tmp_path: Path
 ) -> None:
     table = file_table
     run(
-        capsys,
-        monkeypatch,
         "do",
         str(table),
         stdin=lines(
             {"type": "add-character", "name": "Zoë"}, {"type": "note", "text": "ünïcode ✓"}
         ),
     )
-    _, exported, _ = run(capsys, monkeypatch, "export", str(table))
+    _, exported, _ = run("export", str(table))
     relaid = "".join(json.dumps(json.loads(x), indent=None) + "\n\n" for x in exported.splitlines())
     dump = tmp_path / "relaid.jsonl"
     dump.write_text(relaid)
-    code, _, err = run(capsys, monkeypatch, "import", str(dump), str(tmp_path / "c.margin"))
+    code, _, err = run("import", str(dump), str(tmp_path / "c.margin"))
     assert code == 0, err
-    _, again, _ = run(capsys, monkeypatch, "export", str(tmp_path / "c.margin"))
+    _, again, _ = run("export", str(tmp_path / "c.margin"))
     assert again == exported

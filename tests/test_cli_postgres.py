@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,11 +14,10 @@ from typing import Any
 import psycopg
 import pytest
 from pg_server import Server
+from support import MARGIN
 from support import run_margin as run
 
 from margin.events import open_store
-
-MARGIN = [sys.executable, "-m", "margin.tui"]
 
 
 def lines(*commands: dict[str, Any]) -> str:
@@ -30,14 +28,10 @@ def admin(pg: Server) -> psycopg.Connection[Any]:
     return psycopg.connect(pg.conninfo(), autocommit=True)
 
 
-def test_tables_move_between_the_stores(
-    pg_url: str, tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_tables_move_between_the_stores(pg_url: str, tmp_path: Path) -> None:
     source = str(tmp_path / "source.margin")
-    assert run(capsys, monkeypatch, "new", source, "--system", "2d10-edge")[0] == 0
+    assert run("new", source, "--system", "2d10-edge")[0] == 0
     run(
-        capsys,
-        monkeypatch,
         "do",
         source,
         stdin=lines(
@@ -47,36 +41,41 @@ def test_tables_move_between_the_stores(
             {"type": "undo"},
         ),
     )
-    _, exported, _ = run(capsys, monkeypatch, "export", source)
+    _, exported, _ = run("export", source)
     dump = tmp_path / "dump.jsonl"
     dump.write_text(exported)
     n = exported.count("\n") - 1
     assert n >= 4
-    code, out, err = run(capsys, monkeypatch, "import", str(dump), pg_url)
+    code, out, err = run("import", str(dump), pg_url)
     assert code == 0, err
     assert out == f"imported {n} records into {pg_url}\n"
-    assert run(capsys, monkeypatch, "export", pg_url)[1] == exported
-    code, out, _ = run(capsys, monkeypatch, "verify", pg_url)
-    assert code == 0 and f"{n} records checked from table" in out and "signed by" in out
+    assert run("export", pg_url)[1] == exported
+    code, out, _ = run("verify", pg_url)
+    assert code == 0
+    assert f"{n} records checked from table" in out
+    assert "signed by" in out
     back = tmp_path / "back.margin"
-    code, out, _ = run(capsys, monkeypatch, "backup", pg_url, str(back))
-    assert code == 0 and f"copied {n} records" in out
-    assert run(capsys, monkeypatch, "export", str(back))[1] == exported
+    code, out, _ = run("backup", pg_url, str(back))
+    assert code == 0
+    assert f"copied {n} records" in out
+    assert run("export", str(back))[1] == exported
     second = pg_url + "-copy"
-    assert run(capsys, monkeypatch, "backup", source, second)[0] == 0
-    assert run(capsys, monkeypatch, "export", second)[1] == exported
-    states = [run(capsys, monkeypatch, "state", t, "--json")[1] for t in (source, pg_url, second)]
+    assert run("backup", source, second)[0] == 0
+    assert run("export", second)[1] == exported
+    states = [run("state", t, "--json")[1] for t in (source, pg_url, second)]
     assert states[0] == states[1] == states[2]
     # the other commands that take a table take a URL too
-    assert "the butler" not in run(capsys, monkeypatch, "log", pg_url, "--as", "Kael")[1]
-    assert run(capsys, monkeypatch, "recap", pg_url)[0] == 0
-    assert run(capsys, monkeypatch, "luck", pg_url)[0] == 0
-    code, out, err = run(capsys, monkeypatch, "branch", pg_url, "--at", "3", pg_url + "-what-if")
+    assert "the butler" not in run("log", pg_url, "--as", "Kael")[1]
+    assert run("recap", pg_url)[0] == 0
+    assert run("luck", pg_url)[0] == 0
+    code, out, err = run("branch", pg_url, "--at", "3", pg_url + "-what-if")
     assert code == 0, err
-    code, out, _ = run(capsys, monkeypatch, "diff", pg_url, pg_url + "-what-if")
-    assert code == 0 and "they part at record 4" in out
-    code, _, err = run(capsys, monkeypatch, "import", str(dump), pg_url)
-    assert code == 1 and "already exists" in err
+    code, out, _ = run("diff", pg_url, pg_url + "-what-if")
+    assert code == 0
+    assert "they part at record 4" in out
+    code, _, err = run("import", str(dump), pg_url)
+    assert code == 1
+    assert "already exists" in err
 
 
 @pytest.mark.parametrize(
@@ -91,20 +90,18 @@ def test_tables_move_between_the_stores(
         ("postgresql://{user}@{host}:{port}/margin_test?table=never", "no such table"),
     ],
 )
-def test_bad_urls_and_unreachable_servers_are_one_line(
-    pg: Server, url: str, message: str, capsys: Any, monkeypatch: Any
-) -> None:
+def test_bad_urls_and_unreachable_servers_are_one_line(pg: Server, url: str, message: str) -> None:
     url = url.format(host=pg.host, port=pg.port, user=pg.user)
     for command in (["log", url], ["verify", url], ["do", url]):
-        code, _, err = run(capsys, monkeypatch, *command)
-        assert code == 1 and message in err, err
-        assert err.count("\n") == 1 and "Traceback" not in err
+        code, _, err = run(*command)
+        assert code == 1
+        assert message in err, err
+        assert err.count("\n") == 1
+        assert "Traceback" not in err
         assert ":pw@" not in err
 
 
-def test_a_password_logs_in_but_is_never_shown_or_stored(
-    pg: Server, tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_a_password_logs_in_but_is_never_shown_or_stored(pg: Server, tmp_path: Path) -> None:
     secret = "s3cret-for-the-gm"
     with admin(pg) as conn:
         conn.execute(f"CREATE ROLE gm_only_role LOGIN PASSWORD '{secret}'")
@@ -114,12 +111,10 @@ def test_a_password_logs_in_but_is_never_shown_or_stored(
         url = f"postgresql://gm_only_role:{secret}@{pg.host}:{pg.port}/other_db?table=t"
         with admin(pg) as conn:
             conn.execute("CREATE DATABASE other_db OWNER gm_only_role")
-        outputs = [run(capsys, monkeypatch, "new", url, "--system", "2d10-edge")]
-        outputs.append(
-            run(capsys, monkeypatch, "do", url, stdin=lines({"type": "note", "text": "hi"}))
-        )
-        outputs += [run(capsys, monkeypatch, c, url) for c in ("log", "verify", "export", "state")]
-        outputs.append(run(capsys, monkeypatch, "branch", url, "--at", "2", url + "2"))
+        outputs = [run("new", url, "--system", "2d10-edge")]
+        outputs.append(run("do", url, stdin=lines({"type": "note", "text": "hi"})))
+        outputs += [run(c, url) for c in ("log", "verify", "export", "state")]
+        outputs.append(run("branch", url, "--at", "2", url + "2"))
         assert all(code == 0 for code, _, _ in outputs), outputs
         assert [o for o in outputs if secret in o[1] + o[2]] == []
         for table in (url, url + "2"):
@@ -129,11 +124,14 @@ def test_a_password_logs_in_but_is_never_shown_or_stored(
         env = {**os.environ, "PGPASSWORD": secret, "PGPASSFILE": "/dev/null"}
         bare = url.replace(f":{secret}@", "@")
         done = subprocess.run([*MARGIN, "log", bare], env=env, capture_output=True, text=True)
-        assert done.returncode == 0 and "hi" in done.stdout
+        assert done.returncode == 0
+        assert "hi" in done.stdout
         env["PGPASSWORD"] = "wrong"
         done = subprocess.run([*MARGIN, "log", bare], env=env, capture_output=True, text=True)
-        assert done.returncode == 1 and done.stderr.count("\n") == 1
-        assert "cannot reach the database" in done.stderr and "password" in done.stderr
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1
+        assert "cannot reach the database" in done.stderr
+        assert "password" in done.stderr
         # the owner of the tables may add records, never change or remove them
         with psycopg.connect(bare.partition("?")[0], password=secret, autocommit=True) as owner:
             for statement in (
@@ -154,10 +152,8 @@ def test_a_password_logs_in_but_is_never_shown_or_stored(
             conn.execute("DROP ROLE gm_only_role")
 
 
-def test_even_a_superuser_meets_the_append_only_trigger(
-    pg: Server, pg_url: str, capsys: Any, monkeypatch: Any
-) -> None:
-    assert run(capsys, monkeypatch, "new", pg_url, "--system", "2d10-edge")[0] == 0
+def test_even_a_superuser_meets_the_append_only_trigger(pg: Server, pg_url: str) -> None:
+    assert run("new", pg_url, "--system", "2d10-edge")[0] == 0
     with admin(pg) as conn:
         for statement in ("UPDATE margin.records SET body = 'x'", "DELETE FROM margin.signatures"):
             with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
@@ -186,7 +182,8 @@ def test_a_writer_whose_backend_is_terminated_mid_stream_writes_each_command_onc
         text=True,
         bufsize=1,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     replies: list[dict[str, Any]] = []
     terminated = 0
 
@@ -251,7 +248,8 @@ def test_a_command_committed_as_the_connection_drops_is_found_not_written_again(
 
     monkeypatch.setattr(store._conn, "transaction", drops_after_commit)
     records = store.append([Draft(Noted(text="once"))], 1, command="c-once")
-    assert [r.seq for r in records] == [2] and records[0].command == "c-once"
+    assert [r.seq for r in records] == [2]
+    assert records[0].command == "c-once"
     assert store.last_seq == 2
     assert [r.command for r in store.records()] == ["c0", "c-once"]
     store.close()
@@ -305,7 +303,8 @@ def test_a_watcher_whose_connection_drops_reconnects_and_catches_up(
     # and it is woken by NOTIFY again on its new connection
     writer.append([Draft(Noted(text="and now"))], 2, command="c2")
     started = time.monotonic()
-    assert watcher.wait(5.0) is True and time.monotonic() - started < 5
+    assert watcher.wait(5.0) is True
+    assert time.monotonic() - started < 5
     assert watcher.refresh() == 3
     writer.close()
     watcher.close()
@@ -333,12 +332,10 @@ def test_many_tables_in_one_database_keep_their_own_logs(pg_url: str) -> None:
 
 
 def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
-    pg: Server, pg_url: str, capsys: Any, monkeypatch: Any
+    pg: Server, pg_url: str
 ) -> None:
-    assert run(capsys, monkeypatch, "new", pg_url, "--system", "2d10-edge")[0] == 0
+    assert run("new", pg_url, "--system", "2d10-edge")[0] == 0
     run(
-        capsys,
-        monkeypatch,
         "do",
         pg_url,
         stdin=lines({"type": "add-character", "name": "Kael"}, {"type": "note", "text": "hello"}),
@@ -350,13 +347,13 @@ def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
         conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA margin TO players_role")
     try:
         url = pg.url(pg_url.rpartition("=")[2], user="players_role:pw-of-the-players")
-        code, out, err = run(capsys, monkeypatch, "log", url, "--as", "Kael")
-        assert code == 0 and "hello" in out, err
-        code, out, _ = run(
-            capsys, monkeypatch, "do", url, stdin=lines({"type": "note", "text": "forged"})
-        )
-        assert code == 1 and "not allowed" in json.loads(out)["error"]
-        assert run(capsys, monkeypatch, "verify", url)[0] == 0
+        code, out, err = run("log", url, "--as", "Kael")
+        assert code == 0, err
+        assert "hello" in out
+        code, out, _ = run("do", url, stdin=lines({"type": "note", "text": "forged"}))
+        assert code == 1
+        assert "not allowed" in json.loads(out)["error"]
+        assert run("verify", url)[0] == 0
     finally:
         with admin(pg) as conn:
             conn.execute("REVOKE ALL ON ALL TABLES IN SCHEMA margin FROM players_role")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import events_of, refused
@@ -145,12 +146,13 @@ def test_players_never_see_a_hidden_combatant_in_the_turn_order(effect: Table) -
     events_of(effect, type="add-character", name="Shade", hidden=True)
     events_of(effect, type="start-encounter", characters=["Vex", "Shade", "Mira"],
               faces=[6, 6, 6, 5, 1, 1])  # fmt: skip
-    seen = []
+    seen: list[Any] = []
     for _ in range(4):
         events_of(effect, type="next-turn")
         gm_turn = effect.state.fight.current  # type: ignore[union-attr]
         shown = player_state_of(effect).fight
-        assert shown is not None and "shade" not in [c.id for c in shown.order]
+        assert shown is not None
+        assert "shade" not in [c.id for c in shown.order]
         if gm_turn == "shade":
             # the players' clock stays with the last one they saw act
             assert shown.current == seen[-1]
@@ -158,6 +160,7 @@ def test_players_never_see_a_hidden_combatant_in_the_turn_order(effect: Table) -
             assert shown.current == gm_turn
             seen.append(gm_turn)
         rows = fight_clock(player_state_of(effect))
-        assert rows is not None and "Shade" not in [r.name for r in rows.rows]
+        assert rows is not None
+        assert "Shade" not in [r.name for r in rows.rows]
     assert seen == ["vex", "mira", "vex"]
     assert "shade" not in str(player_log(effect)).lower()

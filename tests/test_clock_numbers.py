@@ -17,7 +17,9 @@ def test_an_initiative_order_gives_its_round_and_turn(tmp_path: Path) -> None:
     assert clock is not None
     shown = clock(table.state)
     world = table.state.world
-    assert isinstance(world, EdgeWorld) and world.encounter is not None and shown is not None
+    assert isinstance(world, EdgeWorld)
+    assert world.encounter is not None
+    assert shown is not None
     assert (shown.round, shown.turn) == (world.encounter.round, len(world.encounter.acted))
     assert clock_position(shown) == {"round": shown.round, "turn": shown.turn}
 
@@ -27,8 +29,10 @@ def test_a_timing_track_gives_its_count(tmp_path: Path) -> None:
     clock = get_system("d100-under").clock
     assert clock is not None
     shown = clock(table.state)
-    assert shown is not None and shown.count == track(table.state).now
-    assert shown.round is None and clock_position(shown) == {"count": shown.count}
+    assert shown is not None
+    assert shown.count == track(table.state).now
+    assert shown.round is None
+    assert clock_position(shown) == {"count": shown.count}
 
 
 def test_a_fight_gives_its_round_and_the_turn_is_who_acts(tmp_path: Path) -> None:
@@ -36,6 +40,7 @@ def test_a_fight_gives_its_round_and_the_turn_is_who_acts(tmp_path: Path) -> Non
     clock = get_system("d100-chance").clock
     assert clock is not None
     shown = clock(table.state)
-    assert shown is not None and shown.round is not None
+    assert shown is not None
+    assert shown.round is not None
     acting = [i for i, row in enumerate(shown.rows) if row.current]
     assert clock_position(shown) == {"round": shown.round, "turn": acting[0] + 1}

@@ -16,16 +16,13 @@ import textwrap
 from collections import Counter, defaultdict
 from typing import Any
 
+from support import MARGIN, margin_process
+
 from margin.events import Noted, open_store
 
-MARGIN = [sys.executable, "-m", "margin.tui"]
 WRITERS = 4
 PER_WRITER = 250
 BURST = 10
-
-
-def margin(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MARGIN, *args], capture_output=True, text=True, timeout=60)
 
 
 def note(text: str) -> str:
@@ -34,7 +31,7 @@ def note(text: str) -> str:
 
 def test_four_margin_do_writers_at_once(table_name: str) -> None:
     path = table_name
-    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
     procs = [
         subprocess.Popen(
             [*MARGIN, "do", str(path), "--author", f"w{w}"],
@@ -65,7 +62,8 @@ def test_four_margin_do_writers_at_once(table_name: str) -> None:
                 assert reply.get("ok"), reply
                 replies.append(reply)
     for w, proc in enumerate(procs):
-        assert proc.stdin is not None and proc.stderr is not None
+        assert proc.stdin is not None
+        assert proc.stderr is not None
         proc.stdin.close()
         assert proc.wait(timeout=60) == 0, f"writer {w} failed: {proc.stderr.read()}"
         proc.stderr.close()
@@ -92,7 +90,7 @@ def test_four_margin_do_writers_at_once(table_name: str) -> None:
         mine = [r.event.text for r in records if r.author == f"w{w}"]
         assert mine == [f"w{w} n{i}" for i in range(PER_WRITER)]
 
-    check = margin("verify", str(path))
+    check = margin_process("verify", str(path))
     assert check.returncode == 0, check.stderr
     assert f"{total} records" in check.stdout
 
@@ -131,7 +129,7 @@ WRITER = textwrap.dedent(
 
 def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
     path = table_name
-    assert margin("new", str(path), "--system", "d100-chance").returncode == 0
+    assert margin_process("new", str(path), "--system", "d100-chance").returncode == 0
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(path), f"p{w}", str(PER_WRITER), str(BURST)],
@@ -158,7 +156,9 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
                 acked[reply["command"]] = reply["seq"]
     conflicts = 0
     for w, proc in enumerate(procs):
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        assert proc.stderr is not None
         proc.stdin.close()
         conflicts += json.loads(proc.stdout.read())["conflicts"]
         assert proc.wait(timeout=60) == 0, f"writer {w} failed: {proc.stderr.read()}"
@@ -172,7 +172,8 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
     by_command: dict[str, list[int]] = defaultdict(list)
     for r in records[1:]:
         by_command[r.command].append(r.seq)
-        assert isinstance(r.event, Noted) and r.event.text.startswith(r.command + "/")
+        assert isinstance(r.event, Noted)
+        assert r.event.text.startswith(r.command + "/")
     assert set(by_command) == set(acked), "a command was lost or invented"
     for command, seqs in by_command.items():
         size = int(command.rsplit("-n", 1)[1])
@@ -184,5 +185,5 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
     # The writers collided (a stale head) and recovered by re-reading it.
     assert conflicts > 0
 
-    check = margin("verify", str(path))
+    check = margin_process("verify", str(path))
     assert check.returncode == 0, check.stderr

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from margin.core.dice import (
+    DiceTerm,
     TypedDice,
     chance_at_least,
     dice_count,
@@ -88,7 +89,7 @@ def _brute(text: str) -> dict[int, int]:
     expr = parse(text)
     out: dict[int, int] = {}
     n = dice_count(expr)
-    sides = [t.sides for t in expr.terms if hasattr(t, "sides") for _ in range(t.count)]
+    sides = [t.sides for t in expr.terms if isinstance(t, DiceTerm) for _ in range(t.count)]
     assert len(sides) == n
     for faces in itertools.product(*(range(1, s + 1) for s in sides)):
         total = roll(expr, TypedDice(faces)).total

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import run_margin
 
 HERO = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
@@ -33,37 +32,27 @@ LEGIONNAIRE = {
 }
 
 
-def margin(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "margin.tui", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    done = margin("do", str(path), stdin="".join(json.dumps(c) + "\n" for c in commands))
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    done = run_margin("do", str(path), stdin="".join(json.dumps(c) + "\n" for c in commands))
+    return [json.loads(line) for line in done.out.splitlines()]
 
 
 def state(path: Path) -> dict[str, Any]:
-    done = margin("state", str(path), "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    done = run_margin("state", str(path), "--json")
+    assert done.code == 0, done.err
+    return json.loads(done.out)  # type: ignore[no-any-return]
 
 
 def log(path: Path) -> list[dict[str, Any]]:
-    done = margin("log", str(path), "--json")
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    done = run_margin("log", str(path), "--json")
+    assert done.code == 0, done.err
+    return [json.loads(line) for line in done.out.splitlines()]
 
 
 @pytest.mark.slow
 def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     path = tmp_path / "fight.margin"
-    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    assert run_margin("new", str(path), "--system", "2d10-edge").code == 0
     replies = do(
         path,
         {"type": "add-character", "name": "Kael", "sheet": HERO},
@@ -112,7 +101,8 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     s = state(path)
     kael, moreau = s["characters"]["kael"], s["characters"]["moreau"]
     # the burst: 6d6+1 = 24 vs light armor (PT 15 - 3, DR 20): 5 soaked, 19 taken
-    assert kael["damage"] == 19 and kael["injuries"][0]["severity"] == "serious"
+    assert kael["damage"] == 19
+    assert kael["injuries"][0]["severity"] == "serious"
     assert kael["edge"] == 0, "one for the reaction, one for Advantage"
     # Kael's sword with Edge-bought Advantage: 2,2,4 keeps the double, +5 with Edge, +19 = 28
     # vs TN 20 (MoS 8, +1d6); ST 9 makes the sword 4d6+3, so 5d6+3 = 33 vs medium armor
@@ -121,7 +111,8 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     assert s["world"]["encounter"]["current"] == "kael"
     records = log(path)
     tags = [r["type"] for r in records]
-    assert tags.count("edge.injury") == 2 and "edge.burned" not in tags
+    assert tags.count("edge.injury") == 2
+    assert "edge.burned" not in tags
 
     undo = do(path, {"type": "undo", "command": burst["command"]})
     assert undo[0]["ok"]
@@ -131,24 +122,26 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     records = log(path)
     injuries = [r for r in records if r["type"] == "edge.injury"]
     assert [r["undone"] for r in injuries] == [True, False]
-    text = margin("log", str(path)).stdout
-    assert "kael: serious injury, 19 points" in text and "(undone)" in text
+    text = run_margin("log", str(path)).out
+    assert "kael: serious injury, 19 points" in text
+    assert "(undone)" in text
 
 
 def test_demo_and_rules_from_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "demo.margin"
-    assert margin("demo", str(path)).returncode == 0
+    assert run_margin("demo", str(path)).code == 0
     s = state(path)
     assert s["characters"]["guard"]["damage"] == 14
     assert s["characters"]["enforcer"]["damage"] == 14
-    rules = margin("rules", "2d10-edge")
-    assert rules.returncode == 0 and "Edge Burn" in rules.stdout
+    rules = run_margin("rules", "2d10-edge")
+    assert rules.code == 0
+    assert "Edge Burn" in rules.out
 
 
 def test_commands_are_in_the_schema() -> None:
-    done = margin("do", "--schema", "--system", "2d10-edge")
-    assert done.returncode == 0, done.stderr
-    schema = json.loads(done.stdout)
+    done = run_margin("do", "--schema", "--system", "2d10-edge")
+    assert done.code == 0, done.err
+    schema = json.loads(done.out)
     tags = {
         d["properties"]["type"]["enum"][0]
         for d in schema["$defs"].values()

@@ -6,28 +6,29 @@ import io
 import itertools
 import json
 import math
-import subprocess
-import sys
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of, margin_process
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.tui.resolve import run
 from margin.tui.rng import RandomDice
 
-BANDS = [
-    "complete-success",
-    "significant-success",
-    "marginal-success",
-    "marginal-failure",
-    "significant-failure",
-    "complete-failure",
+#: The rules text's Margin of Success bands, each as the text words it.
+MOS_BANDS: list[Band] = [
+    (10, None, "complete-success"),  # "10 or more: Complete success."
+    (5, 9, "significant-success"),  # "5 to 9: Significant Success."
+    (0, 4, "marginal-success"),  # "0 to 4: Marginal (but still a success)."
+    (-5, -1, "marginal-failure"),  # "-1 to -5: Marginal failure."
+    (-10, -6, "significant-failure"),  # "-6 to -10: Significant failure."
+    (None, -11, "complete-failure"),  # "Below -10: Complete failure."
 ]
+BANDS = [name for _, _, name in MOS_BANDS]
 
 # -- an independent evaluation, straight from the rulings ------------------------
 
@@ -64,17 +65,7 @@ def brute_score(pair: tuple[int, int], bonus: int, tn: int, edge: bool) -> tuple
 
 
 def brute_band(mos: int) -> str:
-    if mos >= 10:
-        return BANDS[0]
-    if mos >= 5:
-        return BANDS[1]
-    if mos >= 0:
-        return BANDS[2]
-    if mos >= -5:
-        return BANDS[3]
-    if mos >= -10:
-        return BANDS[4]
-    return BANDS[5]
+    return band_of(mos, MOS_BANDS)
 
 
 def brute_check(faces: list[int], mode: str, bonus: int, tn: int, edge: bool) -> int:
@@ -157,7 +148,13 @@ def test_odds_match_brute_force(fields: dict[str, Any]) -> None:
         assert out["bands"][band] == pytest.approx(counts[band] / 10**n, abs=1e-12)
 
 
+#: "Attack: Add 1d6 to your damage pool" on a Significant Success, "Add 2d6" on a Complete one.
+MOS_DAMAGE_DICE = {"significant-success": 1, "complete-success": 2}
+
+
 def brute_convert(dice: int, st_bonus: int) -> tuple[int, int]:
+    """ "convert THREE (3) points of that bonus for each damage die of the base weapon": ST 3
+    cannot convert, ST 4 makes 2d6+3 into 3d6+1, a dagger (1d6) converts 3 points only."""
     extra = 0
     if st_bonus > 3:
         extra = min(dice, st_bonus // 3)
@@ -186,7 +183,7 @@ def test_damage_matches_brute_force(fields: dict[str, Any], data: st.DataObject)
     if fields["melee"]:
         dice, bonus = brute_convert(dice, bonus)
     mos = fields["mos"]
-    dice += 0 if mos is None else 2 if mos >= 10 else 1 if mos >= 5 else 0
+    dice += 0 if mos is None else MOS_DAMAGE_DICE.get(brute_band(mos), 0)
     dice += 2 * fields["edge_boost"] + fields["extra_dice"]
     faces = data.draw(st.lists(st.integers(1, 6), min_size=dice, max_size=dice))
     out = req(action="damage", faces=faces, **fields)
@@ -286,7 +283,8 @@ def test_edge_doubles_example_through_resolve() -> None:
 
 def test_kept_override_through_resolve() -> None:
     out = req(action="check", bonus=12, tn=20, advantage=1, faces=[2, 2, 4], keep=[0, 1])
-    assert out["kept"] == [2, 2] and out["total"] == 11
+    assert out["kept"] == [2, 2]
+    assert out["total"] == 11
 
 
 # -- errors ---------------------------------------------------------------------
@@ -343,7 +341,8 @@ def test_rolled_checks_echo_their_faces_and_are_reproducible() -> None:
         {"system": "2d10-edge", "action": "check", "bonus": 10, "tn": 20, "advantage": 1},
         RandomDice(7),
     )
-    assert a == b and len(a["faces"]) == 3
+    assert a == b
+    assert len(a["faces"]) == 3
 
 
 def test_jsonl_filter_goes_on_after_an_error() -> None:
@@ -374,12 +373,6 @@ def test_jsonl_filter_goes_on_after_an_error() -> None:
 
 def test_margin_resolve_process() -> None:
     line = json.dumps({"system": "2d10-edge", "action": "odds", "bonus": 15, "tn": 20}) + "\n"
-    done = subprocess.run(
-        [sys.executable, "-m", "margin.tui", "resolve"],
-        input=line,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = margin_process("resolve", stdin=line)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["success"] == pytest.approx(0.94)

@@ -84,7 +84,8 @@ def test_without_edge_the_same_dice_are_a_marginal_failure_of_18() -> None:
 
 def test_advantage_keeps_a_double_when_it_is_worth_more() -> None:
     r = rules.resolve_check([6, 6, 7], "advantage", 10, 20, edge=False)
-    assert r.kept == [6, 6] and r.mos == 7
+    assert r.kept == [6, 6]
+    assert r.mos == 7
 
 
 def test_disadvantage_forces_a_double_to_fail_harder() -> None:
@@ -95,7 +96,8 @@ def test_disadvantage_forces_a_double_to_fail_harder() -> None:
 
 def test_keep_can_be_overridden() -> None:
     r = rules.resolve_check([4, 4, 9], "disadvantage", 10, 20, edge=False, keep=[1, 2])
-    assert r.kept == [4, 9] and r.mos == 3
+    assert r.kept == [4, 9]
+    assert r.mos == 3
     with pytest.raises(RuleError, match="keep"):
         rules.resolve_check([4, 4, 9], "disadvantage", 10, 20, edge=False, keep=[1, 1])
 

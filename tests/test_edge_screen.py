@@ -188,18 +188,22 @@ def test_log_lines_of_the_worked_examples(demo: Table) -> None:
 
 
 def test_status_and_clock(demo: Table) -> None:
-    assert SYSTEM.status is not None and SYSTEM.clock is not None
+    assert SYSTEM.status is not None
+    assert SYSTEM.clock is not None
     kael = demo.state.characters["kael"]
     status = SYSTEM.status(kael, demo.state)
     assert status[:2] == ["Edge 3/3", "Health 40/40"]
     assert any(s.startswith("adv pending: athletics") for s in status)
     guard = SYSTEM.status(demo.state.characters["guard"], demo.state)
-    assert "Health 16/30" in guard and any("serious injury 14" in s for s in guard)
+    assert "Health 16/30" in guard
+    assert any("serious injury 14" in s for s in guard)
     clock = SYSTEM.clock(demo.state)
-    assert clock is not None and clock.title == "Round 1, turn 3 - Ambush at the cliff top"
+    assert clock is not None
+    assert clock.title == "Round 1, turn 3 - Ambush at the cliff top"
     assert [r.name for r in clock.rows] == ["Moreau", "Vask", "Kael", "Enforcer", "Guard"]
     current = [r for r in clock.rows if r.current]
-    assert [r.name for r in current] == ["Kael"] and current[0].note.startswith("major move minor")
+    assert [r.name for r in current] == ["Kael"]
+    assert current[0].note.startswith("major move minor")
 
 
 def test_odds_before_rolling(demo: Table) -> None:
@@ -208,19 +212,22 @@ def test_odds_before_rolling(demo: Table) -> None:
         "2d10-edge", {"type": "check", "character": "kael", "skill": "athletics", "tn": 30}
     )
     odds = SYSTEM.odds(climb, demo.state)
-    assert odds is not None and "advantage" in odds.label, "the pending Advantage counts"
+    assert odds is not None
+    assert "advantage" in odds.label, "the pending Advantage counts"
     plain = convert_command(
         "2d10-edge",
         {"type": "check", "character": "kael", "skill": "athletics", "tn": 30, "pending": "none"},
     )
     base = SYSTEM.odds(plain, demo.state)
-    assert base is not None and base.success == pytest.approx(0.64)
+    assert base is not None
+    assert base.success == pytest.approx(0.64)
     assert odds.success > base.success
     attack = convert_command(
         "2d10-edge", {"type": "attack", "character": "kael", "target": "guard"}
     )
     on_guard = SYSTEM.odds(attack, demo.state)
-    assert on_guard is not None and on_guard.label.startswith("Kael: melee +19 vs TN 20")
+    assert on_guard is not None
+    assert on_guard.label.startswith("Kael: melee +19 vs TN 20")
     roll = convert_command("2d10-edge", {"type": "next-turn"})
     assert SYSTEM.odds(roll, demo.state) is None
 
@@ -228,8 +235,10 @@ def test_odds_before_rolling(demo: Table) -> None:
 def test_vocabulary(demo: Table) -> None:
     assert SYSTEM.vocabulary is not None
     vocab = SYSTEM.vocabulary(demo.state)
-    assert "athletics" in vocab["skill"] and "fam-90" in vocab["weapon"]
-    assert "kael" in vocab["character"] and "difficult" in vocab["difficulty"]
+    assert "athletics" in vocab["skill"]
+    assert "fam-90" in vocab["weapon"]
+    assert "kael" in vocab["character"]
+    assert "difficult" in vocab["difficulty"]
     assert "check" in vocab["command"]
 
 
@@ -255,7 +264,8 @@ def test_a_stray_word_after_the_options_is_named(demo: Table) -> None:
         words("join kael adv", demo)
     # words before the options are the skill (or weapon), several words joined by '-'
     parsed = words("check kael heavy weapons vs 20", demo)
-    assert parsed is not None and parsed["skill"] == "heavy-weapons"
+    assert parsed is not None
+    assert parsed["skill"] == "heavy-weapons"
 
 
 def test_the_clock_drops_who_left_the_table_and_marks_the_dead(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import player_log, player_state_of
+from support import player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -54,13 +54,6 @@ def new_table(tmp_path: Path, **options: Any) -> Table:
 
 def do(t: Table, **cmd: Any) -> list[Record]:
     return t.execute(convert_command("2d10-edge", cmd))
-
-
-def refused(t: Table, match: str, **cmd: Any) -> None:
-    before = t.store.last_seq
-    with pytest.raises(RuleError, match=match):
-        do(t, **cmd)
-    assert t.store.last_seq == before, "nothing is appended on error"
 
 
 def char(t: Table, name: str) -> EdgeCharacter:
@@ -107,12 +100,14 @@ def test_significant_success_leaves_advantage_on_the_next_related_check(party: T
         do(party, type="check", character="kael", skill="perception", tn=20, faces=[5, 6]),
         "edge.check",
     )
-    assert other.mode == "normal" and other.pending_used == []
+    assert other.mode == "normal"
+    assert other.pending_used == []
     again = event(
         do(party, type="check", character="kael", skill="athletics", tn=30, faces=[2, 9, 5]),
         "edge.check",
     )
-    assert again.mode == "advantage" and again.kept == [9, 5]
+    assert again.mode == "advantage"
+    assert again.kept == [9, 5]
     assert again.pending_used == [pending[0].seq]
     assert char(party, "kael").pending == []
 
@@ -251,9 +246,11 @@ def test_fam90_burst_against_medium_armor(party: Table) -> None:
     dmg = event(recs, "edge.damage")
     assert (dmg.dice, dmg.bonus, dmg.raw, dmg.pt, dmg.pt_reduction) == (6, 1, 24, 25, 3)
     assert (dmg.penetrated, dmg.soaked, dmg.taken) == (True, 10, 14)
-    assert recs[1].cause == attack.seq and recs[2].cause == recs[1].seq
+    assert recs[1].cause == attack.seq
+    assert recs[2].cause == recs[1].seq
     guard = char(party, "guard")
-    assert guard.damage == 14 and guard.injuries[0].severity == "life-threatening"
+    assert guard.damage == 14
+    assert guard.injuries[0].severity == "life-threatening"
 
 
 def test_armor_piercer_talent_reduces_pt(party: Table) -> None:
@@ -296,7 +293,8 @@ def test_attack_tn_defaults_to_the_target_defense(party: Table) -> None:
         ),
         "edge.attack",
     )
-    assert a.tn == 15 and a.skill == "firearms"
+    assert a.tn == 15
+    assert a.skill == "firearms"
     do(party, type="add-character", name="Vask", sheet=HERO)
     refused(party, "Vask's sheet has no defense", type="attack", character="kael", target="vask")
 
@@ -367,9 +365,12 @@ def test_direct_damage_and_stun(party: Table) -> None:
         party, type="damage", target="guard", dice=1, bonus=9, stun=True, armor=False, faces=[6]
     )
     guard = char(party, "guard")
-    assert event(recs, "edge.injury").stun and guard.stun == 15 and guard.damage == 0
+    assert event(recs, "edge.injury").stun
+    assert guard.stun == 15
+    assert guard.damage == 0
     do(party, type="damage", target="guard", dice=1, bonus=4, stun=True, armor=False, faces=[1])
-    assert guard.knocked_out and not guard.dead
+    assert guard.knocked_out
+    assert not guard.dead
     refused(party, "knocked out", type="check", character="guard", skill="firearms")
     refused(party, "fatal result", type="edge-burn", character="guard")
     do(party, type="heal", character="guard", points=20, stun=True)
@@ -411,7 +412,8 @@ def test_edge_burn_saves_from_death_only(party: Table) -> None:
     refused(party, "fatal result", type="edge-burn", character="kael")
     do(party, type="damage", target="kael", dice=6, bonus=10, armor=False, faces=[6] * 6)
     kael = char(party, "kael")
-    assert kael.dead and kael.injuries[0].severity == "fatal"
+    assert kael.dead
+    assert kael.injuries[0].severity == "fatal"
     refused(party, "dead", type="check", character="kael", skill="athletics")
     assert SYSTEM.status is not None
     assert "DEAD (Edge Burn can save)" in SYSTEM.status(kael, party.state)
@@ -531,7 +533,9 @@ def test_initiative_turns_actions_and_boost(party: Table) -> None:
     do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 5])
     assert SYSTEM.clock is not None
     clock = SYSTEM.clock(party.state)
-    assert clock is not None and clock.rows[0].current and "bonus" in clock.rows[0].note
+    assert clock is not None
+    assert clock.rows[0].current
+    assert "bonus" in clock.rows[0].note
     do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 6])
     refused(
         party,
@@ -677,10 +681,13 @@ def test_demo_reproduces_the_worked_examples(tmp_path: Path) -> None:
         (24, 25, 3, 10, 14),
         (24, 20, 0, 10, 14),
     ]
-    assert damages[1].dice == 6 and damages[1].edge_boost
+    assert damages[1].dice == 6
+    assert damages[1].edge_boost
     assert char(t, "kael").pending[0].kind == "advantage"
     enc = world(t).encounter
-    assert enc is not None and enc.current == "kael" and enc.round == 1
+    assert enc is not None
+    assert enc.current == "kael"
+    assert enc.round == 1
     t.close()
 
 
@@ -706,7 +713,8 @@ def test_no_option_that_adds_disadvantage_on_top_of_disadvantage(party: Table) -
         ),
         "edge.attack",
     )
-    assert e.mode == "disadvantage" and e.disadvantage == 1
+    assert e.mode == "disadvantage"
+    assert e.disadvantage == 1
 
 
 def test_hidden_characters_records_are_gm_only(party: Table) -> None:
@@ -746,13 +754,17 @@ def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
     )
     seen = PlayerLens().read(recs[0])
     assert seen is not None
-    assert "tn" not in seen["event"] and "mos" not in seen["event"]
-    assert seen["event"]["total"] == 31 and seen["event"]["success"] is True
+    assert "tn" not in seen["event"]
+    assert "mos" not in seen["event"]
+    assert seen["event"]["total"] == 31
+    assert seen["event"]["success"] is True
     line = present.describe(seen["event"])
-    assert line is not None and line.endswith("vs a secret TN: success")
+    assert line is not None
+    assert line.endswith("vs a secret TN: success")
     do(party, type="reveal", seq=recs[0].seq)
     shown = PlayerLens(revealed={recs[0].seq}).read(recs[0])
-    assert shown is not None and shown["event"]["tn"] == 27
+    assert shown is not None
+    assert shown["event"]["tn"] == 27
 
 
 def test_a_gauss_weapon_lowers_pt_by_mode(party: Table) -> None:
@@ -1036,10 +1048,14 @@ def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
     assert seen["event"]["character"] == UNSEEN
     for field in ("weapon", "skill", "bonus"):
         assert field not in seen["event"], field
-    assert seen["event"]["target"] == "kael" and seen["event"]["success"] is True
+    assert seen["event"]["target"] == "kael"
+    assert seen["event"]["success"] is True
     line = present.describe(seen["event"])
-    assert line is not None and "sniper" not in line and "assault-rifle" not in line
-    assert line.startswith("someone unseen attacks kael: ") and "[9,8]" not in line
+    assert line is not None
+    assert "sniper" not in line
+    assert "assault-rifle" not in line
+    assert line.startswith("someone unseen attacks kael: ")
+    assert "[9,8]" not in line
     # the dice, the total and the damage formula would tell the bonus and the weapon
     for field in ("faces", "total", "damage_dice"):
         assert field not in seen["event"], field
@@ -1066,7 +1082,8 @@ def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None
     assert dismissed.visibility.gm_only
     [open_check] = do(party, type="check", character="kael", skill="athletics", tn=25, faces=[9, 9])
     [dismissed] = do(party, type="dismiss-pending", character="kael")
-    assert not dismissed.visibility.gm_only and dismissed.event.pending == open_check.seq
+    assert not dismissed.visibility.gm_only
+    assert dismissed.event.pending == open_check.seq
     assert check.seq < open_check.seq
 
 

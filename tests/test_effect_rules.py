@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
@@ -149,13 +150,15 @@ def test_multiple_actions_cost_two_per_extra_thing() -> None:
 @pytest.mark.parametrize("disposition", ["hostile", "unfriendly", "neutral"])
 def test_less_than_friendly_refuses(disposition: str) -> None:
     out = ask(action="assist", skill=3, disposition=disposition, faces=[6, 6])
-    assert out["refused"] is True and disposition in out["reason"]
+    assert out["refused"] is True
+    assert disposition in out["reason"]
     assert "dm" not in out
 
 
 def test_a_helper_without_the_skill_refuses() -> None:
     out = ask(action="assist", skill=None, disposition="helpful", faces=[6, 6])
-    assert out["refused"] is True and "skill" in out["reason"]
+    assert out["refused"] is True
+    assert "skill" in out["reason"]
 
 
 def test_friendly_brings_one_level_helpful_brings_all() -> None:
@@ -169,7 +172,8 @@ def test_friendly_brings_one_level_helpful_brings_all() -> None:
 
 def test_a_fumbling_helper_hands_over_a_penalty() -> None:
     out = ask(action="assist", skill=1, disposition="helpful", difficulty="difficult", faces=[1, 2])
-    assert out["refused"] is False and out["dm"] == -6
+    assert out["refused"] is False
+    assert out["dm"] == -6
 
 
 def test_bad_disposition_is_refused_by_name() -> None:
@@ -217,7 +221,8 @@ def test_the_informal_task_format() -> None:
         "very-difficult",
         -4,
     )
-    assert task.characteristic is None and task.increment is None
+    assert task.characteristic is None
+    assert task.increment is None
     assert (
         rules.parse("a Difficult (-2) Electronics (remote ops) task").skill
         == "Electronics (remote ops)"
@@ -256,29 +261,29 @@ def test_bad_task_statements(text: str, match: str) -> None:
 
 # -- margin resolve against an independent brute force -----------------------------------
 
-RUNGS = {
-    "simple": 6,
-    "easy": 4,
-    "routine": 2,
-    "average": 0,
-    "difficult": -2,
-    "very-difficult": -4,
-    "formidable": -6,
-}
+#: "Difficulty is a modifier the referee sets before you roll, from +6 down to -6. When a task
+#: states no difficulty, it is Average and worth nothing either way. Each rung is worth two
+#: points": the ladder's rungs from easiest to hardest, as the text names them.
+LADDER = ["simple", "easy", "routine", "average", "difficult", "very-difficult", "formidable"]
+RUNGS = dict(zip(LADDER, range(6, -7, -2), strict=True))
+
+#: "Effect is how far your total landed from the target: total minus 8. A success of exactly 8
+#: has an Effect of 0, and a failure carries a negative Effect. ... Beat the target by 6 or more
+#: and it is an exceptional success; miss it by 6 or more and it is an exceptional failure."
+EFFECT_BANDS: list[Band] = [
+    (6, None, "exceptional-success"),
+    (0, 5, "success"),
+    (-5, -1, "failure"),
+    (None, -6, "exceptional-failure"),
+]
 
 
 def brute_band(effect: int) -> str:
-    if effect >= 6:
-        return "exceptional-success"
-    if effect >= 0:
-        return "success"
-    if effect >= -5:
-        return "failure"
-    return "exceptional-failure"
+    return band_of(effect, EFFECT_BANDS)
 
 
 def brute_total(
-    dice: tuple[int, int], skill: int | None, cdm: int, difficulty: str, circ: int, dm: int
+    dice: tuple[int, ...], skill: int | None, cdm: int, difficulty: str, circ: int, dm: int
 ) -> int:
     return sum(dice) + (-3 if skill is None else skill) + cdm + RUNGS[difficulty] + circ + dm
 

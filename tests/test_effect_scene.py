@@ -13,6 +13,8 @@ from support import refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
+from margin.core.systems.effect import present
+from margin.core.systems.effect.state import EffectCharacter
 from margin.events.systems.effect import EVENTS
 from margin.tui.table import Table
 
@@ -60,6 +62,12 @@ PARTY = (
         },
     },
 )
+
+
+def vex(table: Table) -> EffectCharacter:
+    char = table.state.characters["vex"]
+    assert isinstance(char, EffectCharacter)
+    return char
 
 
 def open_table(path: Path, **options: Any) -> Table:
@@ -112,11 +120,18 @@ def test_unskilled_and_characteristic_checks(table: Table) -> None:
     (e,) = do(
         table, type="check", character="vex", skill="Streetwise", characteristic="SOC", faces=[5, 5]
     )
-    assert e.unskilled and e.unskilled_dm == -3 and e.characteristic_dm == -1 and e.total == 6
+    assert e.unskilled
+    assert e.unskilled_dm == -3
+    assert e.characteristic_dm == -1
+    assert e.total == 6
     (e,) = do(table, type="check", character="vex", characteristic="STR", faces=[4, 4])
-    assert not e.unskilled and e.total == 8 and e.label == "STR"
+    assert not e.unskilled
+    assert e.total == 8
+    assert e.label == "STR"
     (e,) = do(table, type="check", character="vex", skill="pilot", faces=[4, 4])
-    assert e.skill_level == 0 and not e.unskilled and e.total == 8
+    assert e.skill_level == 0
+    assert not e.unskilled
+    assert e.total == 8
 
 
 def test_characteristic_dms_from_the_sheet_option(table: Table) -> None:
@@ -214,7 +229,7 @@ def test_assistance_becomes_a_dm_on_the_next_check(table: Table) -> None:
     )
     assert (help_.skill_used, help_.effect, help_.dm) == (3, 4, 4)
     assert (
-        SYSTEM.status(table.state.characters["vex"], table.state)[0]
+        present.status(table.state.characters["vex"], table.state)[0]
         == "help +4 on electronics (mira)"
     )
     refused(
@@ -249,12 +264,15 @@ def test_friendly_helpers_hold_back_and_others_refuse(table: Table) -> None:
     assert e.skill_used == 4
     do(table, type="undo")
     (e,) = do(table, type="assist", helper="guard", character="vex", skill="electronics")
-    assert e.refused and "neutral" in e.reason and e.faces == []
+    assert e.refused
+    assert "neutral" in e.reason
+    assert e.faces == []
     (e,) = do(
         table, type="assist", helper="bartender", character="vex", skill="electronics", faces=[6, 6]
     )
-    assert e.refused and "does not know" in e.reason
-    assert table.state.characters["vex"].assists == {}
+    assert e.refused
+    assert "does not know" in e.reason
+    assert vex(table).assists == {}
     refused(
         table, "cannot help themself", type="assist", helper="vex", character="vex", skill="pilot"
     )
@@ -271,7 +289,9 @@ def test_a_bad_helper_makes_it_worse(table: Table) -> None:
         faces=[1, 1],
     )
     (e,) = do(table, type="check", character="vex", skill="electronics", faces=[6, 6])
-    assert e.assist_dm == -9 and e.total == 5 and not e.success
+    assert e.assist_dm == -9
+    assert e.total == 5
+    assert not e.success
 
 
 # -- retries -------------------------------------------------------------------------------
@@ -471,11 +491,14 @@ def test_odds_include_waiting_help(table: Table) -> None:
     check = convert_command(
         "2d6-effect", {"type": "check", "character": "vex", "skill": "electronics"}
     )
-    before = SYSTEM.odds(check, table.state)
+    before = present.odds(check, table.state)
+    assert before is not None
     assert before.success == pytest.approx(26 / 36)
     do(table, type="assist", helper="mira", character="vex", skill="electronics", faces=[6, 6])
-    after = SYSTEM.odds(check, table.state)
-    assert after.success == pytest.approx(1.0) and sum(after.bands.values()) == pytest.approx(1.0)
+    after = present.odds(check, table.state)
+    assert after is not None
+    assert after.success == pytest.approx(1.0)
+    assert sum(after.bands.values()) == pytest.approx(1.0)
 
 
 def said(line: str) -> list[str]:
@@ -506,7 +529,9 @@ def test_short_forms(table: Table) -> None:
         "character": "Vex",
         "skill": "electronics",
     }
-    assert parse(said("check vex streetwise soc law 9"), state)["law_level"] == 9
+    law = parse(said("check vex streetwise soc law 9"), state)
+    assert law is not None
+    assert law["law_level"] == 9
     assert parse(said("check vex electronics -4 -1"), state) == {
         "type": "check",
         "character": "Vex",
@@ -520,17 +545,17 @@ def test_short_forms(table: Table) -> None:
     }
     assert parse(said("wave"), state) is None
     for line in ("check vex pilot", "assist mira vex electronics"):
-        convert_command("2d6-effect", parse(said(line), state))
+        data = parse(said(line), state)
+        assert data is not None, line
+        convert_command("2d6-effect", data)
 
 
 # -- a scene through `margin do`, undone and replayed ------------------------------------------
 
 
-def test_a_scene_through_margin_do_with_undo_and_replay(
-    tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     path = str(tmp_path / "scene.margin")
-    assert run_margin(capsys, monkeypatch, "new", path, "--system", "2d6-effect")[0] == 0
+    assert run_margin("new", path, "--system", "2d6-effect")[0] == 0
     script = [
         *PARTY,
         {"type": "assist", "helper": "Guard", "character": "Vex", "skill": "Electronics"},
@@ -572,16 +597,14 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
         },
         {"type": "check", "character": "Mira", "skill": "Electronics", "task": "vault"},
     ]
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
-    )
+    code, out, _ = run_margin("do", path, stdin="".join(json.dumps(c) + "\n" for c in script))
     replies = [json.loads(line) for line in out.splitlines()]
     assert code == 1
     assert "circumstance: +3" in replies[10]["error"]
     assert "already done" in replies[12]["error"]
     assert [bool(r.get("ok")) for r in replies] == [True] * 10 + [False, True, False]
 
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--json")
+    code, out, _ = run_margin("log", path, "--json")
     log = [json.loads(line) for line in out.splitlines()]
     checks = [r for r in log if r["type"] == "effect.check"]
     # Mira's help (level 3, no characteristic: Effect 2+2+3-8 = -1) lands on the first check only
@@ -592,7 +615,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
     ]
     assert [r["refused"] for r in log if r["type"] == "effect.assist"] == [True, False]
 
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
+    code, out, _ = run_margin("state", path, "--json")
     state = json.loads(out)
     assert state["world"]["tasks"]["vault"] == {
         "status": "done",
@@ -603,30 +626,29 @@ def test_a_scene_through_margin_do_with_undo_and_replay(
 
     # replay: right after the first check the help is spent; right before it, it was waiting
     first = checks[0]["seq"]
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json", "--at", str(first - 1))
+    code, out, _ = run_margin("state", path, "--json", "--at", str(first - 1))
     assert json.loads(out)["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"])
-    )
+    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]))
     assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "done"
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected"
-    )
+    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected")
     assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "open"
 
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path)
-    assert "guard will not help vex" in out and "(undone)" in out
+    code, out, _ = run_margin("log", path)
+    assert "guard will not help vex" in out
+    assert "(undone)" in out
 
 
-def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin(capsys, monkeypatch, "demo", path, "--system", "2d6-effect")[0] == 0
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin("demo", path, "--system", "2d6-effect")[0] == 0
+    code, out, _ = run_margin("state", path, "--json")
     tasks = json.loads(out)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
-    code, out, _ = run_margin(capsys, monkeypatch, "rules", "2d6-effect")
-    assert code == 0 and "Effect" in out and "law_level" in out
+    code, out, _ = run_margin("rules", "2d6-effect")
+    assert code == 0
+    assert "Effect" in out
+    assert "law_level" in out
 
 
 def test_every_event_has_a_log_line(reference: Table) -> None:
@@ -648,9 +670,8 @@ def test_every_event_has_a_log_line(reference: Table) -> None:
         b={"character": "mira", "skill": "pilot", "faces": [3, 4]},
     )
     do(reference, type="check", character="vex", skill="pilot", increment="hours", faces=[3, 3, 2])
-    describe = SYSTEM.describe
-    assert describe is not None
-    lines = {}
+    describe = present.describe
+    lines: dict[str, list[str]] = {}
     for record in reference.store.records():
         data = msgspec.to_builtins(record.event)
         line = describe(data)
@@ -664,16 +685,16 @@ def test_every_event_has_a_log_line(reference: Table) -> None:
     assert "takes 2 hours (2 x hours)" in lines["effect.check"][-1]
 
 
-def test_options_at_creation_from_the_command_line(
-    tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_options_at_creation_from_the_command_line(tmp_path: Path) -> None:
     path = str(tmp_path / "o.margin")
     args = ("new", path, "--system", "2d6-effect", "--option", "opposed_checks=on")
-    assert run_margin(capsys, monkeypatch, *args)[0] == 0
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin(*args)[0] == 0
+    code, out, _ = run_margin("state", path, "--json")
     options = json.loads(out)["options"]
-    assert options["opposed_checks"] is True and options["task_time"] is False
-    assert options["law_level"] is True and options["characteristic_dm"] == "table"
+    assert options["opposed_checks"] is True
+    assert options["task_time"] is False
+    assert options["law_level"] is True
+    assert options["characteristic_dm"] == "table"
 
 
 def test_records_about_hidden_characters_are_gm_only(table: Table) -> None:
@@ -690,7 +711,8 @@ def test_records_about_hidden_characters_are_gm_only(table: Table) -> None:
     seen = table.execute(
         convert_command("2d6-effect", {"type": "check", "character": "vex", "skill": "pilot"})
     )
-    assert secret[0].visibility.gm_only and not seen[0].visibility.gm_only
+    assert secret[0].visibility.gm_only
+    assert not seen[0].visibility.gm_only
     helped = table.execute(
         convert_command(
             "2d6-effect",

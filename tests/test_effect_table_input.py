@@ -14,10 +14,18 @@ from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.core.systems import get_system
+from margin.core.systems.effect import present
+from margin.core.systems.effect.state import EffectCharacter
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
 SYSTEM = get_system("2d6-effect")
+
+
+def vex(table: Table) -> EffectCharacter:
+    char = table.state.characters["vex"]
+    assert isinstance(char, EffectCharacter)
+    return char
 
 
 @pytest.fixture
@@ -96,7 +104,7 @@ def test_a_disposition_in_capitals_is_read(table: Table) -> None:
     )
     assert event.disposition == "friendly"
     assert event.skill_used == 1
-    assert table.state.characters["vex"].assists["electronics"].dm == event.dm
+    assert vex(table).assists["electronics"].dm == event.dm
 
 
 def test_odds_of_help_from_a_disposition_in_capitals(table: Table) -> None:
@@ -111,7 +119,7 @@ def test_odds_of_help_from_a_disposition_in_capitals(table: Table) -> None:
             "disposition": "FRIENDLY",
         },
     )
-    odds = SYSTEM.odds(command, table.state)
+    odds = present.odds(command, table.state)
     assert odds is not None
     assert "+1 vs 8" in odds.label  # one level held back to, no INT given
 
@@ -120,10 +128,10 @@ def test_odds_of_help_from_a_disposition_in_capitals(table: Table) -> None:
     "line", ["check vex str law ²", "check vex str +²", "assist mira vex str +²"]
 )
 def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
-    assert SYSTEM.parse_words is not None
     data = SYSTEM.parse_words(line.split(), table.state)
     assert data is not None
-    assert "law_level" not in data and "difficulty" not in data
+    assert "law_level" not in data
+    assert "difficulty" not in data
 
 
 def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> None:
@@ -153,12 +161,12 @@ def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> Non
 
 
 def test_law_without_a_level_is_refused(table: Table) -> None:
-    assert SYSTEM.parse_words is not None
     with pytest.raises(RuleError, match=r"^check: 'law' needs the world's law level"):
         SYSTEM.parse_words(["check", "mira", "soc", "law"], table.state)
     # a skill whose name ends in 'law' still reads as a skill
     data = SYSTEM.parse_words(["check", "mira", "maritime", "law"], table.state)
-    assert data is not None and data["skill"] == "maritime law"
+    assert data is not None
+    assert data["skill"] == "maritime law"
 
 
 def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
@@ -190,14 +198,15 @@ def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
     assert check.cause == assist.seq
     do(table, type="undo", command=assist.command)
     # the check counted on help that never happened: it goes too, and nothing waits on Vex
-    assert table.state.characters["vex"].assists == {}
-    assert table.state.characters["vex"].last is None
+    assert vex(table).assists == {}
+    assert vex(table).last is None
     do(table, type="redo")
-    last = table.state.characters["vex"].last
-    assert last is not None and (last.label, last.total) == ("Electronics", 12)
+    last = vex(table).last
+    assert last is not None
+    assert (last.label, last.total) == ("Electronics", 12)
     # undoing the check alone gives the help back for the next check
     do(table, type="undo", command=check.command)
-    assert table.state.characters["vex"].assists["electronics"].dm == 7
+    assert vex(table).assists["electronics"].dm == 7
 
 
 def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
@@ -205,12 +214,12 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
     try:
         for data in SYSTEM.demo[:2]:
             t.execute(convert_command("2d6-effect", data))
-        assert SYSTEM.parse_words is not None
         line = "opposed vex electronics int roll 3 4 vs mira electronics int roll 6 5"
-        data = SYSTEM.parse_words(line.split(), t.state)
-        assert data is not None
-        assert data["a"]["faces"] == [3, 4] and data["b"]["faces"] == [6, 5]
-        (event,) = do(t, **data)
+        opposed = SYSTEM.parse_words(line.split(), t.state)
+        assert opposed is not None
+        assert opposed["a"]["faces"] == [3, 4]
+        assert opposed["b"]["faces"] == [6, 5]
+        (event,) = do(t, **opposed)
         assert (event.a.total, event.b.total) == (3 + 4 + 2 + 1, 6 + 5 + 3 + 2)
         assert event.winner == "mira"
         with pytest.raises(RuleError, match=r"^opposed: type each side's two d6 after 'roll'"):
@@ -232,13 +241,11 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
     ],
 )
 def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, match: str) -> None:
-    assert SYSTEM.parse_words is not None
     with pytest.raises(RuleError, match=match):
         SYSTEM.parse_words(line.split(), table.state)
 
 
 def test_check_short_form_names_a_task(table: Table) -> None:
-    assert SYSTEM.parse_words is not None
     line = "check vex electronics int difficult task the Port  Computer"
     data = SYSTEM.parse_words(line.split(), table.state)
     assert data == {
@@ -251,19 +258,17 @@ def test_check_short_form_names_a_task(table: Table) -> None:
     }
     (event,) = do(table, **data, faces=[6, 6])
     assert event.task == "the port computer"
+    again = SYSTEM.parse_words(
+        ["check", "mira", "int", "task", "the", "port", "computer"], table.state
+    )
+    assert again is not None
     with pytest.raises(RuleError, match=r"^task 'the port computer': already done"):
-        do(
-            table,
-            **SYSTEM.parse_words(
-                ["check", "mira", "int", "task", "the", "port", "computer"], table.state
-            ),
-        )
+        do(table, **again)
     with pytest.raises(RuleError, match=r"^task: give it after 'task'"):
         SYSTEM.parse_words(["check", "vex", "int", "task"], table.state)
 
 
 def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -> None:
-    assert SYSTEM.parse_words is not None
     line = "check vex electronics int for the password task search for clues"
     data = SYSTEM.parse_words(line.split(), table.state)
     assert data is not None
@@ -277,7 +282,8 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
         SYSTEM.parse_words(["check", "vex", "electronics", "int", "difficlt"], table.state)
     # a skill nobody at the table has is still an unskilled attempt
     data = SYSTEM.parse_words(["check", "vex", "streetwise", "soc"], table.state)
-    assert data is not None and data["skill"] == "streetwise"
+    assert data is not None
+    assert data["skill"] == "streetwise"
 
 
 def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) -> None:
@@ -291,7 +297,7 @@ def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) 
         skill="Electronics (security)",
         faces=[1, 1],
     )
-    assert table.state.characters["vex"].assists["electronics"].dm == 7
+    assert vex(table).assists["electronics"].dm == 7
 
 
 def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
@@ -313,7 +319,7 @@ def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
                 },
             )
         )
-        line = SYSTEM.describe(msgspec.to_builtins(help_.event))
+        line = present.describe(msgspec.to_builtins(help_.event))
         assert line == (
             "dock-boss (friendly, holding back to 1 of 2 levels) helps vex with Broker: "
             "5+4 (typed) with Broker +1, INT +0, difficult -2 = 8, Effect +0 -> DM +0 on the check"
@@ -328,7 +334,7 @@ def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
                 },
             )
         )
-        line = SYSTEM.describe(msgspec.to_builtins(opposed.event))
+        line = present.describe(msgspec.to_builtins(opposed.event))
         assert line == (
             "opposed: vex Electronics 3+4 (typed) +2 = 9 (Effect +1) against "
             "mira INT 6+5 (typed) +2 = 13 (Effect +5): mira wins"

@@ -9,6 +9,7 @@ from support import events_of, player_log, player_state_of
 
 from margin.core.health import word
 from margin.core.panels import character_status
+from margin.core.systems.edge.state import EdgeCharacter
 from margin.tui.table import Table
 
 ORC = {"health": 12, "weapons": ["punch"]}
@@ -41,7 +42,8 @@ def test_exact_by_default_then_descriptive_for_npcs_only(table: Table) -> None:
     assert "Health 7/12" in _players_status(table, "Orc 1")
     events_of(table, type="set-option", name="npc_health", value="descriptive")
     orc = _players_status(table, "Orc 1")
-    assert "hurt" in orc and not any("/12" in item for item in orc)
+    assert "hurt" in orc
+    assert not any("/12" in item for item in orc)
     assert _players_status(table, "Orc 2")[:1] == ["healthy"]
     # a player character is not an NPC: their health shows as it is
     assert "Health 25/30" in _players_status(table, "Kael")
@@ -57,7 +59,8 @@ def test_hidden_for_one_character_cuts_the_numbers_from_records_and_state(table:
     events_of(table, type="damage", target="Orc 2", dice=1, faces=[3], armor=False)
     events_of(table, type="set-counter", character="Orc 2", name="ammo", max=3)
     status = _players_status(table, "Orc 2")
-    assert status[:1] == ["Edge 0/0"] and "ammo 3/3" in status
+    assert status[:1] == ["Edge 0/0"]
+    assert "ammo 3/3" in status
     assert not any(word in item for item in status for word in ("Health", "HP", "injury"))
     shown = player_log(table)
     counters = [r["event"] for r in shown if r["event"]["type"] == "counter.set"]
@@ -65,9 +68,12 @@ def test_hidden_for_one_character_cuts_the_numbers_from_records_and_state(table:
         (False, "HP"), (False, "HP"), (True, "ammo"),
     ]  # fmt: skip
     injury = next(r["event"] for r in shown if r["event"]["type"] == "edge.injury")
-    assert "health" not in injury and "accumulated" not in injury
+    assert "health" not in injury
+    assert "accumulated" not in injury
     assert player_state_of(table).characters["orc-2"].health_shown == "hidden"
-    assert player_state_of(table).characters["orc-2"].damage == 0
+    orc = player_state_of(table).characters["orc-2"]
+    assert isinstance(orc, EdgeCharacter)
+    assert orc.damage == 0
     # the GM's own view is whole
     assert table.state.characters["orc-2"].counters["hp"].value == 5
 

@@ -336,23 +336,21 @@ def test_keys_file_lines(tmp_path):
         parse_keys("# nobody\n", "k")
 
 
-def test_bad_host_arguments_are_one_line(tmp_path, capsys, monkeypatch):
+def test_bad_host_arguments_are_one_line(tmp_path):
     table = build_table(tmp_path / "t.margin")
     keys = tmp_path / "k"
     keys.write_text("Kael ssh-ed25519 AAAAnotakey\n")
-    code, _, err = run_margin(
-        capsys, monkeypatch, "host", str(table), "--ssh", "2222", "--keys", str(keys)
-    )
+    code, _, err = run_margin("host", str(table), "--ssh", "2222", "--keys", str(keys))
     assert code == 1
-    assert err.count("\n") == 1 and "not an SSH public key" in err
-    code, _, err = run_margin(
-        capsys, monkeypatch, "host", str(table), "--ssh", "x:y", "--keys", str(keys)
-    )
-    assert code == 1 and "--ssh 'x:y'" in err
-    code, _, err = run_margin(
-        capsys, monkeypatch, "host", str(table), "--ssh", "0", "--keys", str(tmp_path / "none")
-    )
-    assert code == 1 and "none" in err and err.count("\n") == 1
+    assert err.count("\n") == 1
+    assert "not an SSH public key" in err
+    code, _, err = run_margin("host", str(table), "--ssh", "x:y", "--keys", str(keys))
+    assert code == 1
+    assert "--ssh 'x:y'" in err
+    code, _, err = run_margin("host", str(table), "--ssh", "0", "--keys", str(tmp_path / "none"))
+    assert code == 1
+    assert "none" in err
+    assert err.count("\n") == 1
 
 
 def test_sessions_get_no_environment_of_the_host_or_the_client():

@@ -63,6 +63,7 @@ def test_a_hosted_table_url_keeps_its_password_off_the_sessions_command_line(
     assert "hush" not in " ".join(argv)
     assert argv[-2:] == ["postgresql://gm@db.example:5433/club?table=harbour", "Kael"]
     env = session_env("xterm", url)
-    assert env["PGPASSWORD"] == "hush" and env["PGSSLMODE"] == "verify-full"
+    assert env["PGPASSWORD"] == "hush"
+    assert env["PGSSLMODE"] == "verify-full"
     assert "SECRET_OF_THE_HOST" not in env
     assert "PGSSLMODE" not in session_env("xterm", "/tables/fight.margin")

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fuzzing import Fuzzer, run
+from fuzzing import Fuzzer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import run_margin
 
 from margin.core import SYSTEMS
 
@@ -19,7 +21,7 @@ from margin.core import SYSTEMS
 FUZZER = Fuzzer(random.Random(0))
 
 
-def answered_without_internal_errors(lines: list[bytes], replies: list[bytes]) -> None:
+def answered_without_internal_errors(lines: list[bytes], replies: list[str]) -> None:
     assert len(replies) == sum(1 for line in lines if line.strip())
     for line, reply in zip((x for x in lines if x.strip()), replies, strict=True):
         answer = json.loads(reply)
@@ -30,17 +32,17 @@ def answered_without_internal_errors(lines: list[bytes], replies: list[bytes]) -
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**64), st.sampled_from(sorted(SYSTEMS)))
 def test_fuzzed_margin_do_lines_get_clear_answers_and_the_table_verifies(
-    seed: int, system: str
+    demo_copy: Callable[[str, Path], Path], seed: int, system: str
 ) -> None:
     FUZZER.rng = random.Random(seed)
     lines = FUZZER.command_lines(system, 40)
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "t.margin")
-        assert run(["demo", path, "--system", system], [])[0] == 0
-        code, replies, err = run(["do", path], lines)
+        path = str(demo_copy(system, Path(tmp) / "t.margin"))
+        code, out, err = run_margin("do", path, stdin=b"".join(lines))
+        replies = out.splitlines()
         assert err == ""
         answered_without_internal_errors(lines, replies)
-        code, out, err = run(["verify", path], [])
+        code, out, err = run_margin("verify", path)
         assert code == 0, err
 
 
@@ -49,7 +51,8 @@ def test_fuzzed_margin_do_lines_get_clear_answers_and_the_table_verifies(
 def test_fuzzed_margin_resolve_lines_get_clear_answers(seed: int) -> None:
     FUZZER.rng = random.Random(seed)
     lines = FUZZER.request_lines(60)
-    code, replies, err = run(["resolve"], lines)
+    code, out, err = run_margin("resolve", stdin=b"".join(lines))
+    replies = out.splitlines()
     assert err == ""
     answered_without_internal_errors(lines, replies)
 
@@ -92,17 +95,17 @@ json_values = st.recursive(
     )
 )
 def test_commands_with_any_json_in_any_field_are_answered_clearly(
-    case: tuple[str, list[dict[str, object]]],
+    demo_copy: Callable[[str, Path], Path], case: tuple[str, list[dict[str, object]]]
 ) -> None:
     system, commands = case
     lines = [json.dumps(c).encode() + b"\n" for c in commands]
     with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "t.margin")
-        assert run(["demo", path, "--system", system], [])[0] == 0
-        _, replies, err = run(["do", path], lines)
+        path = str(demo_copy(system, Path(tmp) / "t.margin"))
+        _, out, err = run_margin("do", path, stdin=b"".join(lines))
+        replies = out.splitlines()
         assert err == ""
         answered_without_internal_errors(lines, replies)
-        assert run(["verify", path], [])[0] == 0
+        assert run_margin("verify", path)[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -139,11 +142,15 @@ def test_commands_with_any_json_in_any_field_are_answered_clearly(
 )
 def test_each_kind_of_malformed_line_is_named(tmp_path: Path, line: bytes, message: str) -> None:
     path = str(tmp_path / "t.margin")
-    assert run(["new", path, "--system", "2d10-edge"], [])[0] == 0
-    code, replies, _ = run(["do", path], [line + b"\n", b'{"type": "note", "text": "after"}\n'])
+    assert run_margin("new", path, "--system", "2d10-edge")[0] == 0
+    code, out, _ = run_margin("do", path, stdin=line + b'\n{"type": "note", "text": "after"}\n')
     assert code == 1
-    first, second = (json.loads(r) for r in replies)
-    assert first["error"].startswith("line 1: ") and message in first["error"], first
+    first, second = (json.loads(r) for r in out.splitlines())
+    assert first["error"].startswith("line 1: "), first
+    assert message in first["error"], first
     assert second["ok"] is True  # the line after a bad one still runs
-    code, replies, _ = run(["resolve"], [line.replace(b'"type": "note"', b'"system": "x"') + b"\n"])
-    assert "error" in json.loads(replies[0]) and "margin failed" not in replies[0].decode()
+    code, out, _ = run_margin(
+        "resolve", stdin=line.replace(b'"type": "note"', b'"system": "x"') + b"\n"
+    )
+    assert "error" in json.loads(out)
+    assert "margin failed" not in out

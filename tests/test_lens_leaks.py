@@ -84,7 +84,8 @@ def test_opposed_checks_against_a_hidden_character_mask_them(tmp_path: Path) -> 
               b={"character": "Shade", "skill": "Electronics", "faces": [2, 2]})  # fmt: skip
     for table in (under, effect):
         text = player_text(table)
-        assert "shade" not in text and "someone unseen" in text
+        assert "shade" not in text
+        assert "someone unseen" in text
 
 
 def test_help_from_a_hidden_helper_shows_no_helper(tmp_path: Path) -> None:
@@ -92,7 +93,8 @@ def test_help_from_a_hidden_helper_shows_no_helper(tmp_path: Path) -> None:
     events_of(table, type="assist", helper="Shade", character="Vex", skill="Electronics",
               faces=[5, 4])  # fmt: skip
     seen = player_log(table)[-1]
-    assert seen["event"]["helper"] == UNSEEN and "faces" not in seen["event"]
+    assert seen["event"]["helper"] == UNSEEN
+    assert "faces" not in seen["event"]
     assert describe("2d6-effect", seen) == "someone unseen helps vex"
     vex = player_state_of(table).characters["vex"]
     assert [a.helper for a in vex.assists.values()] == [UNSEEN]  # type: ignore[attr-defined]
@@ -106,7 +108,8 @@ def test_a_hidden_token_on_the_timing_track_is_not_named(tmp_path: Path) -> None
     events_of(table, type="act", character="Kael", action="swing", cost=2)
     events_of(table, type="advance", next=True)
     resolved = [d for d in player_log(table) if d["event"]["type"] == "under.resolved"]
-    assert resolved and [t["actor"] for t in resolved[-1]["event"]["actions"]] == ["kael"]
+    assert resolved
+    assert [t["actor"] for t in resolved[-1]["event"]["actions"]] == ["kael"]
     assert "shade" not in player_text(table)
 
 
@@ -120,13 +123,15 @@ def test_attacks_between_a_visible_and_a_hidden_character(tmp_path: Path) -> Non
     edge = table_with_shade(tmp_path / "e.margin", "2d10-edge")
     events_of(edge, type="attack", character="Kael", target="Shade", tn=15)
     seen = next(d for d in player_log(edge) if d["event"]["type"] == "edge.attack")
-    assert seen["event"]["character"] == "kael" and seen["event"]["target"] == UNSEEN
+    assert seen["event"]["character"] == "kael"
+    assert seen["event"]["target"] == UNSEEN
     assert "tn" not in seen["event"], "the hidden target's defence"
     # d100-chance: the attacker's own attack reaches its player, the target unseen
     chance = table_with_shade(tmp_path / "c.margin", "d100-chance")
     events_of(chance, type="attack", attacker="Rook", target="Shade")
     shot = next(d for d in player_log(chance) if d["event"]["type"] == "chance.attack")
-    assert shot["event"]["attacker"] == "rook" and shot["event"]["target"] == UNSEEN
+    assert shot["event"]["attacker"] == "rook"
+    assert shot["event"]["target"] == UNSEEN
     for table in (edge, chance):
         assert "shade" not in player_text(table)
 
@@ -141,7 +146,8 @@ def test_a_hidden_attacker_gives_away_no_bonus_or_weapon(tmp_path: Path) -> None
         assert name not in attack, name
     for name in ("dice", "bonus", "faces", "raw"):
         assert name not in damage, name
-    assert attack["success"] is True and damage["taken"] >= 0
+    assert attack["success"] is True
+    assert damage["taken"] >= 0
     # revealing the blow lifts its secrets, not who struck nor what would tell them
     attack_seq = next(
         r.seq for r in table.store.records() if r.event.__struct_config__.tag == "edge.attack"
@@ -181,9 +187,7 @@ def test_a_revealed_check_of_a_hidden_character_names_them(tmp_path: Path) -> No
     assert line.startswith("GM reveals: Shade: athletics"), line
 
 
-def test_players_state_is_numbered_as_they_number_the_log(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_players_state_is_numbered_as_they_number_the_log(tmp_path: Path) -> None:
     table = table_with_shade(tmp_path / "t.margin", "2d10-edge")
     events_of(table, type="note", text="a", gm_only=True)
     events_of(table, type="check", character="Kael", skill="athletics", tn=20,
@@ -191,10 +195,10 @@ def test_players_state_is_numbered_as_they_number_the_log(
     events_of(table, type="check", character="Kael", skill="athletics", tn=27, secret_tn=True,
               advantage=1, faces=[6, 5, 9])  # fmt: skip
     table.close()
-    code, out, _ = run_margin(capsys, monkeypatch, "state", str(tmp_path / "t.margin"),
+    code, out, _ = run_margin("state", str(tmp_path / "t.margin"),
                               "--as", "Kael", "--json")  # fmt: skip
     state = json.loads(out)
-    code2, log, _ = run_margin(capsys, monkeypatch, "log", str(tmp_path / "t.margin"),
+    code2, log, _ = run_margin("log", str(tmp_path / "t.margin"),
                                "--as", "Kael", "--json")  # fmt: skip
     assert code == code2 == 0
     assert state["seq"] == len(log.splitlines())

@@ -41,34 +41,32 @@ def _kept_copy(system: str, tmp_path: Path) -> str:
 def test_a_table_written_before_opens_unchanged(
     system: str,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = _kept_copy(system, tmp_path)
-    code, out, err = run_margin(capsys, monkeypatch, "verify", path)
+    code, out, err = run_margin("verify", path)
     assert code == 0, err
     assert "chain intact; signed by ed25519:" in out
 
-    code, out, err = run_margin(capsys, monkeypatch, "log", path)
+    code, out, err = run_margin("log", path)
     assert code == 0, err
     assert out == (TABLES / f"{system}.log").read_text()
 
-    code, out, err = run_margin(capsys, monkeypatch, "state", "--json", path)
+    code, out, err = run_margin("state", "--json", path)
     assert code == 0, err
     assert _as_then(json.loads(out)) == json.loads((TABLES / f"{system}.state.json").read_text())
 
 
 #: what the state gained since those tables were written, as a table without any of it
 #: holds it: the bookkeeping every table has, and the options margin gives every system
-LATER_STATE = {"fight": None, "aliases": {}}
-LATER_CHARACTER = {
+LATER_STATE: dict[str, Any] = {"fight": None, "aliases": {}}
+LATER_CHARACTER: dict[str, Any] = {
     "npc": False,
     "health_view": "",
     "conditions": [],
     "counters": {},
     "health_shown": "",
 }
-LATER_OPTIONS = {"npc_health": "exact", "initiative_dice": "2d6"}
+LATER_OPTIONS: dict[str, Any] = {"npc_health": "exact", "initiative_dice": "2d6"}
 
 
 def _as_then(state: dict[str, Any]) -> dict[str, Any]:
@@ -94,13 +92,9 @@ def _as_then(state: dict[str, Any]) -> dict[str, Any]:
     ],
 )
 def test_the_state_says_a_last_check_as_the_status_line_does(
-    system: str,
-    line: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    system: str, line: str, tmp_path: Path
 ) -> None:
-    code, out, err = run_margin(capsys, monkeypatch, "state", _kept_copy(system, tmp_path))
+    code, out, err = run_margin("state", _kept_copy(system, tmp_path))
     assert code == 0, err
     assert line in out.splitlines()
     assert "last={" not in out

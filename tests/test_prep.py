@@ -9,6 +9,7 @@ import pytest
 from support import events_of, run_margin
 
 from margin.core import RuleError
+from margin.core.systems.edge.state import EdgeCharacter
 from margin.tui.commandline import parse_line
 from margin.tui.table import Table
 
@@ -21,9 +22,7 @@ KAEL = {
 }
 
 
-def test_the_next_session_carries_a_wounded_character_and_verifies(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_next_session_carries_a_wounded_character_and_verifies(tmp_path: Path) -> None:
     a, b = str(tmp_path / "a.margin"), str(tmp_path / "b.margin")
     table = Table.create(a, "2d10-edge", {"edge_recovery": "complex"}, title="Session 1")
     try:
@@ -36,33 +35,38 @@ def test_the_next_session_carries_a_wounded_character_and_verifies(
         events_of(table, type="set-counter", character="Kael", name="ammo", value=2, max=6)
         events_of(table, type="alias", name="hit", line="damage kael 1")
         before = table.state.characters["kael"]
+        assert isinstance(before, EdgeCharacter)
         spy_before = table.state.characters["spy"]
     finally:
         table.close()
-    code, out, err = run_margin(capsys, monkeypatch, "new", b, "--from", a)
+    code, out, err = run_margin("new", b, "--from", a)
     assert code == 0, err
     assert "from" in out
-    code, out, err = run_margin(capsys, monkeypatch, "verify", b)
+    code, out, err = run_margin("verify", b)
     assert code == 0, err
     table = Table.open(b, readonly=True)
     try:
         state = table.state
         kael = state.characters["kael"]
+        assert isinstance(kael, EdgeCharacter)
         assert (kael.damage, kael.edge) == (before.damage, before.edge)
-        assert before.damage > 0 and before.edge == 2
+        assert before.damage > 0
+        assert before.edge == 2
         assert [(i.points, i.severity) for i in kael.injuries] == [
             (i.points, i.severity) for i in before.injuries
         ]
         assert [c.name for c in kael.conditions] == ["poisoned", "marked"]
         assert kael.counters["ammo"].value == 2
-        assert state.characters["spy"].hidden and spy_before.hidden
+        assert state.characters["spy"].hidden
+        assert spy_before.hidden
         assert state.options["edge_recovery"] == "complex"
         assert state.title == "Session 1"
         assert state.aliases == {"hit": "damage kael 1"}
         # what players get: Kael arrives, the spy and the GM's own condition do not
-        code, out, _ = run_margin(capsys, monkeypatch, "log", b, "--as", "Kael", "--json")
-        assert "spy" not in out.lower() and "marked" not in out
-        code, out, _ = run_margin(capsys, monkeypatch, "state", b, "--as", "Kael", "--json")
+        code, out, _ = run_margin("log", b, "--as", "Kael", "--json")
+        assert "spy" not in out.lower()
+        assert "marked" not in out
+        code, out, _ = run_margin("state", b, "--as", "Kael", "--json")
         shown = json.loads(out)["characters"]
         assert list(shown) == ["kael"]
         assert [c["name"] for c in shown["kael"]["conditions"]] == ["poisoned"]
@@ -70,15 +74,17 @@ def test_the_next_session_carries_a_wounded_character_and_verifies(
         table.close()
 
 
-def test_new_from_refuses_a_missing_table_and_another_system(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_new_from_refuses_a_missing_table_and_another_system(tmp_path: Path) -> None:
     a, b = str(tmp_path / "a.margin"), str(tmp_path / "b.margin")
-    code, _, err = run_margin(capsys, monkeypatch, "new", b, "--from", a)
-    assert code != 0 and "a.margin" in err and err.count("\n") == 1
+    code, _, err = run_margin("new", b, "--from", a)
+    assert code != 0
+    assert "a.margin" in err
+    assert err.count("\n") == 1
     Table.create(a, "2d6-effect").close()
-    code, _, err = run_margin(capsys, monkeypatch, "new", b, "--from", a, "--system", "2d10-edge")
-    assert code != 0 and "2d6-effect" in err and not Path(b).exists()
+    code, _, err = run_margin("new", b, "--from", a, "--system", "2d10-edge")
+    assert code != 0
+    assert "2d6-effect" in err
+    assert not Path(b).exists()
 
 
 @pytest.fixture
@@ -127,10 +133,15 @@ def test_a_sheet_file_that_cannot_be_used_is_refused_in_one_line(
     if text is not None:
         (tmp_path / name).write_text(text, encoding="utf-8")
     before = edge.projection.seq
-    with pytest.raises(RuleError, match=match) as caught:
+
+    def add_from_the_file() -> None:
+        """The file is read as the line is read, or when the command runs: either may refuse."""
         command = parse_line(f"add Kael from {tmp_path / name}", edge.state).command
         assert command is not None
         edge.execute(command)
+
+    with pytest.raises(RuleError, match=match) as caught:
+        add_from_the_file()
     assert "\n" not in str(caught.value)
     assert edge.projection.seq == before
 
@@ -145,9 +156,7 @@ def test_a_group_takes_the_next_numbers_and_commands_reach_every_member(edge: Ta
     assert len({r.command for r in records}) == 1  # one command: one undo takes it all back
 
 
-def test_margin_log_lists_the_records_about_one_character_or_holding_a_text(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_margin_log_lists_the_records_about_one_character_or_holding_a_text(tmp_path: Path) -> None:
     path = str(tmp_path / "t.margin")
     table = Table.create(path, "2d6-effect")
     try:
@@ -159,13 +168,20 @@ def test_margin_log_lists_the_records_about_one_character_or_holding_a_text(
         events_of(table, type="note", text="the lights go out")
     finally:
         table.close()
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--about", "vex")
-    assert code == 0 and len(out.splitlines()) == 2 and "Vex joins" in out
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--grep", "PRONE")
-    assert code == 0 and len(out.splitlines()) == 3
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--grep", "prone", "--as", "Mira")
-    assert code == 0 and len(out.splitlines()) == 2 and "spy" not in out
+    code, out, _ = run_margin("log", path, "--about", "vex")
+    assert code == 0
+    assert len(out.splitlines()) == 2
+    assert "Vex joins" in out
+    code, out, _ = run_margin("log", path, "--grep", "PRONE")
+    assert code == 0
+    assert len(out.splitlines()) == 3
+    code, out, _ = run_margin("log", path, "--grep", "prone", "--as", "Mira")
+    assert code == 0
+    assert len(out.splitlines()) == 2
+    assert "spy" not in out
     # a player cannot learn that a hidden character exists by naming it
-    code, _, err = run_margin(capsys, monkeypatch, "log", path, "--about", "Spy", "--as", "Mira")
-    assert code != 0 and "no such character" in err and "Spy" in err.split("(")[0]
+    code, _, err = run_margin("log", path, "--about", "Spy", "--as", "Mira")
+    assert code != 0
+    assert "no such character" in err
+    assert "Spy" in err.split("(")[0]
     assert "Spy" not in err.split("(")[1]

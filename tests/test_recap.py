@@ -205,7 +205,9 @@ def test_chance_attack_damage_is_counted_for_both_sides(tmp_path: Path) -> None:
     )
     r = build(table)
     table.close()
-    assert attack.connects and attack.crit and attack.taken > 0
+    assert attack.connects
+    assert attack.crit
+    assert attack.taken > 0
     assert _tally(r, 0, "Rook").dealt == attack.taken
     assert _tally(r, 0, "Brakk").taken == attack.taken
     assert _tally(r, 0, "Rook").hits == 1
@@ -319,9 +321,7 @@ def test_undone_rolls_count_only_as_it_happened(tmp_path: Path) -> None:
 # -- what a player may see ----------------------------------------------------------
 
 
-def test_player_recap_has_no_hidden_name_or_secret_value(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_player_recap_has_no_hidden_name_or_secret_value(tmp_path: Path) -> None:
     table = build_demo(tmp_path / "demo.margin", "2d10-edge")
     sniper = get_system("2d10-edge").demo[3]["sheet"]
     events_of(table, type="add-character", name="Nightjar", sheet=sniper, hidden=True)
@@ -339,41 +339,48 @@ def test_player_recap_has_no_hidden_name_or_secret_value(
     )
     table.close()
     path = str(tmp_path / "demo.margin")
-    code, gm, _ = run_margin(capsys, monkeypatch, "recap", path)
-    assert code == 0 and "Nightjar" in gm
-    code, gm, _ = run_margin(capsys, monkeypatch, "luck", path, "--checks")
-    assert code == 0 and "Nightjar: attack on Kael" in gm and "perception vs TN 37" in gm
-    for fmt in ("md", "html"):
-        code, out, err = run_margin(
-            capsys, monkeypatch, "recap", path, "--as", "Kael", "--format", fmt
-        )
-        assert code == 0, err
-        assert "Nightjar" not in out and "nightjar" not in out
-        assert "TN 37" not in out
-    code, out, _ = run_margin(capsys, monkeypatch, "luck", path, "--as", "Kael", "--checks")
+    code, gm, _ = run_margin("recap", path)
     assert code == 0
-    assert "nightjar" not in out.lower() and "37" not in out
+    assert "Nightjar" in gm
+    code, gm, _ = run_margin("luck", path, "--checks")
+    assert code == 0
+    assert "Nightjar: attack on Kael" in gm
+    assert "perception vs TN 37" in gm
+    for fmt in ("md", "html"):
+        code, out, err = run_margin("recap", path, "--as", "Kael", "--format", fmt)
+        assert code == 0, err
+        assert "Nightjar" not in out
+        assert "nightjar" not in out
+        assert "TN 37" not in out
+    code, out, _ = run_margin("luck", path, "--as", "Kael", "--checks")
+    assert code == 0
+    assert "nightjar" not in out.lower()
+    assert "37" not in out
     # the secret check is listed without its chance, and counts in no player's luck
     assert "perception: chance unknown, failure" in out
-    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "--as", "Nightjar")
-    assert code == 1 and "no such player character" in err
+    code, _, err = run_margin("recap", path, "--as", "Nightjar")
+    assert code == 1
+    assert "no such player character" in err
 
 
-def test_recap_writes_a_file_and_refuses_bad_input(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_recap_writes_a_file_and_refuses_bad_input(tmp_path: Path) -> None:
     build_demo(tmp_path / "demo.margin", "2d10-edge").close()
     path = str(tmp_path / "demo.margin")
     out_file = tmp_path / "recap.md"
-    code, out, _ = run_margin(capsys, monkeypatch, "recap", path, "-o", str(out_file))
-    assert code == 0 and out == ""
+    code, out, _ = run_margin("recap", path, "-o", str(out_file))
+    assert code == 0
+    assert out == ""
     assert out_file.read_text().startswith("# Recap: 2d10-edge demo (2d10-edge)")
-    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "--format", "pdf")
-    assert code == 2 and "invalid choice: 'pdf'" in err
-    code, _, err = run_margin(capsys, monkeypatch, "recap", str(tmp_path / "none.margin"))
-    assert code == 1 and "none.margin" in err and "Traceback" not in err
-    code, _, err = run_margin(capsys, monkeypatch, "recap", path, "-o", str(tmp_path))
-    assert code == 1 and "is a folder" in err
+    code, _, err = run_margin("recap", path, "--format", "pdf")
+    assert code == 2
+    assert "invalid choice: 'pdf'" in err
+    code, _, err = run_margin("recap", str(tmp_path / "none.margin"))
+    assert code == 1
+    assert "none.margin" in err
+    assert "Traceback" not in err
+    code, _, err = run_margin("recap", path, "-o", str(tmp_path))
+    assert code == 1
+    assert "is a folder" in err
 
 
 def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> None:
@@ -394,7 +401,9 @@ def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> N
         events_of(table, type="end-encounter")
     page = html(build(table))
     table.close()
-    assert page.count("<h2>The session</h2>") == 1 and "Damage dealt by encounter" in page
-    assert "Damage dealt by round" not in page and "Timeline" not in page
+    assert page.count("<h2>The session</h2>") == 1
+    assert "Damage dealt by encounter" in page
+    assert "Damage dealt by round" not in page
+    assert "Timeline" not in page
     assert f"{fights} encounters" in page
     assert page.count("<h2>Cellar ") == fights

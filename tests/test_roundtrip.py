@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,10 +10,10 @@ from typing import Any
 import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import margin_output
 
 from margin.core import RuleError
 from margin.core.commands import AddCharacter, Note, Redo, RollDice, Undo
-from margin.tui.cli import main
 from margin.tui.table import Table
 
 command = st.one_of(
@@ -39,23 +37,6 @@ def play(path: Path, commands: list[Any]) -> Table:
     return table
 
 
-def cli(*args: str) -> str:
-    """Run a margin command in-process and return what it wrote on standard output."""
-    buffer = io.BytesIO()
-    wrapper = io.TextIOWrapper(buffer, encoding="utf-8")
-    real = sys.stdout
-    sys.stdout = wrapper
-    try:
-        code = main(list(args))
-        wrapper.flush()
-    finally:
-        sys.stdout = real
-    text = buffer.getvalue().decode()
-    wrapper.detach()
-    assert code == 0
-    return text
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(command, max_size=12))
 def test_export_import_gives_the_same_records_and_state(commands: list[Any]) -> None:
@@ -63,10 +44,10 @@ def test_export_import_gives_the_same_records_and_state(commands: list[Any]) -> 
         tmp_path = Path(tmp)
         table = play(tmp_path / "a.margin", commands)
         table.close()
-        exported = cli("export", str(tmp_path / "a.margin"))
+        exported = margin_output("export", str(tmp_path / "a.margin"))
         (tmp_path / "a.jsonl").write_text(exported, encoding="utf-8")
-        cli("import", str(tmp_path / "a.jsonl"), str(tmp_path / "b.margin"))
-        assert cli("export", str(tmp_path / "b.margin")) == exported
+        margin_output("import", str(tmp_path / "a.jsonl"), str(tmp_path / "b.margin"))
+        assert margin_output("export", str(tmp_path / "b.margin")) == exported
         a = Table.open(tmp_path / "a.margin", readonly=True)
         b = Table.open(tmp_path / "b.margin", readonly=True)
         assert msgspec.to_builtins(a.state) == msgspec.to_builtins(b.state)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import io
 import json
 import re
 from collections.abc import Iterator
@@ -30,10 +29,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import margin_output
 
 from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
-from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 from margin.tui.view import LiveTable, View
@@ -52,7 +51,7 @@ def _demo_sheets(system: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
 def _checks(system: str, who: str) -> dict[str, Any]:
     """A check by ``who`` in each system."""
-    return {
+    checks: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "check", "character": who, "skill": "athletics", "tn": 18},
         "d100-chance": {"type": "check", "character": who, "skill": "stealth", "difficulty": 30},
         "d100-under": {"type": "check", "character": who, "skill": "Melee"},
@@ -62,12 +61,13 @@ def _checks(system: str, who: str) -> dict[str, Any]:
             "skill": "Electronics",
             "characteristic": "INT",
         },
-    }[system]
+    }
+    return checks[system]
 
 
 def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
     """The hidden character acting on a visible one: players see it, masked."""
-    return {
+    acts: dict[str, dict[str, Any]] = {
         "2d10-edge": {"type": "attack", "character": hidden, "target": seen, "tn": 15},
         "d100-chance": {"type": "opposed", "actor": seen, "defender": hidden, "skill": "stealth",
                         "defender_skill": "perception", "difficulty": 30,
@@ -76,7 +76,8 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
                        "b": {"character": hidden, "attribute": "BR"}},
         "2d6-effect": {"type": "assist", "helper": hidden, "character": seen,
                        "skill": "Electronics"},
-    }[system]  # fmt: skip
+    }  # fmt: skip
+    return acts[system]
 
 
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
@@ -158,14 +159,13 @@ def play(
     for n, add in enumerate(visible):
         table.execute(convert_command(system, add), command_id=f"add{n}")
     names = [v["name"] for v in visible]
-    for n, data in enumerate(
-        (
-            {"type": "add-character", "name": BRUTE, "sheet": hidden_sheet, "npc": True},
-            {"type": "set-counter", "character": BRUTE, "name": "Health", "max": 20},
-            {"type": "health-view", "character": BRUTE, "view": "hidden"},
-        )
-    ):
-        table.execute(convert_command(system, data), command_id=f"brute{n}")
+    brute: tuple[dict[str, Any], ...] = (
+        {"type": "add-character", "name": BRUTE, "sheet": hidden_sheet, "npc": True},
+        {"type": "set-counter", "character": BRUTE, "name": "Health", "max": 20},
+        {"type": "health-view", "character": BRUTE, "view": "hidden"},
+    )
+    for n, step in enumerate(brute):
+        table.execute(convert_command(system, step), command_id=f"brute{n}")
     gm_steps = [s for s in steps if s[2] == "h"]
     if gm_steps:
         add = {"type": "add-character", "name": hidden, "sheet": hidden_sheet, "hidden": True}
@@ -203,28 +203,20 @@ def play(
     return table
 
 
-def _cli(*args: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(args))
-    assert code == 0, args
-    return out.getvalue()
-
-
 _CLOCK = re.compile(r"\b\d\d:\d\d:\d\d\b")
 
 
 def player_outputs(path: Path, player: str) -> list[str]:
     """Everything a player gets of the table, times and the creation's id left out."""
-    out = [_CLOCK.sub("", _cli("log", str(path), "--as", player))]
-    for line in _cli("log", str(path), "--as", player, "--json").splitlines():
+    out = [_CLOCK.sub("", margin_output("log", str(path), "--as", player))]
+    for line in margin_output("log", str(path), "--as", player, "--json").splitlines():
         data = json.loads(line)
         data.pop("at", None)
         if data.get("type") == "table.created":
             data.pop("command", None)
         out.append(json.dumps(data, sort_keys=True))
-    out.append(_cli("state", str(path), "--as", player).replace(str(path), "TABLE"))
-    state = json.loads(_cli("state", str(path), "--as", player, "--json"))
+    out.append(margin_output("state", str(path), "--as", player).replace(str(path), "TABLE"))
+    state = json.loads(margin_output("state", str(path), "--as", player, "--json"))
     out.append(json.dumps(state, sort_keys=True))
     table = LiveTable.open_live(str(path), readonly=True, lens=True)
     try:
@@ -404,6 +396,7 @@ def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_show
         do(type="update-character", character="Guard", hidden=False)
         order = [c.id for c in player_state_of(table).world.encounter.order]
         gm_order = [c.id for c in table.state.world.encounter.order]
-        assert order == gm_order and "guard" in order
+        assert order == gm_order
+        assert "guard" in order
     finally:
         table.close()

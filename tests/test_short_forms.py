@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from margin.core import SYSTEMS
 from margin.tui import commandline
 from margin.tui.demo import build_demo
+from margin.tui.table import Table
 
 
 @pytest.mark.parametrize("system_id", sorted(s.id for s in SYSTEMS.values() if s.short_forms))
@@ -26,6 +29,29 @@ def test_short_forms_run_in_order_on_the_demo_table(tmp_path: Path, system_id: s
         table.close()
 
 
+@pytest.mark.parametrize("system_id", sorted(SYSTEMS))
+def test_the_demo_fight_as_command_lines_ends_where_margin_demo_ends(
+    tmp_path: Path, system_id: str
+) -> None:
+    """Each of the demo's commands, as the JSON line a GM may type, does what margin demo does."""
+    system = SYSTEMS[system_id]
+    expected = build_demo(tmp_path / "demo.margin", system_id)
+    table = Table.create(tmp_path / "typed.margin", system_id, title=f"{system.title} demo")
+    try:
+        for data in system.demo:
+            parsed = commandline.parse_line(json.dumps(data), table.state)
+            assert parsed.command is not None, data
+            table.execute(parsed.command)
+        got, want = msgspec.to_builtins(table.state), msgspec.to_builtins(expected.state)
+        assert got["characters"] == want["characters"]
+        assert got["world"] == want["world"]
+        if system.clock is not None:
+            assert system.clock(table.state) == system.clock(expected.state)
+    finally:
+        table.close()
+        expected.close()
+
+
 def test_every_system_lists_short_forms() -> None:
     assert all(system.short_forms for system in SYSTEMS.values())
 
@@ -38,18 +64,21 @@ def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Pat
     table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
     try:
         table.execute(AddCharacter(name="Lurker", hidden=True))
-        check = table.execute(
-            commandline.parse_line(
-                "check kael athletics vs 20 adv faces 3 4 9 keep 0 1", table.state
-            ).command
-        )[0]
-        dismiss = table.execute(commandline.parse_line("dismiss kael", table.state).command)[0]
+        checked = commandline.parse_line(
+            "check kael athletics vs 20 adv faces 3 4 9 keep 0 1", table.state
+        ).command
+        assert checked is not None
+        check = table.execute(checked)[0]
+        dismissed = commandline.parse_line("dismiss kael", table.state).command
+        assert dismissed is not None
+        dismiss = table.execute(dismissed)[0]
         assert dismiss.event.pending == check.seq
         lens = PlayerLens()
         seen = {r.seq: lens.read(r) for r in table.store.records()}
         assert seen[table.projection.seq - 2] is None  # the hidden Lurker's record
         player_check, player_dismiss = seen[check.seq], seen[dismiss.seq]
-        assert player_check is not None and player_dismiss is not None
+        assert player_check is not None
+        assert player_dismiss is not None
         assert player_check["seq"] == check.seq - 1
         assert player_dismiss["event"]["pending"] == player_check["seq"]
     finally:

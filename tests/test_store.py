@@ -148,9 +148,11 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
     seen = PlayerLens().read(record)
     assert seen is not None
     assert seen["event"]["sheet"] == {"hp": 10, "secret": {"b": 2}}
-    assert "hidden" not in seen["event"] and seen["secret"] is True
+    assert "hidden" not in seen["event"]
+    assert seen["secret"] is True
     shown = PlayerLens(revealed={5}).read(record)
-    assert shown is not None and shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
+    assert shown is not None
+    assert shown["event"]["sheet"]["secret"] == {"a": 1, "b": 2}
     import msgspec
 
     gm_only = msgspec.structs.replace(record, visibility=Visibility(gm_only=True))
@@ -167,7 +169,8 @@ def test_a_table_runs_on_the_in_memory_store_as_on_a_file() -> None:
         table.execute(AddCharacter(name="Kael"))
         table.execute(RollDice(dice="2d10", actor="kael", faces=[3, 9]))
         again = Table.open(name, readonly=True)
-        assert again.state == table.state and again.projection.seq == 3
+        assert again.state == table.state
+        assert again.projection.seq == 3
         assert again.store.verify() is None
         assert again.store.check(table.store.signer.public).bad is None  # type: ignore[union-attr]
     finally:

@@ -23,7 +23,8 @@ class TestPostgresStore(StoreContract):
 
 def test_a_url_names_a_table_and_how_to_reach_it() -> None:
     url = parse_url("postgresql://gm:p%40ss@db.example:5433/club?sslmode=require&table=harbour")
-    assert url.table == "harbour" and url.password == "p@ss"
+    assert url.table == "harbour"
+    assert url.password == "p@ss"
     assert url.conninfo == "postgresql://gm@db.example:5433/club?sslmode=require"
     assert url.display == "postgresql://gm@db.example:5433/club?sslmode=require&table=harbour"
     assert display_name("postgres://db/club?table=t") == "postgresql://db/club?table=t"
@@ -67,7 +68,8 @@ def test_a_table_of_a_newer_margin_is_read_but_not_written(pg: Server, pg_url: s
 
 
 def test_a_failed_build_leaves_no_table_and_its_name_free(pg_url: str) -> None:
-    with pytest.raises(StoreError, match="hash chain broken"), build_store(pg_url) as made:
+    # the bad rows go in inside the build, whose end then fails
+    with pytest.raises(StoreError, match="hash chain broken"), build_store(pg_url) as made:  # noqa: PT012
         created(made)
         made.import_rows([(2, "c", 1, "not the head", "x", b"{}")])
     with build_store(pg_url) as made:

@@ -15,18 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support import MARGIN, margin_process, run_margin
 
 from margin.events import SQLiteStore
-
-MARGIN = [sys.executable, "-m", "margin.tui"]
-
-
-def margin(
-    *args: str, stdin: str | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*MARGIN, *args], input=stdin, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def notes(start: int, count: int) -> str:
@@ -73,7 +64,8 @@ def holder(path: Path, mode: str) -> subprocess.Popen[str]:
 
 
 def ask(proc: subprocess.Popen[str], line: str) -> str:
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     proc.stdin.write(line + "\n")
     proc.stdin.flush()
     return proc.stdout.readline().strip()
@@ -89,8 +81,8 @@ def test_gm_quits_before_the_watcher_and_the_table_file_alone_has_every_record(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "session.margin"
-    assert margin("demo", str(path)).returncode == 0
-    before = int(json.loads(margin("state", str(path), "--json").stdout)["seq"])
+    assert margin_process("demo", str(path)).returncode == 0
+    before = int(json.loads(margin_process("state", str(path), "--json").stdout)["seq"])
     gm = holder(path, "play")
     watcher = holder(path, "watch")
     for i in range(30):
@@ -104,28 +96,28 @@ def test_gm_quits_before_the_watcher_and_the_table_file_alone_has_every_record(
     elsewhere = tmp_path / "copy"
     elsewhere.mkdir()
     shutil.copy(path, elsewhere / "session.margin")
-    result = margin("verify", str(elsewhere / "session.margin"))
+    result = margin_process("verify", str(elsewhere / "session.margin"))
     assert result.returncode == 0, result.stderr
     assert f"{before + 30} records checked from session.margin;" in result.stdout
 
 
 def test_verify_says_when_records_are_still_in_the_wal_file(tmp_path: Path) -> None:
     path = tmp_path / "t.margin"
-    assert margin("new", str(path), "--system", "d100-under").returncode == 0
+    assert margin_process("new", str(path), "--system", "d100-under").returncode == 0
     gm = holder(path, "play")
     for i in range(5):
         ask(gm, f"n{i}")
-    result = margin("verify", str(path))
+    result = margin_process("verify", str(path))
     assert result.returncode == 0, result.stderr
     assert "6 records checked from t.margin (1) and t.margin-wal (5:" in result.stdout
     assert "margin backup" in result.stdout
     finish(gm)
-    assert "6 records checked from t.margin;" in margin("verify", str(path)).stdout
+    assert "6 records checked from t.margin;" in margin_process("verify", str(path)).stdout
 
 
 def test_backup_while_another_process_appends(tmp_path: Path) -> None:
     path = tmp_path / "live.margin"
-    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
+    assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
     writer = subprocess.Popen(
         [*MARGIN, "do", str(path)],
         stdin=subprocess.PIPE,
@@ -133,7 +125,8 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert writer.stdin is not None and writer.stdout is not None
+    assert writer.stdin is not None
+    assert writer.stdout is not None
     copies = []
     try:
         for round_ in range(6):
@@ -141,25 +134,27 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
             writer.stdin.flush()
             writer.stdout.readline()  # the writer is under way
             dest = tmp_path / f"copy{round_}.margin"
-            result = margin("backup", str(path), str(dest))
+            result = margin_process("backup", str(path), str(dest))
             assert result.returncode == 0, result.stderr
             copies.append(dest)
     finally:
-        writer.stdin.close()
-        writer.wait(timeout=60)
+        # its other replies are read as it ends: a full pipe would hold the writer up forever
+        writer.communicate(timeout=60)
     assert writer.returncode == 0
     counts = []
     for dest in copies:
-        assert not Path(f"{dest}-wal").exists() and not Path(f"{dest}-journal").exists()
-        verified = margin("verify", str(dest))
-        assert verified.returncode == 0, verified.stderr
+        assert not Path(f"{dest}-wal").exists()
+        assert not Path(f"{dest}-journal").exists()
+        verified = run_margin("verify", str(dest))
+        assert verified.code == 0, verified.err
         with SQLiteStore(dest, readonly=True) as copy, SQLiteStore(path, readonly=True) as live:
             rows = list(copy.rows())
             counts.append(len(rows))
             # each copy is the live table as it was at one moment: a prefix of its records
             assert rows == list(live.rows(0, len(rows)))
-    assert counts == sorted(counts) and counts[-1] > 1
-    assert margin("backup", str(path), str(copies[0])).returncode == 1  # never over a file
+    assert counts == sorted(counts)
+    assert counts[-1] > 1
+    assert margin_process("backup", str(path), str(copies[0])).returncode == 1  # never over a file
     assert not list(tmp_path.glob(".*partial"))
 
 
@@ -168,33 +163,34 @@ def test_backup_while_another_process_appends(tmp_path: Path) -> None:
 )
 def test_any_file_name_is_the_file_opened(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
-    assert margin("demo", str(path)).returncode == 0
+    assert run_margin("demo", str(path)).code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
-    done = margin("do", str(path), stdin=notes(0, 3))
-    assert done.returncode == 0, done.stderr
-    assert margin("verify", str(path)).returncode == 0
-    exported = margin("export", str(path))
+    done = run_margin("do", str(path), stdin=notes(0, 3))
+    assert done.code == 0, done.err
+    assert run_margin("verify", str(path)).code == 0
+    exported = run_margin("export", str(path))
     dump = tmp_path / "dump.jsonl"
-    dump.write_text(exported.stdout)
+    dump.write_text(exported.out)
     other = tmp_path / ("imported " + name)
-    assert margin("import", str(dump), str(other)).returncode == 0
+    assert run_margin("import", str(dump), str(other)).code == 0
     backup = tmp_path / ("backup " + name)
-    assert margin("backup", str(path), str(backup)).returncode == 0
+    assert run_margin("backup", str(path), str(backup)).code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [name, "dump.jsonl", other.name, backup.name]
     )
-    assert margin("export", str(other)).stdout == exported.stdout
-    assert margin("export", str(backup)).stdout == exported.stdout
+    assert run_margin("export", str(other)).out == exported.out
+    assert run_margin("export", str(backup)).out == exported.out
 
 
 def test_a_file_whose_name_differs_by_a_suffix_is_not_read(tmp_path: Path) -> None:
     """``session.margin#2`` once opened ``session.margin``: each name is its own table."""
-    assert margin("new", str(tmp_path / "session.margin"), "--system", "2d10-edge").returncode == 0
+    first = tmp_path / "session.margin"
+    assert run_margin("new", str(first), "--system", "2d10-edge").code == 0
     copy = tmp_path / "session.margin#2"
-    shutil.copy(tmp_path / "session.margin", copy)
-    assert margin("do", str(copy), stdin=notes(0, 2)).returncode == 0
-    one = json.loads(margin("state", str(tmp_path / "session.margin"), "--json").stdout)
-    two = json.loads(margin("state", str(copy), "--json").stdout)
+    shutil.copy(first, copy)
+    assert run_margin("do", str(copy), stdin=notes(0, 2)).code == 0
+    one = json.loads(run_margin("state", str(first), "--json").out)
+    two = json.loads(run_margin("state", str(copy), "--json").out)
     assert (one["seq"], two["seq"]) == (1, 3)
 
 
@@ -263,7 +259,7 @@ def shared_folder(tmp_path: Path):  # type: ignore[no-untyped-def]
     folder = Path(tempfile.mkdtemp(prefix="margin-shared-", dir="/tmp"))
     table = build_demo(folder / "gm.margin", "2d10-edge")
     table.close()
-    assert margin("do", str(folder / "gm.margin"), stdin=notes(0, 4)).returncode == 0
+    assert margin_process("do", str(folder / "gm.margin"), stdin=notes(0, 4)).returncode == 0
     (folder / "gm.margin").chmod(0o644)
     folder.chmod(0o555 if os.geteuid() != 0 else 0o755)
     yield folder
@@ -279,16 +275,19 @@ def reads_everything(ids: tuple[int, int] | None, path: Path, seq: int) -> None:
     assert code == 0, err
     assert json.loads(out)["seq"] == seq
     code, out, err = run_as(ids, "log", str(path), "--as", "Kael")
-    assert code == 0 and out, err
+    assert code == 0, err
+    assert out
     code, out, err = run_as(ids, "export", str(path))
-    assert code == 0 and out.endswith("}}\n"), err
+    assert code == 0, err
+    assert out.endswith("}}\n")
     import tempfile
 
     elsewhere = Path(tempfile.mkdtemp(prefix="margin-copies-", dir="/tmp"))
     try:
         elsewhere.chmod(0o777)
         code, out, err = run_as(ids, "backup", str(path), str(elsewhere / "copy.margin"))
-        assert code == 0 and f"copied {seq} records" in out, err
+        assert code == 0, err
+        assert f"copied {seq} records" in out
     finally:
         shutil.rmtree(elsewhere)
 
@@ -296,7 +295,7 @@ def reads_everything(ids: tuple[int, int] | None, path: Path, seq: int) -> None:
 def test_another_account_reads_a_table_in_a_folder_it_cannot_write(shared_folder: Path) -> None:
     ids = _other_account()
     path = shared_folder / "gm.margin"
-    seq = json.loads(margin("state", str(path), "--json").stdout)["seq"]
+    seq = json.loads(margin_process("state", str(path), "--json").stdout)["seq"]
     before = sorted(p.name for p in shared_folder.iterdir())
 
     reads_everything(ids, path, seq)  # nobody has the table open: one file
@@ -309,7 +308,9 @@ def test_another_account_reads_a_table_in_a_folder_it_cannot_write(shared_folder
     reads_everything(ids, path, seq + 1)
 
     code, out, err = run_as(ids, "do", str(path))
-    assert code == 1 and "read-only" in err and err.count("\n") == 1
+    assert code == 1
+    assert "read-only" in err
+    assert err.count("\n") == 1
     assert sorted(p.name for p in shared_folder.iterdir()) == before
 
 
@@ -319,7 +320,7 @@ def test_a_table_left_in_wal_mode_by_an_earlier_margin_reads_from_a_locked_folde
     import sqlite3
 
     path = shared_folder / "gm.margin"
-    seq = json.loads(margin("state", str(path), "--json").stdout)["seq"]
+    seq = json.loads(margin_process("state", str(path), "--json").stdout)["seq"]
     shared_folder.chmod(0o755)
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode=WAL").fetchone()[0] == "wal"
@@ -360,8 +361,8 @@ def test_a_full_disk_answers_every_line_names_the_file_and_leaves_no_empty_table
     full_disk: Path, tmp_path: Path
 ) -> None:
     path = full_disk / "t.margin"
-    assert margin("new", str(path), "--system", "2d10-edge").returncode == 0
-    result = margin("do", str(path), stdin=big_notes(600))
+    assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
+    result = margin_process("do", str(path), stdin=big_notes(600))
     assert result.returncode == 1
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(replies) == 600, "every line gets an answer"
@@ -374,13 +375,13 @@ def test_a_full_disk_answers_every_line_names_the_file_and_leaves_no_empty_table
         reply["error"].startswith(f"line {i + 1}: not run: {path}: the disk is full")
         for i, reply in enumerate(replies[first_error + 1 :], first_error + 1)
     )
-    verified = margin("verify", str(path))
+    verified = margin_process("verify", str(path))
     assert verified.returncode == 0, verified.stderr
     assert f"{first_error + 1} records checked" in verified.stdout  # creation + the acknowledged
 
     for command in (["new", "--system", "d100-under"], ["demo"]):
         fresh = full_disk / f"{command[0]}.margin"
-        made = margin(command[0], str(fresh), *command[1:])
+        made = margin_process(command[0], str(fresh), *command[1:])
         assert made.returncode == 1
         assert made.stderr == f"margin: {fresh}: the disk is full; nothing more was written\n"
         assert not fresh.exists()
@@ -390,7 +391,7 @@ def test_a_full_disk_answers_every_line_names_the_file_and_leaves_no_empty_table
         exported = subprocess.run([*MARGIN, "export", str(path)], stdout=out, text=True)
     assert exported.returncode == 0
     target = full_disk / "imported.margin"
-    imported = margin("import", str(dump), str(target))
+    imported = margin_process("import", str(dump), str(target))
     assert imported.returncode == 1
     assert imported.stderr == f"margin: {target}: the disk is full; nothing more was written\n"
     assert sorted(p.name for p in full_disk.iterdir() if not p.name.startswith("t.margin")) == []

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from pathlib import Path
 
 import pytest
+from support import pilot_test
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -15,15 +14,6 @@ from margin.tui.commandline import parse_line
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 from margin.tui.widgets import CommandLine, LogView
-
-
-def pilot_test(test):
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
 
 LINES = [
     "add Vex",
@@ -72,7 +62,8 @@ async def test_panels_show_counters_and_conditions_and_a_macro_runs(tmp_path):
         assert "marked" in rows["Guard 2"]
         await typed(app, pilot, "hit")
         rows = {r.name: r.status for r in app.view.characters()}
-        assert "health 7/8" in rows["Guard 1"] and "health 7/8" in rows["Guard 2"]
+        assert "health 7/8" in rows["Guard 1"]
+        assert "health 7/8" in rows["Guard 2"]
         assert ("hit", "adjust guard health -1") in app.help_commands()
     app.view.table.close()
 
@@ -92,7 +83,8 @@ async def test_slash_finds_text_in_the_log_and_at_filters_by_character(tmp_path)
         assert "not in the log" in message(app)
         await typed(app, pilot, "/@mira")
         texts = [r.text for r in app.view.rows(0, app.view.log_len())]
-        assert texts and all("mira" in t.lower() for t in texts)
+        assert texts
+        assert all("mira" in t.lower() for t in texts)
         await typed(app, pilot, "/@")
         assert app.view.log_len() == app.view.table.projection.seq
     app.view.table.close()
@@ -136,8 +128,9 @@ async def test_replay_searches_with_slash_and_n(tmp_path):
             await pilot.press("space" if key == " " else key)
         await pilot.press("enter")
         await pilot.pause()
-        first = app.view.number
-        assert "joins the table" in app.view.rows(app.view.at, app.view.at + 1)[0].text
+        first, at = app.view.number, app.view.at
+        assert at is not None
+        assert "joins the table" in app.view.rows(at, at + 1)[0].text
         await pilot.press("n")
         await pilot.pause()
         assert app.view.number < first
@@ -145,7 +138,8 @@ async def test_replay_searches_with_slash_and_n(tmp_path):
         await pilot.pause()
         assert app.view.only == "mira"
         texts = [r.text for r in app.view.rows(0, len(app.view.seqs()))]
-        assert texts and all("Mira" in t for t in texts)
+        assert texts
+        assert all("Mira" in t for t in texts)
         app._seek("@")
         assert app.view.only is None
     app.view.table.close()
@@ -162,6 +156,7 @@ def test_a_macro_cannot_take_a_commands_word(tmp_path):
             convert_command("2d6-effect", {"type": "alias", "name": "note", "line": "roll 1d6"})
         )
         command = parse_line("note the door creaks", table.state).command
-        assert command is not None and command.__struct_config__.tag == "note"
+        assert command is not None
+        assert command.__struct_config__.tag == "note"
     finally:
         table.close()

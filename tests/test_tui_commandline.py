@@ -6,7 +6,15 @@ import pytest
 from support import player_state_of
 
 from margin.core import RuleError, get_system
-from margin.core.commands import AddCharacter, Note, Redo, RollDice, SetOption, UpdateCharacter
+from margin.core.commands import (
+    AddCharacter,
+    AddCondition,
+    Note,
+    Redo,
+    RollDice,
+    SetOption,
+    UpdateCharacter,
+)
 from margin.tui import commandline
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -60,13 +68,17 @@ def test_bad_face_word_is_named(table):
 
 def test_notes_keep_their_text(table):
     cmd = parse("gmnote the  cultist lies", table).command
-    assert isinstance(cmd, Note) and cmd.gm_only and cmd.text == "the  cultist lies"
+    assert isinstance(cmd, Note)
+    assert cmd.gm_only
+    assert cmd.text == "the  cultist lies"
 
 
 def test_add_reads_sheet_fields_as_json(table):
     cmd = parse('add "Old Tom" hidden skills={"Melee":40}', table).command
     assert isinstance(cmd, AddCharacter)
-    assert cmd.name == "Old Tom" and cmd.hidden and cmd.sheet == {"skills": {"Melee": 40}}
+    assert cmd.name == "Old Tom"
+    assert cmd.hidden
+    assert cmd.sheet == {"skills": {"Melee": 40}}
 
 
 def test_hide_show_remove_set_redo(table):
@@ -124,8 +136,11 @@ def test_a_name_of_several_words_is_completed_in_quotes_and_read_as_one(tmp_path
         line = commandline.complete("cond ra", table.state)
         assert line == 'cond "Rat 1" '
         command = commandline.parse_line(line + "prone 1r", table.state).command
+        assert isinstance(command, AddCondition)
         assert (command.character, command.name, command.rounds) == ("Rat 1", "prone", 1)
-        table.execute(commandline.parse_line('counter "Rat 2" health 5', table.state).command)
+        counter = commandline.parse_line('counter "Rat 2" health 5', table.state).command
+        assert counter is not None
+        table.execute(counter)
         assert commandline.complete('adjust "Rat 2" he', table.state) == 'adjust "Rat 2" health '
 
     finally:
@@ -134,7 +149,8 @@ def test_a_name_of_several_words_is_completed_in_quotes_and_read_as_one(tmp_path
 
 def test_names_are_offered_once_whatever_their_case(table):
     names = [n.lower() for n in commandline.candidates("check ", table.state)]
-    assert names and len(names) == len(set(names))
+    assert names
+    assert len(names) == len(set(names))
 
 
 def test_lens_drops_hidden_characters(table):
@@ -186,7 +202,8 @@ def test_jump_words(table):
 
 def test_an_empty_quoted_name_is_a_word_and_is_refused(table):
     cmd = parse('add "" skills={}', table).command
-    assert isinstance(cmd, AddCharacter) and cmd.name == ""
+    assert isinstance(cmd, AddCharacter)
+    assert cmd.name == ""
     with pytest.raises(RuleError, match="needs a name"):
         table.execute(cmd)
 

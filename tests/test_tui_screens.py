@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import io
-import itertools
-import subprocess
-import sys
 import time
+from typing import Any
 
 import pytest
 from rich.console import Console
+from support import margin_process, pilot_test
+from textual.binding import Binding
 from textual.widgets import Static
 
 from margin.core import RuleError, get_system
@@ -26,23 +25,13 @@ from margin.tui.view import LiveTable
 from margin.tui.widgets import CommandLine, LogView, OddsBar
 
 SYSTEM = "d100-under"
+#: The screen's part of typing the demo fight and the short forms is the same for every system,
+#: so the Pilot tests type one system's (test_short_forms reads every system's without a screen).
+DEMO_SYSTEM = "2d10-edge"
+SHORT_FORMS_SYSTEM = "2d6-effect"
 SIZE = (100, 30)
 
-
-def pilot_test(test):
-    """Run an async Pilot test on its own event loop (no async plugin needed)."""
-
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture(autouse=True)
-def fixed_ids(monkeypatch):
-    counter = itertools.count(1)
-    monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+pytestmark = pytest.mark.usefixtures("fixed_command_ids")
 
 
 def build(path, system=SYSTEM, demo=True):
@@ -54,7 +43,9 @@ def build(path, system=SYSTEM, demo=True):
     table.execute(RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"))
     table.execute(Note(text="the cultist is a spy", gm_only=True))
     demo = get_system(system).demo
-    sheet = next((c.get("sheet", {}) for c in reversed(demo) if c["type"] == "add-character"), {})
+    sheet: dict[str, Any] = next(
+        (c.get("sheet", {}) for c in reversed(demo) if c["type"] == "add-character"), {}
+    )
     table.execute(AddCharacter(name="Shade", sheet=sheet, hidden=True))
     table.execute(Note(text="the door creaks"))
     table.close()
@@ -105,7 +96,8 @@ async def test_a_typed_roll_is_appended_and_shown(path):
         table = app.view.table
         assert table.projection.seq == before + 1
         record = table.store.record(table.projection.seq)
-        assert record.event.faces == [1, 2, 3] and record.event.total == 8
+        assert record.event.faces == [1, 2, 3]
+        assert record.event.total == 8
         assert record.event.source == "typed"
         assert app.query_one(CommandLine).value == ""
         assert "[1, 2, 3] = 8" in log_texts(app)[-1]
@@ -131,35 +123,35 @@ async def test_a_bad_command_is_answered_in_place_and_appends_nothing(path):
 
 
 @pilot_test
-async def test_each_systems_demo_fight_typed_line_by_line(tmp_path):
-    """Every system's demo fight, typed as command lines, ends where margin demo ends."""
+async def test_the_demo_fight_typed_line_by_line_ends_where_margin_demo_ends(tmp_path):
+    """The demo fight, each command typed as its JSON line, ends where margin demo ends (one
+    system here: test_short_forms reads every system's demo lines without the screen)."""
     import json
 
     import msgspec
 
-    from margin.core import SYSTEMS
     from margin.tui.demo import build_demo
 
-    for system_id, system in SYSTEMS.items():
-        expected = build_demo(tmp_path / f"{system_id}-demo.margin", system_id)
-        path = tmp_path / f"{system_id}.margin"
-        Table.create(path, system_id, title=f"{system.title} demo").close()
-        app = play(str(path))
-        async with app.run_test(size=(80, 24)) as pilot:
-            line = app.query_one(CommandLine)
-            for data in system.demo:
-                line.value = json.dumps(data)
-                await pilot.press("enter")
-                await pilot.pause()
-                assert line.value == "", message(app)
-            got = msgspec.to_builtins(app.view.table.state)
-            want = msgspec.to_builtins(expected.state)
-            assert got["characters"] == want["characters"], system_id
-            assert got["world"] == want["world"], system_id
-            if system.clock is not None:
-                assert app.view.clock() == system.clock(expected.state), system_id
-        app.view.table.close()
-        expected.close()
+    system = get_system(DEMO_SYSTEM)
+    expected = build_demo(tmp_path / "demo.margin", DEMO_SYSTEM)
+    path = tmp_path / "typed.margin"
+    Table.create(path, DEMO_SYSTEM, title=f"{system.title} demo").close()
+    app = play(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        line = app.query_one(CommandLine)
+        for data in system.demo:
+            line.value = json.dumps(data)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert line.value == "", message(app)
+        got = msgspec.to_builtins(app.view.table.state)
+        want = msgspec.to_builtins(expected.state)
+        assert got["characters"] == want["characters"]
+        assert got["world"] == want["world"]
+        assert system.clock is not None
+        assert app.view.clock() == system.clock(expected.state)
+    app.view.table.close()
+    expected.close()
 
 
 @pilot_test
@@ -175,7 +167,8 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         hit = str(app.query_one("#party").render())
-        assert hit != before and "guard" in message(app).lower()
+        assert hit != before
+        assert "guard" in message(app).lower()
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert "attack on Guard" in str(app.screen.query_one("#undo-list").render())
@@ -186,7 +179,8 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         gm_row = app.view.rows(0, app.view.log_len())[-1]
-        assert gm_row.secret and "27" in gm_row.text, message(app)
+        assert gm_row.secret, message(app)
+        assert "27" in gm_row.text, message(app)
         await type_line(pilot, "roll 1d20 secret for perception = 13")
         await pilot.press("enter")
         await pilot.pause()
@@ -194,9 +188,13 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
     watcher = appmod.watch_app(str(path), "Kael")
     async with watcher.run_test(size=(80, 24)):
         check, roll = watcher.view.rows(0, watcher.view.log_len())[-2:]
-        assert roll.secret and "13" not in roll.text and "perception" in roll.text
-        assert check.secret and "secret TN" in check.text
-        assert "27" not in check.text and "MoS" not in check.text
+        assert roll.secret
+        assert "13" not in roll.text
+        assert "perception" in roll.text
+        assert check.secret
+        assert "secret TN" in check.text
+        assert "27" not in check.text
+        assert "MoS" not in check.text
 
 
 @pilot_test
@@ -209,7 +207,10 @@ async def test_odds_show_as_a_check_is_typed(path):
         assert bar.has_class("shown")
         state = app.view.state()
         cmd = convert_command(SYSTEM, {"type": "check", "character": "kael", "skill": "melee"})
-        odds = get_system(SYSTEM).odds(cmd, state)
+        system_odds = get_system(SYSTEM).odds
+        assert system_odds is not None
+        odds = system_odds(cmd, state)
+        assert odds is not None
         shown = str(bar.render())
         assert f"success {odds.success:.1%}" in shown
         assert "█" in shown
@@ -277,8 +278,8 @@ async def test_help_lists_every_key(path):
         console = Console(width=120, record=True, file=io.StringIO())
         console.print(app.screen.query_one("#help-text", Static).content)
         shown = console.export_text()
-        for binding in appmod.PlayApp.BINDINGS:
-            key = binding.key.split(",")[0]
+        for binding in Binding.make_bindings(appmod.PlayApp.BINDINGS):
+            key = binding.key
             label = {
                 "ctrl+n": "Ctrl+N",
                 "ctrl+z": "Ctrl+Z",
@@ -288,6 +289,7 @@ async def test_help_lists_every_key(path):
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",
+                "ctrl+q": "Ctrl+Q",
             }[key]
             assert label in shown
         for word in ("roll", "gmnote", "reveal"):
@@ -295,6 +297,41 @@ async def test_help_lists_every_key(path):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+def test_help_is_built_from_the_bindings_tooltips() -> None:
+
+    from margin.tui.screens import help_keys, key_name
+
+    assert [key_name(k) for k in ("ctrl+n", "question_mark", "pageup", "shift+up", "q", "f1")] == [
+        "Ctrl+N", "?", "PageUp", "Shift+Up", "q", "F1",
+    ]  # fmt: skip
+    bindings = [
+        Binding("f3", "read", "Read", tooltip="read a record"),
+        Binding("x", "secret", "Secret"),  # no tooltip: not listed
+        Binding("n", "next", "Next", key_display="n / p", tooltip="next and previous"),
+        Binding("enter,f3", "read", "Read", tooltip="read a record in full"),
+    ]
+    assert help_keys(bindings) == [
+        ("n / p", "next and previous"),
+        ("Enter or F3", "read a record in full"),
+    ]
+
+
+def test_each_screens_help_lists_each_key_it_explains(path: str) -> None:
+    """Every action a screen binds with words for help is listed, with the words of the class
+    that bound it last (a screen over the keys every screen shares), once."""
+    for app in (play(path), appmod.watch_app(path, "Kael"), appmod.replay_app(path)):
+        shown = app.help_keys()
+        words: dict[str, str] = {}
+        for cls in reversed(type(app).__mro__):
+            if cls.__module__.startswith("margin."):
+                for binding in cls.__dict__.get("BINDINGS", ()):
+                    if binding.tooltip:
+                        words[binding.action] = binding.tooltip
+        assert set(words.values()) <= {what for _, what in shown}, type(app).__name__
+        assert len({what for _, what in shown}) == len(shown), "each line once"
+        app.view.table.close()
 
 
 @pilot_test
@@ -376,7 +413,8 @@ async def test_undo_voids_what_the_command_caused(path):
         assert {secret.seq, reveal} <= history.voided
         assert secret.seq not in table.state.revealed
         rows = {r.seq: r for r in app.view.rows(0, app.view.log_len())}
-        assert rows[secret.seq].undone and rows[reveal].undone
+        assert rows[secret.seq].undone
+        assert rows[reveal].undone
         assert not rows[reveal + 1].undone
 
 
@@ -411,7 +449,8 @@ async def test_gm_log_marks_secret_rolls(path):
     async with app.run_test(size=SIZE):
         rows = app.view.rows(0, app.view.log_len())
         secret = [r for r in rows if r.secret]
-        assert len(secret) == 1 and "17" in secret[0].text
+        assert len(secret) == 1
+        assert "17" in secret[0].text
         assert any("the cultist is a spy" in r.text for r in rows)
 
 
@@ -456,10 +495,13 @@ async def test_watch_shows_no_secrets(path):
     async with app.run_test(size=SIZE):
         texts = log_texts(app)
         party = str(app.query_one("#party").render())
-        assert "Shade" not in party and "Shade" not in " ".join(texts)
+        assert "Shade" not in party
+        assert "Shade" not in " ".join(texts)
         assert not any("the cultist is a spy" in t for t in texts)
         secret = [r for r in app.view.rows(0, app.view.log_len()) if r.secret]
-        assert len(secret) == 1 and "17" not in secret[0].text and "ambush" in secret[0].text
+        assert len(secret) == 1
+        assert "17" not in secret[0].text
+        assert "ambush" in secret[0].text
         assert "watching as Kael" in str(app.query_one("#header").render())
 
 
@@ -486,7 +528,8 @@ async def test_revealed_record_shows_to_the_watcher(path):
                 break
         await pilot.pause()
         row = next(r for r in app.view.rows(0, app.view.log_len()) if r.seq == secret)
-        assert "17" in row.text and not row.secret
+        assert "17" in row.text
+        assert not row.secret
     gm.close()
 
 
@@ -499,13 +542,7 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
             ['{"type": "note", "text": "from another terminal"}']
             + [f'{{"type": "roll", "dice": "1d6", "faces": [{i % 6 + 1}]}}' for i in range(60)]
         )
-        proc = subprocess.run(
-            [sys.executable, "-m", "margin.tui", "do", path],
-            input=lines,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = margin_process("do", path, stdin=lines)
         assert proc.returncode == 0, proc.stderr
         t0 = time.monotonic()
         while app.view.table.projection.seq < start + 61 and time.monotonic() - t0 < 5:
@@ -552,7 +589,8 @@ async def test_replay_steps_and_shows_the_table_as_it_was(path):
     app = appmod.replay_app(path)
     async with app.run_test(size=SIZE) as pilot:
         view = app.view
-        assert view.at == 0 and view.seq == 1
+        assert view.at == 0
+        assert view.seq == 1
         await pilot.press("right", "right", "right")
         await pilot.pause()
         assert view.seq == 4
@@ -579,7 +617,9 @@ async def test_replay_as_happened_and_as_corrected(path):
         view.goto_seq(mistake)
         app.redraw()
         row = view.rows(0, view.log_len())[-1]
-        assert row.text == "note: a mistake" and row.mistake and not row.undone
+        assert row.text == "note: a mistake"
+        assert row.mistake
+        assert not row.undone
         view.goto_seq(mistake + 1)
         rows = {r.seq: r for r in view.rows(0, view.log_len())}
         assert rows[mistake].undone
@@ -587,7 +627,8 @@ async def test_replay_as_happened_and_as_corrected(path):
         await pilot.pause()
         assert view.corrected
         texts = log_texts(app)
-        assert "note: a mistake" not in texts and not any(t.startswith("undo") for t in texts)
+        assert "note: a mistake" not in texts
+        assert not any(t.startswith("undo") for t in texts)
         assert "as corrected" in str(app.query_one("#header").render())
         await pilot.press("end")
         assert log_texts(app)[-1] == "note: after the fix"
@@ -598,14 +639,23 @@ async def test_replay_plays_and_changes_speed(path):
     app = appmod.replay_app(path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("plus")
+        assert app.speed == 3
         await pilot.press("space")
         start = app.view.at
-        await pilot.pause(0.5)
-        assert app.view.at > start
+        assert start is not None
+        assert app.playing
+        for _ in range(250):  # at 10 records a second the next comes within 0.1 s
+            await pilot.pause(0.02)
+            if (app.view.at or 0) > start:
+                break
+        assert (app.view.at or 0) > start
         await pilot.press("space")
         await pilot.pause()
+        assert not app.playing
         stopped = app.view.at
-        await pilot.pause(0.2)
+        # a paused replay moves on no tick: two ticks' worth of frames later it stays put
+        for _ in range(10):
+            await pilot.pause(0.02)
         assert app.view.at == stopped
 
 
@@ -620,9 +670,14 @@ async def test_replay_jumps_to_a_count(path):
         await pilot.press("enter")
         await pilot.pause()
         view = app.view
-        assert "count 4" in view.clock().title
-        view.goto(view.at - 1)
-        assert "count 4" not in view.clock().title
+        at, clock = view.at, view.clock()
+        assert at is not None
+        assert clock is not None
+        assert "count 4" in clock.title
+        view.goto(at - 1)
+        earlier = view.clock()
+        assert earlier is not None
+        assert "count 4" not in earlier.title
 
 
 @pilot_test
@@ -672,10 +727,12 @@ async def test_replay_jumps_to_a_round_and_turn_of_an_initiative_order(tmp_path)
         await pilot.pause()
         await pilot.press(*"round 1 turn 2", "enter")
         await pilot.pause()
-        clock = app.view.clock()
+        clock, at = app.view.clock(), app.view.at
+        assert clock is not None
+        assert at is not None
         assert clock.title.lower().startswith("round 1")
         assert [r.current for r in clock.rows].index(True) == 1
-        app.view.goto(app.view.at - 1)
+        app.view.goto(at - 1)
         before = app.view.clock()
         assert before is None or [r.current for r in before.rows].index(True) != 1
         await pilot.press("g")
@@ -731,7 +788,8 @@ async def test_palette_runs_undo_from_the_keyboard(path):
 
 
 @pilot_test
-async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(path):
+async def test_the_gm_and_two_watchers_at_once_see_a_new_record(path):
+    """Both watchers show the GM's new record (how soon is bench/host.py's to measure)."""
     gm = play(path)
     kael = appmod.watch_app(path, "Kael")
     other = appmod.watch_app(path, "Kael")
@@ -743,16 +801,15 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record_within_250_ms(pa
         await type_line(pilot, "note the bridge collapses")
         await pilot.press("enter")
         committed = time.monotonic()
-        seen = {}
-        while len(seen) < 2 and time.monotonic() - committed < 2:
+        seen: set[str] = set()
+        while len(seen) < 2 and time.monotonic() - committed < 10:
             await asyncio.sleep(0.005)
             for name, app in (("kael", kael), ("other", other)):
-                if name not in seen and "note: the bridge collapses" in log_texts(app):
-                    seen[name] = time.monotonic() - committed
+                if "note: the bridge collapses" in log_texts(app):
+                    seen.add(name)
         await kael_pilot.pause()
         await other_pilot.pause()
-        assert set(seen) == {"kael", "other"}
-        assert max(seen.values()) < 0.25, seen
+        assert seen == {"kael", "other"}
         assert log_texts(gm)[-1] == "note: the bridge collapses"
 
 
@@ -773,7 +830,8 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
             await type_line(pilot, "roll 2d6")
             await pilot.press("enter")
             await pilot.pause()
-            assert "ZeroDivisionError" in message(app) and "nothing was written" in message(app)
+            assert "ZeroDivisionError" in message(app)
+            assert "nothing was written" in message(app)
         with MonkeyPatch.context() as mp:
             mp.setattr(commandline, "parse_line", boom)
             await pilot.press("enter")
@@ -786,26 +844,25 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
 
 
 @pilot_test
-async def test_each_systems_fight_in_short_forms_typed_on_the_command_line(tmp_path):
-    """A GM at each system's demo table types the system's short forms, one after another."""
-    from margin.core import SYSTEMS
+async def test_a_fight_in_short_forms_typed_on_the_command_line(tmp_path):
+    """A GM at the demo table types the system's short forms, one after another (one system
+    here: test_short_forms runs every system's short forms without the screen)."""
     from margin.tui.demo import build_demo
 
-    for system_id, system in SYSTEMS.items():
-        path = tmp_path / f"{system_id}.margin"
-        build_demo(path, system_id, dice=RandomDice(0)).close()
-        app = appmod.play_app(str(path))
-        app.view.table.dice = RandomDice(0)
-        async with app.run_test(size=(80, 24)) as pilot:
-            line = app.query_one(CommandLine)
-            for text, _ in system.short_forms:
-                before = app.view.table.projection.seq
-                await type_line(pilot, text)
-                await pilot.press("enter")
-                await pilot.pause()
-                assert app.view.table.projection.seq > before, (system_id, text, message(app))
-                assert line.value == ""
-        app.view.table.close()
+    path = tmp_path / "demo.margin"
+    build_demo(path, SHORT_FORMS_SYSTEM, dice=RandomDice(0)).close()
+    app = appmod.play_app(str(path))
+    app.view.table.dice = RandomDice(0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        line = app.query_one(CommandLine)
+        for text, _ in get_system(SHORT_FORMS_SYSTEM).short_forms:
+            before = app.view.table.projection.seq
+            await type_line(pilot, text)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.view.table.projection.seq > before, (text, message(app))
+            assert line.value == ""
+    app.view.table.close()
 
 
 @pilot_test

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from textual.widgets import Input
 
 from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
 from margin.tui import app as appmod
-from margin.tui import table as tablemod
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
 SYSTEM = "d100-under"
 
 
-@pytest.fixture(autouse=True)
-def fixed_ids(monkeypatch):
-    counter = itertools.count(1)
-    monkeypatch.setattr(tablemod, "new_command_id", lambda: f"cmd{next(counter):04d}")
+pytestmark = pytest.mark.usefixtures("fixed_command_ids")
 
 
 @pytest.fixture

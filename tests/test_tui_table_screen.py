@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import functools
+from typing import Any
 
 import pytest
+from support import pilot_test
 from textual import events
+from textual.widgets import Input
 
 from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, convert_command
@@ -20,14 +21,6 @@ SYSTEM = "d100-under"
 LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
 
 
-def pilot_test(test):
-    @functools.wraps(test)
-    def run(*args, **kwargs):
-        asyncio.run(test(*args, **kwargs))
-
-    return run
-
-
 def build(path, system=SYSTEM, extra=0):
     """The system's demo table, ``extra`` more characters, and a 300-character note."""
     table = Table.create(path, system, title="a real table")
@@ -35,7 +28,9 @@ def build(path, system=SYSTEM, extra=0):
     demo = get_system(system).demo
     for data in demo:
         table.execute(convert_command(system, data))
-    sheet = next((c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {})
+    sheet: dict[str, Any] = next(
+        (c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {}
+    )
     for i in range(extra):
         table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
     table.execute(Note(text=LONG_NOTE))
@@ -178,7 +173,8 @@ async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path,
         await pilot.press("escape")
     app.view.table.close()
     files = list((data_home / "margin" / "history").iterdir())
-    assert len(files) == 1 and files[0].name.startswith("table-")
+    assert len(files) == 1
+    assert files[0].name.startswith("table-")
     again = play(path)
     async with again.run_test(size=(80, 24)) as pilot:
         line = again.query_one(CommandLine)
@@ -194,7 +190,9 @@ async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path,
 def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
     a = appmod.history_path(tmp_path / "a" / "fight.margin")
     b = appmod.history_path(tmp_path / "b" / "fight.margin")
-    assert a != b and a.parent == b.parent and a.name.startswith("fight-")
+    assert a != b
+    assert a.parent == b.parent
+    assert a.name.startswith("fight-")
 
 
 # -- long records -------------------------------------------------------------
@@ -225,7 +223,8 @@ async def test_a_long_note_and_a_100d100_total_are_read_whole_by_the_gm(path, si
         record = app.view.table.store.record(app.view.table.projection.seq)
         total = f"= {record.event.total}"
         assert total in screen_text(app)
-        assert total in message(app) and str(record.event.faces[-1]) in message(app)
+        assert total in message(app)
+        assert str(record.event.faces[-1]) in message(app)
 
 
 @pilot_test
@@ -447,7 +446,8 @@ async def test_refusals_use_the_words_the_gm_types(tmp_path):
         await pilot.press("f2")
         await pilot.pause()
         rules = app.screen.text
-        assert "`set-option`" not in rules and "the `set` command" in rules
+        assert "`set-option`" not in rules
+        assert "the `set` command" in rules
     app.view.table.close()
 
 
@@ -482,7 +482,8 @@ async def test_undo_lines_say_what_they_undid_and_records_read_as_references(pat
     async with watcher.run_test(size=(80, 24)):
         texts = [r.text for r in watcher.view.rows(0, watcher.view.log_len())]
         undo = next(t for t in texts if t.startswith("undo"))
-        assert undo.startswith("undo of #") and "(voids 1 record)" in undo
+        assert undo.startswith("undo of #")
+        assert "(voids 1 record)" in undo
     watcher.view.table.close()
 
 
@@ -530,7 +531,8 @@ async def test_help_lists_each_system_command_once_in_order(edge):
         own = [s for s in lines if isinstance(s, str) and s.startswith("2d10-edge commands: ")]
         assert len(own) == 1
         words = own[0].split(": ", 1)[1].split(", ")
-        assert words == sorted(words) and words.count("next") == 1
+        assert words == sorted(words)
+        assert words.count("next") == 1
     app.view.table.close()
 
 
@@ -556,7 +558,7 @@ async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(
             await pilot.press("g")
             await pilot.pause()
             assert isinstance(app.screen, JumpScreen)
-            app.screen.query_one("#jump-input").value = text
+            app.screen.query_one("#jump-input", Input).value = text
             await pilot.press("enter")
             await pilot.pause()
 

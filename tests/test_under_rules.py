@@ -7,6 +7,7 @@ from typing import Any, get_args
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import Band, band_of
 
 from margin.core.dice import TypedDice
 from margin.core.errors import RuleError
@@ -51,9 +52,12 @@ def test_success_is_under_or_equal() -> None:
 
 def test_01_always_crits_and_00_always_fumbles() -> None:
     low = rules.judge(0, 1)
-    assert low.success and low.critical
+    assert low.success
+    assert low.critical
     high = rules.judge(150, 100)
-    assert not high.success and high.fumble and not high.critical
+    assert not high.success
+    assert high.fumble
+    assert not high.critical
     assert ask(action="check", target=99, faces=[0, 0])["fumble"] is True
     assert ask(action="check", target=5, faces=[0, 1])["critical"] is True
 
@@ -93,7 +97,8 @@ def test_the_example_reading_is_an_option_of_resolve() -> None:
 
 def test_opposed_from_the_text() -> None:
     out = ask(action="opposed", a={"target": 35, "roll": 22}, b={"target": 30, "roll": 28})
-    assert out["a"]["margin"] == 13 and out["b"]["margin"] == 2
+    assert out["a"]["margin"] == 13
+    assert out["b"]["margin"] == 2
     assert out["winner"] == "a"
     assert out["escalation"] is False
 
@@ -102,9 +107,12 @@ def test_opposed_one_sided_and_stalemates() -> None:
     one = ask(action="opposed", a={"target": 35, "roll": 50}, b={"target": 30, "roll": 29})
     assert one["winner"] == "b"
     tie = ask(action="opposed", a={"target": 35, "roll": 25}, b={"target": 30, "roll": 20})
-    assert tie["winner"] is None and tie["stalemate"] and not tie["escalation"]
+    assert tie["winner"] is None
+    assert tie["stalemate"]
+    assert not tie["escalation"]
     worse = ask(action="opposed", a={"target": 35, "roll": 90}, b={"target": 30, "faces": [0, 0]})
-    assert worse["winner"] is None and worse["escalation"] is True
+    assert worse["winner"] is None
+    assert worse["escalation"] is True
 
 
 def test_odds_are_exact() -> None:
@@ -118,7 +126,8 @@ def test_odds_are_exact() -> None:
 
 def test_margin_d10s_read_ten_as_zero() -> None:
     faces, roll, source = rules.percentile(TypedDice([10, 10]))
-    assert faces == [0, 0] and roll == 100
+    assert faces == [0, 0]
+    assert roll == 100
     faces, roll, _ = rules.percentile(TypedDice([10, 7]))
     assert roll == 7
 
@@ -145,16 +154,16 @@ def test_bad_requests_name_the_field(request_: dict[str, Any], field: str) -> No
 # -- margin resolve against an independent brute force -----------------------------------
 
 
+#: The rules text's critical range table: "| 1–25 | 0 | 01 only |", "| 26–50 | 1 | Target
+#: value only |", "| 51–75 | 2 | Target and target−1 |", "| 76–99 | 3 | Target, target−1,
+#: target−2 |".
+CRIT_RANGES: list[Band] = [(1, 25, "0"), (26, 50, "1"), (51, 75, "2"), (76, 99, "3")]
+
+
 def brute_check(target: int, roll: int, reading: str) -> dict[str, Any]:
     """The rules read straight off the text and the rulings, independently of margin's code."""
-    if target <= 25:
-        points = 0
-    elif target <= 50:
-        points = 1
-    elif target <= 75:
-        points = 2
-    else:
-        points = 3
+    # targets past the table's ends (below 1, above 99) keep the range of the row nearest
+    points = int(band_of(min(max(target, 1), 99), CRIT_RANGES))
     if reading == "table":
         window = set(range(target - points + 1, target + 1))
     else:

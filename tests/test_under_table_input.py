@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import margin_output
 
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
@@ -14,7 +15,6 @@ from margin.core.resolve import resolve
 from margin.core.systems import get_system
 from margin.core.systems.under import rules
 from margin.core.systems.under.state import track
-from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -45,11 +45,14 @@ def test_digit_lookalikes_are_refused_not_crashed_on(table: Table, line: str) ->
     try:
         data = parse(line.split(), table.state)
     except RuleError as error:
-        assert "\n" not in str(error)
-        return
-    # read as a word, not a number: the command is then refused by the rules
-    with pytest.raises(RuleError):
-        table.execute(convert_command("d100-under", data))
+        answer = str(error)
+    else:
+        assert data is not None, "every line here starts with a short form's word"
+        # read as a word, not a number: the command is then refused by the rules
+        with pytest.raises(RuleError) as refused:
+            table.execute(convert_command("d100-under", data))
+        answer = str(refused.value)
+    assert "\n" not in answer
 
 
 def test_a_cost_lookalike_is_part_of_the_action_name(table: Table) -> None:
@@ -100,7 +103,8 @@ def test_huge_targets_are_refused_and_append_nothing(table: Table) -> None:
             "d100-under", {"type": "check", "character": "Kael", "target": 1000, "roll": 99}
         )
     )
-    assert records[0].event.success and records[0].event.margin == 901
+    assert records[0].event.success
+    assert records[0].event.margin == 901
 
 
 def test_resolve_refuses_huge_targets() -> None:
@@ -183,9 +187,7 @@ def test_a_target_may_come_before_the_attribute(table: Table) -> None:
         SYSTEM.parse_words(["check", "kael", "melee", "60", "70"], table.state)
 
 
-def test_ending_the_track_does_not_name_hidden_tokens_to_players(
-    tmp_path: Path, capsys: Any
-) -> None:
+def test_ending_the_track_does_not_name_hidden_tokens_to_players(tmp_path: Path) -> None:
     path = tmp_path / "end.margin"
     t = Table.create(path, "d100-under")
     try:
@@ -197,22 +199,18 @@ def test_ending_the_track_does_not_name_hidden_tokens_to_players(
         run(t, type="act", character="Kael", action="draw")
         stopped, ended = run(t, type="end-track")
         assert (stopped.event.actor, stopped.event.reason) == ("rifleman", "the track ends")
-        assert stopped.visibility.gm_only and not ended.visibility.gm_only
+        assert stopped.visibility.gm_only
+        assert not ended.visibility.gm_only
         assert ended.event.dropped == ["kael"]
         assert track(t.state).tokens == []
     finally:
         t.close()
-    main(["log", str(path)])
-    gm = capsys.readouterr().out.splitlines()[-1]
-    assert "timing track ends at count 0, dropping kael" in gm
-    main(["log", str(path)])
-    lines = capsys.readouterr().out.splitlines()
+    lines = margin_output("log", str(path)).splitlines()
+    assert "timing track ends at count 0, dropping kael" in lines[-1]
     assert "rifleman's arc rifle (due on count 6) is interrupted (the track ends)" in lines[-2]
-    main(["log", str(path), "--as", "Kael"])
-    player = capsys.readouterr().out.splitlines()[-1]
+    player = margin_output("log", str(path), "--as", "Kael").splitlines()[-1]
     assert player.endswith("timing track ends at count 0, dropping kael")
-    main(["log", str(path), "--as", "Kael", "--json"])
-    out = capsys.readouterr().out.splitlines()
+    out = margin_output("log", str(path), "--as", "Kael", "--json").splitlines()
     assert json.loads(out[-1])["dropped"] == ["kael"]
     assert json.loads(out[-2])["type"] != "under.interrupted"
 

@@ -13,6 +13,7 @@ from support import player_state_of, refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
+from margin.core.systems.under import present
 from margin.events.systems.under import EVENTS
 from margin.tui.table import Table
 
@@ -64,17 +65,22 @@ def test_unskilled_check_uses_the_attribute(table: Table) -> None:
 
 def test_skill_target_and_criticals_follow_the_option(table: Table) -> None:
     (event,) = do(table, type="check", character="kael", skill="melee", roll=64)
-    assert event.target == 66 and event.success and not event.critical
+    assert event.target == 66
+    assert event.success
+    assert not event.critical
     do(table, type="set-option", name="crit_reading", value="example")
     (event,) = do(table, type="check", character="kael", skill="melee", roll=64)
-    assert event.critical and event.crit_reading == "example"
+    assert event.critical
+    assert event.crit_reading == "example"
 
 
 def test_raw_attribute_and_given_target(table: Table) -> None:
     (event,) = do(table, type="check", character="kael", attribute="br", faces=[2, 2])
     assert (event.label, event.target, event.margin) == ("BR", 35, 13)
     (event,) = do(table, type="check", character="kael", target=60, faces=[0, 0])
-    assert event.fumble and not event.success and event.roll == 100
+    assert event.fumble
+    assert not event.success
+    assert event.roll == 100
 
 
 def test_check_errors_name_the_input_and_append_nothing(table: Table) -> None:
@@ -100,7 +106,8 @@ def test_opposed_check_and_escalation_record(table: Table) -> None:
         a={"character": "kael", "attribute": "BR", "roll": 22},
         b={"character": "cultist", "target": 30, "roll": 28},
     )
-    assert event.winner == "kael" and not event.escalation
+    assert event.winner == "kael"
+    assert not event.escalation
     first = table.projection.seq + 1
     events = do(
         table,
@@ -108,7 +115,9 @@ def test_opposed_check_and_escalation_record(table: Table) -> None:
         a={"character": "kael", "attribute": "BR", "roll": 80},
         b={"character": "cultist", "attribute": "BR", "faces": [9, 9]},
     )
-    assert events[0].stalemate and events[0].escalation and events[0].winner is None
+    assert events[0].stalemate
+    assert events[0].escalation
+    assert events[0].winner is None
     assert events[1].actors == ["kael", "cultist"]
     records = list(table.store.records(first - 1))
     assert records[1].cause == first
@@ -139,7 +148,8 @@ def test_costs_tokens_and_count_order(table: Table) -> None:
         "TrackAdvanced",
         "ActionsResolved",
     ]
-    assert events[-1].count == 2 and [t.actor for t in events[-1].actions] == ["kid"]
+    assert events[-1].count == 2
+    assert [t.actor for t in events[-1].actions] == ["kid"]
     (revolver,) = do(table, type="act", character="kid", action="revolver")
     assert (revolver.count, revolver.at) == (2, 5)
     events = do(table, type="advance", counts=4)
@@ -160,7 +170,9 @@ def test_ties_resolve_together_in_one_record(table: Table) -> None:
     (resolved,) = [e for e in events if type(e).__name__ == "ActionsResolved"]
     assert resolved.count == 3
     assert sorted(t.actor for t in resolved.actions) == ["kael", "kid"]
-    assert "simultaneously" in SYSTEM.describe({"type": "under.resolved", **_builtins(resolved)})
+    line = present.describe({"type": "under.resolved", **_builtins(resolved)})
+    assert line is not None
+    assert "simultaneously" in line
 
 
 def _builtins(event: Any) -> dict[str, Any]:
@@ -201,7 +213,8 @@ def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
     do(table, type="start-track")
     do(table, type="act", character="kid", action="draw")
     do(table, type="advance", counts=3)
-    assert world(table).now == 3 and world(table).tokens == []
+    assert world(table).now == 3
+    assert world(table).tokens == []
     do(table, type="undo")
     assert world(table).now == 0
     assert [t.action for t in world(table).tokens] == ["draw"]
@@ -210,29 +223,32 @@ def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
 
 
 def test_clock_and_status_show_the_track(table: Table) -> None:
-    assert SYSTEM.clock(table.state) is None
+    assert present.clock(table.state) is None
     do(table, type="start-track")
     do(table, type="act", character="kid", action="revolver")
     do(table, type="act", character="kael", action="draw")
-    clock = SYSTEM.clock(table.state)
-    assert clock is not None and clock.title.startswith("Timing track: count 0")
+    clock = present.clock(table.state)
+    assert clock is not None
+    assert clock.title.startswith("Timing track: count 0")
     assert [(r.name, r.value, r.current) for r in clock.rows[:2]] == [
         ("Kael", "count 2", True),
         ("Kid", "count 3", False),
     ]
     assert ("Rifleman", "free") in [(r.name, r.value) for r in clock.rows]
-    assert SYSTEM.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]
+    assert present.status(table.state.characters["kid"], table.state) == ["revolver @ 3"]
     do(table, type="end-track")
-    assert SYSTEM.clock(table.state) is None
+    assert present.clock(table.state) is None
 
 
 def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
-    odds = SYSTEM.odds(
+    odds = present.odds(
         convert_command("d100-under", {"type": "check", "character": "kael", "skill": "melee"}),
         table.state,
     )
-    assert odds.success == pytest.approx(0.66) and odds.bands["critical"] == pytest.approx(0.03)
-    both = SYSTEM.odds(
+    assert odds is not None
+    assert odds.success == pytest.approx(0.66)
+    assert odds.bands["critical"] == pytest.approx(0.03)
+    both = present.odds(
         convert_command(
             "d100-under",
             {
@@ -243,6 +259,7 @@ def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
         ),
         table.state,
     )
+    assert both is not None
     assert sum(both.bands.values()) == pytest.approx(1.0)
 
 
@@ -281,14 +298,18 @@ def test_short_forms(table: Table) -> None:
     }
     assert parse(["advance"], state) == {"type": "advance"}
     assert parse(said("advance next"), state) == {"type": "advance", "next": True}
-    assert parse(said("opposed kael br vs cultist 30"), state)["b"] == {
+    opposed = parse(said("opposed kael br vs cultist 30"), state)
+    assert opposed is not None
+    assert opposed["b"] == {
         "character": "Cultist",
         "target": 30,
     }
     assert parse(["dance"], state) is None
-    assert {"check", "act", "advance"} <= set(SYSTEM.vocabulary(state)["command"])
+    assert {"check", "act", "advance"} <= set(present.vocabulary(state)["command"])
     for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
-        convert_command("d100-under", parse(words.split(), state))
+        data = parse(words.split(), state)
+        assert data is not None, words
+        convert_command("d100-under", data)
 
 
 def test_sheets_are_checked(table: Table) -> None:
@@ -312,11 +333,9 @@ def test_sheets_are_checked(table: Table) -> None:
 # -- a timing-track fight through `margin do`, undone and replayed -------------------------
 
 
-def test_a_fight_through_margin_do_with_undo_and_replay(
-    tmp_path: Path, capsys: Any, monkeypatch: Any
-) -> None:
+def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     path = str(tmp_path / "fight.margin")
-    assert run_margin(capsys, monkeypatch, "new", path, "--system", "d100-under")[0] == 0
+    assert run_margin("new", path, "--system", "d100-under")[0] == 0
     script = [
         *PARTY,
         {"type": "start-track", "label": "Vicker Street"},
@@ -332,15 +351,14 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
         {"type": "interrupt", "character": "Rifleman", "reason": "shot"},
         {"type": "undo"},
     ]
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "do", path, stdin="".join(json.dumps(c) + "\n" for c in script)
-    )
+    code, out, _ = run_margin("do", path, stdin="".join(json.dumps(c) + "\n" for c in script))
     replies = [json.loads(line) for line in out.splitlines()]
     assert code == 1
-    assert "error" in replies[11] and "already busy" in replies[11]["error"]
+    assert "error" in replies[11]
+    assert "already busy" in replies[11]["error"]
     assert all(r.get("ok") for i, r in enumerate(replies) if i != 11)
 
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
+    code, out, _ = run_margin("state", path, "--json")
     state = json.loads(out)
     # the interrupt was undone: the rifleman's shot is still coming on count 6
     assert state["world"]["now"] == 5
@@ -348,10 +366,11 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
     assert [t["actor"] for t in state["world"]["resolved"]["4"]] == ["kael"]
     assert [t["actor"] for t in state["world"]["resolved"]["5"]] == ["kid"]
 
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path, "--json")
+    code, out, _ = run_margin("log", path, "--json")
     log = [json.loads(line) for line in out.splitlines()]
     interrupted = [r for r in log if r["type"] == "under.interrupted"]
-    assert len(interrupted) == 1 and interrupted[0]["undone"] is True
+    assert len(interrupted) == 1
+    assert interrupted[0]["undone"] is True
     declared = [r for r in log if r["type"] == "under.declared"]
     assert [(r["actor"], r["at"]) for r in declared] == [
         ("kid", 2),
@@ -362,32 +381,31 @@ def test_a_fight_through_margin_do_with_undo_and_replay(
 
     # replay: the track as it stood right after the first advance
     first_advance = next(r["seq"] for r in log if r["type"] == "under.resolved")
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "state", path, "--json", "--at", str(first_advance)
-    )
+    code, out, _ = run_margin("state", path, "--json", "--at", str(first_advance))
     then = json.loads(out)["world"]
     assert then["now"] == 2
     assert sorted((t["actor"], t["at"]) for t in then["tokens"]) == [("kael", 4), ("rifleman", 6)]
 
     # as it happened, the interrupt counted until it was undone
-    code, out, _ = run_margin(
-        capsys, monkeypatch, "state", path, "--json", "--at", str(interrupted[0]["seq"])
-    )
+    code, out, _ = run_margin("state", path, "--json", "--at", str(interrupted[0]["seq"]))
     assert json.loads(out)["world"]["tokens"] == []
 
-    code, out, _ = run_margin(capsys, monkeypatch, "log", path)
+    code, out, _ = run_margin("log", path)
     assert "count 5: kid revolver resolves" in out
     assert "(undone)" in out
 
 
-def test_the_demo_table_builds(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
+def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin(capsys, monkeypatch, "demo", path, "--system", "d100-under")[0] == 0
-    code, out, _ = run_margin(capsys, monkeypatch, "state", path, "--json")
+    assert run_margin("demo", path, "--system", "d100-under")[0] == 0
+    code, out, _ = run_margin("state", path, "--json")
     state = json.loads(out)
-    assert state["world"]["running"] and state["world"]["now"] == 5
-    code, out, _ = run_margin(capsys, monkeypatch, "rules", "d100-under")
-    assert code == 0 and "timing track" in out.lower() and "crit_reading" in out
+    assert state["world"]["running"]
+    assert state["world"]["now"] == 5
+    code, out, _ = run_margin("rules", "d100-under")
+    assert code == 0
+    assert "timing track" in out.lower()
+    assert "crit_reading" in out
 
 
 def test_every_event_has_a_log_line(table: Table) -> None:
@@ -444,15 +462,18 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
         shown = t.execute(
             convert_command("d100-under", {"type": "act", "character": "kid", "action": "revolver"})
         )
-        assert hidden[0].visibility.gm_only and not shown[0].visibility.gm_only
+        assert hidden[0].visibility.gm_only
+        assert not shown[0].visibility.gm_only
         resolved = t.execute(convert_command("d100-under", {"type": "advance", "counts": 3}))[-1]
         assert not resolved.visibility.gm_only  # the kid's shot is seen, alongside the sniper's
-        clock = SYSTEM.clock
-        assert clock is not None
         do(t, type="act", character="sniper", action="draw")
-        gm_rows = [r.name for r in clock(t.state).rows]
-        player_rows = [r.name for r in clock(player_state_of(t)).rows]
-        assert "Sniper" in gm_rows and "Sniper" not in player_rows
+        gm_clock, player_clock = present.clock(t.state), present.clock(player_state_of(t))
+        assert gm_clock is not None
+        assert player_clock is not None
+        gm_rows = [r.name for r in gm_clock.rows]
+        player_rows = [r.name for r in player_clock.rows]
+        assert "Sniper" in gm_rows
+        assert "Sniper" not in player_rows
         assert SYSTEM.player_world is not None
         assert [tok.actor for tok in SYSTEM.player_world(t.state).tokens] == []
     finally:
@@ -464,5 +485,7 @@ def test_a_token_of_a_character_who_left_still_shows_on_the_gms_clock(table: Tab
     do(table, type="act", character="kid", action="revolver")
     do(table, type="remove-character", character="kid")
     assert SYSTEM.clock is not None
-    rows = SYSTEM.clock(table.state).rows
+    clock = present.clock(table.state)
+    assert clock is not None
+    rows = clock.rows
     assert ("kid", "count 3") in [(r.name, r.value) for r in rows]

@@ -66,7 +66,8 @@ def test_undoing_a_cause_voids_its_consequences_transitively(tmp_path: Path) -> 
     assert table.state.last_roll is None
     table.execute(Redo())
     assert table.state.revealed == {roll.seq}
-    assert table.state.last_roll is not None and table.state.last_roll.total == 6
+    assert table.state.last_roll is not None
+    assert table.state.last_roll.total == 6
 
 
 def test_undo_and_redo_refusals(tmp_path: Path) -> None:
@@ -95,7 +96,8 @@ def test_state_at_replays_as_it_happened_and_as_corrected(tmp_path: Path) -> Non
     table.execute(Note(text="after the mistake"))
     table.execute(Undo(command=mistake.command))
     happened = table.projection.state_at(mistake.seq)
-    assert happened.last_roll is not None and happened.last_roll.total == 20
+    assert happened.last_roll is not None
+    assert happened.last_roll.total == 20
     corrected = table.projection.state_at(mistake.seq, corrected=True)
     assert corrected.last_roll is None
     assert table.state.last_roll is None
@@ -203,7 +205,8 @@ def test_undo_by_the_number_of_any_record_the_command_wrote(tmp_path: Path) -> N
     first = table.execute(Note(text="one"))[0]
     table.execute(Note(text="two"))
     undo = table.execute(Undo(record=first.seq))[0]
-    assert undo.event.command == first.command and undo.event.voids == [first.seq]
+    assert undo.event.command == first.command
+    assert undo.event.voids == [first.seq]
     with pytest.raises(RuleError, match="no record #99"):
         table.execute(Undo(record=99))
     with pytest.raises(RuleError, match="not both"):

@@ -58,8 +58,10 @@ def test_a_bad_field_is_named_with_what_is_valid(system: str, line: str, message
 def test_the_schema_documents_bounds_and_choices() -> None:
     schema = command_schema("2d10-edge")
     check = schema["$defs"]["Check"]["properties"]
-    assert check["modifier"]["minimum"] == -100 and check["modifier"]["maximum"] == 100
-    assert check["advantage"]["minimum"] == 0 and check["advantage"]["maximum"] == 20
+    assert check["modifier"]["minimum"] == -100
+    assert check["modifier"]["maximum"] == 100
+    assert check["advantage"]["minimum"] == 0
+    assert check["advantage"]["maximum"] == 20
     attack = schema["$defs"]["Attack"]["properties"]
     assert sorted(attack["mode"]["enum"]) == ["burst", "single"]
 

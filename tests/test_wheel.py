@@ -11,7 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
+# one process builds the wheel: two at once would share the tree's build folder
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("test_wheel")]
 
 
 @pytest.fixture(scope="module")

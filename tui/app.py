@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import msgspec
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -34,6 +35,8 @@ from .screens import (
     RulesScreen,
     SearchScreen,
     UndoScreen,
+    help_keys,
+    key_name,
 )
 from .view import CharacterRow, LiveTable, LogRow, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel
@@ -72,12 +75,18 @@ class TableApp(App[None]):
 
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
+    # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
+    # and what it does are written once, here. A pair of keys shares the first one's line.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f3", "read", "Read", show=False),
-        Binding("shift+up", "party(-1)", "Party up", show=False),
+        Binding("f3", "read", "Read", show=False, tooltip="read the log's last record shown, in full"),
+        Binding(
+            "shift+up", "party(-1)", "Party up", show=False, key_display="Shift+Up/Down",
+            tooltip="scroll the characters",
+        ),
         Binding("shift+down", "party(1)", "Party down", show=False),
-    ]
-    KEYS: ClassVar[list[tuple[str, str]]] = []
+    ]  # fmt: skip
+    #: widgets whose keys help lists too (the one that has the keyboard)
+    HELP_WIDGETS: ClassVar[tuple[type[CommandLine | LogView], ...]] = ()
     #: the party panel of a table nobody sits at
     EMPTY = "nobody at the table yet"
 
@@ -170,7 +179,23 @@ class TableApp(App[None]):
         party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.KEYS, self.help_commands()))
+        self.push_screen(HelpScreen(self.help_keys(), self.help_commands()))
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        """Every key help lists: the widgets' that have the keyboard, then this screen's."""
+        lines: list[tuple[str, str]] = []
+        for widget in self.HELP_WIDGETS:
+            lines += help_keys(widget.BINDINGS) + getattr(widget, "HELP_NOTES", [])
+        # margin's own classes, the shared keys first; Textual's keys are not margin's to list
+        own = [
+            binding
+            for cls in reversed(type(self).__mro__)
+            if cls.__module__.startswith("margin.")
+            for binding in cls.__dict__.get("BINDINGS", ())
+        ]
+        if self.ENABLE_COMMAND_PALETTE:
+            lines.append((key_name(self.COMMAND_PALETTE_BINDING), "command palette"))
+        return lines + help_keys(own)
 
     def action_rules(self) -> None:
         text = render.rules_text(self.view.system.id)
@@ -244,31 +269,19 @@ class PlayApp(TableApp):
     EMPTY = "nobody at the table yet (add NAME seats a character)"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+n", "next_turn", "Next turn"),
-        Binding("ctrl+z", "undo", "Undo"),
-        Binding("ctrl+y", "redo", "Redo"),
-        Binding("f1", "help", "Help"),
-        Binding("f2", "rules", "Rules"),
-        Binding("pageup", "log_page(-1)", "Log up", show=False),
+        Binding("ctrl+n", "next_turn", "Next turn", tooltip="next turn (the system's 'next')"),
+        Binding("ctrl+z", "undo", "Undo", tooltip="undo: shows what it voids, Enter confirms"),
+        Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
+        Binding("f1", "help", "Help", tooltip="this help"),
+        Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding(
+            "pageup", "log_page(-1)", "Log up", show=False, key_display="PageUp / PageDown",
+            tooltip="scroll the log",
+        ),
         Binding("pagedown", "log_page(1)", "Log down", show=False),
-    ]
-    KEYS: ClassVar[list[tuple[str, str]]] = [
-        ("Enter", "run the command line"),
-        ("paste", "pasted lines run in order, after Enter"),
-        ("Tab / Right", "complete the word its place takes"),
-        ("Up / Down", "earlier and later command lines"),
-        ("Escape", "clear the command line (Up brings it back)"),
-        ("Ctrl+N", "next turn (the system's 'next')"),
-        ("Ctrl+Z", "undo: shows what it voids, Enter confirms"),
-        ("Ctrl+Y", "redo the last undo"),
-        ("PageUp / PageDown", "scroll the log"),
-        ("F3", "read the log's last record shown, in full"),
-        ("Shift+Up/Down", "scroll the characters"),
-        ("Ctrl+P", "command palette"),
-        ("F1", "this help"),
-        ("F2", "the rules of this table's system"),
-        ("Ctrl+Q", "quit"),
-    ]
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
+    ]  # fmt: skip
+    HELP_WIDGETS = (CommandLine,)
 
     def __init__(self, view: View, name: str, history: Path | None = None) -> None:
         super().__init__(view, name)
@@ -350,9 +363,10 @@ class PlayApp(TableApp):
 
     # -- the command line --------------------------------------------------
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if not isinstance(event.input, CommandLine):
-            return
+    @on(Input.Changed, "CommandLine")
+    def show_odds(self, event: Input.Changed) -> None:
+        """As a line is typed: the odds of the check it makes, and a hint for its next word."""
+        assert isinstance(event.input, CommandLine)
         state = self.view.state()
         command = commandline.quiet_command(event.value, state)
         odds = self.view.odds(command)
@@ -377,12 +391,14 @@ class PlayApp(TableApp):
             render.describe(system, {"event": msgspec.to_builtins(d.event)}, names) for d in drafts
         )
 
-    def on_command_line_entered(self, event: CommandLine.Entered) -> None:
+    @on(CommandLine.Entered)
+    def run_entered(self, event: CommandLine.Entered) -> None:
         event.line.pending -= 1
         if not self.run_line(event.text):
             event.line.refused(event.text)
 
-    def on_command_line_pasted(self, event: CommandLine.Pasted) -> None:
+    @on(CommandLine.Pasted)
+    def run_pasted(self, event: CommandLine.Pasted) -> None:
         lines = event.lines
         screens = [n for n, text in enumerate(lines, 1) if commandline.opens_screen(text)]
         if screens:
@@ -530,21 +546,19 @@ class WatchApp(TableApp):
     """A player's view: the same table, read-only, through the player lens."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1,question_mark", "help", "Help"),
-        Binding("f2", "rules", "Rules"),
-        Binding("enter", "read", "Read", show=False),
-        Binding("q", "quit", "Quit"),
-    ]
-    KEYS: ClassVar[list[tuple[str, str]]] = [
-        ("Up / Down", "scroll the log a line"),
-        ("PageUp / PageDown", "scroll the log a page"),
-        ("Home / End", "oldest / newest record"),
-        ("Enter or F3", "read the log's last record shown, in full"),
-        ("Shift+Up/Down", "scroll the characters (yours is first)"),
-        ("F1 or ?", "this help"),
-        ("F2", "the rules of this table's system"),
-        ("q", "quit"),
-    ]
+        Binding(
+            "enter,f3", "read", "Read", show=False,
+            tooltip="read the log's last record shown, in full",
+        ),
+        Binding(
+            "shift+up", "party(-1)", "Party up", show=False, key_display="Shift+Up/Down",
+            tooltip="scroll the characters (yours is first)",
+        ),
+        Binding("f1,question_mark", "help", "Help", tooltip="this help"),
+        Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("q", "quit", "Quit", tooltip="quit"),
+    ]  # fmt: skip
+    HELP_WIDGETS = (LogView,)
 
     def __init__(self, view: View, name: str, bell: bool = False) -> None:
         super().__init__(view, name)
@@ -603,41 +617,38 @@ class ReplayApp(TableApp):
     """Scrub a session record by record, as it happened or as corrected."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,l", "step(1)", "Next"),
-        Binding("left,h", "step(-1)", "Back"),
-        Binding("pagedown", "step(25)", "+25", show=False),
+        Binding("right,l", "step(1)", "Next", tooltip="next record"),
+        Binding("left,h", "step(-1)", "Back", tooltip="previous record"),
+        Binding(
+            "pagedown", "step(25)", "+25", show=False, key_display="PageDown / PageUp",
+            tooltip="25 records on / back",
+        ),
         Binding("pageup", "step(-25)", "-25", show=False),
-        Binding("home", "first", "First", show=False),
+        Binding(
+            "home", "first", "First", show=False, key_display="Home / End",
+            tooltip="first / last record",
+        ),
         Binding("end", "last", "Last", show=False),
-        Binding("space", "play", "Play/pause"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("space", "play", "Play/pause", tooltip="play / pause"),
+        Binding(
+            "plus,equals_sign", "speed(1)", "Faster", show=False, key_display="+ / -",
+            tooltip="play faster / slower",
+        ),
         Binding("minus", "speed(-1)", "Slower", show=False),
-        Binding("c", "corrected", "Corrected"),
-        Binding("g", "jump", "Jump"),
-        Binding("slash", "search", "Search", show=False),
-        Binding("n", "search_again", "Again", show=False),
-        Binding("enter", "read", "Read", show=False),
-        Binding("f1,question_mark", "help", "Help"),
-        Binding("f2", "rules", "Rules"),
-        Binding("q", "quit", "Quit"),
-    ]
-    KEYS: ClassVar[list[tuple[str, str]]] = [
-        ("Right / l", "next record"),
-        ("Left / h", "previous record"),
-        ("PageDown / PageUp", "25 records on / back"),
-        ("Home / End", "first / last record"),
-        ("Space", "play / pause"),
-        ("+ / -", "play faster / slower"),
-        ("c", "switch: as it happened / as corrected"),
-        ("g", "jump to a record, round, turn or count"),
-        ("/", "search the log (text); @NAME lists one character's records"),
-        ("n", "the search's match before this one"),
-        ("Enter or F3", "read the record shown last, in full"),
-        ("Shift+Up/Down", "scroll the characters"),
-        ("F1 or ?", "this help"),
-        ("F2", "the rules of this table's system"),
-        ("q", "quit"),
-    ]
+        Binding("c", "corrected", "Corrected", tooltip="switch: as it happened / as corrected"),
+        Binding("g", "jump", "Jump", tooltip="jump to a record, round, turn or count"),
+        Binding(
+            "slash", "search", "Search", show=False,
+            tooltip="search the log (text); @NAME lists one character's records",
+        ),
+        Binding("n", "search_again", "Again", show=False, tooltip="the search's match before this one"),
+        Binding(
+            "enter,f3", "read", "Read", show=False, tooltip="read the record shown last, in full"
+        ),
+        Binding("f1,question_mark", "help", "Help", tooltip="this help"),
+        Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("q", "quit", "Quit", tooltip="quit"),
+    ]  # fmt: skip
 
     def __init__(self, view: View, name: str) -> None:
         super().__init__(view, name)

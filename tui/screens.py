@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
@@ -121,6 +124,46 @@ class RecordScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+#: How help names keys that Textual spells otherwise.
+KEY_NAMES = {
+    "pageup": "PageUp",
+    "pagedown": "PageDown",
+    "question_mark": "?",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "slash": "/",
+}
+
+
+def key_name(key: str) -> str:
+    """A key as help shows it: ``ctrl+n`` as Ctrl+N, ``question_mark`` as ?, ``q`` as q."""
+    *mods, last = key.split("+")
+    if last in KEY_NAMES:
+        base = KEY_NAMES[last]
+    elif len(last) == 1:
+        base = last.upper() if mods else last
+    else:
+        base = last.capitalize()
+    return "+".join([*(m.capitalize() for m in mods), base])
+
+
+def help_keys(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """The keys help lists: every binding that says what it does (its tooltip), in order.
+
+    An action bound again later (an app over the keys every screen shares)
+    is listed once, with its later keys and words.
+    """
+    listed: dict[str, tuple[str, str]] = {}
+    for entry in bindings:
+        binding = entry if isinstance(entry, Binding) else Binding(*entry)
+        if binding.tooltip:
+            keys = binding.key_display or " or ".join(map(key_name, binding.key.split(",")))
+            listed.pop(binding.action, None)
+            listed[binding.action] = (keys, binding.tooltip)
+    return list(listed.values())
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the screen it was opened from, and the commands."""
 
@@ -189,7 +232,8 @@ class JumpScreen(ModalScreen[str]):
             yield Static(self.PROMPT)
             yield Input(placeholder=self.PLACEHOLDER, id="jump-input")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    @on(Input.Submitted)
+    def jump(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:

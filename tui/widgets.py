@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.style import Style
@@ -254,14 +254,24 @@ class LogView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     LogView { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     """
+    # A tooltip is the line help shows for a key; a pair shares the first one's line.
     BINDINGS = [
-        Binding("up", "scroll_up", "Up", show=False),
+        Binding(
+            "up", "scroll_up", "Up", show=False, key_display="Up / Down",
+            tooltip="scroll the log a line",
+        ),
         Binding("down", "scroll_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
+        Binding(
+            "pageup", "page_up", "Page up", show=False, key_display="PageUp / PageDown",
+            tooltip="scroll the log a page",
+        ),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home", "scroll_home", "Oldest", show=False),
+        Binding(
+            "home", "scroll_home", "Oldest", show=False, key_display="Home / End",
+            tooltip="oldest / newest record",
+        ),
         Binding("end", "scroll_end", "Newest", show=False),
-    ]
+    ]  # fmt: skip
 
     def __init__(self, view: View, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -463,12 +473,26 @@ class CommandLine(Input):
     CommandLine { border: none; height: 1; padding: 0 1; }
     CommandLine:focus { border: none; }
     """
+    # A tooltip is the line help shows for a key; a pair shares the first one's line.
     BINDINGS = [
-        Binding("enter", "enter", "Run", show=False),
-        Binding("tab", "complete", "Complete", show=False),
-        Binding("up", "history(-1)", "Earlier line", show=False),
+        Binding("enter", "enter", "Run", show=False, tooltip="run the command line"),
+        Binding(
+            "tab", "complete", "Complete", show=False, key_display="Tab / Right",
+            tooltip="complete the word its place takes",
+        ),
+        Binding(
+            "up", "history(-1)", "Earlier line", show=False, key_display="Up / Down",
+            tooltip="earlier and later command lines",
+        ),
         Binding("down", "history(1)", "Later line", show=False),
-        Binding("escape", "clear", "Clear line", show=False),
+        Binding(
+            "escape", "clear", "Clear line", show=False,
+            tooltip="clear the command line (Up brings it back)",
+        ),
+    ]  # fmt: skip
+    #: what help says of input that is no key
+    HELP_NOTES: ClassVar[list[tuple[str, str]]] = [
+        ("paste", "pasted lines run in order, after Enter"),
     ]
     #: lines of history kept (in memory and in the history file)
     KEEP = 1000
@@ -594,7 +618,9 @@ class CommandLine(Input):
 
 #: keys the command line acts on itself (Input's and its own), rather than the screen
 _EDITING_KEYS = frozenset(
-    key for binding in (*Input.BINDINGS, *CommandLine.BINDINGS) for key in binding.key.split(",")
+    key
+    for binding in Binding.make_bindings((*Input.BINDINGS, *CommandLine.BINDINGS))
+    for key in binding.key.split(",")
 )
 
 

@@ -314,7 +314,8 @@ def _check_odds(cmd: Check, state: TableState) -> Odds:
 def _attack_odds(cmd: Attack, state: TableState) -> Odds:
     attacker = find_character(state, cmd.attacker)
     target = find_character(state, cmd.target)
-    assert isinstance(attacker, ChanceCharacter) and isinstance(target, ChanceCharacter)
+    assert isinstance(attacker, ChanceCharacter)
+    assert isinstance(target, ChanceCharacter)
     _, w = weapon(attacker, cmd.weapon)
     g = attack_gates(
         attacker, w, target, cmd.position, cmd.extra_attackers, aware_of(cmd, attacker)
