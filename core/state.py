@@ -65,6 +65,9 @@ class Character(msgspec.Struct, kw_only=True):
     health_shown: str = ""
 
 
+C = TypeVar("C", bound=Character)
+
+
 def typed_sheet(char: Character, read: Callable[[dict[str, Any]], T]) -> T:
     """``read(char.sheet)``: a character's sheet typed, read once for each sheet it holds.
 
@@ -165,6 +168,13 @@ def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
         if " ".join(k.lower().split()) == key:
             return k, v
     return None
+
+
+def character_of(state: TableState, cid: str, kind: type[C]) -> C | None:
+    """The character ``cid`` when one of ``kind`` is at the table (a fold step's lookup:
+    a character removed since is left be)."""
+    char = state.characters.get(cid)
+    return char if isinstance(char, kind) else None
 
 
 def find_character(state: TableState, ref: str) -> Character:

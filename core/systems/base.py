@@ -17,7 +17,7 @@ from ..errors import RuleError
 from ..facts import Reader
 from ..history import History
 from ..inputs import read_as
-from ..state import Character, Moment, TableState
+from ..state import Character, Moment, TableState, character_of
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ def character_step(kind: type[C]) -> Callable[[Callable[[C, Record], None]], Han
 
     def wrap(step: Callable[[C, Record], None]) -> Handler:
         def handler(state: TableState, record: Record) -> None:
-            char = state.characters.get(record.event.character)
-            if isinstance(char, kind):
+            char = character_of(state, record.event.character, kind)
+            if char is not None:
                 step(char, record)
 
         return handler

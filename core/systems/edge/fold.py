@@ -23,7 +23,7 @@ from margin.events.systems.edge import (
     TurnStarted,
 )
 
-from ...state import TableState
+from ...state import TableState, character_of
 from ..base import Handler, character_step
 from .decide import turn_order
 from .state import (
@@ -36,11 +36,6 @@ from .state import (
     combatant,
     world,
 )
-
-
-def _char(state: TableState, cid: str) -> EdgeCharacter | None:
-    char = state.characters.get(cid)
-    return char if isinstance(char, EdgeCharacter) else None
 
 
 def _settle(char: EdgeCharacter) -> None:
@@ -95,7 +90,7 @@ def _attacked(state: TableState, record: Record) -> None:
 
 def _spent(state: TableState, record: Record) -> None:
     e: EdgeSpent = record.event
-    char = _char(state, e.character)
+    char = character_of(state, e.character, EdgeCharacter)
     if char is None:
         return
     char.edge = e.edge_after
@@ -115,7 +110,7 @@ def _spent(state: TableState, record: Record) -> None:
 
 def _damaged(state: TableState, record: Record) -> None:
     e: Damaged = record.event
-    target = _char(state, e.target)
+    target = character_of(state, e.target, EdgeCharacter)
     if target is not None and e.degraded:
         target.armor_wear += e.degraded
     if e.attack:
