@@ -234,7 +234,7 @@ AFTER_NAME = "after the name: xN, npc, hidden, from FILE, KEY=VALUE"
 
 def _sheet_file(word: str) -> dict[str, Any]:
     """The sheet of ``from FILE``: the screen reads the file and puts its sheet, as JSON, in
-    the file's place (see ``tui.sheets``), so the grammar meets data, never a path."""
+    the file's place (``tui.commandline``), so the grammar meets data, never a path."""
     sheet = sheet_value("from", word) if word[:1] == "{" else None
     if not isinstance(sheet, dict):
         raise RuleError(
