@@ -152,6 +152,31 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+#: how long opening a table waits for others opening it at the same moment
+OPEN_WAIT = 30.0
+
+
+def _into_wal(db: sqlite3.Connection) -> None:
+    """Put a table in WAL mode, waiting for writers that open it at the same moment.
+
+    A table closed by its last process is in rollback-journal mode; switching
+    back needs the file to itself, and SQLite answers "database is locked" at
+    once, without its busy timeout, to all but one of several connections
+    that try together (waiting could deadlock them). So the others try again.
+    """
+    deadline = time.monotonic() + OPEN_WAIT
+    pause = 0.002
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
 class SQLiteStore(StoreBase):
     """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
@@ -200,7 +225,7 @@ class SQLiteStore(StoreBase):
                 self._create()
             self._check_table()
             if not readonly:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                _into_wal(self._db)
                 self._upgrade()
             elif self._can_write:
                 self._db.execute("PRAGMA query_only=ON")
