@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
@@ -22,6 +24,18 @@ from margin.tui.table import Table
 
 #: ``margin`` as a process of its own, run by this Python
 MARGIN = [sys.executable, "-m", "margin.tui"]
+
+#: the headless browser the web tests drive, and how it runs in a container without a desktop
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 class Done(NamedTuple):
@@ -73,6 +87,31 @@ def margin_process(
 Band = tuple[int | None, int | None, str]
 
 
+def margin_writer(table: str, *args: str) -> subprocess.Popen[str]:
+    """``margin do TABLE ARGS`` running on its own, fed and read a line at a time through pipes."""
+    return subprocess.Popen(
+        [*MARGIN, "do", table, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+
+
+def tamper(path: Path | str, *statements: str | tuple[str, tuple[Any, ...]]) -> None:
+    """Change a table file behind margin's back: each SQL statement (or statement and its
+    parameters) in one committed transaction."""
+    db = sqlite3.connect(path)
+    try:
+        for statement in statements:
+            sql, params = (statement, ()) if isinstance(statement, str) else statement
+            db.execute(sql, params)
+        db.commit()
+    finally:
+        db.close()
+
+
 def band_of(value: int, bands: list[Band]) -> str:
     """The one band of the text's list that ``value`` falls in; the text's ranges must neither
     overlap nor leave a gap there."""
@@ -88,6 +127,13 @@ def band_of(value: int, bands: list[Band]) -> str:
 def events_of(table: Table, **data: Any) -> list[Any]:
     """Run one command, given as its JSON fields, and return the events it appended."""
     return [r.event for r in table.execute(convert_command(table.state.system, data))]
+
+
+def short_form(line: str, table: Table) -> dict[str, Any] | None:
+    """A line typed on the table screen, read by the grammar of the table's system."""
+    parse = get_system(table.state.system).parse_words
+    assert parse is not None
+    return parse(line.split(), table.state)
 
 
 def refused(table: Table, match: str, **data: Any) -> None:

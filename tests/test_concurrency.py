@@ -16,7 +16,7 @@ import textwrap
 from collections import Counter, defaultdict
 from typing import Any
 
-from support import MARGIN, margin_process
+from support import margin_process, margin_writer
 
 from margin.events import Noted, open_store
 
@@ -32,17 +32,7 @@ def note(text: str) -> str:
 def test_four_margin_do_writers_at_once(table_name: str) -> None:
     path = table_name
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
-    procs = [
-        subprocess.Popen(
-            [*MARGIN, "do", str(path), "--author", f"w{w}"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        for w in range(WRITERS)
-    ]
+    procs = [margin_writer(str(path), "--author", f"w{w}") for w in range(WRITERS)]
     # In rounds: every writer gets its next burst of commands at the same
     # moment, so all four are deciding and appending at once in every round
     # (left to themselves, one process tends to keep SQLite's lock for a while).

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import refused, run_margin
+from support import refused, run_margin, short_form
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -501,51 +501,57 @@ def test_odds_include_waiting_help(table: Table) -> None:
     assert sum(after.bands.values()) == pytest.approx(1.0)
 
 
-def said(line: str) -> list[str]:
-    return line.split()
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        (
+            "check vex electronics difficult",
+            {
+                "type": "check",
+                "character": "Vex",
+                "difficulty": "difficult",
+                "skill": "electronics",
+            },
+        ),
+        (
+            "check vex electronics int very difficult +1",
+            {
+                "type": "check",
+                "character": "Vex",
+                "characteristic": "int",
+                "difficulty": "very-difficult",
+                "circumstance": 1,
+                "skill": "electronics",
+            },
+        ),
+        (
+            "assist mira vex electronics",
+            {"type": "assist", "helper": "Mira", "character": "Vex", "skill": "electronics"},
+        ),
+        (
+            "check vex electronics -4 -1",
+            {
+                "type": "check",
+                "character": "Vex",
+                "difficulty": -4,
+                "circumstance": -1,
+                "skill": "electronics",
+            },
+        ),
+        ("close the cargo door", {"type": "close-task", "task": "the cargo door"}),
+    ],
+)
+def test_short_forms(table: Table, line: str, command: dict[str, Any]) -> None:
+    assert short_form(line, table) == command
 
 
-def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
-    assert parse is not None
-    state = table.state
-    assert parse(said("check vex electronics difficult"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "difficulty": "difficult",
-        "skill": "electronics",
-    }
-    assert parse(said("check vex electronics int very difficult +1"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "characteristic": "int",
-        "difficulty": "very-difficult",
-        "circumstance": 1,
-        "skill": "electronics",
-    }
-    assert parse(said("assist mira vex electronics"), state) == {
-        "type": "assist",
-        "helper": "Mira",
-        "character": "Vex",
-        "skill": "electronics",
-    }
-    law = parse(said("check vex streetwise soc law 9"), state)
+def test_short_form_law_level_and_what_is_not_ours(table: Table) -> None:
+    law = short_form("check vex streetwise soc law 9", table)
     assert law is not None
     assert law["law_level"] == 9
-    assert parse(said("check vex electronics -4 -1"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "difficulty": -4,
-        "circumstance": -1,
-        "skill": "electronics",
-    }
-    assert parse(said("close the cargo door"), state) == {
-        "type": "close-task",
-        "task": "the cargo door",
-    }
-    assert parse(said("wave"), state) is None
+    assert short_form("wave", table) is None
     for line in ("check vex pilot", "assist mira vex electronics"):
-        data = parse(said(line), state)
+        data = short_form(line, table)
         assert data is not None, line
         convert_command("2d6-effect", data)
 

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import player_state_of, refused, run_margin
+from support import player_state_of, refused, run_margin, short_form
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -263,51 +263,47 @@ def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
     assert sum(both.bands.values()) == pytest.approx(1.0)
 
 
-def said(line: str) -> list[str]:
-    """A line typed on the table screen, as the words it hands to the system."""
-    return line.split()
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        (
+            "check kael library 60",
+            {"type": "check", "character": "Kael", "target": 60, "skill": "library"},
+        ),
+        (
+            "check kael security aw roll 07",
+            {
+                "type": "check",
+                "character": "Kael",
+                "faces": [0, 7],
+                "attribute": "aw",
+                "skill": "security",
+            },
+        ),
+        ("act kid revolver", {"type": "act", "character": "kid", "action": "revolver"}),
+        (
+            "act kael spell ward 5",
+            {"type": "act", "character": "kael", "cost": 5, "action": "spell ward"},
+        ),
+        ("advance", {"type": "advance"}),
+        ("advance next", {"type": "advance", "next": True}),
+    ],
+)
+def test_short_forms(table: Table, line: str, command: dict[str, Any]) -> None:
+    assert short_form(line, table) == command
 
 
-def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
-    assert parse is not None
-    state = table.state
-    assert parse(said("check kael library 60"), state) == {
-        "type": "check",
-        "character": "Kael",
-        "target": 60,
-        "skill": "library",
-    }
-    assert parse(said("check kael security aw roll 07"), state) == {
-        "type": "check",
-        "character": "Kael",
-        "faces": [0, 7],
-        "attribute": "aw",
-        "skill": "security",
-    }
-    assert parse(said("act kid revolver"), state) == {
-        "type": "act",
-        "character": "kid",
-        "action": "revolver",
-    }
-    assert parse(said("act kael spell ward 5"), state) == {
-        "type": "act",
-        "character": "kael",
-        "cost": 5,
-        "action": "spell ward",
-    }
-    assert parse(["advance"], state) == {"type": "advance"}
-    assert parse(said("advance next"), state) == {"type": "advance", "next": True}
-    opposed = parse(said("opposed kael br vs cultist 30"), state)
+def test_short_form_opposed_vocabulary_and_what_is_not_ours(table: Table) -> None:
+    opposed = short_form("opposed kael br vs cultist 30", table)
     assert opposed is not None
     assert opposed["b"] == {
         "character": "Cultist",
         "target": 30,
     }
-    assert parse(["dance"], state) is None
-    assert {"check", "act", "advance"} <= set(present.vocabulary(state)["command"])
+    assert short_form("dance", table) is None
+    assert {"check", "act", "advance"} <= set(present.vocabulary(table.state)["command"])
     for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
-        data = parse(words.split(), state)
+        data = short_form(words, table)
         assert data is not None, words
         convert_command("d100-under", data)
 

@@ -7,6 +7,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from margin.events import declared
+
 from ..base import Command
 from .state import MAX_ACTIONS, MAX_DM, MAX_LAW_LEVEL
 
@@ -78,4 +80,4 @@ class CloseTask(Command, tag="close-task"):
     reason: str = ""
 
 
-COMMANDS: tuple[type[Command], ...] = (Check, Assist, Opposed, CloseTask)
+COMMANDS = declared(globals(), Command)
