@@ -9,9 +9,9 @@ import io
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import pytest
@@ -21,6 +21,8 @@ from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.tui.cli import main
 from margin.tui.table import Table
+
+_Kind = TypeVar("_Kind")
 
 #: ``margin`` as a process of its own, run by this Python
 MARGIN = [sys.executable, "-m", "margin.tui"]
@@ -110,6 +112,18 @@ def tamper(path: Path | str, *statements: str | tuple[str, tuple[Any, ...]]) -> 
         db.commit()
     finally:
         db.close()
+
+
+def one(events: Iterable[Any], kind: type[_Kind]) -> _Kind:
+    """The first of ``events`` of type ``kind``."""
+    return next(e for e in events if isinstance(e, kind))
+
+
+def character(table: Table, name: str, kind: type[_Kind]) -> _Kind:
+    """The character called ``name``, as its system's character type ``kind``."""
+    found = table.state.characters[name]
+    assert isinstance(found, kind)
+    return found
 
 
 def band_of(value: int, bands: list[Band]) -> str:
