@@ -150,6 +150,13 @@ def short_form(line: str, table: Table) -> dict[str, Any] | None:
     return parse(line.split(), table.state)
 
 
+def short_form_refused(line: str, table: Table, match: str) -> None:
+    """The typed line is refused in one line matching ``match``."""
+    with pytest.raises(RuleError, match=match) as caught:
+        short_form(line, table)
+    assert "\n" not in str(caught.value)
+
+
 def refused(table: Table, match: str, **data: Any) -> None:
     """The command is refused in one line matching ``match``, and nothing is appended."""
     before = table.store.last_seq
