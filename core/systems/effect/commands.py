@@ -64,6 +64,17 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     dm: int = 0
     faces: list[int] | None = None
 
+    def check(self) -> Check:
+        """This side as a check of its own, which plans its DMs as any check would."""
+        return Check(
+            character=self.character,
+            skill=self.skill,
+            characteristic=self.characteristic,
+            difficulty=self.difficulty,
+            circumstance=self.circumstance,
+            dm=self.dm,
+        )
+
 
 class Opposed(Command, tag="opposed"):
     """Two checks against each other (option opposed_checks)."""
