@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import json
 import sqlite3
 import subprocess
 import sys
@@ -73,6 +74,16 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
     done = run_margin(*args, stdin=stdin)
     assert done.code == 0, (args, done.err)
     return done.out
+
+
+def state_json(table: str, *args: str) -> Any:
+    """The table's state as ``margin state TABLE --json ARGS`` writes it."""
+    return json.loads(margin_output("state", table, "--json", *args))
+
+
+def log_json(table: str) -> list[Any]:
+    """The table's records as ``margin log TABLE --json`` writes them, one a line."""
+    return [json.loads(line) for line in margin_output("log", table, "--json").splitlines()]
 
 
 def margin_process(

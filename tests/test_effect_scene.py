@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import refused, run_margin, short_form
+from support import log_json, refused, run_margin, short_form, state_json
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -610,8 +610,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert "already done" in replies[12]["error"]
     assert [bool(r.get("ok")) for r in replies] == [True] * 10 + [False, True, False]
 
-    code, out, _ = run_margin("log", path, "--json")
-    log = [json.loads(line) for line in out.splitlines()]
+    log = log_json(path)
     checks = [r for r in log if r["type"] == "effect.check"]
     # Mira's help (level 3, no characteristic: Effect 2+2+3-8 = -1) lands on the first check only
     assert [(c["total"], c["assist_dm"], c["undone"]) for c in checks] == [
@@ -621,8 +620,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     ]
     assert [r["refused"] for r in log if r["type"] == "effect.assist"] == [True, False]
 
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    state = state_json(path)
     assert state["world"]["tasks"]["vault"] == {
         "status": "done",
         "attempts": 2,
@@ -632,12 +630,12 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
     # replay: right after the first check the help is spent; right before it, it was waiting
     first = checks[0]["seq"]
-    code, out, _ = run_margin("state", path, "--json", "--at", str(first - 1))
-    assert json.loads(out)["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
-    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]))
-    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "done"
-    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected")
-    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "open"
+    waiting = state_json(path, "--at", str(first - 1))
+    assert waiting["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
+    second = str(checks[1]["seq"])
+    assert state_json(path, "--at", second)["world"]["tasks"]["vault"]["status"] == "done"
+    corrected = state_json(path, "--at", second, "--corrected")
+    assert corrected["world"]["tasks"]["vault"]["status"] == "open"
 
     code, out, _ = run_margin("log", path)
     assert "guard will not help vex" in out
@@ -647,8 +645,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
     assert run_margin("demo", path, "--system", "2d6-effect")[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    tasks = json.loads(out)["world"]["tasks"]
+    tasks = state_json(path)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
     code, out, _ = run_margin("rules", "2d6-effect")
@@ -695,8 +692,7 @@ def test_options_at_creation_from_the_command_line(tmp_path: Path) -> None:
     path = str(tmp_path / "o.margin")
     args = ("new", path, "--system", "2d6-effect", "--option", "opposed_checks=on")
     assert run_margin(*args)[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    options = json.loads(out)["options"]
+    options = state_json(path)["options"]
     assert options["opposed_checks"] is True
     assert options["task_time"] is False
     assert options["law_level"] is True

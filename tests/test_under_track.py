@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import player_state_of, refused, run_margin, short_form
+from support import log_json, player_state_of, refused, run_margin, short_form, state_json
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -354,16 +354,14 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert "already busy" in replies[11]["error"]
     assert all(r.get("ok") for i, r in enumerate(replies) if i != 11)
 
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    state = state_json(path)
     # the interrupt was undone: the rifleman's shot is still coming on count 6
     assert state["world"]["now"] == 5
     assert [(t["actor"], t["at"]) for t in state["world"]["tokens"]] == [("rifleman", 6)]
     assert [t["actor"] for t in state["world"]["resolved"]["4"]] == ["kael"]
     assert [t["actor"] for t in state["world"]["resolved"]["5"]] == ["kid"]
 
-    code, out, _ = run_margin("log", path, "--json")
-    log = [json.loads(line) for line in out.splitlines()]
+    log = log_json(path)
     interrupted = [r for r in log if r["type"] == "under.interrupted"]
     assert len(interrupted) == 1
     assert interrupted[0]["undone"] is True
@@ -377,14 +375,12 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
     # replay: the track as it stood right after the first advance
     first_advance = next(r["seq"] for r in log if r["type"] == "under.resolved")
-    code, out, _ = run_margin("state", path, "--json", "--at", str(first_advance))
-    then = json.loads(out)["world"]
+    then = state_json(path, "--at", str(first_advance))["world"]
     assert then["now"] == 2
     assert sorted((t["actor"], t["at"]) for t in then["tokens"]) == [("kael", 4), ("rifleman", 6)]
 
     # as it happened, the interrupt counted until it was undone
-    code, out, _ = run_margin("state", path, "--json", "--at", str(interrupted[0]["seq"]))
-    assert json.loads(out)["world"]["tokens"] == []
+    assert state_json(path, "--at", str(interrupted[0]["seq"]))["world"]["tokens"] == []
 
     code, out, _ = run_margin("log", path)
     assert "count 5: kid revolver resolves" in out
@@ -394,8 +390,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
     assert run_margin("demo", path, "--system", "d100-under")[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    state = state_json(path)
     assert state["world"]["running"]
     assert state["world"]["now"] == 5
     code, out, _ = run_margin("rules", "d100-under")
