@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import log_json, refused, run_margin, short_form, state_json
+from support import log_json, margin_output, refused, run_margin, short_form, state_json
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -637,19 +637,18 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     corrected = state_json(path, "--at", second, "--corrected")
     assert corrected["world"]["tasks"]["vault"]["status"] == "open"
 
-    code, out, _ = run_margin("log", path)
+    out = margin_output("log", path)
     assert "guard will not help vex" in out
     assert "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin("demo", path, "--system", "2d6-effect")[0] == 0
+    margin_output("demo", path, "--system", "2d6-effect")
     tasks = state_json(path)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
-    code, out, _ = run_margin("rules", "2d6-effect")
-    assert code == 0
+    out = margin_output("rules", "2d6-effect")
     assert "Effect" in out
     assert "law_level" in out
 

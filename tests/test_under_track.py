@@ -9,7 +9,15 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import log_json, player_state_of, refused, run_margin, short_form, state_json
+from support import (
+    log_json,
+    margin_output,
+    player_state_of,
+    refused,
+    run_margin,
+    short_form,
+    state_json,
+)
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -382,19 +390,18 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     # as it happened, the interrupt counted until it was undone
     assert state_json(path, "--at", str(interrupted[0]["seq"]))["world"]["tokens"] == []
 
-    code, out, _ = run_margin("log", path)
+    out = margin_output("log", path)
     assert "count 5: kid revolver resolves" in out
     assert "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin("demo", path, "--system", "d100-under")[0] == 0
+    margin_output("demo", path, "--system", "d100-under")
     state = state_json(path)
     assert state["world"]["running"]
     assert state["world"]["now"] == 5
-    code, out, _ = run_margin("rules", "d100-under")
-    assert code == 0
+    out = margin_output("rules", "d100-under")
     assert "timing track" in out.lower()
     assert "crit_reading" in out
 
