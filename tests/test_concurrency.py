@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from support import margin_process, margin_writer
@@ -27,6 +28,16 @@ BURST = 10
 
 def note(text: str) -> str:
     return json.dumps({"type": "note", "text": text}) + "\n"
+
+
+def burst_replies(procs: list[subprocess.Popen[str]]) -> Iterator[dict[str, Any]]:
+    """A burst's replies from each writer in turn; a writer that stops fails the test."""
+    for w, proc in enumerate(procs):
+        assert proc.stdout is not None
+        for _ in range(BURST):
+            line = proc.stdout.readline()
+            assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
+            yield json.loads(line)
 
 
 def test_four_margin_do_writers_at_once(table_name: str) -> None:
@@ -43,14 +54,9 @@ def test_four_margin_do_writers_at_once(table_name: str) -> None:
             burst = range(start, start + BURST)
             proc.stdin.write("".join(note(f"w{w} n{i}") for i in burst))
             proc.stdin.flush()
-        for w, proc in enumerate(procs):
-            assert proc.stdout is not None
-            for _ in range(BURST):
-                line = proc.stdout.readline()
-                assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
-                reply = json.loads(line)
-                assert reply.get("ok"), reply
-                replies.append(reply)
+        for reply in burst_replies(procs):
+            assert reply.get("ok"), reply
+            replies.append(reply)
     for w, proc in enumerate(procs):
         assert proc.stdin is not None
         assert proc.stderr is not None
@@ -136,14 +142,9 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
             assert proc.stdin is not None
             proc.stdin.write("go\n")
             proc.stdin.flush()
-        for w, proc in enumerate(procs):
-            assert proc.stdout is not None
-            for _ in range(BURST):
-                line = proc.stdout.readline()
-                assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
-                reply = json.loads(line)
-                assert reply["command"] not in acked
-                acked[reply["command"]] = reply["seq"]
+        for reply in burst_replies(procs):
+            assert reply["command"] not in acked
+            acked[reply["command"]] = reply["seq"]
     conflicts = 0
     for w, proc in enumerate(procs):
         assert proc.stdin is not None
