@@ -8,8 +8,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import character, log_json, margin_output, refused, run_margin, short_form, state_json
 from support import events_of as do
-from support import log_json, margin_output, refused, run_margin, short_form, state_json
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -65,9 +65,7 @@ PARTY = (
 
 
 def vex(table: Table) -> EffectCharacter:
-    char = table.state.characters["vex"]
-    assert isinstance(char, EffectCharacter)
-    return char
+    return character(table, "vex", EffectCharacter)
 
 
 def open_table(path: Path, **options: Any) -> Table:

@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import character, refused, short_form_refused
 from support import events_of as do
-from support import refused, short_form_refused
 
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
@@ -23,9 +23,7 @@ SYSTEM = get_system("2d6-effect")
 
 
 def vex(table: Table) -> EffectCharacter:
-    char = table.state.characters["vex"]
-    assert isinstance(char, EffectCharacter)
-    return char
+    return character(table, "vex", EffectCharacter)
 
 
 @pytest.fixture
