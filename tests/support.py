@@ -21,6 +21,7 @@ from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.tui.cli import main
+from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
 _Kind = TypeVar("_Kind")
@@ -137,6 +138,24 @@ def character(table: Table, name: str, kind: type[_Kind]) -> _Kind:
     return found
 
 
+def played_table(path: Path, system: str, title: str, demo: bool = True) -> Table:
+    """A new table of ``system`` (its dice seeded) with the system's demo played on it."""
+    table = Table.create(path, system, title=title)
+    table.dice = RandomDice(11)
+    for data in get_system(system).demo if demo else ():
+        table.execute(convert_command(system, data))
+    return table
+
+
+def demo_sheet(system: str, last: bool = False) -> dict[str, Any]:
+    """The sheet of the first (or ``last``) character the system's demo adds."""
+    added = [c for c in get_system(system).demo if c["type"] == "add-character"]
+    if not added:
+        return {}
+    sheet: dict[str, Any] = added[-1 if last else 0].get("sheet", {})
+    return sheet
+
+
 def band_of(value: int, bands: list[Band]) -> str:
     """The one band of the text's list that ``value`` falls in; the text's ranges must neither
     overlap nor leave a gap there."""
@@ -189,6 +208,11 @@ def player_state_of(table: Table) -> TableState:
     lens.feed(table.store.records())
     world = get_system(table.state.system).player_world
     return player_state(table.state, lens, world, table.projection.history.voided)
+
+
+def message(app: Any) -> str:
+    """The screen's message line (what margin said of the last command)."""
+    return str(app.query_one("#message").render())
 
 
 def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from support import pilot_test
+from support import demo_sheet, message, pilot_test, played_table
 from textual import events
 from textual.widgets import Input
 
-from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.tui import app as appmod
 from margin.tui.rng import RandomDice
@@ -23,14 +20,8 @@ LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
 
 def build(path, system=SYSTEM, extra=0):
     """The system's demo table, ``extra`` more characters, and a 300-character note."""
-    table = Table.create(path, system, title="a real table")
-    table.dice = RandomDice(11)
-    demo = get_system(system).demo
-    for data in demo:
-        table.execute(convert_command(system, data))
-    sheet: dict[str, Any] = next(
-        (c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {}
-    )
+    table = played_table(path, system, "a real table")
+    sheet = demo_sheet(system)
     for i in range(extra):
         table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
     table.execute(Note(text=LONG_NOTE))
@@ -55,10 +46,6 @@ def notes(app):
         for r in app.view.table.store.records()
         if type(r.event).__name__ == "Noted" and r.event.text != LONG_NOTE
     ]
-
-
-def message(app):
-    return str(app.query_one("#message").render())
 
 
 async def paste(app, pilot, text):
