@@ -13,12 +13,11 @@ from margin.events.record import stable_schema
 from .errors import RuleError
 from .inputs import explain, read_json
 from .systems import SYSTEMS, get_system
-from .systems.base import Command
+from .systems.base import MAX_GROUP, Command
 
 #: a duration or a count of something at the table: 1 up to a bound no table reaches
 Duration = Annotated[int, Meta(ge=1, le=10_000)]
 #: the most characters one add-character seats as a group
-MAX_GROUP = 100
 #: one character by id or name, a group's name (``Guard`` for Guard 1..4), or a list of them
 Targets = str | list[str]
 

@@ -108,17 +108,5 @@ def _removed(state: TableState, record: Record) -> None:
 HANDLERS: dict[type[Event], Handler] = {CounterSet: _set, CounterRemoved: _removed}
 
 
-def parse_value(text: str, where: str) -> tuple[int | None, int | None]:
-    """``8/12`` (value and maximum), ``8`` (a value), ``/12`` (a maximum) as typed."""
-    value, slash, maximum = text.partition("/")
-    try:
-        out = (int(value) if value else None, int(maximum) if slash and maximum else None)
-    except ValueError:
-        raise RuleError(f"{where}: {text!r} is not a value (8, 8/12 or /12)") from None
-    if out == (None, None) or any(v is not None and v < 0 for v in out):
-        raise RuleError(f"{where}: {text!r} is not a value (8, 8/12 or /12)")
-    return out
-
-
 def status(char: Character) -> list[str]:
     return [f"{c.name} {c.value}/{c.max}" for c in char.counters.values()]

@@ -22,6 +22,7 @@ from .errors import RuleError
 from .history import History
 from .state import Character, TableState, character_id, find_character
 from .systems.base import Handler
+from .systems.words import counter_value
 from .targets import find_characters
 
 ALIAS_NAME = re.compile(r"[a-z][a-z0-9_-]{0,30}")
@@ -99,7 +100,7 @@ def _counter(char: Character, field: str, value: Any) -> dict[str, Any]:
     if isinstance(value, int):
         now, top = value, None
     else:
-        now, top = counters.parse_value(str(value), f"edit {field}")
+        now, top = counter_value(str(value), f"edit {field}")
     data: dict[str, Any] = {"type": "set-counter", "character": char.id, "name": field}
     if now is not None:
         data["value"] = now

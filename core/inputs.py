@@ -110,9 +110,24 @@ def explain(
     found = _AT.match(str(error))
     if found is None:
         return None
+    walked = _walk(found["path"], data, kind)
+    if walked is None:
+        return None
+    names, info, value = walked
+    leaf = _member(info, value)
+    problem = _problem(leaf, value) if every or _declared(leaf) else None
+    if problem is None or not names:
+        return None
+    return f"{where}{'.'.join(names)}: {problem}"
+
+
+def _walk(path: str, data: Any, kind: Any) -> tuple[list[str], Any, Any] | None:
+    """The names along msgspec's ``path`` (``.skills[...].keys``) in ``data`` read as
+    ``kind``, with the kind and value found there; a dict's ``[...]`` is the first key
+    whose value is wrong. None when the path leaves the data."""
     info: Any = msgspec.inspect.type_info(kind)
     value, names = data, []
-    for step in _STEP.finditer(found["path"]):
+    for step in _STEP.finditer(path):
         info = _member(info, value)
         if step[1] is not None:
             fields = {f.encode_name: f for f in getattr(info, "fields", ())}
@@ -129,16 +144,23 @@ def explain(
             if not isinstance(value, dict) or not hasattr(info, "value_type"):
                 return None
             info = info.value_type
-            key = next((k for k, v in value.items() if _problem(info, v) is not None), None)
+            key = next((k for k, v in value.items() if _wrong(info, v)), None)
             if key is None:
                 return None
             names.append(str(key))
             value = value[key]
-    leaf = _member(info, value)
-    problem = _problem(leaf, value) if every or _declared(leaf) else None
-    if problem is None or not names:
-        return None
-    return f"{where}{'.'.join(names)}: {problem}"
+    return names, info, value
+
+
+def _wrong(info: Any, value: Any) -> bool:
+    """Whether ``value`` is not a valid ``info`` (a struct's is read as one to tell)."""
+    if isinstance(info, msgspec.inspect.StructType):
+        try:
+            msgspec.convert(value, info.cls)
+        except msgspec.ValidationError:
+            return True
+        return False
+    return _problem(info, value) is not None
 
 
 def _declared(info: Any) -> bool:
@@ -151,17 +173,6 @@ def _declared(info: Any) -> bool:
     if isinstance(info, inspect.StrType):
         return info.min_length is not None or info.max_length is not None
     return False
-
-
-def fields_at(kind: Any, path: str) -> list[str]:
-    """The field names of the struct at ``path`` (``.a``) inside ``kind``, a struct type."""
-    info: Any = msgspec.inspect.type_info(kind)
-    for name in re.findall(r"\.(\w+)", path):
-        fields = {f.encode_name: f for f in getattr(info, "fields", ())}
-        if name not in fields:
-            return []
-        info = _member(fields[name].type, None)
-    return [f.encode_name for f in getattr(info, "fields", ())]
 
 
 def _member(info: Any, value: Any) -> Any:
@@ -179,6 +190,7 @@ def _member(info: Any, value: Any) -> Any:
         msgspec.inspect.StrType: isinstance(value, str),
         msgspec.inspect.LiteralType: isinstance(value, (str, int)),
         msgspec.inspect.BoolType: isinstance(value, bool),
+        msgspec.inspect.StructType: isinstance(value, dict),
     }
     for t in types:
         if kinds.get(type(t), False):
@@ -192,9 +204,27 @@ def _span(lo: Any, hi: Any) -> str:
     return f"{lo} or more" if lo is not None else f"{hi} or less"
 
 
+#: how a message names what a kind of value is
+_KINDS = {
+    msgspec.inspect.IntType: "a whole number",
+    msgspec.inspect.FloatType: "a number",
+    msgspec.inspect.StrType: "text",
+    msgspec.inspect.BoolType: "true or false",
+    msgspec.inspect.NoneType: "null",
+    msgspec.inspect.StructType: "an object",
+    msgspec.inspect.DictType: "an object",
+    msgspec.inspect.ListType: "a list",
+}
+
+
 def _problem(info: Any, value: Any) -> str | None:
     """What is wrong with ``value`` as a leaf of kind ``info``; None if nothing (or unknown)."""
     inspect = msgspec.inspect
+    if isinstance(info, inspect.UnionType):
+        named = list(dict.fromkeys(_KINDS[type(t)] for t in info.types if type(t) in _KINDS))
+        if "a number" in named and "a whole number" in named:
+            named.remove("a whole number")  # a number covers whole ones
+        return f"expected {' or '.join(named)}, got {shown(value)}"
     if isinstance(info, inspect.BoolType):
         return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
     if isinstance(info, inspect.LiteralType):
@@ -239,11 +269,14 @@ def read_as(data: Any, kind: type[T], where: str = "") -> T:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
         text = str(exc)
-        unknown = _UNKNOWN.match(text)
-        if unknown:
-            known = ", ".join(fields_at(kind, text.partition(" - at `$")[2].rstrip("`")))
-            raise RuleError(f"{where}{unknown[1]}: unknown field (fields: {known})") from None
-        missing = _MISSING.match(text)
-        if missing:
-            raise RuleError(f"{where}{missing[1]}: missing") from None
+        unknown, missing = _UNKNOWN.match(text), _MISSING.match(text)
+        if unknown or missing:
+            walked = _walk(text.partition(" - at `$")[2].rstrip("`"), data, kind)
+            names, info, value = walked or ([], msgspec.inspect.type_info(kind), data)
+            struct = _member(info, value)
+            field = ".".join([*names, (unknown or missing)[1]])  # type: ignore[index]
+            if missing:
+                raise RuleError(f"{where}{field}: missing") from None
+            known = ", ".join(f.encode_name for f in getattr(struct, "fields", ()))
+            raise RuleError(f"{where}{field}: unknown field (fields: {known})") from None
         raise RuleError(explain(exc, data, kind, where, every=True) or text) from None

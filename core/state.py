@@ -9,6 +9,7 @@ copying. Snapshots for replay are deep copies, made by a pickle round trip
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import msgspec
@@ -62,6 +63,24 @@ class Character(msgspec.Struct, kw_only=True):
     #: in the players' state only: their health as players are told it (a word, or
     #: "hidden"), when they may not see it exactly ("" : they see it as it is)
     health_shown: str = ""
+
+
+C = TypeVar("C", bound=Character)
+
+
+def typed_sheet(char: Character, read: Callable[[dict[str, Any]], T]) -> T:
+    """``read(char.sheet)``: a character's sheet typed, read once for each sheet it holds.
+
+    The folds keep a sheet as the plain data its records hold (a change merges
+    fields into it), so the typed sheet is kept beside the data it was read from,
+    outside the struct's fields (the system's Character subclass is declared with
+    ``dict=True`` for it), so never in a state.
+    """
+    held: tuple[dict[str, Any], T] | None = vars(char).get("typed_sheet")
+    if held is None or held[0] is not char.sheet:
+        held = (char.sheet, read(char.sheet))
+        vars(char)["typed_sheet"] = held
+    return held[1]
 
 
 class Moment(msgspec.Struct, frozen=True, kw_only=True):
@@ -149,6 +168,13 @@ def lookup(table: dict[str, int], name: str) -> tuple[str, int] | None:
         if " ".join(k.lower().split()) == key:
             return k, v
     return None
+
+
+def character_of(state: TableState, cid: str, kind: type[C]) -> C | None:
+    """The character ``cid`` when one of ``kind`` is at the table (a fold step's lookup:
+    a character removed since is left be)."""
+    char = state.characters.get(cid)
+    return char if isinstance(char, kind) else None
 
 
 def find_character(state: TableState, ref: str) -> Character:

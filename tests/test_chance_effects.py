@@ -356,14 +356,20 @@ def test_travel_in_domain_units(game: Game) -> None:
 
 
 def test_sheet_is_checked(game: Game) -> None:
-    refused(game.table, "sheet hp: missing", type="add-character", name="X", sheet={})
+    refused(game.table, "sheet.hp: missing", type="add-character", name="X", sheet={})
     refused(game.table, "below the floor of 1.5", **fighter("X", crit_multiplier=1.2))
-    refused(game.table, "sheet colour: unknown field", **fighter("X", colour="red"))
+    refused(game.table, "sheet.colour: unknown field", **fighter("X", colour="red"))
     refused(game.table, "weapons.claw.stats: a mutant power", **fighter(
         "X", weapons={"claw": {"type": "mutant", "base": 5}}))  # fmt: skip
     refused(game.table, "weapons.claw.profile", **fighter(
         "X", weapons={"claw": {"base": 5, "profile": "wild"}}))  # fmt: skip
     refused(game.table, "skills.hack: 120 is out of range", **fighter("X", skills={"hack": 120}))
+    refused(game.table, 'weapons.claw.base: expected a number, got "lots"', **fighter(
+        "X", weapons={"claw": {"base": "lots"}}))  # fmt: skip
+    refused(game.table, "weapons.claw.potency: missing", **fighter(
+        "X", weapons={"claw": {"base": 5, "effect": "burning"}}))  # fmt: skip
+    refused(game.table, "weapons.claw.effect: 'glowing' is not one of", **fighter(
+        "X", weapons={"claw": {"base": 5, "effect": "glowing", "potency": 5}}))  # fmt: skip
 
 
 def test_mutant_power_scales_with_its_stats(game: Game) -> None:
@@ -406,7 +412,7 @@ def test_sheet_changes_are_read_like_new_sheets(game: Game) -> None:
                       faces=[1, 99, 51])  # fmt: skip
     assert shot.event.weapon == "pistol"
     assert shot.event.damage == 22
-    refused(game.table, "sheet weapons.bow.base: missing", type="update-character", character="Ana",
+    refused(game.table, "sheet.weapons.bow.base: missing", type="update-character", character="Ana",
                  sheet={"weapons": {"bow": {"type": "ranged"}}})  # fmt: skip
 
 
@@ -566,17 +572,17 @@ def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
 @pytest.mark.parametrize(
     ("sheet", "match"),
     [
-        ({"hp": 0}, r"sheet hp: 0 is out of range \(1..1000000\)"),
+        ({"hp": 0}, r"sheet.hp: 0 is out of range \(1..1000000\)"),
         (
             {"hp": 10, "armor": {"torso": -5}},
-            r"sheet armor.torso: -5 is out of range \(0..1000000\)",
+            r"sheet.armor.torso: -5 is out of range \(0..1000000\)",
         ),
-        ({"hp": 10**20}, r"sheet hp: 100000000000000000000 is out of range \(1..1000000\)"),
+        ({"hp": 10**20}, r"sheet.hp: 100000000000000000000 is out of range \(1..1000000\)"),
         (
             {"hp": 10, "weapons": {"w": {"base": 10**20}}},
-            r"sheet weapons.w.base: 100000000000000000000 is out of range",
+            r"sheet.weapons.w.base: 100000000000000000000 is out of range",
         ),
-        ({"hp": 10, "crit_multiplier": 1e300}, r"sheet crit_multiplier: 1e\+300 is out of range"),
+        ({"hp": 10, "crit_multiplier": 1e300}, r"sheet.crit_multiplier: 1e\+300 is out of range"),
     ],
 )
 def test_sheet_numbers_have_printed_bounds(game: Game, sheet: dict[str, Any], match: str) -> None:

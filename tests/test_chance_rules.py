@@ -9,8 +9,9 @@ import pytest
 
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
-from margin.core.systems.chance.commands import Position
+from margin.core.systems.chance.commands import AttackType, Position
 from margin.core.systems.chance.resolve import Profile
+from margin.core.systems.chance.state import EFFECTS, EffectName
 
 
 def test_the_41_percent_task_is_difficulty_15_and_automatic_at_proficiency_40() -> None:
@@ -240,3 +241,8 @@ def test_the_attack_commands_positions_are_the_rules_positions() -> None:
 
 def test_a_damage_requests_profiles_are_the_rules_profiles() -> None:
     assert get_args(Profile) == tuple(rules.PROFILES)
+
+
+def test_a_sheets_attack_types_and_effects_are_the_rules_ones() -> None:
+    assert get_args(AttackType) == tuple(rules.ATTACK_TYPES)
+    assert get_args(EffectName) == tuple(EFFECTS)

@@ -628,6 +628,10 @@ def test_brackets_option_off(tmp_path: Path) -> None:
         ({"armor": {"pt": 10}}, "both pt and dr"),
         ({"edge": -1}, "edge: -1 is out of range"),
         ({"luck": 3}, "luck: unknown field"),
+        ({"weapons": [3]}, r"sheet.weapons\[0\]: expected text or an object, got 3"),
+        ({"weapons": [{"preset": "sword", "edge": 1}]}, r"sheet.weapons\[0\].edge: unknown field"),
+        ({"skills": {"melee": {"rank": 2}}}, "sheet.skills.melee.rank: unknown field"),
+        ({"armor": {"pt": 3, "dr": 3, "class": "plate"}}, "armor.class: 'plate' is not one of"),
     ],
 )
 def test_bad_sheets_are_refused(party: Table, sheet: dict[str, Any], message: str) -> None:

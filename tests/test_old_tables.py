@@ -29,24 +29,29 @@ def test_a_table_of_every_system_is_kept() -> None:
     assert set(WRITTEN) == set(SYSTEMS)
 
 
+def _kept_copy(system: str, tmp_path: Path) -> str:
+    """A copy of the kept table, so that opening it (which may fold its journal back)
+    never changes the kept file."""
+    path = tmp_path / f"{system}.margin"
+    shutil.copyfile(TABLES / f"{system}.margin", path)
+    return str(path)
+
+
 @pytest.mark.parametrize("system", WRITTEN)
 def test_a_table_written_before_opens_unchanged(
     system: str,
     tmp_path: Path,
 ) -> None:
-    # a copy, so that opening it (which may fold its journal back) never changes the kept file
-    path = tmp_path / f"{system}.margin"
-    shutil.copyfile(TABLES / f"{system}.margin", path)
-
-    code, out, err = run_margin("verify", str(path))
+    path = _kept_copy(system, tmp_path)
+    code, out, err = run_margin("verify", path)
     assert code == 0, err
     assert "chain intact; signed by ed25519:" in out
 
-    code, out, err = run_margin("log", str(path))
+    code, out, err = run_margin("log", path)
     assert code == 0, err
     assert out == (TABLES / f"{system}.log").read_text()
 
-    code, out, err = run_margin("state", "--json", str(path))
+    code, out, err = run_margin("state", "--json", path)
     assert code == 0, err
     assert _as_then(json.loads(out)) == json.loads((TABLES / f"{system}.state.json").read_text())
 
@@ -77,3 +82,19 @@ def _as_then(state: dict[str, Any]) -> dict[str, Any]:
             if key in into:
                 assert into.pop(key) == default, key
     return state
+
+
+@pytest.mark.parametrize(
+    ("system", "line"),
+    [
+        ("d100-under", "  Kael last=BR 22/35 success (wins)"),
+        ("2d6-effect", "  Mira assists={} last=Broker 8 (Effect +0, success)"),
+    ],
+)
+def test_the_state_says_a_last_check_as_the_status_line_does(
+    system: str, line: str, tmp_path: Path
+) -> None:
+    code, out, err = run_margin("state", _kept_copy(system, tmp_path))
+    assert code == 0, err
+    assert line in out.splitlines()
+    assert "last={" not in out

@@ -123,8 +123,8 @@ def test_a_sheet_file_in_json_or_toml_goes_into_the_record(edge: Table, tmp_path
         ("bad.json", '{"health": 12,', "not valid JSON"),
         ("bad.toml", "health = = 12", "not valid TOML"),
         ("list.json", "[1, 2]", "a sheet is an object of fields, not list"),
-        ("wrong.json", '{"health": "lots"}', "sheet health: expected a whole number"),
-        ("stray.toml", "wings = 2", "sheet wings: unknown field"),
+        ("wrong.json", '{"health": "lots"}', "sheet.health: expected a whole number"),
+        ("stray.toml", "wings = 2", "sheet.wings: unknown field"),
     ],
 )
 def test_a_sheet_file_that_cannot_be_used_is_refused_in_one_line(

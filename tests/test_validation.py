@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 import pytest
 
-from margin.core import RuleError, command_schema, parse_command
+from margin.core import RuleError, command_schema, get_system, parse_command
 from margin.core.inputs import explain
 from margin.core.resolve import resolve
 from margin.tui.rng import RandomDice
@@ -103,7 +103,7 @@ def test_a_complaint_naming_no_field_is_left_to_msgspec() -> None:
         ({"action": "odds"}, "target: missing"),
         (
             {"action": "opposed", "a": {"target": 5, "x": 1}, "b": {"target": 5}},
-            "x: unknown field (fields: target, roll, faces)",
+            "a.x: unknown field (fields: target, roll, faces)",
         ),
         ({"action": "odds", "target": 5, "roll": 3}, "roll: unknown field (fields: target, crit"),
     ],
@@ -114,3 +114,36 @@ def test_a_resolve_request_is_read_by_its_declared_type(
     with pytest.raises(RuleError) as caught:
         resolve({"system": "d100-under", **request_}, RandomDice(1))
     assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("system", "name", "value", "message"),
+    [
+        ("2d10-edge", "edge_recovery", "odd", "option edge_recovery: 'odd' is not one of complex, simple"),
+        ("2d10-edge", "edge_burn", 3, "option edge_burn: expected true or false, got 3"),
+        ("2d10-edge", "armor_dodge_heavy", 101, "option armor_dodge_heavy: 101 is out of range (0..100)"),
+        ("2d10-edge", "armor_dodge_heavy", True, "option armor_dodge_heavy: expected a whole number, got true"),
+        ("2d6-effect", "initiative_dice", 3, "option initiative_dice: expected dice notation, got 3"),
+    ],
+)  # fmt: skip
+def test_an_option_value_is_read_by_its_declared_kind(
+    system: str, name: str, value: object, message: str
+) -> None:
+    with pytest.raises(RuleError) as caught:
+        get_system(system).option(name).check(value)
+    assert str(caught.value) == message
+
+
+def test_a_valid_option_value_is_kept() -> None:
+    assert get_system("2d10-edge").option("edge_recovery").check("complex") == "complex"
+    assert get_system("2d10-edge").option("armor_dodge_heavy").check(0) == 0
+    assert get_system("2d6-effect").option("initiative_dice").check("2d6+1") == "2d6+1"
+
+
+def test_an_option_typed_on_the_command_line_is_read_by_its_kind() -> None:
+    option = get_system("2d10-edge").option("armor_dodge_heavy")
+    assert option.parse("3") == 3
+    with pytest.raises(RuleError, match=r"armor_dodge_heavy: 300 is out of range \(0..100\)"):
+        option.parse("300")
+    with pytest.raises(RuleError, match="armor_dodge_heavy: expected a whole number, got 'lots'"):
+        option.parse("lots")

@@ -22,6 +22,7 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import RuleError, decide
 from margin.core.commands import Redo, Undo
+from margin.core.systems.words import NAMES_NOTE
 from margin.events import StoreError, is_url, record_to_builtins, short_name
 
 from . import commandline, render
@@ -304,7 +305,7 @@ class PlayApp(TableApp):
         state = self.view.state()
         generic = commandline.help_words(state)
         out: list[str | tuple[str, str]] = list(generic.values())
-        out.append(commandline.NAMES_NOTE)
+        out.append(NAMES_NOTE)
         own = [
             w for w in commandline.command_words(state)[len(generic) :] if w not in state.aliases
         ]

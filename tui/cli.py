@@ -15,7 +15,7 @@ import msgspec
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.carry import carried
 from margin.core.lens import PlayerLens, about, player_state
-from margin.core.state import character_id
+from margin.core.state import TableState, character_id
 from margin.events import (
     ConnectionLost,
     DecodeError,
@@ -205,7 +205,7 @@ def _about(table: Table, name: str, player: str | None) -> str:
     raise UsageError(f"--about {name!r}: no such character (characters: {names})")
 
 
-def _state_for(table: Table, args: argparse.Namespace) -> Any:
+def _state_for(table: Table, args: argparse.Namespace) -> TableState:
     if args.as_ is None:
         seq = table.projection.seq if args.at is None else args.at
         if args.at is not None and not 1 <= args.at <= table.projection.seq:
@@ -225,24 +225,25 @@ def _state_for(table: Table, args: argparse.Namespace) -> Any:
         history = table.projection.history
         voided = history.voided if args.corrected else history.voided_at(seq)
         state = player_state(state, lens, get_system(state.system).player_world, voided)
-    data = msgspec.to_builtins(state)
-    data["revealed"] = sorted(data.get("revealed", []))
-    return data
+    return state
 
 
 def cmd_state(args: argparse.Namespace) -> int:
     table = Table.open(args.path, readonly=True)
-    data = _state_for(table, args)
+    state = _state_for(table, args)
+    data = msgspec.to_builtins(state)
+    data["revealed"] = sorted(data.get("revealed", []))
     if args.json:
         print(json.dumps(data))
     else:
         print(f"{display_name(args.path)}: {data['system']} at record {data['seq']}")
         for k, v in data["options"].items():
             print(f"  option {k} = {v}")
-        for char in data["characters"].values():
+        lines = get_system(state.system).field_lines
+        for cid, char in data["characters"].items():
             extra = {
                 k: v
-                for k, v in char.items()
+                for k, v in {**char, **lines(state.characters[cid])}.items()
                 if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
             }
             bits = " ".join(f"{k}={v}" for k, v in extra.items())

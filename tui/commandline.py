@@ -1,8 +1,10 @@
 """The table screen's command line: typed words to commands, and completion.
 
 Lines are split into words here; the words are read by the generic grammar
-(``roll``, ``note``, ``undo`` ..., in ``core.systems.words``) or the dice
-system's, except the words that open a screen (help, rules, undo's preview). A line starting with
+(``roll``, ``add``, ``cond``, the generic turn order ..., in ``core.systems.words``)
+or the dice system's, except the words that open a screen (help, rules, undo's
+preview). The screen reads the sheet file of ``add NAME from FILE`` itself and
+hands the grammar its sheet. A line starting with
 ``{`` is a command as JSON, exactly as ``margin do`` reads it, so whatever a
 system offers is reachable even without a short form. Nothing here decides a
 rule: a line becomes a command, and the core decides it.
@@ -10,15 +12,15 @@ rule: a line becomes a command, and the core decides it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from margin.core import RuleError, TableState, get_system, parse_command
-from margin.core.commands import MAX_GROUP, command_type, convert_command
-from margin.core.counters import parse_value
+from margin.core.commands import command_type, convert_command
 from margin.core.systems.base import Command, Usage
-from margin.core.systems.words import GENERIC, sheet_value
+from margin.core.systems.words import CLOCK, GENERIC, parse_generic
 from margin.core.targets import find_characters
 
 from .sheets import read_sheet
@@ -66,13 +68,6 @@ CLOCK_HELP: dict[str, str] = {
     "next": "next   the next turn (Ctrl+N)",
     "end": "end   the encounter ends",
 }
-
-#: NAMES: a character, a group's name (guard for Guard 1..4) or names joined by commas
-NAMES_NOTE = "NAMES: a name, a group (guard for Guard 1, Guard 2 ...) or names joined by commas"
-
-#: a condition's duration as typed: 2r (rounds), 1t (the bearer's turns), 3c (counts)
-DURATION = re.compile(r"(\d+)(r|t|c|rounds?|turns?|counts?)", re.IGNORECASE)
-UNITS = {"r": "rounds", "t": "turns", "c": "counts"}
 
 
 def help_words(state: TableState) -> dict[str, str]:
@@ -155,194 +150,15 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _add(args: list[str]) -> dict[str, Any]:
-    if not args:
-        raise RuleError('add: give a name, e.g. add Kael or add "Old Tom" hidden')
-    out: dict[str, Any] = {"type": "add-character", "name": args[0], "sheet": {}, "hidden": False}
-    sheet: dict[str, Any] = {}
-    rest = args[1:]
-    i = 0
-    while i < len(rest):
-        arg = rest[i]
-        key, eq, value = arg.partition("=")
-        low = arg.lower()
-        if eq:
-            sheet[key] = sheet_value(key, value)
-        elif low in ("hidden", "npc"):
-            out[low] = True
-        elif re.fullmatch(r"x\d+", low):
-            if not 1 <= int(low[1:]) <= MAX_GROUP:
-                raise RuleError(f"add: {arg!r}: a group is x1 to x{MAX_GROUP}")
-            out["count"] = int(low[1:])
-        elif low == "from":
-            if i + 1 == len(rest):
-                raise RuleError("add: give the sheet file after 'from' (add Kael from kael.toml)")
-            i += 1
-            out["sheet"] = read_sheet(rest[i])
-        else:
-            raise RuleError(
-                f"add: {arg!r} not understood (after the name: xN, npc, hidden, from FILE, "
-                "KEY=VALUE)"
-            )
-        i += 1
-    # fields typed after the file's name change what the file says
-    out["sheet"] = {**out["sheet"], **sheet}
-    return out
-
-
-def _need(args: list[str], count: int, usage: str) -> None:
-    if len(args) < count:
-        raise RuleError(f"{usage.split()[0]}: write it as '{usage}' ({NAMES_NOTE})")
-
-
-def _cond(args: list[str], rest: str) -> dict[str, Any]:
-    _need(args, 2, "cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]")
-    out: dict[str, Any] = {"type": "add-condition", "character": args[0]}
-    words = args[1:]
-    low = [w.lower() for w in words]
-    if "for" in low:
-        at = low.index("for")
-        out["reason"] = " ".join(words[at + 1 :])
-        words = words[:at]
-    name = []
-    for word in words:
-        found = DURATION.fullmatch(word)
-        if found:
-            unit = UNITS[found.group(2)[0].lower()]
-            if any(u in out for u in UNITS.values()):
-                raise RuleError(f"cond: {word!r} is a second duration (give one: 2r, 1t or 3c)")
-            out[unit] = int(found.group(1))
-        elif word.lower() == "gm":
-            out["gm_only"] = True
-        else:
-            name.append(word)
-    if not name:
-        raise RuleError("cond: name the condition (cond kael prone 2r)")
-    out["name"] = " ".join(name)
-    return out
-
-
-def _uncond(args: list[str], rest: str) -> dict[str, Any]:
-    _need(args, 2, "uncond NAMES CONDITION")
-    return {"type": "remove-condition", "character": args[0], "name": " ".join(args[1:])}
-
-
-def _counter(args: list[str], rest: str) -> dict[str, Any]:
-    usage = "counter NAMES COUNTER MAX|VALUE/MAX|remove"
-    _need(args, 3, usage)
-    who, name, value = args[0], " ".join(args[1:-1]), args[-1]
-    if value.lower() == "remove":
-        return {"type": "remove-counter", "character": who, "name": name}
-    now, top = parse_value(value, "counter")
-    out: dict[str, Any] = {"type": "set-counter", "character": who, "name": name}
-    if top is None and "/" not in value:
-        # a lone number starts a counter full at that maximum, or sets an old one's value
-        out["value"] = now
-    else:
-        if now is not None:
-            out["value"] = now
-        out["max"] = top
-    return out
-
-
-def _adjust(args: list[str], rest: str) -> dict[str, Any]:
-    _need(args, 3, "adjust NAMES COUNTER +N|-N")
-    by = args[-1]
-    if not re.fullmatch(r"[+-]?\d{1,7}", by):
-        raise RuleError(f"adjust: {by!r} is not a change (+2, -3)")
-    return {
-        "type": "adjust-counter",
-        "character": args[0],
-        "name": " ".join(args[1:-1]),
-        "by": int(by),
-    }
-
-
-def _edit(args: list[str], rest: str) -> dict[str, Any]:
-    _need(args, 2, "edit NAMES FIELD=VALUE ...")
-    fields: dict[str, Any] = {}
-    for arg in args[1:]:
-        key, eq, value = arg.partition("=")
-        if not eq or not key:
-            raise RuleError(
-                f"edit: {arg!r} is not FIELD=VALUE (edit kael Health=8 skills.Melee=40)"
-            )
-        fields[key] = sheet_value(key, value)
-    return {"type": "edit", "character": args[0], "fields": fields}
-
-
-def _rename(args: list[str], rest: str) -> dict[str, Any]:
-    _need(args, 2, "rename NAME NEW NAME")
-    return {"type": "rename", "character": args[0], "name": " ".join(args[1:])}
-
-
-def _health(args: list[str], rest: str) -> dict[str, Any]:
-    views = ("exact", "descriptive", "hidden", "table")
-    if len(args) != 2 or args[1].lower() not in views:
-        raise RuleError(f"health: write it as 'health NAMES {'|'.join(views)}'")
-    return {"type": "health-view", "character": args[0], "view": args[1].lower()}
-
-
-def _alias(args: list[str], rest: str) -> dict[str, Any]:
-    name, eq, line = rest.partition("=")
-    if not eq or not name.strip():
-        raise RuleError("alias: write it as 'alias NAME = LINE' ('alias NAME =' forgets it)")
-    return {"type": "alias", "name": name.strip(), "line": line.strip()}
-
-
-BOOKKEEPING = {
-    "cond": _cond,
-    "uncond": _uncond,
-    "counter": _counter,
-    "adjust": _adjust,
-    "edit": _edit,
-    "rename": _rename,
-    "health": _health,
-    "alias": _alias,
-}
-
-
-def _screen_forms(words: list[str], rest: str, state: TableState) -> dict[str, Any] | None:
-    """The short forms the screen reads itself: ``add`` (which may read a sheet file), the
-    GM's bookkeeping and, in a system without a clock of its own, the generic turn order."""
-    word, args = words[0].lower(), words[1:]
-    if word == "add":
-        return _add(args)
-    bookkeeping = BOOKKEEPING.get(word)
-    if bookkeeping is not None:
-        return bookkeeping(args, rest)
-    if word in CLOCK_HELP and get_system(state.system).moment is None:
-        return _clock(word, args)
-    return None
-
-
-def _clock(word: str, args: list[str]) -> dict[str, Any]:
-    if word == "next":
-        return {"type": "next-turn"}
-    if word == "end":
-        return {"type": "end-encounter"}
-    if word == "start":
-        low = [a.lower() for a in args]
-        out: dict[str, Any] = {"type": "start-encounter", "characters": args}
-        if "dice" in low:
-            at = low.index("dice")
-            if at + 2 != len(args):
-                raise RuleError("start: give the dice last (start kael guard dice 2d6+1)")
-            out["characters"], out["dice"] = args[:at], args[at + 1]
-        return out
-    if not args:
-        raise RuleError(f"{word}: name who ({NAMES_NOTE})")
-    if word == "leave":
-        return {"type": "leave", "character": args}
-    out = {"type": "join", "character": args[0]}
-    if len(args) == 2:
-        given = args[1]
-        if re.fullmatch(r"[+-]?\d{1,4}", given):
-            out["initiative"] = int(given)
-        else:
-            out["dice"] = given
-    elif len(args) > 2:
-        raise RuleError(f"join: write it as 'join NAMES [N|DICE]' ({NAMES_NOTE})")
+def _read_sheet_files(words: list[str]) -> list[str]:
+    """An ``add`` line with each file of ``from FILE`` read: its sheet, as JSON, in the
+    file's place, for the grammar (``core.systems.words``) to take as the sheet."""
+    if words[0].lower() != "add":
+        return words
+    out = words[:2]
+    for word in words[2:]:
+        given = out[-1].lower() == "from" and len(out) > 2
+        out.append(json.dumps(read_sheet(word)) if given else word)
     return out
 
 
@@ -363,7 +179,8 @@ def parse_line(text: str, state: TableState) -> Parsed:
     head, _, rest = text.partition(" ")
     if head.lower() == "alias":
         # a macro's line is kept as typed, '= faces' and all
-        data = _alias([], rest)
+        data = GENERIC.parse(["alias", rest], state)
+        assert data is not None
         if data["name"].lower() in _command_words_only(state):
             raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
         return Parsed(command=convert_command(state.system, data))
@@ -378,9 +195,7 @@ def parse_line(text: str, state: TableState) -> Parsed:
     if head in ("note", "gmnote"):
         # a note is its text as typed, spaces and quotes kept
         words = [head, *([rest] if rest else [])]
-    found = _screen_forms(words, rest, state)
-    if found is None:
-        found = GENERIC.parse(words, state)
+    found = parse_generic(_read_sheet_files(words), state)
     if found is None:
         found = _system_forms(words, faces, state)
     if found is None:
@@ -481,25 +296,6 @@ def command_words(state: TableState) -> list[str]:
 GENERIC_GRAMMAR: dict[str, Usage] = {
     **GENERIC.usages,
     **{word: Usage() for word in SCREEN_WORDS if word not in GENERIC.usages},
-    # the screen's own forms: add (with its sheet file), the GM's bookkeeping
-    "add": Usage(("text",), ("hidden",), makes="add-character"),
-    "cond": Usage(("character", "text"), makes="add-condition"),
-    "uncond": Usage(("character", "condition"), makes="remove-condition"),
-    "counter": Usage(("character", "counter"), makes="set-counter"),
-    "adjust": Usage(("character", "counter"), makes="adjust-counter"),
-    "edit": Usage(("character",)),
-    "rename": Usage(("character", "text")),
-    "health": Usage(("character", "exact|descriptive|hidden|table"), makes="health-view"),
-    "alias": Usage(("text",)),
-}
-
-#: completion of the generic turn order's words, where there is one
-CLOCK_GRAMMAR: dict[str, Usage] = {
-    "start": Usage(rest=("character", "dice"), makes="start-encounter"),
-    "join": Usage(("character",)),
-    "leave": Usage(("character",)),
-    "next": Usage(makes="next-turn"),
-    "end": Usage(makes="end-encounter"),
 }
 
 
@@ -508,8 +304,8 @@ def grammar_of(head: str, state: TableState) -> Usage | None:
     if head in GENERIC_GRAMMAR:
         return GENERIC_GRAMMAR[head]
     system = get_system(state.system)
-    if system.moment is None and head in CLOCK_GRAMMAR:
-        return CLOCK_GRAMMAR[head]
+    if system.moment is None and head in CLOCK.usages:
+        return CLOCK.usages[head]
     return system.grammar.get(head)
 
 
@@ -523,7 +319,7 @@ def typed_words(message: str, state: TableState) -> str:
     Types inside JSON (after a quote) are left alone, so examples stay valid.
     """
     system = get_system(state.system)
-    clock = CLOCK_GRAMMAR if system.moment is None else {}
+    clock = CLOCK.usages if system.moment is None else {}
     grammar = {**system.grammar, **clock, **GENERIC_GRAMMAR}
     words = {u.makes: w for w, u in grammar.items() if "-" in u.makes and u.makes != w}
     if not words:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
@@ -14,7 +16,8 @@ from ..dice import Dice, parse
 from ..errors import RuleError
 from ..facts import Reader
 from ..history import History
-from ..state import Character, Moment, TableState
+from ..inputs import read_as
+from ..state import Character, Moment, TableState, character_of
 
 
 @dataclass(frozen=True)
@@ -31,24 +34,21 @@ class Option:
     #: a further check of a value (dice notation, say): returns it, or raises RuleError
     valid: Callable[[Any], Any] | None = None
 
+    @cached_property
+    def _value(self) -> type[msgspec.Struct]:
+        """A struct of one field, this option's value, with the choices or bounds it has."""
+        kind: Any = Any
+        if self.choices and not all(isinstance(c, bool) for c in self.choices):
+            kind = Literal[self.choices]
+        elif isinstance(self.default, bool):
+            kind = bool
+        elif isinstance(self.default, int):
+            kind = Annotated[int, msgspec.Meta(ge=self.lo, le=self.hi)]
+        return msgspec.defstruct("OptionValue", [(self.name, kind)])
+
     def check(self, value: Any) -> Any:
         """The value if valid for this option; a clear error otherwise."""
-        if self.choices:
-            if value not in self.choices:
-                allowed = ", ".join(
-                    str(c).lower() if isinstance(c, bool) else str(c) for c in self.choices
-                )
-                raise RuleError(f"option {self.name}: {value!r} is not one of {allowed}")
-            return value
-        if isinstance(self.default, bool):
-            if not isinstance(value, bool):
-                raise RuleError(f"option {self.name}: expected true or false, got {value!r}")
-        elif isinstance(self.default, int) and (
-            isinstance(value, bool) or not isinstance(value, int)
-        ):
-            raise RuleError(f"option {self.name}: expected a whole number, got {value!r}")
-        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            raise RuleError(f"option {self.name}: {value} is out of range ({self.lo}..{self.hi})")
+        read_as({self.name: value}, self._value, "option ")
         if self.valid is not None:
             try:
                 return self.valid(value)
@@ -69,15 +69,32 @@ class Option:
             raise RuleError(f"option {self.name}: expected true or false, got {text!r}")
         if isinstance(self.default, int):
             try:
-                return self.check(int(low))
+                number = int(low)
             except ValueError:
                 raise RuleError(
                     f"option {self.name}: expected a whole number, got {text!r}"
                 ) from None
+            return self.check(number)
         return self.check(low)
 
 
 Handler = Callable[[TableState, Record], None]
+C = TypeVar("C", bound=Character)
+
+
+def character_step(kind: type[C]) -> Callable[[Callable[[C, Record], None]], Handler]:
+    """A fold step of an event that names a ``character``: the step changes that character,
+    when one of ``kind`` is at the table (a character removed since is left be)."""
+
+    def wrap(step: Callable[[C, Record], None]) -> Handler:
+        def handler(state: TableState, record: Record) -> None:
+            char = character_of(state, record.event.character, kind)
+            if char is not None:
+                step(char, record)
+
+        return handler
+
+    return wrap
 
 
 @dataclass(frozen=True)
@@ -113,6 +130,10 @@ class Clock:
     round: int | None = None
     turn: int | None = None
     count: int | None = None
+
+
+#: most characters one ``add NAME xN`` (an add-character's ``count``) seats
+MAX_GROUP = 100
 
 
 @dataclass(frozen=True)
@@ -197,6 +218,10 @@ def _no_line(event: dict[str, Any]) -> str | None:
     return None
 
 
+def _no_fields(char: Character) -> dict[str, str]:
+    return {}
+
+
 def _no_status(char: Character, state: TableState) -> list[str]:
     return []
 
@@ -224,6 +249,19 @@ def _no_player_world(state: TableState) -> Any:
 
 class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     """A GM's intent, decided against the state into events (or refused)."""
+
+
+Decide = Callable[[Command, TableState, Dice, History], list[Draft]]
+
+
+def by_command(deciders: Mapping[type[Command], Callable[..., list[Draft]]]) -> Decide:
+    """A system's ``decide``: each command decided by the function its type maps to (what
+    players see of the drafts is ``core.lens``'s to say)."""
+
+    def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
+        return deciders[type(command)](command, state, dice, history)
+
+    return decide
 
 
 @dataclass(frozen=True)
@@ -261,6 +299,9 @@ class System:
     #: short status items of a character for the table screen
     #: ("Edge 3/4", "Health 22/30", "moderate injury", "adv pending")
     status: Callable[[Character, TableState], list[str]] = _no_status
+    #: a character's fields that hold data (a last check) as the line the status shows,
+    #: for ``margin state``'s text: {"last": "Firearms 34/50 success"}
+    field_lines: Callable[[Character], dict[str, str]] = _no_fields
     #: the encounter clock, or None when no encounter runs
     clock: Callable[[TableState], Clock | None] = _no_clock
     #: exact odds of a command before it is rolled, or None if it rolls no check
@@ -313,3 +354,37 @@ class System:
 
     def default_options(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.all_options}
+
+
+#: the hooks a system's modules give by the names every system uses: hook -> (module,
+#: name); a module that lacks a name leaves the hook at its default
+SHAPE: dict[str, tuple[str, str]] = {
+    "commands": ("commands", "COMMANDS"),
+    "decide": ("decide", "decide"),
+    "handlers": ("fold", "HANDLERS"),
+    "make_character": ("state", "make_character"),
+    "check_sheet": ("state", "check_sheet"),
+    "initial_world": ("state", "initial_world"),
+    "player_world": ("state", "player_world"),
+    "resolve": ("resolve", "RESOLVE"),
+    "describe": ("present", "describe"),
+    "status": ("present", "status"),
+    "field_lines": ("present", "field_lines"),
+    "clock": ("present", "clock"),
+    "odds": ("present", "odds"),
+    "vocabulary": ("present", "vocabulary"),
+    "recap": ("recap", "READERS"),
+}
+
+
+def shaped(package: str, **face: Any) -> System:
+    """The system whose modules (``package``'s ``commands``, ``decide``, ``fold`` ...) give
+    its hooks by the names of ``SHAPE``, its short forms by ``words.GRAMMAR``, and its
+    rules by ``rules.md``; ``face`` (id, options, demo, short forms ...) is given on top."""
+    hooks: dict[str, Any] = {"rules_doc": "rules.md"}
+    for hook, (module, name) in SHAPE.items():
+        found = getattr(importlib.import_module(f"{package}.{module}"), name, None)
+        if found is not None:
+            hooks[hook] = found
+    grammar = importlib.import_module(f"{package}.words").GRAMMAR
+    return System(**{**hooks, "parse_words": grammar.parse, "grammar": grammar.usages, **face})

@@ -9,8 +9,8 @@ import msgspec
 from margin.events.systems import chance as chance_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, rules, state, words
+from ..base import Option, shaped
+from . import rules, state
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -54,6 +54,23 @@ _HUMAN_ARMOR = {"head": 0, "torso": 40, "arms": 10, "legs": 10}
 
 def _sheet(**fields: Any) -> dict[str, Any]:
     return fields
+
+
+def _guard(name: str, hp: int, perception: int, weapons: dict[str, Any]) -> dict[str, Any]:
+    """One of the station's guards: a human in light armor, watchful."""
+    sheet = _sheet(
+        hp=hp,
+        stats={"str": 8, "dex": 10},
+        skills={"perception": perception},
+        speed=30,
+        speed_bonus=5,
+        armor_weight=5,
+        crit_chance=5,
+        armor=_HUMAN_ARMOR,
+        status_resistance=10,
+        weapons=weapons,
+    )
+    return {"type": "add-character", "name": name, "sheet": sheet}
 
 
 DEMO: tuple[dict[str, Any], ...] = (
@@ -126,38 +143,13 @@ DEMO: tuple[dict[str, Any], ...] = (
             weapons={"maul": {"type": "melee", "base": 16, "profile": "high-power", "range": 5}},
         ),
     },
-    {
-        "type": "add-character",
-        "name": "Kessler",
-        "sheet": _sheet(
-            hp=50,
-            stats={"str": 8, "dex": 10},
-            skills={"perception": 25},
-            speed=30,
-            speed_bonus=5,
-            armor_weight=5,
-            crit_chance=5,
-            armor=_HUMAN_ARMOR,
-            status_resistance=10,
-            weapons={"baton": {"type": "melee", "base": 8, "range": 5}},
-        ),
-    },
-    {
-        "type": "add-character",
-        "name": "Marn",
-        "sheet": _sheet(
-            hp=30,
-            stats={"str": 8, "dex": 10},
-            skills={"perception": 20},
-            speed=30,
-            speed_bonus=5,
-            armor_weight=5,
-            crit_chance=5,
-            armor=_HUMAN_ARMOR,
-            status_resistance=10,
-            weapons={"rifle": {"type": "ranged", "base": 14, "range": 90, "profile": "standard"}},
-        ),
-    },
+    _guard("Kessler", 50, 25, {"baton": {"type": "melee", "base": 8, "range": 5}}),
+    _guard(
+        "Marn",
+        30,
+        20,
+        {"rifle": {"type": "ranged", "base": 14, "range": 90, "profile": "standard"}},
+    ),
     # record 7: the GM rolls Rook's lockpicking in secret (41% before tools, 51% with them)
     {
         "type": "check",
@@ -235,29 +227,13 @@ def mask_health(char: Character) -> Character:
     return msgspec.structs.replace(char, hp=char.max_hp)
 
 
-SYSTEM = System(
+SYSTEM = shaped(
+    __name__,
     id="d100-chance",
     title="d100-chance",
     summary="d100 against a chance from proficiency and difficulty, secret by default",
     options=OPTIONS,
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
-    initial_world=state.initial_world,
-    resolve=resolve.RESOLVE,
     demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    clock=present.clock,
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
-    player_world=state.player_world,
-    recap=recap.READERS,
     short_forms=(
         ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
         ("check rook hacking 40 helper open", "an open check with a helper"),

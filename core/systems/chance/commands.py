@@ -18,6 +18,10 @@ MAX_HP_CHANGE = 100_000
 Proficiency = Annotated[int, Meta(ge=0, le=100)]
 #: where an attack strikes from (``rules.POSITIONS`` holds what each costs the defender)
 Position = Literal["front", "side", "rear"]
+#: damage profiles (``rules.PROFILES``)
+Profile = Literal["standard", "calibrated", "high-power", "focused", "volatile"]
+#: what governs an attack's damage (``rules.ATTACK_TYPES``)
+AttackType = Literal["melee", "ranged", "magic", "mutant"]
 
 
 class Check(Command, tag="check"):

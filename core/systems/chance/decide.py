@@ -34,7 +34,7 @@ from ...errors import RuleError
 from ...history import History
 from ...state import TableState, find_character
 from ...targets import find_characters
-from ..base import Command
+from ..base import Command, by_command
 from . import rules
 from .commands import (
     ApplyEffect,
@@ -58,6 +58,7 @@ from .state import (
     SHIELD_PERCENT,
     ChanceCharacter,
     ChanceWorld,
+    Weapon,
     accuracy,
     actions_per_turn,
     can_act,
@@ -65,10 +66,10 @@ from .state import (
     crit_chance,
     crit_multiplier,
     evasion,
+    sheet_of,
     side_of,
     speed,
     stats,
-    table_of,
     weapon,
 )
 
@@ -112,7 +113,7 @@ def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: 
     """The proficiency a check uses: the one given (an untrained try), else the sheet's."""
     if given is not None:
         return given
-    skills = table_of(char, "skills")
+    skills = sheet_of(char).skills
     if skill not in skills:
         known = ", ".join(skills) or "none"
         raise RuleError(
@@ -179,7 +180,7 @@ def aware_of(cmd: Attack, attacker: ChanceCharacter) -> bool:
 
 def attack_gates(
     attacker: ChanceCharacter,
-    w: dict[str, Any],
+    w: Weapon,
     target: ChanceCharacter,
     position: str,
     extra: int,
@@ -369,9 +370,9 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     target, confusion_roll = _confused_target(attacker, meant, state, dice)
     if attacker.position and target.position and not cmd.override:
         feet = distance(attacker.position, target.position)
-        if feet > w["range"]:
+        if feet > w.range:
             raise RuleError(
-                f"target: {target.name} is {feet} ft away; {wname} reaches {w['range']} ft (override)"
+                f"target: {target.name} is {feet} ft away; {wname} reaches {w.range} ft (override)"
             )
     aware = aware_of(cmd, attacker)
     if aware:
@@ -408,13 +409,13 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         seq = state.seq + len(drafts) + 1
         cause = None if primary else state.seq + 1
         drafts.append(Draft(event, cause=cause, visibility=Visibility(hidden=ATTACK_SECRET)))
-        if event.connects and "effect" in w:
+        if event.connects and w.effect is not None:
             drafts.append(
                 effect_draft(
                     state,
                     victim,
-                    w["effect"],
-                    int(w["potency"]),
+                    w.effect,
+                    int(w.potency or 0),
                     None,
                     attacker.id,
                     "",
@@ -426,10 +427,10 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
 
 
 def _caught_in_burst(
-    state: TableState, attacker: ChanceCharacter, target: ChanceCharacter, w: dict[str, Any]
+    state: TableState, attacker: ChanceCharacter, target: ChanceCharacter, w: Weapon
 ) -> list[ChanceCharacter]:
     """Everyone else with a place within the weapon's burst of the target, in table order."""
-    burst = int(w.get("burst", 0))
+    burst = w.burst
     if not burst or target.position is None:
         return []
     out = []
@@ -452,7 +453,7 @@ class _Strike:
         state: TableState,
         attacker: ChanceCharacter,
         wname: str,
-        w: dict[str, Any],
+        w: Weapon,
         cmd: Attack,
         aware: bool,
         unaware: int,
@@ -496,23 +497,23 @@ class _Strike:
                 crit_roll = _d100(dice)
                 crit = crit_roll <= cc
             if not crit:
-                lo, hi = rules.PROFILES[w["profile"]]
+                lo, hi = rules.PROFILES[w.profile]
                 range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
             options = self.state.options
             multiplier = Fraction(int(options.get("vitals_percent", 150)), 100) if vitals else 1
             result = rules.damage_pipeline(
-                base=w["base"],
-                scaling=rules.scaling_of(stats(attacker), w["type"], w.get("stats", [])),
-                profile=w["profile"],
+                base=w.base,
+                scaling=rules.scaling_of(stats(attacker), w.type, w.stats),
+                profile=w.profile,
                 range_percent=range_percent,
                 crit=crit,
                 crit_multiplier=crit_multiplier(attacker, w, self.state.options),
                 vitals=multiplier,
                 position=position,
                 unaware_percent=self.unaware,
-                armor=int(table_of(target, "armor").get(location, 0)),
-                resistance_percent=int(table_of(target, "resistances").get(w["element"], 0)),
-                pierce=int(w.get("pierce", 0)),
+                armor=sheet_of(target).armor.get(location, 0),
+                resistance_percent=sheet_of(target).resistances.get(w.element, 0),
+                pierce=w.pierce,
             )
             damage = result.damage
             steps = [list(s) for s in result.steps]
@@ -542,7 +543,7 @@ class _Strike:
             range_percent=range_percent,
             location=location,
             vitals=vitals,
-            element=w["element"],
+            element=w.element,
             unaware_percent=self.unaware,
             steps=steps,
             damage=damage,
@@ -577,7 +578,7 @@ def effect_draft(
         resistance = 0
     else:
         if resistance is None:
-            resistance = int(target.sheet.get("status_resistance", 0)) if kind.harmful else 0
+            resistance = sheet_of(target).status_resistance if kind.harmful else 0
         land = rules.landing(
             potency,
             resistance,
@@ -631,7 +632,7 @@ def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: Hist
     stat_name = cmd.stat.strip().lower()
     if stat_name and name != "poisoned":
         raise RuleError("stat: only a poison lowers a stat")
-    stats = table_of(target, "stats")
+    stats = sheet_of(target).stats
     if stat_name and stats and stat_name not in stats:
         raise RuleError(f"stat: {target.name} has no stat {cmd.stat!r} (stats: {', '.join(stats)})")
     return [effect_draft(state, target, name, cmd.potency, cmd.resistance, source, stat_name, "")]
@@ -698,7 +699,7 @@ def _side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Dra
     """A charm ended: a character it turned goes back to its own side."""
     if char.side is None:
         return []
-    own = str(char.sheet.get("side", ""))
+    own = sheet_of(char).side
     event = SideSwitched(character=char.id, side=own, before=char.side, reason="charm-ended")
     return [Draft(event, cause=cause)]
 
@@ -1025,6 +1026,4 @@ _DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
     Travel: decide_travel,
 }
 
-
-def decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    return _DECIDE[type(command)](command, state, dice, history)
+decide = by_command(_DECIDE)

@@ -20,14 +20,9 @@ from margin.events.systems.chance import (
     TurnStarted,
 )
 
-from ...state import TableState
-from ..base import Handler
+from ...state import TableState, character_of
+from ..base import Handler, character_step
 from .state import ChanceCharacter, ChanceWorld, Effect, Encounter, FailedTask, Leg
-
-
-def _char(state: TableState, cid: str) -> ChanceCharacter | None:
-    char = state.characters.get(cid)
-    return char if isinstance(char, ChanceCharacter) else None
 
 
 def _world(state: TableState) -> ChanceWorld:
@@ -63,10 +58,10 @@ def _opposed(state: TableState, record: Record) -> None:
 
 def _attack(state: TableState, record: Record) -> None:
     e: AttackRolled = record.event
-    target = _char(state, e.target)
+    target = character_of(state, e.target, ChanceCharacter)
     if target is not None and e.connects:
         _hurt(target, e.taken, e.absorbed)
-    attacker = _char(state, e.attacker)
+    attacker = character_of(state, e.attacker, ChanceCharacter)
     if attacker is not None:
         stealth = attacker.effect("stealthed")
         if stealth is not None:
@@ -78,7 +73,7 @@ def _attack(state: TableState, record: Record) -> None:
 
 def _effect(state: TableState, record: Record) -> None:
     e: EffectApplied = record.event
-    char = _char(state, e.target)
+    char = character_of(state, e.target, ChanceCharacter)
     if char is None or not e.landed:
         return
     if e.becomes != e.effect:
@@ -105,7 +100,7 @@ def _effect(state: TableState, record: Record) -> None:
 
 def _tick(state: TableState, record: Record) -> None:
     e: EffectTicked = record.event
-    char = _char(state, e.character)
+    char = character_of(state, e.character, ChanceCharacter)
     if char is None:
         return
     char.hp = max(0, min(char.max_hp, char.hp + e.hp))
@@ -121,7 +116,7 @@ def _tick(state: TableState, record: Record) -> None:
 
 def _removed(state: TableState, record: Record) -> None:
     e: EffectRemoved = record.event
-    char = _char(state, e.character)
+    char = character_of(state, e.character, ChanceCharacter)
     if char is not None:
         char.effects = [x for x in char.effects if x.name != e.effect]
         _calm(state, char.id, e.effect)
@@ -138,7 +133,7 @@ def _started(state: TableState, record: Record) -> None:
     e: EncounterStarted = record.event
     _world(state).encounter = Encounter(order=list(e.order), hidden=list(e.hidden))
     for cid, place in e.positions.items():
-        char = _char(state, cid)
+        char = character_of(state, cid, ChanceCharacter)
         if char is not None:
             char.position = list(place)
 
@@ -154,7 +149,7 @@ def _joined(state: TableState, record: Record) -> None:
     # whoever is acting keeps the turn
     if 0 <= e.index <= enc.current:
         enc.current += 1
-    char = _char(state, e.character)
+    char = character_of(state, e.character, ChanceCharacter)
     if char is not None and e.position is not None:
         char.position = list(e.position)
 
@@ -177,7 +172,7 @@ def _ended(state: TableState, record: Record) -> None:
 
 def _moved(state: TableState, record: Record) -> None:
     e: Moved = record.event
-    char = _char(state, e.character)
+    char = character_of(state, e.character, ChanceCharacter)
     if char is not None:
         char.position = list(e.to)
     enc = _world(state).encounter
@@ -187,18 +182,15 @@ def _moved(state: TableState, record: Record) -> None:
         enc.flee_from, enc.flee_to = "", None
 
 
-def _side(state: TableState, record: Record) -> None:
+@character_step(ChanceCharacter)
+def _side(char: ChanceCharacter, record: Record) -> None:
     e: SideSwitched = record.event
-    char = _char(state, e.character)
-    if char is not None:
-        char.side = e.side if e.reason == "charmed" else None
+    char.side = e.side if e.reason == "charmed" else None
 
 
-def _hp(state: TableState, record: Record) -> None:
+@character_step(ChanceCharacter)
+def _hp(char: ChanceCharacter, record: Record) -> None:
     e: HealthChanged = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     if e.amount < 0:
         _hurt(char, -e.amount - e.absorbed, e.absorbed)
     else:

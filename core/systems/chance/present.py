@@ -14,7 +14,7 @@ from .state import (
     EFFECTS,
     ChanceCharacter,
     ChanceWorld,
-    table_of,
+    sheet_of,
     weapon,
 )
 from .words import GRAMMAR, MODIFIER_WORDS
@@ -260,8 +260,8 @@ def status(char: Character, state: TableState) -> list[str]:
         items.append(f"at {char.position[0]},{char.position[1]} ft")
     if char.side is not None:
         items.append(f"fights for {char.side or 'nobody'} (charmed)")
-    elif char.sheet.get("side"):
-        items.append(f"side {char.sheet['side']}")
+    elif sheet_of(char).side:
+        items.append(f"side {sheet_of(char).side}")
     return items
 
 
@@ -332,9 +332,10 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     weapons: set[str] = set()
     locations: set[str] = set()
     for char in state.characters.values():
-        skills.update(table_of(char, "skills"))
-        weapons.update(table_of(char, "weapons"))
-        locations.update(table_of(char, "armor"))
+        sheet = sheet_of(char)
+        skills.update(sheet.skills)
+        weapons.update(sheet.weapons)
+        locations.update(sheet.armor)
     return {
         "command": list(GRAMMAR.usages),
         "character": sorted(c.id for c in state.characters.values()),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
@@ -11,7 +11,7 @@ from ...dice import Dice
 from ...errors import RuleError
 from ...resolve import request
 from . import rules
-from .commands import MAX_POTENCY, Position
+from .commands import MAX_POTENCY, Position, Profile
 
 #: no number a request gives is larger than this, either way (as on a sheet)
 LIMIT = 1_000_000
@@ -22,8 +22,6 @@ Percent = Annotated[int, Meta(ge=1, le=100)]
 Proficiency = Annotated[int, Meta(ge=0, le=100)]
 #: 1..100, or a band of the difficulty ladder by name (its middle value)
 Difficulty = Percent | str
-#: damage profiles (``rules.PROFILES``)
-Profile = Literal["standard", "calibrated", "high-power", "focused", "volatile"]
 
 
 class OddsRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
+from msgspec import Meta
 
 from ...errors import RuleError
-from ...state import Character, TableState
-from .rules import ATTACK_TYPES, BASE_ACCURACY, MIN_CRIT_MULTIPLIER, PROFILES, exact
+from ...inputs import read_as
+from ...state import Character, TableState, typed_sheet
+from . import rules
+from .commands import AttackType, Profile
+from .rules import BASE_ACCURACY, MIN_CRIT_MULTIPLIER, exact
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +115,7 @@ class Effect(msgspec.Struct, kw_only=True):
     applied: int = 0
 
 
-class ChanceCharacter(Character, kw_only=True):
+class ChanceCharacter(Character, kw_only=True, dict=True):
     """A character with current HP, effects and a place on the battlefield (feet)."""
 
     hp: int = 0
@@ -122,7 +126,7 @@ class ChanceCharacter(Character, kw_only=True):
 
     @property
     def max_hp(self) -> int:
-        return int(self.sheet.get("hp", 1))
+        return sheet_of(self).hp
 
     def effect(self, name: str) -> Effect | None:
         for e in self.effects:
@@ -209,154 +213,130 @@ def player_world(state: TableState) -> ChanceWorld | None:
 
 # -- the sheet ------------------------------------------------------------------
 
-STATS = ("str", "dex", "int", "wis", "con", "cha")
-SHEET_KEYS = (
-    "hp",
-    "stats",
-    "skills",
-    "speed",
-    "speed_bonus",
-    "armor_weight",
-    "crit_chance",
-    "crit_multiplier",
-    "armor",
-    "resistances",
-    "status_resistance",
-    "weapons",
-    "side",
-)
-WEAPON_KEYS = (
-    "type",
-    "base",
-    "accuracy",
-    "profile",
-    "element",
-    "crit_chance",
-    "crit_bonus",
-    "range",
-    "stats",
-    "effect",
-    "potency",
-    "pierce",
-    "burst",
-)
-
+#: the effects a weapon may put on what it hits (``EFFECTS``)
+EffectName = Literal[
+    "burning",
+    "bleeding",
+    "poisoned",
+    "chilled",
+    "frozen",
+    "shocked",
+    "stunned",
+    "rooted",
+    "slowed",
+    "feared",
+    "charmed",
+    "confused",
+    "haste",
+    "shield",
+    "regenerate",
+    "blessed",
+    "stealthed",
+]
 
 #: no number on a sheet is larger than this, either way
 SHEET_LIMIT = 1_000_000
 
-
-def _int(where: str, value: Any, lo: int = -SHEET_LIMIT, hi: int = SHEET_LIMIT) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"sheet {where}: expected a whole number, got {value!r}")
-    if not lo <= value <= hi:
-        raise RuleError(f"sheet {where}: {value} is out of range ({lo}..{hi})")
-    return value
+Whole = Annotated[int, Meta(ge=-SHEET_LIMIT, le=SHEET_LIMIT)]
+Count = Annotated[int, Meta(ge=0, le=SHEET_LIMIT)]
+Number = Whole | Annotated[float, Meta(ge=-SHEET_LIMIT, le=SHEET_LIMIT)]
+Percent = Annotated[int, Meta(ge=0, le=100)]
 
 
-def _number(where: str, value: Any) -> float | int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RuleError(f"sheet {where}: expected a number, got {value!r}")
-    if not -SHEET_LIMIT <= value <= SHEET_LIMIT:
-        raise RuleError(f"sheet {where}: {value} is out of range (-{SHEET_LIMIT}..{SHEET_LIMIT})")
-    return value
+class Weapon(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A weapon (or power) of a sheet, by the name the sheet gives it."""
+
+    type: AttackType = "melee"
+    #: base damage
+    base: Number
+    accuracy: Whole = 0
+    profile: Profile = "standard"
+    element: str = "physical"
+    crit_chance: Whole = 0
+    #: added to the wielder's crit multiplier
+    crit_bonus: Count | Annotated[float, Meta(ge=0, le=SHEET_LIMIT)] = 0
+    #: feet it reaches
+    range: Count = 5
+    #: the stats that govern it (a mutant power names them)
+    stats: list[str] = []
+    effect: EffectName | None = None
+    potency: Count | None = None
+    #: percent of armor it ignores
+    pierce: Count = 0
+    #: extra attacks of a burst
+    burst: Count = 0
 
 
-def _table(where: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise RuleError(f"sheet {where}: expected an object of names to values")
-    return {str(k).lower(): v for k, v in value.items()}
+class ChanceSheet(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A d100-chance sheet: table names in lower case (see the rules doc for the format)."""
+
+    #: maximum HP
+    hp: Annotated[int, Meta(ge=1, le=SHEET_LIMIT)]
+    stats: dict[str, Whole] = {}
+    skills: dict[str, Percent] = {}
+    speed: Count = 30
+    speed_bonus: Whole = 0
+    armor_weight: Count = 0
+    crit_chance: Percent = 0
+    crit_multiplier: Number = 1.5
+    #: hit location -> armor
+    armor: dict[str, Count] = {}
+    #: element -> percent resisted
+    resistances: dict[str, Annotated[int, Meta(ge=-100, le=100)]] = {}
+    status_resistance: Count = 0
+    weapons: dict[str, Weapon] = {}
+    #: the side it fights on ("": none named)
+    side: str = ""
 
 
-def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """Refuse a sheet the rules cannot use; names lower-cased."""
-    unknown = sorted(set(sheet) - set(SHEET_KEYS))
-    if unknown:
-        raise RuleError(f"sheet {unknown[0]}: unknown field (fields: {', '.join(SHEET_KEYS)})")
-    out = dict(sheet)
-    if "hp" not in out:
-        raise RuleError("sheet hp: missing (the character's maximum HP)")
-    _int("hp", out["hp"], 1)
-    out["stats"] = {
-        k: _int(f"stats.{k}", v) for k, v in _table("stats", out.get("stats", {})).items()
-    }
-    out["skills"] = {
-        k: _int(f"skills.{k}", v, 0, 100)
-        for k, v in _table("skills", out.get("skills", {})).items()
-    }
-    for key in ("speed", "armor_weight", "status_resistance"):
-        if key in out:
-            _int(key, out[key], 0)
-    if "speed_bonus" in out:
-        _int("speed_bonus", out["speed_bonus"])
-    if "crit_chance" in out:
-        _int("crit_chance", out["crit_chance"], 0, 100)
-    if "crit_multiplier" in out:
-        m = _number("crit_multiplier", out["crit_multiplier"])
-        if exact(m) < MIN_CRIT_MULTIPLIER:
-            raise RuleError(f"sheet crit_multiplier: {m} is below the floor of 1.5")
-    out["armor"] = {
-        k: _int(f"armor.{k}", v, 0) for k, v in _table("armor", out.get("armor", {})).items()
-    }
-    out["resistances"] = {
-        k: _int(f"resistances.{k}", v, -100, 100)
-        for k, v in _table("resistances", out.get("resistances", {})).items()
-    }
-    out["weapons"] = {
-        k: _check_weapon(k, v) for k, v in _table("weapons", out.get("weapons", {})).items()
-    }
-    if "side" in out and not isinstance(out["side"], str):
-        raise RuleError(f"sheet side: expected the name of a side, got {out['side']!r}")
+#: what a record holds of a sheet beyond the fields it gave: its tables, and of each weapon
+#: what the rules read it by
+FILLED = ("stats", "skills", "armor", "resistances", "weapons")
+FILLED_WEAPON = ("type", "profile", "range", "stats", "element")
+
+
+def _lower(table: Any) -> Any:
+    return {str(k).lower(): v for k, v in table.items()} if isinstance(table, dict) else table
+
+
+def _given(sheet: dict[str, Any]) -> dict[str, Any]:
+    """The sheet with the names of its tables, and of its weapons' fields, in lower case."""
+    out = {k: _lower(v) if k in FILLED else v for k, v in sheet.items()}
+    if isinstance(out.get("weapons"), dict):
+        out["weapons"] = {k: _lower(w) for k, w in out["weapons"].items()}
     return out
 
 
-def _check_weapon(name: str, weapon: Any) -> dict[str, Any]:
-    w = _table(f"weapons.{name}", weapon)
-    unknown = sorted(set(w) - set(WEAPON_KEYS))
-    if unknown:
-        raise RuleError(
-            f"sheet weapons.{name}.{unknown[0]}: unknown field (fields: {', '.join(WEAPON_KEYS)})"
-        )
-    kind = w.get("type", "melee")
-    if kind not in ATTACK_TYPES:
-        raise RuleError(
-            f"sheet weapons.{name}.type: {kind!r} is not one of {', '.join(ATTACK_TYPES)}"
-        )
-    w["type"] = kind
-    if "base" not in w:
-        raise RuleError(f"sheet weapons.{name}.base: missing (the weapon's base damage)")
-    _number(f"weapons.{name}.base", w["base"])
-    profile = w.get("profile", "standard")
-    if profile not in PROFILES:
-        raise RuleError(
-            f"sheet weapons.{name}.profile: {profile!r} is not one of {', '.join(PROFILES)}"
-        )
-    w["profile"] = profile
-    for key in ("accuracy", "crit_chance"):
-        if key in w:
-            _int(f"weapons.{name}.{key}", w[key])
-    for key in ("pierce", "burst"):
-        if key in w:
-            _int(f"weapons.{name}.{key}", w[key], 0)
-    if "crit_bonus" in w and _number(f"weapons.{name}.crit_bonus", w["crit_bonus"]) < 0:
-        raise RuleError(f"sheet weapons.{name}.crit_bonus: a crit multiplier never goes down")
-    w["range"] = _int(f"weapons.{name}.range", w.get("range", 5), 0)
-    stats = w.get("stats", [])
-    if not isinstance(stats, list) or not all(isinstance(s, str) for s in stats):
-        raise RuleError(f"sheet weapons.{name}.stats: expected a list of stat names")
-    if kind == "mutant" and not stats:
-        raise RuleError(
-            f"sheet weapons.{name}.stats: a mutant power names the stats that govern it"
-        )
-    w["stats"] = [s.lower() for s in stats]
-    if "effect" in w:
-        if w["effect"] not in EFFECTS:
+def normal_sheet(sheet: dict[str, Any]) -> ChanceSheet:
+    """A sheet read once into a ``ChanceSheet``, or a one-line RuleError naming the field."""
+    read = read_as(_given(sheet), ChanceSheet, "sheet.")
+    if rules.exact(read.crit_multiplier) < MIN_CRIT_MULTIPLIER:
+        raise RuleError(f"sheet.crit_multiplier: {read.crit_multiplier} is below the floor of 1.5")
+    for name, w in read.weapons.items():
+        if w.type == "mutant" and not w.stats:
             raise RuleError(
-                f"sheet weapons.{name}.effect: {w['effect']!r} is not one of {', '.join(EFFECTS)}"
+                f"sheet.weapons.{name}.stats: a mutant power names the stats that govern it"
             )
-        _int(f"weapons.{name}.potency", w.get("potency"), 0)
-    w["element"] = str(w.get("element", "physical")).lower()
-    return w
+        if w.effect is not None and w.potency is None:
+            raise RuleError(f"sheet.weapons.{name}.potency: missing (the {w.effect}'s potency)")
+    weapons = {
+        k: msgspec.structs.replace(w, element=w.element.lower(), stats=[s.lower() for s in w.stats])
+        for k, w in read.weapons.items()
+    }
+    return msgspec.structs.replace(read, weapons=weapons)
+
+
+def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
+    """The sheet as a record holds it: the fields given, checked, with its tables filled in
+    and names in lower case."""
+    given = _given(sheet)
+    data: dict[str, Any] = msgspec.to_builtins(normal_sheet(sheet))
+    weapons = given.get("weapons", {})
+    data["weapons"] = {
+        k: {f: v for f, v in w.items() if f in weapons[k] or f in FILLED_WEAPON}
+        for k, w in data["weapons"].items()
+    }
+    return {k: v for k, v in data.items() if k in given or k in FILLED}
 
 
 def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> ChanceCharacter:
@@ -365,21 +345,17 @@ def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> 
     )
 
 
+def sheet_of(char: Character) -> ChanceSheet:
+    """A character's sheet, typed (read once for each sheet the character holds)."""
+    return typed_sheet(char, normal_sheet)
+
+
 # -- numbers derived from the sheet and effects ----------------------------------------
-
-
-def table_of(char: Character, key: str) -> dict[str, Any]:
-    """A name table of the sheet (skills, stats, armor...) with lower-case names.
-
-    Sheet changes merge as typed, so names are folded to lower case on reading.
-    """
-    value = char.sheet.get(key, {})
-    return {str(k).lower(): v for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def stat(char: ChanceCharacter, name: str) -> int:
     """A stat after poison penalties."""
-    value = int(table_of(char, "stats").get(name, 0))
+    value = sheet_of(char).stats.get(name, 0)
     for e in char.effects:
         if e.name == "poisoned" and e.stat == name:
             value -= POISON_PENALTY * e.stacks
@@ -387,32 +363,32 @@ def stat(char: ChanceCharacter, name: str) -> int:
 
 
 def stats(char: ChanceCharacter) -> dict[str, int]:
-    names = set(table_of(char, "stats")) | {e.stat for e in char.effects if e.stat}
+    names = set(sheet_of(char).stats) | {e.stat for e in char.effects if e.stat}
     return {n: stat(char, n) for n in names}
 
 
-def weapon(char: ChanceCharacter, name: str | None) -> tuple[str, dict[str, Any]]:
-    """A weapon by name (the first on the sheet when None), its defaults filled in."""
-    weapons = table_of(char, "weapons")
+def weapon(char: ChanceCharacter, name: str | None) -> tuple[str, Weapon]:
+    """A weapon by name (the first on the sheet when None)."""
+    weapons = sheet_of(char).weapons
     if not weapons:
         raise RuleError(f"weapon: {char.name} has no weapons on the sheet")
     key = next(iter(weapons)) if name is None else name.strip().lower()
     if key not in weapons:
         raise RuleError(f"weapon: {name!r} is not {char.name}'s (weapons: {', '.join(weapons)})")
-    return key, _check_weapon(key, weapons[key])
+    return key, weapons[key]
 
 
-def accuracy(char: ChanceCharacter, w: dict[str, Any]) -> int:
+def accuracy(char: ChanceCharacter, w: Weapon) -> int:
     bless = BLESSED_ACCURACY if char.has("blessed") else 0
-    return BASE_ACCURACY + stat(char, "dex") + int(w.get("accuracy", 0)) + bless
+    return BASE_ACCURACY + stat(char, "dex") + w.accuracy + bless
 
 
 def evasion(char: ChanceCharacter) -> int:
     """DEX + speed bonus (halved when slowed, lost when it cannot move) - armor weight."""
-    bonus = int(char.sheet.get("speed_bonus", 0))
+    sheet = sheet_of(char)
     divisor = move_divisor(char)
-    bonus = 0 if divisor == 0 else bonus // divisor
-    return stat(char, "dex") + bonus - int(char.sheet.get("armor_weight", 0))
+    bonus = 0 if divisor == 0 else sheet.speed_bonus // divisor
+    return stat(char, "dex") + bonus - sheet.armor_weight
 
 
 def move_divisor(char: ChanceCharacter) -> int:
@@ -428,7 +404,7 @@ def move_divisor(char: ChanceCharacter) -> int:
 def speed(char: ChanceCharacter) -> int:
     """Feet the character may move in a turn."""
     divisor = move_divisor(char)
-    return 0 if divisor == 0 else int(char.sheet.get("speed", 30)) // divisor
+    return 0 if divisor == 0 else sheet_of(char).speed // divisor
 
 
 def can_act(char: ChanceCharacter) -> bool:
@@ -443,30 +419,28 @@ def can_dodge(char: ChanceCharacter) -> bool:
 CRIT_MULTIPLIER_STEP = Fraction(1, 10)
 
 
-def crit_chance(
-    char: ChanceCharacter, w: dict[str, Any], options: Mapping[str, Any] | None = None
-) -> int:
+def crit_chance(char: ChanceCharacter, w: Weapon, options: Mapping[str, Any] | None = None) -> int:
     """The sheet's and the weapon's crit chance, plus 1 per ``crit_dex_step`` of DEX (option)."""
     step = int((options or {}).get("crit_dex_step", 0))
     derived = max(0, stat(char, "dex")) // step if step else 0
-    gear = int(char.sheet.get("crit_chance", 0)) + int(w.get("crit_chance", 0))
+    gear = sheet_of(char).crit_chance + w.crit_chance
     return max(0, min(100, gear + derived))
 
 
 def crit_multiplier(
-    char: ChanceCharacter, w: dict[str, Any], options: Mapping[str, Any] | None = None
+    char: ChanceCharacter, w: Weapon, options: Mapping[str, Any] | None = None
 ) -> Any:
     """The sheet's multiplier (1.5 when not given) and the weapon's ``crit_bonus``, plus 0.1
     per ``crit_multiplier_step`` of STR + DEX (option)."""
     step = int((options or {}).get("crit_multiplier_step", 0))
     strength = max(0, stat(char, "str")) + max(0, stat(char, "dex"))
     derived = CRIT_MULTIPLIER_STEP * (strength // step) if step else 0
-    return exact(char.sheet.get("crit_multiplier", 1.5)) + exact(w.get("crit_bonus", 0)) + derived
+    return exact(sheet_of(char).crit_multiplier) + exact(w.crit_bonus) + derived
 
 
 def side_of(char: ChanceCharacter) -> str:
     """The side a character fights on: a charm's, else its sheet's ("" when it names none)."""
-    return char.side if char.side is not None else str(char.sheet.get("side", ""))
+    return char.side if char.side is not None else sheet_of(char).side
 
 
 def actions_per_turn(char: ChanceCharacter) -> int:

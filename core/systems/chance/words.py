@@ -9,7 +9,7 @@ from ...state import TableState, find_character
 from ..base import Usage
 from ..words import Grammar, number, whole
 from . import rules
-from .state import table_of
+from .state import sheet_of
 
 GRAMMAR = Grammar()
 
@@ -77,8 +77,8 @@ def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "attack", "attacker": rest[0], "target": rest[1]}
     attacker = find_character(state, rest[0])
     target = find_character(state, rest[1])
-    weapons = table_of(attacker, "weapons")
-    locations = table_of(target, "armor")
+    weapons = sheet_of(attacker).weapons
+    locations = sheet_of(target).armor
     words = rest[2:]
     i = 0
     while i < len(words):

@@ -9,8 +9,8 @@ import msgspec
 from margin.events.systems import edge as edge_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, state, words
+from ..base import Option, shaped
+from . import state
 
 OPTIONS = (
     Option(
@@ -190,29 +190,13 @@ def mask_health(char: Character) -> Character:
     )
 
 
-SYSTEM = System(
+SYSTEM = shaped(
+    __name__,
     id="2d10-edge",
     title="2d10-edge",
     summary="2d10 + skill bonus against a Target Number, with Advantage, Edge and armor",
     options=OPTIONS,
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
-    initial_world=state.initial_world,
-    resolve=resolve.RESOLVE,
     demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    clock=present.clock,
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
-    player_world=state.player_world,
-    recap=recap.READERS,
     short_forms=(
         ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
         ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),

@@ -32,7 +32,7 @@ from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
 from ...state import TableState
-from ..base import Command
+from ..base import Command, by_command
 from . import rules
 from .commands import (
     ACTIONS,
@@ -175,7 +175,7 @@ def plan_check(cmd: Check, state: TableState) -> CheckPlan:
     char = character(state, cmd.character)
     dodge = 0
     if isinstance(cmd, Attack):
-        skill = cmd.skill or weapon(char, cmd.weapon)["skill"]
+        skill = cmd.skill or weapon(char, cmd.weapon).skill
         tn_raw, dodge = attack_tn(cmd, character(state, cmd.target), state)
     else:
         skill, tn_raw = cmd.skill, cmd.tn
@@ -255,11 +255,11 @@ def _hit(
     """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
     faces = dice.roll(6, pool.dice)
     worn = worn_armor(target, state.options) if use_armor else None
-    pt, dr = (worn["pt"], worn["dr"]) if worn else (0, 0)
+    pt, dr = (worn.pt, worn.dr) if worn else (0, 0)
     result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, pt_reduction)
     # "Damage below the PT is entirely negated (although the armor itself can become degraded)"
     stopped = worn is not None and not result.penetrated and result.raw > 0
-    degraded = min(worn["degrade"], pt) if worn is not None and stopped else 0
+    degraded = min(worn.degrade, pt) if worn is not None and stopped else 0
     drafts = [
         Draft(
             Damaged(
@@ -375,8 +375,8 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     if target.dead:
         raise RuleError(f"target: {target.name} is dead (Edge Burn can still save them)")
     arm = weapon(char, cmd.weapon)
-    if cmd.mode == "burst" and not arm["burst"]:
-        raise RuleError(f"mode: {arm['name']} has no burst mode")
+    if cmd.mode == "burst" and not arm.burst:
+        raise RuleError(f"mode: {arm.name} has no burst mode")
     if cmd.edge and cmd.edge_damage:
         raise RuleError(
             "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
@@ -391,17 +391,15 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     if spends and char.edge < spends:
         raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
     checked = _roll_check(cmd, state, dice, plan, attack=True)
-    if arm["melee"]:
-        base_dice, bonus = rules.strength_conversion(
-            arm["dice"], attribute(char, "ST") + arm["bonus"]
-        )
+    if arm.melee:
+        base_dice, bonus = rules.strength_conversion(arm.dice, attribute(char, "ST") + arm.bonus)
         checked["assumed"] = [*checked["assumed"], *assumed(char, ["ST"])]
     else:
-        base_dice, bonus = arm["dice"], arm["bonus"]
-    extra = arm["burst"] if cmd.mode == "burst" else 0
-    pt_reduction = (
-        arm["pt_burst"] if cmd.mode == "burst" else arm["pt_single"]
-    ) + talent_pt_reduction(char)
+        base_dice, bonus = arm.dice, arm.bonus
+    extra = arm.burst if cmd.mode == "burst" else 0
+    pt_reduction = (arm.pt_burst if cmd.mode == "burst" else arm.pt_single) + talent_pt_reduction(
+        char
+    )
     drafts: list[Draft] = []
     if cmd.edge:
         drafts.append(_edge_spend(char, cmd.edge))
@@ -411,12 +409,12 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
             Attacked(
                 **checked,
                 target=target.id,
-                weapon=arm["name"],
+                weapon=arm.name,
                 fire_mode=cmd.mode,
                 base_dice=base_dice,
                 damage_bonus=bonus,
-                melee=arm["melee"],
-                stun=arm["stun"],
+                melee=arm.melee,
+                stun=arm.stun,
                 extra_dice=extra,
                 pt_reduction=pt_reduction,
                 action=action,
@@ -441,7 +439,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         target,
         pool,
         dice,
-        stun=arm["stun"],
+        stun=arm.stun,
         pt_reduction=pt_reduction,
         use_armor=True,
         attack=attack_seq,
@@ -812,7 +810,7 @@ def _join_drafts(
         raise RuleError(f"character: {char.name} is already in the encounter")
     if char.dead:
         raise RuleError(f"character: {char.name} is dead and cannot join the encounter")
-    n = int(sheet_of(char)["initiative_dice"]) if count is None else count
+    n = sheet_of(char).initiative_dice if count is None else count
     if not 1 <= n <= 20:
         raise RuleError(f"dice: {n} initiative dice is out of range (1..20)")
     bonus = attribute(char, "AG") + attribute(char, "CU")
@@ -930,7 +928,4 @@ DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
     EndEncounter: decide_end,
 }
 
-
-def decide(cmd: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    """Decide a 2d10-edge command (what players see of it is ``core.lens``'s to say)."""
-    return DECIDERS[type(cmd)](cmd, state, dice, history)
+decide = by_command(DECIDERS)

@@ -23,8 +23,8 @@ from margin.events.systems.edge import (
     TurnStarted,
 )
 
-from ...state import TableState
-from ..base import Handler
+from ...state import TableState, character_of
+from ..base import Handler, character_step
 from .decide import turn_order
 from .state import (
     Combatant,
@@ -38,11 +38,6 @@ from .state import (
 )
 
 
-def _char(state: TableState, cid: str) -> EdgeCharacter | None:
-    char = state.characters.get(cid)
-    return char if isinstance(char, EdgeCharacter) else None
-
-
 def _settle(char: EdgeCharacter) -> None:
     """Dead or knocked out, from the injuries and the damage they left."""
     char.dead = any(
@@ -54,11 +49,9 @@ def _settle(char: EdgeCharacter) -> None:
     )
 
 
-def _checked(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _checked(char: EdgeCharacter, record: Record) -> None:
     e: Checked = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     char.pending = [p for p in char.pending if p.seq not in e.pending_used]
     if e.pending_kind:
         char.pending.append(
@@ -97,7 +90,7 @@ def _attacked(state: TableState, record: Record) -> None:
 
 def _spent(state: TableState, record: Record) -> None:
     e: EdgeSpent = record.event
-    char = _char(state, e.character)
+    char = character_of(state, e.character, EdgeCharacter)
     if char is None:
         return
     char.edge = e.edge_after
@@ -117,7 +110,7 @@ def _spent(state: TableState, record: Record) -> None:
 
 def _damaged(state: TableState, record: Record) -> None:
     e: Damaged = record.event
-    target = _char(state, e.target)
+    target = character_of(state, e.target, EdgeCharacter)
     if target is not None and e.degraded:
         target.armor_wear += e.degraded
     if e.attack:
@@ -125,11 +118,9 @@ def _damaged(state: TableState, record: Record) -> None:
         w.open_attacks = [a for a in w.open_attacks if a.seq != e.attack]
 
 
-def _injured(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _injured(char: EdgeCharacter, record: Record) -> None:
     e: Injured = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     if e.stun:
         char.stun = e.accumulated
     else:
@@ -146,22 +137,18 @@ def _injured(state: TableState, record: Record) -> None:
     _settle(char)
 
 
-def _lessened(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _lessened(char: EdgeCharacter, record: Record) -> None:
     e: InjuryLessened = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     for injury in char.injuries:
         if injury.seq == e.injury:
             injury.severity = e.severity_to
     _settle(char)
 
 
-def _burned(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _burned(char: EdgeCharacter, record: Record) -> None:
     e: EdgeBurned = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     char.edge = e.edge_after
     char.burns += 1
     char.urgent_care = True
@@ -171,32 +158,27 @@ def _burned(state: TableState, record: Record) -> None:
     _settle(char)
 
 
-def _recovered(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _recovered(char: EdgeCharacter, record: Record) -> None:
     e: EdgeRecovered = record.event
-    char = _char(state, e.character)
-    if char is not None:
-        char.edge = e.edge_after
+    char.edge = e.edge_after
 
 
-def _dismissed(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _dismissed(char: EdgeCharacter, record: Record) -> None:
     e: PendingDismissed = record.event
-    char = _char(state, e.character)
-    if char is not None:
-        char.pending = [p for p in char.pending if p.seq != e.pending]
+    char.pending = [p for p in char.pending if p.seq != e.pending]
 
 
-def _repaired(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _repaired(char: EdgeCharacter, record: Record) -> None:
     e: ArmorRepaired = record.event
-    char = _char(state, e.character)
-    if char is not None:
-        char.armor_wear = e.wear_after
+    char.armor_wear = e.wear_after
 
 
-def _healed(state: TableState, record: Record) -> None:
+@character_step(EdgeCharacter)
+def _healed(char: EdgeCharacter, record: Record) -> None:
     e: Healed = record.event
-    char = _char(state, e.character)
-    if char is None:
-        return
     if e.stun:
         char.stun = e.damage_after
         if char.stun == 0:

@@ -310,8 +310,8 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
     weapons: set[str] = set()
     for c in state.characters.values():
         normal = sheet_of(c)
-        skills.update(normal["skills"])
-        weapons.update(key(w["name"]) for w in normal["weapons"])
+        skills.update(normal.skills)
+        weapons.update(key(w.name) for w in normal.weapons)
     return {
         "command": list(GRAMMAR.usages),
         "character": sorted(state.characters),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
+from msgspec import UNSET, Meta, UnsetType
 
 from ...errors import RuleError
-from ...state import Character, TableState, find_character
+from ...inputs import read_as
+from ...state import Character, TableState, find_character, typed_sheet
 
 #: Ranged weapons carry their own damage; melee weapons add the wielder's ST.
 #: ``burst`` is the extra d6 of burst fire (0: no burst mode); ``pt_single`` and
@@ -77,7 +79,7 @@ class Injury(msgspec.Struct, kw_only=True):
     burned: bool = False
 
 
-class EdgeCharacter(Character, kw_only=True):
+class EdgeCharacter(Character, kw_only=True, dict=True):
     """A character's live status; everything else is read from the sheet."""
 
     edge: int = 0
@@ -145,76 +147,140 @@ class EdgeWorld(msgspec.Struct, kw_only=True):
 
 # -- sheet ------------------------------------------------------------------
 
-
-def _int(where: str, value: Any, lo: int = 0, hi: int = 1000) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"sheet {where}: expected a whole number, got {value!r}")
-    if not lo <= value <= hi:
-        raise RuleError(f"sheet {where}: {value} is out of range ({lo}..{hi})")
-    return value
+Dice = Annotated[int, Meta(ge=1, le=30)]
+Bonus = Annotated[int, Meta(ge=-20, le=100)]
+Reduction = Annotated[int, Meta(ge=0, le=100)]
 
 
-def _weapon(raw: Any, index: int) -> dict[str, Any]:
-    where = f"weapons[{index}]"
-    if isinstance(raw, str):
-        raw = {"preset": raw}
-    if not isinstance(raw, dict):
-        raise RuleError(f"sheet {where}: expected a preset name or an object")
-    fields = {
-        "name",
-        "preset",
-        "dice",
-        "bonus",
-        "melee",
-        "stun",
-        "burst",
-        "pt_single",
-        "pt_burst",
-        "gauss",
-        "skill",
-    }
-    unknown = sorted(set(raw) - fields)
-    if unknown:
-        raise RuleError(
-            f"sheet {where}.{unknown[0]}: unknown field (fields: {', '.join(sorted(fields))})"
-        )
+class WeaponForm(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """A weapon as a sheet gives it: a preset, fields of its own, or a preset with some
+    fields changed."""
+
+    name: str = ""
+    preset: str = ""
+    dice: Dice | None = None
+    bonus: Bonus | None = None
+    melee: bool | None = None
+    stun: bool | None = None
+    burst: Annotated[int, Meta(ge=0, le=10)] | None = None
+    pt_single: Reduction | None = None
+    pt_burst: Reduction | None = None
+    #: a Gauss weapon: the PT reductions of ``GAUSS`` unless it gives its own
+    gauss: bool | None = None
+    skill: str | None = None
+
+
+class ArmorForm(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, omit_defaults=True):
+    """Armor as a sheet gives it: a preset, or its PT and DR (and class)."""
+
+    name: str | None = None
+    preset: str = ""
+    pt: Annotated[int, Meta(ge=0, le=200)] | None = None
+    dr: Annotated[int, Meta(ge=0, le=100)] | None = None
+    #: the class of its weight (what the armor options key on); by default the class whose
+    #: rule-of-thumb PT is nearest
+    worn_class: Literal["light", "medium", "heavy"] | None = msgspec.field(
+        default=None, name="class"
+    )
+
+
+class SkillForm(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    ranks: Annotated[int, Meta(ge=0, le=100)] = 0
+    #: the two key attributes whose values add to the ranks
+    keys: list[str] = []
+
+
+class SheetForm(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A 2d10-edge sheet as it is given (see the rules doc for the format)."""
+
+    attributes: dict[str, Annotated[int, Meta(ge=-10, le=100)]] = {}
+    skills: dict[str, SkillForm] = {}
+    edge: Annotated[int, Meta(ge=0, le=100)] = 0
+    health: Annotated[int, Meta(ge=1, le=10000)] = 30
+    initiative_dice: Annotated[int, Meta(ge=1, le=20)] = 1
+    weapons: list[str | WeaponForm] = []
+    armor: str | ArmorForm | None = None
+    talents: list[str] = []
+    defense: Annotated[int, Meta(ge=1, le=100)] | None = None
+
+
+class Skill(msgspec.Struct, frozen=True, kw_only=True):
+    ranks: int
+    keys: list[str]
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    dice: int
+    bonus: int
+    melee: bool
+    stun: bool
+    #: the extra d6 of burst fire (0: no burst mode)
+    burst: int
+    #: the PT reductions of each fire mode
+    pt_single: int
+    pt_burst: int
+    skill: str
+
+
+class Armor(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    pt: int
+    dr: int
+    worn_class: str = msgspec.field(name="class")
+
+
+class EdgeSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """A 2d10-edge sheet in normal form: presets filled in, names as ids, attributes in
+    upper case. Its plain data is what a record holds."""
+
+    attributes: dict[str, int]
+    skills: dict[str, Skill]
+    edge: int
+    health: int
+    initiative_dice: int
+    weapons: list[Weapon]
+    armor: Armor | None
+    talents: list[str]
+    #: the TN of attacks on the character (absent: the attacker names it)
+    defense: int | UnsetType = UNSET
+
+
+def _weapon(given: str | WeaponForm, where: str) -> Weapon:
+    form = WeaponForm(preset=given) if isinstance(given, str) else given
+    fields = msgspec.structs.asdict(form)
+    mine = {k: v for k, v in fields.items() if v is not None and k != "preset"}
+    if not form.name:
+        mine.pop("name")
     base: dict[str, Any] = {}
-    if "preset" in raw:
-        preset = key(raw["preset"])
+    if form.preset:
+        preset = key(form.preset)
         if preset not in WEAPON_PRESETS:
             raise RuleError(
-                f"sheet {where}.preset: {raw['preset']!r} is not a weapon preset "
+                f"{where}.preset: {form.preset!r} is not a weapon preset "
                 f"({', '.join(WEAPON_PRESETS)})"
             )
-        base = dict(WEAPON_PRESETS[preset])
-        base.setdefault("name", preset)
-    elif "dice" not in raw:
-        raise RuleError(f"sheet {where}: give a preset or the weapon's dice")
-    merged = {**base, **{k: v for k, v in raw.items() if k != "preset"}}
-    gauss = merged.pop("gauss", False)
-    if not isinstance(gauss, bool):
-        raise RuleError(f"sheet {where}.gauss: expected true or false")
-    if gauss:
+        base = {"name": preset, **WEAPON_PRESETS[preset]}
+    elif form.dice is None:
+        raise RuleError(f"{where}: give a preset or the weapon's dice")
+    merged = {**base, **mine}
+    if merged.pop("gauss", False):
         merged = {**GAUSS, **merged}
     name = str(merged.get("name", "")).strip()
     if not name:
-        raise RuleError(f"sheet {where}.name: a custom weapon needs a name")
-    melee = merged.get("melee", False)
-    stun = merged.get("stun", False)
-    if not isinstance(melee, bool) or not isinstance(stun, bool):
-        raise RuleError(f"sheet {where}: melee and stun are true or false")
-    out = {
-        "name": name,
-        "dice": _int(f"{where}.dice", merged["dice"], 1, 30),
-        "bonus": _int(f"{where}.bonus", merged.get("bonus", 0), -20, 100),
-        "melee": melee,
-        "stun": stun,
-        "burst": _int(f"{where}.burst", merged.get("burst", 0), 0, 10),
-        "pt_single": _int(f"{where}.pt_single", merged.get("pt_single", 0), 0, 100),
-        "pt_burst": _int(f"{where}.pt_burst", merged.get("pt_burst", 0), 0, 100),
-        "skill": key(merged.get("skill", MELEE_SKILL if melee else RANGED_SKILL)),
-    }
-    return out
+        raise RuleError(f"{where}.name: a custom weapon needs a name")
+    melee = bool(merged.get("melee", False))
+    return Weapon(
+        name=name,
+        dice=merged["dice"],
+        bonus=merged.get("bonus", 0),
+        melee=melee,
+        stun=bool(merged.get("stun", False)),
+        burst=merged.get("burst", 0),
+        pt_single=merged.get("pt_single", 0),
+        pt_burst=merged.get("pt_burst", 0),
+        skill=key(merged.get("skill") or (MELEE_SKILL if melee else RANGED_SKILL)),
+    )
 
 
 def armor_class_of(pt: int) -> str:
@@ -222,114 +288,69 @@ def armor_class_of(pt: int) -> str:
     return min(ARMOR_CLASSES, key=lambda c: abs(ARMOR_CLASSES[c] - pt))
 
 
-def _armor(raw: Any) -> dict[str, Any] | None:
-    if raw is None:
+def _armor(given: str | ArmorForm | None) -> Armor | None:
+    if given is None:
         return None
-    if isinstance(raw, str):
-        raw = {"preset": raw}
-    if not isinstance(raw, dict):
-        raise RuleError('sheet armor: expected a preset name or {"pt": .., "dr": ..}')
-    unknown = sorted(set(raw) - {"name", "preset", "pt", "dr", "class"})
-    if unknown:
-        raise RuleError(
-            f"sheet armor.{unknown[0]}: unknown field (fields: class, name, preset, pt, dr)"
-        )
+    form = ArmorForm(preset=given) if isinstance(given, str) else given
     base: dict[str, Any] = {}
-    if "preset" in raw:
-        preset = key(raw["preset"])
+    if form.preset:
+        preset = key(form.preset)
         if preset not in ARMOR_PRESETS:
             raise RuleError(
-                f"sheet armor: {raw['preset']!r} is not an armor preset ({', '.join(ARMOR_PRESETS)})"
+                f"sheet.armor: {form.preset!r} is not an armor preset ({', '.join(ARMOR_PRESETS)})"
             )
         base = {"name": preset, **ARMOR_PRESETS[preset]}
         if preset in ARMOR_CLASSES:
-            base["class"] = preset
-    merged = {**base, **{k: v for k, v in raw.items() if k != "preset"}}
+            base["worn_class"] = preset
+    mine = {k: v for k, v in msgspec.structs.asdict(form).items() if v is not None}
+    merged = {**base, **{k: v for k, v in mine.items() if k != "preset"}}
     if "pt" not in merged or "dr" not in merged:
-        raise RuleError("sheet armor: give a preset or both pt and dr")
-    pt = _int("armor.pt", merged["pt"], 0, 200)
-    worn_class = merged.get("class", armor_class_of(pt))
-    if worn_class not in ARMOR_CLASSES:
-        raise RuleError(
-            f"sheet armor.class: {worn_class!r} is not an armor class ({', '.join(ARMOR_CLASSES)})"
-        )
-    return {
-        "name": str(merged.get("name", "armor")),
-        "pt": pt,
-        "dr": _int("armor.dr", merged["dr"], 0, 100),
-        "class": worn_class,
-    }
+        raise RuleError("sheet.armor: give a preset or both pt and dr")
+    return Armor(
+        name=str(merged.get("name", "armor")),
+        pt=merged["pt"],
+        dr=merged["dr"],
+        worn_class=merged.get("worn_class") or armor_class_of(merged["pt"]),
+    )
+
+
+def _skill(name: str, form: SkillForm, attributes: dict[str, int]) -> Skill:
+    where = f"sheet.skills.{name}.keys"
+    if len(form.keys) != 2:
+        raise RuleError(f"{where}: a skill has exactly two key attributes")
+    keys = [k.upper() for k in form.keys]
+    for k in keys:
+        if k not in attributes:
+            have = ", ".join(attributes) or "none"
+            raise RuleError(f"{where}: {k} is not an attribute of this sheet ({have})")
+    return Skill(ranks=form.ranks, keys=keys)
+
+
+def normal_sheet(sheet: dict[str, Any]) -> EdgeSheet:
+    """A sheet as given, read once into normal form, or a one-line RuleError naming the field."""
+    form = read_as(sheet, SheetForm, "sheet.")
+    attributes = {k.upper(): v for k, v in form.attributes.items()}
+    weapons = [_weapon(w, f"sheet.weapons[{i}]") for i, w in enumerate(form.weapons)]
+    names = [key(w.name) for w in weapons]
+    if len(set(names)) != len(names):
+        raise RuleError("sheet.weapons: two weapons share a name")
+    return EdgeSheet(
+        attributes=attributes,
+        skills={key(n): _skill(n, s, attributes) for n, s in form.skills.items()},
+        edge=form.edge,
+        health=form.health,
+        initiative_dice=form.initiative_dice,
+        weapons=weapons,
+        armor=_armor(form.armor),
+        talents=[key(t) for t in form.talents],
+        defense=UNSET if form.defense is None else form.defense,
+    )
 
 
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """Validate a 2d10-edge sheet and return it normalised (see the rules doc for the format)."""
-    known = {
-        "attributes",
-        "skills",
-        "edge",
-        "health",
-        "initiative_dice",
-        "weapons",
-        "armor",
-        "talents",
-        "defense",
-    }
-    unknown = sorted(set(sheet) - known)
-    if unknown:
-        raise RuleError(f"sheet {unknown[0]}: unknown field (fields: {', '.join(sorted(known))})")
-    attrs_raw = sheet.get("attributes", {})
-    if not isinstance(attrs_raw, dict):
-        raise RuleError('sheet attributes: expected an object such as {"ST": 9, "AG": 7}')
-    attrs = {str(k).upper(): _int(f"attributes.{k}", v, -10, 100) for k, v in attrs_raw.items()}
-    skills_raw = sheet.get("skills", {})
-    if not isinstance(skills_raw, dict):
-        raise RuleError("sheet skills: expected an object of skill -> {ranks, keys}")
-    skills: dict[str, Any] = {}
-    for name, spec in skills_raw.items():
-        where = f"skills.{name}"
-        if not isinstance(spec, dict) or set(spec) - {"ranks", "keys"}:
-            raise RuleError(f'sheet {where}: expected {{"ranks": n, "keys": ["ST", "AG"]}}')
-        keys = spec.get("keys")
-        if (
-            not isinstance(keys, list)
-            or len(keys) != 2
-            or not all(isinstance(k, str) for k in keys)
-        ):
-            raise RuleError(f"sheet {where}.keys: a skill has exactly two key attributes")
-        keys = [k.upper() for k in keys]
-        for k in keys:
-            if k not in attrs:
-                have = ", ".join(attrs) or "none"
-                raise RuleError(
-                    f"sheet {where}.keys: {k} is not an attribute of this sheet ({have})"
-                )
-        skills[key(name)] = {
-            "ranks": _int(f"{where}.ranks", spec.get("ranks", 0), 0, 100),
-            "keys": keys,
-        }
-    weapons_raw = sheet.get("weapons", [])
-    if not isinstance(weapons_raw, list):
-        raise RuleError("sheet weapons: expected a list of preset names or weapon objects")
-    weapons = [_weapon(w, i) for i, w in enumerate(weapons_raw)]
-    names = [key(w["name"]) for w in weapons]
-    if len(set(names)) != len(names):
-        raise RuleError("sheet weapons: two weapons share a name")
-    talents_raw = sheet.get("talents", [])
-    if not isinstance(talents_raw, list) or not all(isinstance(t, str) for t in talents_raw):
-        raise RuleError("sheet talents: expected a list of talent names")
-    out: dict[str, Any] = {
-        "attributes": attrs,
-        "skills": skills,
-        "edge": _int("edge", sheet.get("edge", 0), 0, 100),
-        "health": _int("health", sheet.get("health", 30), 1, 10000),
-        "initiative_dice": _int("initiative_dice", sheet.get("initiative_dice", 1), 1, 20),
-        "weapons": weapons,
-        "armor": _armor(sheet.get("armor")),
-        "talents": [key(t) for t in talents_raw],
-    }
-    if sheet.get("defense") is not None:
-        out["defense"] = _int("defense", sheet["defense"], 1, 100)
-    return out
+    """A 2d10-edge sheet in normal form, as the plain data a record holds."""
+    data: dict[str, Any] = msgspec.to_builtins(normal_sheet(sheet))
+    return data
 
 
 def make_character(cid: str, name: str, sheet: dict[str, Any], hidden: bool) -> EdgeCharacter:
@@ -345,14 +366,9 @@ def initial_world(options: Any) -> EdgeWorld:
 # -- reading a character ------------------------------------------------------
 
 
-def sheet_of(char: Character) -> dict[str, Any]:
-    """A character's sheet in normal form.
-
-    Sheets are normalised when a character is added, but an ``update-character``
-    merges the fields as typed ("heavy" armor, "Armor Piercer"), so every read
-    goes through the same normalisation.
-    """
-    return check_sheet(dict(char.sheet))
+def sheet_of(char: Character) -> EdgeSheet:
+    """A character's sheet, typed (read once for each sheet the character holds)."""
+    return typed_sheet(char, normal_sheet)
 
 
 def character(state: TableState, ref: str) -> EdgeCharacter:
@@ -362,28 +378,28 @@ def character(state: TableState, ref: str) -> EdgeCharacter:
 
 
 def edge_max(char: EdgeCharacter) -> int:
-    return max(0, int(sheet_of(char)["edge"]) - char.burns)
+    return max(0, sheet_of(char).edge - char.burns)
 
 
 def health(char: EdgeCharacter) -> int:
-    return int(sheet_of(char)["health"])
+    return sheet_of(char).health
 
 
 def attribute(char: EdgeCharacter, name: str) -> int:
     """An attribute's value; one the sheet lacks (a mook's) counts as 0 (see ``assumed``)."""
-    return int(sheet_of(char)["attributes"].get(name, 0))
+    return sheet_of(char).attributes.get(name, 0)
 
 
 def assumed(char: EdgeCharacter, names: Iterable[str]) -> list[str]:
     """Which of ``names`` the sheet lacks (attributes, or skills of a sheet with none)."""
     sheet = sheet_of(char)
-    have = {**sheet["attributes"], **sheet["skills"]}
+    have = {*sheet.attributes, *sheet.skills}
     return [n for n in names if n not in have]
 
 
 def skill_bonus(char: EdgeCharacter, skill: str) -> tuple[str, int]:
     """(skill id, ranks + the two key attributes), or a clear error naming the known skills."""
-    skills = sheet_of(char)["skills"]
+    skills = sheet_of(char).skills
     sid = key(skill)
     if not skills:
         # a sheet with no skills at all (a mook's: Health and a weapon) rolls every skill at 0
@@ -392,35 +408,40 @@ def skill_bonus(char: EdgeCharacter, skill: str) -> tuple[str, int]:
         have = ", ".join(skills) or "none"
         raise RuleError(f"skill: {skill!r} is not a skill of {char.name} (skills: {have})")
     spec = skills[sid]
-    return sid, int(spec["ranks"]) + sum(attribute(char, k) for k in spec["keys"])
+    return sid, spec.ranks + sum(attribute(char, k) for k in spec.keys)
 
 
-def weapon(char: EdgeCharacter, name: str | None) -> dict[str, Any]:
-    weapons = sheet_of(char)["weapons"]
+def weapon(char: EdgeCharacter, name: str | None) -> Weapon:
+    weapons = sheet_of(char).weapons
     if not weapons:
         raise RuleError(f"weapon: {char.name} has no weapons on the sheet")
     if name is None:
-        return dict(weapons[0])
+        return weapons[0]
     for w in weapons:
-        if key(w["name"]) == key(name):
-            return dict(w)
-    have = ", ".join(w["name"] for w in weapons)
+        if key(w.name) == key(name):
+            return w
+    have = ", ".join(w.name for w in weapons)
     raise RuleError(f"weapon: {name!r} is not a weapon of {char.name} (weapons: {have})")
 
 
-def armor(char: EdgeCharacter) -> dict[str, Any] | None:
-    value = sheet_of(char)["armor"]
-    return dict(value) if value else None
+class WornArmor(msgspec.Struct, frozen=True, kw_only=True):
+    """Armor as it stands: its PT less the wear, and the PT a blow it stops wears off."""
+
+    pt: int
+    dr: int
+    degrade: int
 
 
-def worn_armor(char: EdgeCharacter, options: Mapping[str, Any]) -> dict[str, Any] | None:
+def worn_armor(char: EdgeCharacter, options: Mapping[str, Any]) -> WornArmor | None:
     """The armor as it stands: its PT less the wear, and the degradation step of its class."""
-    worn = armor(char)
+    worn = sheet_of(char).armor
     if worn is None:
         return None
-    worn["pt"] = max(0, worn["pt"] - char.armor_wear)
-    worn["degrade"] = int(options.get(f"armor_degrade_{worn['class']}", 0))
-    return worn
+    return WornArmor(
+        pt=max(0, worn.pt - char.armor_wear),
+        dr=worn.dr,
+        degrade=int(options.get(f"armor_degrade_{worn.worn_class}", 0)),
+    )
 
 
 def defense(char: EdgeCharacter, options: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -429,17 +450,18 @@ def defense(char: EdgeCharacter, options: Mapping[str, Any]) -> tuple[int, int] 
     Armor heavier than light slows the wearer and lowers their Dodge defense by the
     option of its class (``armor_dodge_medium``, ``armor_dodge_heavy``); the TN stays 1 or more.
     """
-    base = sheet_of(char).get("defense")
-    if base is None:
+    sheet = sheet_of(char)
+    base = sheet.defense
+    if base is UNSET:
         return None
-    worn = armor(char)
-    penalty = int(options.get(f"armor_dodge_{worn['class']}", 0)) if worn else 0
-    penalty = min(penalty, int(base) - 1)
-    return int(base) - penalty, penalty
+    worn = sheet.armor
+    penalty = int(options.get(f"armor_dodge_{worn.worn_class}", 0)) if worn else 0
+    penalty = min(penalty, base - 1)
+    return base - penalty, penalty
 
 
 def talent_pt_reduction(char: EdgeCharacter) -> int:
-    return sum(PT_TALENTS.get(t, 0) for t in sheet_of(char)["talents"])
+    return sum(PT_TALENTS.get(t, 0) for t in sheet_of(char).talents)
 
 
 def player_world(state: TableState) -> EdgeWorld:

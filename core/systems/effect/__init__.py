@@ -154,6 +154,7 @@ SYSTEM = System(
     rules_doc="rules.md",
     describe=present.describe,
     status=present.status,
+    field_lines=present.field_lines,
     odds=present.odds,
     parse_words=words.GRAMMAR.parse,
     vocabulary=present.vocabulary,

@@ -120,12 +120,17 @@ def status(char: Character, state: TableState) -> list[str]:
     if isinstance(char, EffectCharacter):
         for key, pending in char.assists.items():
             items.append(f"help {pending.dm:+d} on {key} ({pending.helper})")
-        if char.last is not None:
-            last = char.last
-            band = f", {last.band}" if last.band else ""
-            won = " (wins)" if last.won else ""
-            items.append(f"{last.label} {last.total} (Effect {last.effect:+d}{band}){won}")
-    return items
+    return [*items, *field_lines(char).values()]
+
+
+def field_lines(char: Character) -> dict[str, str]:
+    """The last check, as the status line says it."""
+    if not isinstance(char, EffectCharacter) or char.last is None:
+        return {}
+    last = char.last
+    band = f", {last.band}" if last.band else ""
+    won = " (wins)" if last.won else ""
+    return {"last": f"{last.label} {last.total} (Effect {last.effect:+d}{band}){won}"}
 
 
 def odds(command: Command, state: TableState) -> Odds | None:

@@ -99,6 +99,7 @@ SYSTEM = System(
     rules_doc="rules.md",
     describe=present.describe,
     status=present.status,
+    field_lines=present.field_lines,
     clock=present.clock,
     player_world=present.player_world,
     recap=recap.READERS,

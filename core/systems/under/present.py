@@ -120,11 +120,16 @@ def status(char: Character, state: TableState) -> list[str]:
     if isinstance(world, TrackWorld) and world.running:
         token = token_of(world, char.id)
         items.append(f"{token.action} @ {token.at}" if token else "free")
-    if isinstance(char, UnderCharacter) and char.last is not None:
-        last = char.last
-        won = " (wins)" if last.won else ""
-        items.append(f"{last.label} {last.roll:02d}/{last.target} {last.verdict}{won}")
-    return items
+    return [*items, *field_lines(char).values()]
+
+
+def field_lines(char: Character) -> dict[str, str]:
+    """The last check, as the status line says it."""
+    if not isinstance(char, UnderCharacter) or char.last is None:
+        return {}
+    last = char.last
+    won = " (wins)" if last.won else ""
+    return {"last": f"{last.label} {last.roll:02d}/{last.target} {last.verdict}{won}"}
 
 
 def clock(state: TableState) -> Clock | None:
