@@ -121,3 +121,31 @@ def number(event: dict[str, Any], name: str) -> int | None:
 
 def typed(event: dict[str, Any]) -> bool:
     return event.get("source") == "typed"
+
+
+def opposed_checks(
+    event: dict[str, Any],
+    odds: Mapping[str, Fraction] | None,
+    keys: tuple[str, str],
+    notable: Callable[[dict[str, Any]], list[Fact]],
+) -> list[Fact]:
+    """Both sides of an opposed roll kept in ``a`` and ``b``: each a check against the other.
+
+    ``keys`` name each side's chance of winning in ``odds``; ``notable`` tells
+    what one side's roll showed beyond winning or losing.
+    """
+    a, b = event.get("a", {}), event.get("b", {})
+    facts: list[Fact] = []
+    for side, other, key in ((a, b, keys[0]), (b, a, keys[1])):
+        facts.append(
+            Check(
+                side.get("actor", ""),
+                side.get("label", ""),
+                event.get("winner") == side.get("actor", ""),
+                odds[key] if odds is not None else None,
+                typed=typed(side),
+                target=other.get("actor", ""),
+            )
+        )
+        facts.extend(notable(side))
+    return facts

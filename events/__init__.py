@@ -1,6 +1,6 @@
 """margin's log: event types, the record envelope, and the stores behind one protocol."""
 
-from .base import UNSEEN, Event, PlayerForm
+from .base import UNSEEN, Event, PlayerForm, declared
 from .memory import MemoryStore
 from .record import (
     ALL_EVENTS,
@@ -110,6 +110,7 @@ __all__ = [
     "Visibility",
     "build_store",
     "chain_hash",
+    "declared",
     "decode_body",
     "display_name",
     "encode_body",

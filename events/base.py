@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import msgspec
 
@@ -63,6 +63,23 @@ class Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
     RECORD_FIELDS: ClassVar[tuple[str, ...]] = ()
     #: What players may see of this event; None: nothing (GM-only).
     PLAYER: ClassVar[PlayerForm | None] = None
+
+
+_T = TypeVar("_T")
+
+
+def declared(namespace: Mapping[str, object], base: type[_T]) -> tuple[type[_T], ...]:
+    """The subclasses of ``base`` a module defines, in the order it defines them.
+
+    Called at the end of the module as ``declared(globals(), Event)``, so a new
+    type is counted by being written, never by being listed a second time.
+    """
+    module = namespace["__name__"]
+    found: dict[type[_T], None] = {}
+    for value in namespace.values():
+        if isinstance(value, type) and issubclass(value, base) and value.__module__ == module:
+            found[value] = None  # a type bound under two names counts once
+    return tuple(found)
 
 
 def check_player_forms(events: tuple[type[Event], ...]) -> None:

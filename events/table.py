@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Event, PlayerForm
+from .base import Event, PlayerForm, declared
 
 #: What anyone at the table may see of it, every field.
 PUBLIC_FORM = PlayerForm()
@@ -279,29 +279,4 @@ class AliasSet(Event, frozen=True, tag="table.alias"):
     line: str = ""
 
 
-EVENTS: tuple[type[Event], ...] = (
-    TableCreated,
-    OptionSet,
-    CharacterAdded,
-    CharacterUpdated,
-    CharacterRemoved,
-    Rolled,
-    Noted,
-    Undone,
-    Redone,
-    Revealed,
-    Branched,
-    CharacterRenamed,
-    CharacterCarried,
-    HealthViewSet,
-    ConditionAdded,
-    ConditionEnded,
-    CounterSet,
-    CounterRemoved,
-    FightStarted,
-    FightJoined,
-    FightLeft,
-    FightTurn,
-    FightEnded,
-    AliasSet,
-)
+EVENTS = declared(globals(), Event)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import io
+import json
+import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
-from typing import Any, NamedTuple
+from collections.abc import Callable, Coroutine, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import pytest
@@ -18,10 +21,25 @@ from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.tui.cli import main
+from margin.tui.rng import RandomDice
 from margin.tui.table import Table
+
+_Kind = TypeVar("_Kind")
 
 #: ``margin`` as a process of its own, run by this Python
 MARGIN = [sys.executable, "-m", "margin.tui"]
+
+#: the headless browser the web tests drive, and how it runs in a container without a desktop
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 class Done(NamedTuple):
@@ -59,6 +77,16 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
     return done.out
 
 
+def state_json(table: str, *args: str) -> Any:
+    """The table's state as ``margin state TABLE --json ARGS`` writes it."""
+    return json.loads(margin_output("state", table, "--json", *args))
+
+
+def log_json(table: str) -> list[Any]:
+    """The table's records as ``margin log TABLE --json`` writes them, one a line."""
+    return [json.loads(line) for line in margin_output("log", table, "--json").splitlines()]
+
+
 def margin_process(
     *args: str, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
@@ -71,6 +99,61 @@ def margin_process(
 
 #: A band as a rules text states it: lowest and highest value (None: no end), and its name.
 Band = tuple[int | None, int | None, str]
+
+
+def margin_writer(table: str, *args: str) -> subprocess.Popen[str]:
+    """``margin do TABLE ARGS`` running on its own, fed and read a line at a time through pipes."""
+    return subprocess.Popen(
+        [*MARGIN, "do", table, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+
+
+def tamper(path: Path | str, *statements: str | tuple[str, tuple[Any, ...]]) -> None:
+    """Change a table file behind margin's back: each SQL statement (or statement and its
+    parameters) in one committed transaction."""
+    db = sqlite3.connect(path)
+    try:
+        for statement in statements:
+            sql, params = (statement, ()) if isinstance(statement, str) else statement
+            db.execute(sql, params)
+        db.commit()
+    finally:
+        db.close()
+
+
+def one(events: Iterable[Any], kind: type[_Kind]) -> _Kind:
+    """The first of ``events`` of type ``kind``."""
+    return next(e for e in events if isinstance(e, kind))
+
+
+def character(table: Table, name: str, kind: type[_Kind]) -> _Kind:
+    """The character called ``name``, as its system's character type ``kind``."""
+    found = table.state.characters[name]
+    assert isinstance(found, kind)
+    return found
+
+
+def played_table(path: Path, system: str, title: str, demo: bool = True) -> Table:
+    """A new table of ``system`` (its dice seeded) with the system's demo played on it."""
+    table = Table.create(path, system, title=title)
+    table.dice = RandomDice(11)
+    for data in get_system(system).demo if demo else ():
+        table.execute(convert_command(system, data))
+    return table
+
+
+def demo_sheet(system: str, last: bool = False) -> dict[str, Any]:
+    """The sheet of the first (or ``last``) character the system's demo adds."""
+    added = [c for c in get_system(system).demo if c["type"] == "add-character"]
+    if not added:
+        return {}
+    sheet: dict[str, Any] = added[-1 if last else 0].get("sheet", {})
+    return sheet
 
 
 def band_of(value: int, bands: list[Band]) -> str:
@@ -88,6 +171,20 @@ def band_of(value: int, bands: list[Band]) -> str:
 def events_of(table: Table, **data: Any) -> list[Any]:
     """Run one command, given as its JSON fields, and return the events it appended."""
     return [r.event for r in table.execute(convert_command(table.state.system, data))]
+
+
+def short_form(line: str, table: Table) -> dict[str, Any] | None:
+    """A line typed on the table screen, read by the grammar of the table's system."""
+    parse = get_system(table.state.system).parse_words
+    assert parse is not None
+    return parse(line.split(), table.state)
+
+
+def short_form_refused(line: str, table: Table, match: str) -> None:
+    """The typed line is refused in one line matching ``match``."""
+    with pytest.raises(RuleError, match=match) as caught:
+        short_form(line, table)
+    assert "\n" not in str(caught.value)
 
 
 def refused(table: Table, match: str, **data: Any) -> None:
@@ -111,6 +208,11 @@ def player_state_of(table: Table) -> TableState:
     lens.feed(table.store.records())
     world = get_system(table.state.system).player_world
     return player_state(table.state, lens, world, table.projection.history.voided)
+
+
+def message(app: Any) -> str:
+    """The screen's message line (what margin said of the last command)."""
+    return str(app.query_one("#message").render())
 
 
 def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import events_of, player_log, refused, run_margin
+from support import character, events_of, one, player_log, refused, run_margin
 from test_chance_effects import fighter
 
 from margin.core.systems.chance import present
@@ -36,14 +36,8 @@ def new_table(tmp_path: Path, hidden: tuple[str, ...] = (), **options: Any) -> T
     return t
 
 
-def one(events: list[Any], kind: type) -> Any:
-    return next(e for e in events if isinstance(e, kind))
-
-
 def char(t: Table, name: str) -> ChanceCharacter:
-    c = t.state.characters[name]
-    assert isinstance(c, ChanceCharacter)
-    return c
+    return character(t, name, ChanceCharacter)
 
 
 def line(event: Any) -> str:

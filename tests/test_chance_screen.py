@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support import short_form_refused
 
 from margin.core import get_system
 from margin.core.commands import convert_command
@@ -153,15 +154,6 @@ def test_short_forms(demo: Table) -> None:
     convert_command("d100-chance", parse(["check", "rook", "lockpick", "12", "tools"], state) or {})
 
 
-def test_vocabulary(demo: Table) -> None:
-    assert SYSTEM.vocabulary is not None
-    words = present.vocabulary(demo.state)
-    assert "lockpick" in words["skill"]
-    assert "firebolt" in words["weapon"]
-    assert "burning" in words["effect"]
-    assert "tools" in words["modifier"]
-
-
 def test_player_world_hides_hidden_fighters(tmp_path: Path) -> None:
     table = Table.create(tmp_path / "h.margin", "d100-chance")
     for name, hidden in (("Ana", False), ("Sniper", True)):
@@ -202,9 +194,7 @@ def test_a_first_place_is_not_a_move_of_0_ft() -> None:
     ],
 )
 def test_extra_or_bad_words_are_named_not_dropped(demo: Table, text: str, message: str) -> None:
-    assert SYSTEM.parse_words is not None
-    with pytest.raises(RuleError, match=message):
-        SYSTEM.parse_words(text.split(), demo.state)
+    short_form_refused(text, demo, message)
 
 
 def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MARGIN
+from support import MARGIN, tamper
 from support import run_margin as run
 
 from margin.events import open_store
@@ -212,10 +211,7 @@ def test_user_errors_are_one_line_without_traceback(
 ) -> None:
     (tmp_path / "junk").write_bytes(b"garbage" * 30)
     foreign = tmp_path / "foreign.db"
-    db = sqlite3.connect(foreign)
-    db.execute("CREATE TABLE t (x)")
-    db.commit()
-    db.close()
+    tamper(foreign, "CREATE TABLE t (x)")
     before = foreign.read_bytes()
     names = {
         "missing": tmp_path / "nope.margin",
@@ -240,11 +236,11 @@ def test_corrupt_table_is_reported_by_verify(file_table: Path) -> None:
         str(table),
         stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}),
     )
-    db = sqlite3.connect(table)
-    db.execute("DROP TRIGGER records_no_update")
-    db.execute("UPDATE records SET body = replace(body, '\"b\"', '\"c\"') WHERE seq = 3")
-    db.commit()
-    db.close()
+    tamper(
+        table,
+        "DROP TRIGGER records_no_update",
+        "UPDATE records SET body = replace(body, '\"b\"', '\"c\"') WHERE seq = 3",
+    )
     code, _, err = run("verify", str(table))
     assert code == 1
     assert "record 3" in err

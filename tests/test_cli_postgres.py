@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 from pg_server import Server
-from support import MARGIN
+from support import MARGIN, margin_writer
 from support import run_margin as run
 
 from margin.events import open_store
@@ -174,14 +174,7 @@ def test_a_writer_whose_backend_is_terminated_mid_stream_writes_each_command_onc
     pg: Server, pg_url: str
 ) -> None:
     assert subprocess.run([*MARGIN, "new", pg_url, "--system", "2d10-edge"]).returncode == 0
-    proc = subprocess.Popen(
-        [*MARGIN, "do", pg_url],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
+    proc = margin_writer(pg_url)
     assert proc.stdin is not None
     assert proc.stdout is not None
     replies: list[dict[str, Any]] = []

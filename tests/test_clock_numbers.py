@@ -5,17 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from margin.core import get_system
+from margin.core.systems.base import Clock
 from margin.core.systems.edge.state import EdgeWorld
 from margin.core.systems.under.state import track
 from margin.tui.demo import build_demo
+from margin.tui.table import Table
 from margin.tui.view import clock_position
 
 
-def test_an_initiative_order_gives_its_round_and_turn(tmp_path: Path) -> None:
-    table = build_demo(tmp_path / "e.margin", "2d10-edge")
-    clock = get_system("2d10-edge").clock
+def demo_clock(tmp_path: Path, system: str) -> tuple[Table, Clock | None]:
+    """The system's demo table, and its clock as the screen shows it."""
+    table = build_demo(tmp_path / "demo.margin", system)
+    clock = get_system(system).clock
     assert clock is not None
-    shown = clock(table.state)
+    return table, clock(table.state)
+
+
+def test_an_initiative_order_gives_its_round_and_turn(tmp_path: Path) -> None:
+    table, shown = demo_clock(tmp_path, "2d10-edge")
     world = table.state.world
     assert isinstance(world, EdgeWorld)
     assert world.encounter is not None
@@ -25,10 +32,7 @@ def test_an_initiative_order_gives_its_round_and_turn(tmp_path: Path) -> None:
 
 
 def test_a_timing_track_gives_its_count(tmp_path: Path) -> None:
-    table = build_demo(tmp_path / "u.margin", "d100-under")
-    clock = get_system("d100-under").clock
-    assert clock is not None
-    shown = clock(table.state)
+    table, shown = demo_clock(tmp_path, "d100-under")
     assert shown is not None
     assert shown.count == track(table.state).now
     assert shown.round is None
@@ -36,10 +40,7 @@ def test_a_timing_track_gives_its_count(tmp_path: Path) -> None:
 
 
 def test_a_fight_gives_its_round_and_the_turn_is_who_acts(tmp_path: Path) -> None:
-    table = build_demo(tmp_path / "c.margin", "d100-chance")
-    clock = get_system("d100-chance").clock
-    assert clock is not None
-    shown = clock(table.state)
+    table, shown = demo_clock(tmp_path, "d100-chance")
     assert shown is not None
     assert shown.round is not None
     acting = [i for i, row in enumerate(shown.rows) if row.current]

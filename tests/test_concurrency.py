@@ -14,9 +14,10 @@ import subprocess
 import sys
 import textwrap
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from typing import Any
 
-from support import MARGIN, margin_process
+from support import margin_process, margin_writer
 
 from margin.events import Noted, open_store
 
@@ -29,20 +30,20 @@ def note(text: str) -> str:
     return json.dumps({"type": "note", "text": text}) + "\n"
 
 
+def burst_replies(procs: list[subprocess.Popen[str]]) -> Iterator[dict[str, Any]]:
+    """A burst's replies from each writer in turn; a writer that stops fails the test."""
+    for w, proc in enumerate(procs):
+        assert proc.stdout is not None
+        for _ in range(BURST):
+            line = proc.stdout.readline()
+            assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
+            yield json.loads(line)
+
+
 def test_four_margin_do_writers_at_once(table_name: str) -> None:
     path = table_name
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
-    procs = [
-        subprocess.Popen(
-            [*MARGIN, "do", str(path), "--author", f"w{w}"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        for w in range(WRITERS)
-    ]
+    procs = [margin_writer(str(path), "--author", f"w{w}") for w in range(WRITERS)]
     # In rounds: every writer gets its next burst of commands at the same
     # moment, so all four are deciding and appending at once in every round
     # (left to themselves, one process tends to keep SQLite's lock for a while).
@@ -53,14 +54,9 @@ def test_four_margin_do_writers_at_once(table_name: str) -> None:
             burst = range(start, start + BURST)
             proc.stdin.write("".join(note(f"w{w} n{i}") for i in burst))
             proc.stdin.flush()
-        for w, proc in enumerate(procs):
-            assert proc.stdout is not None
-            for _ in range(BURST):
-                line = proc.stdout.readline()
-                assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
-                reply = json.loads(line)
-                assert reply.get("ok"), reply
-                replies.append(reply)
+        for reply in burst_replies(procs):
+            assert reply.get("ok"), reply
+            replies.append(reply)
     for w, proc in enumerate(procs):
         assert proc.stdin is not None
         assert proc.stderr is not None
@@ -146,14 +142,9 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
             assert proc.stdin is not None
             proc.stdin.write("go\n")
             proc.stdin.flush()
-        for w, proc in enumerate(procs):
-            assert proc.stdout is not None
-            for _ in range(BURST):
-                line = proc.stdout.readline()
-                assert line, f"writer {w} stopped: {proc.stderr.read() if proc.stderr else ''}"
-                reply = json.loads(line)
-                assert reply["command"] not in acked
-                acked[reply["command"]] = reply["seq"]
+        for reply in burst_replies(procs):
+            assert reply["command"] not in acked
+            acked[reply["command"]] = reply["seq"]
     conflicts = 0
     for w, proc in enumerate(procs):
         assert proc.stdin is not None

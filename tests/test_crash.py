@@ -21,7 +21,7 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
-from support import MARGIN, margin_process
+from support import margin_process, margin_writer
 
 from margin.events import open_store
 
@@ -92,14 +92,7 @@ def test_sigkill_during_a_margin_do_stream(table_name: str) -> None:
     lines = commands()
     kill_after = random.Random(5).randrange(150, 600)  # seeded: a failure can be rerun
 
-    proc = subprocess.Popen(
-        [*MARGIN, "do", str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
+    proc = margin_writer(str(path))
     assert proc.stdin is not None
     assert proc.stdout is not None
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import character, one, player_log, refused, run_margin
 from support import events_of as do
-from support import player_log, refused, run_margin
 
 from margin.core.systems.edge import present
 from margin.core.systems.edge.commands import Attack, Check
@@ -49,14 +49,8 @@ def new_table(tmp_path: Path, **options: Any) -> Table:
     return t
 
 
-def one(events: list[Any], kind: type) -> Any:
-    return next(e for e in events if isinstance(e, kind))
-
-
 def char(t: Table, name: str) -> EdgeCharacter:
-    c = t.state.characters[name]
-    assert isinstance(c, EdgeCharacter)
-    return c
+    return character(t, name, EdgeCharacter)
 
 
 # -- "There is no hard upper limit for TNs, but anything above 40 is virtually impossible"

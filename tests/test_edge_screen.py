@@ -232,16 +232,6 @@ def test_odds_before_rolling(demo: Table) -> None:
     assert SYSTEM.odds(roll, demo.state) is None
 
 
-def test_vocabulary(demo: Table) -> None:
-    assert SYSTEM.vocabulary is not None
-    vocab = SYSTEM.vocabulary(demo.state)
-    assert "athletics" in vocab["skill"]
-    assert "fam-90" in vocab["weapon"]
-    assert "kael" in vocab["character"]
-    assert "difficult" in vocab["difficulty"]
-    assert "check" in vocab["command"]
-
-
 def test_faces_may_come_before_keep_as_in_the_rules_doc(demo: Table) -> None:
     assert words("check kael athletics vs 25 faces 3 4 9 keep 0 1", demo) == {
         "type": "check",

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import player_log, player_state_of, refused
+from support import character, player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -57,9 +57,7 @@ def do(t: Table, **cmd: Any) -> list[Record]:
 
 
 def char(t: Table, name: str) -> EdgeCharacter:
-    c = t.state.characters[name]
-    assert isinstance(c, EdgeCharacter)
-    return c
+    return character(t, name, EdgeCharacter)
 
 
 def world(t: Table) -> EdgeWorld:

@@ -8,8 +8,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import character, log_json, margin_output, refused, run_margin, short_form, state_json
 from support import events_of as do
-from support import refused, run_margin
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -65,9 +65,7 @@ PARTY = (
 
 
 def vex(table: Table) -> EffectCharacter:
-    char = table.state.characters["vex"]
-    assert isinstance(char, EffectCharacter)
-    return char
+    return character(table, "vex", EffectCharacter)
 
 
 def open_table(path: Path, **options: Any) -> Table:
@@ -501,51 +499,57 @@ def test_odds_include_waiting_help(table: Table) -> None:
     assert sum(after.bands.values()) == pytest.approx(1.0)
 
 
-def said(line: str) -> list[str]:
-    return line.split()
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        (
+            "check vex electronics difficult",
+            {
+                "type": "check",
+                "character": "Vex",
+                "difficulty": "difficult",
+                "skill": "electronics",
+            },
+        ),
+        (
+            "check vex electronics int very difficult +1",
+            {
+                "type": "check",
+                "character": "Vex",
+                "characteristic": "int",
+                "difficulty": "very-difficult",
+                "circumstance": 1,
+                "skill": "electronics",
+            },
+        ),
+        (
+            "assist mira vex electronics",
+            {"type": "assist", "helper": "Mira", "character": "Vex", "skill": "electronics"},
+        ),
+        (
+            "check vex electronics -4 -1",
+            {
+                "type": "check",
+                "character": "Vex",
+                "difficulty": -4,
+                "circumstance": -1,
+                "skill": "electronics",
+            },
+        ),
+        ("close the cargo door", {"type": "close-task", "task": "the cargo door"}),
+    ],
+)
+def test_short_forms(table: Table, line: str, command: dict[str, Any]) -> None:
+    assert short_form(line, table) == command
 
 
-def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
-    assert parse is not None
-    state = table.state
-    assert parse(said("check vex electronics difficult"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "difficulty": "difficult",
-        "skill": "electronics",
-    }
-    assert parse(said("check vex electronics int very difficult +1"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "characteristic": "int",
-        "difficulty": "very-difficult",
-        "circumstance": 1,
-        "skill": "electronics",
-    }
-    assert parse(said("assist mira vex electronics"), state) == {
-        "type": "assist",
-        "helper": "Mira",
-        "character": "Vex",
-        "skill": "electronics",
-    }
-    law = parse(said("check vex streetwise soc law 9"), state)
+def test_short_form_law_level_and_what_is_not_ours(table: Table) -> None:
+    law = short_form("check vex streetwise soc law 9", table)
     assert law is not None
     assert law["law_level"] == 9
-    assert parse(said("check vex electronics -4 -1"), state) == {
-        "type": "check",
-        "character": "Vex",
-        "difficulty": -4,
-        "circumstance": -1,
-        "skill": "electronics",
-    }
-    assert parse(said("close the cargo door"), state) == {
-        "type": "close-task",
-        "task": "the cargo door",
-    }
-    assert parse(said("wave"), state) is None
+    assert short_form("wave", table) is None
     for line in ("check vex pilot", "assist mira vex electronics"):
-        data = parse(said(line), state)
+        data = short_form(line, table)
         assert data is not None, line
         convert_command("2d6-effect", data)
 
@@ -604,8 +608,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert "already done" in replies[12]["error"]
     assert [bool(r.get("ok")) for r in replies] == [True] * 10 + [False, True, False]
 
-    code, out, _ = run_margin("log", path, "--json")
-    log = [json.loads(line) for line in out.splitlines()]
+    log = log_json(path)
     checks = [r for r in log if r["type"] == "effect.check"]
     # Mira's help (level 3, no characteristic: Effect 2+2+3-8 = -1) lands on the first check only
     assert [(c["total"], c["assist_dm"], c["undone"]) for c in checks] == [
@@ -615,8 +618,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     ]
     assert [r["refused"] for r in log if r["type"] == "effect.assist"] == [True, False]
 
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    state = state_json(path)
     assert state["world"]["tasks"]["vault"] == {
         "status": "done",
         "attempts": 2,
@@ -626,27 +628,25 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
     # replay: right after the first check the help is spent; right before it, it was waiting
     first = checks[0]["seq"]
-    code, out, _ = run_margin("state", path, "--json", "--at", str(first - 1))
-    assert json.loads(out)["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
-    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]))
-    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "done"
-    code, out, _ = run_margin("state", path, "--json", "--at", str(checks[1]["seq"]), "--corrected")
-    assert json.loads(out)["world"]["tasks"]["vault"]["status"] == "open"
+    waiting = state_json(path, "--at", str(first - 1))
+    assert waiting["characters"]["vex"]["assists"]["electronics"]["dm"] == -1
+    second = str(checks[1]["seq"])
+    assert state_json(path, "--at", second)["world"]["tasks"]["vault"]["status"] == "done"
+    corrected = state_json(path, "--at", second, "--corrected")
+    assert corrected["world"]["tasks"]["vault"]["status"] == "open"
 
-    code, out, _ = run_margin("log", path)
+    out = margin_output("log", path)
     assert "guard will not help vex" in out
     assert "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin("demo", path, "--system", "2d6-effect")[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    tasks = json.loads(out)["world"]["tasks"]
+    margin_output("demo", path, "--system", "2d6-effect")
+    tasks = state_json(path)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
-    code, out, _ = run_margin("rules", "2d6-effect")
-    assert code == 0
+    out = margin_output("rules", "2d6-effect")
     assert "Effect" in out
     assert "law_level" in out
 
@@ -689,8 +689,7 @@ def test_options_at_creation_from_the_command_line(tmp_path: Path) -> None:
     path = str(tmp_path / "o.margin")
     args = ("new", path, "--system", "2d6-effect", "--option", "opposed_checks=on")
     assert run_margin(*args)[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    options = json.loads(out)["options"]
+    options = state_json(path)["options"]
     assert options["opposed_checks"] is True
     assert options["task_time"] is False
     assert options["law_level"] is True

@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from support import character, refused, short_form_refused
 from support import events_of as do
-from support import refused
 
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
@@ -23,9 +23,7 @@ SYSTEM = get_system("2d6-effect")
 
 
 def vex(table: Table) -> EffectCharacter:
-    char = table.state.characters["vex"]
-    assert isinstance(char, EffectCharacter)
-    return char
+    return character(table, "vex", EffectCharacter)
 
 
 @pytest.fixture
@@ -241,8 +239,7 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
     ],
 )
 def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, match: str) -> None:
-    with pytest.raises(RuleError, match=match):
-        SYSTEM.parse_words(line.split(), table.state)
+    short_form_refused(line, table, match)
 
 
 def test_check_short_form_names_a_task(table: Table) -> None:

@@ -24,21 +24,11 @@ from hosting import (
     plain,
     write,
 )
+from support import CHROMIUM, CHROMIUM_FLAGS
 
 from margin.core.commands import AddCharacter, Note, RollDice
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +50,7 @@ def browser(site):
         context = playwright.chromium.launch_persistent_context(
             str(site["dir"] / "profile"),
             executable_path=CHROMIUM,
-            args=FLAGS,
+            args=CHROMIUM_FLAGS,
             headless=True,
             viewport={"width": 1100, "height": 700},
         )

@@ -29,6 +29,20 @@ def answered_without_internal_errors(lines: list[bytes], replies: list[str]) -> 
         assert "\n" not in answer.get("error", "")
 
 
+def played_on_a_demo(
+    demo_copy: Callable[[str, Path], Path], system: str, lines: list[bytes]
+) -> None:
+    """``margin do`` on a copy of the system's demo answers each line, none with an internal
+    error, and the table it leaves verifies."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(demo_copy(system, Path(tmp) / "t.margin"))
+        _, out, err = run_margin("do", path, stdin=b"".join(lines))
+        assert err == ""
+        answered_without_internal_errors(lines, out.splitlines())
+        code, _, err = run_margin("verify", path)
+        assert code == 0, err
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**64), st.sampled_from(sorted(SYSTEMS)))
 def test_fuzzed_margin_do_lines_get_clear_answers_and_the_table_verifies(
@@ -36,14 +50,7 @@ def test_fuzzed_margin_do_lines_get_clear_answers_and_the_table_verifies(
 ) -> None:
     FUZZER.rng = random.Random(seed)
     lines = FUZZER.command_lines(system, 40)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(demo_copy(system, Path(tmp) / "t.margin"))
-        code, out, err = run_margin("do", path, stdin=b"".join(lines))
-        replies = out.splitlines()
-        assert err == ""
-        answered_without_internal_errors(lines, replies)
-        code, out, err = run_margin("verify", path)
-        assert code == 0, err
+    played_on_a_demo(demo_copy, system, lines)
 
 
 @settings(max_examples=60, deadline=None)
@@ -99,13 +106,7 @@ def test_commands_with_any_json_in_any_field_are_answered_clearly(
 ) -> None:
     system, commands = case
     lines = [json.dumps(c).encode() + b"\n" for c in commands]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(demo_copy(system, Path(tmp) / "t.margin"))
-        _, out, err = run_margin("do", path, stdin=b"".join(lines))
-        replies = out.splitlines()
-        assert err == ""
-        answered_without_internal_errors(lines, replies)
-        assert run_margin("verify", path)[0] == 0
+    played_on_a_demo(demo_copy, system, lines)
 
 
 @pytest.mark.parametrize(

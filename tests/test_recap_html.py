@@ -11,20 +11,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from support import margin_output
+from support import CHROMIUM, CHROMIUM_FLAGS, margin_output
 
 from margin.tui.demo import build_demo
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def render(html_file: Path, screenshot: Path) -> dict[str, object]:
@@ -41,7 +30,7 @@ def render(html_file: Path, screenshot: Path) -> dict[str, object]:
             profile,
             executable_path=CHROMIUM,
             headless=True,
-            args=FLAGS,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1000, "height": 800},
         )
         try:

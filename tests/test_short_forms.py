@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -50,6 +51,39 @@ def test_the_demo_fight_as_command_lines_ends_where_margin_demo_ends(
     finally:
         table.close()
         expected.close()
+
+
+#: words each demo table's vocabulary (what the command line completes) must offer, by kind
+DEMO_WORDS = {
+    "2d10-edge": {
+        "skill": "athletics",
+        "weapon": "fam-90",
+        "character": "kael",
+        "difficulty": "difficult",
+        "command": "check",
+    },
+    "d100-chance": {
+        "skill": "lockpick",
+        "weapon": "firebolt",
+        "effect": "burning",
+        "modifier": "tools",
+    },
+}
+
+
+@pytest.mark.parametrize("system_id", sorted(DEMO_WORDS))
+def test_the_vocabulary_offers_the_demo_tables_words(
+    demo_copy: Callable[[str, Path], Path], tmp_path: Path, system_id: str
+) -> None:
+    vocabulary = SYSTEMS[system_id].vocabulary
+    assert vocabulary is not None
+    table = Table.open(demo_copy(system_id, tmp_path / "demo.margin"))
+    try:
+        words = vocabulary(table.state)
+    finally:
+        table.close()
+    for kind, word in DEMO_WORDS[system_id].items():
+        assert word in words[kind], (kind, word)
 
 
 def test_every_system_lists_short_forms() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import run_margin
+from support import run_margin, tamper
 
 from margin.events import Draft, Noted, SQLiteStore, chain_hash
 from margin.events.sqlite import TABLE_FORMAT
@@ -122,11 +122,7 @@ def test_a_forger_who_drops_the_signatures_fails_verify_with_the_key(
 ) -> None:
     path, key = signed
     forge(path, 4, lambda body: body.replace(b'"three"', b'"THREE"'))
-    db = sqlite3.connect(path)
-    db.execute("DROP TRIGGER signatures_no_delete")
-    db.execute("DELETE FROM signatures WHERE seq >= 4")
-    db.commit()
-    db.close()
+    tamper(path, "DROP TRIGGER signatures_no_delete", "DELETE FROM signatures WHERE seq >= 4")
     code, out, _ = run("verify", str(path))
     assert code == 0
     assert "3 signed by" in out
@@ -250,11 +246,11 @@ def test_a_column_holding_the_wrong_kind_of_value_is_a_one_line_error(
 ) -> None:
     """A flipped bit in a row's header can change the kind of a stored value."""
     path, _ = signed
-    db = sqlite3.connect(path)
-    db.execute("DROP TRIGGER records_no_update")
-    db.execute(f"UPDATE records SET {column} = ? WHERE seq = 3", (value,))
-    db.commit()
-    db.close()
+    tamper(
+        path,
+        "DROP TRIGGER records_no_update",
+        (f"UPDATE records SET {column} = ? WHERE seq = 3", (value,)),
+    )
     code, _, err = run("verify", str(path))
     assert code == 1
     assert err.startswith(f"margin: {path}: record 3 "), err

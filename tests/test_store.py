@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from store_contract import StoreContract
+from support import tamper
 
 from margin.events import (
     FORMAT,
@@ -64,11 +65,11 @@ def test_verify_finds_the_first_tampered_record(tmp_path: Path) -> None:
     for i in range(5):
         store.append([Draft(Noted(text=f"n{i}"))], store.last_seq, command=f"c{i}")
     store.close()
-    db = sqlite3.connect(tmp_path / "t.margin")
-    db.execute("DROP TRIGGER records_no_update")
-    db.execute("UPDATE records SET body = replace(body, 'n2', 'XX') WHERE seq = 4")
-    db.commit()
-    db.close()
+    tamper(
+        tmp_path / "t.margin",
+        "DROP TRIGGER records_no_update",
+        "UPDATE records SET body = replace(body, 'n2', 'XX') WHERE seq = 4",
+    )
     assert SQLiteStore(tmp_path / "t.margin").verify() == 4
 
 
@@ -87,10 +88,7 @@ def test_verify_finds_a_record_that_does_not_decode(tmp_path: Path) -> None:
 
 def test_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE x (a)")
-    db.commit()
-    db.close()
+    tamper(path, "CREATE TABLE x (a)")
     before = path.read_bytes()
     with pytest.raises(StoreError, match="not a margin table"):
         SQLiteStore(path)
@@ -119,10 +117,7 @@ def test_missing_file_and_existing_file_on_create(tmp_path: Path) -> None:
 
 def test_newer_format_is_readable_but_not_writable(tmp_path: Path) -> None:
     new_store(tmp_path).close()
-    db = sqlite3.connect(tmp_path / "t.margin")
-    db.execute(f"PRAGMA user_version={TABLE_FORMAT + 1}")
-    db.commit()
-    db.close()
+    tamper(tmp_path / "t.margin", f"PRAGMA user_version={TABLE_FORMAT + 1}")
     with pytest.raises(StoreError, match="newer margin"):
         SQLiteStore(tmp_path / "t.margin")
     ro = SQLiteStore(tmp_path / "t.margin", readonly=True)

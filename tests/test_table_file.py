@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support import MARGIN, margin_process, run_margin
+from support import MARGIN, margin_process, margin_writer, run_margin
 
 from margin.events import SQLiteStore
 
@@ -118,13 +118,7 @@ def test_verify_says_when_records_are_still_in_the_wal_file(tmp_path: Path) -> N
 def test_backup_while_another_process_appends(tmp_path: Path) -> None:
     path = tmp_path / "live.margin"
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
-    writer = subprocess.Popen(
-        [*MARGIN, "do", str(path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    writer = margin_writer(str(path))
     assert writer.stdin is not None
     assert writer.stdout is not None
     copies = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import pilot_test
+from support import message, pilot_test
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -39,10 +39,6 @@ def build(path: Path, notes: int = 0) -> str:
         table.execute(command)
     table.close()
     return str(path)
-
-
-def message(app) -> str:
-    return str(app.query_one("#message").render())
 
 
 async def typed(app, pilot, line: str) -> None:

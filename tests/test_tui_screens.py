@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from typing import Any
 
 import pytest
 from rich.console import Console
-from support import margin_process, pilot_test
+from support import demo_sheet, margin_process, message, pilot_test, played_table
 from textual.binding import Binding
 from textual.widgets import Static
 
@@ -36,17 +35,10 @@ pytestmark = pytest.mark.usefixtures("fixed_command_ids")
 
 def build(path, system=SYSTEM, demo=True):
     """A table with the system's demo party and fight, a secret roll, a GM note and a hidden NPC."""
-    table = Table.create(path, system, title="test table")
-    table.dice = RandomDice(11)
-    for data in get_system(system).demo if demo else ():
-        table.execute(convert_command(system, data))
+    table = played_table(path, system, "test table", demo)
     table.execute(RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"))
     table.execute(Note(text="the cultist is a spy", gm_only=True))
-    demo = get_system(system).demo
-    sheet: dict[str, Any] = next(
-        (c.get("sheet", {}) for c in reversed(demo) if c["type"] == "add-character"), {}
-    )
-    table.execute(AddCharacter(name="Shade", sheet=sheet, hidden=True))
+    table.execute(AddCharacter(name="Shade", sheet=demo_sheet(system, last=True), hidden=True))
     table.execute(Note(text="the door creaks"))
     table.close()
     return str(path)
@@ -60,10 +52,6 @@ def path(tmp_path):
 def log_texts(app):
     view = app.view
     return [row.text for row in view.rows(0, view.log_len())]
-
-
-def message(app):
-    return str(app.query_one("#message").render())
 
 
 async def type_line(pilot, text):

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from support import pilot_test
+from support import demo_sheet, message, pilot_test, played_table
 from textual import events
 from textual.widgets import Input
 
-from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.tui import app as appmod
 from margin.tui.rng import RandomDice
@@ -23,14 +20,8 @@ LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
 
 def build(path, system=SYSTEM, extra=0):
     """The system's demo table, ``extra`` more characters, and a 300-character note."""
-    table = Table.create(path, system, title="a real table")
-    table.dice = RandomDice(11)
-    demo = get_system(system).demo
-    for data in demo:
-        table.execute(convert_command(system, data))
-    sheet: dict[str, Any] = next(
-        (c.get("sheet", {}) for c in demo if c["type"] == "add-character"), {}
-    )
+    table = played_table(path, system, "a real table")
+    sheet = demo_sheet(system)
     for i in range(extra):
         table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
     table.execute(Note(text=LONG_NOTE))
@@ -55,10 +46,6 @@ def notes(app):
         for r in app.view.table.store.records()
         if type(r.event).__name__ == "Noted" and r.event.text != LONG_NOTE
     ]
-
-
-def message(app):
-    return str(app.query_one("#message").render())
 
 
 async def paste(app, pilot, text):
@@ -102,41 +89,43 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
         assert line.value == "fly"
 
 
+@pytest.mark.parametrize(
+    ("text", "key", "ran", "said", "left"),
+    [
+        # every line runs, in order, after one enter
+        (
+            "note one\nnote two\r\nnote three\n",
+            "enter",
+            ["one", "two", "three"],
+            ["ran 3 pasted lines"],
+            "",
+        ),
+        ("note one\nnote two", "escape", [], ["nothing run"], ""),
+        # the refused line stays on the command line to be mended, and nothing after it runs
+        (
+            "note one\nroll 2d6 = 9 9\nnote x",
+            "enter",
+            ["one"],
+            ["pasted line 2 of 3 refused", "9 is not a face"],
+            "roll 2d6 = 9 9",
+        ),
+    ],
+)
 @pilot_test
-async def test_a_bracketed_paste_of_three_lines_runs_them_in_order_after_one_enter(path):
+async def test_a_bracketed_paste_of_lines_waits_for_enter_or_escape(
+    path, text, key, ran, said, left
+):
     app = play(path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await paste(app, pilot, "note one\nnote two\r\nnote three\n")
+        await paste(app, pilot, text)
         assert isinstance(app.screen, PasteScreen)
         assert notes(app) == []
-        await pilot.press("enter")
+        await pilot.press(key)
         await pilot.pause()
-        assert notes(app) == ["one", "two", "three"]
-        assert "ran 3 pasted lines" in message(app)
-
-
-@pilot_test
-async def test_a_paste_dropped_with_escape_runs_nothing(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await paste(app, pilot, "note one\nnote two")
-        await pilot.press("escape")
-        await pilot.pause()
-        assert notes(app) == []
-        assert "nothing run" in message(app)
-
-
-@pilot_test
-async def test_a_paste_stops_at_the_first_refused_line(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await paste(app, pilot, "note one\nroll 2d6 = 9 9\nnote x")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert notes(app) == ["one"]
-        assert "pasted line 2 of 3 refused" in message(app)
-        assert "9 is not a face" in message(app)
-        assert app.query_one(CommandLine).value == "roll 2d6 = 9 9"
+        assert notes(app) == ran
+        for words in said:
+            assert words in message(app)
+        assert app.query_one(CommandLine).value == left
 
 
 @pilot_test

@@ -9,7 +9,15 @@ from typing import Any
 import msgspec
 import pytest
 from support import events_of as do
-from support import player_state_of, refused, run_margin
+from support import (
+    log_json,
+    margin_output,
+    player_state_of,
+    refused,
+    run_margin,
+    short_form,
+    state_json,
+)
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -263,51 +271,47 @@ def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
     assert sum(both.bands.values()) == pytest.approx(1.0)
 
 
-def said(line: str) -> list[str]:
-    """A line typed on the table screen, as the words it hands to the system."""
-    return line.split()
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        (
+            "check kael library 60",
+            {"type": "check", "character": "Kael", "target": 60, "skill": "library"},
+        ),
+        (
+            "check kael security aw roll 07",
+            {
+                "type": "check",
+                "character": "Kael",
+                "faces": [0, 7],
+                "attribute": "aw",
+                "skill": "security",
+            },
+        ),
+        ("act kid revolver", {"type": "act", "character": "kid", "action": "revolver"}),
+        (
+            "act kael spell ward 5",
+            {"type": "act", "character": "kael", "cost": 5, "action": "spell ward"},
+        ),
+        ("advance", {"type": "advance"}),
+        ("advance next", {"type": "advance", "next": True}),
+    ],
+)
+def test_short_forms(table: Table, line: str, command: dict[str, Any]) -> None:
+    assert short_form(line, table) == command
 
 
-def test_short_forms(table: Table) -> None:
-    parse = SYSTEM.parse_words
-    assert parse is not None
-    state = table.state
-    assert parse(said("check kael library 60"), state) == {
-        "type": "check",
-        "character": "Kael",
-        "target": 60,
-        "skill": "library",
-    }
-    assert parse(said("check kael security aw roll 07"), state) == {
-        "type": "check",
-        "character": "Kael",
-        "faces": [0, 7],
-        "attribute": "aw",
-        "skill": "security",
-    }
-    assert parse(said("act kid revolver"), state) == {
-        "type": "act",
-        "character": "kid",
-        "action": "revolver",
-    }
-    assert parse(said("act kael spell ward 5"), state) == {
-        "type": "act",
-        "character": "kael",
-        "cost": 5,
-        "action": "spell ward",
-    }
-    assert parse(["advance"], state) == {"type": "advance"}
-    assert parse(said("advance next"), state) == {"type": "advance", "next": True}
-    opposed = parse(said("opposed kael br vs cultist 30"), state)
+def test_short_form_opposed_vocabulary_and_what_is_not_ours(table: Table) -> None:
+    opposed = short_form("opposed kael br vs cultist 30", table)
     assert opposed is not None
     assert opposed["b"] == {
         "character": "Cultist",
         "target": 30,
     }
-    assert parse(["dance"], state) is None
-    assert {"check", "act", "advance"} <= set(present.vocabulary(state)["command"])
+    assert short_form("dance", table) is None
+    assert {"check", "act", "advance"} <= set(present.vocabulary(table.state)["command"])
     for words in ("check kael melee", "act kid draw", "advance 2", "interrupt kid"):
-        data = parse(words.split(), state)
+        data = short_form(words, table)
         assert data is not None, words
         convert_command("d100-under", data)
 
@@ -358,16 +362,14 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert "already busy" in replies[11]["error"]
     assert all(r.get("ok") for i, r in enumerate(replies) if i != 11)
 
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    state = state_json(path)
     # the interrupt was undone: the rifleman's shot is still coming on count 6
     assert state["world"]["now"] == 5
     assert [(t["actor"], t["at"]) for t in state["world"]["tokens"]] == [("rifleman", 6)]
     assert [t["actor"] for t in state["world"]["resolved"]["4"]] == ["kael"]
     assert [t["actor"] for t in state["world"]["resolved"]["5"]] == ["kid"]
 
-    code, out, _ = run_margin("log", path, "--json")
-    log = [json.loads(line) for line in out.splitlines()]
+    log = log_json(path)
     interrupted = [r for r in log if r["type"] == "under.interrupted"]
     assert len(interrupted) == 1
     assert interrupted[0]["undone"] is True
@@ -381,29 +383,25 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
     # replay: the track as it stood right after the first advance
     first_advance = next(r["seq"] for r in log if r["type"] == "under.resolved")
-    code, out, _ = run_margin("state", path, "--json", "--at", str(first_advance))
-    then = json.loads(out)["world"]
+    then = state_json(path, "--at", str(first_advance))["world"]
     assert then["now"] == 2
     assert sorted((t["actor"], t["at"]) for t in then["tokens"]) == [("kael", 4), ("rifleman", 6)]
 
     # as it happened, the interrupt counted until it was undone
-    code, out, _ = run_margin("state", path, "--json", "--at", str(interrupted[0]["seq"]))
-    assert json.loads(out)["world"]["tokens"] == []
+    assert state_json(path, "--at", str(interrupted[0]["seq"]))["world"]["tokens"] == []
 
-    code, out, _ = run_margin("log", path)
+    out = margin_output("log", path)
     assert "count 5: kid revolver resolves" in out
     assert "(undone)" in out
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
     path = str(tmp_path / "demo.margin")
-    assert run_margin("demo", path, "--system", "d100-under")[0] == 0
-    code, out, _ = run_margin("state", path, "--json")
-    state = json.loads(out)
+    margin_output("demo", path, "--system", "d100-under")
+    state = state_json(path)
     assert state["world"]["running"]
     assert state["world"]["now"] == 5
-    code, out, _ = run_margin("rules", "d100-under")
-    assert code == 0
+    out = margin_output("rules", "d100-under")
     assert "timing track" in out.lower()
     assert "crit_reading" in out
 

@@ -21,27 +21,42 @@ from margin.tui.table import Table
 UNDER = ("Kael", "Ada", "Rifleman", "Cultist")
 EFFECT = ("Vex", "Mira", "Dock Boss", "Bartender")
 
-under_commands = st.one_of(
-    st.builds(
-        lambda who, skill, attribute: {
+
+def checks(
+    names: tuple[str, ...], skills: list[str], field: str, values: list[str], **fixed: str
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Checks by any of ``names`` with any of ``skills``, ``field`` one of ``values`` (left out
+    when empty), and the ``fixed`` fields."""
+    return st.builds(
+        lambda who, skill, value: {
             "type": "check",
             "character": who,
             "skill": skill,
-            **({"attribute": attribute} if attribute else {}),
+            **fixed,
+            **({field: value} if value else {}),
         },
-        st.sampled_from(UNDER),
-        st.sampled_from(["Melee", "Revolver", "Library", "Security"]),
-        st.sampled_from(["", "AW", "BR"]),
-    ),
-    st.builds(
+        st.sampled_from(names),
+        st.sampled_from(skills),
+        st.sampled_from(values),
+    )
+
+
+def opposed(names: tuple[str, ...], side: dict[str, str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Opposed checks between any two of ``names``, each side rolling ``side``."""
+    return st.builds(
         lambda a, b: {
             "type": "opposed",
-            "a": {"character": a, "attribute": "BR"},
-            "b": {"character": b, "attribute": "BR"},
+            "a": {"character": a, **side},
+            "b": {"character": b, **side},
         },
-        st.sampled_from(UNDER),
-        st.sampled_from(UNDER),
-    ),
+        st.sampled_from(names),
+        st.sampled_from(names),
+    )
+
+
+under_commands = st.one_of(
+    checks(UNDER, ["Melee", "Revolver", "Library", "Security"], "attribute", ["", "AW", "BR"]),
+    opposed(UNDER, {"attribute": "BR"}),
     st.just({"type": "start-track", "label": "the street"}),
     st.builds(
         lambda who, action: {"type": "act", "character": who, **action},
@@ -60,17 +75,12 @@ under_commands = st.one_of(
 )
 
 effect_commands = st.one_of(
-    st.builds(
-        lambda who, skill, task: {
-            "type": "check",
-            "character": who,
-            "skill": skill,
-            "characteristic": "INT",
-            **({"task": task} if task else {}),
-        },
-        st.sampled_from(EFFECT),
-        st.sampled_from(["Electronics", "Broker", "Persuade", "Pilot"]),
-        st.sampled_from(["", "the port computer", "the cargo door"]),
+    checks(
+        EFFECT,
+        ["Electronics", "Broker", "Persuade", "Pilot"],
+        "task",
+        ["", "the port computer", "the cargo door"],
+        characteristic="INT",
     ),
     st.builds(
         lambda helper, who: {
@@ -82,15 +92,7 @@ effect_commands = st.one_of(
         st.sampled_from(EFFECT),
         st.sampled_from(EFFECT),
     ),
-    st.builds(
-        lambda a, b: {
-            "type": "opposed",
-            "a": {"character": a, "skill": "Electronics"},
-            "b": {"character": b, "skill": "Electronics"},
-        },
-        st.sampled_from(EFFECT),
-        st.sampled_from(EFFECT),
-    ),
+    opposed(EFFECT, {"skill": "Electronics"}),
     st.builds(
         lambda task: {"type": "close-task", "task": task},
         st.sampled_from(["the port computer", "the cargo door"]),

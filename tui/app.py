@@ -39,7 +39,7 @@ from .screens import (
     key_name,
 )
 from .view import CharacterRow, LiveTable, LogRow, View, parse_jump, player_id
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel
+from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
@@ -79,11 +79,11 @@ class TableApp(App[None]):
     # and what it does are written once, here. A pair of keys shares the first one's line.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f3", "read", "Read", show=False, tooltip="read the log's last record shown, in full"),
-        Binding(
-            "shift+up", "party(-1)", "Party up", show=False, key_display="Shift+Up/Down",
-            tooltip="scroll the characters",
+        *key_pair(
+            "Shift+Up/Down", "scroll the characters",
+            ("shift+up", "party(-1)", "Party up"),
+            ("shift+down", "party(1)", "Party down"),
         ),
-        Binding("shift+down", "party(1)", "Party down", show=False),
     ]  # fmt: skip
     #: widgets whose keys help lists too (the one that has the keyboard)
     HELP_WIDGETS: ClassVar[tuple[type[CommandLine | LogView], ...]] = ()
@@ -274,11 +274,11 @@ class PlayApp(TableApp):
         Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
-        Binding(
-            "pageup", "log_page(-1)", "Log up", show=False, key_display="PageUp / PageDown",
-            tooltip="scroll the log",
+        *key_pair(
+            "PageUp / PageDown", "scroll the log",
+            ("pageup", "log_page(-1)", "Log up"),
+            ("pagedown", "log_page(1)", "Log down"),
         ),
-        Binding("pagedown", "log_page(1)", "Log down", show=False),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (CommandLine,)
@@ -619,22 +619,22 @@ class ReplayApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,l", "step(1)", "Next", tooltip="next record"),
         Binding("left,h", "step(-1)", "Back", tooltip="previous record"),
-        Binding(
-            "pagedown", "step(25)", "+25", show=False, key_display="PageDown / PageUp",
-            tooltip="25 records on / back",
+        *key_pair(
+            "PageDown / PageUp", "25 records on / back",
+            ("pagedown", "step(25)", "+25"),
+            ("pageup", "step(-25)", "-25"),
         ),
-        Binding("pageup", "step(-25)", "-25", show=False),
-        Binding(
-            "home", "first", "First", show=False, key_display="Home / End",
-            tooltip="first / last record",
+        *key_pair(
+            "Home / End", "first / last record",
+            ("home", "first", "First"),
+            ("end", "last", "Last"),
         ),
-        Binding("end", "last", "Last", show=False),
         Binding("space", "play", "Play/pause", tooltip="play / pause"),
-        Binding(
-            "plus,equals_sign", "speed(1)", "Faster", show=False, key_display="+ / -",
-            tooltip="play faster / slower",
+        *key_pair(
+            "+ / -", "play faster / slower",
+            ("plus,equals_sign", "speed(1)", "Faster"),
+            ("minus", "speed(-1)", "Slower"),
         ),
-        Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("c", "corrected", "Corrected", tooltip="switch: as it happened / as corrected"),
         Binding("g", "jump", "Jump", tooltip="jump to a record, round, turn or count"),
         Binding(

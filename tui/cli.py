@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgspec
 
@@ -32,6 +32,9 @@ from margin.events.signing import BadKey, public_key
 from . import render
 from .resolve import input_lines
 from .table import Table, new_command_id
+
+if TYPE_CHECKING:
+    from margin.core.recap import Recap
 
 #: fields every character has, said in ``margin state`` only when they hold something
 QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
@@ -426,14 +429,21 @@ def _write(text: str, path: str | None) -> None:
     partial.replace(target)
 
 
-def cmd_recap(args: argparse.Namespace) -> int:
+def _recap(args: argparse.Namespace) -> Recap:
+    """The recap of the table ``args`` name, as the seat and version they ask for."""
     from . import recap
 
     table = Table.open(args.path, readonly=True)
     try:
-        result = recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
+        return recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
     finally:
         table.close()
+
+
+def cmd_recap(args: argparse.Namespace) -> int:
+    from . import recap
+
+    result = _recap(args)
     if args.format == "html":
         from .recap_html import html
 
@@ -447,11 +457,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
 def cmd_luck(args: argparse.Namespace) -> int:
     from . import recap
 
-    table = Table.open(args.path, readonly=True)
-    try:
-        result = recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
-    finally:
-        table.close()
+    result = _recap(args)
     sys.stdout.write(recap.luck_text(result, args.as_, checks=args.checks))
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 import pygal
@@ -58,23 +59,26 @@ def _svg(chart: pygal.Graph) -> str:
 
 def damage_chart(enc: Encounter) -> str:
     """Damage dealt in each round, stacked by who dealt it."""
-    rounds = sorted(enc.damage)
-    dealers = list(dict.fromkeys(who for n in rounds for who in enc.damage[n]))
     chart = _chart(pygal.StackedBar, "Damage dealt by round", x_title="round")
-    chart.x_labels = [str(n) for n in rounds]
-    for who in dealers:
-        chart.add(who, [enc.damage[n].get(who, 0) for n in rounds])
-    return _svg(chart)
+    return _by_round(chart, enc.damage, 0)
 
 
 def timeline_chart(enc: Encounter) -> str:
     """Who rolled checks in which round: one row of dots per character."""
-    rounds = sorted(enc.activity)
-    names = list(dict.fromkeys(who for n in rounds for who in enc.activity[n]))
     chart = _chart(pygal.Dot, "Timeline: checks by round", x_title="round")
-    chart.x_labels = [str(n) for n in rounds]
+    return _by_round(chart, enc.activity, None)
+
+
+def _by_round(
+    chart: pygal.Graph, rounds: Mapping[int, Mapping[str, int]], absent: int | None
+) -> str:
+    """``chart`` with a series per character, in order of first appearance, over the rounds;
+    ``absent`` stands where a character has nothing in a round."""
+    numbers = sorted(rounds)
+    names = list(dict.fromkeys(who for n in numbers for who in rounds[n]))
+    chart.x_labels = [str(n) for n in numbers]
     for who in names:
-        chart.add(who, [enc.activity[n].get(who) for n in rounds])
+        chart.add(who, [rounds[n].get(who, absent) for n in numbers])
     return _svg(chart)
 
 

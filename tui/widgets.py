@@ -241,6 +241,17 @@ def wrap_row(row: LogRow, width: int, console: Console) -> list[Text]:
     return out
 
 
+def key_pair(
+    display: str, tooltip: str, first: tuple[str, str, str], second: tuple[str, str, str]
+) -> list[Binding]:
+    """Two keys (each key, action, description) that help lists on one line: ``display``,
+    what they do, ``tooltip``. Neither shows in the footer."""
+    return [
+        Binding(*first, show=False, key_display=display, tooltip=tooltip),
+        Binding(*second, show=False),
+    ]
+
+
 class LogView(ScrollView, can_focus=True):
     """The log, newest last; only the records on screen are read and drawn.
 
@@ -256,21 +267,21 @@ class LogView(ScrollView, can_focus=True):
     """
     # A tooltip is the line help shows for a key; a pair shares the first one's line.
     BINDINGS = [
-        Binding(
-            "up", "scroll_up", "Up", show=False, key_display="Up / Down",
-            tooltip="scroll the log a line",
+        *key_pair(
+            "Up / Down", "scroll the log a line",
+            ("up", "scroll_up", "Up"),
+            ("down", "scroll_down", "Down"),
         ),
-        Binding("down", "scroll_down", "Down", show=False),
-        Binding(
-            "pageup", "page_up", "Page up", show=False, key_display="PageUp / PageDown",
-            tooltip="scroll the log a page",
+        *key_pair(
+            "PageUp / PageDown", "scroll the log a page",
+            ("pageup", "page_up", "Page up"),
+            ("pagedown", "page_down", "Page down"),
         ),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding(
-            "home", "scroll_home", "Oldest", show=False, key_display="Home / End",
-            tooltip="oldest / newest record",
+        *key_pair(
+            "Home / End", "oldest / newest record",
+            ("home", "scroll_home", "Oldest"),
+            ("end", "scroll_end", "Newest"),
         ),
-        Binding("end", "scroll_end", "Newest", show=False),
     ]  # fmt: skip
 
     def __init__(self, view: View, **kwargs: Any) -> None:
@@ -480,11 +491,11 @@ class CommandLine(Input):
             "tab", "complete", "Complete", show=False, key_display="Tab / Right",
             tooltip="complete the word its place takes",
         ),
-        Binding(
-            "up", "history(-1)", "Earlier line", show=False, key_display="Up / Down",
-            tooltip="earlier and later command lines",
+        *key_pair(
+            "Up / Down", "earlier and later command lines",
+            ("up", "history(-1)", "Earlier line"),
+            ("down", "history(1)", "Later line"),
         ),
-        Binding("down", "history(1)", "Later line", show=False),
         Binding(
             "escape", "clear", "Clear line", show=False,
             tooltip="clear the command line (Up brings it back)",

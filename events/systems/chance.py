@@ -6,7 +6,7 @@ itself, so a fold never re-derives a rule; the decider computes it once.
 
 from __future__ import annotations
 
-from ..base import Event, PlayerForm
+from ..base import Event, PlayerForm, declared
 
 
 class CheckRolled(Event, frozen=True, tag="chance.check"):
@@ -224,22 +224,7 @@ class Traveled(Event, frozen=True, tag="chance.traveled"):
     note: str = ""
 
 
-EVENTS: tuple[type[Event], ...] = (
-    EncounterJoined,
-    CheckRolled,
-    OpposedRolled,
-    AttackRolled,
-    EffectApplied,
-    EffectTicked,
-    EffectRemoved,
-    EncounterStarted,
-    TurnStarted,
-    EncounterEnded,
-    Moved,
-    SideSwitched,
-    HealthChanged,
-    Traveled,
-)
+EVENTS = declared(globals(), Event)
 
 
 # -- what players see ---------------------------------------------------------

@@ -6,7 +6,7 @@ itself, so a fold never re-derives a rule outcome from the dice.
 
 from __future__ import annotations
 
-from ..base import Event, PlayerForm
+from ..base import Event, PlayerForm, declared
 
 
 class Checked(Event, frozen=True, tag="edge.check"):
@@ -241,25 +241,7 @@ class EncounterEnded(Event, frozen=True, tag="edge.encounter-ended"):
     name: str = ""
 
 
-EVENTS: tuple[type[Event], ...] = (
-    Checked,
-    Attacked,
-    EdgeSpent,
-    Damaged,
-    Injured,
-    InjuryLessened,
-    EdgeBurned,
-    EdgeRecovered,
-    PendingDismissed,
-    Healed,
-    ArmorRepaired,
-    EncounterStarted,
-    Joined,
-    Left,
-    TurnStarted,
-    ActionUsed,
-    EncounterEnded,
-)
+EVENTS = declared(globals(), Event)
 
 
 # -- what players see ---------------------------------------------------------

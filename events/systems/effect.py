@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ..base import Event, PlayerForm
+from ..base import Event, PlayerForm, declared
 
 
 class EffectChecked(Event, frozen=True, kw_only=True, tag="effect.check"):
@@ -99,7 +99,7 @@ class TaskClosed(Event, frozen=True, kw_only=True, tag="effect.task-closed"):
     reason: str = ""
 
 
-EVENTS: tuple[type[Event], ...] = (EffectChecked, EffectAssisted, EffectOpposed, TaskClosed)
+EVENTS = declared(globals(), Event)
 
 
 # -- what players see ---------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ..base import Event, PlayerForm
+from ..base import Event, PlayerForm, declared
 
 
 class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
@@ -131,18 +131,7 @@ class ActionChanged(Event, frozen=True, kw_only=True, tag="under.changed"):
     reason: str = ""
 
 
-EVENTS: tuple[type[Event], ...] = (
-    UnderChecked,
-    UnderOpposed,
-    UnderEscalated,
-    TrackStarted,
-    TrackEnded,
-    ActionDeclared,
-    TrackAdvanced,
-    ActionsResolved,
-    ActionInterrupted,
-    ActionChanged,
-)
+EVENTS = declared(globals(), Event)
 
 
 # -- what players see ---------------------------------------------------------

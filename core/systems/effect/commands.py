@@ -7,6 +7,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from margin.events import declared
+
 from ..base import Command
 from .state import MAX_ACTIONS, MAX_DM, MAX_LAW_LEVEL
 
@@ -62,6 +64,17 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     dm: int = 0
     faces: list[int] | None = None
 
+    def check(self) -> Check:
+        """This side as a check of its own, which plans its DMs as any check would."""
+        return Check(
+            character=self.character,
+            skill=self.skill,
+            characteristic=self.characteristic,
+            difficulty=self.difficulty,
+            circumstance=self.circumstance,
+            dm=self.dm,
+        )
+
 
 class Opposed(Command, tag="opposed"):
     """Two checks against each other (option opposed_checks)."""
@@ -78,4 +91,4 @@ class CloseTask(Command, tag="close-task"):
     reason: str = ""
 
 
-COMMANDS: tuple[type[Command], ...] = (Check, Assist, Opposed, CloseTask)
+COMMANDS = declared(globals(), Command)

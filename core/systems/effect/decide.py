@@ -309,17 +309,7 @@ def two_d6(dice: Dice, faces: Any, name: str) -> tuple[list[int], str]:
 
 def _side(side: Side, state: TableState, dice: Dice, name: str) -> EffectSide:
     char = find_character(state, side.character)
-    plan = plan_check(
-        Check(
-            character=side.character,
-            skill=side.skill,
-            characteristic=side.characteristic,
-            difficulty=side.difficulty,
-            circumstance=side.circumstance,
-            dm=side.dm,
-        ),
-        state,
-    )
+    plan = plan_check(side.check(), state)
     modifier = plan.modifier - plan.assist_dm
     faces, source = two_d6(dice, side.faces, name)
     total, effect, _, band = rules.judge(faces, modifier)

@@ -169,15 +169,7 @@ def odds(command: Command, state: TableState) -> Odds | None:
     if isinstance(command, Opposed):
         mods = []
         for side in (command.a, command.b):
-            check = Check(
-                character=side.character,
-                skill=side.skill,
-                characteristic=side.characteristic,
-                difficulty=side.difficulty,
-                circumstance=side.circumstance,
-                dm=side.dm,
-            )
-            plan = plan_check(check, state)
+            plan = plan_check(side.check(), state)
             mods.append(plan.modifier - plan.assist_dm)
         chances = rules.opposed_odds(mods[0], mods[1])
         return Odds(

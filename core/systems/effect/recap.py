@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ...facts import Check, Fact, Notable, Reader, number, typed
+from ...facts import Check, Fact, Notable, Reader, number, opposed_checks, typed
 from . import rules
 
 # a long session asks the same few modifiers again and again
@@ -46,26 +46,14 @@ def _check(e: dict[str, Any]) -> list[Fact]:
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:
-    a, b = e.get("a", {}), e.get("b", {})
-    ma, mb = _modifier(a), _modifier(b)
+    ma, mb = _modifier(e.get("a", {})), _modifier(e.get("b", {}))
     odds = _opposed_odds(ma, mb) if ma is not None and mb is not None else None
-    facts: list[Fact] = []
-    for side, other, key in ((a, b, "a"), (b, a, "b")):
-        label = side.get("label", "")
-        chance = odds[key] if odds is not None else None
-        won = e.get("winner") == side.get("actor", "")
-        facts.append(
-            Check(
-                side.get("actor", ""),
-                label,
-                won,
-                chance,
-                typed=typed(side),
-                target=other.get("actor", ""),
-            )
-        )
-        facts.extend(_notable(side.get("actor", ""), side.get("band", ""), label))
-    return facts
+    return opposed_checks(
+        e,
+        odds,
+        ("a", "b"),
+        lambda side: _notable(side.get("actor", ""), side.get("band", ""), side.get("label", "")),
+    )
 
 
 READERS: dict[str, Reader] = {

@@ -7,6 +7,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from margin.events import declared
+
 from ..base import Command
 from . import rules
 from .state import MAX_ADVANCE
@@ -89,13 +91,4 @@ class ChangeAction(Command, tag="change"):
     reason: str = ""
 
 
-COMMANDS: tuple[type[Command], ...] = (
-    Check,
-    Opposed,
-    StartTrack,
-    EndTrack,
-    Act,
-    Advance,
-    Interrupt,
-    ChangeAction,
-)
+COMMANDS = declared(globals(), Command)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from margin.events import Draft
 from margin.events.systems.under import (
     ActionChanged,
@@ -52,12 +54,15 @@ def reading(state: TableState) -> str:
     return str(state.options.get("crit_reading", "table"))
 
 
-def _roll_side(side: Side, state: TableState, dice: Dice, name: str = "") -> OpposedSide:
+def _roll_side(
+    side: Side | Check, state: TableState, dice: Dice, name: str = ""
+) -> tuple[OpposedSide, rules.Outcome, bool]:
+    """One character's roll against its target, the outcome, and whether it was unskilled."""
     char = find_character(state, side.character)
-    target, label, _ = target_for(char, side.skill, side.attribute, side.target)
+    target, label, unskilled = target_for(char, side.skill, side.attribute, side.target)
     faces, roll, source = rules.percentile(dice, side.faces, side.roll, name)
     out = rules.judge(target, roll, reading(state))
-    return OpposedSide(
+    rolled = OpposedSide(
         actor=char.id,
         label=label,
         target=target,
@@ -69,27 +74,15 @@ def _roll_side(side: Side, state: TableState, dice: Dice, name: str = "") -> Opp
         fumble=out.fumble,
         margin=out.margin,
     )
+    return rolled, out, unskilled
 
 
 def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
-    char = find_character(state, cmd.character)
-    target, label, unskilled = target_for(char, cmd.skill, cmd.attribute, cmd.target)
-    faces, roll, source = rules.percentile(dice, cmd.faces, cmd.roll)
-    crits = reading(state)
-    out = rules.judge(target, roll, crits)
+    rolled, out, unskilled = _roll_side(cmd, state, dice)
     event = UnderChecked(
-        actor=char.id,
-        label=label,
-        target=target,
-        faces=faces,
-        roll=roll,
-        source=source,
-        success=out.success,
-        critical=out.critical,
-        fumble=out.fumble,
-        margin=out.margin,
+        **msgspec.structs.asdict(rolled),
         crit_range=out.crit_range,
-        crit_reading=crits,
+        crit_reading=reading(state),
         unskilled=unskilled,
         reason=cmd.reason,
     )
@@ -97,8 +90,8 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
 
 
 def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
-    a = _roll_side(cmd.a, state, dice, "a")
-    b = _roll_side(cmd.b, state, dice, "b")
+    a = _roll_side(cmd.a, state, dice, "a")[0]
+    b = _roll_side(cmd.b, state, dice, "b")[0]
     if a.actor == b.actor:
         raise RuleError(f"b.character: {cmd.b.character!r} cannot oppose themself")
     winner = rules.opposed_winner(_outcome(a), _outcome(b))

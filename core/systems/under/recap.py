@@ -5,7 +5,19 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ...facts import Begins, Check, Ends, Fact, Notable, Reader, Round, Turn, number, typed
+from ...facts import (
+    Begins,
+    Check,
+    Ends,
+    Fact,
+    Notable,
+    Reader,
+    Round,
+    Turn,
+    number,
+    opposed_checks,
+    typed,
+)
 from . import rules
 
 # a long session asks the same few targets again and again
@@ -49,26 +61,11 @@ def _band(side: dict[str, Any]) -> str:
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:
-    a, b = e.get("a", {}), e.get("b", {})
-    ta, tb = number(a, "target"), number(b, "target")
+    ta, tb = number(e.get("a", {}), "target"), number(e.get("b", {}), "target")
     odds = _opposed_odds(ta, tb) if ta is not None and tb is not None else None
-    facts: list[Fact] = []
-    for side, other, key in ((a, b, "a wins"), (b, a, "b wins")):
-        label = side.get("label", "")
-        won = e.get("winner") == side.get("actor", "")
-        chance = odds[key] if odds is not None else None
-        facts.append(
-            Check(
-                side.get("actor", ""),
-                label,
-                won,
-                chance,
-                typed=typed(side),
-                target=other.get("actor", ""),
-            )
-        )
-        facts.extend(_notable(side, label))
-    return facts
+    return opposed_checks(
+        e, odds, ("a wins", "b wins"), lambda side: _notable(side, side.get("label", ""))
+    )
 
 
 def _ended(e: dict[str, Any]) -> list[Fact]:
