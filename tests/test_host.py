@@ -358,3 +358,36 @@ def test_sessions_get_no_environment_of_the_host_or_the_client():
     assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM"}
     assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
     assert "TERM" not in session_env(None)
+
+
+STUCK_SESSION = """
+import asyncio, time
+from margin.tui import session
+
+async def screen():
+    print("ready", flush=True)
+    while True:  # busy on the loop's own thread, waiting for a database that went away
+        time.sleep(0.05)
+
+session.STOP_GRACE = 0.5
+session.end_on_signals(lambda: None)
+asyncio.run(screen())
+"""
+
+
+def test_a_session_stuck_on_its_screen_still_ends_when_its_host_goes() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STUCK_SESSION], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+        proc.wait()

@@ -16,7 +16,8 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from rich.text import Text
@@ -146,6 +147,33 @@ def session_app(path: str, seat: str) -> TableApp:
     return HostedWatch(table, seat, name)
 
 
+#: seconds a session has to end by itself once told to, before it is ended outright
+STOP_GRACE = 3.0
+
+
+def end_on_signals(exit_app: Callable[[], None]) -> None:
+    """End the session when the host stops or the client goes away (SIGTERM, SIGHUP).
+
+    It ends as the app ends on q, the terminal restored, not killed mid-frame;
+    but a session whose screen is busy (waiting for a database that went
+    away) would never get to that, and would outlive its host: after
+    ``STOP_GRACE`` seconds the process ends regardless.
+    """
+
+    def stop(*_: Any) -> None:
+        watchdog = threading.Timer(STOP_GRACE, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise SystemExit(0) from None
+        loop.call_soon_threadsafe(exit_app)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2:
@@ -159,17 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"margin: {exc}\r\n")
         return 1
 
-    def stop(*_: Any) -> None:
-        # The host is stopping or the client went away: end as the app ends on q,
-        # the terminal restored, not killed mid-frame.
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            raise SystemExit(0) from None
-        loop.call_soon_threadsafe(app.exit)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)
+    end_on_signals(app.exit)
     try:
         app.run()
     finally:
