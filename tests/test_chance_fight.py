@@ -259,7 +259,7 @@ def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
     code, text, _ = run_margin("log", str(table), "--as", "rook")
     assert code == 0
     assert "sniper" not in text.lower()
-    assert "someone unseen attacks rook" in text
+    assert "someone unseen attacks Rook" in text
 
 
 def test_replay_shows_the_reveal_from_its_record_on(table: Path) -> None:

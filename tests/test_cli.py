@@ -318,3 +318,26 @@ def test_import_accepts_an_export_laid_out_by_another_tool(
     assert code == 0, err
     _, again, _ = run("export", str(tmp_path / "c.margin"))
     assert again == exported
+
+
+def test_log_says_characters_by_name_and_players_only_those_they_see(file_table: Path) -> None:
+    run(
+        "do",
+        str(file_table),
+        stdin=lines(
+            {"type": "add-character", "name": "Old Tom"},
+            {"type": "add-character", "name": "Night Owl", "hidden": True},
+            {"type": "roll", "actor": "old-tom", "dice": "1d6", "faces": [4]},
+            {"type": "roll", "actor": "night-owl", "dice": "1d6", "faces": [2]},
+            {"type": "add-character", "name": "Wren"},
+            {"type": "roll", "actor": "wren", "dice": "1d6", "faces": [5]},
+            {"type": "remove-character", "character": "Wren"},
+        ),
+    )
+    _, gm, _ = run("log", str(file_table))
+    assert "Old Tom rolls 1d6" in gm
+    assert "Night Owl rolls 1d6" in gm
+    assert "Wren rolls 1d6" in gm, "a character who left is still said by name"
+    _, player, _ = run("log", str(file_table), "--as", "Old Tom")
+    assert "Old Tom rolls 1d6" in player
+    assert "night" not in player.lower()

@@ -123,7 +123,7 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     injuries = [r for r in records if r["type"] == "edge.injury"]
     assert [r["undone"] for r in injuries] == [True, False]
     text = run_margin("log", str(path)).out
-    assert "kael: serious injury, 19 points" in text
+    assert "Kael: serious injury, 19 points" in text
     assert "(undone)" in text
 
 

@@ -636,7 +636,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert corrected["world"]["tasks"]["vault"]["status"] == "open"
 
     out = margin_output("log", path)
-    assert "guard will not help vex" in out
+    assert "Guard will not help Vex" in out
     assert "(undone)" in out
 
 

@@ -279,10 +279,10 @@ def test_the_new_system_is_found_and_played(played: list[tuple[int, str]]) -> No
     assert [a.get("ok", False) for a in answers] == [True, True, True, True, True, False]
     assert answers[-1]["error"].endswith("call: 'edge' is not one of heads, tails")
     lines = log[1].splitlines()
-    assert lines[2].endswith("ada calls heads, tosses heads (typed) and wins")
-    assert lines[3].endswith("ada calls tails, tosses heads (typed) and loses")
+    assert lines[2].endswith("Ada calls heads, tosses heads (typed) and wins")
+    assert lines[3].endswith("Ada calls tails, tosses heads (typed) and loses")
     assert lines[4].endswith("(undone)")
-    assert "ada calls tails, tosses" in lines[4]
+    assert "Ada calls tails, tosses" in lines[4]
     assert json.loads(state[1])["characters"]["ada"]["wins"] == 1
     assert "a d2 is tossed, and 1 is heads" in rules[1]
     assert json.loads(resolve[1]) == {"face": "tails"}
@@ -292,7 +292,7 @@ def test_the_new_system_is_found_and_played(played: list[tuple[int, str]]) -> No
 
 def test_players_see_the_new_systems_records(played: list[tuple[int, str]]) -> None:
     gm_log, player_log = played[2][1], played[3][1]
-    assert player_log.count("ada calls") == gm_log.count("ada calls") == 3
+    assert player_log.count("Ada calls") == gm_log.count("Ada calls") == 3
 
 
 def test_the_recap_reads_the_new_systems_checks(played: list[tuple[int, str]]) -> None:

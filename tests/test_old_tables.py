@@ -6,7 +6,8 @@ sub-package, beside what ``margin log``, ``margin state --json`` and ``margin
 verify`` printed for it then. Today's margin must read the same records into
 the same lines and the same state. (The state's shape may change on purpose:
 the last check of a d100-under or 2d6-effect character became data, not a
-line of text, so those two files hold it as today's margin folds it.)
+line of text, so those two files hold it as today's margin folds it; and the
+log's lines say characters by name, as the screens do, where they said ids.)
 """
 
 from __future__ import annotations

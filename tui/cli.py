@@ -166,6 +166,11 @@ def cmd_log(args: argparse.Namespace) -> int:
     only = _about(table, args.about, player) if args.about else None
     want = args.grep.lower() if args.grep else None
     out = sys.stdout
+    # characters said by name, as the screens say them: those seated now that the
+    # reader may see, and those who left, as their joining named them
+    names = {
+        c.id: c.name for c in table.state.characters.values() if player is None or not c.hidden
+    }
     for record in table.store.records():
         if lens is not None:
             data = lens.read(record)
@@ -173,9 +178,13 @@ def cmd_log(args: argparse.Namespace) -> int:
                 continue
         else:
             data = record_to_builtins(record)
+        joined = data["event"]
+        if joined.get("type") == "character.added" and {"id", "name"} <= joined.keys():
+            names.setdefault(joined["id"], joined["name"])
         if only is not None and only not in about(record.event):
             continue
-        if want is not None and want not in render.describe(table.state.system, data).lower():
+        line = render.describe(table.state.system, data, names)
+        if want is not None and want not in line.lower():
             continue
         if args.json:
             flat = {k: v for k, v in data.items() if k != "event"}
@@ -186,9 +195,8 @@ def cmd_log(args: argparse.Namespace) -> int:
         else:
             mark = " (undone)" if record.seq in voided else ""
             secret = " [secret]" if record.visibility.hidden and player is None else ""
-            text = render.describe(table.state.system, data)
             out.write(
-                f"{data['seq']:>6}  {record.at[11:19]}  {record.author:<8} {text}{secret}{mark}\n"
+                f"{data['seq']:>6}  {record.at[11:19]}  {record.author:<8} {line}{secret}{mark}\n"
             )
     table.close()
     return 0
