@@ -22,7 +22,7 @@ from support import margin_process, margin_writer
 from margin.events import Noted, open_store
 
 WRITERS = 4
-PER_WRITER = 250
+PER_WRITER = 120
 BURST = 10
 
 
