@@ -4,18 +4,21 @@ expect a refusal."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import io
 import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import pytest
+from textual.pilot import Pilot
 
 from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
@@ -215,12 +218,60 @@ def message(app: Any) -> str:
     return str(app.query_one("#message").render())
 
 
+async def settled(pilot: Pilot[Any]) -> None:
+    """Pause until the screen has nothing left to write or fold: its table jobs (run in
+    worker threads), the lines waiting for them, and what it shows of their answers."""
+    app = pilot.app
+    for _ in range(10_000):
+        await app.workers.wait_for_complete()
+        await _PAUSE(pilot)
+        if not getattr(app, "busy", False):
+            return
+    raise AssertionError("the screen is still busy with its table")
+
+
+#: Pilot's own pause, before ``pilot_test`` makes it wait for the table too
+_PAUSE = Pilot.pause
+_PRESS = Pilot.press
+#: whether Pilot's presses and pauses wait for the screen's table jobs (``unsettled``)
+_settle = contextvars.ContextVar("settle", default=True)
+
+
+async def _press_settled(pilot: Pilot[Any], *keys: str) -> None:
+    await _PRESS(pilot, *keys)
+    if _settle.get():
+        await settled(pilot)
+
+
+async def _pause_settled(pilot: Pilot[Any], delay: float | None = None) -> None:
+    await _PAUSE(pilot, delay)
+    if _settle.get():
+        await settled(pilot)
+
+
+@contextlib.contextmanager
+def unsettled() -> Iterator[None]:
+    """Presses and pauses that do not wait for the screen's writes (to test it while one is
+    in flight)."""
+    token = _settle.set(False)
+    try:
+        yield
+    finally:
+        _settle.reset(token)
+
+
 def pilot_test(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
-    """Run an async Pilot test on its own event loop (no async plugin needed)."""
+    """Run an async Pilot test on its own event loop (no async plugin needed).
+
+    The screen writes and folds in worker threads; here each of Pilot's presses and pauses
+    also waits until those are done (``settled``), as a GM waits to see a line land."""
 
     @functools.wraps(test)
     def run(*args: Any, **kwargs: Any) -> None:
-        asyncio.run(test(*args, **kwargs))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Pilot, "press", _press_settled)
+            patch.setattr(Pilot, "pause", _pause_settled)
+            asyncio.run(test(*args, **kwargs))
 
     return run
 

@@ -6,8 +6,11 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,13 +20,15 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from margin.core import RuleError, decide
-from margin.core.commands import Redo, Undo
+from margin.core import RuleError
+from margin.core.commands import Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
-from margin.events import StoreError, is_url, record_to_builtins, short_name
+from margin.events import Record, StoreError, is_url, short_name
 
 from . import commandline, render
 from .keys import data_dir
@@ -38,11 +43,13 @@ from .screens import (
     help_keys,
     key_name,
 )
-from .view import CharacterRow, LiveTable, LogRow, View, parse_jump, player_id
+from .view import CharacterRow, LiveTable, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: Seconds a write may take before the message line says the table is being written.
+BUSY_NOTICE = 0.5
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
 
@@ -70,8 +77,62 @@ def history_path(table: str | Path) -> Path:
     return data_dir() / "history" / f"{stem}-{digest}.txt"
 
 
+class Failed(Exception):
+    """A command margin failed on (a bug): says whether its records were written."""
+
+
+def write(table: LiveTable, command: Command) -> list[Record]:
+    """Decide and append ``command`` (in a worker); the records it wrote."""
+    before = table.projection.seq
+    try:
+        return table.execute(command)
+    except (RuleError, StoreError):
+        raise
+    except Exception as exc:  # a bug must not end the GM's session
+        appended = table.store.refresh() != before
+        raise Failed(
+            f"margin failed on that command ({type(exc).__name__}: {exc}); "
+            + ("its records were written: reopen the table" if appended else "nothing was written")
+        ) from None
+
+
+@dataclass
+class Paste:
+    """Pasted lines being run: the first refused one stops the rest."""
+
+    lines: list[str]
+    ran: int = 0
+
+
+@dataclass(frozen=True)
+class Step:
+    """A line or command waiting its turn: the GM's lines run one at a time, in order."""
+
+    text: str | None = None
+    command: Command | None = None
+    #: an undo to preview before it is confirmed
+    preview: bool = False
+    #: the command line a typed line came from
+    line: CommandLine | None = None
+    paste: Paste | None = None
+
+
 class TableApp(App[None]):
-    """The panels every screen shares: header, clock, party, log, message line."""
+    """The panels every screen shares: header, clock, party, log, message line.
+
+    The table is folded and written in worker threads, one job at a time
+    (``submit``): a job's answer comes back as a ``JobDone`` message and is
+    shown here, on the screen's own thread, which reads the table only
+    through its ``View`` (under the table's lock).
+    """
+
+    class JobDone(Message):
+        """A table job finished in its worker: what it returned, or what it raised."""
+
+        def __init__(self, result: Any, error: Exception | None) -> None:
+            super().__init__()
+            self.result = result
+            self.error = error
 
     CSS_PATH = "margin.tcss"
     TITLE = "margin"
@@ -95,6 +156,40 @@ class TableApp(App[None]):
         self.view = view
         self.table_name = name
         self.last_search = ""
+        #: what to do with the answer of the table job in flight (None: no job in flight)
+        self._then: Callable[[Any, Exception | None], None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a table job (a write, a catch-up fold) is in flight."""
+        return self._then is not None
+
+    def submit(
+        self, work: Callable[[], Any], then: Callable[[Any, Exception | None], None]
+    ) -> None:
+        """Run ``work`` in a worker thread, then ``then(result, error)`` here; one job at a time."""
+        assert self._then is None, "one table job at a time"
+        self._then = then
+        self.run_worker(
+            functools.partial(self._work, work), group="table", thread=True, exit_on_error=False
+        )
+
+    def _work(self, work: Callable[[], Any]) -> None:
+        try:
+            result, error = work(), None
+        except Exception as exc:
+            result, error = None, exc
+        self.post_message(self.JobDone(result, error))
+
+    @on(JobDone)
+    def job_done(self, message: JobDone) -> None:
+        then, self._then = self._then, None
+        assert then is not None
+        then(message.result, message.error)
+        self.idle()
+
+    def idle(self) -> None:
+        """No table job is in flight any more: start what waits for one to end."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
@@ -123,6 +218,10 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
+        with self.view.table.lock:  # every panel from one moment of the table
+            self._redraw(follow)
+
+    def _redraw(self, follow: bool) -> None:
         self._show("header", self.header_text(), self.query_one("#header", Static).update)
         clock = self.view.clock()
         self._show("clock", clock, self.query_one(ClockPanel).show)
@@ -157,13 +256,24 @@ class TableApp(App[None]):
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
 
     def follow(self) -> None:
-        """Fold what other processes appended; one redraw for any number of records."""
+        """Fold what other processes appended, in a worker; one redraw for any number of records."""
+        if self.busy:
+            return
+        table = self.view.table
         try:
-            new = self.view.table.poll()
+            changed = table.changed()
         except StoreError as exc:
             self.say(f"cannot read the table: {exc}", error=True)
             return
-        if new:
+        if changed:
+            self.submit(table.catch_up, self.followed)
+
+    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
+        if isinstance(error, StoreError):
+            self.say(f"cannot read the table: {error}", error=True)
+        elif error is not None:
+            raise error
+        elif new:
             self.redraw()
 
     def action_read(self) -> None:
@@ -239,29 +349,6 @@ class TableApp(App[None]):
         )
         return found
 
-    def rows_of(self, seqs: list[int]) -> list[LogRow]:
-        """Log rows of the given records, as the GM reads them."""
-        voided = self.view.table.projection.history.voided
-        names = {c.id: c.name for c in self.view.table.state.characters.values()}
-        rows = []
-        for seq in seqs:
-            record = self.view.table.store.record(seq)
-            rows.append(
-                LogRow(
-                    seq=seq,
-                    text=render.describe(
-                        self.view.system.id,
-                        record_to_builtins(record),
-                        names,
-                        self.view.record_line,
-                    ),
-                    author=record.author,
-                    undone=seq in voided,
-                    secret=bool(record.visibility.hidden),
-                )
-            )
-        return rows
-
 
 class PlayApp(TableApp):
     """The GM's table: every panel live, a command line, undo with a preview."""
@@ -289,6 +376,11 @@ class PlayApp(TableApp):
         self.greeting = "help lists the commands; F1 lists the keys"
         #: the records each recent command wrote, newest last
         self._ran: list[list[int]] = []
+        #: lines and commands waiting for the one in flight, and the one in flight
+        self._steps: deque[Step] = deque()
+        self._step: Step | None = None
+        self._busy_notice: Timer | None = None
+        self._quitting = False
 
     def compose_bottom(self) -> Iterable[Any]:
         yield OddsBar(id="odds")
@@ -380,22 +472,84 @@ class PlayApp(TableApp):
         """What a command with typed faces would record, decided but not written ("" if none)."""
         if not getattr(command, "faces", None):
             return ""
-        table = self.view.table
         try:
-            drafts = decide(command, table.state, table.dice, table.projection.history)
+            drafts = self.view.decided(command)
         except RuleError as exc:
             return f"refused: {exc}"
         system = self.view.system.id
-        names = {c.id: c.name for c in table.state.characters.values()}
+        names = {c.id: c.name for c in self.view.state().characters.values()}
         return "; ".join(
             render.describe(system, {"event": msgspec.to_builtins(d.event)}, names) for d in drafts
         )
 
+    # -- lines and commands, one at a time -----------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return super().busy or self._step is not None
+
+    def enqueue(self, *steps: Step) -> None:
+        """Run ``steps`` after the ones already waiting, each once the one before has landed."""
+        if not self._quitting:
+            self._steps.extend(steps)
+            self._advance()
+
+    def idle(self) -> None:
+        if self._quitting:
+            self.exit()
+        else:
+            self._advance()
+
+    def follow(self) -> None:
+        if not self._steps:
+            super().follow()
+
+    def _advance(self) -> None:
+        while not self.busy and self._steps:
+            step = self._step = self._steps.popleft()
+            if step.text is not None:
+                ok = self.run_line(step.text, quiet=step.paste is not None)
+            elif step.preview:
+                assert isinstance(step.command, Undo)
+                ok = self.preview_undo(step.command)
+            else:
+                assert step.command is not None
+                ok = self.execute(step.command)
+            if not super().busy:  # answered at once, without a worker
+                self._finish(ok)
+
+    def _finish(self, ok: bool) -> None:
+        """The step in flight is over: ``ok``, or refused (the reason on the message line)."""
+        step, self._step = self._step, None
+        if step is None:
+            return
+        if step.line is not None:
+            step.line.pending -= 1
+            if not ok:
+                step.line.refused(step.text or "")
+        paste = step.paste
+        if paste is None:
+            return
+        lines = paste.lines
+        if not ok:
+            n = paste.ran + 1
+            reason = str(self.query_one("#message", Static).render())
+            rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
+            self.say(f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True)
+            self.query_one(CommandLine).refused(step.text or "")
+            self._steps = deque(s for s in self._steps if s.paste is not paste)
+            return
+        paste.ran += 1
+        if paste.ran == len(lines):
+            seqs = [seq for ran in self._ran[-len(lines) :] for seq in ran]
+            self.say(
+                f"ran {len(lines)} pasted lines, records #{seqs[0]}-#{seqs[-1]}; the last:\n"
+                + self.results(lines_run=1)
+            )
+
     @on(CommandLine.Entered)
     def run_entered(self, event: CommandLine.Entered) -> None:
-        event.line.pending -= 1
-        if not self.run_line(event.text):
-            event.line.refused(event.text)
+        self.enqueue(Step(text=event.text, line=event.line))
 
     @on(CommandLine.Pasted)
     def run_pasted(self, event: CommandLine.Pasted) -> None:
@@ -419,23 +573,14 @@ class PlayApp(TableApp):
 
     def run_lines(self, lines: list[str]) -> None:
         """Run pasted lines in order; the first refused one stops the rest and waits to be fixed."""
-        for n, text in enumerate(lines, 1):
-            if not self.run_line(text, quiet=True):
-                reason = str(self.query_one("#message", Static).render())
-                rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
-                self.say(
-                    f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True
-                )
-                self.query_one(CommandLine).refused(text)
-                return
-        seqs = [seq for ran in self._ran[-len(lines) :] for seq in ran]
-        self.say(
-            f"ran {len(lines)} pasted lines, records #{seqs[0]}-#{seqs[-1]}; the last:\n"
-            + self.results(lines_run=1)
-        )
+        paste = Paste(lines)
+        self.enqueue(*(Step(text=text, paste=paste) for text in lines))
 
     def run_line(self, text: str, quiet: bool = False) -> bool:
-        """Run a typed line; False when it is refused (the reason is on the message line)."""
+        """Run a typed line; False when it is refused (the reason is on the message line).
+
+        A command goes to a worker: whether it was refused is said when it lands.
+        """
         if text.startswith("/"):
             log = self.query_one(LogView)
             log.screen_lines()
@@ -452,11 +597,9 @@ class PlayApp(TableApp):
             self.say(f"margin could not read that line ({type(exc).__name__}: {exc})", error=True)
             return False
         if parsed.action == "undo":
-            self.action_undo()
-            return True
+            return self.preview_undo(Undo())
         if isinstance(parsed.command, Undo):
-            self.preview_undo(parsed.command)
-            return True
+            return self.preview_undo(parsed.command)
         if parsed.action in ("help", "rules"):
             if parsed.action == "help":
                 self.action_help()
@@ -466,37 +609,60 @@ class PlayApp(TableApp):
         assert parsed.command is not None
         return self.execute(parsed.command, quiet=quiet)
 
-    def execute(self, command: Any, quiet: bool = False) -> bool:
-        table = self.view.table
-        before = table.projection.seq
-        try:
-            records = table.execute(command)
-        except (RuleError, StoreError) as exc:
-            self.say(str(exc), error=True)
-            return False
-        except Exception as exc:  # a bug must not end the GM's session
-            appended = table.store.refresh() != before
-            self.say(
-                f"margin failed on that command ({type(exc).__name__}: {exc}); "
-                + (
-                    "its records were written: reopen the table"
-                    if appended
-                    else "nothing was written"
-                ),
-                error=True,
-            )
-            return False
+    def execute(self, command: Command, quiet: bool = False) -> bool:
+        """Decide and append ``command`` in a worker; what it wrote is said when it lands."""
+        self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
+        self.submit(
+            functools.partial(write, self.view.table, command),
+            functools.partial(self._executed, quiet),
+        )
+        return True
+
+    def _executed(self, quiet: bool, records: list[Record] | None, error: Exception | None) -> None:
+        if self._busy_notice is not None:
+            self._busy_notice.stop()
+        if error is not None:
+            if not isinstance(error, RuleError | StoreError | Failed):
+                raise error
+            self.say(str(error), error=True)
+            self._finish(False)
+            return
+        assert records is not None
         self.query_one(OddsBar).show_odds(None)
         self._ran = [*self._ran[-99:], [r.seq for r in records]]
         if not quiet:
             self.say(self.results(lines_run=1))
         self.redraw(follow=True)
-        return True
+        self._finish(True)
+
+    def _say_busy(self) -> None:
+        waiting = len(self._steps)
+        self.say(
+            "writing to the table..."
+            + (
+                f" ({waiting} more {'line' if waiting == 1 else 'lines'} waiting)"
+                if waiting
+                else ""
+            )
+        )
+
+    async def action_quit(self) -> None:
+        """Quit; a command being written lands first (lines not begun yet are not run)."""
+        if not super().busy:
+            self.exit()
+            return
+        self._quitting = True
+        dropped = len(self._steps)
+        self._steps.clear()
+        self.say(
+            "quitting once the command being written is on the table"
+            + (f"; {dropped} lines after it not run (Up recalls them)" if dropped else "")
+        )
 
     def results(self, lines_run: int) -> str:
         """What the last commands wrote, one record a line, each in full."""
         seqs = [seq for ran in self._ran[-lines_run:] for seq in ran]
-        return "\n".join(f"#{row.seq} {row.text}" for row in self.rows_of(seqs))
+        return "\n".join(f"#{row.seq} {row.text}" for row in self.view.gm_rows(seqs))
 
     # -- actions -----------------------------------------------------------
 
@@ -505,34 +671,45 @@ class PlayApp(TableApp):
         if commandline.quiet_command(words, self.view.state()) is None:
             self.say(f"{self.view.system.id} has no command that moves the clock on", error=True)
             return
-        self.run_line(words)
+        self.enqueue(Step(text=words))
 
     def action_undo(self) -> None:
-        self.preview_undo(Undo())
+        self.enqueue(Step(command=Undo(), preview=True))
 
-    def preview_undo(self, command: Undo) -> None:
-        """Show what the undo voids (decided, not yet appended); Enter appends it."""
+    def preview_undo(self, command: Undo) -> bool:
+        """Show what the undo voids (decided in a worker, not appended); Enter appends it."""
         table = self.view.table
-        try:
+
+        def decided() -> list[Any]:
             table.catch_up()
-            drafts = decide(command, table.state, table.dice, table.projection.history)
-        except RuleError as exc:
-            self.say(str(exc), error=True)
+            return table.decide(command)
+
+        self.submit(decided, self._previewed)
+        return True
+
+    def _previewed(self, drafts: list[Any] | None, error: Exception | None) -> None:
+        if error is not None:
+            if not isinstance(error, RuleError | StoreError):
+                raise error
+            self.say(str(error), error=True)
+            self._finish(False)
             return
+        assert drafts
         undone = drafts[0].event
-        target: str = undone.command  # type: ignore[attr-defined]
-        rows = self.rows_of(list(undone.voids))  # type: ignore[attr-defined]
+        target: str = undone.command
+        rows = self.view.gm_rows(undone.voids)
 
         def done(confirmed: bool | None) -> None:
             if confirmed:
-                self.execute(Undo(command=target))
+                self.enqueue(Step(command=Undo(command=target)))
             else:
                 self.say("undo cancelled; nothing changed")
 
         self.push_screen(UndoScreen(rows), done)
+        self._finish(True)
 
     def action_redo(self) -> None:
-        self.execute(Redo())
+        self.enqueue(Step(command=Redo()))
 
     def action_log_page(self, direction: int) -> None:
         self.query_one(LogView).page(direction)
@@ -757,8 +934,12 @@ class ReplayApp(TableApp):
 # -- entry points -----------------------------------------------------------
 
 
-def _open_view(path: str, *, readonly: bool, name: str | None, every: int = 1000) -> View:
-    table = LiveTable.open_live(path, readonly=readonly, lens=name is not None, every=every)
+def _open_view(
+    path: str, *, readonly: bool, name: str | None, every: int = 1000, live: bool = True
+) -> View:
+    table = LiveTable.open_live(
+        path, readonly=readonly, lens=name is not None, every=every, worker=live
+    )
     try:
         player = player_id(table.state, name) if name is not None else None
     except RuleError:
@@ -784,7 +965,9 @@ def watch_app(path: str, name: str, bell: bool = False) -> WatchApp:
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
     # Denser checkpoints than live play: each step costs at most this many folds.
-    return ReplayApp(_open_view(path, readonly=True, name=name, every=250), short_name(path))
+    # A replay follows nothing and writes nothing: no worker, one connection.
+    view = _open_view(path, readonly=True, name=name, every=250, live=False)
+    return ReplayApp(view, short_name(path))
 
 
 def _run(app: TableApp) -> int:

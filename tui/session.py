@@ -80,7 +80,8 @@ class HostedWatch(Hosted, WatchApp):
             yield from super().compose()
 
     def waiting_text(self) -> Text:
-        title = self.table.state.title or self.table_name
+        with self.table.lock:
+            title = self.table.state.title or self.table_name
         text = Text()
         text.append(" margin ", style="bold reverse")
         text.append(f" {title}\n\n", style="bold")
@@ -93,15 +94,27 @@ class HostedWatch(Hosted, WatchApp):
         if event is not None:
             event.prevent_default()
         self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
-        self.call_later(self.look_for_seat)
+        self.call_later(self.seated)
 
     def look_for_seat(self) -> None:
+        """Fold what the GM appended (in a worker), then look for the seat's character."""
+        if self.view is not None or self.busy:
+            return
+        try:
+            changed = self.table.changed()
+        except StoreError:
+            return
+        if changed:
+            self.submit(self.table.catch_up, lambda _new, _error: self.seated())
+
+    def seated(self) -> None:
+        """Open the player's view once their character is at the table."""
         if self.view is not None:
             return
         try:
-            self.table.poll()
-            player = player_id(self.table.state, self.seat)
-        except (RuleError, StoreError):
+            with self.table.lock:
+                player = player_id(self.table.state, self.seat)
+        except RuleError:
             return
         self.waiting.stop()
         self.view = View(self.table, player)

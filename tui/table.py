@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import random
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -27,26 +29,33 @@ from .keys import signing_key
 from .rng import RandomDice
 
 MAX_RETRIES = 20
+#: records folded at a time while catching up: a screen reading the table waits at most one
+#: stretch of this many folds, however many records another process appended
+FOLD_STRETCH = 1000
 
 
 def new_command_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def _kept(records: Iterator[Record], into: list[Record]) -> Iterator[Record]:
-    for record in records:
-        into.append(record)
-        yield record
-
-
 class Table:
     """One table (a file or a table in PostgreSQL), opened by one process: folds the log and appends commands.
 
     A table opened for writing signs every command it appends with the GM's key.
+
+    ``lock`` is held while the projection changes (a fold, a command's records
+    added), never while the store is read or written: a screen runs its writes
+    and catch-up folds in a worker thread and reads the projection under the
+    same lock, so it never sees a fold half done and never waits for the
+    network or the disk, only for a stretch of folding. One lock rather than a
+    second copy of the projection swapped in after each change: a copy would
+    cost a deep copy of the state and of the undo history on every command.
+    Only one thread at a time may call ``catch_up`` or ``execute``.
     """
 
     def __init__(self, store: Store, every: int = 1000) -> None:
         self.store = store
+        self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
             store.signer = signing_key()
         self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
@@ -100,10 +109,14 @@ class Table:
         collect = gc.isenabled()
         gc.disable()
         try:
-            records = self.store.records(self.projection.seq)
+            records: Iterable[Record] = self.store.records(self.projection.seq)
             if keep:
-                records = _kept(records, new)
-            self.projection.extend(records)
+                # a stretch at a time: each is read without the lock, then folded holding it
+                while stretch := list(itertools.islice(records, FOLD_STRETCH)):
+                    new.extend(stretch)
+                    self._extend(stretch)
+            else:
+                self._extend(records)
         except (StoreError, RuleError, MemoryError, KeyboardInterrupt):
             raise
         except Exception as exc:
@@ -119,6 +132,15 @@ class Table:
             gc.freeze()
         self.store.refresh()
         return new
+
+    def _extend(self, records: Iterable[Record]) -> None:
+        with self.lock:
+            self.projection.extend(records)
+
+    def decide(self, command: Command) -> list[Draft]:
+        """The records ``command`` would append now, decided but not written."""
+        with self.lock:
+            return decide(command, self.state, self.dice, self.projection.history)
 
     def _damaged(self) -> str:
         """Which record a failed fold stopped at, found by folding one record at a time."""
@@ -139,7 +161,7 @@ class Table:
         command_id = command_id or new_command_id()
         for attempt in range(MAX_RETRIES):
             self.catch_up()
-            drafts = decide(command, self.state, self.dice, self.projection.history)
+            drafts = self.decide(command)
             if not drafts:
                 raise RuleError("the command changes nothing")
             try:
@@ -151,6 +173,6 @@ class Table:
                 # losers stand back a little, for longer each time they lose
                 time.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
                 continue
-            self.projection.extend(records)
+            self._extend(records)
             return records
         raise StoreError(f"{self.store.name}: too many concurrent writers, command not applied")

@@ -9,18 +9,20 @@ not one line of text.
 from __future__ import annotations
 
 import bisect
+import functools
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from margin.core import Projection, RuleError, TableState, find_character, get_system
 from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state
 from margin.core.panels import character_status
+from margin.core.state import snapshot
 from margin.core.systems.base import Clock, Odds
-from margin.events import Record, Store, open_store, record_to_builtins
+from margin.events import Draft, Record, Store, open_store, record_to_builtins
 
 from . import render
 from .table import Table
@@ -56,10 +58,18 @@ class LiveTable(Table):
 
     A player's table reads every record through the player lens (``core.lens``)
     as it arrives, so what it lists, numbers and shows is the lens's alone.
+
+    ``reads`` is the connection a screen reads log rows through: a second one
+    to the same table when a worker folds and writes through ``store``, since
+    a connection is not to be used by two threads at once (and one busy with
+    a slow write would hold the screen up).
     """
 
-    def __init__(self, store: Store, lens: bool = False, every: int = 1000) -> None:
+    def __init__(
+        self, store: Store, lens: bool = False, every: int = 1000, reads: Store | None = None
+    ) -> None:
         self.lens = lens
+        self.reads = reads or store
         self.reader: PlayerLens | None = None
         self.seqs: Sequence[int] = array("q")
         self._ready = False
@@ -70,13 +80,26 @@ class LiveTable(Table):
         self._version = store.data_version()
 
     @classmethod
-    def open_live(cls, path: str, *, readonly: bool, lens: bool, every: int = 1000) -> LiveTable:
+    def open_live(
+        cls, path: str, *, readonly: bool, lens: bool, every: int = 1000, worker: bool = True
+    ) -> LiveTable:
+        """The table at ``path``; with ``worker``, and a connection of its own for the screen."""
         store = open_store(path, readonly=readonly)
+        reads = None
         try:
-            return cls(store, lens=lens, every=every)
+            reads = open_store(path, readonly=True) if worker else None
+            return cls(store, lens=lens, every=every, reads=reads)
         except BaseException:
+            if reads is not None:
+                reads.close()
             store.close()
             raise
+
+    def close(self) -> None:
+        # the writing connection last: the last one out leaves the table one file
+        if self.reads is not self.store:
+            self.reads.close()
+        super().close()
 
     def _initial_index(self, upto: int) -> Sequence[int]:
         """The readable records up to ``upto``."""
@@ -86,8 +109,6 @@ class LiveTable(Table):
         return self.reader.seqs
 
     def _index(self, records: Iterable[Record]) -> None:
-        if not self._ready:
-            return
         if self.reader is not None:
             self.reader.revealed = self.projection.state.revealed
             self.reader.feed(records)
@@ -95,25 +116,26 @@ class LiveTable(Table):
             assert isinstance(self.seqs, array)
             self.seqs.extend(r.seq for r in records)
 
-    def catch_up(self, *args: Any, **kwargs: Any) -> list[Record]:
-        new = super().catch_up(*args, **kwargs)
-        self._index(new)
-        return new
+    def _extend(self, records: Iterable[Record]) -> None:
+        if not self._ready:  # opening: folded as read, then indexed in one pass
+            super()._extend(records)
+            return
+        kept = list(records)
+        with self.lock:
+            super()._extend(kept)
+            self._index(kept)
 
-    def execute(
-        self, command: Command, author: str = "gm", command_id: str | None = None
-    ) -> list[Record]:
-        records = super().execute(command, author=author, command_id=command_id)
-        self._index(records)
-        return records
+    def changed(self) -> bool:
+        """Whether another process committed since the last look (cheap: reads nothing)."""
+        version = self.store.data_version()
+        if version == self._version:
+            return False
+        self._version = version
+        return True
 
     def poll(self) -> list[Record]:
         """Records another process committed since the last look (cheap when there are none)."""
-        version = self.store.data_version()
-        if version == self._version:
-            return []
-        self._version = version
-        return self.catch_up()
+        return self.catch_up() if self.changed() else []
 
 
 def player_id(state: TableState, name: str) -> str:
@@ -151,8 +173,28 @@ def clock_position(clock: Clock | None) -> dict[str, int]:
     return out
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[View, _P], _R]) -> Callable[Concatenate[View, _P], _R]:
+    """A ``View`` method run holding the table's lock, so a worker never folds under it."""
+
+    @functools.wraps(method)
+    def read(view: View, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with view.table.lock:
+            return method(view, *args, **kwargs)
+
+    return read
+
+
 class View:
-    """What a screen shows of a table: live (``at`` None) or at a record of a replay."""
+    """What a screen shows of a table: live (``at`` None) or at a record of a replay.
+
+    Every method reads the table holding its lock (``Table``), and what it
+    hands out is the screen's own: the live state is a copy taken when the
+    table changed, so a widget may keep it while a worker folds on.
+    """
 
     def __init__(self, table: LiveTable, player: str | None = None) -> None:
         self.table = table
@@ -179,6 +221,7 @@ class View:
 
     # -- which records -----------------------------------------------------
 
+    @_locked
     def seqs(self) -> Sequence[int]:
         """The records this view lists, oldest first (only those about ``only`` when set)."""
         listed = self._listed()
@@ -201,6 +244,7 @@ class View:
             self._seqs_key = key
         return self._corrected_seqs
 
+    @_locked
     def set_only(self, ref: str | None) -> str | None:
         """List only the records about one character (None: every record); their name."""
         seq = self.seq
@@ -212,6 +256,7 @@ class View:
             self.goto_seq(seq)
         return None if self.only is None else self.state().characters[self.only].name
 
+    @_locked
     def search(self, text: str, before: int) -> int | None:
         """The last position before ``before`` whose log line holds ``text`` (any case),
         going round from the newest when none is; None when no line does."""
@@ -236,6 +281,7 @@ class View:
     def _position(self, seq: int) -> int:
         return bisect.bisect_left(self.seqs(), seq)
 
+    @_locked
     def corrected_projection(self) -> Projection:
         """A fold of the log without its mistakes, for replay as corrected.
 
@@ -248,7 +294,7 @@ class View:
         key = (self.table.projection.seq, len(history.changes))
         if self._corrected is None or self._fold_key != key:
             skip = history.voided | {c.seq for c in history.changes}
-            store = self.table.store
+            store = self.table.reads
 
             def fetch(after: int, upto: int) -> Iterable[Record]:
                 return (r for r in store.records(after, upto) if r.seq not in skip)
@@ -260,6 +306,7 @@ class View:
         return self._corrected
 
     @property
+    @_locked
     def seq(self) -> int:
         """The record the view stands at (the last one live)."""
         if self.at is None:
@@ -268,10 +315,12 @@ class View:
         return seqs[self.at] if seqs else 0
 
     @property
+    @_locked
     def number(self) -> int:
         """The record shown last, numbered as the log panel numbers it."""
         return self.log_len() if self.lens else self.seq
 
+    @_locked
     def log_len(self) -> int:
         if self.at is None:
             return len(self.seqs())
@@ -279,19 +328,23 @@ class View:
 
     # -- state -------------------------------------------------------------
 
+    @_locked
     def state(self) -> TableState:
         """The (lensed) state shown: live, or right after the replay's record."""
         projection = self.table.projection
         key = (self.at, self.corrected, self.seq, projection.seq, len(projection.history.changes))
         if key != self._state_key:
-            if self.at is None:
+            live = self.at is None
+            if live:
                 state = projection.state
             elif self.corrected:
                 state = self.corrected_projection().state_at(self.seq)
             else:
                 state = projection.state_at(self.seq)
             self._gm_state = state
-            self._state = self._lensed(state) if self.lens else state
+            shown = self._lensed(state) if self.lens else state
+            # the live state goes on changing under the lock: the screen keeps a copy
+            self._state = snapshot(shown) if live else shown
             self._state_key = key
         return self._state
 
@@ -310,6 +363,7 @@ class View:
     def clock(self) -> Clock | None:
         return table_clock(self.state())
 
+    @_locked
     def odds(self, command: Command | None) -> Odds | None:
         if command is None or self.lens:
             return None
@@ -331,13 +385,14 @@ class View:
     def _fetch(self, wanted: Sequence[int]) -> list[Record]:
         if not wanted:
             return []
-        store = self.table.store
+        store = self.table.reads
         first, last = wanted[0], wanted[-1]
         if last - first <= 4 * len(wanted) + 200:
             keep = set(wanted)
             return [r for r in store.records(first - 1, last) if r.seq in keep]
         return [store.record(s) for s in wanted]
 
+    @_locked
     def rows(self, start: int, stop: int) -> list[LogRow]:
         """Log rows ``start`` to ``stop`` (positions in the listed records, oldest first)."""
         stop = min(stop, self.log_len())
@@ -372,22 +427,51 @@ class View:
             )
         return out
 
+    @_locked
     def record_line(self, seq: int) -> str:
         """One record's line as the GM reads it (an undo names what it undid with this)."""
         names = {c.id: c.name for c in self.state().characters.values()}
-        data = record_to_builtins(self.table.store.record(seq))
+        data = record_to_builtins(self.table.reads.record(seq))
         return render.describe(self.system.id, data, names)
+
+    @_locked
+    def gm_rows(self, seqs: Iterable[int]) -> list[LogRow]:
+        """Log rows of the given records, as the GM reads them, whatever the view shows."""
+        voided = self.table.projection.history.voided
+        names = {c.id: c.name for c in self.table.state.characters.values()}
+        rows = []
+        for seq in seqs:
+            record = self.table.reads.record(seq)
+            rows.append(
+                LogRow(
+                    seq=seq,
+                    text=render.describe(
+                        self.system.id, record_to_builtins(record), names, self.record_line
+                    ),
+                    author=record.author,
+                    undone=seq in voided,
+                    secret=bool(record.visibility.hidden),
+                )
+            )
+        return rows
+
+    def decided(self, command: Command) -> list[Draft]:
+        """What ``command`` would record now, decided but not written (``RuleError``: refused)."""
+        return self.table.decide(command)
 
     # -- replay ------------------------------------------------------------
 
+    @_locked
     def goto(self, position: int) -> None:
         count = len(self.seqs())
         self.at = max(0, min(position, count - 1)) if count else None
 
+    @_locked
     def goto_seq(self, seq: int) -> None:
         """Stand at the last listed record at or before ``seq``."""
         self.goto(bisect.bisect_right(self.seqs(), seq) - 1)
 
+    @_locked
     def set_corrected(self, corrected: bool) -> None:
         """Switch between as it happened and as corrected, staying near the same record."""
         seq = self.seq
@@ -395,6 +479,7 @@ class View:
         if self.at is not None:
             self.goto_seq(seq)
 
+    @_locked
     def find(self, target: dict[str, int]) -> int:
         """The first position whose clock reaches ``target`` ({"round": 3} or {"round": 2, "turn": 1}).
 
