@@ -19,6 +19,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 import pytest
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
@@ -223,7 +224,13 @@ async def settled(pilot: Pilot[Any]) -> None:
     worker threads), the lines waiting for them, and what it shows of their answers."""
     app = pilot.app
     for _ in range(10_000):
-        await app.workers.wait_for_complete()
+        if app.return_code is not None:
+            return  # the screen has quit (its workers are cancelled)
+        jobs = [worker for worker in app.workers if worker.group == "table"]
+        if jobs:
+            # a screen that quits cancels its workers, even one whose answer it has
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete(jobs)
         await _PAUSE(pilot)
         if not getattr(app, "busy", False):
             return

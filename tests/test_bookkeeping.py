@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import run_margin
+from support import message, run_margin, settled
 
 from margin.core import get_system
 from margin.core.commands import Undo
@@ -220,10 +220,13 @@ def test_the_same_fight_in_short_forms(system: str, tmp_path: Path) -> None:
     async def play() -> None:
         app = play_app(str(path))
         app.view.table.dice = RandomDice(5)
-        async with app.run_test(size=(100, 30)):
+        async with app.run_test(size=(100, 30)) as pilot:
             states.append(_state(app.view.table))
             for line in lines:
-                assert app.run_line(line), (line, str(app.query_one("#message").render()))
+                before = app.view.table.projection.seq
+                assert app.run_line(line), (line, message(app))
+                await settled(pilot)  # the line is written in a worker
+                assert app.view.table.projection.seq > before, (line, message(app))
                 states.append(_state(app.view.table))
         app.view.table.close()
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
-from support import demo_sheet, message, pilot_test, played_table
+from support import demo_sheet, message, pilot_test, played_table, settled, unsettled
 from textual import events
 from textual.widgets import Input
 
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.tui import app as appmod
 from margin.tui.rng import RandomDice
-from margin.tui.screens import PasteScreen
+from margin.tui.screens import HelpScreen, PasteScreen
 from margin.tui.table import Table
 from margin.tui.widgets import CommandLine
 
@@ -87,6 +90,92 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
         assert line.value == ""
         await pilot.press("up", "up")
         assert line.value == "fly"
+
+
+class Held:
+    """A table whose appends wait until the test lets them go, as on a slow network."""
+
+    def __init__(self, app, monkeypatch):
+        self.begun = threading.Event()
+        self.go = threading.Event()
+        store = app.view.table.store
+        append = store.append
+
+        def held(*args, **kwargs):
+            self.begun.set()
+            assert self.go.wait(30), "the test never let the write go"
+            return append(*args, **kwargs)
+
+        monkeypatch.setattr(store, "append", held)
+
+    async def writing(self):
+        """Wait until a write has reached the store (and is held there)."""
+        assert await asyncio.to_thread(self.begun.wait, 30)
+
+
+@pilot_test
+async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, monkeypatch):
+    app = play(path)
+    held = Held(app, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        with unsettled():
+            burst(app, "note one\rnote two\r")
+            await held.writing()
+            line = app.query_one(CommandLine)
+            # the line typed behind the one being written waits its turn; the screen goes on
+            await pilot.press(*"check ")
+            assert line.value == "check "
+            assert message(app).startswith("character: "), "the table is read while written"
+            await pilot.press("f1")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert app.busy
+            assert notes(app) == []
+        held.go.set()
+        await settled(pilot)
+        assert notes(app) == ["one", "two"]
+        assert line.value == "check "
+        assert not app.busy
+
+
+@pilot_test
+async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeypatch):
+    app = play(path)
+    held = Held(app, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        with unsettled():
+            burst(app, "note first\r")
+            await held.writing()
+            await paste(app, pilot, "note second\nnote third")
+            await pilot.press("enter")
+            burst(app, "note fourth\r")
+            await pilot.pause()
+        held.go.set()
+        await settled(pilot)
+        assert notes(app) == ["first", "second", "third", "fourth"]
+
+
+@pilot_test
+async def test_quitting_while_a_write_is_in_flight_keeps_its_record(path, monkeypatch):
+    app = play(path)
+    held = Held(app, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        with unsettled():
+            burst(app, "note kept\rnote after\r")
+            await held.writing()
+            await pilot.press("ctrl+q")
+            assert app.return_code is None, "the screen stays until the write lands"
+            assert "quitting once the command being written is on the table" in message(app)
+        held.go.set()
+        await settled(pilot)
+        assert app.return_code == 0
+    table = Table.open(path, readonly=True)
+    try:
+        written = [r.event.text for r in table.store.records() if type(r.event).__name__ == "Noted"]
+    finally:
+        table.close()
+    assert written[-1] == "kept", "the line being written when the GM quit is on the table"
+    assert "after" not in written, "the line not yet begun is not run"
 
 
 @pytest.mark.parametrize(
