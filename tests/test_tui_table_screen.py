@@ -155,27 +155,42 @@ async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeyp
         assert notes(app) == ["first", "second", "third", "fourth"]
 
 
+def noted(path):
+    """The notes written to the table at ``path``, oldest first."""
+    table = Table.open(path, readonly=True)
+    try:
+        return [r.event.text for r in table.store.records() if type(r.event).__name__ == "Noted"]
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("quits", "written"),
+    [
+        # every line entered before the quit lands, then the screen goes
+        (1, ["kept", "after"]),
+        # a second Ctrl+Q: only the line being written still lands
+        (2, ["kept"]),
+    ],
+)
 @pilot_test
-async def test_quitting_while_a_write_is_in_flight_keeps_its_record(path, monkeypatch):
+async def test_quitting_while_a_write_is_in_flight_keeps_its_record(
+    path, monkeypatch, quits, written
+):
     app = play(path)
     held = Held(app, monkeypatch)
     async with app.run_test(size=(80, 24)) as pilot:
         with unsettled():
             burst(app, "note kept\rnote after\r")
             await held.writing()
-            await pilot.press("ctrl+q")
+            for _ in range(quits):
+                await pilot.press("ctrl+q")
             assert app.return_code is None, "the screen stays until the write lands"
-            assert "quitting once the command being written is on the table" in message(app)
+            assert "quitting once the" in message(app)
         held.go.set()
         await settled(pilot)
         assert app.return_code == 0
-    table = Table.open(path, readonly=True)
-    try:
-        written = [r.event.text for r in table.store.records() if type(r.event).__name__ == "Noted"]
-    finally:
-        table.close()
-    assert written[-1] == "kept", "the line being written when the GM quit is on the table"
-    assert "after" not in written, "the line not yet begun is not run"
+    assert noted(path)[-len(written) - 1 :] == [LONG_NOTE, *written]
 
 
 @pytest.mark.parametrize(

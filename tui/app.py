@@ -490,15 +490,11 @@ class PlayApp(TableApp):
 
     def enqueue(self, *steps: Step) -> None:
         """Run ``steps`` after the ones already waiting, each once the one before has landed."""
-        if not self._quitting:
-            self._steps.extend(steps)
-            self._advance()
+        self._steps.extend(steps)
+        self._advance()
 
     def idle(self) -> None:
-        if self._quitting:
-            self.exit()
-        else:
-            self._advance()
+        self._advance()
 
     def follow(self) -> None:
         if not self._steps:
@@ -517,6 +513,8 @@ class PlayApp(TableApp):
                 ok = self.execute(step.command)
             if not super().busy:  # answered at once, without a worker
                 self._finish(ok)
+        if self._quitting and not self.busy and not self.query_one(CommandLine).pending:
+            self.exit()
 
     def _finish(self, ok: bool) -> None:
         """The step in flight is over: ``ok``, or refused (the reason on the message line)."""
@@ -647,17 +645,28 @@ class PlayApp(TableApp):
         )
 
     async def action_quit(self) -> None:
-        """Quit; a command being written lands first (lines not begun yet are not run)."""
-        if not super().busy:
-            self.exit()
+        """Quit once every line entered is on the table; again: once the one being written is."""
+        if self._quitting:
+            dropped = len(self._steps)
+            for step in self._steps:
+                if step.line is not None:
+                    step.line.pending -= 1
+            self._steps.clear()
+            self.say(f"quitting once the command being written is on the table ({dropped} not run)")
+            self._advance()
             return
+        # Keys typed before this one may not have reached the command line yet: look once
+        # they have, so that a line entered before the quit is not lost.
+        self.query_one(CommandLine).call_later(self._quit_when_written)
+
+    def _quit_when_written(self) -> None:
         self._quitting = True
-        dropped = len(self._steps)
-        self._steps.clear()
-        self.say(
-            "quitting once the command being written is on the table"
-            + (f"; {dropped} lines after it not run (Up recalls them)" if dropped else "")
-        )
+        if self.busy or self._steps or self.query_one(CommandLine).pending:
+            self.say(
+                "quitting once the lines entered are on the table "
+                "(Ctrl+Q again: once the one being written is)"
+            )
+        self._advance()
 
     def results(self, lines_run: int) -> str:
         """What the last commands wrote, one record a line, each in full."""
