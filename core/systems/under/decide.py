@@ -16,6 +16,7 @@ from margin.events.systems.under import (
     TrackAdvanced,
     TrackEnded,
     TrackStarted,
+    TrackToken,
     UnderChecked,
     UnderEscalated,
     UnderOpposed,
@@ -24,7 +25,7 @@ from margin.events.systems.under import (
 from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
-from ...state import TableState, find_character
+from ...state import Character, TableState, find_character
 from ..base import Command
 from . import rules
 from .commands import (
@@ -90,11 +91,11 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
 
 
 def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
-    a = _roll_side(cmd.a, state, dice, "a")[0]
-    b = _roll_side(cmd.b, state, dice, "b")[0]
+    a, a_out, _ = _roll_side(cmd.a, state, dice, "a")
+    b, b_out, _ = _roll_side(cmd.b, state, dice, "b")
     if a.actor == b.actor:
         raise RuleError(f"b.character: {cmd.b.character!r} cannot oppose themself")
-    winner = rules.opposed_winner(_outcome(a), _outcome(b))
+    winner = rules.opposed_winner(a_out, b_out)
     escalation = not a.success and not b.success
     event = UnderOpposed(
         a=a,
@@ -111,18 +112,6 @@ def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
             Draft(UnderEscalated(actors=[a.actor, b.actor], reason=cmd.reason), cause=state.seq + 1)
         )
     return drafts
-
-
-def _outcome(side: OpposedSide) -> rules.Outcome:
-    return rules.Outcome(
-        target=side.target,
-        roll=side.roll,
-        success=side.success,
-        critical=side.critical,
-        fumble=side.fumble,
-        margin=side.margin,
-        crit_range=rules.crit_range(side.target),
-    )
 
 
 def _running(state: TableState) -> TrackWorld:
@@ -200,12 +189,20 @@ def _advance(cmd: Advance, state: TableState) -> list[Draft]:
     return drafts
 
 
-def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
+def _pending(
+    state: TableState, ref: str, field: str, hint: str = ""
+) -> tuple[TrackWorld, Character, TrackToken]:
+    """The running track, the character and the action token it has pending on it."""
     world = _running(state)
-    char = find_character(state, cmd.character)
+    char = find_character(state, ref)
     token = token_of(world, char.id)
     if token is None:
-        raise RuleError(f"interrupt: {char.name} has no pending action on the track")
+        raise RuleError(f"{field}: {char.name} has no pending action on the track{hint}")
+    return world, char, token
+
+
+def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
+    world, char, token = _pending(state, cmd.character, "interrupt")
     event = ActionInterrupted(
         actor=char.id, action=token.action, at=token.at, count=world.now, reason=cmd.reason
     )
@@ -213,11 +210,7 @@ def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
 
 
 def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
-    world = _running(state)
-    char = find_character(state, cmd.character)
-    token = token_of(world, char.id)
-    if token is None:
-        raise RuleError(f"change: {char.name} has no pending action on the track (use act)")
+    world, char, token = _pending(state, cmd.character, "change", " (use act)")
     action, cost = action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
     event = ActionChanged(
         actor=char.id,

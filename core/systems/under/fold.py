@@ -68,10 +68,12 @@ def _on_ended(state: TableState, record: Record) -> None:
 
 
 def _on_declared(state: TableState, record: Record) -> None:
-    e: ev.ActionDeclared = record.event
-    token = ev.TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
+    """The action a record declares (or changes to) goes on the track, caused by that record."""
+    e: ev.ActionDeclared | ev.ActionChanged = record.event
     world = track(state)
-    world.tokens.append(token)
+    world.tokens.append(
+        ev.TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
+    )
     world.sources[e.actor] = record.seq
 
 
@@ -99,10 +101,7 @@ def _on_changed(state: TableState, record: Record) -> None:
     e: ev.ActionChanged = record.event
     world = track(state)
     world.tokens = [t for t in world.tokens if t.actor != e.actor]
-    world.tokens.append(
-        ev.TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
-    )
-    world.sources[e.actor] = record.seq
+    _on_declared(state, record)
 
 
 HANDLERS: dict[type[Event], Handler] = {
