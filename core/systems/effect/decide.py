@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,13 @@ class Plan:
     actions_dm: int
     time_rows: int
     increment: str
+
+    def recorded(self) -> dict[str, Any]:
+        """The plan as the check's record keeps it, field for field (the help it answers is
+        the record's cause, not a field)."""
+        fields = dataclasses.asdict(self)
+        del fields["assist_seq"]
+        return fields
 
     @property
     def modifier(self) -> int:
@@ -200,23 +208,9 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         seconds = rules.duration(plan.increment, time_die)
     event = EffectChecked(
         actor=char.id,
-        label=plan.label,
-        skill=plan.skill,
-        skill_level=plan.skill_level,
+        **plan.recorded(),
         unskilled=plan.unskilled_dm != 0,
-        unskilled_dm=plan.unskilled_dm,
-        characteristic=plan.characteristic,
-        characteristic_dm=plan.characteristic_dm,
-        difficulty=plan.difficulty,
-        difficulty_dm=plan.difficulty_dm,
-        law_level=plan.law_level,
-        circumstance=plan.circumstance,
-        dm=plan.dm,
-        assist_dm=plan.assist_dm,
-        assist_by=plan.assist_by,
         actions=cmd.actions,
-        actions_dm=plan.actions_dm,
-        time_rows=plan.time_rows,
         faces=faces,
         source=dice.source,
         total=total,
@@ -225,7 +219,6 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         band=band,
         task=name_key(cmd.task),
         written=cmd.written,
-        increment=plan.increment,
         time_die=time_die,
         seconds=seconds,
         combat=cmd.combat,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -63,19 +64,16 @@ def _roll_side(
     target, label, unskilled = target_for(char, side.skill, side.attribute, side.target)
     faces, roll, source = rules.percentile(dice, side.faces, side.roll, name)
     out = rules.judge(target, roll, reading(state))
-    rolled = OpposedSide(
-        actor=char.id,
-        label=label,
-        target=target,
-        faces=faces,
-        roll=roll,
-        source=source,
-        success=out.success,
-        critical=out.critical,
-        fumble=out.fumble,
-        margin=out.margin,
-    )
+    rolled = OpposedSide(actor=char.id, label=label, faces=faces, source=source, **_judged(out))
     return rolled, out, unskilled
+
+
+def _judged(out: rules.Outcome) -> dict[str, Any]:
+    """A roll's outcome as a side's record keeps it, field for field: all but the critical
+    range, which a check's record keeps beside the side's fields."""
+    fields = dataclasses.asdict(out)
+    del fields["crit_range"]
+    return fields
 
 
 def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
@@ -156,14 +154,20 @@ def _act(cmd: Act, state: TableState) -> list[Draft]:
             f"act: {char.name} is already busy with {pending.action} (count {pending.at}); "
             "change or interrupt it first"
         )
+    return [Draft(ActionDeclared(**_timed(cmd, char, world)))]
+
+
+def _timed(cmd: Act | ChangeAction, char: Character, world: TrackWorld) -> dict[str, Any]:
+    """An action begun now, as its record says it: who, what, its cost in counts, the count
+    it was declared at and the count it resolves at."""
     action, cost = action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
-    return [
-        Draft(
-            ActionDeclared(
-                actor=char.id, action=action, cost=cost, count=world.now, at=world.now + cost
-            )
-        )
-    ]
+    return {
+        "actor": char.id,
+        "action": action,
+        "cost": cost,
+        "count": world.now,
+        "at": world.now + cost,
+    }
 
 
 def _advance(cmd: Advance, state: TableState) -> list[Draft]:
@@ -211,16 +215,8 @@ def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
 
 def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
     world, char, token = _pending(state, cmd.character, "change", " (use act)")
-    action, cost = action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
     event = ActionChanged(
-        actor=char.id,
-        old_action=token.action,
-        old_at=token.at,
-        action=action,
-        cost=cost,
-        count=world.now,
-        at=world.now + cost,
-        reason=cmd.reason,
+        **_timed(cmd, char, world), old_action=token.action, old_at=token.at, reason=cmd.reason
     )
     return [Draft(event, cause=world.sources.get(char.id))]
 
