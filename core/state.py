@@ -138,8 +138,9 @@ class Fight(Rounds, kw_only=True):
     joins: int = 0
 
 
-class LastRoll(msgspec.Struct, kw_only=True):
-    seq: int
+class LastRoll(FromRecord, kw_only=True):
+    """The last free roll (``roll 2d6``), as the table screen shows it."""
+
     actor: str
     dice: str
     total: int

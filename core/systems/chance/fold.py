@@ -65,22 +65,13 @@ def _effect(state: TableState, record: Record) -> None:
         char.effects = [x for x in char.effects if x.name != e.effect]
     current = char.effect(e.becomes)
     if current is None:
-        char.effects.append(
-            Effect(
-                name=e.becomes,
-                stacks=e.total_stacks,
-                turns=e.total_turns,
-                source=e.source,
-                stat=e.stat,
-                pool=e.pool,
-                applied=record.seq,
-            )
-        )
-    else:
-        current.stacks = e.total_stacks
-        current.turns = e.total_turns
-        current.pool = e.pool or current.pool
-        current.source = e.source or current.source
+        # what stays a new effect's own: the stat a poison lowers, the record that applied it
+        current = Effect(name=e.becomes, stacks=0, turns=0, stat=e.stat, applied=record.seq)
+        char.effects.append(current)
+    current.stacks = e.total_stacks
+    current.turns = e.total_turns
+    current.pool = e.pool or current.pool
+    current.source = e.source or current.source
 
 
 def _tick(state: TableState, record: Record) -> None:
