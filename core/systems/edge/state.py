@@ -64,6 +64,8 @@ class Pending(FromRecord, kw_only=True):
 
 
 class Injury(FromRecord, kw_only=True):
+    """An injury a blow left, and what became of it."""
+
     points: int
     severity: str
     stun: bool = False
