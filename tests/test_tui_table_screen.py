@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 
 import pytest
@@ -92,76 +93,56 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
         assert line.value == "fly"
 
 
-class Held:
-    """A table whose appends wait until the test lets them go, as on a slow network."""
+@contextlib.asynccontextmanager
+async def held_write(path, monkeypatch, lines):
+    """The GM's screen with ``lines`` typed in a burst, the first of them held in the store's
+    append (as on a slow network) until the block ends; keys and pauses in the block do not
+    wait for it. The screen has landed every line it was going to when the block is left."""
+    app = play(path)
+    begun, go = threading.Event(), threading.Event()
+    append = app.view.table.store.append
 
-    def __init__(self, app, monkeypatch):
-        self.begun = threading.Event()
-        self.go = threading.Event()
-        store = app.view.table.store
-        append = store.append
+    def held(*args, **kwargs):
+        begun.set()
+        assert go.wait(30), "the test never let the write go"
+        return append(*args, **kwargs)
 
-        def held(*args, **kwargs):
-            self.begun.set()
-            assert self.go.wait(30), "the test never let the write go"
-            return append(*args, **kwargs)
-
-        monkeypatch.setattr(store, "append", held)
-
-    async def writing(self):
-        """Wait until a write has reached the store (and is held there)."""
-        assert await asyncio.to_thread(self.begun.wait, 30)
+    monkeypatch.setattr(app.view.table.store, "append", held)
+    async with app.run_test(size=(80, 24)) as pilot:
+        with unsettled():
+            burst(app, lines)
+            assert await asyncio.to_thread(begun.wait, 30)
+            yield app, pilot
+        go.set()
+        await settled(pilot)
 
 
 @pilot_test
 async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, monkeypatch):
-    app = play(path)
-    held = Held(app, monkeypatch)
-    async with app.run_test(size=(80, 24)) as pilot:
-        with unsettled():
-            burst(app, "note one\rnote two\r")
-            await held.writing()
-            line = app.query_one(CommandLine)
-            # the line typed behind the one being written waits its turn; the screen goes on
-            await pilot.press(*"check ")
-            assert line.value == "check "
-            assert message(app).startswith("character: "), "the table is read while written"
-            await pilot.press("f1")
-            assert isinstance(app.screen, HelpScreen)
-            await pilot.press("escape")
-            assert app.busy
-            assert notes(app) == []
-        held.go.set()
-        await settled(pilot)
-        assert notes(app) == ["one", "two"]
+    async with held_write(path, monkeypatch, "note one\rnote two\r") as (app, pilot):
+        line = app.query_one(CommandLine)
+        # the line typed behind the one being written waits its turn; the screen goes on
+        await pilot.press(*"check ")
         assert line.value == "check "
-        assert not app.busy
+        assert message(app).startswith("character: "), "the table is read while written"
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert app.busy
+        assert notes(app) == []
+    assert notes(app) == ["one", "two"]
+    assert line.value == "check "
+    assert not app.busy
 
 
 @pilot_test
 async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeypatch):
-    app = play(path)
-    held = Held(app, monkeypatch)
-    async with app.run_test(size=(80, 24)) as pilot:
-        with unsettled():
-            burst(app, "note first\r")
-            await held.writing()
-            await paste(app, pilot, "note second\nnote third")
-            await pilot.press("enter")
-            burst(app, "note fourth\r")
-            await pilot.pause()
-        held.go.set()
-        await settled(pilot)
-        assert notes(app) == ["first", "second", "third", "fourth"]
-
-
-def noted(path):
-    """The notes written to the table at ``path``, oldest first."""
-    table = Table.open(path, readonly=True)
-    try:
-        return [r.event.text for r in table.store.records() if type(r.event).__name__ == "Noted"]
-    finally:
-        table.close()
+    async with held_write(path, monkeypatch, "note first\r") as (app, pilot):
+        await paste(app, pilot, "note second\nnote third")
+        await pilot.press("enter")
+        burst(app, "note fourth\r")
+        await pilot.pause()
+    assert notes(app) == ["first", "second", "third", "fourth"]
 
 
 @pytest.mark.parametrize(
@@ -177,20 +158,13 @@ def noted(path):
 async def test_quitting_while_a_write_is_in_flight_keeps_its_record(
     path, monkeypatch, quits, written
 ):
-    app = play(path)
-    held = Held(app, monkeypatch)
-    async with app.run_test(size=(80, 24)) as pilot:
-        with unsettled():
-            burst(app, "note kept\rnote after\r")
-            await held.writing()
-            for _ in range(quits):
-                await pilot.press("ctrl+q")
-            assert app.return_code is None, "the screen stays until the write lands"
-            assert "quitting once the" in message(app)
-        held.go.set()
-        await settled(pilot)
-        assert app.return_code == 0
-    assert noted(path)[-len(written) - 1 :] == [LONG_NOTE, *written]
+    async with held_write(path, monkeypatch, "note kept\rnote after\r") as (app, pilot):
+        for _ in range(quits):
+            await pilot.press("ctrl+q")
+        assert app.return_code is None, "the screen stays until the write lands"
+        assert "quitting once the" in message(app)
+    assert app.return_code == 0
+    assert notes(app) == written
 
 
 @pytest.mark.parametrize(
