@@ -269,8 +269,8 @@ class LogView(ScrollView, can_focus=True):
     BINDINGS = [
         *key_pair(
             "Up / Down", "scroll the log a line",
-            ("up", "scroll_up", "Up"),
-            ("down", "scroll_down", "Down"),
+            ("up", "scroll('up')", "Up"),
+            ("down", "scroll('down')", "Down"),
         ),
         *key_pair(
             "PageUp / PageDown", "scroll the log a page",
@@ -279,8 +279,8 @@ class LogView(ScrollView, can_focus=True):
         ),
         *key_pair(
             "Home / End", "oldest / newest record",
-            ("home", "scroll_home", "Oldest"),
-            ("end", "scroll_end", "Newest"),
+            ("home", "scroll('home')", "Oldest"),
+            ("end", "scroll('end')", "Newest"),
         ),
     ]  # fmt: skip
 
@@ -359,12 +359,9 @@ class LogView(ScrollView, can_focus=True):
         self.scroll_to(y=self.scroll_offset.y + direction * shown, animate=False)
         self.scrolled()
 
-    def action_scroll_up(self) -> None:
-        super().action_scroll_up()
-        self.scrolled()
-
-    def action_scroll_down(self) -> None:
-        super().action_scroll_down()
+    def action_scroll(self, way: str) -> None:
+        """The reader's scroll (``up``, ``down``, ``home``, ``end``): as any scroll view's."""
+        getattr(super(), f"action_scroll_{way}")()
         self.scrolled()
 
     def action_page_up(self) -> None:
@@ -372,14 +369,6 @@ class LogView(ScrollView, can_focus=True):
 
     def action_page_down(self) -> None:
         self.page(1)
-
-    def action_scroll_home(self) -> None:
-        super().action_scroll_home()
-        self.scrolled()
-
-    def action_scroll_end(self) -> None:
-        super().action_scroll_end()
-        self.scrolled()
 
     def _row(self, index: int) -> LogRow | None:
         start, rows = self._window
