@@ -224,16 +224,14 @@ async def settled(pilot: Pilot[Any]) -> None:
     worker threads), the lines waiting for them, and what it shows of their answers."""
     app = pilot.app
     for _ in range(10_000):
-        if app.return_code is not None:
-            return  # the screen has quit (its workers are cancelled)
+        if app.return_code is not None or not getattr(app, "busy", False):
+            return  # idle, or quit (a screen that quits cancels its workers)
         jobs = [worker for worker in app.workers if worker.group == "table"]
         if jobs:
-            # a screen that quits cancels its workers, even one whose answer it has
+            # even a job whose answer has come is cancelled when the screen quits
             with contextlib.suppress(WorkerCancelled):
                 await app.workers.wait_for_complete(jobs)
         await _PAUSE(pilot)
-        if not getattr(app, "busy", False):
-            return
     raise AssertionError("the screen is still busy with its table")
 
 
