@@ -93,33 +93,49 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
         assert line.value == "fly"
 
 
+class Hold:
+    """``obj.name`` made to wait, once called, until the test lets it go (as on a slow network)."""
+
+    def __init__(self, monkeypatch, obj, name):
+        self.begun, self.go = threading.Event(), threading.Event()
+        real = getattr(obj, name)
+
+        def held(*args, **kwargs):
+            self.begun.set()
+            assert self.go.wait(30), "the test never let it go"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(obj, name, held)
+
+    async def begin(self):
+        """Wait until it has been called (and is held)."""
+        assert await asyncio.to_thread(self.begun.wait, 30)
+
+
 @contextlib.asynccontextmanager
 async def held_write(path, monkeypatch, lines):
     """The GM's screen with ``lines`` typed in a burst, the first of them held in the store's
-    append (as on a slow network) until the block ends; keys and pauses in the block do not
-    wait for it. The screen has landed every line it was going to when the block is left."""
+    append until the block ends; keys and pauses in the block do not wait for it. The screen
+    has landed every line it was going to when the block is left."""
     app = play(path)
-    begun, go = threading.Event(), threading.Event()
-    append = app.view.table.store.append
-
-    def held(*args, **kwargs):
-        begun.set()
-        assert go.wait(30), "the test never let the write go"
-        return append(*args, **kwargs)
-
-    monkeypatch.setattr(app.view.table.store, "append", held)
+    hold = Hold(monkeypatch, app.view.table.store, "append")
     async with app.run_test(size=(80, 24)) as pilot:
         with unsettled():
             burst(app, lines)
-            assert await asyncio.to_thread(begun.wait, 30)
+            await hold.begin()
             yield app, pilot
-        go.set()
+        hold.go.set()
         await settled(pilot)
 
 
 @pilot_test
 async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, monkeypatch):
-    async with held_write(path, monkeypatch, "note one\rnote two\r") as (app, pilot):
+    monkeypatch.setattr(appmod, "BUSY_NOTICE", 0.001)
+    async with held_write(path, monkeypatch, "note one\r") as (app, pilot):
+        await pilot.pause()
+        assert message(app) == "writing to the table..."
+        burst(app, "note two\r")
+        await pilot.pause()
         line = app.query_one(CommandLine)
         # the line typed behind the one being written waits its turn; the screen goes on
         await pilot.press(*"check ")
@@ -143,6 +159,26 @@ async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeyp
         burst(app, "note fourth\r")
         await pilot.pause()
     assert notes(app) == ["first", "second", "third", "fourth"]
+
+
+@pilot_test
+async def test_a_players_screen_folds_what_the_gm_wrote_while_it_answers_keys(path, monkeypatch):
+    watcher = appmod.watch_app(path, "Kael")
+    hold = Hold(monkeypatch, watcher.view.table, "catch_up")
+    async with watcher.run_test(size=(80, 24)) as pilot:
+        gm = Table.open(path)
+        gm.execute(Note(text="the bridge is out"))
+        gm.close()
+        with unsettled():
+            await hold.begin()
+            await pilot.press("f1")
+            assert isinstance(watcher.screen, HelpScreen)
+            await pilot.press("escape")
+            assert "the bridge is out" not in screen_text(watcher)
+        hold.go.set()
+        await settled(pilot)
+        assert "the bridge is out" in screen_text(watcher)
+    watcher.view.table.close()
 
 
 @pytest.mark.parametrize(
