@@ -60,16 +60,8 @@ class Memory:
 
     def append(self, drafts: list[Draft], command: str) -> None:
         new = [
-            Record(
-                seq=len(self.records) + n,
-                at="",
-                author="gm",
-                command=command,
-                event=d.event,
-                cause=d.cause,
-                visibility=d.visibility,
-            )
-            for n, d in enumerate(drafts, 1)
+            draft.record(len(self.records) + n, command=command, author="gm")
+            for n, draft in enumerate(drafts, 1)
         ]
         self.records.extend(new)
         self.projection.extend(new)

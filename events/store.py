@@ -63,6 +63,18 @@ class Draft:
     cause: int | None = None
     visibility: Visibility = PUBLIC
 
+    def record(self, seq: int, *, command: str = "", author: str = "", at: str = "") -> Record:
+        """The record this draft becomes as number ``seq`` of the log."""
+        return Record(
+            seq=seq,
+            at=at,
+            author=author,
+            command=command,
+            event=self.event,
+            cause=self.cause,
+            visibility=self.visibility,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class StoredRow:
@@ -258,15 +270,7 @@ def new_records(
     records: list[Record] = []
     rows: list[Row] = []
     for i, draft in enumerate(drafts):
-        record = Record(
-            seq=last_seq + 1 + i,
-            at=at,
-            author=author,
-            command=command,
-            event=draft.event,
-            cause=draft.cause,
-            visibility=draft.visibility,
-        )
+        record = draft.record(last_seq + 1 + i, command=command, author=author, at=at)
         body = encode_body(record)
         digest = chain_hash(prev, body)
         rows.append((record.seq, command, FORMAT, prev, digest, body))
