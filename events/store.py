@@ -63,18 +63,6 @@ class Draft:
     cause: int | None = None
     visibility: Visibility = PUBLIC
 
-    def record(self, seq: int, *, command: str = "", author: str = "", at: str = "") -> Record:
-        """The record this draft becomes as number ``seq`` of the log."""
-        return Record(
-            seq=seq,
-            at=at,
-            author=author,
-            command=command,
-            event=self.event,
-            cause=self.cause,
-            visibility=self.visibility,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class StoredRow:
@@ -261,20 +249,36 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+def records_after(
+    drafts: Sequence[Draft], last_seq: int, *, command: str, author: str, at: str
+) -> list[Record]:
+    """The records a command's drafts become, numbered on from record ``last_seq``."""
+    return [
+        Record(
+            seq=last_seq + 1 + i,
+            at=at,
+            author=author,
+            command=command,
+            event=draft.event,
+            cause=draft.cause,
+            visibility=draft.visibility,
+        )
+        for i, draft in enumerate(drafts)
+    ]
+
+
 def new_records(
     drafts: Sequence[Draft], last_seq: int, prev: str, *, command: str, author: str, at: str
 ) -> tuple[list[Record], list[Row]]:
-    """The records a command's drafts become after record ``last_seq``, and their rows."""
+    """The records a command's drafts become after record ``last_seq``, and their chained rows."""
     from .record import FORMAT, encode_body
 
-    records: list[Record] = []
+    records = records_after(drafts, last_seq, command=command, author=author, at=at)
     rows: list[Row] = []
-    for i, draft in enumerate(drafts):
-        record = draft.record(last_seq + 1 + i, command=command, author=author, at=at)
+    for record in records:
         body = encode_body(record)
         digest = chain_hash(prev, body)
         rows.append((record.seq, command, FORMAT, prev, digest, body))
-        records.append(record)
         prev = digest
     return records, rows
 
