@@ -238,11 +238,21 @@ class Appending:
 
         Raises ``ConcurrencyError`` when that record is not the one the command expected.
         """
+        # looked up at each append, so that the format written is the one in force
+        from .record import FORMAT, encode_body
+
         if last_seq != self.expected_seq:
             raise ConcurrencyError(self.expected_seq, last_seq)
-        return new_records(
-            self.drafts, last_seq, prev, command=self.command, author=self.author, at=self.at
+        records = records_after(
+            self.drafts, last_seq, command=self.command, author=self.author, at=self.at
         )
+        rows: list[Row] = []
+        for record in records:
+            body = encode_body(record)
+            digest = chain_hash(prev, body)
+            rows.append((record.seq, self.command, FORMAT, prev, digest, body))
+            prev = digest
+        return records, rows
 
 
 def utc_now() -> str:
@@ -265,22 +275,6 @@ def records_after(
         )
         for i, draft in enumerate(drafts)
     ]
-
-
-def new_records(
-    drafts: Sequence[Draft], last_seq: int, prev: str, *, command: str, author: str, at: str
-) -> tuple[list[Record], list[Row]]:
-    """The records a command's drafts become after record ``last_seq``, and their chained rows."""
-    from .record import FORMAT, encode_body
-
-    records = records_after(drafts, last_seq, command=command, author=author, at=at)
-    rows: list[Row] = []
-    for record in records:
-        body = encode_body(record)
-        digest = chain_hash(prev, body)
-        rows.append((record.seq, command, FORMAT, prev, digest, body))
-        prev = digest
-    return records, rows
 
 
 def chained(rows: Iterable[Row], last_seq: int, prev: str) -> Iterator[Row]:
