@@ -142,11 +142,6 @@ class MemoryStore(Store):
             log.signatures.update(given)
             self._committed()
 
-    def backup(self, dest: str) -> int:
-        from .copy import copy_table
-
-        return copy_table(self, dest)
-
     # -- reading -----------------------------------------------------------
 
     def _slice(self, after: int, upto: int | None) -> list[Row]:

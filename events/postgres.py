@@ -497,12 +497,6 @@ class PostgresStore(Store):
         except psycopg.Error as exc:
             raise _error(self.target, exc) from None
 
-    def backup(self, dest: str) -> int:
-        """Copy the table into a new table ``dest``: a table file, or another URL."""
-        from .copy import copy_table
-
-        return copy_table(self, dest)
-
     # -- reading -----------------------------------------------------------
 
     def _pages(self, query: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:

@@ -446,9 +446,7 @@ class SQLiteStore(Store):
         gets the records, read inside one transaction, in one transaction.
         """
         if is_url(str(dest)):
-            from .copy import copy_table
-
-            return copy_table(self, str(dest))
+            return super().backup(str(dest))
         target = Path(dest)
         partial = _build_beside(target, "the copy")
         try:

@@ -191,8 +191,14 @@ class Store(Protocol):
         ...
 
     def backup(self, dest: str) -> int:
-        """Copy the table as it is at one moment into a new table ``dest``; its records."""
-        ...
+        """Copy the table as it is at one moment into a new table ``dest``; its records.
+
+        Unless an engine has a better way, the rows are read once and written into
+        ``dest`` (a table file or a URL) as ``copy_table`` does.
+        """
+        from .copy import copy_table
+
+        return copy_table(self, dest)
 
     def close(self) -> None: ...
 
