@@ -504,7 +504,7 @@ class PlayApp(TableApp):
         while not self.busy and self._steps:
             step = self._step = self._steps.popleft()
             if step.text is not None:
-                ok = self.run_line(step.text, quiet=step.paste is not None)
+                ok = self.run_line(step.text, step.paste is not None)
             elif step.preview:
                 assert isinstance(step.command, Undo)
                 ok = self.preview_undo(step.command)
