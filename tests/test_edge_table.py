@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import character, player_log, player_state_of, refused
+from support import character, demo_sheet, player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -21,20 +21,8 @@ from margin.tui.demo import build_demo
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
-HERO = {
-    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
-    "skills": {
-        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
-        "melee": {"ranks": 3, "keys": ["ST", "AG"]},
-        "perception": {"ranks": 2, "keys": ["IN", "CU"]},
-        "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
-    },
-    "edge": 3,
-    "health": 40,
-    "initiative_dice": 2,
-    "weapons": ["sword", "punch", "fam-90"],
-    "armor": "light",
-}
+#: the demo's Kael, carrying the FAM-90 the attack tests fire
+HERO = {**demo_sheet("2d10-edge"), "weapons": ["sword", "punch", "fam-90"]}
 
 FOE = {
     "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
@@ -64,6 +52,16 @@ def check(who: str, skill: str, **more: Any) -> dict[str, Any]:
 def attack(who: str, target: str, **more: Any) -> dict[str, Any]:
     """The fields of an attack by ``who`` on ``target``, with ``more``."""
     return {"type": "attack", "character": who, "target": target, **more}
+
+
+def spend(who: str, purpose: str, **more: Any) -> dict[str, Any]:
+    """The fields of ``who`` spending a point of Edge on ``purpose``, with ``more``."""
+    return {"type": "spend-edge", "character": who, "purpose": purpose, **more}
+
+
+def act(who: str, action: str, **more: Any) -> dict[str, Any]:
+    """The fields of ``who`` using an ``action`` of their turn, with ``more``."""
+    return {"type": "use-action", "character": who, "action": action, **more}
 
 
 def char(t: Table, name: str) -> EdgeCharacter:
@@ -293,7 +291,7 @@ def test_lessen_injury_moves_severity_not_points(party: Table) -> None:
     do(party, type="damage", target="kael", dice=2, bonus=8, armor=False, faces=[6, 6])
     inj = char(party, "kael").injuries[0]
     assert (inj.points, inj.severity) == (20, "life-threatening")
-    recs = do(party, type="spend-edge", character="kael", purpose="lessen-injury")
+    recs = do(party, **spend("kael", "lessen-injury"))
     assert all(r.cause == inj.seq for r in recs)
     kael = char(party, "kael")
     assert (kael.injuries[0].severity, kael.damage, kael.edge) == ("serious", 20, 2)
@@ -350,13 +348,9 @@ def test_injuries_option_off(tmp_path: Path) -> None:
 
 def test_spending_with_no_edge_left_is_refused(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
-    refused(
-        party, "Guard has no Edge left", type="spend-edge", character="guard", purpose="reaction"
-    )
-    refused(party, "not a use of Edge", type="spend-edge", character="kael", purpose="flight")
-    refused(
-        party, "give edge on the check", type="spend-edge", character="kael", purpose="advantage"
-    )
+    refused(party, "Guard has no Edge left", **spend("guard", "reaction"))
+    refused(party, "not a use of Edge", **spend("kael", "flight"))
+    refused(party, "give edge on the check", **spend("kael", "advantage"))
 
 
 def test_recovery_simple(party: Table) -> None:
@@ -395,13 +389,7 @@ def test_initiative_turns_actions_and_boost(party: Table) -> None:
     )
     joined = [r.event for r in recs[1:]]
     assert [(j.character, j.initiative) for j in joined] == [("kael", 17), ("guard", 8)]
-    refused(
-        party,
-        "not kael's turn|it is not Kael's turn",
-        type="use-action",
-        character="kael",
-        action="major",
-    )
+    refused(party, "not kael's turn|it is not Kael's turn", **act("kael", "major"))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.round, turn.character, turn.actions) == (
         1,
@@ -416,37 +404,22 @@ def test_initiative_turns_actions_and_boost(party: Table) -> None:
     assert "bonus" in clock.rows[0].note
     do(party, **attack("kael", "guard", tn=15, damage=False, faces=[5, 6]))
     refused(party, "no Major or bonus action left", **attack("kael", "guard", tn=15))
-    do(party, type="use-action", character="kael", action="move", what="to cover")
-    refused(party, "no move action left", type="use-action", character="kael", action="move")
+    do(party, **act("kael", "move", what="to cover"))
+    refused(party, "no move action left", **act("kael", "move"))
     spent = event(
-        do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 5]),
+        do(party, **spend("kael", "initiative", faces=[6, 5])),
         "edge.spent",
     )
     assert (spent.value, spent.actions) == (11, ["bonus"])
-    refused(
-        party,
-        "already boosted",
-        type="spend-edge",
-        character="kael",
-        purpose="initiative",
-        faces=[1, 1],
-    )
-    do(party, type="use-action", character="kael", action="bonus")
-    refused(
-        party, "reaction is taken outside", type="use-action", character="kael", action="reaction"
-    )
+    refused(party, "already boosted", **spend("kael", "initiative", faces=[1, 1]))
+    do(party, **act("kael", "bonus"))
+    refused(party, "reaction is taken outside", **act("kael", "reaction"))
     guard_turn = event(do(party, type="next-turn"), "edge.turn")
     assert (guard_turn.character, guard_turn.actions) == ("guard", ["major", "move", "minor"])
-    do(party, type="use-action", character="kael", action="reaction", what="dive")
-    refused(party, "no reaction left", type="use-action", character="kael", action="reaction")
-    do(party, type="spend-edge", character="kael", purpose="reaction")
-    refused(
-        party,
-        "already gained an extra reaction",
-        type="spend-edge",
-        character="kael",
-        purpose="reaction",
-    )
+    do(party, **act("kael", "reaction", what="dive"))
+    refused(party, "no reaction left", **act("kael", "reaction"))
+    do(party, **spend("kael", "reaction"))
+    refused(party, "already gained an extra reaction", **spend("kael", "reaction"))
     do(party, **attack("kael", "guard", tn=15, action="reaction", damage=False, faces=[5, 5]))
     turn2 = event(do(party, type="next-turn"), "edge.turn")
     assert (turn2.round, turn2.character, turn2.initiative) == (2, "kael", 17)
@@ -460,7 +433,7 @@ def test_boost_spent_before_the_turn_lasts_that_turn(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
     do(party, type="next-turn")
     do(party, type="next-turn")
-    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    do(party, **spend("kael", "initiative", faces=[6, 6]))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.character, turn.initiative, turn.actions.count("bonus")) == ("kael", 26, 2)
     do(party, type="next-turn")
@@ -632,7 +605,7 @@ def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
 def test_a_boost_spent_in_a_turn_ends_with_it(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael"], faces=[1, 1])
     do(party, type="next-turn")
-    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    do(party, **spend("kael", "initiative", faces=[6, 6]))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.round, turn.initiative) == (2, 14)
     assert world(party).encounter.order[0].boost == 0  # type: ignore[union-attr]
@@ -742,23 +715,17 @@ def test_huge_check_numbers_are_refused(party: Table, field: str, value: int, ma
     refused(party, match, type="check", **cmd)
 
 
-def test_huge_direct_damage_numbers_are_refused(party: Table) -> None:
-    refused(
-        party,
-        r"bonus: 100000000000000000000 is out of range \(-1000..1000\)",
-        type="damage",
-        target="guard",
-        dice=2,
-        bonus=10**20,
-    )
-    refused(
-        party,
-        r"pt_reduction: 500 is out of range \(0..200\)",
-        type="damage",
-        target="guard",
-        dice=2,
-        pt_reduction=500,
-    )
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("bonus", 10**20, r"bonus: 100000000000000000000 is out of range \(-1000..1000\)"),
+        ("pt_reduction", 500, r"pt_reduction: 500 is out of range \(0..200\)"),
+    ],
+)
+def test_huge_direct_damage_numbers_are_refused(
+    party: Table, field: str, value: int, match: str
+) -> None:
+    refused(party, match, type="damage", target="guard", dice=2, **{field: value})
 
 
 def _kill_guard(t: Table) -> None:
@@ -766,9 +733,26 @@ def _kill_guard(t: Table) -> None:
     assert char(t, "guard").dead
 
 
-def test_a_dead_character_cannot_be_attacked(party: Table) -> None:
+@pytest.mark.parametrize(
+    ("command", "match"),
+    [
+        (attack("kael", "guard", tn=15), "target: Guard is dead"),
+        (
+            {"type": "heal", "character": "guard", "points": 100},
+            "character: Guard is dead; healing does not bring them back",
+        ),
+        (
+            {"type": "start-encounter", "characters": ["kael", "guard"]},
+            "character: Guard is dead and cannot join the encounter",
+        ),
+    ],
+)
+def test_the_dead_are_not_attacked_healed_or_joined(
+    party: Table, command: dict[str, Any], match: str
+) -> None:
     _kill_guard(party)
-    refused(party, "target: Guard is dead", **attack("kael", "guard", tn=15))
+    refused(party, match, **command)
+    assert char(party, "guard").dead
 
 
 def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
@@ -778,20 +762,9 @@ def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
     do(t, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
     do(t, type="next-turn")
     _kill_guard(t)
-    refused(
-        t,
-        "character: Guard is dead and cannot spend Edge on reaction",
-        type="spend-edge",
-        character="guard",
-        purpose="reaction",
-    )
-    refused(
-        t,
-        "character: Guard is dead and cannot spend Edge on initiative",
-        type="spend-edge",
-        character="guard",
-        purpose="initiative",
-    )
+    for purpose in ("reaction", "initiative"):
+        match = f"character: Guard is dead and cannot spend Edge on {purpose}"
+        refused(t, match, **spend("guard", purpose))
     do(t, type="edge-burn", character="guard")
     assert not char(t, "guard").dead
 
@@ -852,25 +825,3 @@ def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None
     assert not dismissed.visibility.gm_only
     assert dismissed.event.pending == open_check.seq
     assert secret.seq < open_check.seq
-
-
-def test_healing_does_not_raise_the_dead(party: Table) -> None:
-    _kill_guard(party)
-    refused(
-        party,
-        r"character: Guard is dead; healing does not bring them back",
-        type="heal",
-        character="guard",
-        points=100,
-    )
-    assert char(party, "guard").dead
-
-
-def test_the_dead_do_not_join_an_encounter(party: Table) -> None:
-    _kill_guard(party)
-    refused(
-        party,
-        "character: Guard is dead and cannot join the encounter",
-        type="start-encounter",
-        characters=["kael", "guard"],
-    )
