@@ -147,9 +147,14 @@ def played_table(path: Path, system: str, title: str, demo: bool = True) -> Tabl
     return table
 
 
-def demo_sheet(system: str, last: bool = False) -> dict[str, Any]:
-    """The sheet of the first (or ``last``) character the system's demo adds."""
-    added = [c for c in get_system(system).demo if c["type"] == "add-character"]
+def demo_sheet(system: str, last: bool = False, name: str | None = None) -> dict[str, Any]:
+    """The sheet of the first (or ``last``, or the one called ``name``) character the system's
+    demo adds."""
+    added = [
+        c
+        for c in get_system(system).demo
+        if c["type"] == "add-character" and name in (None, c["name"])
+    ]
     if not added:
         return {}
     sheet: dict[str, Any] = added[-1 if last else 0].get("sheet", {})

@@ -24,14 +24,8 @@ from margin.tui.table import Table
 #: the demo's Kael, carrying the FAM-90 the attack tests fire
 HERO = {**demo_sheet("2d10-edge"), "weapons": ["sword", "punch", "fam-90"]}
 
-FOE = {
-    "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
-    "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
-    "health": 20,
-    "weapons": ["assault-rifle"],
-    "armor": "medium",
-    "defense": 15,
-}
+#: the demo's guard, less hardy and easier to hit
+FOE = {**demo_sheet("2d10-edge", name="Guard"), "health": 20, "defense": 15}
 
 
 def new_table(tmp_path: Path, **options: Any) -> Table:
