@@ -161,6 +161,17 @@ def demo_sheet(system: str, last: bool = False, name: str | None = None) -> dict
     return sheet
 
 
+def add_character(name: str, sheet: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
+    """The JSON fields of adding a character called ``name`` with ``sheet`` (and ``more``, such
+    as ``hidden``)."""
+    return {
+        "type": "add-character",
+        "name": name,
+        **({} if sheet is None else {"sheet": sheet}),
+        **more,
+    }
+
+
 def band_of(value: int, bands: list[Band]) -> str:
     """The one band of the text's list that ``value`` falls in; the text's ranges must neither
     overlap nor leave a gap there."""
