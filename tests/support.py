@@ -77,6 +77,13 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
     return done.out
 
 
+def margin_demo(folder: Path, system: str) -> str:
+    """The path of the table ``margin demo`` writes in ``folder`` for ``system``."""
+    path = str(folder / "demo.margin")
+    margin_output("demo", path, "--system", system)
+    return path
+
+
 def state_json(table: str, *args: str) -> Any:
     """The table's state as ``margin state TABLE --json ARGS`` writes it."""
     return json.loads(margin_output("state", table, "--json", *args))

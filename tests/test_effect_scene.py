@@ -12,6 +12,7 @@ from support import (
     add_character,
     character,
     log_json,
+    margin_demo,
     margin_output,
     refused,
     run_margin,
@@ -466,8 +467,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
-    path = str(tmp_path / "demo.margin")
-    margin_output("demo", path, "--system", "2d6-effect")
+    path = margin_demo(tmp_path, "2d6-effect")
     tasks = state_json(path)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"

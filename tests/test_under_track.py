@@ -11,6 +11,7 @@ import pytest
 from support import events_of as do
 from support import (
     log_json,
+    margin_demo,
     margin_output,
     player_state_of,
     refused,
@@ -396,8 +397,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
-    path = str(tmp_path / "demo.margin")
-    margin_output("demo", path, "--system", "d100-under")
+    path = margin_demo(tmp_path, "d100-under")
     state = state_json(path)
     assert state["world"]["running"]
     assert state["world"]["now"] == 5
