@@ -20,6 +20,7 @@ import pytest
 from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
+from margin.events import Record
 from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -191,9 +192,24 @@ def band_of(value: int, bands: list[Band]) -> str:
     return found[0]
 
 
+def records_of(table: Table, **data: Any) -> list[Record]:
+    """Run one command, given as its JSON fields, and return the records it appended."""
+    return table.execute(convert_command(table.state.system, data))
+
+
 def events_of(table: Table, **data: Any) -> list[Any]:
     """Run one command, given as its JSON fields, and return the events it appended."""
-    return [r.event for r in table.execute(convert_command(table.state.system, data))]
+    return [r.event for r in records_of(table, **data)]
+
+
+def check(who: str, skill: str, **more: Any) -> dict[str, Any]:
+    """The JSON fields of a check of ``skill`` by ``who``, with ``more``."""
+    return {"type": "check", "character": who, "skill": skill, **more}
+
+
+def assist(helper: str, who: str, skill: str, **more: Any) -> dict[str, Any]:
+    """The JSON fields of ``helper`` assisting ``who`` with ``skill`` (2d6-effect), with ``more``."""
+    return {"type": "assist", "helper": helper, "character": who, "skill": skill, **more}
 
 
 def short_form(line: str, table: Table) -> dict[str, Any] | None:

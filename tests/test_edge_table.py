@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import character, demo_sheet, player_log, player_state_of, refused
+from support import character, check, demo_sheet, player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -36,11 +36,6 @@ def new_table(tmp_path: Path, **options: Any) -> Table:
 
 def do(t: Table, **cmd: Any) -> list[Record]:
     return t.execute(convert_command("2d10-edge", cmd))
-
-
-def check(who: str, skill: str, **more: Any) -> dict[str, Any]:
-    """The fields of a check of ``skill`` by ``who``, with ``more``."""
-    return {"type": "check", "character": who, "skill": skill, **more}
 
 
 def attack(who: str, target: str, **more: Any) -> dict[str, Any]:

@@ -10,7 +10,9 @@ import msgspec
 import pytest
 from support import (
     add_character,
+    assist,
     character,
+    check,
     log_json,
     margin_demo,
     margin_output,
@@ -50,16 +52,6 @@ PARTY = (
         {"characteristics": {"INT": 6}, "skills": {"Carouse": 2}, "disposition": "helpful"},
     ),
 )
-
-
-def check(who: str, skill: str, **more: Any) -> dict[str, Any]:
-    """The fields of a check of ``skill`` by ``who``, with ``more``."""
-    return {"type": "check", "character": who, "skill": skill, **more}
-
-
-def assist(helper: str, who: str, skill: str, **more: Any) -> dict[str, Any]:
-    """The fields of ``helper`` assisting ``who`` with ``skill``, with ``more``."""
-    return {"type": "assist", "helper": helper, "character": who, "skill": skill, **more}
 
 
 def vex(table: Table) -> EffectCharacter:
