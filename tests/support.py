@@ -4,13 +4,14 @@ expect a refusal."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -152,6 +153,27 @@ def played_table(path: Path, system: str, title: str, demo: bool = True) -> Tabl
     table.dice = RandomDice(11)
     for data in get_system(system).demo if demo else ():
         table.execute(convert_command(system, data))
+    return table
+
+
+def demo_opening(path: Path, system: str, count: int, **options: Any) -> Table:
+    """A new table of ``system`` (with ``options``) with the first ``count`` commands of the
+    system's demo played: its characters, mostly."""
+    table = Table.create(path, system, options)
+    for data in get_system(system).demo[:count]:
+        table.execute(convert_command(system, data))
+    return table
+
+
+def opening_fixture(system: str, count: int, **options: Any) -> Any:
+    """A ``table`` fixture: a table of ``system`` with the demo's first ``count`` commands
+    played (``demo_opening``), closed after the test."""
+
+    @pytest.fixture
+    def table(tmp_path: Path) -> Iterator[Table]:
+        with contextlib.closing(demo_opening(tmp_path / "t.margin", system, count, **options)) as t:
+            yield t
+
     return table
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import short_form_refused
 
 from margin.core import get_system
 from margin.core.commands import convert_command
@@ -175,26 +174,6 @@ def test_a_first_place_is_not_a_move_of_0_ft() -> None:
     assert describe(first) == "rook takes a place at [10, 5]"
     later = first | {"feet": 5, "start": [5, 5]}
     assert describe(later) == "rook moves 5 ft to [10, 5]"
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("effect vex marn burning 40 dex extra", r"^effect: 'extra' is not understood \(effect "),
-        ("next now", r"^next: 'now' is not understood"),
-        ("endfight now", r"^endfight: 'now' is not understood"),
-        (
-            "opposed rook stealth marn perception tools",
-            r"^opposed: 'tools' is not understood \(.*modifiers in the JSON form\)",
-        ),
-        ("travel sea 40 nmi x", r"^knots: expected a number, got 'x'"),
-        ("travel sea far nmi", r"^distance: expected a number, got 'far'"),
-        ("travel sea nan nmi", r"^distance: expected a number, got 'nan'"),
-        ("travel sea 40 nmi 12 13", r"^travel: '13' is not understood"),
-    ],
-)
-def test_extra_or_bad_words_are_named_not_dropped(demo: Table, text: str, message: str) -> None:
-    short_form_refused(text, demo, message)
 
 
 def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:

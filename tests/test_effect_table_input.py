@@ -7,7 +7,16 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import add_character, assist, character, check, records_of, refused, short_form_refused
+from support import (
+    add_character,
+    assist,
+    character,
+    check,
+    demo_opening,
+    opening_fixture,
+    records_of,
+    refused,
+)
 from support import events_of as do
 
 from margin.core.commands import convert_command
@@ -26,13 +35,7 @@ def vex(table: Table) -> EffectCharacter:
     return character(table, "vex", EffectCharacter)
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Any:
-    t = Table.create(tmp_path / "e.margin", "2d6-effect")
-    for data in SYSTEM.demo[:4]:
-        t.execute(convert_command("2d6-effect", data))
-    yield t
-    t.close()
+table = opening_fixture("2d6-effect", 4)
 
 
 @pytest.mark.parametrize(
@@ -116,10 +119,8 @@ def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
 
 
 def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "w.margin", "2d6-effect", {"task_format": True})
+    t = demo_opening(tmp_path / "w.margin", "2d6-effect", 2, task_format=True)
     try:
-        for data in SYSTEM.demo[:2]:
-            t.execute(convert_command("2d6-effect", data))
         (event,) = do(
             t,
             type="check",
@@ -171,10 +172,8 @@ def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
 
 
 def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "o.margin", "2d6-effect", {"opposed_checks": True})
+    t = demo_opening(tmp_path / "o.margin", "2d6-effect", 2, opposed_checks=True)
     try:
-        for data in SYSTEM.demo[:2]:
-            t.execute(convert_command("2d6-effect", data))
         line = "opposed vex electronics int roll 3 4 vs mira electronics int roll 6 5"
         opposed = SYSTEM.parse_words(line.split(), t.state)
         assert opposed is not None
@@ -189,20 +188,6 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
             )
     finally:
         t.close()
-
-
-@pytest.mark.parametrize(
-    ("line", "match"),
-    [
-        ("check vex electronics easy difficult", r"^check: 'difficult' is a second difficulty"),
-        ("check vex electronics -2 very difficult", r"^check: 'very difficult' is a second diff"),
-        ("check vex str int", r"^check: 'int' is a second characteristic \(already str\)$"),
-        ("check vex str +1 -1", r"^check: '-1' is a second circumstance \(already 1\)$"),
-        ("check vex str law 3 law 9", r"^check: 'law 9' is a second law_level \(already 3\)$"),
-    ],
-)
-def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, match: str) -> None:
-    short_form_refused(line, table, match)
 
 
 def test_check_short_form_names_a_task(table: Table) -> None:
@@ -257,10 +242,8 @@ def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) 
 
 
 def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "l.margin", "2d6-effect", {"opposed_checks": True})
+    t = demo_opening(tmp_path / "l.margin", "2d6-effect", 3, opposed_checks=True)
     try:
-        for data in SYSTEM.demo[:3]:
-            t.execute(convert_command("2d6-effect", data))
         help_ = assist("Dock Boss", "Vex", "Broker", characteristic="INT", difficulty="difficult")
         (helped,) = do(t, **help_, faces=[5, 4])
         line = present.describe(msgspec.to_builtins(helped))
