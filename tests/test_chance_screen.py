@@ -4,6 +4,7 @@ short forms, vocabulary, the player's world, and the demo table."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,34 +187,28 @@ def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert parsed["secret"] is True
 
 
+def landed(target: str, effect: str, stacks: int, turns: int) -> dict[str, Any]:
+    """A ``chance.effect`` record's event that landed, leaving ``stacks`` for ``turns``."""
+    return {
+        "type": "chance.effect",
+        "target": target,
+        "effect": effect,
+        "becomes": effect,
+        "landed": True,
+        "total_stacks": stacks,
+        "total_turns": turns,
+    }
+
+
 def test_an_effect_named_by_a_noun_reads_has() -> None:
     describe = present.describe
-    shield = {
-        "type": "chance.effect",
-        "target": "a",
-        "effect": "shield",
-        "becomes": "shield",
-        "landed": True,
-        "total_stacks": 2,
-        "total_turns": 4,
-    }
-    assert describe(shield) == "a has shield, 2 stacks, 4 turns"
-    burning = shield | {"effect": "burning", "becomes": "burning"}
-    assert describe(burning) == "a is burning, 2 stacks, 4 turns"
+    assert describe(landed("a", "shield", 2, 4)) == "a has shield, 2 stacks, 4 turns"
+    assert describe(landed("a", "burning", 2, 4)) == "a is burning, 2 stacks, 4 turns"
 
 
 def test_one_turn_and_one_round_are_singular() -> None:
     describe = present.describe
-    stun = {
-        "type": "chance.effect",
-        "target": "gren",
-        "effect": "stunned",
-        "becomes": "stunned",
-        "landed": True,
-        "total_stacks": 1,
-        "total_turns": 1,
-    }
-    assert describe(stun) == "gren is stunned, 1 stack, 1 turn"
+    assert describe(landed("gren", "stunned", 1, 1)) == "gren is stunned, 1 stack, 1 turn"
     tick = {"type": "chance.tick", "character": "gren", "effect": "confused", "stacks": 2}
     assert describe(tick | {"turns_left": 1}) == "gren confused x2; 1 turn left"
     assert describe({"type": "chance.encounter-ended", "rounds": 1}) == "fight ends after 1 round"
