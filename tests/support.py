@@ -86,14 +86,22 @@ def margin_demo(folder: Path, system: str) -> str:
     return path
 
 
-def state_json(table: str, *args: str) -> Any:
+def state_json(table: str | Path, *args: str) -> Any:
     """The table's state as ``margin state TABLE --json ARGS`` writes it."""
-    return json.loads(margin_output("state", table, "--json", *args))
+    return json.loads(margin_output("state", str(table), "--json", *args))
 
 
-def log_json(table: str) -> list[Any]:
-    """The table's records as ``margin log TABLE --json`` writes them, one a line."""
-    return [json.loads(line) for line in margin_output("log", table, "--json").splitlines()]
+def log_json(table: str | Path, *args: str) -> list[Any]:
+    """The table's records as ``margin log TABLE --json ARGS`` writes them, one a line."""
+    return [
+        json.loads(line) for line in margin_output("log", str(table), "--json", *args).splitlines()
+    ]
+
+
+def margin_do(table: str | Path, *commands: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """``margin do TABLE`` fed ``commands``, a JSON line each: its exit status and its replies."""
+    done = run_margin("do", str(table), stdin="".join(json.dumps(c) + "\n" for c in commands))
+    return done.code, [json.loads(line) for line in done.out.splitlines()]
 
 
 def margin_process(

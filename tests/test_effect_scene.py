@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from support import (
     check,
     log_json,
     margin_demo,
+    margin_do,
     margin_output,
     refused,
     run_margin,
@@ -419,8 +419,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
         check("Vex", "Electronics", task="vault", faces=[6, 5]),
         check("Mira", "Electronics", task="vault"),
     ]
-    code, out, _ = run_margin("do", path, stdin="".join(json.dumps(c) + "\n" for c in script))
-    replies = [json.loads(line) for line in out.splitlines()]
+    code, replies = margin_do(path, *script)
     assert code == 1
     assert "circumstance: +3" in replies[10]["error"]
     assert "already done" in replies[12]["error"]
