@@ -11,7 +11,7 @@ import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -22,6 +22,7 @@ from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Record
+from margin.tui.app import play_app
 from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -162,6 +163,16 @@ def played_table(path: Path, system: str, title: str, demo: bool = True) -> Tabl
     for data in get_system(system).demo if demo else ():
         table.execute(convert_command(system, data))
     return table
+
+
+def saved_table(path: Path, system: str, title: str, *then: Any, demo: bool = True) -> str:
+    """A ``played_table`` with ``then`` (commands) run on it, closed for a screen to open: its
+    path."""
+    table = played_table(path, system, title, demo)
+    for command in then:
+        table.execute(command)
+    table.close()
+    return str(path)
 
 
 def demo_opening(path: Path, system: str, count: int, **options: Any) -> Table:
@@ -329,3 +340,18 @@ def undo_redo_replay(table: Table, steps: list[dict[str, Any]], undo_every: int)
     reopened = Table.open(table.store.name, readonly=True)
     assert snapshot(reopened) == snapshot(table)
     reopened.close()
+
+
+def play(path: str) -> Any:
+    """The GM's screen on the table at ``path``, its dice seeded."""
+    app = play_app(path)
+    app.view.table.dice = RandomDice(5)
+    return app
+
+
+@contextlib.asynccontextmanager
+async def playing(path: str, size: tuple[int, int]) -> AsyncIterator[tuple[Any, Any]]:
+    """The GM's screen on ``path`` (``play``) running in a terminal of ``size``, and its Pilot."""
+    app = play(path)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot
