@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support import check, demo_sheet, log_json, margin_do, run_margin, state_json
@@ -14,15 +13,11 @@ HERO = {**demo_sheet("2d10-edge"), "edge": 2}
 LEGIONNAIRE = {**demo_sheet("2d10-edge", name="Moreau"), "edge": 1, "defense": 20}
 
 
-def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    return margin_do(path, *commands)[1]
-
-
 @pytest.mark.slow
 def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     path = tmp_path / "fight.margin"
     assert run_margin("new", str(path), "--system", "2d10-edge").code == 0
-    replies = do(
+    _, replies = margin_do(
         path,
         {"type": "add-character", "name": "Kael", "sheet": HERO},
         {"type": "add-character", "name": "Moreau", "sheet": LEGIONNAIRE},
@@ -77,7 +72,7 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     assert tags.count("edge.injury") == 2
     assert "edge.burned" not in tags
 
-    undo = do(path, {"type": "undo", "command": burst["command"]})
+    _, undo = margin_do(path, {"type": "undo", "command": burst["command"]})
     assert undo[0]["ok"]
     s = state_json(path)
     kael = s["characters"]["kael"]
