@@ -43,12 +43,16 @@ async def paste(app, pilot, text):
     await pilot.pause()
 
 
-async def burst(app, pilot, text):
-    """Keys as a terminal delivers a fast burst: all queued before any is handled; then a pause
-    for the keys and one for the lines they ran."""
+def burst(app, text):
+    """Keys as a terminal delivers a fast burst: all queued before any is handled."""
     for ch in text:
         key = {"\r": "enter", " ": "space"}.get(ch, ch)
         app.post_message(events.Key(key, None if ch == "\r" else ch))
+
+
+async def burst_run(app, pilot, text):
+    """A ``burst``, then a pause for its keys and one for the lines they ran."""
+    burst(app, text)
     await pilot.pause()
     await pilot.pause()
 
@@ -59,7 +63,7 @@ async def burst(app, pilot, text):
 @pilot_test
 async def test_a_burst_of_lines_writes_each_line_once(path):
     async with playing(path, (80, 24)) as (app, pilot):
-        await burst(app, pilot, "note alpha\rnote beta\rnote gamma\r")
+        await burst_run(app, pilot, "note alpha\rnote beta\rnote gamma\r")
         assert notes(app) == ["alpha", "beta", "gamma"]
         assert app.query_one(CommandLine).value == ""
 
@@ -67,7 +71,7 @@ async def test_a_burst_of_lines_writes_each_line_once(path):
 @pilot_test
 async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
     async with playing(path, (80, 24)) as (app, pilot):
-        await burst(app, pilot, "fly\rnote after\r")
+        await burst_run(app, pilot, "fly\rnote after\r")
         assert notes(app) == ["after"]
         line = app.query_one(CommandLine)
         assert line.value == ""
@@ -136,7 +140,8 @@ async def test_a_one_line_paste_goes_onto_the_command_line(path):
 @pilot_test
 async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path, data_home):
     async with playing(path, (80, 24)) as (app, pilot):
-        await burst(app, pilot, "note kept\r")
+        burst(app, "note kept\r")
+        await pilot.pause()
         app.query_one(CommandLine).value = "roll 2d6 = 9 9"
         await pilot.press("enter")
         await pilot.pause()
@@ -472,7 +477,7 @@ async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_tur
     async with playing(str(path), (80, 24)) as (app, pilot):
         assert app.check_action("next_turn", ()) is True
         assert "Next turn" in [c.title for c in app.get_system_commands(app.screen)]
-        await burst(app, pilot, "add Vex\radd Guard x2\rstart vex guard\r")
+        await burst_run(app, pilot, "add Vex\radd Guard x2\rstart vex guard\r")
         assert app.view.clock().title == "Encounter: not begun"
         await pilot.press("ctrl+n")
         await pilot.pause()
