@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, state, words
+from ..base import Option, shaped
 
 OPTIONS = (
     Option(
@@ -127,18 +126,12 @@ DEMO: tuple[dict[str, Any], ...] = (
 )
 
 
-SYSTEM = System(
+SYSTEM = shaped(
+    __name__,
     id="2d6-effect",
     title="2d6-effect",
     summary="2D6 + DMs against 8, Effect bands, assistance and a difficulty ladder",
     options=OPTIONS,
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
-    initial_world=state.initial_world,
-    resolve=resolve.RESOLVE,
     short_forms=(
         ("check vex electronics difficult", "a skill check at a rung of the ladder"),
         ("check vex electronics very-difficult +1 for the lock", "a situational +1 and a reason"),
@@ -151,13 +144,4 @@ SYSTEM = System(
         ("opposed vex electronics vs mira electronics", "an opposed check (reference rule)"),
     ),
     demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    field_lines=present.field_lines,
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
-    recap=recap.READERS,
 )
