@@ -23,13 +23,13 @@ from .state import (
 )
 from .words import GRAMMAR
 
+#: how a log line says the bands whose names are short for the table's words
+_SAID = {"fumble": "critical failure", "critical": "critical success"}
+
 
 def _verdict(e: Mapping[str, Any]) -> str:
-    if e.get("fumble"):
-        return "critical failure"
-    if e.get("critical"):
-        return "critical success"
-    return "success" if e.get("success") else "failure"
+    band = rules.recorded_band(e)
+    return _SAID.get(band, band)
 
 
 def _side_text(s: Mapping[str, Any]) -> str:
