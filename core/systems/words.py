@@ -98,6 +98,17 @@ def record_number(word: str) -> int | None:
     return int(word) if word.isascii() and word.isdigit() else None
 
 
+def opposed_sides(words: list[str], example: str) -> tuple[list[str], list[str]]:
+    """The words of an ``opposed`` form before and after its ``vs``; without one, a clear
+    error that shows ``example``."""
+    rest = words[1:]
+    low = [w.lower() for w in rest]
+    if "vs" not in low:
+        raise RuleError(f"opposed: write it as '{example}'")
+    cut = low.index("vs")
+    return rest[:cut], rest[cut + 1 :]
+
+
 def stray_words(skills: dict[str, int], words: list[str], who: str, valid: str) -> None:
     """Refuse skill words that are a skill on the sheet plus a stray word or two.
 
