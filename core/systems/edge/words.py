@@ -325,28 +325,6 @@ def _recover_words(words: list[str], state: TableState) -> dict[str, Any]:
     raise _usage("recover session-end|refresh|long-rest|scenario-end|final-boss [NAME ...]")
 
 
-def _award_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who]:
-            return {"type": "award-edge", "character": who}
-        case [_, who, size, *_]:
-            return {"type": "award-edge", "character": who, "size": size.lower()}
-    raise _usage("award NAME [minor|major|boss]")
-
-
-def _dismiss_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who]:
-            return {"type": "dismiss-pending", "character": who}
-        case [_, who, pending, *_]:
-            return {
-                "type": "dismiss-pending",
-                "character": who,
-                "pending": whole(pending, "pending"),
-            }
-    raise _usage("dismiss NAME [PENDING]")
-
-
 def _heal_words(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, points, *more]:
@@ -375,16 +353,23 @@ def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
     raise _usage("repair NAME [POINTS]")
 
 
-def _injury_words(kind: str) -> Parser:
+def _named(kind: str, option: str, read: Callable[[str], Any], value: str) -> Parser:
+    """``WORD NAME [VALUE]``: the command ``kind`` for NAME, with ``option`` read from VALUE
+    when it is given (words after it are passed over)."""
+
     def build(words: list[str], state: TableState) -> dict[str, Any]:
         match words:
             case [_, who]:
                 return {"type": kind, "character": who}
-            case [_, who, seq, *_]:
-                return {"type": kind, "character": who, "injury": whole(seq, "injury")}
-        raise _usage(f"{words[0]} NAME [INJURY]")
+            case [_, who, given, *_]:
+                return {"type": kind, "character": who, option: read(given)}
+        raise _usage(f"{words[0]} NAME [{value}]")
 
     return build
+
+
+def _number(what: str) -> Callable[[str], int]:
+    return lambda word: whole(word, what)
 
 
 #: every short form: its word, what its words are (for completion) and its parser
@@ -419,8 +404,16 @@ GRAMMAR = Grammar.of(
         _edge_words,
     ),
     ("damage", Usage(("character",), ("stun|no-armor|faces",)), _damage_words),
-    ("burn", Usage(("character",), makes="edge-burn"), _injury_words("edge-burn")),
-    ("lessen", Usage(("character",), makes="lessen-injury"), _injury_words("lessen-injury")),
+    (
+        "burn",
+        Usage(("character",), makes="edge-burn"),
+        _named("edge-burn", "injury", _number("injury"), "INJURY"),
+    ),
+    (
+        "lessen",
+        Usage(("character",), makes="lessen-injury"),
+        _named("lessen-injury", "injury", _number("injury"), "INJURY"),
+    ),
     ("next", Usage(makes="next-turn"), _bare("next-turn")),
     ("start", Usage(makes="start-encounter"), _start_words),
     ("join", Usage(("character",), ("faces",)), _join_words),
@@ -440,8 +433,16 @@ GRAMMAR = Grammar.of(
         ),
         _recover_words,
     ),
-    ("award", Usage(("character", "minor|major|boss"), makes="award-edge"), _award_words),
-    ("dismiss", Usage(("character",), makes="dismiss-pending"), _dismiss_words),
+    (
+        "award",
+        Usage(("character", "minor|major|boss"), makes="award-edge"),
+        _named("award-edge", "size", str.lower, "minor|major|boss"),
+    ),
+    (
+        "dismiss",
+        Usage(("character",), makes="dismiss-pending"),
+        _named("dismiss-pending", "pending", _number("pending"), "PENDING"),
+    ),
     ("heal", Usage(("character", "number"), ("stun|cared",)), _heal_words),
     ("repair", Usage(), _repair_words),
 )
