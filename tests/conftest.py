@@ -13,6 +13,13 @@ instead, and prints how to reproduce what it finds.
 
 from __future__ import annotations
 
+import sys
+
+# Every test process collects every test file, and pytest compiles each one anew to rewrite
+# its asserts unless the result may be kept: keep it (and margin's own modules) even where
+# the environment says PYTHONDONTWRITEBYTECODE, which would cost each process two seconds.
+sys.dont_write_bytecode = False
+
 import itertools
 import os
 import shutil
