@@ -88,10 +88,10 @@ class Outcome:
 
     @property
     def band(self) -> str:
-        return band(self.success, self.critical, self.fumble)
+        return band_of(self.success, self.critical, self.fumble)
 
 
-def band(success: bool, critical: bool, fumble: bool) -> str:
+def band_of(success: bool, critical: bool, fumble: bool) -> str:
     """The band a judged roll falls in: a fumble or a critical before plain success."""
     if fumble:
         return "fumble"
@@ -102,7 +102,7 @@ def band(success: bool, critical: bool, fumble: bool) -> str:
 
 def recorded_band(judged: Mapping[str, Any]) -> str:
     """The band of a check, or a side of an opposed one, as its event (a dict) records it."""
-    return band(
+    return band_of(
         bool(judged.get("success")), bool(judged.get("critical")), bool(judged.get("fumble"))
     )
 
