@@ -98,6 +98,24 @@ def record_number(word: str) -> int | None:
     return int(word) if word.isascii() and word.isdigit() else None
 
 
+def name_then(
+    kind: str, option: str, read: Callable[[str], Any], usage: str, *, pass_over: bool = False
+) -> Parser:
+    """A ``WORD NAME [VALUE]`` form: the command ``kind`` for NAME, with ``option`` read from
+    VALUE when it is given. Words after VALUE are passed over when ``pass_over``; otherwise,
+    like words that do not fit, they are refused with ``usage``."""
+
+    def parse(words: list[str], state: TableState) -> dict[str, Any]:
+        match words:
+            case [_, who]:
+                return {"type": kind, "character": who}
+            case [_, who, given, *more] if pass_over or not more:
+                return {"type": kind, "character": who, option: read(given)}
+        raise RuleError(usage)
+
+    return parse
+
+
 def opposed_sides(words: list[str], example: str) -> tuple[list[str], list[str]]:
     """The words of an ``opposed`` form before and after its ``vs``; without one, a clear
     error that shows ``example``."""

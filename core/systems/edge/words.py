@@ -9,7 +9,7 @@ from ...dice import ConstTerm, DiceTerm, parse
 from ...errors import RuleError
 from ...state import TableState
 from ..base import Usage
-from ..words import Grammar, Parser, whole
+from ..words import Grammar, Parser, name_then, whole
 
 #: an option word's reader: the words, the option's index, the command -> the next index
 Option = Callable[[list[str], int, dict[str, Any]], int]
@@ -353,19 +353,9 @@ def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
     raise _usage("repair NAME [POINTS]")
 
 
-def _named(kind: str, option: str, read: Callable[[str], Any], value: str) -> Parser:
-    """``WORD NAME [VALUE]``: the command ``kind`` for NAME, with ``option`` read from VALUE
-    when it is given (words after it are passed over)."""
-
-    def build(words: list[str], state: TableState) -> dict[str, Any]:
-        match words:
-            case [_, who]:
-                return {"type": kind, "character": who}
-            case [_, who, given, *_]:
-                return {"type": kind, "character": who, option: read(given)}
-        raise _usage(f"{words[0]} NAME [{value}]")
-
-    return build
+def _named(kind: str, option: str, read: Callable[[str], Any], usage: str) -> Parser:
+    """A ``WORD NAME [VALUE]`` form that passes over any words after VALUE."""
+    return name_then(kind, option, read, f"usage: {usage}", pass_over=True)
 
 
 def _number(what: str) -> Callable[[str], int]:
@@ -407,12 +397,12 @@ GRAMMAR = Grammar.of(
     (
         "burn",
         Usage(("character",), makes="edge-burn"),
-        _named("edge-burn", "injury", _number("injury"), "INJURY"),
+        _named("edge-burn", "injury", _number("injury"), "burn NAME [INJURY]"),
     ),
     (
         "lessen",
         Usage(("character",), makes="lessen-injury"),
-        _named("lessen-injury", "injury", _number("injury"), "INJURY"),
+        _named("lessen-injury", "injury", _number("injury"), "lessen NAME [INJURY]"),
     ),
     ("next", Usage(makes="next-turn"), _bare("next-turn")),
     ("start", Usage(makes="start-encounter"), _start_words),
@@ -436,12 +426,12 @@ GRAMMAR = Grammar.of(
     (
         "award",
         Usage(("character", "minor|major|boss"), makes="award-edge"),
-        _named("award-edge", "size", str.lower, "minor|major|boss"),
+        _named("award-edge", "size", str.lower, "award NAME [minor|major|boss]"),
     ),
     (
         "dismiss",
         Usage(("character",), makes="dismiss-pending"),
-        _named("dismiss-pending", "pending", _number("pending"), "PENDING"),
+        _named("dismiss-pending", "pending", _number("pending"), "dismiss NAME [PENDING]"),
     ),
     ("heal", Usage(("character", "number"), ("stun|cared",)), _heal_words),
     ("repair", Usage(), _repair_words),
