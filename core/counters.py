@@ -66,22 +66,16 @@ def set_counter(cmd: SetCounter, state: TableState, dice: Dice, history: History
 
 
 def adjust(cmd: AdjustCounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    out = []
-    for char in find_characters(state, cmd.character):
-        counter = find(char, cmd.name)
-        value = max(0, min(counter.max, counter.value + cmd.by))
-        out.append(
-            Draft(
-                CounterSet(
-                    character=char.id,
-                    name=counter.name,
-                    value=value,
-                    max=counter.max,
-                    change=cmd.by,
-                )
-            )
-        )
-    return out
+    return [_adjusted(c, cmd.name, cmd.by) for c in find_characters(state, cmd.character)]
+
+
+def _adjusted(char: Character, name: str, by: int) -> Draft:
+    """The record moving one counter by ``by``, held between 0 and its maximum."""
+    counter = find(char, name)
+    value = max(0, min(counter.max, counter.value + by))
+    return Draft(
+        CounterSet(character=char.id, name=counter.name, value=value, max=counter.max, change=by)
+    )
 
 
 def remove(cmd: RemoveCounter, state: TableState, dice: Dice, history: History) -> list[Draft]:

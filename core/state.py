@@ -17,6 +17,15 @@ import msgspec
 T = TypeVar("T")
 
 
+class FromRecord(msgspec.Struct, kw_only=True):
+    """A piece of state one record left (a pending bonus, an injury): ``seq`` is that
+    record's number, which players see in their own numbering (see core.lens)."""
+
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
+    seq: int
+
+
 class Condition(msgspec.Struct, kw_only=True):
     """A condition on a character and when it ends on the table's clock (see
     ``events.ConditionAdded``); ``core.conditions`` keeps them."""
@@ -108,21 +117,30 @@ class Combatant(msgspec.Struct, kw_only=True):
     joined: int = 0
 
 
-class Fight(msgspec.Struct, kw_only=True):
-    """The generic turn order of a system that has none of its own (``core.clock``)."""
+class Rounds(msgspec.Struct, kw_only=True):
+    """Where a fight in rounds stands: its round, whose turn it is, who has had one.
+
+    A system's own initiative order builds on it (with its own kind of combatant), as
+    the generic one does."""
 
     name: str = ""
     round: int = 0
     current: str = ""
     #: who has had a turn this round
     acted: list[str] = []
+
+
+class Fight(Rounds, kw_only=True):
+    """The generic turn order of a system that has none of its own (``core.clock``)."""
+
     order: list[Combatant] = []
     #: joins so far, numbering each place's ``joined``
     joins: int = 0
 
 
-class LastRoll(msgspec.Struct, kw_only=True):
-    seq: int
+class LastRoll(FromRecord, kw_only=True):
+    """The last free roll (``roll 2d6``), as the table screen shows it."""
+
     actor: str
     dice: str
     total: int

@@ -3,22 +3,7 @@
 from __future__ import annotations
 
 from margin.events import Event, Record
-from margin.events.systems.chance import (
-    AttackRolled,
-    CheckRolled,
-    EffectApplied,
-    EffectRemoved,
-    EffectTicked,
-    EncounterEnded,
-    EncounterJoined,
-    EncounterStarted,
-    HealthChanged,
-    Moved,
-    OpposedRolled,
-    SideSwitched,
-    Traveled,
-    TurnStarted,
-)
+from margin.events.systems import chance as ev
 
 from ...state import TableState, character_of
 from ..base import Handler, character_step
@@ -41,7 +26,7 @@ def _hurt(char: ChanceCharacter, taken: int, absorbed: int) -> None:
 
 
 def _check(state: TableState, record: Record) -> None:
-    e: CheckRolled = record.event
+    e: ev.CheckRolled = record.event
     failed = _world(state).failed
     tasks = failed.setdefault(e.character, {})
     if e.success:
@@ -57,7 +42,7 @@ def _opposed(state: TableState, record: Record) -> None:
 
 
 def _attack(state: TableState, record: Record) -> None:
-    e: AttackRolled = record.event
+    e: ev.AttackRolled = record.event
     target = character_of(state, e.target, ChanceCharacter)
     if target is not None and e.connects:
         _hurt(target, e.taken, e.absorbed)
@@ -72,7 +57,7 @@ def _attack(state: TableState, record: Record) -> None:
 
 
 def _effect(state: TableState, record: Record) -> None:
-    e: EffectApplied = record.event
+    e: ev.EffectApplied = record.event
     char = character_of(state, e.target, ChanceCharacter)
     if char is None or not e.landed:
         return
@@ -80,26 +65,17 @@ def _effect(state: TableState, record: Record) -> None:
         char.effects = [x for x in char.effects if x.name != e.effect]
     current = char.effect(e.becomes)
     if current is None:
-        char.effects.append(
-            Effect(
-                name=e.becomes,
-                stacks=e.total_stacks,
-                turns=e.total_turns,
-                source=e.source,
-                stat=e.stat,
-                pool=e.pool,
-                applied=record.seq,
-            )
-        )
-    else:
-        current.stacks = e.total_stacks
-        current.turns = e.total_turns
-        current.pool = e.pool or current.pool
-        current.source = e.source or current.source
+        # what stays a new effect's own: the stat a poison lowers, the record that applied it
+        current = Effect(name=e.becomes, stacks=0, turns=0, stat=e.stat, applied=record.seq)
+        char.effects.append(current)
+    current.stacks = e.total_stacks
+    current.turns = e.total_turns
+    current.pool = e.pool or current.pool
+    current.source = e.source or current.source
 
 
 def _tick(state: TableState, record: Record) -> None:
-    e: EffectTicked = record.event
+    e: ev.EffectTicked = record.event
     char = character_of(state, e.character, ChanceCharacter)
     if char is None:
         return
@@ -115,7 +91,7 @@ def _tick(state: TableState, record: Record) -> None:
 
 
 def _removed(state: TableState, record: Record) -> None:
-    e: EffectRemoved = record.event
+    e: ev.EffectRemoved = record.event
     char = character_of(state, e.character, ChanceCharacter)
     if char is not None:
         char.effects = [x for x in char.effects if x.name != e.effect]
@@ -130,7 +106,7 @@ def _calm(state: TableState, cid: str, effect: str) -> None:
 
 
 def _started(state: TableState, record: Record) -> None:
-    e: EncounterStarted = record.event
+    e: ev.EncounterStarted = record.event
     _world(state).encounter = Encounter(order=list(e.order), hidden=list(e.hidden))
     for cid, place in e.positions.items():
         char = character_of(state, cid, ChanceCharacter)
@@ -139,7 +115,7 @@ def _started(state: TableState, record: Record) -> None:
 
 
 def _joined(state: TableState, record: Record) -> None:
-    e: EncounterJoined = record.event
+    e: ev.EncounterJoined = record.event
     enc = _world(state).encounter
     if enc is None:
         return
@@ -155,7 +131,7 @@ def _joined(state: TableState, record: Record) -> None:
 
 
 def _turn(state: TableState, record: Record) -> None:
-    e: TurnStarted = record.event
+    e: ev.TurnStarted = record.event
     enc = _world(state).encounter
     if enc is not None:
         enc.current = e.index
@@ -171,7 +147,7 @@ def _ended(state: TableState, record: Record) -> None:
 
 
 def _moved(state: TableState, record: Record) -> None:
-    e: Moved = record.event
+    e: ev.Moved = record.event
     char = character_of(state, e.character, ChanceCharacter)
     if char is not None:
         char.position = list(e.to)
@@ -184,13 +160,13 @@ def _moved(state: TableState, record: Record) -> None:
 
 @character_step(ChanceCharacter)
 def _side(char: ChanceCharacter, record: Record) -> None:
-    e: SideSwitched = record.event
+    e: ev.SideSwitched = record.event
     char.side = e.side if e.reason == "charmed" else None
 
 
 @character_step(ChanceCharacter)
 def _hp(char: ChanceCharacter, record: Record) -> None:
-    e: HealthChanged = record.event
+    e: ev.HealthChanged = record.event
     if e.amount < 0:
         _hurt(char, -e.amount - e.absorbed, e.absorbed)
     else:
@@ -198,25 +174,25 @@ def _hp(char: ChanceCharacter, record: Record) -> None:
 
 
 def _traveled(state: TableState, record: Record) -> None:
-    e: Traveled = record.event
+    e: ev.Traveled = record.event
     _world(state).journey.append(
         Leg(domain=e.domain, distance=e.distance, unit=e.unit, note=e.note)
     )
 
 
 HANDLERS: dict[type[Event], Handler] = {
-    CheckRolled: _check,
-    OpposedRolled: _opposed,
-    AttackRolled: _attack,
-    EffectApplied: _effect,
-    EffectTicked: _tick,
-    EffectRemoved: _removed,
-    EncounterStarted: _started,
-    EncounterJoined: _joined,
-    TurnStarted: _turn,
-    EncounterEnded: _ended,
-    Moved: _moved,
-    SideSwitched: _side,
-    HealthChanged: _hp,
-    Traveled: _traveled,
+    ev.CheckRolled: _check,
+    ev.OpposedRolled: _opposed,
+    ev.AttackRolled: _attack,
+    ev.EffectApplied: _effect,
+    ev.EffectTicked: _tick,
+    ev.EffectRemoved: _removed,
+    ev.EncounterStarted: _started,
+    ev.EncounterJoined: _joined,
+    ev.TurnStarted: _turn,
+    ev.EncounterEnded: _ended,
+    ev.Moved: _moved,
+    ev.SideSwitched: _side,
+    ev.HealthChanged: _hp,
+    ev.Traveled: _traveled,
 }

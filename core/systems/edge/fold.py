@@ -3,25 +3,7 @@
 from __future__ import annotations
 
 from margin.events import Record
-from margin.events.systems.edge import (
-    ActionUsed,
-    ArmorRepaired,
-    Attacked,
-    Checked,
-    Damaged,
-    EdgeBurned,
-    EdgeRecovered,
-    EdgeSpent,
-    EncounterEnded,
-    EncounterStarted,
-    Healed,
-    Injured,
-    InjuryLessened,
-    Joined,
-    Left,
-    PendingDismissed,
-    TurnStarted,
-)
+from margin.events.systems import edge as ev
 
 from ...state import TableState, character_of
 from ..base import Handler, character_step
@@ -51,7 +33,7 @@ def _settle(char: EdgeCharacter) -> None:
 
 @character_step(EdgeCharacter)
 def _checked(char: EdgeCharacter, record: Record) -> None:
-    e: Checked = record.event
+    e: ev.Checked = record.event
     char.pending = [p for p in char.pending if p.seq not in e.pending_used]
     if e.pending_kind:
         char.pending.append(
@@ -67,7 +49,7 @@ def _checked(char: EdgeCharacter, record: Record) -> None:
 
 def _attacked(state: TableState, record: Record) -> None:
     _checked(state, record)
-    e: Attacked = record.event
+    e: ev.Attacked = record.event
     if e.action:
         _use(state, e.character, e.action)
     if e.success:
@@ -89,7 +71,7 @@ def _attacked(state: TableState, record: Record) -> None:
 
 
 def _spent(state: TableState, record: Record) -> None:
-    e: EdgeSpent = record.event
+    e: ev.EdgeSpent = record.event
     char = character_of(state, e.character, EdgeCharacter)
     if char is None:
         return
@@ -109,7 +91,7 @@ def _spent(state: TableState, record: Record) -> None:
 
 
 def _damaged(state: TableState, record: Record) -> None:
-    e: Damaged = record.event
+    e: ev.Damaged = record.event
     target = character_of(state, e.target, EdgeCharacter)
     if target is not None and e.degraded:
         target.armor_wear += e.degraded
@@ -120,7 +102,7 @@ def _damaged(state: TableState, record: Record) -> None:
 
 @character_step(EdgeCharacter)
 def _injured(char: EdgeCharacter, record: Record) -> None:
-    e: Injured = record.event
+    e: ev.Injured = record.event
     if e.stun:
         char.stun = e.accumulated
     else:
@@ -139,7 +121,7 @@ def _injured(char: EdgeCharacter, record: Record) -> None:
 
 @character_step(EdgeCharacter)
 def _lessened(char: EdgeCharacter, record: Record) -> None:
-    e: InjuryLessened = record.event
+    e: ev.InjuryLessened = record.event
     for injury in char.injuries:
         if injury.seq == e.injury:
             injury.severity = e.severity_to
@@ -148,7 +130,7 @@ def _lessened(char: EdgeCharacter, record: Record) -> None:
 
 @character_step(EdgeCharacter)
 def _burned(char: EdgeCharacter, record: Record) -> None:
-    e: EdgeBurned = record.event
+    e: ev.EdgeBurned = record.event
     char.edge = e.edge_after
     char.burns += 1
     char.urgent_care = True
@@ -160,25 +142,25 @@ def _burned(char: EdgeCharacter, record: Record) -> None:
 
 @character_step(EdgeCharacter)
 def _recovered(char: EdgeCharacter, record: Record) -> None:
-    e: EdgeRecovered = record.event
+    e: ev.EdgeRecovered = record.event
     char.edge = e.edge_after
 
 
 @character_step(EdgeCharacter)
 def _dismissed(char: EdgeCharacter, record: Record) -> None:
-    e: PendingDismissed = record.event
+    e: ev.PendingDismissed = record.event
     char.pending = [p for p in char.pending if p.seq != e.pending]
 
 
 @character_step(EdgeCharacter)
 def _repaired(char: EdgeCharacter, record: Record) -> None:
-    e: ArmorRepaired = record.event
+    e: ev.ArmorRepaired = record.event
     char.armor_wear = e.wear_after
 
 
 @character_step(EdgeCharacter)
 def _healed(char: EdgeCharacter, record: Record) -> None:
-    e: Healed = record.event
+    e: ev.Healed = record.event
     if e.stun:
         char.stun = e.damage_after
         if char.stun == 0:
@@ -193,12 +175,12 @@ def _healed(char: EdgeCharacter, record: Record) -> None:
 
 
 def _started(state: TableState, record: Record) -> None:
-    e: EncounterStarted = record.event
+    e: ev.EncounterStarted = record.event
     world(state).encounter = Encounter(name=e.name)
 
 
 def _joined(state: TableState, record: Record) -> None:
-    e: Joined = record.event
+    e: ev.Joined = record.event
     enc = world(state).encounter
     if enc is None:
         return
@@ -217,7 +199,7 @@ def _joined(state: TableState, record: Record) -> None:
 
 
 def _left(state: TableState, record: Record) -> None:
-    e: Left = record.event
+    e: ev.Left = record.event
     enc = world(state).encounter
     if enc is None:
         return
@@ -227,7 +209,7 @@ def _left(state: TableState, record: Record) -> None:
 
 
 def _turn(state: TableState, record: Record) -> None:
-    e: TurnStarted = record.event
+    e: ev.TurnStarted = record.event
     enc = world(state).encounter
     if enc is None:
         return
@@ -261,7 +243,7 @@ def _use(state: TableState, cid: str, action: str) -> None:
 
 
 def _action(state: TableState, record: Record) -> None:
-    e: ActionUsed = record.event
+    e: ev.ActionUsed = record.event
     _use(state, e.character, e.action)
 
 
@@ -270,21 +252,21 @@ def _ended(state: TableState, record: Record) -> None:
 
 
 HANDLERS: dict[type, Handler] = {
-    Checked: _checked,
-    Attacked: _attacked,
-    EdgeSpent: _spent,
-    Damaged: _damaged,
-    Injured: _injured,
-    InjuryLessened: _lessened,
-    EdgeBurned: _burned,
-    EdgeRecovered: _recovered,
-    PendingDismissed: _dismissed,
-    Healed: _healed,
-    ArmorRepaired: _repaired,
-    EncounterStarted: _started,
-    Joined: _joined,
-    Left: _left,
-    TurnStarted: _turn,
-    ActionUsed: _action,
-    EncounterEnded: _ended,
+    ev.Checked: _checked,
+    ev.Attacked: _attacked,
+    ev.EdgeSpent: _spent,
+    ev.Damaged: _damaged,
+    ev.Injured: _injured,
+    ev.InjuryLessened: _lessened,
+    ev.EdgeBurned: _burned,
+    ev.EdgeRecovered: _recovered,
+    ev.PendingDismissed: _dismissed,
+    ev.Healed: _healed,
+    ev.ArmorRepaired: _repaired,
+    ev.EncounterStarted: _started,
+    ev.Joined: _joined,
+    ev.Left: _left,
+    ev.TurnStarted: _turn,
+    ev.ActionUsed: _action,
+    ev.EncounterEnded: _ended,
 }

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, find_character, typed_sheet
+from ...state import Character, FromRecord, Rounds, TableState, find_character, typed_sheet
 
 #: Ranged weapons carry their own damage; melee weapons add the wielder's ST.
 #: ``burst`` is the extra d6 of burst fire (0: no burst mode); ``pt_single`` and
@@ -53,13 +53,9 @@ def key(name: str) -> str:
     return "-".join(str(name).lower().replace("_", "-").split())
 
 
-class Pending(msgspec.Struct, kw_only=True):
+class Pending(FromRecord, kw_only=True):
     """A MoS consequence waiting for the character's next (related) check."""
 
-    #: fields holding record numbers (players see their own numbering, see core.lens)
-    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
-
-    seq: int
     kind: str
     scope: str
     skill: str
@@ -67,11 +63,9 @@ class Pending(msgspec.Struct, kw_only=True):
     secret: bool = False
 
 
-class Injury(msgspec.Struct, kw_only=True):
-    #: fields holding record numbers (players see their own numbering, see core.lens)
-    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+class Injury(FromRecord, kw_only=True):
+    """An injury a blow left, and what became of it."""
 
-    seq: int
     points: int
     severity: str
     stun: bool = False
@@ -110,22 +104,13 @@ class Combatant(msgspec.Struct, kw_only=True):
     hidden: bool = False
 
 
-class Encounter(msgspec.Struct, kw_only=True):
-    name: str = ""
-    round: int = 0
-    current: str = ""
-    #: who has had a turn this round
-    acted: list[str] = []
+class Encounter(Rounds, kw_only=True):
     order: list[Combatant] = []
 
 
-class OpenAttack(msgspec.Struct, kw_only=True):
+class OpenAttack(FromRecord, kw_only=True):
     """An attack that hit and whose damage is not rolled yet."""
 
-    #: fields holding record numbers (players see their own numbering, see core.lens)
-    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
-
-    seq: int
     attacker: str
     target: str
     weapon: str
@@ -246,6 +231,16 @@ class EdgeSheet(msgspec.Struct, frozen=True, kw_only=True):
     defense: int | UnsetType = UNSET
 
 
+def _preset(
+    presets: Mapping[str, Mapping[str, Any]], name: str, field: str, kind: str
+) -> dict[str, Any]:
+    """A preset's fields and its name, or a clear error naming the presets there are."""
+    preset = key(name)
+    if preset not in presets:
+        raise RuleError(f"{field}: {name!r} is not {kind} preset ({', '.join(presets)})")
+    return {"name": preset, **presets[preset]}
+
+
 def _weapon(given: str | WeaponForm, where: str) -> Weapon:
     form = WeaponForm(preset=given) if isinstance(given, str) else given
     fields = msgspec.structs.asdict(form)
@@ -254,13 +249,7 @@ def _weapon(given: str | WeaponForm, where: str) -> Weapon:
         mine.pop("name")
     base: dict[str, Any] = {}
     if form.preset:
-        preset = key(form.preset)
-        if preset not in WEAPON_PRESETS:
-            raise RuleError(
-                f"{where}.preset: {form.preset!r} is not a weapon preset "
-                f"({', '.join(WEAPON_PRESETS)})"
-            )
-        base = {"name": preset, **WEAPON_PRESETS[preset]}
+        base = _preset(WEAPON_PRESETS, form.preset, f"{where}.preset", "a weapon")
     elif form.dice is None:
         raise RuleError(f"{where}: give a preset or the weapon's dice")
     merged = {**base, **mine}
@@ -294,14 +283,9 @@ def _armor(given: str | ArmorForm | None) -> Armor | None:
     form = ArmorForm(preset=given) if isinstance(given, str) else given
     base: dict[str, Any] = {}
     if form.preset:
-        preset = key(form.preset)
-        if preset not in ARMOR_PRESETS:
-            raise RuleError(
-                f"sheet.armor: {form.preset!r} is not an armor preset ({', '.join(ARMOR_PRESETS)})"
-            )
-        base = {"name": preset, **ARMOR_PRESETS[preset]}
-        if preset in ARMOR_CLASSES:
-            base["worn_class"] = preset
+        base = _preset(ARMOR_PRESETS, form.preset, "sheet.armor", "an armor")
+        if base["name"] in ARMOR_CLASSES:
+            base["worn_class"] = base["name"]
     mine = {k: v for k, v in msgspec.structs.asdict(form).items() if v is not None}
     merged = {**base, **{k: v for k, v in mine.items() if k != "preset"}}
     if "pt" not in merged or "dr" not in merged:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,13 @@ class Plan:
     actions_dm: int
     time_rows: int
     increment: str
+
+    def recorded(self) -> dict[str, Any]:
+        """The plan as the check's record keeps it, field for field (the help it answers is
+        the record's cause, not a field)."""
+        fields = dataclasses.asdict(self)
+        del fields["assist_seq"]
+        return fields
 
     @property
     def modifier(self) -> int:
@@ -186,11 +194,18 @@ def _check_task(state: TableState, name: str) -> None:
         raise RuleError(f"task {name!r}: the GM closed it{why}; it cannot be tried again")
 
 
+def _judged(faces: list[int], source: str, modifier: int) -> tuple[dict[str, Any], bool, str]:
+    """Two d6 and what they make with ``modifier``: the fields every 2D6 record keeps
+    (the faces, where they came from, the total and its Effect), and the success and
+    band they give."""
+    total, effect, success, band = rules.judge(faces, modifier)
+    return {"faces": faces, "source": source, "total": total, "effect": effect}, success, band
+
+
 def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
     plan = plan_check(cmd, state)
     char = find_character(state, cmd.character)
-    faces = dice.roll(6, 2)
-    total, effect, success, band = rules.judge(faces, plan.modifier)
+    rolled, success, band = _judged(dice.roll(6, 2), dice.source, plan.modifier)
     time_die: int | None = None
     seconds: int | None = None
     if cmd.combat and state.options.get("task_time"):
@@ -200,32 +215,14 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         seconds = rules.duration(plan.increment, time_die)
     event = EffectChecked(
         actor=char.id,
-        label=plan.label,
-        skill=plan.skill,
-        skill_level=plan.skill_level,
+        **plan.recorded(),
+        **rolled,
         unskilled=plan.unskilled_dm != 0,
-        unskilled_dm=plan.unskilled_dm,
-        characteristic=plan.characteristic,
-        characteristic_dm=plan.characteristic_dm,
-        difficulty=plan.difficulty,
-        difficulty_dm=plan.difficulty_dm,
-        law_level=plan.law_level,
-        circumstance=plan.circumstance,
-        dm=plan.dm,
-        assist_dm=plan.assist_dm,
-        assist_by=plan.assist_by,
         actions=cmd.actions,
-        actions_dm=plan.actions_dm,
-        time_rows=plan.time_rows,
-        faces=faces,
-        source=dice.source,
-        total=total,
-        effect=effect,
         success=success,
         band=band,
         task=name_key(cmd.task),
         written=cmd.written,
-        increment=plan.increment,
         time_die=time_die,
         seconds=seconds,
         combat=cmd.combat,
@@ -278,19 +275,16 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
         if cmd.characteristic is not None
         else (None, 0)
     )
-    faces = dice.roll(6, 2)
-    total, effect, _, _ = rules.judge(faces, (used or 0) + char_dm + diff_dm)
+    rolled, _, _ = _judged(dice.roll(6, 2), dice.source, (used or 0) + char_dm + diff_dm)
     event = EffectAssisted(
         **base,
+        **rolled,
         skill_level=level,
         skill_used=used,
         characteristic=characteristic,
         characteristic_dm=char_dm,
-        faces=faces,
-        source=dice.source,
-        total=total,
-        effect=effect,
-        dm=effect,
+        # the helper's Effect is the DM the helped check gets
+        dm=rolled["effect"],
     )
     return [Draft(event)]
 
@@ -311,18 +305,8 @@ def _side(side: Side, state: TableState, dice: Dice, name: str) -> EffectSide:
     char = find_character(state, side.character)
     plan = plan_check(side.check(), state)
     modifier = plan.modifier - plan.assist_dm
-    faces, source = two_d6(dice, side.faces, name)
-    total, effect, _, band = rules.judge(faces, modifier)
-    return EffectSide(
-        actor=char.id,
-        label=plan.label,
-        modifier=modifier,
-        faces=faces,
-        source=source,
-        total=total,
-        effect=effect,
-        band=band,
-    )
+    rolled, _, band = _judged(*two_d6(dice, side.faces, name), modifier)
+    return EffectSide(actor=char.id, label=plan.label, modifier=modifier, **rolled, band=band)
 
 
 def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from margin.events.systems.under import (
     TrackAdvanced,
     TrackEnded,
     TrackStarted,
+    TrackToken,
     UnderChecked,
     UnderEscalated,
     UnderOpposed,
@@ -24,7 +26,7 @@ from margin.events.systems.under import (
 from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
-from ...state import TableState, find_character
+from ...state import Character, TableState, find_character
 from ..base import Command
 from . import rules
 from .commands import (
@@ -62,19 +64,16 @@ def _roll_side(
     target, label, unskilled = target_for(char, side.skill, side.attribute, side.target)
     faces, roll, source = rules.percentile(dice, side.faces, side.roll, name)
     out = rules.judge(target, roll, reading(state))
-    rolled = OpposedSide(
-        actor=char.id,
-        label=label,
-        target=target,
-        faces=faces,
-        roll=roll,
-        source=source,
-        success=out.success,
-        critical=out.critical,
-        fumble=out.fumble,
-        margin=out.margin,
-    )
+    rolled = OpposedSide(actor=char.id, label=label, faces=faces, source=source, **_judged(out))
     return rolled, out, unskilled
+
+
+def _judged(out: rules.Outcome) -> dict[str, Any]:
+    """A roll's outcome as a side's record keeps it, field for field: all but the critical
+    range, which a check's record keeps beside the side's fields."""
+    fields = dataclasses.asdict(out)
+    del fields["crit_range"]
+    return fields
 
 
 def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
@@ -90,11 +89,11 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
 
 
 def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
-    a = _roll_side(cmd.a, state, dice, "a")[0]
-    b = _roll_side(cmd.b, state, dice, "b")[0]
+    a, a_out, _ = _roll_side(cmd.a, state, dice, "a")
+    b, b_out, _ = _roll_side(cmd.b, state, dice, "b")
     if a.actor == b.actor:
         raise RuleError(f"b.character: {cmd.b.character!r} cannot oppose themself")
-    winner = rules.opposed_winner(_outcome(a), _outcome(b))
+    winner = rules.opposed_winner(a_out, b_out)
     escalation = not a.success and not b.success
     event = UnderOpposed(
         a=a,
@@ -111,18 +110,6 @@ def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:
             Draft(UnderEscalated(actors=[a.actor, b.actor], reason=cmd.reason), cause=state.seq + 1)
         )
     return drafts
-
-
-def _outcome(side: OpposedSide) -> rules.Outcome:
-    return rules.Outcome(
-        target=side.target,
-        roll=side.roll,
-        success=side.success,
-        critical=side.critical,
-        fumble=side.fumble,
-        margin=side.margin,
-        crit_range=rules.crit_range(side.target),
-    )
 
 
 def _running(state: TableState) -> TrackWorld:
@@ -167,14 +154,20 @@ def _act(cmd: Act, state: TableState) -> list[Draft]:
             f"act: {char.name} is already busy with {pending.action} (count {pending.at}); "
             "change or interrupt it first"
         )
+    return [Draft(ActionDeclared(**_timed(cmd, char, world)))]
+
+
+def _timed(cmd: Act | ChangeAction, char: Character, world: TrackWorld) -> dict[str, Any]:
+    """An action begun now, as its record says it: who, what, its cost in counts, the count
+    it was declared at and the count it resolves at."""
     action, cost = action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
-    return [
-        Draft(
-            ActionDeclared(
-                actor=char.id, action=action, cost=cost, count=world.now, at=world.now + cost
-            )
-        )
-    ]
+    return {
+        "actor": char.id,
+        "action": action,
+        "cost": cost,
+        "count": world.now,
+        "at": world.now + cost,
+    }
 
 
 def _advance(cmd: Advance, state: TableState) -> list[Draft]:
@@ -200,12 +193,20 @@ def _advance(cmd: Advance, state: TableState) -> list[Draft]:
     return drafts
 
 
-def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
+def _pending(
+    state: TableState, ref: str, field: str, hint: str = ""
+) -> tuple[TrackWorld, Character, TrackToken]:
+    """The running track, the character and the action token it has pending on it."""
     world = _running(state)
-    char = find_character(state, cmd.character)
+    char = find_character(state, ref)
     token = token_of(world, char.id)
     if token is None:
-        raise RuleError(f"interrupt: {char.name} has no pending action on the track")
+        raise RuleError(f"{field}: {char.name} has no pending action on the track{hint}")
+    return world, char, token
+
+
+def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
+    world, char, token = _pending(state, cmd.character, "interrupt")
     event = ActionInterrupted(
         actor=char.id, action=token.action, at=token.at, count=world.now, reason=cmd.reason
     )
@@ -213,21 +214,9 @@ def _interrupt(cmd: Interrupt, state: TableState) -> list[Draft]:
 
 
 def _change(cmd: ChangeAction, state: TableState) -> list[Draft]:
-    world = _running(state)
-    char = find_character(state, cmd.character)
-    token = token_of(world, char.id)
-    if token is None:
-        raise RuleError(f"change: {char.name} has no pending action on the track (use act)")
-    action, cost = action_cost(cmd.action, cmd.cost, char.sheet.get("actions", {}))
+    world, char, token = _pending(state, cmd.character, "change", " (use act)")
     event = ActionChanged(
-        actor=char.id,
-        old_action=token.action,
-        old_at=token.at,
-        action=action,
-        cost=cost,
-        count=world.now,
-        at=world.now + cost,
-        reason=cmd.reason,
+        **_timed(cmd, char, world), old_action=token.action, old_at=token.at, reason=cmd.reason
     )
     return [Draft(event, cause=world.sources.get(char.id))]
 

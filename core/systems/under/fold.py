@@ -6,27 +6,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from margin.events import Event, Record
-from margin.events.systems.under import (
-    ActionChanged,
-    ActionDeclared,
-    ActionInterrupted,
-    ActionsResolved,
-    OpposedSide,
-    TrackAdvanced,
-    TrackEnded,
-    TrackStarted,
-    TrackToken,
-    UnderChecked,
-    UnderEscalated,
-    UnderOpposed,
-)
+from margin.events.systems import under as ev
 
 from ...state import TableState
 from ..base import Handler
 from .state import LastCheck, TrackWorld, UnderCharacter, track
 
 
-def _set_last(state: TableState, check: UnderChecked | OpposedSide, won: bool = False) -> None:
+def _set_last(
+    state: TableState, check: ev.UnderChecked | ev.OpposedSide, won: bool = False
+) -> None:
     char = state.characters.get(check.actor)
     if isinstance(char, UnderCharacter):
         verdict = (
@@ -48,7 +37,7 @@ def _on_check(state: TableState, record: Record) -> None:
 
 
 def _on_opposed(state: TableState, record: Record) -> None:
-    e: UnderOpposed = record.event
+    e: ev.UnderOpposed = record.event
     for side in (e.a, e.b):
         _set_last(state, side, won=e.winner == side.actor)
 
@@ -61,7 +50,7 @@ def _on_escalated(state: TableState, record: Record) -> None:
 
 
 def _on_started(state: TableState, record: Record) -> None:
-    e: TrackStarted = record.event
+    e: ev.TrackStarted = record.event
     before = track(state)
     state.world = TrackWorld(
         running=True,
@@ -79,10 +68,12 @@ def _on_ended(state: TableState, record: Record) -> None:
 
 
 def _on_declared(state: TableState, record: Record) -> None:
-    e: ActionDeclared = record.event
-    token = TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
+    """The action a record declares (or changes to) goes on the track, caused by that record."""
+    e: ev.ActionDeclared | ev.ActionChanged = record.event
     world = track(state)
-    world.tokens.append(token)
+    world.tokens.append(
+        ev.TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
+    )
     world.sources[e.actor] = record.seq
 
 
@@ -91,7 +82,7 @@ def _on_advanced(state: TableState, record: Record) -> None:
 
 
 def _on_resolved(state: TableState, record: Record) -> None:
-    e: ActionsResolved = record.event
+    e: ev.ActionsResolved = record.event
     world = track(state)
     world.tokens = [t for t in world.tokens if t not in e.actions]
     world.resolved[e.count] = list(e.actions)
@@ -100,33 +91,30 @@ def _on_resolved(state: TableState, record: Record) -> None:
 
 
 def _on_interrupted(state: TableState, record: Record) -> None:
-    e: ActionInterrupted = record.event
+    e: ev.ActionInterrupted = record.event
     world = track(state)
     world.tokens = [t for t in world.tokens if t.actor != e.actor]
     world.sources.pop(e.actor, None)
 
 
 def _on_changed(state: TableState, record: Record) -> None:
-    e: ActionChanged = record.event
+    e: ev.ActionChanged = record.event
     world = track(state)
     world.tokens = [t for t in world.tokens if t.actor != e.actor]
-    world.tokens.append(
-        TrackToken(actor=e.actor, action=e.action, cost=e.cost, declared=e.count, at=e.at)
-    )
-    world.sources[e.actor] = record.seq
+    _on_declared(state, record)
 
 
 HANDLERS: dict[type[Event], Handler] = {
-    UnderChecked: _on_check,
-    UnderOpposed: _on_opposed,
-    UnderEscalated: _on_escalated,
-    TrackStarted: _on_started,
-    TrackEnded: _on_ended,
-    ActionDeclared: _on_declared,
-    TrackAdvanced: _on_advanced,
-    ActionsResolved: _on_resolved,
-    ActionInterrupted: _on_interrupted,
-    ActionChanged: _on_changed,
+    ev.UnderChecked: _on_check,
+    ev.UnderOpposed: _on_opposed,
+    ev.UnderEscalated: _on_escalated,
+    ev.TrackStarted: _on_started,
+    ev.TrackEnded: _on_ended,
+    ev.ActionDeclared: _on_declared,
+    ev.TrackAdvanced: _on_advanced,
+    ev.ActionsResolved: _on_resolved,
+    ev.ActionInterrupted: _on_interrupted,
+    ev.ActionChanged: _on_changed,
 }
 
 
