@@ -70,6 +70,11 @@ def whole(word: str, what: str) -> int:
         raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
 
 
+def whole_as(what: str) -> Callable[[str], int]:
+    """A reader of a typed whole number that names it ``what`` in its error (see ``whole``)."""
+    return lambda word: whole(word, what)
+
+
 def number(word: str, what: str) -> float:
     """A typed number (``12.5``), or a clear error naming the word."""
     try:
@@ -111,6 +116,22 @@ def name_then(
                 return {"type": kind, "character": who}
             case [_, who, given, *more] if pass_over or not more:
                 return {"type": kind, "character": who, option: read(given)}
+        raise RuleError(usage)
+
+    return parse
+
+
+def name_value_text(
+    kind: str, option: str, read: Callable[[str], Any], text: str, usage: str
+) -> Parser:
+    """A ``WORD NAME VALUE [TEXT ...]`` form: the command ``kind`` for NAME, with ``option``
+    read from VALUE and the words after it, joined, as ``text``; ``usage`` when VALUE is
+    missing."""
+
+    def parse(words: list[str], state: TableState) -> dict[str, Any]:
+        match words:
+            case [_, who, given, *rest]:
+                return {"type": kind, "character": who, option: read(given), text: " ".join(rest)}
         raise RuleError(usage)
 
     return parse

@@ -9,7 +9,7 @@ from ...dice import ConstTerm, DiceTerm, parse
 from ...errors import RuleError
 from ...state import TableState
 from ..base import Usage
-from ..words import Grammar, Parser, name_then, whole
+from ..words import Grammar, Parser, name_then, name_value_text, whole, whole_as
 
 #: an option word's reader: the words, the option's index, the command -> the next index
 Option = Callable[[list[str], int, dict[str, Any]], int]
@@ -306,18 +306,6 @@ def _start_words(words: list[str], state: TableState) -> dict[str, Any]:
     return {"type": "start-encounter", "name": " ".join(words[1:])}
 
 
-def _use_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who, action, *what]:
-            return {
-                "type": "use-action",
-                "character": who,
-                "action": action.lower(),
-                "what": " ".join(what),
-            }
-    raise _usage("use NAME major|move|minor|bonus|reaction [what ...]")
-
-
 def _recover_words(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, reason, *characters]:
@@ -358,10 +346,6 @@ def _named(kind: str, option: str, read: Callable[[str], Any], usage: str) -> Pa
     return name_then(kind, option, read, f"usage: {usage}", pass_over=True)
 
 
-def _number(what: str) -> Callable[[str], int]:
-    return lambda word: whole(word, what)
-
-
 #: every short form: its word, what its words are (for completion) and its parser
 GRAMMAR = Grammar.of(
     (
@@ -397,12 +381,12 @@ GRAMMAR = Grammar.of(
     (
         "burn",
         Usage(("character",), makes="edge-burn"),
-        _named("edge-burn", "injury", _number("injury"), "burn NAME [INJURY]"),
+        _named("edge-burn", "injury", whole_as("injury"), "burn NAME [INJURY]"),
     ),
     (
         "lessen",
         Usage(("character",), makes="lessen-injury"),
-        _named("lessen-injury", "injury", _number("injury"), "lessen NAME [INJURY]"),
+        _named("lessen-injury", "injury", whole_as("injury"), "lessen NAME [INJURY]"),
     ),
     ("next", Usage(makes="next-turn"), _bare("next-turn")),
     ("start", Usage(makes="start-encounter"), _start_words),
@@ -412,7 +396,13 @@ GRAMMAR = Grammar.of(
     (
         "use",
         Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),
-        _use_words,
+        name_value_text(
+            "use-action",
+            "action",
+            str.lower,
+            "what",
+            "usage: use NAME major|move|minor|bonus|reaction [what ...]",
+        ),
     ),
     (
         "recover",
@@ -431,7 +421,7 @@ GRAMMAR = Grammar.of(
     (
         "dismiss",
         Usage(("character",), makes="dismiss-pending"),
-        _named("dismiss-pending", "pending", _number("pending"), "dismiss NAME [PENDING]"),
+        _named("dismiss-pending", "pending", whole_as("pending"), "dismiss NAME [PENDING]"),
     ),
     ("heal", Usage(("character", "number"), ("stun|cared",)), _heal_words),
     ("repair", Usage(), _repair_words),
