@@ -23,7 +23,7 @@ from .state import (
 )
 from .words import GRAMMAR
 
-#: how a log line says the bands whose names are short for the table's words
+#: the words a log line says for the bands it does not call by their names
 _SAID = {"fumble": "critical failure", "critical": "critical success"}
 
 
