@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
 from . import rules
 from .commands import Attack, Check
 from .decide import attack_gates, aware_of, plan_check
@@ -217,26 +217,26 @@ def _line_traveled(e: dict[str, Any]) -> str:
     return _travel_line(e)
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "chance.check": _line_check,
-    "chance.opposed": _line_opposed,
-    "chance.attack": _line_attack,
-    "chance.effect": _line_effect,
-    "chance.tick": _line_tick,
-    "chance.removed": _line_removed,
-    "chance.encounter": _line_encounter,
-    "chance.joined": _line_joined,
-    "chance.turn": _line_turn,
-    "chance.side": _line_side,
-    "chance.encounter-ended": _line_encounter_ended,
-    "chance.moved": _line_moved,
-    "chance.hp": _line_hp,
-    "chance.traveled": _line_traveled,
-}
-
-#: one log line for a d100-chance event
-describe = describer(LINES)
+#: one log line for a d100-chance event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "chance.check": _line_check,
+        "chance.opposed": _line_opposed,
+        "chance.attack": _line_attack,
+        "chance.effect": _line_effect,
+        "chance.tick": _line_tick,
+        "chance.removed": _line_removed,
+        "chance.encounter": _line_encounter,
+        "chance.joined": _line_joined,
+        "chance.turn": _line_turn,
+        "chance.side": _line_side,
+        "chance.encounter-ended": _line_encounter_ended,
+        "chance.moved": _line_moved,
+        "chance.hp": _line_hp,
+        "chance.traveled": _line_traveled,
+    }
+)
 
 
 # -- status and clock -------------------------------------------------------------

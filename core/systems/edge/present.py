@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import TableState
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
 from . import rules
 from .commands import Check
 from .decide import plan_check, turn_order
@@ -194,29 +194,29 @@ def _line_encounter_ended(e: dict[str, Any]) -> str:
     return "encounter ends"
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "edge.check": _line_check,
-    "edge.attack": _line_attack,
-    "edge.spent": _line_spent,
-    "edge.damage": _line_damage,
-    "edge.injury": _line_injury,
-    "edge.injury-lessened": _line_injury_lessened,
-    "edge.burned": _line_burned,
-    "edge.recovered": _line_recovered,
-    "edge.pending-dismissed": _line_pending_dismissed,
-    "edge.healed": _line_healed,
-    "edge.armor-repaired": _line_armor_repaired,
-    "edge.encounter-started": _line_encounter_started,
-    "edge.joined": _line_joined,
-    "edge.left": _line_left,
-    "edge.turn": _line_turn,
-    "edge.action": _line_action,
-    "edge.encounter-ended": _line_encounter_ended,
-}
-
-#: one log line for a 2d10-edge event
-describe = describer(LINES)
+#: one log line for a 2d10-edge event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "edge.check": _line_check,
+        "edge.attack": _line_attack,
+        "edge.spent": _line_spent,
+        "edge.damage": _line_damage,
+        "edge.injury": _line_injury,
+        "edge.injury-lessened": _line_injury_lessened,
+        "edge.burned": _line_burned,
+        "edge.recovered": _line_recovered,
+        "edge.pending-dismissed": _line_pending_dismissed,
+        "edge.healed": _line_healed,
+        "edge.armor-repaired": _line_armor_repaired,
+        "edge.encounter-started": _line_encounter_started,
+        "edge.joined": _line_joined,
+        "edge.left": _line_left,
+        "edge.turn": _line_turn,
+        "edge.action": _line_action,
+        "edge.encounter-ended": _line_encounter_ended,
+    }
+)
 
 
 # -- status and clock ---------------------------------------------------------

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...state import Character, TableState, find_character
-from ..base import Command, Line, Odds, describer
+from ..base import Command, Odds, describer
 from . import rules
 from .commands import Assist, Check, Opposed
 from .decide import plan_check
@@ -103,16 +103,16 @@ def _line_task_closed(e: dict[str, Any]) -> str:
     return f"task {e['task']} is closed: no further attempts{why}"
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "effect.check": _line_check,
-    "effect.assist": _line_assist,
-    "effect.opposed": _line_opposed,
-    "effect.task-closed": _line_task_closed,
-}
-
-#: one log line for a 2d6-effect event
-describe = describer(LINES)
+#: one log line for a 2d6-effect event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "effect.check": _line_check,
+        "effect.assist": _line_assist,
+        "effect.opposed": _line_opposed,
+        "effect.task-closed": _line_task_closed,
+    }
+)
 
 
 def status(char: Character, state: TableState) -> list[str]:

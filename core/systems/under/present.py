@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
 from . import rules
 from .commands import Check, Opposed
 from .decide import reading
@@ -96,22 +96,22 @@ def _line_changed(e: dict[str, Any]) -> str:
     )
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "under.check": _line_check,
-    "under.opposed": _line_opposed,
-    "under.escalation": _line_escalation,
-    "under.track-started": _line_track_started,
-    "under.track-ended": _line_track_ended,
-    "under.declared": _line_declared,
-    "under.advanced": _line_advanced,
-    "under.resolved": _line_resolved,
-    "under.interrupted": _line_interrupted,
-    "under.changed": _line_changed,
-}
-
-#: one log line for a d100-under event
-describe = describer(LINES)
+#: one log line for a d100-under event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "under.check": _line_check,
+        "under.opposed": _line_opposed,
+        "under.escalation": _line_escalation,
+        "under.track-started": _line_track_started,
+        "under.track-ended": _line_track_ended,
+        "under.declared": _line_declared,
+        "under.advanced": _line_advanced,
+        "under.resolved": _line_resolved,
+        "under.interrupted": _line_interrupted,
+        "under.changed": _line_changed,
+    }
+)
 
 
 def status(char: Character, state: TableState) -> list[str]:
