@@ -9,6 +9,7 @@ import msgspec
 
 from ...state import Character, TableState, find_character
 from ..base import Clock, ClockRow, Command, Odds, describer
+from ..shared_face import if_given
 from . import rules
 from .commands import Check, Opposed
 from .decide import reading
@@ -42,7 +43,7 @@ def _side_text(s: Mapping[str, Any]) -> str:
 
 def _line_check(e: dict[str, Any]) -> str:
     typed = " (typed)" if e.get("source") == "typed" else ""
-    why = f" for {e['reason']}" if e.get("reason") else ""
+    why = if_given(e, "reason", " for {}")
     return (
         f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
         f" -> {_verdict(e)}, margin {e['margin']}"
@@ -62,7 +63,7 @@ def _line_escalation(e: dict[str, Any]) -> str:
 
 
 def _line_track_started(e: dict[str, Any]) -> str:
-    return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
+    return "timing track starts at count 0" + if_given(e, "label", " ({})")
 
 
 def _line_track_ended(e: dict[str, Any]) -> str:
@@ -85,7 +86,7 @@ def _line_resolved(e: dict[str, Any]) -> str:
 
 
 def _line_interrupted(e: dict[str, Any]) -> str:
-    why = f" ({e['reason']})" if e.get("reason") else ""
+    why = if_given(e, "reason", " ({})")
     return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
 
 
