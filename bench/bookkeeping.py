@@ -35,6 +35,7 @@ from margin.core import History, Projection, TableState, create_table, decide, d
 from margin.core import clock as clockmod
 from margin.core.commands import convert_command
 from margin.events import Draft, Record
+from margin.events.store import records_after
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
@@ -59,18 +60,7 @@ class Memory:
         return self.projection.history
 
     def append(self, drafts: list[Draft], command: str) -> None:
-        new = [
-            Record(
-                seq=len(self.records) + n,
-                at="",
-                author="gm",
-                command=command,
-                event=d.event,
-                cause=d.cause,
-                visibility=d.visibility,
-            )
-            for n, d in enumerate(drafts, 1)
-        ]
+        new = records_after(drafts, len(self.records), command=command, author="gm", at="")
         self.records.extend(new)
         self.projection.extend(new)
 

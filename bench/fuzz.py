@@ -29,15 +29,23 @@ from margin.core import SYSTEMS  # noqa: E402
 PER_TABLE = 2_000
 
 
-def answers(lines: list[bytes], replies: list[str]) -> tuple[int, list[str]]:
-    """Lines left unanswered, and the internal errors among the answers."""
+def send(argv: list[str], lines: list[bytes], problems: list[str]) -> tuple[list[str], int, int]:
+    """``margin ARGV`` fed ``lines``: its replies, the lines left unanswered, its internal errors.
+
+    What it wrote to stderr and the first internal errors go into ``problems``.
+    """
+    _, out, err = run_margin(*argv, stdin=b"".join(lines))
+    replies = out.splitlines()
+    if err:
+        problems.append(f"{' '.join(argv)}: {err.strip()[:300]}")
     asked = sum(1 for line in lines if line.strip())
     internal = []
     for reply in replies:
         text = json.loads(reply).get("error", "")
         if "margin failed" in text:
             internal.append(text)
-    return asked - len(replies), internal
+    problems.extend(internal[:3])
+    return replies, asked - len(replies), len(internal)
 
 
 def main_(argv: list[str] | None = None) -> int:
@@ -68,15 +76,11 @@ def main_(argv: list[str] | None = None) -> int:
         if code != 0:
             problems.append(f"demo {system}: {err.strip()}")
             continue
-        lines = fuzz.command_lines(system, count)
-        code, out, err = run_margin("do", str(path), stdin=b"".join(lines))
-        replies = out.splitlines()
-        if err:
-            problems.append(f"do on {path.name}: {err.strip()[:300]}")
-        missing, found = answers(lines, replies)
+        replies, missing, found = send(
+            ["do", str(path)], fuzz.command_lines(system, count), problems
+        )
         unanswered += missing
-        internal += len(found)
-        problems.extend(found[:3])
+        internal += found
         ok += sum(1 for reply in replies if '"ok": true' in reply)
         code, out, err = run_margin("verify", str(path))
         if code != 0:
@@ -95,15 +99,9 @@ def main_(argv: list[str] | None = None) -> int:
     done = 0
     while done < args.lines:
         count = min(10_000, args.lines - done)
-        lines = fuzz.request_lines(count)
-        code, out, err = run_margin("resolve", stdin=b"".join(lines))
-        replies = out.splitlines()
-        if err:
-            problems.append(f"resolve: {err.strip()[:300]}")
-        missing, found = answers(lines, replies)
+        replies, missing, found = send(["resolve"], fuzz.request_lines(count), problems)
         r_unanswered += missing
-        r_internal += len(found)
-        problems.extend(found[:3])
+        r_internal += found
         r_ok += sum(1 for reply in replies if '"error"' not in reply)
         done += count
     print(

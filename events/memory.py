@@ -11,25 +11,13 @@ this process, so code that opens tables by name runs on it too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .record import DecodeError, Record, decode_body
+from .record import Record
 from .signing import SigningKey
-from .store import (
-    GM_ONLY_MARK,
-    ConcurrencyError,
-    Draft,
-    Row,
-    Store,
-    StoreBase,
-    StoredRow,
-    StoreError,
-    chained,
-    damaged,
-    new_records,
-)
+from .store import GM_ONLY_MARK, Appending, Row, Store, StoredRow, StoreError, chained
 
 
 @dataclass
@@ -47,7 +35,7 @@ _LOGS: dict[str, _Log] = {}
 _LOGS_LOCK = threading.Lock()
 
 
-class MemoryStore(StoreBase):
+class MemoryStore(Store):
     """One table's log in this process's memory."""
 
     @classmethod
@@ -120,23 +108,17 @@ class MemoryStore(StoreBase):
             log.changed.notify_all()
         self._last = self._read_last()
 
-    def _write(
-        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
-    ) -> list[Record]:
+    def _write(self, appending: Appending) -> list[Record]:
         log = self._log
         with log.changed:
-            last_seq, prev = self._read_last()
-            if last_seq != expected_seq:
-                self._last = (last_seq, prev)
-                raise ConcurrencyError(expected_seq, last_seq)
+            self._last = self._read_last()
             # every body is encoded before any row is kept: a command is all or nothing
-            records, rows = new_records(
-                drafts, last_seq, prev, command=command, author=author, at=at
-            )
+            records, rows = appending.after(*self._last)
             log.rows.extend(rows)
-            if self.signer is not None:
-                seq, digest = rows[-1][0], rows[-1][4]
-                log.signatures[seq] = (self.signer.public, self.signer.sign(seq, digest))
+            signature = self._signature(rows)
+            if signature is not None:
+                seq, key, sig = signature
+                log.signatures[seq] = (key, sig)
             self._committed()
         return records
 
@@ -160,11 +142,6 @@ class MemoryStore(StoreBase):
             log.signatures.update(given)
             self._committed()
 
-    def backup(self, dest: str) -> int:
-        from .copy import copy_table
-
-        return copy_table(self, dest)
-
     # -- reading -----------------------------------------------------------
 
     def _slice(self, after: int, upto: int | None) -> list[Row]:
@@ -180,10 +157,7 @@ class MemoryStore(StoreBase):
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         for seq, _, v, _, _, body in self._slice(after, upto):
-            try:
-                yield decode_body(body, v)
-            except DecodeError as exc:
-                raise damaged(self.name, seq, str(exc)) from None
+            yield self._decode(seq, v, body)
 
     def public_seqs(self, upto: int) -> list[int]:
         return [row[0] for row in self._slice(0, upto) if GM_ONLY_MARK not in row[5]]

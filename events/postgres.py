@@ -36,23 +36,20 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 import psycopg
 from psycopg import sql
 
-from .record import DecodeError, Record, decode_body
+from .record import Record
 from .signing import SigningKey
 from .store import (
     GM_ONLY_MARK,
+    Appending,
     ConcurrencyError,
     ConnectionLost,
-    Draft,
     ReadError,
     Row,
     Store,
-    StoreBase,
     StoredRow,
     StoreError,
     chained,
-    damaged,
     is_url,
-    new_records,
 )
 
 #: Format of a table's rows, as ``TABLE_FORMAT`` of a table file (2: signatures).
@@ -237,7 +234,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
             conn.execute(statement)  # type: ignore[arg-type]
 
 
-class PostgresStore(StoreBase):
+class PostgresStore(Store):
     """One table of a PostgreSQL database, through one connection."""
 
     def __init__(
@@ -365,9 +362,7 @@ class PostgresStore(StoreBase):
         ).fetchone()
         return (int(row[0]), str(row[1])) if row else (0, "")
 
-    def _write(
-        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
-    ) -> list[Record]:
+    def _write(self, appending: Appending) -> list[Record]:
         if not self._building:
             # a connection the server ended while idle is found (and made again) here,
             # before any of the command is sent, rather than refusing the command
@@ -379,29 +374,24 @@ class PostgresStore(StoreBase):
                 # writers of one table take turns, as SQLite's BEGIN IMMEDIATE makes them;
                 # the unique key stays the check, the lock only spares them lost work
                 conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.table,))
-                last_seq, prev = self._read_last()
-                if last_seq != expected_seq:
-                    raise ConcurrencyError(expected_seq, last_seq)
-                records, rows = new_records(
-                    drafts, last_seq, prev, command=command, author=author, at=at
-                )
+                records, rows = appending.after(*self._read_last())
                 self._insert(rows)
-                if self.signer is not None:
-                    seq, digest = rows[-1][0], rows[-1][4]
+                signature = self._signature(rows)
+                if signature is not None:
                     conn.execute(
                         "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
-                        (self.table, seq, self.signer.public, self.signer.sign(seq, digest)),
+                        (self.table, *signature),
                     )
         except psycopg.errors.UniqueViolation:
             # another writer took the same sequence number first: the key is the check
             actual = self.refresh()
-            raise ConcurrencyError(expected_seq, actual) from None
+            raise ConcurrencyError(appending.expected_seq, actual) from None
         except psycopg.Error as exc:
             if self._building or not self._lost(exc):
                 with contextlib.suppress(psycopg.Error):
                     self._last = self._read_last()
                 raise _error(self.target, exc) from None
-            return self._after_loss(pid, expected_seq, command)
+            return self._after_loss(pid, appending.expected_seq, appending.command)
         self._last = (rows[-1][0], rows[-1][4])
         self._notify()
         return records
@@ -507,12 +497,6 @@ class PostgresStore(StoreBase):
         except psycopg.Error as exc:
             raise _error(self.target, exc) from None
 
-    def backup(self, dest: str) -> int:
-        """Copy the table into a new table ``dest``: a table file, or another URL."""
-        from .copy import copy_table
-
-        return copy_table(self, dest)
-
     # -- reading -----------------------------------------------------------
 
     def _pages(self, query: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
@@ -566,10 +550,7 @@ class PostgresStore(StoreBase):
             "WHERE tbl = %s AND seq > %s AND seq <= %s ORDER BY seq"
         )
         for seq, v, body in self._pages(query, after, upto):
-            try:
-                yield decode_body(body, v)
-            except DecodeError as exc:
-                raise damaged(self.name, seq, str(exc)) from None
+            yield self._decode(seq, v, body)
 
     def public_seqs(self, upto: int) -> list[int]:
         """Records players may see, found in the stored bodies (as ``SQLiteStore.public_seqs``)."""

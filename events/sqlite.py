@@ -7,26 +7,22 @@ import os
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .record import DecodeError, Record, decode_body
+from .record import Record
 from .signing import SigningKey
 from .store import (
     GM_ONLY_MARK,
-    ConcurrencyError,
-    Draft,
+    Appending,
     ReadError,
     Row,
     Store,
-    StoreBase,
     StoredRow,
     StoreError,
     chained,
-    damaged,
     is_url,
-    new_records,
 )
 
 #: Written into every table file; a foreign SQLite file lacks it.
@@ -177,7 +173,7 @@ def _into_wal(db: sqlite3.Connection) -> None:
         pause = min(pause * 2, 0.1)
 
 
-class SQLiteStore(StoreBase):
+class SQLiteStore(Store):
     """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
     ``append`` is all-or-nothing for a command's events, and the uniqueness of
@@ -350,30 +346,20 @@ class SQLiteStore(StoreBase):
                 raise StoreError(str(exc).replace(str(partial), str(path))) from None
             raise
 
-    def _write(
-        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
-    ) -> list[Record]:
+    def _write(self, appending: Appending) -> list[Record]:
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise write_error(self.path, exc) from None
         try:
-            last_seq, prev = self._read_last()
-            if last_seq != expected_seq:
-                raise ConcurrencyError(expected_seq, last_seq)
-            records, rows = new_records(
-                drafts, last_seq, prev, command=command, author=author, at=at
-            )
+            records, rows = appending.after(*self._read_last())
             db.executemany(
                 "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
             )
-            if self.signer is not None:
-                head = rows[-1]
-                db.execute(
-                    "INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)",
-                    (head[0], self.signer.public, self.signer.sign(head[0], head[4])),
-                )
+            signature = self._signature(rows)
+            if signature is not None:
+                db.execute("INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)", signature)
             db.execute("COMMIT")
         except BaseException as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -460,9 +446,7 @@ class SQLiteStore(StoreBase):
         gets the records, read inside one transaction, in one transaction.
         """
         if is_url(str(dest)):
-            from .copy import copy_table
-
-            return copy_table(self, str(dest))
+            return super().backup(str(dest))
         target = Path(dest)
         partial = _build_beside(target, "the copy")
         try:
@@ -529,19 +513,13 @@ class SQLiteStore(StoreBase):
                 raise self._damaged(seq, "a column holds the wrong kind of value")
             yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")  # type: ignore[arg-type]
 
-    def _damaged(self, seq: object, why: str) -> StoreError:
-        return damaged(self.name, seq, why)
-
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
         sql = "SELECT seq, v, body FROM records r WHERE seq > ?"
         for seq, v, body in self._read(sql, after, upto):
             if type(v) is not int or not isinstance(body, bytes | str):
                 raise self._damaged(seq, "a column holds the wrong kind of value")
-            try:
-                yield decode_body(body, v)
-            except DecodeError as exc:
-                raise self._damaged(seq, str(exc)) from None
+            yield self._decode(seq, v, body)
 
     def public_seqs(self, upto: int) -> list[int]:
         """Sequence numbers up to ``upto`` of the records players may see, without decoding.

@@ -98,18 +98,24 @@ class Verdict:
 
 @runtime_checkable
 class Store(Protocol):
-    """One table's append-only, hash-chained, signed log."""
+    """One table's append-only, hash-chained, signed log.
+
+    A store's engine gives the methods whose body here is ``...``; the rest
+    is built from them once, for every engine, by subclassing ``Store``.
+    """
 
     #: how messages name the table: a file path, or a URL without its password
     name: str
     readonly: bool
     #: with a signer every append also signs the new chain head
     signer: SigningKey | None
+    #: the last record this store knows of: its sequence number and hash
+    _last: tuple[int, str]
 
     @property
     def last_seq(self) -> int:
         """The last record this store knows of (``refresh`` re-reads it)."""
-        ...
+        return self._last[0]
 
     def append(
         self,
@@ -125,6 +131,14 @@ class Store(Protocol):
         Raises ``ConcurrencyError`` (and writes nothing) when the last record is
         another than ``expected_seq``.
         """
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only")
+        if not drafts:
+            return []
+        return self._write(Appending(drafts, expected_seq, command, author, at or utc_now()))
+
+    def _write(self, appending: Appending) -> list[Record]:
+        """Write a command's records in one transaction (``append`` has checked the call)."""
         ...
 
     def import_rows(self, rows: Iterable[Row]) -> int:
@@ -143,7 +157,10 @@ class Store(Protocol):
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
         ...
 
-    def record(self, seq: int) -> Record: ...
+    def record(self, seq: int) -> Record:
+        for record in self.records(seq - 1, seq):
+            return record
+        raise StoreError(f"{self.name}: no record {seq}")
 
     def public_seqs(self, upto: int) -> list[int]:
         """Sequence numbers up to ``upto`` of the records players may see."""
@@ -162,82 +179,28 @@ class Store(Protocol):
         ...
 
     def check(self, key: str | None = None) -> Verdict:
-        """Walk the chain: every column of every record, and every signature."""
-        ...
+        """Walk the chain: every column of every record, and every signature (``check_rows``)."""
+        return check_rows(self.rows(), key)
 
     def verify(self) -> int | None:
         """The first bad sequence number, or None when the chain is sound."""
-        ...
+        return self.check().bad
 
     def location(self) -> str:
         """Where ``check`` read the records from, for ``margin verify``."""
         ...
 
     def backup(self, dest: str) -> int:
-        """Copy the table as it is at one moment into a new table ``dest``; its records."""
-        ...
+        """Copy the table as it is at one moment into a new table ``dest``; its records.
+
+        Unless an engine has a better way, the rows are read once and written into
+        ``dest`` (a table file or a URL) as ``copy_table`` does.
+        """
+        from .copy import copy_table
+
+        return copy_table(self, dest)
 
     def close(self) -> None: ...
-
-    def __enter__(self) -> Store: ...
-
-    def __exit__(self, *exc: object) -> None: ...
-
-
-class StoreBase:
-    """What every store builds from its own ``rows``, ``records`` and ``close``."""
-
-    name: str
-    readonly: bool
-    _last: tuple[int, str]
-
-    @property
-    def last_seq(self) -> int:
-        return self._last[0]
-
-    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
-        raise NotImplementedError
-
-    def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        raise NotImplementedError
-
-    def _write(
-        self, drafts: Sequence[Draft], expected_seq: int, command: str, author: str, at: str
-    ) -> list[Record]:
-        """Write a command's records in one transaction (``append`` has checked the call)."""
-        raise NotImplementedError
-
-    def append(
-        self,
-        drafts: Sequence[Draft],
-        expected_seq: int,
-        *,
-        command: str,
-        author: str = "gm",
-        at: str | None = None,
-    ) -> list[Record]:
-        """See ``Store.append``."""
-        if self.readonly:
-            raise StoreError(f"{self.name}: opened read-only")
-        if not drafts:
-            return []
-        return self._write(drafts, expected_seq, command, author, at or utc_now())
-
-    def record(self, seq: int) -> Record:
-        for record in self.records(seq - 1, seq):
-            return record
-        raise StoreError(f"{self.name}: no record {seq}")
-
-    def check(self, key: str | None = None) -> Verdict:
-        """Walk the chain: every column of every record, and every signature (``check_rows``)."""
-        return check_rows(self.rows(), key)
-
-    def verify(self) -> int | None:
-        """Walk the chain; the first bad sequence number, or None when sound."""
-        return self.check().bad
 
     def __enter__(self) -> Self:
         return self
@@ -245,21 +208,69 @@ class StoreBase:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _signature(self, rows: Sequence[Row]) -> tuple[int, str, str] | None:
+        """The signature (seq, key, sig) of the chain head that ``rows`` end with, if signing."""
+        if self.signer is None:
+            return None
+        seq, digest = rows[-1][0], rows[-1][4]
+        return seq, self.signer.public, self.signer.sign(seq, digest)
+
+    def _decode(self, seq: object, v: int, body: bytes | str) -> Record:
+        """A stored body decoded; one that will not decode is reported as damaged."""
+        try:
+            return decode_body(body, v)
+        except DecodeError as exc:
+            raise self._damaged(seq, str(exc)) from None
+
+    def _damaged(self, seq: object, why: str) -> StoreError:
+        return StoreError(
+            f"{self.name}: record {seq} is damaged and cannot be read ({why}); "
+            f"margin verify {self.name} says more"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Appending:
+    """One command's drafts on their way into the log, as ``Store.append`` was called."""
+
+    drafts: Sequence[Draft]
+    expected_seq: int
+    command: str
+    author: str
+    at: str
+
+    def after(self, last_seq: int, prev: str) -> tuple[list[Record], list[Row]]:
+        """The records and rows of the command written after record ``last_seq`` (hash ``prev``).
+
+        Raises ``ConcurrencyError`` when that record is not the one the command expected.
+        """
+        # looked up at each append, so that the format written is the one in force
+        from .record import FORMAT, encode_body
+
+        if last_seq != self.expected_seq:
+            raise ConcurrencyError(self.expected_seq, last_seq)
+        records = records_after(
+            self.drafts, last_seq, command=self.command, author=self.author, at=self.at
+        )
+        rows: list[Row] = []
+        for record in records:
+            body = encode_body(record)
+            digest = chain_hash(prev, body)
+            rows.append((record.seq, self.command, FORMAT, prev, digest, body))
+            prev = digest
+        return records, rows
+
 
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def new_records(
-    drafts: Sequence[Draft], last_seq: int, prev: str, *, command: str, author: str, at: str
-) -> tuple[list[Record], list[Row]]:
-    """The records a command's drafts become after record ``last_seq``, and their rows."""
-    from .record import FORMAT, encode_body
-
-    records: list[Record] = []
-    rows: list[Row] = []
-    for i, draft in enumerate(drafts):
-        record = Record(
+def records_after(
+    drafts: Sequence[Draft], last_seq: int, *, command: str, author: str, at: str
+) -> list[Record]:
+    """The records a command's drafts become, numbered on from record ``last_seq``."""
+    return [
+        Record(
             seq=last_seq + 1 + i,
             at=at,
             author=author,
@@ -268,12 +279,8 @@ def new_records(
             cause=draft.cause,
             visibility=draft.visibility,
         )
-        body = encode_body(record)
-        digest = chain_hash(prev, body)
-        rows.append((record.seq, command, FORMAT, prev, digest, body))
-        records.append(record)
-        prev = digest
-    return records, rows
+        for i, draft in enumerate(drafts)
+    ]
 
 
 def chained(rows: Iterable[Row], last_seq: int, prev: str) -> Iterator[Row]:
@@ -334,13 +341,6 @@ def check_rows(rows: Iterator[StoredRow], key: str | None = None) -> Verdict:
     if signatures.bad is not None:
         verdict.bad, verdict.reason = signatures.bad, signatures.reason
     return verdict
-
-
-def damaged(name: str, seq: object, why: str) -> StoreError:
-    return StoreError(
-        f"{name}: record {seq} is damaged and cannot be read ({why}); "
-        f"margin verify {name} says more"
-    )
 
 
 # -- opening what the user typed ---------------------------------------------

@@ -7,8 +7,9 @@ import msgspec
 from ..base import Event, PlayerForm, declared
 
 
-class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
-    """A percentile check against a target, with every number that decided it."""
+class UnderRoll(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's percentile roll against a target and what it came to: what a check
+    and each side of an opposed check begin with."""
 
     actor: str
     #: what was rolled: a skill, an attribute (raw or unskilled) or a given target
@@ -22,25 +23,19 @@ class UnderChecked(Event, frozen=True, kw_only=True, tag="under.check"):
     critical: bool
     fumble: bool
     margin: int
+
+
+class UnderChecked(Event, UnderRoll, frozen=True, kw_only=True, tag="under.check"):
+    """A percentile check against a target, with every number that decided it."""
+
     crit_range: int = 0
     crit_reading: str = "table"
     unskilled: bool = False
     reason: str = ""
 
 
-class OpposedSide(msgspec.Struct, frozen=True, kw_only=True):
+class OpposedSide(UnderRoll, frozen=True, kw_only=True):
     """One side of an opposed check."""
-
-    actor: str
-    label: str
-    target: int
-    faces: list[int] = []
-    roll: int
-    source: str = "rng"
-    success: bool
-    critical: bool
-    fumble: bool
-    margin: int
 
 
 class UnderOpposed(Event, frozen=True, kw_only=True, tag="under.opposed"):
