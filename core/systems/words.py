@@ -70,6 +70,11 @@ def whole(word: str, what: str) -> int:
         raise RuleError(f"{what}: expected a whole number, got {word!r}") from None
 
 
+def whole_as(what: str) -> Callable[[str], int]:
+    """A reader of a typed whole number that names it ``what`` in its error (see ``whole``)."""
+    return lambda word: whole(word, what)
+
+
 def number(word: str, what: str) -> float:
     """A typed number (``12.5``), or a clear error naming the word."""
     try:
@@ -96,6 +101,51 @@ def counter_value(text: str, where: str) -> tuple[int | None, int | None]:
 def record_number(word: str) -> int | None:
     """A record's number typed as digits, or None."""
     return int(word) if word.isascii() and word.isdigit() else None
+
+
+def name_then(
+    kind: str, option: str, read: Callable[[str], Any], usage: str, *, pass_over: bool = False
+) -> Parser:
+    """A ``WORD NAME [VALUE]`` form: the command ``kind`` for NAME, with ``option`` read from
+    VALUE when it is given. Words after VALUE are passed over when ``pass_over``; otherwise,
+    like words that do not fit, they are refused with ``usage``."""
+
+    def parse(words: list[str], state: TableState) -> dict[str, Any]:
+        match words:
+            case [_, who]:
+                return {"type": kind, "character": who}
+            case [_, who, given, *more] if pass_over or not more:
+                return {"type": kind, "character": who, option: read(given)}
+        raise RuleError(usage)
+
+    return parse
+
+
+def name_value_text(
+    kind: str, option: str, read: Callable[[str], Any], text: str, usage: str
+) -> Parser:
+    """A ``WORD NAME VALUE [TEXT ...]`` form: the command ``kind`` for NAME, with ``option``
+    read from VALUE and the words after it, joined, as ``text``; ``usage`` when VALUE is
+    missing."""
+
+    def parse(words: list[str], state: TableState) -> dict[str, Any]:
+        match words:
+            case [_, who, given, *rest]:
+                return {"type": kind, "character": who, option: read(given), text: " ".join(rest)}
+        raise RuleError(usage)
+
+    return parse
+
+
+def opposed_sides(words: list[str], example: str) -> tuple[list[str], list[str]]:
+    """The words of an ``opposed`` form before and after its ``vs``; without one, a clear
+    error that shows ``example``."""
+    rest = words[1:]
+    low = [w.lower() for w in rest]
+    if "vs" not in low:
+        raise RuleError(f"opposed: write it as '{example}'")
+    cut = low.index("vs")
+    return rest[:cut], rest[cut + 1 :]
 
 
 def stray_words(skills: dict[str, int], words: list[str], who: str, valid: str) -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
+from ..shared_face import if_given
 from . import rules
 from .commands import Attack, Check
 from .decide import attack_gates, aware_of, plan_check
@@ -70,7 +71,7 @@ def _opposed_line(e: dict[str, Any]) -> str:
 
 def _attack_line(e: dict[str, Any]) -> str:
     where = "" if e.get("position", "front") == "front" else f" from the {e['position']}"
-    surround = f", {e['extra_attackers']} more around" if e.get("extra_attackers") else ""
+    surround = if_given(e, "extra_attackers", ", {} more around")
     unaware = f", unaware (+{e['unaware_percent']}%)" if not e.get("aware", True) else ""
     if "attacker" in e:
         weapon = f" with {e['weapon']}" if "weapon" in e else ""
@@ -90,7 +91,7 @@ def _attack_line(e: dict[str, Any]) -> str:
         return head + ": dodged"
     crit = " critical" if e.get("crit") else ""
     vitals = " to the vitals" if e.get("vitals") else ""
-    shield = f", shield absorbs {e['absorbed']}" if e.get("absorbed") else ""
+    shield = if_given(e, "absorbed", ", shield absorbs {}")
     line = f"{head}:{crit} hit{vitals} ({e['location']}) for {e['damage']}{shield}"
     if e.get("steps"):
         line += " | " + "; ".join(f"{s[0]} {s[1]}" for s in e["steps"])
@@ -140,8 +141,8 @@ def _tick_line(e: dict[str, Any]) -> str:
 
 
 def _travel_line(e: dict[str, Any]) -> str:
-    speed = f" at {e['speed']} knots" if e.get("speed") else ""
-    note = f" ({e['note']})" if e.get("note") else ""
+    speed = if_given(e, "speed", " at {} knots")
+    note = if_given(e, "note", " ({})")
     return f"travel by {e['domain']}: {e['distance']} {e['unit']}{speed}{note}"
 
 
@@ -208,8 +209,8 @@ def _line_moved(e: dict[str, Any]) -> str:
 def _line_hp(e: dict[str, Any]) -> str:
     amount = e["amount"]
     verb = "heals" if amount > 0 else "takes"
-    shield = f" (shield absorbs {e['absorbed']})" if e.get("absorbed") else ""
-    reason = f": {e['reason']}" if e.get("reason") else ""
+    shield = if_given(e, "absorbed", " (shield absorbs {})")
+    reason = if_given(e, "reason", ": {}")
     return f"{e['character']} {verb} {abs(amount)}{shield}{reason}"
 
 
@@ -217,26 +218,26 @@ def _line_traveled(e: dict[str, Any]) -> str:
     return _travel_line(e)
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "chance.check": _line_check,
-    "chance.opposed": _line_opposed,
-    "chance.attack": _line_attack,
-    "chance.effect": _line_effect,
-    "chance.tick": _line_tick,
-    "chance.removed": _line_removed,
-    "chance.encounter": _line_encounter,
-    "chance.joined": _line_joined,
-    "chance.turn": _line_turn,
-    "chance.side": _line_side,
-    "chance.encounter-ended": _line_encounter_ended,
-    "chance.moved": _line_moved,
-    "chance.hp": _line_hp,
-    "chance.traveled": _line_traveled,
-}
-
-#: one log line for a d100-chance event
-describe = describer(LINES)
+#: one log line for a d100-chance event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "chance.check": _line_check,
+        "chance.opposed": _line_opposed,
+        "chance.attack": _line_attack,
+        "chance.effect": _line_effect,
+        "chance.tick": _line_tick,
+        "chance.removed": _line_removed,
+        "chance.encounter": _line_encounter,
+        "chance.joined": _line_joined,
+        "chance.turn": _line_turn,
+        "chance.side": _line_side,
+        "chance.encounter-ended": _line_encounter_ended,
+        "chance.moved": _line_moved,
+        "chance.hp": _line_hp,
+        "chance.traveled": _line_traveled,
+    }
+)
 
 
 # -- status and clock -------------------------------------------------------------

@@ -6,9 +6,10 @@ state, no dice. Damage is computed in exact fractions and rounded once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from ...errors import RuleError
 
@@ -248,42 +249,17 @@ class Damage:
     base: Fraction
 
 
-def _damage_inputs(
-    profile: str,
-    crit_multiplier: int | float | Fraction,
-    vitals: int | float | Fraction,
-    position: str,
-    unaware_percent: int,
-    armor: int | float | Fraction,
-    resistance_percent: int | float | Fraction,
-    pierce: int | float | Fraction,
-) -> tuple[Fraction, Fraction, Fraction, Fraction, Fraction]:
-    """The damage pipeline's inputs checked, as exact numbers: the crit multiplier,
-    vitals, armor, pierce and resistance."""
-    if profile not in PROFILES:
-        raise RuleError(f"profile: {profile!r} is not one of {', '.join(PROFILES)}")
-    if position not in POSITIONS:
-        raise RuleError(f"position: {position!r} is not one of {', '.join(POSITIONS)}")
-    mult = exact(crit_multiplier)
-    if mult < MIN_CRIT_MULTIPLIER:
-        raise RuleError(f"crit_multiplier: {show(mult)} is below the floor of 1.5")
-    if unaware_percent and not UNAWARE_MIN <= unaware_percent <= UNAWARE_MAX:
-        raise RuleError(
-            f"unaware_percent: {unaware_percent} must be 0 or {UNAWARE_MIN}..{UNAWARE_MAX}"
-        )
-    vit = exact(vitals)
-    if vit < 1:
-        raise RuleError(f"vitals: {show(vit)} is below 1 (1 is no called shot)")
-    arm = exact(armor)
-    if arm < 0:
-        raise RuleError(f"armor: {show(arm)} is below 0")
-    pierced = exact(pierce)
-    if pierced < 0:
-        raise RuleError(f"pierce: {show(pierced)} is below 0")
-    res = exact(resistance_percent)
-    if not -100 <= res <= 100:
-        raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
-    return mult, vit, arm, pierced, res
+def _one_of(field: str, value: str, known: Mapping[str, Any]) -> None:
+    if value not in known:
+        raise RuleError(f"{field}: {value!r} is not one of {', '.join(known)}")
+
+
+def _at_least(field: str, value: int | float | Fraction, floor: Fraction, said: str) -> Fraction:
+    """``value`` as an exact number, refused below ``floor`` (``said`` as the error says it)."""
+    number = exact(value)
+    if number < floor:
+        raise RuleError(f"{field}: {show(number)} is below {said}")
+    return number
 
 
 def damage_pipeline(
@@ -302,16 +278,19 @@ def damage_pipeline(
 ) -> Damage:
     """The seven steps, in order: base, range or crit, vitals, position and surprise, armor
     (less the weapon's pierce), resistance, then one rounding half up and a floor of 1."""
-    mult, vit, arm, pierced, res = _damage_inputs(
-        profile,
-        crit_multiplier,
-        vitals,
-        position,
-        unaware_percent,
-        armor,
-        resistance_percent,
-        pierce,
-    )
+    _one_of("profile", profile, PROFILES)
+    _one_of("position", position, POSITIONS)
+    mult = _at_least("crit_multiplier", crit_multiplier, MIN_CRIT_MULTIPLIER, "the floor of 1.5")
+    if unaware_percent and not UNAWARE_MIN <= unaware_percent <= UNAWARE_MAX:
+        raise RuleError(
+            f"unaware_percent: {unaware_percent} must be 0 or {UNAWARE_MIN}..{UNAWARE_MAX}"
+        )
+    vit = _at_least("vitals", vitals, Fraction(1), "1 (1 is no called shot)")
+    arm = _at_least("armor", armor, Fraction(0), "0")
+    pierced = _at_least("pierce", pierce, Fraction(0), "0")
+    res = exact(resistance_percent)
+    if not -100 <= res <= 100:
+        raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
     worn = max(Fraction(0), arm - pierced)
     crit = crit or unaware_percent > 0
     b = exact(base) + exact(scaling)

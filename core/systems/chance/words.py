@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character
 from ..base import Usage
-from ..words import Grammar, number, whole
+from ..words import Grammar, name_then, name_value_text, number, whole, whole_as
 from . import rules
 from .state import sheet_of
 
@@ -188,14 +188,14 @@ def _flee(words: list[str], state: TableState) -> dict[str, Any]:
     raise RuleError("flee: flee WHO [X Y [override]] (feet; the place proposed if none)")
 
 
-@GRAMMAR.form("side", Usage(("character",)))
-def _side(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who]:
-            return {"type": "switch-side", "character": who}
-        case [_, who, side]:
-            return {"type": "switch-side", "character": who, "side": side}
-    raise RuleError("side: side WHO [SIDE] (a charmed character; the charmer's side if none)")
+GRAMMAR.form("side", Usage(("character",)))(
+    name_then(
+        "switch-side",
+        "side",
+        str,
+        "side: side WHO [SIDE] (a charmed character; the charmer's side if none)",
+    )
+)
 
 
 @GRAMMAR.form("bandage", Usage(("character",)))
@@ -245,17 +245,15 @@ def _endfight(words: list[str], state: TableState) -> dict[str, Any]:
     return {"type": "end-encounter"}
 
 
-@GRAMMAR.form("hp", Usage(("character",)))
-def _hp(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who, amount, *reason]:
-            return {
-                "type": "hp",
-                "character": who,
-                "amount": whole(amount, "amount"),
-                "reason": " ".join(reason),
-            }
-    raise RuleError("hp: hp WHO AMOUNT [reason] (negative for damage)")
+GRAMMAR.form("hp", Usage(("character",)))(
+    name_value_text(
+        "hp",
+        "amount",
+        whole_as("amount"),
+        "reason",
+        "hp: hp WHO AMOUNT [reason] (negative for damage)",
+    )
+)
 
 
 @GRAMMAR.form("clear", Usage(("character", "effect"), makes="clear-effect"))

@@ -61,6 +61,26 @@ def _pc(name: str, sheet: dict[str, Any], hidden: bool = False) -> dict[str, Any
     return {"type": "add-character", "name": name, "sheet": sheet, "hidden": hidden}
 
 
+def _npc(
+    name: str,
+    attributes: dict[str, int],
+    skills: dict[str, Any],
+    health: int,
+    weapon: str,
+    armor: str,
+) -> dict[str, Any]:
+    """One of the ambush's NPCs: no Edge, one weapon, and the defense of trained fighters."""
+    sheet = {
+        "attributes": attributes,
+        "skills": skills,
+        "health": health,
+        "weapons": [weapon],
+        "armor": armor,
+        "defense": 20,
+    }
+    return _pc(name, sheet)
+
+
 DEMO: tuple[dict[str, Any], ...] = (
     _pc(
         "Kael",
@@ -104,27 +124,21 @@ DEMO: tuple[dict[str, Any], ...] = (
             "armor": "light",
         },
     ),
-    _pc(
+    _npc(
         "Guard",
-        {
-            "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
-            "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
-            "health": 30,
-            "weapons": ["assault-rifle"],
-            "armor": "medium",
-            "defense": 20,
-        },
+        {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
+        {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
+        health=30,
+        weapon="assault-rifle",
+        armor="medium",
     ),
-    _pc(
+    _npc(
         "Enforcer",
-        {
-            "attributes": {"ST": 7, "AG": 5, "CU": 4, "IN": 3},
-            "skills": {"melee": {"ranks": 3, "keys": ["ST", "AG"]}},
-            "health": 35,
-            "weapons": ["sword"],
-            "armor": "inertial",
-            "defense": 20,
-        },
+        {"ST": 7, "AG": 5, "CU": 4, "IN": 3},
+        {"melee": {"ranks": 3, "keys": ["ST", "AG"]}},
+        health=35,
+        weapon="sword",
+        armor="inertial",
     ),
     # Kael climbs the cliff: Athletics +20 vs Difficult (30); 7+8 is a significant
     # success, leaving Advantage pending on his next Athletics check.

@@ -6,7 +6,8 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import TableState
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
+from ..shared_face import if_given
 from . import rules
 from .commands import Check
 from .decide import plan_check, turn_order
@@ -25,11 +26,7 @@ from .words import GRAMMAR
 
 def _check_line(e: dict[str, Any]) -> str:
     who = e.get("character", "someone unseen")
-    tn = (
-        f"TN {e['tn']}" + (f" ({e['tn_name']})" if e.get("tn_name") else "")
-        if "tn" in e
-        else "TN ?"
-    )
+    tn = f"TN {e['tn']}" + if_given(e, "tn_name", " ({})") if "tn" in e else "TN ?"
     mode = {"advantage": " with Advantage", "disadvantage": " with Disadvantage"}.get(
         e.get("mode", ""), ""
     )
@@ -102,7 +99,7 @@ def _line_damage(e: dict[str, Any]) -> str:
     kind = " stun" if e.get("stun") else ""
     armor = ""
     if e.get("pt") or e.get("dr"):
-        reduction = f"-{e['pt_reduction']}" if e.get("pt_reduction") else ""
+        reduction = if_given(e, "pt_reduction", "-{}")
         armor = f" vs PT {e.get('pt')}{reduction}/DR {e.get('dr')}"
     result = (
         f"{e.get('soaked')} soaked, {e.get('taken')} taken"
@@ -118,7 +115,7 @@ def _line_damage(e: dict[str, Any]) -> str:
 
 
 def _line_injury(e: dict[str, Any]) -> str:
-    sev = f"{e['severity']} " if e.get("severity") else ""
+    sev = if_given(e, "severity", "{} ")
     kind = "stun " if e.get("stun") else ""
     end = ""
     if e.get("overwhelmed") or e.get("severity") == "fatal":
@@ -142,7 +139,7 @@ def _line_burned(e: dict[str, Any]) -> str:
 
 
 def _line_recovered(e: dict[str, Any]) -> str:
-    size = f" ({e['size']})" if e.get("size") else ""
+    size = if_given(e, "size", " ({})")
     return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
 
 
@@ -159,7 +156,7 @@ def _line_healed(e: dict[str, Any]) -> str:
 
 
 def _line_armor_repaired(e: dict[str, Any]) -> str:
-    left = f" ({e['wear_after']} still worn off)" if e.get("wear_after") else ""
+    left = if_given(e, "wear_after", " ({} still worn off)")
     return f"{e.get('character')}'s armor is repaired: PT +{e.get('points')}{left}"
 
 
@@ -186,7 +183,7 @@ def _line_turn(e: dict[str, Any]) -> str:
 
 
 def _line_action(e: dict[str, Any]) -> str:
-    what = f": {e['what']}" if e.get("what") else ""
+    what = if_given(e, "what", ": {}")
     return f"{e.get('character')} uses a {e.get('action')} action{what}"
 
 
@@ -194,29 +191,29 @@ def _line_encounter_ended(e: dict[str, Any]) -> str:
     return "encounter ends"
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "edge.check": _line_check,
-    "edge.attack": _line_attack,
-    "edge.spent": _line_spent,
-    "edge.damage": _line_damage,
-    "edge.injury": _line_injury,
-    "edge.injury-lessened": _line_injury_lessened,
-    "edge.burned": _line_burned,
-    "edge.recovered": _line_recovered,
-    "edge.pending-dismissed": _line_pending_dismissed,
-    "edge.healed": _line_healed,
-    "edge.armor-repaired": _line_armor_repaired,
-    "edge.encounter-started": _line_encounter_started,
-    "edge.joined": _line_joined,
-    "edge.left": _line_left,
-    "edge.turn": _line_turn,
-    "edge.action": _line_action,
-    "edge.encounter-ended": _line_encounter_ended,
-}
-
-#: one log line for a 2d10-edge event
-describe = describer(LINES)
+#: one log line for a 2d10-edge event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "edge.check": _line_check,
+        "edge.attack": _line_attack,
+        "edge.spent": _line_spent,
+        "edge.damage": _line_damage,
+        "edge.injury": _line_injury,
+        "edge.injury-lessened": _line_injury_lessened,
+        "edge.burned": _line_burned,
+        "edge.recovered": _line_recovered,
+        "edge.pending-dismissed": _line_pending_dismissed,
+        "edge.healed": _line_healed,
+        "edge.armor-repaired": _line_armor_repaired,
+        "edge.encounter-started": _line_encounter_started,
+        "edge.joined": _line_joined,
+        "edge.left": _line_left,
+        "edge.turn": _line_turn,
+        "edge.action": _line_action,
+        "edge.encounter-ended": _line_encounter_ended,
+    }
+)
 
 
 # -- status and clock ---------------------------------------------------------

@@ -9,7 +9,7 @@ from ...dice import ConstTerm, DiceTerm, parse
 from ...errors import RuleError
 from ...state import TableState
 from ..base import Usage
-from ..words import Grammar, Parser, whole
+from ..words import Grammar, Parser, name_then, name_value_text, whole, whole_as
 
 #: an option word's reader: the words, the option's index, the command -> the next index
 Option = Callable[[list[str], int, dict[str, Any]], int]
@@ -306,45 +306,11 @@ def _start_words(words: list[str], state: TableState) -> dict[str, Any]:
     return {"type": "start-encounter", "name": " ".join(words[1:])}
 
 
-def _use_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who, action, *what]:
-            return {
-                "type": "use-action",
-                "character": who,
-                "action": action.lower(),
-                "what": " ".join(what),
-            }
-    raise _usage("use NAME major|move|minor|bonus|reaction [what ...]")
-
-
 def _recover_words(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, reason, *characters]:
             return {"type": "recover-edge", "reason": reason.lower(), "characters": characters}
     raise _usage("recover session-end|refresh|long-rest|scenario-end|final-boss [NAME ...]")
-
-
-def _award_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who]:
-            return {"type": "award-edge", "character": who}
-        case [_, who, size, *_]:
-            return {"type": "award-edge", "character": who, "size": size.lower()}
-    raise _usage("award NAME [minor|major|boss]")
-
-
-def _dismiss_words(words: list[str], state: TableState) -> dict[str, Any]:
-    match words:
-        case [_, who]:
-            return {"type": "dismiss-pending", "character": who}
-        case [_, who, pending, *_]:
-            return {
-                "type": "dismiss-pending",
-                "character": who,
-                "pending": whole(pending, "pending"),
-            }
-    raise _usage("dismiss NAME [PENDING]")
 
 
 def _heal_words(words: list[str], state: TableState) -> dict[str, Any]:
@@ -375,16 +341,9 @@ def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
     raise _usage("repair NAME [POINTS]")
 
 
-def _injury_words(kind: str) -> Parser:
-    def build(words: list[str], state: TableState) -> dict[str, Any]:
-        match words:
-            case [_, who]:
-                return {"type": kind, "character": who}
-            case [_, who, seq, *_]:
-                return {"type": kind, "character": who, "injury": whole(seq, "injury")}
-        raise _usage(f"{words[0]} NAME [INJURY]")
-
-    return build
+def _named(kind: str, option: str, read: Callable[[str], Any], usage: str) -> Parser:
+    """A ``WORD NAME [VALUE]`` form that passes over any words after VALUE."""
+    return name_then(kind, option, read, f"usage: {usage}", pass_over=True)
 
 
 #: every short form: its word, what its words are (for completion) and its parser
@@ -419,8 +378,16 @@ GRAMMAR = Grammar.of(
         _edge_words,
     ),
     ("damage", Usage(("character",), ("stun|no-armor|faces",)), _damage_words),
-    ("burn", Usage(("character",), makes="edge-burn"), _injury_words("edge-burn")),
-    ("lessen", Usage(("character",), makes="lessen-injury"), _injury_words("lessen-injury")),
+    (
+        "burn",
+        Usage(("character",), makes="edge-burn"),
+        _named("edge-burn", "injury", whole_as("injury"), "burn NAME [INJURY]"),
+    ),
+    (
+        "lessen",
+        Usage(("character",), makes="lessen-injury"),
+        _named("lessen-injury", "injury", whole_as("injury"), "lessen NAME [INJURY]"),
+    ),
     ("next", Usage(makes="next-turn"), _bare("next-turn")),
     ("start", Usage(makes="start-encounter"), _start_words),
     ("join", Usage(("character",), ("faces",)), _join_words),
@@ -429,7 +396,13 @@ GRAMMAR = Grammar.of(
     (
         "use",
         Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),
-        _use_words,
+        name_value_text(
+            "use-action",
+            "action",
+            str.lower,
+            "what",
+            "usage: use NAME major|move|minor|bonus|reaction [what ...]",
+        ),
     ),
     (
         "recover",
@@ -440,8 +413,16 @@ GRAMMAR = Grammar.of(
         ),
         _recover_words,
     ),
-    ("award", Usage(("character", "minor|major|boss"), makes="award-edge"), _award_words),
-    ("dismiss", Usage(("character",), makes="dismiss-pending"), _dismiss_words),
+    (
+        "award",
+        Usage(("character", "minor|major|boss"), makes="award-edge"),
+        _named("award-edge", "size", str.lower, "award NAME [minor|major|boss]"),
+    ),
+    (
+        "dismiss",
+        Usage(("character",), makes="dismiss-pending"),
+        _named("dismiss-pending", "pending", whole_as("pending"), "dismiss NAME [PENDING]"),
+    ),
     ("heal", Usage(("character", "number"), ("stun|cared",)), _heal_words),
     ("repair", Usage(), _repair_words),
 )

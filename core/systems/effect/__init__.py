@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, state, words
+from ..base import Option, shaped
 
 OPTIONS = (
     Option(
@@ -127,37 +126,26 @@ DEMO: tuple[dict[str, Any], ...] = (
 )
 
 
-SYSTEM = System(
+#: the table screen's short forms, in an order that runs on the demo table
+SHORT_FORMS: tuple[tuple[str, str], ...] = (
+    ("check vex electronics difficult", "a skill check at a rung of the ladder"),
+    ("check vex electronics very-difficult +1 for the lock", "a situational +1 and a reason"),
+    ("check mira streetwise law 8", "unskilled, the difficulty from a law level"),
+    ("check vex str routine", "a characteristic alone"),
+    ("assist mira vex electronics", "help: the helper's Effect waits for vex's next check"),
+    ("check vex electronics average task the vault door", "a check on a named task"),
+    ("close the safe", "the GM closes a task: no attempts from now on"),
+    ("set opposed_checks true", "switch on a reference rule"),
+    ("opposed vex electronics vs mira electronics", "an opposed check (reference rule)"),
+)
+
+
+SYSTEM = shaped(
+    __name__,
     id="2d6-effect",
     title="2d6-effect",
     summary="2D6 + DMs against 8, Effect bands, assistance and a difficulty ladder",
     options=OPTIONS,
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
-    initial_world=state.initial_world,
-    resolve=resolve.RESOLVE,
-    short_forms=(
-        ("check vex electronics difficult", "a skill check at a rung of the ladder"),
-        ("check vex electronics very-difficult +1 for the lock", "a situational +1 and a reason"),
-        ("check mira streetwise law 8", "unskilled, the difficulty from a law level"),
-        ("check vex str routine", "a characteristic alone"),
-        ("assist mira vex electronics", "help: the helper's Effect waits for vex's next check"),
-        ("check vex electronics average task the vault door", "a check on a named task"),
-        ("close the safe", "the GM closes a task: no attempts from now on"),
-        ("set opposed_checks true", "switch on a reference rule"),
-        ("opposed vex electronics vs mira electronics", "an opposed check (reference rule)"),
-    ),
+    short_forms=SHORT_FORMS,
     demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    field_lines=present.field_lines,
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
-    recap=recap.READERS,
 )

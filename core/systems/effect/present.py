@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...state import Character, TableState, find_character
-from ..base import Command, Line, Odds, describer
+from ..base import Command, Odds, describer
+from ..shared_face import if_given
 from . import rules
 from .commands import Assist, Check, Opposed
 from .decide import plan_check
@@ -53,8 +54,8 @@ def _side_text(side: Mapping[str, Any]) -> str:
 
 
 def _line_check(e: dict[str, Any]) -> str:
-    why = f" for {e['reason']}" if e.get("reason") else ""
-    task = f" [task {e['task']}]" if e.get("task") else ""
+    why = if_given(e, "reason", " for {}")
+    task = if_given(e, "task", " [task {}]")
     typed = " (typed)" if e.get("source") == "typed" else ""
     faces = "+".join(str(f) for f in e["faces"])
     time = ""
@@ -99,20 +100,20 @@ def _line_opposed(e: dict[str, Any]) -> str:
 
 
 def _line_task_closed(e: dict[str, Any]) -> str:
-    why = f" ({e['reason']})" if e.get("reason") else ""
+    why = if_given(e, "reason", " ({})")
     return f"task {e['task']} is closed: no further attempts{why}"
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "effect.check": _line_check,
-    "effect.assist": _line_assist,
-    "effect.opposed": _line_opposed,
-    "effect.task-closed": _line_task_closed,
-}
-
-#: one log line for a 2d6-effect event
-describe = describer(LINES)
+#: one log line for a 2d6-effect event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "effect.check": _line_check,
+        "effect.assist": _line_assist,
+        "effect.opposed": _line_opposed,
+        "effect.task-closed": _line_task_closed,
+    }
+)
 
 
 def status(char: Character, state: TableState) -> list[str]:

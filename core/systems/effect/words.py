@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, record_number, stray_words
+from ..words import Grammar, opposed_sides, record_number, stray_words
 from . import rules
 
 GRAMMAR = Grammar()
@@ -132,13 +132,8 @@ def _assist(words: list[str], state: TableState) -> dict[str, Any]:
     Usage(("character",), ("skill", "characteristic", "difficulty", "vs"), {"vs": "character"}),
 )
 def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    if "vs" not in low:
-        raise RuleError("opposed: write it as 'opposed vex electronics vs mira electronics'")
-    cut = low.index("vs")
     sides = []
-    for part in (rest[:cut], rest[cut + 1 :]):
+    for part in opposed_sides(words, "opposed vex electronics vs mira electronics"):
         part, faces = _side_faces(part)
         side = _check_words(part, state, "opposed")
         side.pop("law_level", None)

@@ -7,8 +7,8 @@ from typing import Any
 from margin.events.systems import under as under_events
 
 from ...state import Moment, TableState
-from ..base import Option, System
-from . import commands, decide, fold, present, recap, resolve, rules, state, words
+from ..base import Option, shaped
+from . import fold, present, rules, state
 
 #: Commands that build the demo table: a padlock, a tug of war and a street fight on the track.
 DEMO: tuple[dict[str, Any], ...] = (
@@ -75,7 +75,8 @@ def moment(table: TableState) -> Moment | None:
     return Moment(count=world.now) if running else None
 
 
-SYSTEM = System(
+SYSTEM = shaped(
+    __name__,
     id="d100-under",
     title="d100-under",
     summary="d100 under a target from a rating, with a timing track of counts",
@@ -88,21 +89,10 @@ SYSTEM = System(
             rules.CRIT_READINGS,
         ),
     ),
-    commands=commands.COMMANDS,
-    handlers=fold.HANDLERS,
-    decide=decide.decide,
-    make_character=state.make_character,
-    check_sheet=state.check_sheet,
+    # the track's empty world is the fold's, and what players see of it the screen's
     initial_world=fold.initial_world,
-    resolve=resolve.RESOLVE,
-    demo=DEMO,
-    rules_doc="rules.md",
-    describe=present.describe,
-    status=present.status,
-    field_lines=present.field_lines,
-    clock=present.clock,
     player_world=present.player_world,
-    recap=recap.READERS,
+    demo=DEMO,
     next_words="advance next",
     short_forms=(
         ("check kael melee", "a skill check against the sheet's target"),
@@ -120,10 +110,6 @@ SYSTEM = System(
         ("end-track", "end the timing track"),
         ("track the warehouse", "start a timing track, with a label"),
     ),
-    odds=present.odds,
-    parse_words=words.GRAMMAR.parse,
-    vocabulary=present.vocabulary,
-    grammar=words.GRAMMAR.usages,
     moment=moment,
     clock_events=(
         under_events.TrackStarted,

@@ -17,8 +17,8 @@ from .state import MAX_ADVANCE
 Target = Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]
 
 
-class Check(Command, tag="check"):
-    """A percentile check: against a skill's target, an attribute's, or a given target."""
+class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """One side of an opposed check."""
 
     character: str
     skill: str | None = None
@@ -28,18 +28,12 @@ class Check(Command, tag="check"):
     faces: list[int] | None = None
     #: or the percentile read off them, 1..100
     roll: int | None = None
+
+
+class Check(Command, Side, tag="check"):
+    """A percentile check: against a skill's target, an attribute's, or a given target."""
+
     reason: str = ""
-
-
-class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """One side of an opposed check."""
-
-    character: str
-    skill: str | None = None
-    attribute: str | None = None
-    target: Target | None = None
-    faces: list[int] | None = None
-    roll: int | None = None
 
 
 class Opposed(Command, tag="opposed"):

@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Line, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer
+from ..shared_face import if_given
 from . import rules
 from .commands import Check, Opposed
 from .decide import reading
@@ -23,13 +24,13 @@ from .state import (
 )
 from .words import GRAMMAR
 
+#: the words a log line says for the bands it does not call by their names
+_SAID = {"fumble": "critical failure", "critical": "critical success"}
+
 
 def _verdict(e: Mapping[str, Any]) -> str:
-    if e.get("fumble"):
-        return "critical failure"
-    if e.get("critical"):
-        return "critical success"
-    return "success" if e.get("success") else "failure"
+    band = rules.recorded_band(e)
+    return _SAID.get(band, band)
 
 
 def _side_text(s: Mapping[str, Any]) -> str:
@@ -42,7 +43,7 @@ def _side_text(s: Mapping[str, Any]) -> str:
 
 def _line_check(e: dict[str, Any]) -> str:
     typed = " (typed)" if e.get("source") == "typed" else ""
-    why = f" for {e['reason']}" if e.get("reason") else ""
+    why = if_given(e, "reason", " for {}")
     return (
         f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
         f" -> {_verdict(e)}, margin {e['margin']}"
@@ -62,7 +63,7 @@ def _line_escalation(e: dict[str, Any]) -> str:
 
 
 def _line_track_started(e: dict[str, Any]) -> str:
-    return "timing track starts at count 0" + (f" ({e['label']})" if e.get("label") else "")
+    return "timing track starts at count 0" + if_given(e, "label", " ({})")
 
 
 def _line_track_ended(e: dict[str, Any]) -> str:
@@ -85,7 +86,7 @@ def _line_resolved(e: dict[str, Any]) -> str:
 
 
 def _line_interrupted(e: dict[str, Any]) -> str:
-    why = f" ({e['reason']})" if e.get("reason") else ""
+    why = if_given(e, "reason", " ({})")
     return f"{e['actor']}'s {e['action']} (due on count {e['at']}) is interrupted{why}"
 
 
@@ -96,22 +97,22 @@ def _line_changed(e: dict[str, Any]) -> str:
     )
 
 
-#: event tag -> the log line of one of its records (given as a dict, possibly lensed)
-LINES: dict[str, Line] = {
-    "under.check": _line_check,
-    "under.opposed": _line_opposed,
-    "under.escalation": _line_escalation,
-    "under.track-started": _line_track_started,
-    "under.track-ended": _line_track_ended,
-    "under.declared": _line_declared,
-    "under.advanced": _line_advanced,
-    "under.resolved": _line_resolved,
-    "under.interrupted": _line_interrupted,
-    "under.changed": _line_changed,
-}
-
-#: one log line for a d100-under event
-describe = describer(LINES)
+#: one log line for a d100-under event, by its tag (the event given as a dict, possibly
+#: lensed); None for a tag not here
+describe = describer(
+    {
+        "under.check": _line_check,
+        "under.opposed": _line_opposed,
+        "under.escalation": _line_escalation,
+        "under.track-started": _line_track_started,
+        "under.track-ended": _line_track_ended,
+        "under.declared": _line_declared,
+        "under.advanced": _line_advanced,
+        "under.resolved": _line_resolved,
+        "under.interrupted": _line_interrupted,
+        "under.changed": _line_changed,
+    }
+)
 
 
 def status(char: Character, state: TableState) -> list[str]:

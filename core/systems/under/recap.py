@@ -45,19 +45,11 @@ def _check(e: dict[str, Any]) -> list[Fact]:
         label + (f" vs {target}" if target is not None else ""),
         bool(e.get("success")),
         chance,
-        band=_band(e),
+        band=rules.recorded_band(e),
         bands=bands,
         typed=typed(e),
     )
     return [check, *_notable(e, label)]
-
-
-def _band(side: dict[str, Any]) -> str:
-    if side.get("fumble"):
-        return "fumble"
-    if side.get("critical"):
-        return "critical"
-    return "success" if side.get("success") else "failure"
 
 
 def _opposed(e: dict[str, Any]) -> list[Fact]:

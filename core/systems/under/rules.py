@@ -5,6 +5,7 @@ Pure functions of numbers; the system module turns commands into events with the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -87,11 +88,23 @@ class Outcome:
 
     @property
     def band(self) -> str:
-        if self.fumble:
-            return "fumble"
-        if self.critical:
-            return "critical"
-        return "success" if self.success else "failure"
+        return band_of(self.success, self.critical, self.fumble)
+
+
+def band_of(success: bool, critical: bool, fumble: bool) -> str:
+    """The band a judged roll falls in: a fumble or a critical before plain success."""
+    if fumble:
+        return "fumble"
+    if critical:
+        return "critical"
+    return "success" if success else "failure"
+
+
+def recorded_band(judged: Mapping[str, Any]) -> str:
+    """The band of a check, or a side of an opposed one, as its event (a dict) records it."""
+    return band_of(
+        bool(judged.get("success")), bool(judged.get("critical")), bool(judged.get("fumble"))
+    )
 
 
 def judge(target: int, roll: int, reading: str = "table") -> Outcome:

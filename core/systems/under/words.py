@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, Parser, record_number, stray_words
+from ..words import Grammar, Parser, opposed_sides, record_number, stray_words
 
 GRAMMAR = Grammar()
 
@@ -69,15 +69,11 @@ def _check(words: list[str], state: TableState) -> dict[str, Any]:
 
 @GRAMMAR.form("opposed", Usage(("character",), ("skill", "attribute", "vs"), {"vs": "character"}))
 def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    if "vs" not in low:
-        raise RuleError("opposed: write it as 'opposed kael br vs cultist 30'")
-    cut = low.index("vs")
+    before, after = opposed_sides(words, "opposed kael br vs cultist 30")
     return {
         "type": "opposed",
-        "a": _side_words(rest[:cut], state, "opposed (before vs)"),
-        "b": _side_words(rest[cut + 1 :], state, "opposed (after vs)"),
+        "a": _side_words(before, state, "opposed (before vs)"),
+        "b": _side_words(after, state, "opposed (after vs)"),
     }
 
 
