@@ -21,6 +21,7 @@ from textual import events
 from textual.widgets import Input
 
 from margin.core.commands import AddCharacter, Note, convert_command
+from margin.events import StoreError
 from margin.tui import app as appmod
 from margin.tui.screens import HelpScreen, PasteScreen
 from margin.tui.table import Table
@@ -178,6 +179,35 @@ async def test_a_players_screen_folds_what_the_gm_wrote_while_it_answers_keys(pa
         await settled(pilot)
         assert "the bridge is out" in screen_text(watcher)
     watcher.view.table.close()
+
+
+@pilot_test
+async def test_a_players_screen_that_cannot_read_the_table_says_so_and_goes_on(path, monkeypatch):
+    watcher = appmod.watch_app(path, "Kael")
+
+    def gone(*args, **kwargs):
+        raise StoreError(f"{path}: disk I/O error")
+
+    monkeypatch.setattr(watcher.view.table, "catch_up", gone)
+    async with watcher.run_test(size=(80, 24)) as pilot:
+        gm = Table.open(path)
+        gm.execute(Note(text="the bridge is out"))
+        gm.close()
+        for _ in range(500):  # until the screen's timer has looked
+            if "cannot read" in message(watcher):
+                break
+            await pilot.pause()
+        assert message(watcher) == f"cannot read the table: {path}: disk I/O error"
+        await pilot.press("f1")
+        assert isinstance(watcher.screen, HelpScreen)
+    watcher.view.table.close()
+
+
+@pilot_test
+async def test_quitting_an_idle_screen_quits_at_once(path):
+    async with playing(path, (80, 24)) as (app, pilot):
+        await pilot.press("ctrl+q")
+        assert app.return_code == 0
 
 
 @pytest.mark.parametrize(
