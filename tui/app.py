@@ -946,6 +946,7 @@ class ReplayApp(TableApp):
 def _open_view(
     path: str, *, readonly: bool, name: str | None, every: int = 1000, live: bool = True
 ) -> View:
+    """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
     table = LiveTable.open_live(
         path, readonly=readonly, lens=name is not None, every=every, worker=live
     )

@@ -154,9 +154,9 @@ def session_app(path: str, seat: str) -> TableApp:
     """The app for ``seat`` at the table ``path``."""
     name = short_name(path)
     if seat == GM:
-        table = LiveTable.open_live(path, readonly=False, lens=False)
+        table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
         return HostedPlay(View(table), name)
-    table = LiveTable.open_live(path, readonly=True, lens=True)
+    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True)
     return HostedWatch(table, seat, name)
 
 

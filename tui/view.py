@@ -81,9 +81,9 @@ class LiveTable(Table):
 
     @classmethod
     def open_live(
-        cls, path: str, *, readonly: bool, lens: bool, every: int = 1000, worker: bool = True
+        cls, path: str, *, readonly: bool, lens: bool, every: int = 1000, worker: bool = False
     ) -> LiveTable:
-        """The table at ``path``; with ``worker``, and a connection of its own for the screen."""
+        """The table at ``path``; for a screen with a ``worker``, a connection for its reads."""
         store = open_store(path, readonly=readonly)
         reads = None
         try:
@@ -95,9 +95,14 @@ class LiveTable(Table):
             store.close()
             raise
 
+    @property
+    def threaded(self) -> bool:
+        """Whether a worker folds and writes this table while a screen reads it."""
+        return self.reads is not self.store
+
     def close(self) -> None:
         # the writing connection last: the last one out leaves the table one file
-        if self.reads is not self.store:
+        if self.threaded:
             self.reads.close()
         super().close()
 
@@ -192,8 +197,9 @@ class View:
     """What a screen shows of a table: live (``at`` None) or at a record of a replay.
 
     Every method reads the table holding its lock (``Table``), and what it
-    hands out is the screen's own: the live state is a copy taken when the
-    table changed, so a widget may keep it while a worker folds on.
+    hands out is the screen's own: the live state of a table a worker writes
+    is a copy taken when the table changed, so a widget may keep it while the
+    worker folds on.
     """
 
     def __init__(self, table: LiveTable, player: str | None = None) -> None:
@@ -343,8 +349,8 @@ class View:
                 state = projection.state_at(self.seq)
             self._gm_state = state
             shown = self._lensed(state) if self.lens else state
-            # the live state goes on changing under the lock: the screen keeps a copy
-            self._state = snapshot(shown) if live else shown
+            # a worker goes on changing the live state: the screen keeps a copy
+            self._state = snapshot(shown) if live and self.table.threaded else shown
             self._state_key = key
         return self._state
 
