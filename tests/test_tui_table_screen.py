@@ -112,6 +112,15 @@ class Hold:
         assert await asyncio.to_thread(self.begun.wait, 30)
 
 
+async def until(pilot, condition):
+    """Pause until ``condition()`` holds: one of the screen's timers has to fire first."""
+    for _ in range(500):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the screen never got there")
+
+
 @contextlib.asynccontextmanager
 async def held_write(path, monkeypatch, lines):
     """The GM's screen with ``lines`` typed in a burst, the first of them held in the store's
@@ -132,8 +141,7 @@ async def held_write(path, monkeypatch, lines):
 async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, monkeypatch):
     monkeypatch.setattr(appmod, "BUSY_NOTICE", 0.001)
     async with held_write(path, monkeypatch, "note one\r") as (app, pilot):
-        await pilot.pause()
-        assert message(app) == "writing to the table..."
+        await until(pilot, lambda: message(app) == "writing to the table...")
         burst(app, "note two\r")
         await pilot.pause()
         line = app.query_one(CommandLine)
@@ -193,10 +201,7 @@ async def test_a_players_screen_that_cannot_read_the_table_says_so_and_goes_on(p
         gm = Table.open(path)
         gm.execute(Note(text="the bridge is out"))
         gm.close()
-        for _ in range(500):  # until the screen's timer has looked
-            if "cannot read" in message(watcher):
-                break
-            await pilot.pause()
+        await until(pilot, lambda: "cannot read" in message(watcher))
         assert message(watcher) == f"cannot read the table: {path}: disk I/O error"
         await pilot.press("f1")
         assert isinstance(watcher.screen, HelpScreen)
