@@ -4,13 +4,14 @@ expect a refusal."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -20,6 +21,8 @@ import pytest
 from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
+from margin.events import Record
+from margin.tui.app import play_app
 from margin.tui.cli import main
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
@@ -77,14 +80,29 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
     return done.out
 
 
-def state_json(table: str, *args: str) -> Any:
+def margin_demo(folder: Path, system: str) -> str:
+    """The path of the table ``margin demo`` writes in ``folder`` for ``system``."""
+    path = str(folder / "demo.margin")
+    margin_output("demo", path, "--system", system)
+    return path
+
+
+def state_json(table: str | Path, *args: str) -> Any:
     """The table's state as ``margin state TABLE --json ARGS`` writes it."""
-    return json.loads(margin_output("state", table, "--json", *args))
+    return json.loads(margin_output("state", str(table), "--json", *args))
 
 
-def log_json(table: str) -> list[Any]:
-    """The table's records as ``margin log TABLE --json`` writes them, one a line."""
-    return [json.loads(line) for line in margin_output("log", table, "--json").splitlines()]
+def log_json(table: str | Path, *args: str) -> list[Any]:
+    """The table's records as ``margin log TABLE --json ARGS`` writes them, one a line."""
+    return [
+        json.loads(line) for line in margin_output("log", str(table), "--json", *args).splitlines()
+    ]
+
+
+def margin_do(table: str | Path, *commands: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """``margin do TABLE`` fed ``commands``, a JSON line each: its exit status and its replies."""
+    done = run_margin("do", str(table), stdin="".join(json.dumps(c) + "\n" for c in commands))
+    return done.code, [json.loads(line) for line in done.out.splitlines()]
 
 
 def margin_process(
@@ -147,13 +165,60 @@ def played_table(path: Path, system: str, title: str, demo: bool = True) -> Tabl
     return table
 
 
-def demo_sheet(system: str, last: bool = False) -> dict[str, Any]:
-    """The sheet of the first (or ``last``) character the system's demo adds."""
-    added = [c for c in get_system(system).demo if c["type"] == "add-character"]
+def saved_table(path: Path, system: str, title: str, *then: Any, demo: bool = True) -> str:
+    """A ``played_table`` with ``then`` (commands) run on it, closed for a screen to open: its
+    path."""
+    table = played_table(path, system, title, demo)
+    for command in then:
+        table.execute(command)
+    table.close()
+    return str(path)
+
+
+def demo_opening(path: Path, system: str, count: int, **options: Any) -> Table:
+    """A new table of ``system`` (with ``options``) with the first ``count`` commands of the
+    system's demo played: its characters, mostly."""
+    table = Table.create(path, system, options)
+    for data in get_system(system).demo[:count]:
+        table.execute(convert_command(system, data))
+    return table
+
+
+def opening_fixture(system: str, count: int, **options: Any) -> Any:
+    """A ``table`` fixture: a table of ``system`` with the demo's first ``count`` commands
+    played (``demo_opening``), closed after the test."""
+
+    @pytest.fixture
+    def table(tmp_path: Path) -> Iterator[Table]:
+        with contextlib.closing(demo_opening(tmp_path / "t.margin", system, count, **options)) as t:
+            yield t
+
+    return table
+
+
+def demo_sheet(system: str, last: bool = False, name: str | None = None) -> dict[str, Any]:
+    """The sheet of the first (or ``last``, or the one called ``name``) character the system's
+    demo adds."""
+    added = [
+        c
+        for c in get_system(system).demo
+        if c["type"] == "add-character" and name in (None, c["name"])
+    ]
     if not added:
         return {}
     sheet: dict[str, Any] = added[-1 if last else 0].get("sheet", {})
     return sheet
+
+
+def add_character(name: str, sheet: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
+    """The JSON fields of adding a character called ``name`` with ``sheet`` (and ``more``, such
+    as ``hidden``)."""
+    return {
+        "type": "add-character",
+        "name": name,
+        **({} if sheet is None else {"sheet": sheet}),
+        **more,
+    }
 
 
 def band_of(value: int, bands: list[Band]) -> str:
@@ -168,9 +233,24 @@ def band_of(value: int, bands: list[Band]) -> str:
     return found[0]
 
 
+def records_of(table: Table, **data: Any) -> list[Record]:
+    """Run one command, given as its JSON fields, and return the records it appended."""
+    return table.execute(convert_command(table.state.system, data))
+
+
 def events_of(table: Table, **data: Any) -> list[Any]:
     """Run one command, given as its JSON fields, and return the events it appended."""
-    return [r.event for r in table.execute(convert_command(table.state.system, data))]
+    return [r.event for r in records_of(table, **data)]
+
+
+def check(who: str, skill: str, **more: Any) -> dict[str, Any]:
+    """The JSON fields of a check of ``skill`` by ``who``, with ``more``."""
+    return {"type": "check", "character": who, "skill": skill, **more}
+
+
+def assist(helper: str, who: str, skill: str, **more: Any) -> dict[str, Any]:
+    """The JSON fields of ``helper`` assisting ``who`` with ``skill`` (2d6-effect), with ``more``."""
+    return {"type": "assist", "helper": helper, "character": who, "skill": skill, **more}
 
 
 def short_form(line: str, table: Table) -> dict[str, Any] | None:
@@ -260,3 +340,18 @@ def undo_redo_replay(table: Table, steps: list[dict[str, Any]], undo_every: int)
     reopened = Table.open(table.store.name, readonly=True)
     assert snapshot(reopened) == snapshot(table)
     reopened.close()
+
+
+def play(path: str) -> Any:
+    """The GM's screen on the table at ``path``, its dice seeded."""
+    app = play_app(path)
+    app.view.table.dice = RandomDice(5)
+    return app
+
+
+@contextlib.asynccontextmanager
+async def playing(path: str, size: tuple[int, int]) -> AsyncIterator[tuple[Any, Any]]:
+    """The GM's screen on ``path`` (``play``) running in a terminal of ``size``, and its Pilot."""
+    app = play(path)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot

@@ -482,91 +482,105 @@ def test_regeneration_heals_what_the_fire_took_the_same_turn(game: Game) -> None
 # -- found in play: refusals ------------------------------------------------------
 
 
-def test_a_character_at_0_hp_cannot_check_attack_or_move(game: Game) -> None:
+def sneaking(actor: str, past: str) -> dict[str, Any]:
+    """The fields of ``actor``'s stealth opposed by the perception of the one they sneak ``past``."""
+    return {
+        "type": "opposed",
+        "actor": actor,
+        "skill": "stealth",
+        "defender": past,
+        "defender_skill": "perception",
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "match"),
+    [
+        (
+            {"type": "check", "character": "Ana", "skill": "lockpick", "difficulty": 20},
+            r"character: Ana is down \(0 HP\) and cannot make a check",
+        ),
+        (
+            sneaking("Ana", past="Bo"),
+            r"actor: Ana is down \(0 HP\)",
+        ),
+        (
+            sneaking("Bo", past="Ana"),
+            r"defender: Ana is down \(0 HP\)",
+        ),
+        (
+            {"type": "attack", "attacker": "Ana", "target": "Bo"},
+            r"attacker: Ana is down \(0 HP\) and cannot attack \(override\)",
+        ),
+        (
+            {"type": "move", "character": "Ana", "to": [5, 0]},
+            r"character: Ana is down \(0 HP\) and cannot move \(override\)",
+        ),
+    ],
+)
+def test_a_character_at_0_hp_cannot_check_attack_or_move(
+    game: Game, command: dict[str, Any], match: str
+) -> None:
     game.run(type="hp", character="Ana", amount=-100)
-    refused(
-        game.table,
-        r"character: Ana is down \(0 HP\) and cannot make a check",
-        type="check",
-        character="Ana",
-        skill="lockpick",
-        difficulty=20,
-    )
-    refused(
-        game.table,
-        r"actor: Ana is down \(0 HP\)",
-        type="opposed",
-        actor="Ana",
-        skill="stealth",
-        defender="Bo",
-        defender_skill="perception",
-    )
-    refused(
-        game.table,
-        r"defender: Ana is down \(0 HP\)",
-        type="opposed",
-        actor="Bo",
-        skill="stealth",
-        defender="Ana",
-        defender_skill="perception",
-    )
-    refused(
-        game.table,
-        r"attacker: Ana is down \(0 HP\) and cannot attack \(override\)",
-        type="attack",
-        attacker="Ana",
-        target="Bo",
-    )
-    refused(
-        game.table,
-        r"character: Ana is down \(0 HP\) and cannot move \(override\)",
-        type="move",
-        character="Ana",
-        to=[5, 0],
-    )
+    refused(game.table, match, **command)
+
+
+def test_a_character_at_0_hp_moves_when_the_gm_overrides(game: Game) -> None:
+    game.run(type="hp", character="Ana", amount=-100)
     game.run(type="move", character="Ana", to=[5, 0], override=True)
     assert game.char("ana").position == [5, 0]
 
 
-def test_huge_potency_resistance_and_hp_changes_are_refused(game: Game) -> None:
-    refused(
-        game.table,
+#: commands with a number out of bounds or a field that names nothing, and each refusal
+OUT_OF_BOUNDS = [
+    (
+        {"type": "effect", "target": "Bo", "effect": "burning", "potency": 10**20},
         r"potency: 100000000000000000000 is out of range \(0..1000\)",
-        type="effect",
-        target="Bo",
-        effect="burning",
-        potency=10**20,
-    )
-    refused(
-        game.table,
+    ),
+    (
+        {
+            "type": "effect",
+            "target": "Bo",
+            "effect": "burning",
+            "potency": 50,
+            "resistance": -999999999999,
+        },
         r"resistance: -999999999999 is out of range \(-1000..1000\)",
-        type="effect",
-        target="Bo",
-        effect="burning",
-        potency=50,
-        resistance=-999999999999,
-    )
-    refused(
-        game.table,
+    ),
+    (
+        {"type": "hp", "character": "Bo", "amount": -(10**20)},
         r"amount: -100000000000000000000 is out of range \(-100000..100000\)",
-        type="hp",
-        character="Bo",
-        amount=-(10**20),
-    )
+    ),
+    (
+        {"type": "effect", "target": "Bo", "effect": "poisoned", "potency": 50, "stat": "luck"},
+        r"stat: Bo has no stat 'luck' \(stats: str, dex\)",
+    ),
+    (
+        {"type": "move", "character": "Ana", "to": [10_000_000, 0], "override": True},
+        r"to: \[10000000, 0\] is off the field \(each of x, y in ±1000000 ft\)",
+    ),
+    (
+        {"type": "attack", "attacker": "Ana", "target": "Bo", "extra_attackers": 101},
+        r"extra_attackers: 101 is out of range \(0..100\)",
+    ),
+    (
+        {"type": "travel", "domain": "sea", "distance": 1e308, "unit": "nmi"},
+        r"distance: 1e\+308 is more than 1e\+12 nmi",
+    ),
+    (
+        {"type": "travel", "domain": "sea", "distance": 40, "unit": "nmi", "speed": 1e20},
+        r"speed: 1e\+20 is more than 1e\+12 knots",
+    ),
+]
+
+
+@pytest.mark.parametrize(("command", "match"), OUT_OF_BOUNDS)
+def test_numbers_out_of_bounds_and_missing_stats_are_refused(
+    game: Game, command: dict[str, Any], match: str
+) -> None:
+    refused(game.table, match, **command)
     assert game.effects("bo") == {}
     assert game.char("bo").hp == 100
-
-
-def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
-    refused(
-        game.table,
-        r"stat: Bo has no stat 'luck' \(stats: str, dex\)",
-        type="effect",
-        target="Bo",
-        effect="poisoned",
-        potency=50,
-        stat="luck",
-    )
 
 
 @pytest.mark.parametrize(
@@ -587,42 +601,6 @@ def test_a_poison_names_a_stat_the_target_has(game: Game) -> None:
 )
 def test_sheet_numbers_have_printed_bounds(game: Game, sheet: dict[str, Any], match: str) -> None:
     refused(game.table, match, type="add-character", name="Dee", sheet=sheet)
-
-
-def test_far_places_many_attackers_and_endless_journeys_are_refused(game: Game) -> None:
-    refused(
-        game.table,
-        r"to: \[10000000, 0\] is off the field \(each of x, y in ±1000000 ft\)",
-        type="move",
-        character="Ana",
-        to=[10_000_000, 0],
-        override=True,
-    )
-    refused(
-        game.table,
-        r"extra_attackers: 101 is out of range \(0..100\)",
-        type="attack",
-        attacker="Ana",
-        target="Bo",
-        extra_attackers=101,
-    )
-    refused(
-        game.table,
-        r"distance: 1e\+308 is more than 1e\+12 nmi",
-        type="travel",
-        domain="sea",
-        distance=1e308,
-        unit="nmi",
-    )
-    refused(
-        game.table,
-        r"speed: 1e\+20 is more than 1e\+12 knots",
-        type="travel",
-        domain="sea",
-        distance=40,
-        unit="nmi",
-        speed=1e20,
-    )
 
 
 def test_a_tick_records_the_hp_really_lost(game: Game) -> None:

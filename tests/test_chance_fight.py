@@ -3,37 +3,19 @@ revealed later, burning that spreads; undo and replay included."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import run_margin
+from support import log_json, margin_do, run_margin, state_json
 
 SECRET_NUMBERS = ("difficulty", "chance", "roll", "margin", "modifier_total")
 
 
-def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    _, out, _ = run_margin("do", str(path), stdin="\n".join(json.dumps(c) for c in commands) + "\n")
-    return [json.loads(line) for line in out.splitlines()]
-
-
 def ok(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    replies = do(path, *commands)
+    _, replies = margin_do(path, *commands)
     assert all(r.get("ok") for r in replies), replies
     return replies
-
-
-def state(path: Path, *extra: str) -> dict[str, Any]:
-    code, out, err = run_margin("state", str(path), "--json", *extra)
-    assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
-
-
-def log(path: Path, *extra: str) -> list[dict[str, Any]]:
-    code, out, err = run_margin("log", str(path), "--json", *extra)
-    assert code == 0, err
-    return [json.loads(line) for line in out.splitlines()]
 
 
 def guard(name: str, hp: int = 30) -> dict[str, Any]:
@@ -97,12 +79,12 @@ def test_the_fight(table: Path) -> None:
     [check] = ok(table, {"type": "check", "character": "rook", "skill": "lockpick",
                          "difficulty": 15, "modifiers": ["proper-tools"], "faces": [38]})  # fmt: skip
     check_seq = check["seq"][0]
-    seen = [r for r in log(table, "--as", "rook") if r["seq"] == check_seq][0]
+    seen = [r for r in log_json(table, "--as", "rook") if r["seq"] == check_seq][0]
     assert seen["band"] == "clean-success"
     assert seen["narration"]
     assert seen["secret"]
     assert not any(k in seen for k in SECRET_NUMBERS)
-    gm = [r for r in log(table) if r["seq"] == check_seq][0]
+    gm = [r for r in log_json(table) if r["seq"] == check_seq][0]
     assert (gm["difficulty"], gm["chance"], gm["roll"], gm["margin"]) == (15, 51, 38, 13)
 
     ok(table, {"type": "encounter", "order": ["Rook", "Brakk", "Kessler", "Marn"],
@@ -113,7 +95,7 @@ def test_the_fight(table: Path) -> None:
     # an unaware target: no dodge roll, an automatic crit, +75%
     ok(table, {"type": "attack", "attacker": "Rook", "target": "Kessler", "position": "rear",
                "aware": False, "unaware_percent": 75, "faces": [30]})  # fmt: skip
-    stab = log(table)[-1]
+    stab = log_json(table)[-1]
     assert stab["connects"]
     assert stab["crit"]
     assert stab["dodge_roll"] is None
@@ -121,13 +103,13 @@ def test_the_fight(table: Path) -> None:
     assert stab["damage"] == 40
     assert stab["crit_roll"] is None
     assert stab["range_percent"] is None
-    assert state(table)["characters"]["kessler"]["hp"] == 0
+    assert state_json(table)["characters"]["kessler"]["hp"] == 0
 
     # flanking from the side, one more attacker: evasion 10 + 5 - 5 - 15 - 5 = -10; 76 + 10 = 86
     ok(table, {"type": "next"},
          {"type": "attack", "attacker": "Brakk", "target": "Marn", "position": "side",
           "extra_attackers": 1, "location": "arms", "faces": [80, 5, 50, 60]})  # fmt: skip
-    flank = log(table)[-1]
+    flank = log_json(table)[-1]
     assert flank["evasion"] == -10
     assert flank["hit_chance"] == 86
     assert flank["hit"]
@@ -141,12 +123,12 @@ def test_the_fight(table: Path) -> None:
     # burning at 4 stacks on Marn, standing 5 ft from Brakk
     ok(table, {"type": "effect", "source": "gm", "target": "Marn", "effect": "burning",
                "potency": 70})  # fmt: skip
-    marn = state(table)["characters"]["marn"]
+    marn = state_json(table)["characters"]["marn"]
     assert marn["effects"][0]["stacks"] == 4
     assert marn["effects"][0]["turns"] == 7
-    before_turn = state(table)
+    before_turn = state_json(table)
     [turn] = ok(table, {"type": "next"})
-    after = state(table)
+    after = state_json(table)
     assert after["world"]["encounter"]["current"] == 3  # Kessler is down: Marn's turn
     marn = after["characters"]["marn"]
     assert marn["hp"] == 60 - 29 - 12  # 5% of 60 per stack, 4 stacks
@@ -157,19 +139,19 @@ def test_the_fight(table: Path) -> None:
     assert after["characters"]["rook"]["effects"] == []
 
     # replay: the state at any record is the fold up to it
-    assert state(table, "--at", str(turn["seq"][0] - 1)) == before_turn
-    assert state(table, "--at", str(turn["seq"][1])) == after
+    assert state_json(table, "--at", str(turn["seq"][0] - 1)) == before_turn
+    assert state_json(table, "--at", str(turn["seq"][1])) == after
 
     # undo the turn: the tick and the spread go with it
     ok(table, {"type": "undo"})
-    assert state(table)["characters"] == before_turn["characters"]
-    assert state(table)["world"] == before_turn["world"]
+    assert state_json(table)["characters"] == before_turn["characters"]
+    assert state_json(table)["world"] == before_turn["world"]
     ok(table, {"type": "redo"})
-    assert state(table)["characters"] == after["characters"]
+    assert state_json(table)["characters"] == after["characters"]
 
     # the GM reveals the lock check: the numbers reach the players from then on
     ok(table, {"type": "reveal", "seq": check_seq})
-    seen = [r for r in log(table, "--as", "rook") if r["seq"] == check_seq][0]
+    seen = [r for r in log_json(table, "--as", "rook") if r["seq"] == check_seq][0]
     assert (seen["difficulty"], seen["chance"], seen["roll"]) == (15, 51, 38)
     code, text, _ = run_margin("log", str(table), "--as", "rook")
     assert code == 0
@@ -178,8 +160,8 @@ def test_the_fight(table: Path) -> None:
 
 
 def test_errors_append_nothing(table: Path) -> None:
-    before = state(table)["seq"]
-    replies = do(
+    before = state_json(table)["seq"]
+    _, replies = margin_do(
         table,
         {"type": "check", "character": "rook", "skill": "lockpick", "difficulty": 0},
         {"type": "check", "character": "rook", "skill": "flying", "difficulty": 10},
@@ -203,13 +185,13 @@ def test_errors_append_nothing(table: Path) -> None:
     assert "unit: sea travel is measured in nmi" in errors[7]
     assert "colour" in errors[8]
     assert all("\n" not in e for e in errors)
-    assert state(table)["seq"] == before
+    assert state_json(table)["seq"] == before
 
 
 def test_state_as_a_player_hides_hidden_characters(table: Path) -> None:
     ok(table, guard("Sniper") | {"hidden": True})
-    assert "sniper" in state(table)["characters"]
-    assert "sniper" not in state(table, "--as", "rook")["characters"]
+    assert "sniper" in state_json(table)["characters"]
+    assert "sniper" not in state_json(table, "--as", "rook")["characters"]
 
 
 def test_rules_document_is_readable() -> None:
@@ -236,9 +218,9 @@ def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
         {"type": "check", "character": "Sniper", "skill": "perception", "proficiency": 40,
          "difficulty": 30, "faces": [10]},
     )  # fmt: skip
-    gm = log(table)
+    gm = log_json(table)
     # players' records are numbered without gaps, so match them by command and type
-    seen = {(r["command"], r["type"]): r for r in log(table, "--as", "rook")}
+    seen = {(r["command"], r["type"]): r for r in log_json(table, "--as", "rook")}
 
     def key(record: dict[str, Any]) -> tuple[str, str]:
         return record["command"], record["type"]
@@ -255,7 +237,7 @@ def test_hidden_fighters_stay_hidden_from_players(table: Path) -> None:
     assert "weapon" not in seen[key(shot)]
     assert seen[key(shot)]["damage"] == shot["damage"]
     assert shot["damage"] > 0
-    assert [r["seq"] for r in log(table, "--as", "rook")] == list(range(1, len(seen) + 1))
+    assert [r["seq"] for r in log_json(table, "--as", "rook")] == list(range(1, len(seen) + 1))
     code, text, _ = run_margin("log", str(table), "--as", "rook")
     assert code == 0
     assert "sniper" not in text.lower()
@@ -267,5 +249,5 @@ def test_replay_shows_the_reveal_from_its_record_on(table: Path) -> None:
                          "difficulty": 15, "faces": [70]})  # fmt: skip
     seq = check["seq"][0]
     [reveal] = ok(table, {"type": "reveal", "seq": seq})
-    assert seq not in state(table, "--at", str(reveal["seq"][0] - 1))["revealed"]
-    assert seq in state(table, "--at", str(reveal["seq"][0]))["revealed"]
+    assert seq not in state_json(table, "--at", str(reveal["seq"][0] - 1))["revealed"]
+    assert seq in state_json(table, "--at", str(reveal["seq"][0]))["revealed"]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import get_args
 
 import pytest
+from support import margin_output
 
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
@@ -40,16 +42,14 @@ def test_chance_clamps_to_5_and_95() -> None:
     assert rules.check_odds(30, 30, 0).chance == 55  # a coin flip at proficiency = difficulty
 
 
-def test_modifier_table() -> None:
-    assert rules.MODIFIERS == {
-        "proper-tools": 10,
-        "ideal-conditions": 10,
-        "helper": 10,
-        "blueprint": 10,
-        "no-tools": -30,
-        "rushed": -20,
-        "under-fire": -20,
-    }
+def test_modifier_table_is_the_one_the_rules_document_prints() -> None:
+    """The text's "Modifiers shift how hard a roll ends" table (proper tools +10, ideal
+    conditions +10, each helper +10, blueprint +10, no tools -30, rushed -20, under fire -20),
+    under the names the table in ``margin rules d100-chance`` gives them."""
+    printed = margin_output("rules", "d100-chance")
+    rows = re.findall(r"^\| `([a-z-]+)`[^|]*\| ([+-]\d+)", printed, re.MULTILINE)
+    assert len(rows) == 7
+    assert {name: int(points) for name, points in rows} == rules.MODIFIERS
     assert rules.modifier_total(["proper-tools", "rushed"]) == (-10, ["proper-tools", "rushed"])
 
 

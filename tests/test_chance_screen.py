@@ -4,9 +4,9 @@ short forms, vocabulary, the player's world, and the demo table."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support import short_form_refused
 
 from margin.core import get_system
 from margin.core.commands import convert_command
@@ -177,26 +177,6 @@ def test_a_first_place_is_not_a_move_of_0_ft() -> None:
     assert describe(later) == "rook moves 5 ft to [10, 5]"
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ("effect vex marn burning 40 dex extra", r"^effect: 'extra' is not understood \(effect "),
-        ("next now", r"^next: 'now' is not understood"),
-        ("endfight now", r"^endfight: 'now' is not understood"),
-        (
-            "opposed rook stealth marn perception tools",
-            r"^opposed: 'tools' is not understood \(.*modifiers in the JSON form\)",
-        ),
-        ("travel sea 40 nmi x", r"^knots: expected a number, got 'x'"),
-        ("travel sea far nmi", r"^distance: expected a number, got 'far'"),
-        ("travel sea nan nmi", r"^distance: expected a number, got 'nan'"),
-        ("travel sea 40 nmi 12 13", r"^travel: '13' is not understood"),
-    ],
-)
-def test_extra_or_bad_words_are_named_not_dropped(demo: Table, text: str, message: str) -> None:
-    short_form_refused(text, demo, message)
-
-
 def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert SYSTEM.parse_words is not None
     parsed = SYSTEM.parse_words(["effect", "vex", "marn", "poisoned", "40", "str"], demo.state)
@@ -207,34 +187,28 @@ def test_a_poison_stat_and_secret_in_short_forms(demo: Table) -> None:
     assert parsed["secret"] is True
 
 
+def landed(target: str, effect: str, stacks: int, turns: int) -> dict[str, Any]:
+    """A ``chance.effect`` record's event that landed, leaving ``stacks`` for ``turns``."""
+    return {
+        "type": "chance.effect",
+        "target": target,
+        "effect": effect,
+        "becomes": effect,
+        "landed": True,
+        "total_stacks": stacks,
+        "total_turns": turns,
+    }
+
+
 def test_an_effect_named_by_a_noun_reads_has() -> None:
     describe = present.describe
-    shield = {
-        "type": "chance.effect",
-        "target": "a",
-        "effect": "shield",
-        "becomes": "shield",
-        "landed": True,
-        "total_stacks": 2,
-        "total_turns": 4,
-    }
-    assert describe(shield) == "a has shield, 2 stacks, 4 turns"
-    burning = shield | {"effect": "burning", "becomes": "burning"}
-    assert describe(burning) == "a is burning, 2 stacks, 4 turns"
+    assert describe(landed("a", "shield", 2, 4)) == "a has shield, 2 stacks, 4 turns"
+    assert describe(landed("a", "burning", 2, 4)) == "a is burning, 2 stacks, 4 turns"
 
 
 def test_one_turn_and_one_round_are_singular() -> None:
     describe = present.describe
-    stun = {
-        "type": "chance.effect",
-        "target": "gren",
-        "effect": "stunned",
-        "becomes": "stunned",
-        "landed": True,
-        "total_stacks": 1,
-        "total_turns": 1,
-    }
-    assert describe(stun) == "gren is stunned, 1 stack, 1 turn"
+    assert describe(landed("gren", "stunned", 1, 1)) == "gren is stunned, 1 stack, 1 turn"
     tick = {"type": "chance.tick", "character": "gren", "effect": "confused", "stacks": 2}
     assert describe(tick | {"turns_left": 1}) == "gren confused x2; 1 turn left"
     assert describe({"type": "chance.encounter-ended", "rounds": 1}) == "fight ends after 1 round"

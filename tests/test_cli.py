@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MARGIN, tamper
+from support import MARGIN, add_character, margin_do, tamper
 from support import run_margin as run
 
 from margin.events import open_store
@@ -37,7 +37,7 @@ def test_do_answers_each_line_and_goes_on_after_errors(table: str) -> None:
         "do",
         str(table),
         stdin=lines(
-            {"type": "add-character", "name": "Kael"},
+            add_character("Kael"),
             {"type": "roll", "actor": "kael", "dice": "2d10", "faces": [4, 11]},
             {"type": "roll", "actor": "kael", "dice": "2d10", "faces": [4, 9]},
             {"type": "teleport"},
@@ -86,16 +86,13 @@ def test_do_replies_are_flushed_as_each_command_commits(table: str) -> None:
 
 
 def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: str) -> None:
-    run(
-        "do",
-        str(table),
-        stdin=lines(
-            {"type": "add-character", "name": "Kael"},
-            {"type": "add-character", "name": "Spy", "hidden": True},
-            {"type": "roll", "dice": "1d20", "faces": [17], "secret": True, "reason": "ambush"},
-            {"type": "note", "text": "the butler did it", "gm_only": True},
-            {"type": "note", "text": "it rains"},
-        ),
+    margin_do(
+        table,
+        add_character("Kael"),
+        add_character("Spy", hidden=True),
+        {"type": "roll", "dice": "1d20", "faces": [17], "secret": True, "reason": "ambush"},
+        {"type": "note", "text": "the butler did it", "gm_only": True},
+        {"type": "note", "text": "it rains"},
     )
     _, gm, _ = run("log", str(table), "--json")
     _, player, _ = run("log", str(table), "--json", "--as", "Kael")
@@ -115,7 +112,7 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: str) -> Non
     real = [json.loads(x) for x in gm.splitlines() if '"dice.rolled"' in x][0]["seq"]
     assert (secret["seq"], real) == (3, 4)
     # revealed later: visible from then on
-    run("do", str(table), stdin=lines({"type": "reveal", "seq": real}))
+    margin_do(table, {"type": "reveal", "seq": real})
     _, player, _ = run("log", str(table), "--json", "--as", "kael")
     records = [json.loads(x) for x in player.splitlines()]
     shown = [r for r in records if r["type"] == "dice.rolled"][0]
@@ -131,14 +128,11 @@ def test_secret_rolls_and_gm_notes_are_cut_from_a_players_log(table: str) -> Non
 
 
 def test_state_at_and_undo_through_the_cli(table: str) -> None:
-    run(
-        "do",
-        str(table),
-        stdin=lines(
-            {"type": "add-character", "name": "Kael"},
-            {"type": "roll", "actor": "kael", "dice": "1d20", "faces": [2]},
-            {"type": "undo"},
-        ),
+    margin_do(
+        table,
+        add_character("Kael"),
+        {"type": "roll", "actor": "kael", "dice": "1d20", "faces": [2]},
+        {"type": "undo"},
     )
     _, now, _ = run("state", str(table), "--json")
     _, then, _ = run("state", str(table), "--json", "--at", "3")
@@ -152,14 +146,11 @@ def test_state_at_and_undo_through_the_cli(table: str) -> None:
 
 
 def test_export_import_round_trip(table: str, tmp_path: Path) -> None:
-    run(
-        "do",
-        str(table),
-        stdin=lines(
-            {"type": "add-character", "name": "Kael", "sheet": {"note": "é ✓"}},
-            {"type": "roll", "dice": "3d6"},
-            {"type": "undo"},
-        ),
+    margin_do(
+        table,
+        add_character("Kael", {"note": "é ✓"}),
+        {"type": "roll", "dice": "3d6"},
+        {"type": "undo"},
     )
     _, exported, _ = run("export", str(table))
     dump = tmp_path / "dump.jsonl"
@@ -177,7 +168,7 @@ def test_export_import_round_trip(table: str, tmp_path: Path) -> None:
 
 def test_import_refuses_a_tampered_export(file_table: Path, tmp_path: Path) -> None:
     table = file_table
-    run("do", str(table), stdin=lines({"type": "note", "text": "honest"}))
+    margin_do(table, {"type": "note", "text": "honest"})
     _, exported, _ = run("export", str(table))
     dump = tmp_path / "dump.jsonl"
     dump.write_text(exported.replace("honest", "forged"))
@@ -231,11 +222,7 @@ def test_user_errors_are_one_line_without_traceback(
 
 def test_corrupt_table_is_reported_by_verify(file_table: Path) -> None:
     table = file_table
-    run(
-        "do",
-        str(table),
-        stdin=lines({"type": "note", "text": "a"}, {"type": "note", "text": "b"}),
-    )
+    margin_do(table, {"type": "note", "text": "a"}, {"type": "note", "text": "b"})
     tamper(
         table,
         "DROP TRIGGER records_no_update",
@@ -303,13 +290,7 @@ def test_import_accepts_an_export_laid_out_by_another_tool(
     file_table: Path, tmp_path: Path
 ) -> None:
     table = file_table
-    run(
-        "do",
-        str(table),
-        stdin=lines(
-            {"type": "add-character", "name": "Zoë"}, {"type": "note", "text": "ünïcode ✓"}
-        ),
-    )
+    margin_do(table, add_character("Zoë"), {"type": "note", "text": "ünïcode ✓"})
     _, exported, _ = run("export", str(table))
     relaid = "".join(json.dumps(json.loads(x), indent=None) + "\n\n" for x in exported.splitlines())
     dump = tmp_path / "relaid.jsonl"
@@ -321,18 +302,15 @@ def test_import_accepts_an_export_laid_out_by_another_tool(
 
 
 def test_log_says_characters_by_name_and_players_only_those_they_see(file_table: Path) -> None:
-    run(
-        "do",
-        str(file_table),
-        stdin=lines(
-            {"type": "add-character", "name": "Old Tom"},
-            {"type": "add-character", "name": "Night Owl", "hidden": True},
-            {"type": "roll", "actor": "old-tom", "dice": "1d6", "faces": [4]},
-            {"type": "roll", "actor": "night-owl", "dice": "1d6", "faces": [2]},
-            {"type": "add-character", "name": "Wren"},
-            {"type": "roll", "actor": "wren", "dice": "1d6", "faces": [5]},
-            {"type": "remove-character", "character": "Wren"},
-        ),
+    margin_do(
+        file_table,
+        add_character("Old Tom"),
+        add_character("Night Owl", hidden=True),
+        {"type": "roll", "actor": "old-tom", "dice": "1d6", "faces": [4]},
+        {"type": "roll", "actor": "night-owl", "dice": "1d6", "faces": [2]},
+        add_character("Wren"),
+        {"type": "roll", "actor": "wren", "dice": "1d6", "faces": [5]},
+        {"type": "remove-character", "character": "Wren"},
     )
     _, gm, _ = run("log", str(file_table))
     assert "Old Tom rolls 1d6" in gm

@@ -4,66 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support import run_margin
+from support import check, demo_sheet, log_json, margin_do, run_margin, state_json
 
-HERO = {
-    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
-    "skills": {
-        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
-        "melee": {"ranks": 3, "keys": ["ST", "AG"]},
-    },
-    "edge": 2,
-    "health": 40,
-    "initiative_dice": 2,
-    "weapons": ["sword"],
-    "armor": "light",
-}
-LEGIONNAIRE = {
-    "attributes": {"ST": 6, "AG": 6, "CU": 5, "IN": 5},
-    "skills": {"firearms": {"ranks": 4, "keys": ["AG", "IN"]}},
-    "edge": 1,
-    "health": 35,
-    "weapons": ["fam-90"],
-    "armor": "medium",
-    "defense": 20,
-}
-
-
-def do(path: Path, *commands: dict[str, Any]) -> list[dict[str, Any]]:
-    done = run_margin("do", str(path), stdin="".join(json.dumps(c) + "\n" for c in commands))
-    return [json.loads(line) for line in done.out.splitlines()]
-
-
-def state(path: Path) -> dict[str, Any]:
-    done = run_margin("state", str(path), "--json")
-    assert done.code == 0, done.err
-    return json.loads(done.out)  # type: ignore[no-any-return]
-
-
-def log(path: Path) -> list[dict[str, Any]]:
-    done = run_margin("log", str(path), "--json")
-    assert done.code == 0, done.err
-    return [json.loads(line) for line in done.out.splitlines()]
+#: the demo's Kael and Moreau, with fewer points of Edge, Moreau as hard to hit as the guard
+HERO = {**demo_sheet("2d10-edge"), "edge": 2}
+LEGIONNAIRE = {**demo_sheet("2d10-edge", name="Moreau"), "edge": 1, "defense": 20}
 
 
 @pytest.mark.slow
 def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     path = tmp_path / "fight.margin"
     assert run_margin("new", str(path), "--system", "2d10-edge").code == 0
-    replies = do(
+    _, replies = margin_do(
         path,
         {"type": "add-character", "name": "Kael", "sheet": HERO},
         {"type": "add-character", "name": "Moreau", "sheet": LEGIONNAIRE},
-        {
-            "type": "check",
-            "character": "Kael",
-            "skill": "athletics",
-            "tn": "difficult",
-            "faces": [6, 5],
-        },
+        check("Kael", "athletics", tn="difficult", faces=[6, 5]),
         {
             "type": "start-encounter",
             "name": "cliff top",
@@ -98,7 +56,7 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
         "advantage and damage go on the check/attack)",
     ]
     burst = replies[5]
-    s = state(path)
+    s = state_json(path)
     kael, moreau = s["characters"]["kael"], s["characters"]["moreau"]
     # the burst: 6d6+1 = 24 vs light armor (PT 15 - 3, DR 20): 5 soaked, 19 taken
     assert kael["damage"] == 19
@@ -109,17 +67,17 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
     # PT 25/DR 40: 13 soaked, 20 taken
     assert moreau["damage"] == 20
     assert s["world"]["encounter"]["current"] == "kael"
-    records = log(path)
+    records = log_json(path)
     tags = [r["type"] for r in records]
     assert tags.count("edge.injury") == 2
     assert "edge.burned" not in tags
 
-    undo = do(path, {"type": "undo", "command": burst["command"]})
+    _, undo = margin_do(path, {"type": "undo", "command": burst["command"]})
     assert undo[0]["ok"]
-    s = state(path)
+    s = state_json(path)
     kael = s["characters"]["kael"]
     assert (kael["damage"], kael["injuries"]) == (0, [])
-    records = log(path)
+    records = log_json(path)
     injuries = [r for r in records if r["type"] == "edge.injury"]
     assert [r["undone"] for r in injuries] == [True, False]
     text = run_margin("log", str(path)).out
@@ -130,7 +88,7 @@ def test_a_full_fight_through_margin_do(tmp_path: Path) -> None:
 def test_demo_and_rules_from_the_command_line(tmp_path: Path) -> None:
     path = tmp_path / "demo.margin"
     assert run_margin("demo", str(path)).code == 0
-    s = state(path)
+    s = state_json(path)
     assert s["characters"]["guard"]["damage"] == 14
     assert s["characters"]["enforcer"]["damage"] == 14
     rules = run_margin("rules", "2d10-edge")

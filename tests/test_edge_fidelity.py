@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import character, one, player_log, refused, run_margin
+from support import character, demo_sheet, one, player_log, refused, run_margin
 from support import events_of as do
 
 from margin.core.systems.edge import present
@@ -18,28 +18,13 @@ from margin.events.systems.edge import ArmorRepaired, Attacked, Checked, Damaged
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
-HERO = {
-    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
-    "skills": {
-        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
-        "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
-    },
-    "edge": 3,
-    "health": 40,
-    "weapons": ["heavy-pistol", "sword"],
-    "armor": "light",
-}
+#: the demo's Kael, drawing the heavy pistol first
+HERO = {**demo_sheet("2d10-edge"), "weapons": ["heavy-pistol", "sword"]}
 
 
 def foe(armor: Any, defense: int = 20) -> dict[str, Any]:
-    return {
-        "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
-        "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
-        "health": 30,
-        "weapons": ["assault-rifle"],
-        "armor": armor,
-        "defense": defense,
-    }
+    """The demo's guard in ``armor``, hit on ``defense``."""
+    return {**demo_sheet("2d10-edge", name="Guard"), "armor": armor, "defense": defense}
 
 
 def new_table(tmp_path: Path, **options: Any) -> Table:

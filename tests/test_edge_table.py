@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import character, player_log, player_state_of, refused
+from support import character, check, demo_sheet, player_log, player_state_of, refused
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
@@ -21,29 +21,11 @@ from margin.tui.demo import build_demo
 from margin.tui.rng import RandomDice
 from margin.tui.table import Table
 
-HERO = {
-    "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4},
-    "skills": {
-        "athletics": {"ranks": 4, "keys": ["ST", "AG"]},
-        "melee": {"ranks": 3, "keys": ["ST", "AG"]},
-        "perception": {"ranks": 2, "keys": ["IN", "CU"]},
-        "firearms": {"ranks": 2, "keys": ["AG", "IN"]},
-    },
-    "edge": 3,
-    "health": 40,
-    "initiative_dice": 2,
-    "weapons": ["sword", "punch", "fam-90"],
-    "armor": "light",
-}
+#: the demo's Kael, carrying the FAM-90 the attack tests fire
+HERO = {**demo_sheet("2d10-edge"), "weapons": ["sword", "punch", "fam-90"]}
 
-FOE = {
-    "attributes": {"ST": 5, "AG": 4, "CU": 3, "IN": 3},
-    "skills": {"firearms": {"ranks": 2, "keys": ["AG", "IN"]}},
-    "health": 20,
-    "weapons": ["assault-rifle"],
-    "armor": "medium",
-    "defense": 15,
-}
+#: the demo's guard, less hardy and easier to hit
+FOE = {**demo_sheet("2d10-edge", name="Guard"), "health": 20, "defense": 15}
 
 
 def new_table(tmp_path: Path, **options: Any) -> Table:
@@ -54,6 +36,21 @@ def new_table(tmp_path: Path, **options: Any) -> Table:
 
 def do(t: Table, **cmd: Any) -> list[Record]:
     return t.execute(convert_command("2d10-edge", cmd))
+
+
+def attack(who: str, target: str, **more: Any) -> dict[str, Any]:
+    """The fields of an attack by ``who`` on ``target``, with ``more``."""
+    return {"type": "attack", "character": who, "target": target, **more}
+
+
+def spend(who: str, purpose: str, **more: Any) -> dict[str, Any]:
+    """The fields of ``who`` spending a point of Edge on ``purpose``, with ``more``."""
+    return {"type": "spend-edge", "character": who, "purpose": purpose, **more}
+
+
+def act(who: str, action: str, **more: Any) -> dict[str, Any]:
+    """The fields of ``who`` using an ``action`` of their turn, with ``more``."""
+    return {"type": "use-action", "character": who, "action": action, **more}
 
 
 def char(t: Table, name: str) -> EdgeCharacter:
@@ -81,9 +78,7 @@ def event(records: list[Record], tag: str) -> Any:
 
 
 def test_cliff_climb_check(party: Table) -> None:
-    recs = do(
-        party, type="check", character="kael", skill="Athletics", tn="difficult", faces=[6, 5]
-    )
+    recs = do(party, **check("kael", "Athletics", tn="difficult", faces=[6, 5]))
     e = event(recs, "edge.check")
     assert (e.bonus, e.tn, e.total, e.mos, e.band) == (20, 30, 31, 1, "marginal-success")
     assert e.source == "typed"
@@ -91,17 +86,17 @@ def test_cliff_climb_check(party: Table) -> None:
 
 
 def test_significant_success_leaves_advantage_on_the_next_related_check(party: Table) -> None:
-    do(party, type="check", character="kael", skill="athletics", tn=30, faces=[7, 8])
+    do(party, **check("kael", "athletics", tn=30, faces=[7, 8]))
     pending = char(party, "kael").pending
     assert [(p.kind, p.scope, p.skill) for p in pending] == [("advantage", "related", "athletics")]
     other = event(
-        do(party, type="check", character="kael", skill="perception", tn=20, faces=[5, 6]),
+        do(party, **check("kael", "perception", tn=20, faces=[5, 6])),
         "edge.check",
     )
     assert other.mode == "normal"
     assert other.pending_used == []
     again = event(
-        do(party, type="check", character="kael", skill="athletics", tn=30, faces=[2, 9, 5]),
+        do(party, **check("kael", "athletics", tn=30, faces=[2, 9, 5])),
         "edge.check",
     )
     assert again.mode == "advantage"
@@ -112,12 +107,12 @@ def test_significant_success_leaves_advantage_on_the_next_related_check(party: T
 
 def test_complete_failure_leaves_disadvantage_on_any_next_check(party: Table) -> None:
     e = event(
-        do(party, type="check", character="kael", skill="perception", tn=40, faces=[2, 3]),
+        do(party, **check("kael", "perception", tn=40, faces=[2, 3])),
         "edge.check",
     )
     assert e.band == "complete-failure"
     nxt = event(
-        do(party, type="check", character="kael", skill="athletics", tn=20, faces=[9, 9, 2]),
+        do(party, **check("kael", "athletics", tn=20, faces=[9, 9, 2])),
         "edge.check",
     )
     assert nxt.mode == "disadvantage"
@@ -125,17 +120,9 @@ def test_complete_failure_leaves_disadvantage_on_any_next_check(party: Table) ->
 
 
 def test_pending_can_be_dismissed_or_skipped(party: Table) -> None:
-    do(party, type="check", character="kael", skill="athletics", tn=30, faces=[7, 8])
+    do(party, **check("kael", "athletics", tn=30, faces=[7, 8]))
     skipped = event(
-        do(
-            party,
-            type="check",
-            character="kael",
-            skill="athletics",
-            tn=30,
-            pending="none",
-            faces=[5, 6],
-        ),
+        do(party, **check("kael", "athletics", tn=30, pending="none", faces=[5, 6])),
         "edge.check",
     )
     assert skipped.mode == "normal"
@@ -143,33 +130,19 @@ def test_pending_can_be_dismissed_or_skipped(party: Table) -> None:
     do(party, type="dismiss-pending", character="kael")
     assert char(party, "kael").pending == []
     refused(party, "nothing pending", type="dismiss-pending", character="kael")
-    refused(
-        party,
-        f"pending: {seq} is not pending",
-        type="check",
-        character="kael",
-        skill="athletics",
-        pending=[seq],
-    )
+    refused(party, f"pending: {seq} is not pending", **check("kael", "athletics", pending=[seq]))
 
 
 def test_mos_consequences_option_off(tmp_path: Path) -> None:
     t = new_table(tmp_path, mos_consequences=False)
     do(t, type="add-character", name="Kael", sheet=HERO)
-    do(t, type="check", character="kael", skill="athletics", tn=30, faces=[10, 9])
+    do(t, **check("kael", "athletics", tn=30, faces=[10, 9]))
     assert char(t, "kael").pending == []
 
 
 def test_edge_on_a_check_is_an_event_and_spends_a_point(party: Table) -> None:
     recs = do(
-        party,
-        type="check",
-        character="kael",
-        skill="firearms",
-        tn=20,
-        modifier=1,
-        edge="advantage",
-        faces=[2, 2, 4],
+        party, **check("kael", "firearms", tn=20, modifier=1, edge="advantage", faces=[2, 2, 4])
     )
     spent = event(recs, "edge.spent")
     assert (spent.purpose, spent.edge_after) == ("advantage", 2)
@@ -179,51 +152,17 @@ def test_edge_on_a_check_is_an_event_and_spends_a_point(party: Table) -> None:
 
 
 def test_check_errors_name_the_problem(party: Table) -> None:
+    refused(party, "skill: 'piloting' is not a skill of Kael", **check("kael", "piloting"))
+    refused(party, "faces: 11 is not a face of a d10", **check("kael", "athletics", faces=[11, 2]))
+    refused(party, "character 'nobody' is not at the table", **check("nobody", "athletics"))
     refused(
-        party,
-        "skill: 'piloting' is not a skill of Kael",
-        type="check",
-        character="kael",
-        skill="piloting",
+        party, "already has Advantage", **check("kael", "athletics", advantage=1, edge="advantage")
     )
+    refused(party, "no Edge left", **check("guard", "firearms", edge="advantage"))
     refused(
-        party,
-        "faces: 11 is not a face of a d10",
-        type="check",
-        character="kael",
-        skill="athletics",
-        faces=[11, 2],
+        party, "faces: 3 given but the roll uses 2", **check("kael", "athletics", faces=[1, 2, 3])
     )
-    refused(
-        party,
-        "character 'nobody' is not at the table",
-        type="check",
-        character="nobody",
-        skill="athletics",
-    )
-    refused(
-        party,
-        "already has Advantage",
-        type="check",
-        character="kael",
-        skill="athletics",
-        advantage=1,
-        edge="advantage",
-    )
-    refused(
-        party, "no Edge left", type="check", character="guard", skill="firearms", edge="advantage"
-    )
-    refused(
-        party,
-        "faces: 3 given but the roll uses 2",
-        type="check",
-        character="kael",
-        skill="athletics",
-        faces=[1, 2, 3],
-    )
-    refused(
-        party, "impossible task", type="check", character="kael", skill="athletics", tn="impossible"
-    )
+    refused(party, "impossible task", **check("kael", "athletics", tn="impossible"))
 
 
 # -- attacks, damage and armor ---------------------------------------------------
@@ -232,19 +171,15 @@ def test_check_errors_name_the_problem(party: Table) -> None:
 def test_fam90_burst_against_medium_armor(party: Table) -> None:
     recs = do(
         party,
-        type="attack",
-        character="kael",
-        target="guard",
-        weapon="FAM-90",
-        mode="burst",
-        tn=20,
-        faces=[3, 4, 4, 4, 4, 4, 4, 3],
+        **attack(
+            "kael", "guard", weapon="FAM-90", mode="burst", tn=20, faces=[3, 4, 4, 4, 4, 4, 4, 3]
+        ),
     )
-    attack = recs[0]
+    shot = recs[0]
     dmg = event(recs, "edge.damage")
     assert (dmg.dice, dmg.bonus, dmg.raw, dmg.pt, dmg.pt_reduction) == (6, 1, 24, 25, 3)
     assert (dmg.penetrated, dmg.soaked, dmg.taken) == (True, 10, 14)
-    assert recs[1].cause == attack.seq
+    assert recs[1].cause == shot.seq
     assert recs[2].cause == recs[1].seq
     guard = char(party, "guard")
     assert guard.damage == 14
@@ -254,24 +189,14 @@ def test_fam90_burst_against_medium_armor(party: Table) -> None:
 def test_armor_piercer_talent_reduces_pt(party: Table) -> None:
     do(party, type="update-character", character="kael", sheet={"talents": ["armor-piercer"]})
     dmg = event(
-        do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            weapon="fam-90",
-            tn=20,
-            faces=[3, 4, 4, 4, 4, 4, 3],
-        ),
+        do(party, **attack("kael", "guard", weapon="fam-90", tn=20, faces=[3, 4, 4, 4, 4, 4, 3])),
         "edge.damage",
     )
     assert (dmg.dice, dmg.raw, dmg.pt_reduction, dmg.penetrated, dmg.taken) == (5, 20, 7, True, 12)
 
 
 def test_sword_converts_strength_and_mos_adds_dice(party: Table) -> None:
-    recs = do(
-        party, type="attack", character="kael", target="guard", tn=15, faces=[10, 9] + [6] * 6
-    )
+    recs = do(party, **attack("kael", "guard", tn=15, faces=[10, 9] + [6] * 6))
     a = event(recs, "edge.attack")
     assert (a.base_dice, a.damage_bonus, a.mos, a.damage_dice) == (4, 3, 23, 2)
     dmg = event(recs, "edge.damage")
@@ -280,34 +205,17 @@ def test_sword_converts_strength_and_mos_adds_dice(party: Table) -> None:
 
 def test_attack_tn_defaults_to_the_target_defense(party: Table) -> None:
     a = event(
-        do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            weapon="fam-90",
-            damage=False,
-            faces=[5, 4],
-        ),
+        do(party, **attack("kael", "guard", weapon="fam-90", damage=False, faces=[5, 4])),
         "edge.attack",
     )
     assert a.tn == 15
     assert a.skill == "firearms"
     do(party, type="add-character", name="Vask", sheet=HERO)
-    refused(party, "Vask's sheet has no defense", type="attack", character="kael", target="vask")
+    refused(party, "Vask's sheet has no defense", **attack("kael", "vask"))
 
 
 def test_damage_later_with_an_edge_boost(party: Table) -> None:
-    recs = do(
-        party,
-        type="attack",
-        character="kael",
-        target="guard",
-        weapon="fam-90",
-        tn=20,
-        damage=False,
-        faces=[5, 5],
-    )
+    recs = do(party, **attack("kael", "guard", weapon="fam-90", tn=20, damage=False, faces=[5, 5]))
     attack_seq = recs[0].seq
     assert [a.seq for a in world(party).open_attacks] == [attack_seq]
     later = do(party, type="damage", attacker="kael", edge_boost=True, faces=[6] * 8)
@@ -323,23 +231,9 @@ def test_edge_boost_refused_when_edge_went_into_the_roll(party: Table) -> None:
     refused(
         party,
         "cannot also boost damage",
-        type="attack",
-        character="kael",
-        target="guard",
-        tn=20,
-        edge="advantage",
-        edge_damage=True,
+        **attack("kael", "guard", tn=20, edge="advantage", edge_damage=True),
     )
-    do(
-        party,
-        type="attack",
-        character="kael",
-        target="guard",
-        tn=20,
-        edge="advantage",
-        damage=False,
-        faces=[9, 9, 9],
-    )
+    do(party, **attack("kael", "guard", tn=20, edge="advantage", damage=False, faces=[9, 9, 9]))
     refused(party, "cannot also boost damage", type="damage", attacker="kael", edge_boost=True)
 
 
@@ -349,16 +243,7 @@ def test_direct_damage_and_stun(party: Table) -> None:
         "edge.damage",
     )
     assert (dmg.raw, dmg.taken, dmg.attack) == (8, 8, 0)
-    do(
-        party,
-        type="attack",
-        character="guard",
-        target="kael",
-        weapon="assault-rifle",
-        damage=False,
-        tn=5,
-        faces=[5, 4],
-    )
+    do(party, **attack("guard", "kael", weapon="assault-rifle", damage=False, tn=5, faces=[5, 4]))
     recs = do(
         party, type="damage", target="guard", dice=1, bonus=9, stun=True, armor=False, faces=[6]
     )
@@ -369,16 +254,14 @@ def test_direct_damage_and_stun(party: Table) -> None:
     do(party, type="damage", target="guard", dice=1, bonus=4, stun=True, armor=False, faces=[1])
     assert guard.knocked_out
     assert not guard.dead
-    refused(party, "knocked out", type="check", character="guard", skill="firearms")
+    refused(party, "knocked out", **check("guard", "firearms"))
     refused(party, "fatal result", type="edge-burn", character="guard")
     do(party, type="heal", character="guard", points=20, stun=True)
     assert not char(party, "guard").knocked_out
 
 
 def test_undo_of_an_attack_voids_its_damage_injury_and_what_they_caused(party: Table) -> None:
-    recs = do(
-        party, type="attack", character="guard", target="kael", tn=10, faces=[10, 10] + [6] * 6
-    )
+    recs = do(party, **attack("guard", "kael", tn=10, faces=[10, 10] + [6] * 6))
     assert char(party, "kael").injuries
     do(party, type="lessen-injury", character="kael")
     assert char(party, "kael").edge == 2
@@ -397,7 +280,7 @@ def test_lessen_injury_moves_severity_not_points(party: Table) -> None:
     do(party, type="damage", target="kael", dice=2, bonus=8, armor=False, faces=[6, 6])
     inj = char(party, "kael").injuries[0]
     assert (inj.points, inj.severity) == (20, "life-threatening")
-    recs = do(party, type="spend-edge", character="kael", purpose="lessen-injury")
+    recs = do(party, **spend("kael", "lessen-injury"))
     assert all(r.cause == inj.seq for r in recs)
     kael = char(party, "kael")
     assert (kael.injuries[0].severity, kael.damage, kael.edge) == ("serious", 20, 2)
@@ -412,7 +295,7 @@ def test_edge_burn_saves_from_death_only(party: Table) -> None:
     kael = char(party, "kael")
     assert kael.dead
     assert kael.injuries[0].severity == "fatal"
-    refused(party, "dead", type="check", character="kael", skill="athletics")
+    refused(party, "dead", **check("kael", "athletics"))
     assert SYSTEM.status is not None
     assert "DEAD (Edge Burn can save)" in SYSTEM.status(kael, party.state)
     burn = do(party, type="edge-burn", character="kael")
@@ -454,26 +337,14 @@ def test_injuries_option_off(tmp_path: Path) -> None:
 
 def test_spending_with_no_edge_left_is_refused(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
-    refused(
-        party, "Guard has no Edge left", type="spend-edge", character="guard", purpose="reaction"
-    )
-    refused(party, "not a use of Edge", type="spend-edge", character="kael", purpose="flight")
-    refused(
-        party, "give edge on the check", type="spend-edge", character="kael", purpose="advantage"
-    )
+    refused(party, "Guard has no Edge left", **spend("guard", "reaction"))
+    refused(party, "not a use of Edge", **spend("kael", "flight"))
+    refused(party, "give edge on the check", **spend("kael", "advantage"))
 
 
 def test_recovery_simple(party: Table) -> None:
     for _ in range(2):
-        do(
-            party,
-            type="check",
-            character="kael",
-            skill="perception",
-            tn=16,
-            edge="advantage",
-            faces=[1, 2, 3],
-        )
+        do(party, **check("kael", "perception", tn=16, edge="advantage", faces=[1, 2, 3]))
     assert char(party, "kael").edge == 1
     do(party, type="award-edge", character="kael", note="held the bridge")
     assert char(party, "kael").edge == 2
@@ -489,15 +360,7 @@ def test_recovery_simple(party: Table) -> None:
 def test_recovery_complex(party: Table) -> None:
     do(party, type="set-option", name="edge_recovery", value="complex")
     for _ in range(3):
-        do(
-            party,
-            type="check",
-            character="kael",
-            skill="perception",
-            tn=16,
-            edge="advantage",
-            faces=[1, 2, 3],
-        )
+        do(party, **check("kael", "perception", tn=16, edge="advantage", faces=[1, 2, 3]))
     assert char(party, "kael").edge == 0
     refused(party, "belongs to simple recovery", type="recover-edge", reason="session-end")
     refused(party, "downtime", type="recover-edge", reason="long-rest", downtime=True)
@@ -515,75 +378,38 @@ def test_initiative_turns_actions_and_boost(party: Table) -> None:
     )
     joined = [r.event for r in recs[1:]]
     assert [(j.character, j.initiative) for j in joined] == [("kael", 17), ("guard", 8)]
-    refused(
-        party,
-        "not kael's turn|it is not Kael's turn",
-        type="use-action",
-        character="kael",
-        action="major",
-    )
+    refused(party, "not kael's turn|it is not Kael's turn", **act("kael", "major"))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.round, turn.character, turn.actions) == (
         1,
         "kael",
         ["major", "move", "minor", "bonus"],
     )
-    do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 5])
+    do(party, **attack("kael", "guard", tn=15, damage=False, faces=[5, 5]))
     assert SYSTEM.clock is not None
     clock = SYSTEM.clock(party.state)
     assert clock is not None
     assert clock.rows[0].current
     assert "bonus" in clock.rows[0].note
-    do(party, type="attack", character="kael", target="guard", tn=15, damage=False, faces=[5, 6])
-    refused(
-        party,
-        "no Major or bonus action left",
-        type="attack",
-        character="kael",
-        target="guard",
-        tn=15,
-    )
-    do(party, type="use-action", character="kael", action="move", what="to cover")
-    refused(party, "no move action left", type="use-action", character="kael", action="move")
+    do(party, **attack("kael", "guard", tn=15, damage=False, faces=[5, 6]))
+    refused(party, "no Major or bonus action left", **attack("kael", "guard", tn=15))
+    do(party, **act("kael", "move", what="to cover"))
+    refused(party, "no move action left", **act("kael", "move"))
     spent = event(
-        do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 5]),
+        do(party, **spend("kael", "initiative", faces=[6, 5])),
         "edge.spent",
     )
     assert (spent.value, spent.actions) == (11, ["bonus"])
-    refused(
-        party,
-        "already boosted",
-        type="spend-edge",
-        character="kael",
-        purpose="initiative",
-        faces=[1, 1],
-    )
-    do(party, type="use-action", character="kael", action="bonus")
-    refused(
-        party, "reaction is taken outside", type="use-action", character="kael", action="reaction"
-    )
+    refused(party, "already boosted", **spend("kael", "initiative", faces=[1, 1]))
+    do(party, **act("kael", "bonus"))
+    refused(party, "reaction is taken outside", **act("kael", "reaction"))
     guard_turn = event(do(party, type="next-turn"), "edge.turn")
     assert (guard_turn.character, guard_turn.actions) == ("guard", ["major", "move", "minor"])
-    do(party, type="use-action", character="kael", action="reaction", what="dive")
-    refused(party, "no reaction left", type="use-action", character="kael", action="reaction")
-    do(party, type="spend-edge", character="kael", purpose="reaction")
-    refused(
-        party,
-        "already gained an extra reaction",
-        type="spend-edge",
-        character="kael",
-        purpose="reaction",
-    )
-    do(
-        party,
-        type="attack",
-        character="kael",
-        target="guard",
-        tn=15,
-        action="reaction",
-        damage=False,
-        faces=[5, 5],
-    )
+    do(party, **act("kael", "reaction", what="dive"))
+    refused(party, "no reaction left", **act("kael", "reaction"))
+    do(party, **spend("kael", "reaction"))
+    refused(party, "already gained an extra reaction", **spend("kael", "reaction"))
+    do(party, **attack("kael", "guard", tn=15, action="reaction", damage=False, faces=[5, 5]))
     turn2 = event(do(party, type="next-turn"), "edge.turn")
     assert (turn2.round, turn2.character, turn2.initiative) == (2, "kael", 17)
     do(party, type="leave", character="guard")
@@ -596,7 +422,7 @@ def test_boost_spent_before_the_turn_lasts_that_turn(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
     do(party, type="next-turn")
     do(party, type="next-turn")
-    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    do(party, **spend("kael", "initiative", faces=[6, 6]))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.character, turn.initiative, turn.actions.count("bonus")) == ("kael", 26, 2)
     do(party, type="next-turn")
@@ -659,9 +485,7 @@ def test_custom_weapon_and_armor(party: Table) -> None:
         },
     )
     a = event(
-        do(
-            party, type="attack", character="tank", target="kael", tn=10, damage=False, faces=[5, 5]
-        ),
+        do(party, **attack("tank", "kael", tn=10, damage=False, faces=[5, 5])),
         "edge.attack",
     )
     assert (a.weapon, a.skill, a.pt_reduction, a.base_dice) == ("Rail Gun", "heavy-weapons", 5, 7)
@@ -693,22 +517,10 @@ def test_no_option_that_adds_disadvantage_on_top_of_disadvantage(party: Table) -
     refused(
         party,
         "already has Disadvantage",
-        type="attack",
-        character="kael",
-        target="guard",
-        disadvantage=1,
-        chosen_disadvantage=1,
+        **attack("kael", "guard", disadvantage=1, chosen_disadvantage=1),
     )
     e = event(
-        do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            chosen_disadvantage=1,
-            damage=False,
-            faces=[9, 9, 1],
-        ),
+        do(party, **attack("kael", "guard", chosen_disadvantage=1, damage=False, faces=[9, 9, 1])),
         "edge.attack",
     )
     assert e.mode == "disadvantage"
@@ -720,16 +532,10 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
     do(party, type="add-character", name="Sniper", sheet=sheet, hidden=True)
     joined = do(party, type="start-encounter", characters=["kael", "sniper"], faces=[1, 1, 6])
     assert [r.visibility.gm_only for r in joined] == [False, False, True]
-    check = do(party, type="check", character="sniper", skill="firearms", tn=10, faces=[5, 5])
-    assert check[0].visibility.gm_only
+    checked = do(party, **check("sniper", "firearms", tn=10, faces=[5, 5]))
+    assert checked[0].visibility.gm_only
     shot = do(
-        party,
-        type="attack",
-        character="sniper",
-        target="kael",
-        tn=10,
-        action="none",
-        faces=[5, 4, 1, 6, 6, 6, 6, 6],
+        party, **attack("sniper", "kael", tn=10, action="none", faces=[5, 4, 1, 6, 6, 6, 6, 6])
     )
     assert not any(r.visibility.gm_only for r in shot), "the target sees the shot"
     assert SYSTEM.player_world is not None
@@ -741,15 +547,7 @@ def test_hidden_characters_records_are_gm_only(party: Table) -> None:
 def test_a_secret_tn_is_cut_from_the_players_view(party: Table) -> None:
     from margin.core.lens import PlayerLens
 
-    recs = do(
-        party,
-        type="check",
-        character="kael",
-        skill="athletics",
-        tn=27,
-        secret_tn=True,
-        faces=[6, 5],
-    )
+    recs = do(party, **check("kael", "athletics", tn=27, secret_tn=True, faces=[6, 5]))
     seen = PlayerLens().read(recs[0])
     assert seen is not None
     assert "tn" not in seen["event"]
@@ -769,28 +567,11 @@ def test_a_gauss_weapon_lowers_pt_by_mode(party: Table) -> None:
     gun = {"name": "Gauss carbine", "dice": 4, "bonus": 2, "burst": 1, "gauss": True}
     do(party, type="update-character", character="kael", sheet={"weapons": [gun]})
     single = event(
-        do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            tn=10,
-            damage=False,
-            faces=[2, 3],
-        ),
+        do(party, **attack("kael", "guard", tn=10, damage=False, faces=[2, 3])),
         "edge.attack",
     )
     burst = event(
-        do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            tn=10,
-            mode="burst",
-            damage=False,
-            faces=[2, 3],
-        ),
+        do(party, **attack("kael", "guard", tn=10, mode="burst", damage=False, faces=[2, 3])),
         "edge.attack",
     )
     assert (single.pt_reduction, burst.pt_reduction, burst.extra_dice) == (5, 3, 1)
@@ -801,13 +582,7 @@ def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
     do(party, type="update-character", character="kael", sheet={"talents": ["Armor Piercer"]})
     dmg = event(
         do(
-            party,
-            type="attack",
-            character="kael",
-            target="guard",
-            weapon="fam-90",
-            tn=10,
-            faces=[2, 3, 6, 6, 6, 6, 6, 6],
+            party, **attack("kael", "guard", weapon="fam-90", tn=10, faces=[2, 3, 6, 6, 6, 6, 6, 6])
         ),
         "edge.damage",
     )
@@ -819,7 +594,7 @@ def test_sheet_updates_are_read_in_normal_form(party: Table) -> None:
 def test_a_boost_spent_in_a_turn_ends_with_it(party: Table) -> None:
     do(party, type="start-encounter", characters=["kael"], faces=[1, 1])
     do(party, type="next-turn")
-    do(party, type="spend-edge", character="kael", purpose="initiative", faces=[6, 6])
+    do(party, **spend("kael", "initiative", faces=[6, 6]))
     turn = event(do(party, type="next-turn"), "edge.turn")
     assert (turn.round, turn.initiative) == (2, 14)
     assert world(party).encounter.order[0].boost == 0  # type: ignore[union-attr]
@@ -880,25 +655,11 @@ def test_undo_returns_to_the_state_before(
 
 
 def test_an_edge_damage_boost_is_not_spent_on_a_miss(party: Table) -> None:
-    recs = do(
-        party,
-        type="attack",
-        character="kael",
-        target="guard",
-        tn=40,
-        edge_damage=True,
-        faces=[1, 2],
-    )
+    recs = do(party, **attack("kael", "guard", tn=40, edge_damage=True, faces=[1, 2]))
     assert [r.event.__struct_config__.tag for r in recs] == ["edge.attack"]
     assert char(party, "kael").edge == 3
     refused(
-        party,
-        "damage is not rolled now",
-        type="attack",
-        character="kael",
-        target="guard",
-        edge_damage=True,
-        damage=False,
+        party, "damage is not rolled now", **attack("kael", "guard", edge_damage=True, damage=False)
     )
 
 
@@ -914,15 +675,7 @@ def _player_status(t: Table, name: str) -> list[str]:
 
 def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Table) -> None:
     # +20 vs a secret 25, [9, 9] -> 38 +5: complete success, Advantage pending on any check
-    recs = do(
-        party,
-        type="check",
-        character="kael",
-        skill="athletics",
-        tn=25,
-        secret_tn=True,
-        faces=[9, 9],
-    )
+    recs = do(party, **check("kael", "athletics", tn=25, secret_tn=True, faces=[9, 9]))
     gm = present.status(char(party, "kael"), party.state)
     assert any("pending: any check" in s for s in gm)
     assert not any("pending" in s for s in _player_status(party, "kael"))
@@ -932,7 +685,7 @@ def test_what_a_secret_tn_check_leaves_pending_is_hidden_from_players(party: Tab
 
 
 def test_an_open_check_leaves_pending_visible_to_players(party: Table) -> None:
-    do(party, type="check", character="kael", skill="athletics", tn=25, faces=[9, 9])
+    do(party, **check("kael", "athletics", tn=25, faces=[9, 9]))
     assert any("pending: any check" in s for s in _player_status(party, "kael"))
 
 
@@ -951,23 +704,17 @@ def test_huge_check_numbers_are_refused(party: Table, field: str, value: int, ma
     refused(party, match, type="check", **cmd)
 
 
-def test_huge_direct_damage_numbers_are_refused(party: Table) -> None:
-    refused(
-        party,
-        r"bonus: 100000000000000000000 is out of range \(-1000..1000\)",
-        type="damage",
-        target="guard",
-        dice=2,
-        bonus=10**20,
-    )
-    refused(
-        party,
-        r"pt_reduction: 500 is out of range \(0..200\)",
-        type="damage",
-        target="guard",
-        dice=2,
-        pt_reduction=500,
-    )
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("bonus", 10**20, r"bonus: 100000000000000000000 is out of range \(-1000..1000\)"),
+        ("pt_reduction", 500, r"pt_reduction: 500 is out of range \(0..200\)"),
+    ],
+)
+def test_huge_direct_damage_numbers_are_refused(
+    party: Table, field: str, value: int, match: str
+) -> None:
+    refused(party, match, type="damage", target="guard", dice=2, **{field: value})
 
 
 def _kill_guard(t: Table) -> None:
@@ -975,9 +722,26 @@ def _kill_guard(t: Table) -> None:
     assert char(t, "guard").dead
 
 
-def test_a_dead_character_cannot_be_attacked(party: Table) -> None:
+@pytest.mark.parametrize(
+    ("command", "match"),
+    [
+        (attack("kael", "guard", tn=15), "target: Guard is dead"),
+        (
+            {"type": "heal", "character": "guard", "points": 100},
+            "character: Guard is dead; healing does not bring them back",
+        ),
+        (
+            {"type": "start-encounter", "characters": ["kael", "guard"]},
+            "character: Guard is dead and cannot join the encounter",
+        ),
+    ],
+)
+def test_the_dead_are_not_attacked_healed_or_joined(
+    party: Table, command: dict[str, Any], match: str
+) -> None:
     _kill_guard(party)
-    refused(party, "target: Guard is dead", type="attack", character="kael", target="guard", tn=15)
+    refused(party, match, **command)
+    assert char(party, "guard").dead
 
 
 def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
@@ -987,20 +751,9 @@ def test_a_dead_character_cannot_spend_edge_to_act(tmp_path: Path) -> None:
     do(t, type="start-encounter", characters=["kael", "guard"], faces=[1, 1, 1])
     do(t, type="next-turn")
     _kill_guard(t)
-    refused(
-        t,
-        "character: Guard is dead and cannot spend Edge on reaction",
-        type="spend-edge",
-        character="guard",
-        purpose="reaction",
-    )
-    refused(
-        t,
-        "character: Guard is dead and cannot spend Edge on initiative",
-        type="spend-edge",
-        character="guard",
-        purpose="initiative",
-    )
+    for purpose in ("reaction", "initiative"):
+        match = f"character: Guard is dead and cannot spend Edge on {purpose}"
+        refused(t, match, **spend("guard", purpose))
     do(t, type="edge-burn", character="guard")
     assert not char(t, "guard").dead
 
@@ -1018,28 +771,14 @@ def test_a_bad_award_size_is_named_even_when_edge_is_full(tmp_path: Path) -> Non
 
 
 def test_a_character_cannot_attack_themself(party: Table) -> None:
-    refused(
-        party,
-        "target: a character cannot attack themself",
-        type="attack",
-        character="kael",
-        target="Kael",
-        tn=10,
-    )
+    refused(party, "target: a character cannot attack themself", **attack("kael", "Kael", tn=10))
 
 
 def test_players_do_not_learn_who_a_hidden_attacker_is(party: Table) -> None:
     from margin.core.lens import UNSEEN
 
     do(party, type="add-character", name="Sniper", hidden=True, sheet=FOE)
-    recs = do(
-        party,
-        type="attack",
-        character="sniper",
-        target="kael",
-        tn=15,
-        faces=[9, 8, 1, 1, 1, 1, 1, 1],
-    )
+    recs = do(party, **attack("sniper", "kael", tn=15, faces=[9, 8, 1, 1, 1, 1, 1, 1]))
     assert any(r.event.__struct_config__.tag == "edge.attack" for r in recs)
     seen = next(d for d in player_log(party) if d["event"]["type"] == "edge.attack")
     assert seen is not None
@@ -1067,41 +806,11 @@ def test_recovery_at_an_empty_table_says_so(tmp_path: Path) -> None:
 
 
 def test_dismissing_what_a_secret_check_left_is_for_the_gm(party: Table) -> None:
-    [check] = do(
-        party,
-        type="check",
-        character="kael",
-        skill="athletics",
-        tn=25,
-        secret_tn=True,
-        faces=[9, 9],
-    )
+    [secret] = do(party, **check("kael", "athletics", tn=25, secret_tn=True, faces=[9, 9]))
     [dismissed] = do(party, type="dismiss-pending", character="kael")
     assert dismissed.visibility.gm_only
-    [open_check] = do(party, type="check", character="kael", skill="athletics", tn=25, faces=[9, 9])
+    [open_check] = do(party, **check("kael", "athletics", tn=25, faces=[9, 9]))
     [dismissed] = do(party, type="dismiss-pending", character="kael")
     assert not dismissed.visibility.gm_only
     assert dismissed.event.pending == open_check.seq
-    assert check.seq < open_check.seq
-
-
-def test_healing_does_not_raise_the_dead(party: Table) -> None:
-    _kill_guard(party)
-    refused(
-        party,
-        r"character: Guard is dead; healing does not bring them back",
-        type="heal",
-        character="guard",
-        points=100,
-    )
-    assert char(party, "guard").dead
-
-
-def test_the_dead_do_not_join_an_encounter(party: Table) -> None:
-    _kill_guard(party)
-    refused(
-        party,
-        "character: Guard is dead and cannot join the encounter",
-        type="start-encounter",
-        characters=["kael", "guard"],
-    )
+    assert secret.seq < open_check.seq

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from support import character, log_json, margin_output, refused, run_margin, short_form, state_json
+from support import (
+    add_character,
+    assist,
+    character,
+    check,
+    log_json,
+    margin_demo,
+    margin_do,
+    margin_output,
+    refused,
+    run_margin,
+    short_form,
+    state_json,
+)
 from support import events_of as do
 
 from margin.core.commands import convert_command
@@ -21,46 +33,24 @@ from margin.tui.table import Table
 SYSTEM = get_system("2d6-effect")
 
 PARTY = (
-    {
-        "type": "add-character",
-        "name": "Vex",
-        "sheet": {
+    add_character(
+        "Vex",
+        {
             "characteristics": {"STR": 6, "INT": 10, "SOC": 5},
             "skills": {"Electronics": 2, "Pilot": 0},
         },
-    },
-    {
-        "type": "add-character",
-        "name": "Mira",
-        "sheet": {"characteristics": {"INT": 12, "DEX": 3}, "skills": {"Electronics": 3}},
-    },
-    {
-        "type": "add-character",
-        "name": "Dock Boss",
-        "sheet": {
-            "characteristics": {"INT": 7},
-            "skills": {"Electronics": 4},
-            "disposition": "friendly",
-        },
-    },
-    {
-        "type": "add-character",
-        "name": "Guard",
-        "sheet": {
-            "characteristics": {"INT": 7},
-            "skills": {"Electronics": 4},
-            "disposition": "neutral",
-        },
-    },
-    {
-        "type": "add-character",
-        "name": "Bartender",
-        "sheet": {
-            "characteristics": {"INT": 6},
-            "skills": {"Carouse": 2},
-            "disposition": "helpful",
-        },
-    },
+    ),
+    add_character("Mira", {"characteristics": {"INT": 12, "DEX": 3}, "skills": {"Electronics": 3}}),
+    *(
+        add_character(
+            name, {"characteristics": {"INT": 7}, "skills": {"Electronics": 4}, "disposition": mood}
+        )
+        for name, mood in (("Dock Boss", "friendly"), ("Guard", "neutral"))
+    ),
+    add_character(
+        "Bartender",
+        {"characteristics": {"INT": 6}, "skills": {"Carouse": 2}, "disposition": "helpful"},
+    ),
 )
 
 
@@ -102,22 +92,21 @@ def reference(tmp_path: Path) -> Any:
 def test_a_skill_check_adds_every_dm(table: Table) -> None:
     (e,) = do(
         table,
-        type="check",
-        character="vex",
-        skill="electronics",
-        characteristic="int",
-        difficulty="Difficult",
-        circumstance=1,
-        faces=[3, 3],
+        **check(
+            "vex",
+            "electronics",
+            characteristic="int",
+            difficulty="Difficult",
+            circumstance=1,
+            faces=[3, 3],
+        ),
     )
     assert (e.skill_level, e.characteristic_dm, e.difficulty_dm, e.circumstance) == (2, 1, -2, 1)
     assert (e.total, e.effect, e.success, e.band) == (8, 0, True, "success")
 
 
 def test_unskilled_and_characteristic_checks(table: Table) -> None:
-    (e,) = do(
-        table, type="check", character="vex", skill="Streetwise", characteristic="SOC", faces=[5, 5]
-    )
+    (e,) = do(table, **check("vex", "Streetwise", characteristic="SOC", faces=[5, 5]))
     assert e.unskilled
     assert e.unskilled_dm == -3
     assert e.characteristic_dm == -1
@@ -126,7 +115,7 @@ def test_unskilled_and_characteristic_checks(table: Table) -> None:
     assert not e.unskilled
     assert e.total == 8
     assert e.label == "STR"
-    (e,) = do(table, type="check", character="vex", skill="pilot", faces=[4, 4])
+    (e,) = do(table, **check("vex", "pilot", faces=[4, 4]))
     assert e.skill_level == 0
     assert not e.unskilled
     assert e.total == 8
@@ -139,66 +128,30 @@ def test_characteristic_dms_from_the_sheet_option(table: Table) -> None:
 
 
 def test_law_level_as_difficulty_and_its_switch(table: Table) -> None:
-    (e,) = do(table, type="check", character="vex", skill="electronics", law_level=8, faces=[4, 4])
+    (e,) = do(table, **check("vex", "electronics", law_level=8, faces=[4, 4]))
     assert (e.difficulty, e.difficulty_dm, e.law_level) == ("very-difficult", -4, 8)
     refused(
         table,
         "law_level: the law level sets",
-        type="check",
-        character="vex",
-        skill="pilot",
-        law_level=2,
-        difficulty="easy",
+        **check("vex", "pilot", law_level=2, difficulty="easy"),
     )
     do(table, type="set-option", name="law_level", value=False)
-    refused(
-        table,
-        "law_level: the law_level rule is off",
-        type="check",
-        character="vex",
-        skill="pilot",
-        law_level=2,
-    )
+    refused(table, "law_level: the law_level rule is off", **check("vex", "pilot", law_level=2))
 
 
 def test_bad_checks_are_refused_and_append_nothing(table: Table) -> None:
-    refused(
-        table, "circumstance: \\+2", type="check", character="vex", skill="pilot", circumstance=2
-    )
-    refused(table, "difficulty: -1", type="check", character="vex", skill="pilot", difficulty=-1)
-    refused(
-        table,
-        "characteristic 'LUCK'",
-        type="check",
-        character="vex",
-        skill="pilot",
-        characteristic="LUCK",
-    )
+    refused(table, "circumstance: \\+2", **check("vex", "pilot", circumstance=2))
+    refused(table, "difficulty: -1", **check("vex", "pilot", difficulty=-1))
+    refused(table, "characteristic 'LUCK'", **check("vex", "pilot", characteristic="LUCK"))
     refused(table, "name a skill", type="check", character="vex")
-    refused(table, "faces: 7", type="check", character="vex", skill="pilot", faces=[7, 1])
-    refused(table, "faces: 3 given", type="check", character="vex", skill="pilot", faces=[1, 2, 3])
+    refused(table, "faces: 7", **check("vex", "pilot", faces=[7, 1]))
+    refused(table, "faces: 3 given", **check("vex", "pilot", faces=[1, 2, 3]))
 
 
 def test_reference_rules_are_off_by_default(table: Table) -> None:
-    refused(
-        table,
-        "multiple_actions rule is off",
-        type="check",
-        character="vex",
-        skill="pilot",
-        actions=2,
-    )
-    refused(
-        table,
-        "task_time rule is off",
-        type="check",
-        character="vex",
-        skill="pilot",
-        increment="minutes",
-    )
-    refused(
-        table, "time_trading rule is off", type="check", character="vex", skill="pilot", time_rows=1
-    )
+    refused(table, "multiple_actions rule is off", **check("vex", "pilot", actions=2))
+    refused(table, "task_time rule is off", **check("vex", "pilot", increment="minutes"))
+    refused(table, "time_trading rule is off", **check("vex", "pilot", time_rows=1))
     refused(
         table, "task_format rule is off", type="check", character="vex", written="Easy (+4) Pilot"
     )
@@ -217,76 +170,45 @@ def test_reference_rules_are_off_by_default(table: Table) -> None:
 def test_assistance_becomes_a_dm_on_the_next_check(table: Table) -> None:
     (help_,) = do(
         table,
-        type="assist",
-        helper="mira",
-        character="vex",
-        skill="electronics",
-        characteristic="int",
-        difficulty="difficult",
-        faces=[5, 4],
+        **assist(
+            "mira", "vex", "electronics", characteristic="int", difficulty="difficult", faces=[5, 4]
+        ),
     )
     assert (help_.skill_used, help_.effect, help_.dm) == (3, 4, 4)
     assert (
         present.status(table.state.characters["vex"], table.state)[0]
         == "help +4 on electronics (mira)"
     )
-    refused(
-        table,
-        "already has mira's help",
-        type="assist",
-        helper="dock boss",
-        character="vex",
-        skill="electronics",
-    )
-    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[1, 1])
+    refused(table, "already has mira's help", **assist("dock boss", "vex", "electronics"))
+    (e,) = do(table, **check("vex", "electronics", faces=[1, 1]))
     assert (e.assist_dm, e.assist_by, e.total) == (4, "mira", 8)
-    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[1, 1])
+    (e,) = do(table, **check("vex", "electronics", faces=[1, 1]))
     assert e.assist_dm == 0
 
 
 def test_friendly_helpers_hold_back_and_others_refuse(table: Table) -> None:
-    (e,) = do(
-        table, type="assist", helper="dock boss", character="vex", skill="electronics", faces=[4, 4]
-    )
+    (e,) = do(table, **assist("dock boss", "vex", "electronics", faces=[4, 4]))
     assert (e.disposition, e.skill_level, e.skill_used, e.dm) == ("friendly", 4, 1, 1)
     do(table, type="undo")
     (e,) = do(
-        table,
-        type="assist",
-        helper="dock boss",
-        character="vex",
-        skill="electronics",
-        disposition="helpful",
-        faces=[4, 4],
+        table, **assist("dock boss", "vex", "electronics", disposition="helpful", faces=[4, 4])
     )
     assert e.skill_used == 4
     do(table, type="undo")
-    (e,) = do(table, type="assist", helper="guard", character="vex", skill="electronics")
+    (e,) = do(table, **assist("guard", "vex", "electronics"))
     assert e.refused
     assert "neutral" in e.reason
     assert e.faces == []
-    (e,) = do(
-        table, type="assist", helper="bartender", character="vex", skill="electronics", faces=[6, 6]
-    )
+    (e,) = do(table, **assist("bartender", "vex", "electronics", faces=[6, 6]))
     assert e.refused
     assert "does not know" in e.reason
     assert vex(table).assists == {}
-    refused(
-        table, "cannot help themself", type="assist", helper="vex", character="vex", skill="pilot"
-    )
+    refused(table, "cannot help themself", **assist("vex", "vex", "pilot"))
 
 
 def test_a_bad_helper_makes_it_worse(table: Table) -> None:
-    do(
-        table,
-        type="assist",
-        helper="mira",
-        character="vex",
-        skill="electronics",
-        difficulty="formidable",
-        faces=[1, 1],
-    )
-    (e,) = do(table, type="check", character="vex", skill="electronics", faces=[6, 6])
+    do(table, **assist("mira", "vex", "electronics", difficulty="formidable", faces=[1, 1]))
+    (e,) = do(table, **check("vex", "electronics", faces=[6, 6]))
     assert e.assist_dm == -9
     assert e.total == 5
     assert not e.success
@@ -296,42 +218,14 @@ def test_a_bad_helper_makes_it_worse(table: Table) -> None:
 
 
 def test_a_done_task_gives_nothing_new(table: Table) -> None:
-    (e,) = do(
-        table,
-        type="check",
-        character="vex",
-        skill="electronics",
-        task="Port Computer",
-        faces=[1, 1],
-    )
+    (e,) = do(table, **check("vex", "electronics", task="Port Computer", faces=[1, 1]))
     assert not e.success
-    (e,) = do(
-        table,
-        type="check",
-        character="vex",
-        skill="electronics",
-        task="port computer",
-        faces=[5, 5],
-    )
+    (e,) = do(table, **check("vex", "electronics", task="port computer", faces=[5, 5]))
     assert e.success
     assert table.state.world.tasks["port computer"].attempts == 2
-    refused(
-        table,
-        "already done by Vex",
-        type="check",
-        character="mira",
-        skill="electronics",
-        task="port computer",
-    )
+    refused(table, "already done by Vex", **check("mira", "electronics", task="port computer"))
     do(table, type="undo")
-    (e,) = do(
-        table,
-        type="check",
-        character="mira",
-        skill="electronics",
-        task="port computer",
-        faces=[5, 5],
-    )
+    (e,) = do(table, **check("mira", "electronics", task="port computer", faces=[5, 5]))
     assert e.success
 
 
@@ -372,65 +266,21 @@ def test_opposed_checks(reference: Table) -> None:
 
 
 def test_task_time_and_combat_rounds(reference: Table) -> None:
-    (e,) = do(
-        reference,
-        type="check",
-        character="vex",
-        skill="electronics",
-        increment="10 minutes",
-        faces=[4, 4, 3],
-    )
+    (e,) = do(reference, **check("vex", "electronics", increment="10 minutes", faces=[4, 4, 3]))
     assert (e.increment, e.time_die, e.seconds) == ("10-minutes", 3, 1800)
-    (e,) = do(reference, type="check", character="vex", skill="pilot", combat=True, faces=[4, 4])
+    (e,) = do(reference, **check("vex", "pilot", combat=True, faces=[4, 4]))
     assert (e.seconds, e.time_die) == (6, None)
-    refused(
-        reference,
-        "one round",
-        type="check",
-        character="vex",
-        skill="pilot",
-        combat=True,
-        increment="minutes",
-    )
+    refused(reference, "one round", **check("vex", "pilot", combat=True, increment="minutes"))
 
 
 def test_time_trading_is_declared_with_the_check(reference: Table) -> None:
     (e,) = do(
-        reference,
-        type="check",
-        character="vex",
-        skill="electronics",
-        increment="hours",
-        time_rows=-2,
-        faces=[4, 4, 2],
+        reference, **check("vex", "electronics", increment="hours", time_rows=-2, faces=[4, 4, 2])
     )
     assert (e.increment, e.time_rows, e.total, e.seconds) == ("minutes", -2, 8, 120)
-    refused(
-        reference,
-        "time_rows: 3",
-        type="check",
-        character="vex",
-        skill="pilot",
-        increment="hours",
-        time_rows=3,
-    )
-    refused(
-        reference,
-        "needs the task's increment",
-        type="check",
-        character="vex",
-        skill="pilot",
-        time_rows=1,
-    )
-    refused(
-        reference,
-        "combat round is fixed",
-        type="check",
-        character="vex",
-        skill="pilot",
-        combat=True,
-        time_rows=1,
-    )
+    refused(reference, "time_rows: 3", **check("vex", "pilot", increment="hours", time_rows=3))
+    refused(reference, "needs the task's increment", **check("vex", "pilot", time_rows=1))
+    refused(reference, "combat round is fixed", **check("vex", "pilot", combat=True, time_rows=1))
 
 
 def test_written_tasks(reference: Table) -> None:
@@ -474,11 +324,9 @@ def test_written_tasks(reference: Table) -> None:
 
 
 def test_multiple_actions_penalise_every_check(reference: Table) -> None:
-    (e,) = do(reference, type="check", character="vex", skill="pilot", actions=2, faces=[5, 5])
+    (e,) = do(reference, **check("vex", "pilot", actions=2, faces=[5, 5]))
     assert (e.actions_dm, e.total) == (-2, 8)
-    (e,) = do(
-        reference, type="check", character="vex", skill="electronics", actions=3, faces=[5, 5]
-    )
+    (e,) = do(reference, **check("vex", "electronics", actions=3, faces=[5, 5]))
     assert (e.actions_dm, e.total) == (-4, 8)
 
 
@@ -492,7 +340,7 @@ def test_odds_include_waiting_help(table: Table) -> None:
     before = present.odds(check, table.state)
     assert before is not None
     assert before.success == pytest.approx(26 / 36)
-    do(table, type="assist", helper="mira", character="vex", skill="electronics", faces=[6, 6])
+    do(table, **assist("mira", "vex", "electronics", faces=[6, 6]))
     after = present.odds(check, table.state)
     assert after is not None
     assert after.success == pytest.approx(1.0)
@@ -562,47 +410,16 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert run_margin("new", path, "--system", "2d6-effect")[0] == 0
     script = [
         *PARTY,
-        {"type": "assist", "helper": "Guard", "character": "Vex", "skill": "Electronics"},
-        {
-            "type": "assist",
-            "helper": "Mira",
-            "character": "Vex",
-            "skill": "Electronics",
-            "faces": [2, 2],
-        },
-        {
-            "type": "check",
-            "character": "Vex",
-            "skill": "Electronics",
-            "task": "vault",
-            "faces": [1, 1],
-        },
-        {
-            "type": "check",
-            "character": "Vex",
-            "skill": "Electronics",
-            "task": "vault",
-            "faces": [5, 1],
-        },
+        assist("Guard", "Vex", "Electronics"),
+        assist("Mira", "Vex", "Electronics", faces=[2, 2]),
+        check("Vex", "Electronics", task="vault", faces=[1, 1]),
+        check("Vex", "Electronics", task="vault", faces=[5, 1]),
         {"type": "undo"},
-        {
-            "type": "check",
-            "character": "Vex",
-            "skill": "Electronics",
-            "task": "vault",
-            "circumstance": 3,
-        },
-        {
-            "type": "check",
-            "character": "Vex",
-            "skill": "Electronics",
-            "task": "vault",
-            "faces": [6, 5],
-        },
-        {"type": "check", "character": "Mira", "skill": "Electronics", "task": "vault"},
+        check("Vex", "Electronics", task="vault", circumstance=3),
+        check("Vex", "Electronics", task="vault", faces=[6, 5]),
+        check("Mira", "Electronics", task="vault"),
     ]
-    code, out, _ = run_margin("do", path, stdin="".join(json.dumps(c) + "\n" for c in script))
-    replies = [json.loads(line) for line in out.splitlines()]
+    code, replies = margin_do(path, *script)
     assert code == 1
     assert "circumstance: +3" in replies[10]["error"]
     assert "already done" in replies[12]["error"]
@@ -641,8 +458,7 @@ def test_a_scene_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
-    path = str(tmp_path / "demo.margin")
-    margin_output("demo", path, "--system", "2d6-effect")
+    path = margin_demo(tmp_path, "2d6-effect")
     tasks = state_json(path)["world"]["tasks"]
     assert tasks["the port computer"]["status"] == "done"
     assert tasks["the cargo door"]["status"] == "closed"
@@ -652,16 +468,9 @@ def test_the_demo_table_builds(tmp_path: Path) -> None:
 
 
 def test_every_event_has_a_log_line(reference: Table) -> None:
-    do(reference, type="assist", helper="guard", character="vex", skill="electronics")
-    do(
-        reference,
-        type="assist",
-        helper="dock boss",
-        character="vex",
-        skill="electronics",
-        faces=[4, 4],
-    )
-    do(reference, type="check", character="vex", skill="electronics", task="vault", faces=[6, 6])
+    do(reference, **assist("guard", "vex", "electronics"))
+    do(reference, **assist("dock boss", "vex", "electronics", faces=[4, 4]))
+    do(reference, **check("vex", "electronics", task="vault", faces=[6, 6]))
     do(reference, type="close-task", task="cliff", reason="fell")
     do(
         reference,
@@ -669,7 +478,7 @@ def test_every_event_has_a_log_line(reference: Table) -> None:
         a={"character": "vex", "skill": "pilot", "faces": [1, 2]},
         b={"character": "mira", "skill": "pilot", "faces": [3, 4]},
     )
-    do(reference, type="check", character="vex", skill="pilot", increment="hours", faces=[3, 3, 2])
+    do(reference, **check("vex", "pilot", increment="hours", faces=[3, 3, 2]))
     describe = present.describe
     lines: dict[str, list[str]] = {}
     for record in reference.store.records():

@@ -7,7 +7,16 @@ from typing import Any
 
 import msgspec
 import pytest
-from support import character, refused, short_form_refused
+from support import (
+    add_character,
+    assist,
+    character,
+    check,
+    demo_opening,
+    opening_fixture,
+    records_of,
+    refused,
+)
 from support import events_of as do
 
 from margin.core.commands import convert_command
@@ -26,61 +35,51 @@ def vex(table: Table) -> EffectCharacter:
     return character(table, "vex", EffectCharacter)
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Any:
-    t = Table.create(tmp_path / "e.margin", "2d6-effect")
-    for data in SYSTEM.demo[:4]:
-        t.execute(convert_command("2d6-effect", data))
-    yield t
-    t.close()
+table = opening_fixture("2d6-effect", 4)
 
 
-def test_blank_skill_or_characteristic_is_refused(table: Table) -> None:
-    refused(table, r"^skill: empty", type="check", character="Vex", skill="")
-    refused(table, r"^skill: empty", type="check", character="Vex", skill="  ", characteristic="")
-    refused(table, r"^characteristic: empty", type="check", character="Vex", characteristic=" ")
-    refused(
-        table,
-        r"^characteristic: empty",
-        type="check",
-        character="Vex",
-        skill="Electronics",
-        characteristic="",
-    )
-    refused(table, r"^skill: empty", type="assist", helper="Mira", character="Vex", skill="")
-    refused(
-        table,
-        r"^characteristic: empty",
-        type="assist",
-        helper="Mira",
-        character="Vex",
-        characteristic="",
-    )
+@pytest.mark.parametrize(
+    ("command", "match"),
+    [
+        (check("Vex", ""), r"^skill: empty"),
+        (check("Vex", "  ", characteristic=""), r"^skill: empty"),
+        ({"type": "check", "character": "Vex", "characteristic": " "}, r"^characteristic: empty"),
+        (check("Vex", "Electronics", characteristic=""), r"^characteristic: empty"),
+        (assist("Mira", "Vex", ""), r"^skill: empty"),
+        (
+            {"type": "assist", "helper": "Mira", "character": "Vex", "characteristic": ""},
+            r"^characteristic: empty",
+        ),
+    ],
+)
+def test_blank_skill_or_characteristic_is_refused(
+    table: Table, command: dict[str, Any], match: str
+) -> None:
+    refused(table, match, **command)
 
 
-def test_huge_numbers_are_refused(table: Table) -> None:
-    refused(
-        table,
-        r"^law_level: 10{22} is out of range \(0\.\.99\)$",
-        type="check",
-        character="Vex",
-        characteristic="STR",
-        law_level=10**22,
-    )
-    refused(
-        table,
-        r"^sheet\.skills\.Gun: .* out of range \(0\.\.20\)$",
-        type="add-character",
-        name="Huge",
-        sheet={"skills": {"Gun": 10**20}},
-    )
-    refused(
-        table,
-        r"^sheet\.characteristics\.STR: .* out of range \(-20\.\.99\)$",
-        type="add-character",
-        name="Huge",
-        sheet={"characteristics": {"STR": 10**26}},
-    )
+@pytest.mark.parametrize(
+    ("command", "match"),
+    [
+        (
+            {"type": "check", "character": "Vex", "characteristic": "STR", "law_level": 10**22},
+            r"^law_level: 10{22} is out of range \(0\.\.99\)$",
+        ),
+        (
+            add_character("Huge", {"skills": {"Gun": 10**20}}),
+            r"^sheet\.skills\.Gun: .* out of range \(0\.\.20\)$",
+        ),
+        (
+            add_character("Huge", {"characteristics": {"STR": 10**26}}),
+            r"^sheet\.characteristics\.STR: .* out of range \(-20\.\.99\)$",
+        ),
+    ],
+)
+def test_huge_numbers_are_refused(table: Table, command: dict[str, Any], match: str) -> None:
+    refused(table, match, **command)
+
+
+def test_huge_numbers_are_refused_by_resolve() -> None:
     with pytest.raises(RuleError, match=r"^law_level: .* out of range \(0\.\.99\)$"):
         resolve({"system": "2d6-effect", "action": "law-level", "law_level": 10**30}, RandomDice(1))
     with pytest.raises(RuleError, match=r"^skill: .* out of range \(0\.\.20\)$"):
@@ -92,13 +91,7 @@ def test_huge_numbers_are_refused(table: Table) -> None:
 
 def test_a_disposition_in_capitals_is_read(table: Table) -> None:
     (event,) = do(
-        table,
-        type="assist",
-        helper="Mira",
-        character="Vex",
-        skill="Electronics",
-        disposition="Friendly",
-        faces=[3, 3],
+        table, **assist("Mira", "Vex", "Electronics", disposition="Friendly", faces=[3, 3])
     )
     assert event.disposition == "friendly"
     assert event.skill_used == 1
@@ -108,14 +101,7 @@ def test_a_disposition_in_capitals_is_read(table: Table) -> None:
 def test_odds_of_help_from_a_disposition_in_capitals(table: Table) -> None:
     assert SYSTEM.odds is not None
     command = convert_command(
-        "2d6-effect",
-        {
-            "type": "assist",
-            "helper": "Mira",
-            "character": "Vex",
-            "skill": "Electronics",
-            "disposition": "FRIENDLY",
-        },
+        "2d6-effect", assist("Mira", "Vex", "Electronics", disposition="FRIENDLY")
     )
     odds = present.odds(command, table.state)
     assert odds is not None
@@ -133,10 +119,8 @@ def test_digit_lookalikes_are_not_numbers(table: Table, line: str) -> None:
 
 
 def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "w.margin", "2d6-effect", {"task_format": True})
+    t = demo_opening(tmp_path / "w.margin", "2d6-effect", 2, task_format=True)
     try:
-        for data in SYSTEM.demo[:2]:
-            t.execute(convert_command("2d6-effect", data))
         (event,) = do(
             t,
             type="check",
@@ -148,7 +132,7 @@ def test_a_written_skill_with_a_speciality_uses_the_skill(tmp_path: Path) -> Non
         assert event.total == 4 + 4 + 2 + 1 - 2
         # the statement's time is kept; with task_time off it is not rolled
         assert (event.increment, event.time_die, event.seconds) == ("10-minutes", None, None)
-        (event,) = do(t, type="check", character="Vex", skill="Streetwise (port)", faces=[4, 4])
+        (event,) = do(t, **check("Vex", "Streetwise (port)", faces=[4, 4]))
         assert (event.skill, event.skill_level, event.unskilled_dm) == (
             "Streetwise (port)",
             None,
@@ -168,33 +152,13 @@ def test_law_without_a_level_is_refused(table: Table) -> None:
 
 
 def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
-    (assist,) = table.execute(
-        convert_command(
-            "2d6-effect",
-            {
-                "type": "assist",
-                "helper": "Mira",
-                "character": "Vex",
-                "skill": "Electronics",
-                "faces": [6, 6],
-            },
-        )
+    (helped,) = records_of(table, **assist("Mira", "Vex", "Electronics", faces=[6, 6]))
+    (checked,) = records_of(
+        table, **check("Vex", "Electronics", characteristic="INT", faces=[1, 1])
     )
-    (check,) = table.execute(
-        convert_command(
-            "2d6-effect",
-            {
-                "type": "check",
-                "character": "Vex",
-                "skill": "Electronics",
-                "characteristic": "INT",
-                "faces": [1, 1],
-            },
-        )
-    )
-    assert check.event.assist_dm == assist.event.dm == 7
-    assert check.cause == assist.seq
-    do(table, type="undo", command=assist.command)
+    assert checked.event.assist_dm == helped.event.dm == 7
+    assert checked.cause == helped.seq
+    do(table, type="undo", command=helped.command)
     # the check counted on help that never happened: it goes too, and nothing waits on Vex
     assert vex(table).assists == {}
     assert vex(table).last is None
@@ -203,15 +167,13 @@ def test_undoing_help_undoes_the_check_that_used_it(table: Table) -> None:
     assert last is not None
     assert (last.label, last.total) == ("Electronics", 12)
     # undoing the check alone gives the help back for the next check
-    do(table, type="undo", command=check.command)
+    do(table, type="undo", command=checked.command)
     assert vex(table).assists["electronics"].dm == 7
 
 
 def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "o.margin", "2d6-effect", {"opposed_checks": True})
+    t = demo_opening(tmp_path / "o.margin", "2d6-effect", 2, opposed_checks=True)
     try:
-        for data in SYSTEM.demo[:2]:
-            t.execute(convert_command("2d6-effect", data))
         line = "opposed vex electronics int roll 3 4 vs mira electronics int roll 6 5"
         opposed = SYSTEM.parse_words(line.split(), t.state)
         assert opposed is not None
@@ -226,20 +188,6 @@ def test_opposed_short_form_takes_each_sides_dice(tmp_path: Path) -> None:
             )
     finally:
         t.close()
-
-
-@pytest.mark.parametrize(
-    ("line", "match"),
-    [
-        ("check vex electronics easy difficult", r"^check: 'difficult' is a second difficulty"),
-        ("check vex electronics -2 very difficult", r"^check: 'very difficult' is a second diff"),
-        ("check vex str int", r"^check: 'int' is a second characteristic \(already str\)$"),
-        ("check vex str +1 -1", r"^check: '-1' is a second circumstance \(already 1\)$"),
-        ("check vex str law 3 law 9", r"^check: 'law 9' is a second law_level \(already 3\)$"),
-    ],
-)
-def test_a_short_form_field_given_twice_is_refused(table: Table, line: str, match: str) -> None:
-    short_form_refused(line, table, match)
 
 
 def test_check_short_form_names_a_task(table: Table) -> None:
@@ -284,54 +232,32 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
 
 
 def test_a_second_offer_of_help_under_another_spelling_is_refused(table: Table) -> None:
-    do(table, type="assist", helper="Mira", character="Vex", skill="Electronics", faces=[6, 6])
+    do(table, **assist("Mira", "Vex", "Electronics", faces=[6, 6]))
     refused(
         table,
-        r"^assist: Vex already has mira's help on electronics \(one helper per check\)$",
-        type="assist",
-        helper="Mira",
-        character="Vex",
-        skill="Electronics (security)",
-        faces=[1, 1],
+        "^assist: Vex already has mira's help on electronics \\(one helper per check\\)$",
+        **assist("Mira", "Vex", "Electronics (security)", faces=[1, 1]),
     )
     assert vex(table).assists["electronics"].dm == 7
 
 
 def test_log_lines_of_help_and_opposed_checks_add_up(tmp_path: Path) -> None:
-    t = Table.create(tmp_path / "l.margin", "2d6-effect", {"opposed_checks": True})
+    t = demo_opening(tmp_path / "l.margin", "2d6-effect", 3, opposed_checks=True)
     try:
-        for data in SYSTEM.demo[:3]:
-            t.execute(convert_command("2d6-effect", data))
-        (help_,) = t.execute(
-            convert_command(
-                "2d6-effect",
-                {
-                    "type": "assist",
-                    "helper": "Dock Boss",
-                    "character": "Vex",
-                    "skill": "Broker",
-                    "characteristic": "INT",
-                    "difficulty": "difficult",
-                    "faces": [5, 4],
-                },
-            )
-        )
-        line = present.describe(msgspec.to_builtins(help_.event))
+        help_ = assist("Dock Boss", "Vex", "Broker", characteristic="INT", difficulty="difficult")
+        (helped,) = do(t, **help_, faces=[5, 4])
+        line = present.describe(msgspec.to_builtins(helped))
         assert line == (
             "dock-boss (friendly, holding back to 1 of 2 levels) helps vex with Broker: "
             "5+4 (typed) with Broker +1, INT +0, difficult -2 = 8, Effect +0 -> DM +0 on the check"
         )
-        (opposed,) = t.execute(
-            convert_command(
-                "2d6-effect",
-                {
-                    "type": "opposed",
-                    "a": {"character": "Vex", "skill": "Electronics", "faces": [3, 4]},
-                    "b": {"character": "Mira", "characteristic": "INT", "faces": [6, 5]},
-                },
-            )
+        (opposed,) = do(
+            t,
+            type="opposed",
+            a={"character": "Vex", "skill": "Electronics", "faces": [3, 4]},
+            b={"character": "Mira", "characteristic": "INT", "faces": [6, 5]},
         )
-        line = present.describe(msgspec.to_builtins(opposed.event))
+        line = present.describe(msgspec.to_builtins(opposed))
         assert line == (
             "opposed: vex Electronics 3+4 (typed) +2 = 9 (Effect +1) against "
             "mira INT 6+5 (typed) +2 = 13 (Effect +5): mira wins"

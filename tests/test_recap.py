@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import events_of, run_margin
+from support import add_character, check, events_of, run_margin
 
 from margin.core import get_system
 from margin.core.commands import convert_command
@@ -115,17 +115,16 @@ def test_edge_doubles_and_edge_are_notable(tmp_path: Path) -> None:
 # -- d100-chance ----------------------------------------------------------------
 
 CHANCE_PARTY = [
-    {
-        "type": "add-character",
-        "name": name,
-        "sheet": {
+    add_character(
+        name,
+        {
             "hp": 40,
             "stats": {"str": 8, "dex": 10},
             "skills": {"stealth": 45, "hacking": 30, "athletics": 40},
             "speed": 30,
             "weapons": {"knife": {"type": "melee", "base": 10, "profile": "volatile", "range": 5}},
         },
-    }
+    )
     for name in ("Rook", "Brakk")
 ]
 
@@ -136,17 +135,11 @@ def test_chance_fight_by_hand(tmp_path: Path) -> None:
         "d100-chance",
         *CHANCE_PARTY,
         # chance = 55 + 2 x (proficiency - difficulty): stealth 45 vs 40 -> 65; roll 30 succeeds
-        {"type": "check", "character": "Rook", "skill": "stealth", "difficulty": 40, "faces": [30]},
+        check("Rook", "stealth", difficulty=40, faces=[30]),
         # hacking 30 vs 30 -> 55; roll 70 fails
-        {"type": "check", "character": "Rook", "skill": "hacking", "difficulty": 30, "faces": [70]},
+        check("Rook", "hacking", difficulty=30, faces=[70]),
         # stealth 45 vs 20 leads by 25: an automatic success, no roll
-        {
-            "type": "check",
-            "character": "Rook",
-            "skill": "stealth",
-            "difficulty": 20,
-            "task": "the back door",
-        },
+        check("Rook", "stealth", difficulty=20, task="the back door"),
         {"type": "encounter", "order": ["Rook", "Brakk"]},
         {"type": "next"},
         # athletics 40 against athletics 40: each difficulty defaults to the other's
@@ -223,13 +216,13 @@ def test_under_checks_by_hand(tmp_path: Path) -> None:
     table = _table(
         tmp_path,
         "d100-under",
-        {"type": "add-character", "name": "Ada", "sheet": {"skills": {"Revolver": 55}}},
+        add_character("Ada", {"skills": {"Revolver": 55}}),
         {"type": "start-track", "label": "Vicker Street"},
         # tens then ones: 3 1 reads 31 (a success); 0 0 reads 100 (a fumble); 0 1 reads 01
         # (a critical)
-        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [3, 1]},
-        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [0, 0]},
-        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [0, 1]},
+        check("Ada", "Revolver", faces=[3, 1]),
+        check("Ada", "Revolver", faces=[0, 0]),
+        check("Ada", "Revolver", faces=[0, 1]),
         {"type": "end-track"},
     )
     r = build(table)
@@ -260,24 +253,12 @@ def test_effect_checks_by_hand(tmp_path: Path) -> None:
     table = _table(
         tmp_path,
         "2d6-effect",
-        {"type": "add-character", "name": "Vex", "sheet": vex},
-        {"type": "add-character", "name": "Mira", "sheet": mira},
+        add_character("Vex", vex),
+        add_character("Mira", mira),
         # Electronics 2 + INT 10 (DM +1), average: 2D6 + 3 against 8; 6 6 -> 15, Effect 7
-        {
-            "type": "check",
-            "character": "Vex",
-            "skill": "Electronics",
-            "characteristic": "INT",
-            "faces": [6, 6],
-        },
+        check("Vex", "Electronics", characteristic="INT", faces=[6, 6]),
         # Medic 2 + INT 12 (DM +2): 2D6 + 4; 1 1 -> 6, Effect -2
-        {
-            "type": "check",
-            "character": "Mira",
-            "skill": "Medic",
-            "characteristic": "INT",
-            "faces": [1, 1],
-        },
+        check("Mira", "Medic", characteristic="INT", faces=[1, 1]),
     )
     r = build(table)
     table.close()
@@ -303,9 +284,9 @@ def test_undone_rolls_count_only_as_it_happened(tmp_path: Path) -> None:
     table = _table(
         tmp_path,
         "d100-under",
-        {"type": "add-character", "name": "Ada", "sheet": {"skills": {"Revolver": 55}}},
-        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [3, 1]},
-        {"type": "check", "character": "Ada", "skill": "Revolver", "faces": [9, 0]},
+        add_character("Ada", {"skills": {"Revolver": 55}}),
+        check("Ada", "Revolver", faces=[3, 1]),
+        check("Ada", "Revolver", faces=[9, 0]),
         {"type": "undo"},
     )
     corrected = build(table)
@@ -388,9 +369,7 @@ def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> N
     from margin.tui.rng import RandomDice
 
     sheets = {d["name"]: d["sheet"] for d in get_system("2d10-edge").demo if "sheet" in d}
-    table = _table(
-        tmp_path, "2d10-edge", {"type": "add-character", "name": "Kael", "sheet": sheets["Kael"]}
-    )
+    table = _table(tmp_path, "2d10-edge", add_character("Kael", sheets["Kael"]))
     table.dice = RandomDice(1)
     fights = CHARTED_ENCOUNTERS + 1
     for n in range(1, fights + 1):

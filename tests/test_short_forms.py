@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from support import short_form_refused
 
 from margin.core import SYSTEMS
 from margin.tui import commandline
@@ -115,5 +116,52 @@ def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Pat
         assert player_dismiss is not None
         assert player_check["seq"] == check.seq - 1
         assert player_dismiss["event"]["pending"] == player_check["seq"]
+    finally:
+        table.close()
+
+
+#: short forms with words they would drop or that repeat a field, by system, and the one line
+#: that refuses each on the demo table
+REFUSED = {
+    "d100-chance": [
+        ("effect vex marn burning 40 dex extra", r"^effect: 'extra' is not understood \(effect "),
+        ("next now", r"^next: 'now' is not understood"),
+        ("endfight now", r"^endfight: 'now' is not understood"),
+        (
+            "opposed rook stealth marn perception tools",
+            r"^opposed: 'tools' is not understood \(.*modifiers in the JSON form\)",
+        ),
+        ("travel sea 40 nmi x", r"^knots: expected a number, got 'x'"),
+        ("travel sea far nmi", r"^distance: expected a number, got 'far'"),
+        ("travel sea nan nmi", r"^distance: expected a number, got 'nan'"),
+        ("travel sea 40 nmi 12 13", r"^travel: '13' is not understood"),
+    ],
+    "2d6-effect": [
+        ("check vex electronics easy difficult", r"^check: 'difficult' is a second difficulty"),
+        ("check vex electronics -2 very difficult", r"^check: 'very difficult' is a second diff"),
+        ("check vex str int", r"^check: 'int' is a second characteristic \(already str\)$"),
+        ("check vex str +1 -1", r"^check: '-1' is a second circumstance \(already 1\)$"),
+        ("check vex str law 3 law 9", r"^check: 'law 9' is a second law_level \(already 3\)$"),
+    ],
+    "d100-under": [
+        ("advance next 3", r"^advance: 'next 3' is more than one word"),
+        ("advance 2 next", r"^advance: '2 next' is more than one word"),
+        ("end-track now", r"^end-track: takes nothing after it, got 'now'$"),
+        ("opposed kael br vs", r"^opposed \(after vs\): name a character"),
+        ("opposed vs kael br", r"^opposed \(before vs\): name a character"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("system_id", "line", "match"),
+    [(system, line, match) for system, cases in REFUSED.items() for line, match in cases],
+)
+def test_short_forms_name_the_words_they_would_drop_or_repeat(
+    demo_copy: Callable[[str, Path], Path], tmp_path: Path, system_id: str, line: str, match: str
+) -> None:
+    table = Table.open(demo_copy(system_id, tmp_path / "demo.margin"))
+    try:
+        short_form_refused(line, table, match)
     finally:
         table.close()

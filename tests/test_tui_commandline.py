@@ -56,14 +56,20 @@ def test_typed_faces_reach_a_system_check(table):
     assert cmd.faces == [3, 1]
 
 
-def test_faces_on_a_command_that_rolls_nothing_are_refused(table):
-    with pytest.raises(RuleError, match="does not fit this command"):
-        parse("redo = 3", table)
-
-
-def test_bad_face_word_is_named(table):
-    with pytest.raises(RuleError, match="'x' is not a number"):
-        parse("roll 1d6 = x", table)
+@pytest.mark.parametrize(
+    ("line", "match"),
+    [
+        # faces on a command that rolls nothing
+        ("redo = 3", "does not fit this command"),
+        ("roll 1d6 = x", "'x' is not a number"),
+        # an unknown word lists the commands
+        ("fly away", "'fly' is not a command; commands: roll, note"),
+        ("set crit_reading sideways", "option"),
+    ],
+)
+def test_bad_words_are_refused_naming_them(table, line, match):
+    with pytest.raises(RuleError, match=match):
+        parse(line, table)
 
 
 def test_notes_keep_their_text(table):
@@ -102,16 +108,6 @@ def test_undo_and_help_are_screen_actions(table):
 def test_json_lines_run_as_margin_do_reads_them(table):
     cmd = parse('{"type": "note", "text": "hi"}', table).command
     assert cmd == Note(text="hi")
-
-
-def test_unknown_word_lists_the_commands(table):
-    with pytest.raises(RuleError, match="'fly' is not a command; commands: roll, note"):
-        parse("fly away", table)
-
-
-def test_bad_option_value_is_refused(table):
-    with pytest.raises(RuleError, match="option"):
-        parse("set crit_reading sideways", table)
 
 
 def test_quiet_command_never_raises(table):

@@ -8,7 +8,15 @@ import time
 
 import pytest
 from rich.console import Console
-from support import demo_sheet, margin_process, message, pilot_test, played_table
+from support import (
+    demo_sheet,
+    margin_process,
+    message,
+    pilot_test,
+    play,
+    playing,
+    saved_table,
+)
 from textual.binding import Binding
 from textual.widgets import Static
 
@@ -35,13 +43,16 @@ pytestmark = pytest.mark.usefixtures("fixed_command_ids")
 
 def build(path, system=SYSTEM, demo=True):
     """A table with the system's demo party and fight, a secret roll, a GM note and a hidden NPC."""
-    table = played_table(path, system, "test table", demo)
-    table.execute(RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"))
-    table.execute(Note(text="the cultist is a spy", gm_only=True))
-    table.execute(AddCharacter(name="Shade", sheet=demo_sheet(system, last=True), hidden=True))
-    table.execute(Note(text="the door creaks"))
-    table.close()
-    return str(path)
+    return saved_table(
+        path,
+        system,
+        "test table",
+        RollDice(dice="1d20", faces=[17], secret=True, reason="ambush"),
+        Note(text="the cultist is a spy", gm_only=True),
+        AddCharacter(name="Shade", sheet=demo_sheet(system, last=True), hidden=True),
+        Note(text="the door creaks"),
+        demo=demo,
+    )
 
 
 @pytest.fixture
@@ -64,10 +75,10 @@ async def type_line(pilot, text):
     await pilot.pause()
 
 
-def play(path):
-    app = appmod.play_app(path)
-    app.view.table.dice = RandomDice(5)
-    return app
+async def enter_line(pilot, text):
+    """Type a line and press Enter, as a GM runs it."""
+    await type_line(pilot, text)
+    await pilot.press("enter")
 
 
 # -- play ---------------------------------------------------------------------
@@ -75,11 +86,9 @@ def play(path):
 
 @pilot_test
 async def test_a_typed_roll_is_appended_and_shown(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         before = app.view.table.projection.seq
-        await type_line(pilot, "roll 3d6+2 = 1 2 3")
-        await pilot.press("enter")
+        await enter_line(pilot, "roll 3d6+2 = 1 2 3")
         await pilot.pause()
         table = app.view.table
         assert table.projection.seq == before + 1
@@ -94,17 +103,14 @@ async def test_a_typed_roll_is_appended_and_shown(path):
 
 @pilot_test
 async def test_a_bad_command_is_answered_in_place_and_appends_nothing(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         before = app.view.table.store.last_seq
         for line in ("roll 2d6 = 9 9", "check nobody melee", "fly"):
-            await type_line(pilot, line)
-            await pilot.press("enter")
+            await enter_line(pilot, line)
             await pilot.pause()
             assert app.query_one(CommandLine).value == line
             app.query_one(CommandLine).value = ""
-        await type_line(pilot, "roll 2d6 = 9 9")
-        await pilot.press("enter")
+        await enter_line(pilot, "roll 2d6 = 9 9")
         await pilot.pause()
         assert "faces: 9 is not a face of a d6" in message(app)
         assert app.view.table.store.last_seq == before
@@ -124,8 +130,7 @@ async def test_the_demo_fight_typed_line_by_line_ends_where_margin_demo_ends(tmp
     expected = build_demo(tmp_path / "demo.margin", DEMO_SYSTEM)
     path = tmp_path / "typed.margin"
     Table.create(path, DEMO_SYSTEM, title=f"{system.title} demo").close()
-    app = play(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(str(path), (80, 24)) as (app, pilot):
         line = app.query_one(CommandLine)
         for data in system.demo:
             line.value = json.dumps(data)
@@ -148,11 +153,9 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
 
     path = tmp_path / "edge.margin"
     build_demo(path, "2d10-edge").close()
-    app = play(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(str(path), (80, 24)) as (app, pilot):
         before = str(app.query_one("#party").render())
-        await type_line(pilot, "attack kael guard vs 5")
-        await pilot.press("enter")
+        await enter_line(pilot, "attack kael guard vs 5")
         await pilot.pause()
         hit = str(app.query_one("#party").render())
         assert hit != before
@@ -163,14 +166,12 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
         await pilot.press("enter")
         await pilot.pause()
         assert str(app.query_one("#party").render()) == before
-        await type_line(pilot, "check moreau athletics vs 27 secret = 7 8")
-        await pilot.press("enter")
+        await enter_line(pilot, "check moreau athletics vs 27 secret = 7 8")
         await pilot.pause()
         gm_row = app.view.rows(0, app.view.log_len())[-1]
         assert gm_row.secret, message(app)
         assert "27" in gm_row.text, message(app)
-        await type_line(pilot, "roll 1d20 secret for perception = 13")
-        await pilot.press("enter")
+        await enter_line(pilot, "roll 1d20 secret for perception = 13")
         await pilot.pause()
     app.view.table.close()
     watcher = appmod.watch_app(str(path), "Kael")
@@ -187,8 +188,7 @@ async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_se
 
 @pilot_test
 async def test_odds_show_as_a_check_is_typed(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         bar = app.query_one(OddsBar)
         await type_line(pilot, "check kael")
         await type_line(pilot, " melee")
@@ -211,28 +211,23 @@ async def test_odds_show_as_a_check_is_typed(path):
 
 @pilot_test
 async def test_tab_completes_commands_and_names(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         line = app.query_one(CommandLine)
-        await type_line(pilot, "ch")
-        await pilot.press("tab")
-        assert line.value == "check "
-        await type_line(pilot, "ka")
-        await pilot.press("tab")
-        assert line.value == "check Kael "
-        await type_line(pilot, "mel")
-        await pilot.press("tab")
-        assert line.value == "check Kael Melee "
+        for typed, completed in (
+            ("ch", "check "),
+            ("ka", "check Kael "),
+            ("mel", "check Kael Melee "),
+        ):
+            await type_line(pilot, typed)
+            await pilot.press("tab")
+            assert line.value == completed
 
 
 @pilot_test
 async def test_up_recalls_earlier_lines(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await type_line(pilot, "note one")
-        await pilot.press("enter")
-        await type_line(pilot, "note two")
-        await pilot.press("enter")
+    async with playing(path, SIZE) as (app, pilot):
+        await enter_line(pilot, "note one")
+        await enter_line(pilot, "note two")
         await pilot.press("up")
         assert app.query_one(CommandLine).value == "note two"
         await pilot.press("up")
@@ -243,10 +238,8 @@ async def test_up_recalls_earlier_lines(path):
 
 @pilot_test
 async def test_next_turn_key_moves_the_clock(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await type_line(pilot, "act kael spell 2")
-        await pilot.press("enter")
+    async with playing(path, SIZE) as (app, pilot):
+        await enter_line(pilot, "act kael spell 2")
         await pilot.pause()
         before = str(app.query_one("#clock").render())
         seq = app.view.table.projection.seq
@@ -258,8 +251,7 @@ async def test_next_turn_key_moves_the_clock(path):
 
 @pilot_test
 async def test_help_lists_every_key(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -336,11 +328,9 @@ async def test_palette_offers_undo_and_the_systems_commands(path):
 
 @pilot_test
 async def test_undo_previews_then_voids_and_redo_restores(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         table = app.view.table
-        await type_line(pilot, "check kael melee = 9 9")
-        await pilot.press("enter")
+        await enter_line(pilot, "check kael melee = 9 9")
         await pilot.pause()
         check_seqs = list(
             range(
@@ -380,19 +370,15 @@ async def test_undo_previews_then_voids_and_redo_restores(path):
 @pilot_test
 async def test_undo_voids_what_the_command_caused(path):
     """Revealing a secret roll answers it: undoing the roll voids the reveal too."""
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         table = app.view.table
         history = table.projection.history
         secret = next(r for r in table.store.records() if r.visibility.hidden)
-        await type_line(pilot, f"reveal {secret.seq}")
-        await pilot.press("enter")
+        await enter_line(pilot, f"reveal {secret.seq}")
         await pilot.pause()
         reveal = table.projection.seq
-        await type_line(pilot, "note meanwhile")
-        await pilot.press("enter")
-        await type_line(pilot, f"undo {secret.command}")
-        await pilot.press("enter")
+        await enter_line(pilot, "note meanwhile")
+        await enter_line(pilot, f"undo {secret.command}")
         await pilot.pause()
         assert isinstance(app.screen, UndoScreen)
         assert [r.seq for r in app.screen.rows] == [secret.seq, reveal]
@@ -408,10 +394,8 @@ async def test_undo_voids_what_the_command_caused(path):
 
 @pilot_test
 async def test_typed_undo_word_opens_the_preview(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await type_line(pilot, "undo")
-        await pilot.press("enter")
+    async with playing(path, SIZE) as (app, pilot):
+        await enter_line(pilot, "undo")
         await pilot.pause()
         assert isinstance(app.screen, UndoScreen)
         assert "the door creaks" in str(app.screen.query_one("#undo-list").render())
@@ -419,8 +403,7 @@ async def test_typed_undo_word_opens_the_preview(path):
 
 @pilot_test
 async def test_nothing_to_redo_is_said_in_place(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         seq = app.view.table.store.last_seq
         await pilot.press("ctrl+y")
         await pilot.pause()
@@ -546,8 +529,7 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
 
 @pilot_test
 async def test_gm_screen_follows_other_writers_too(path):
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         other = Table.open(path)
         other.execute(Note(text="co-GM says hi"))
         other.close()
@@ -654,8 +636,7 @@ async def test_replay_jumps_to_a_count(path):
         await pilot.press("g")
         await pilot.pause()
         assert isinstance(app.screen, JumpScreen)
-        await type_line(pilot, "count 4")
-        await pilot.press("enter")
+        await enter_line(pilot, "count 4")
         await pilot.pause()
         view = app.view
         at, clock = view.at, view.clock()
@@ -732,8 +713,7 @@ async def test_replay_jumps_to_a_round_and_turn_of_an_initiative_order(tmp_path)
 
 @pilot_test
 async def test_resizing_keeps_the_newest_record_in_sight(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         log = app.query_one(LogView)
         for size in ((120, 40), (60, 16), (80, 24)):
             await pilot.resize_terminal(*size)
@@ -757,8 +737,7 @@ async def test_players_see_no_gaps_where_gm_only_records_are(path):
 async def test_palette_runs_undo_from_the_keyboard(path):
     from textual.command import CommandList
 
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Undo")
@@ -786,8 +765,7 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record(path):
         kael.run_test(size=SIZE) as kael_pilot,
         other.run_test(size=(80, 24)) as other_pilot,
     ):
-        await type_line(pilot, "note the bridge collapses")
-        await pilot.press("enter")
+        await enter_line(pilot, "note the bridge collapses")
         committed = time.monotonic()
         seen: set[str] = set()
         while len(seen) < 2 and time.monotonic() - committed < 10:
@@ -810,13 +788,11 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
     def boom(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
+    async with playing(path, SIZE) as (app, pilot):
         seq = app.view.table.projection.seq
         with MonkeyPatch.context() as mp:
             mp.setattr(tablemod, "decide", boom)
-            await type_line(pilot, "roll 2d6")
-            await pilot.press("enter")
+            await enter_line(pilot, "roll 2d6")
             await pilot.pause()
             assert "ZeroDivisionError" in message(app)
             assert "nothing was written" in message(app)
@@ -845,8 +821,7 @@ async def test_a_fight_in_short_forms_typed_on_the_command_line(tmp_path):
         line = app.query_one(CommandLine)
         for text, _ in get_system(SHORT_FORMS_SYSTEM).short_forms:
             before = app.view.table.projection.seq
-            await type_line(pilot, text)
-            await pilot.press("enter")
+            await enter_line(pilot, text)
             await pilot.pause()
             assert app.view.table.projection.seq > before, (text, message(app))
             assert line.value == ""
@@ -867,9 +842,7 @@ async def test_the_rules_open_from_a_key_and_a_word_for_gm_and_players(path):
             await pilot.press("escape")
             await pilot.pause()
             assert not isinstance(app.screen, RulesScreen)
-    app = play(path)
-    async with app.run_test(size=SIZE) as pilot:
-        await type_line(pilot, "rules")
-        await pilot.press("enter")
+    async with playing(path, SIZE) as (app, pilot):
+        await enter_line(pilot, "rules")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)

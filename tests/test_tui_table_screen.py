@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from support import demo_sheet, message, pilot_test, played_table
+from support import demo_sheet, message, pilot_test, play, playing, saved_table
 from textual import events
 from textual.widgets import Input
 
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.tui import app as appmod
-from margin.tui.rng import RandomDice
 from margin.tui.screens import PasteScreen
 from margin.tui.table import Table
 from margin.tui.widgets import CommandLine
@@ -20,24 +19,14 @@ LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
 
 def build(path, system=SYSTEM, extra=0):
     """The system's demo table, ``extra`` more characters, and a 300-character note."""
-    table = played_table(path, system, "a real table")
     sheet = demo_sheet(system)
-    for i in range(extra):
-        table.execute(AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet))
-    table.execute(Note(text=LONG_NOTE))
-    table.close()
-    return str(path)
+    extras = [AddCharacter(name=f"Extra{i + 1:02d}", sheet=sheet) for i in range(extra)]
+    return saved_table(path, system, "a real table", *extras, Note(text=LONG_NOTE))
 
 
 @pytest.fixture
 def path(tmp_path):
     return build(tmp_path / "table.margin")
-
-
-def play(path):
-    app = appmod.play_app(path)
-    app.view.table.dice = RandomDice(5)
-    return app
 
 
 def notes(app):
@@ -61,27 +50,28 @@ def burst(app, text):
         app.post_message(events.Key(key, None if ch == "\r" else ch))
 
 
+async def burst_run(app, pilot, text):
+    """A ``burst``, then a pause for its keys and one for the lines they ran."""
+    burst(app, text)
+    await pilot.pause()
+    await pilot.pause()
+
+
 # -- bursts and pastes --------------------------------------------------------
 
 
 @pilot_test
 async def test_a_burst_of_lines_writes_each_line_once(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        burst(app, "note alpha\rnote beta\rnote gamma\r")
-        await pilot.pause()
-        await pilot.pause()
+    async with playing(path, (80, 24)) as (app, pilot):
+        await burst_run(app, pilot, "note alpha\rnote beta\rnote gamma\r")
         assert notes(app) == ["alpha", "beta", "gamma"]
         assert app.query_one(CommandLine).value == ""
 
 
 @pilot_test
 async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        burst(app, "fly\rnote after\r")
-        await pilot.pause()
-        await pilot.pause()
+    async with playing(path, (80, 24)) as (app, pilot):
+        await burst_run(app, pilot, "fly\rnote after\r")
         assert notes(app) == ["after"]
         line = app.query_one(CommandLine)
         assert line.value == ""
@@ -115,8 +105,7 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
 async def test_a_bracketed_paste_of_lines_waits_for_enter_or_escape(
     path, text, key, ran, said, left
 ):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         await paste(app, pilot, text)
         assert isinstance(app.screen, PasteScreen)
         assert notes(app) == []
@@ -130,8 +119,7 @@ async def test_a_bracketed_paste_of_lines_waits_for_enter_or_escape(
 
 @pilot_test
 async def test_a_paste_with_a_line_that_opens_a_screen_is_refused_whole(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         await paste(app, pilot, "note one\nundo")
         assert not isinstance(app.screen, PasteScreen)
         assert notes(app) == []
@@ -140,8 +128,7 @@ async def test_a_paste_with_a_line_that_opens_a_screen_is_refused_whole(path):
 
 @pilot_test
 async def test_a_one_line_paste_goes_onto_the_command_line(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         await paste(app, pilot, "note pasted\n")
         assert app.query_one(CommandLine).value == "note pasted"
         assert notes(app) == []
@@ -152,8 +139,7 @@ async def test_a_one_line_paste_goes_onto_the_command_line(path):
 
 @pilot_test
 async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path, data_home):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         burst(app, "note kept\r")
         await pilot.pause()
         app.query_one(CommandLine).value = "roll 2d6 = 9 9"
@@ -202,8 +188,7 @@ def shown_whole(app, text):
 @pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
 @pilot_test
 async def test_a_long_note_and_a_100d100_total_are_read_whole_by_the_gm(path, size):
-    app = play(path)
-    async with app.run_test(size=size) as pilot:
+    async with playing(path, size) as (app, pilot):
         await pilot.pause()
         assert shown_whole(app, LONG_NOTE)
         app.query_one(CommandLine).value = "roll 100d100"
@@ -239,8 +224,7 @@ async def test_every_record_shows_whole_at_some_scroll_position(tmp_path):
     for text in texts:
         table.execute(Note(text=text.strip()))
     table.close()
-    app = play(str(tmp_path / "long.margin"))
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with playing(str(tmp_path / "long.margin"), (60, 20)) as (app, pilot):
         from margin.tui.widgets import LogView
 
         log = app.query_one(LogView)
@@ -279,8 +263,7 @@ async def test_a_player_seated_tenth_sees_themselves_at_80x24(crowded):
 
 @pilot_test
 async def test_the_party_panel_scrolls_to_the_last_character(crowded):
-    app = play(crowded)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(crowded, (80, 24)) as (app, pilot):
         await pilot.pause()
         party = app.query_one("#party-scroll")
         assert party.max_scroll_y > 0
@@ -292,8 +275,7 @@ async def test_the_party_panel_scrolls_to_the_last_character(crowded):
 
 @pilot_test
 async def test_the_side_panel_grows_with_a_wide_terminal(crowded):
-    app = play(crowded)
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with playing(crowded, (200, 40)) as (app, pilot):
         await pilot.pause()
         assert app.query_one("#side").size.width > 60
     app.view.table.close()
@@ -354,8 +336,7 @@ def test_candidates_are_of_the_kind_the_place_takes(edge):
 
 @pilot_test
 async def test_the_message_line_names_what_the_next_word_may_be(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         app.query_one(CommandLine).value = "check "
         await pilot.pause()
         assert message(app).startswith("character: ")
@@ -400,8 +381,7 @@ def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
 async def test_typed_faces_show_the_result_they_give(path):
     from margin.tui.widgets import OddsBar
 
-    app = play(path)
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with playing(path, (60, 20)) as (app, pilot):
         app.query_one(CommandLine).value = "check kael melee"
         await pilot.pause()
         bar = app.query_one(OddsBar)
@@ -421,8 +401,7 @@ async def test_typed_faces_show_the_result_they_give(path):
 async def test_refusals_use_the_words_the_gm_types(tmp_path):
     path = tmp_path / "edge.margin"
     Table.create(path, "2d10-edge").close()
-    app = play(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(str(path), (80, 24)) as (app, pilot):
         app.query_one(CommandLine).value = "next"
         await pilot.press("enter")
         await pilot.pause()
@@ -449,8 +428,7 @@ def test_json_inside_a_message_keeps_its_command_types(edge):
 
 @pilot_test
 async def test_undo_lines_say_what_they_undid_and_records_read_as_references(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         app.query_one(CommandLine).value = "check kael melee = 9 9"
         await pilot.press("enter")
         await pilot.pause()
@@ -496,13 +474,10 @@ async def test_log_lines_say_characters_by_name(tmp_path):
 async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_turn_key(tmp_path):
     path = tmp_path / "effect.margin"
     Table.create(path, "2d6-effect").close()
-    app = play(str(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(str(path), (80, 24)) as (app, pilot):
         assert app.check_action("next_turn", ()) is True
         assert "Next turn" in [c.title for c in app.get_system_commands(app.screen)]
-        burst(app, "add Vex\radd Guard x2\rstart vex guard\r")
-        await pilot.pause()
-        await pilot.pause()
+        await burst_run(app, pilot, "add Vex\radd Guard x2\rstart vex guard\r")
         assert app.view.clock().title == "Encounter: not begun"
         await pilot.press("ctrl+n")
         await pilot.pause()
@@ -585,8 +560,7 @@ async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path)
     gm.execute(Note(text=huge))
     gm.execute(Note(text="after it"))
     gm.close()
-    app = play(path)
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with playing(path, (60, 20)) as (app, pilot):
         assert not shown_whole(app, huge)
         await pilot.press("f3")
         await pilot.pause()
@@ -614,8 +588,7 @@ async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path)
 
 @pilot_test
 async def test_a_command_as_json_pasted_on_several_lines_is_one_line(path):
-    app = play(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with playing(path, (80, 24)) as (app, pilot):
         await paste(app, pilot, '{\n  "type": "note",\n  "text": "laid out"\n}\n')
         line = app.query_one(CommandLine)
         assert line.value == '{ "type": "note", "text": "laid out" }'

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import margin_output, short_form_refused
+from support import demo_opening, margin_output, opening_fixture
 
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
@@ -21,13 +21,7 @@ from margin.tui.table import Table
 SYSTEM = get_system("d100-under")
 
 
-@pytest.fixture
-def table(tmp_path: Path) -> Any:
-    t = Table.create(tmp_path / "u.margin", "d100-under")
-    for data in SYSTEM.demo[:4]:
-        t.execute(convert_command("d100-under", data))
-    yield t
-    t.close()
+table = opening_fixture("d100-under", 4)
 
 
 @pytest.mark.parametrize(
@@ -118,20 +112,6 @@ def test_resolve_refuses_huge_targets() -> None:
             resolve({"system": "d100-under", **request}, RandomDice(1))
 
 
-@pytest.mark.parametrize(
-    ("line", "match"),
-    [
-        ("advance next 3", r"^advance: 'next 3' is more than one word"),
-        ("advance 2 next", r"^advance: '2 next' is more than one word"),
-        ("end-track now", r"^end-track: takes nothing after it, got 'now'$"),
-        ("opposed kael br vs", r"^opposed \(after vs\): name a character"),
-        ("opposed vs kael br", r"^opposed \(before vs\): name a character"),
-    ],
-)
-def test_short_forms_refuse_words_they_would_drop(table: Table, line: str, match: str) -> None:
-    short_form_refused(line, table, match)
-
-
 def run(table: Table, **data: Any) -> list[Any]:
     return table.execute(convert_command("d100-under", data))
 
@@ -187,10 +167,8 @@ def test_a_target_may_come_before_the_attribute(table: Table) -> None:
 
 def test_ending_the_track_does_not_name_hidden_tokens_to_players(tmp_path: Path) -> None:
     path = tmp_path / "end.margin"
-    t = Table.create(path, "d100-under")
+    t = demo_opening(path, "d100-under", 4)
     try:
-        for data in SYSTEM.demo[:4]:
-            t.execute(convert_command("d100-under", data))
         run(t, type="update-character", character="Rifleman", hidden=True)
         run(t, type="start-track")
         run(t, type="act", character="Rifleman", action="arc rifle")

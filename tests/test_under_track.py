@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from support import events_of as do
 from support import (
+    add_character,
     log_json,
+    margin_demo,
+    margin_do,
     margin_output,
     player_state_of,
     refused,
@@ -18,6 +19,7 @@ from support import (
     short_form,
     state_json,
 )
+from support import events_of as do
 
 from margin.core.commands import convert_command
 from margin.core.systems import get_system
@@ -28,22 +30,10 @@ from margin.tui.table import Table
 SYSTEM = get_system("d100-under")
 
 PARTY = (
-    {
-        "type": "add-character",
-        "name": "Kael",
-        "sheet": {"attributes": {"AW": 1, "BR": 2}, "skills": {"Melee": 66}},
-    },
-    {
-        "type": "add-character",
-        "name": "Kid",
-        "sheet": {"attributes": {"AW": 2}, "skills": {"Revolver": 55}},
-    },
-    {
-        "type": "add-character",
-        "name": "Rifleman",
-        "sheet": {"attributes": {"BR": 3}, "actions": {"arc rifle": 6}},
-    },
-    {"type": "add-character", "name": "Cultist", "sheet": {"attributes": {"BR": 1}}},
+    add_character("Kael", {"attributes": {"AW": 1, "BR": 2}, "skills": {"Melee": 66}}),
+    add_character("Kid", {"attributes": {"AW": 2}, "skills": {"Revolver": 55}}),
+    add_character("Rifleman", {"attributes": {"BR": 3}, "actions": {"arc rifle": 6}}),
+    add_character("Cultist", {"attributes": {"BR": 1}}),
 )
 
 
@@ -54,6 +44,11 @@ def table(tmp_path: Path) -> Any:
         t.execute(convert_command("d100-under", data))
     yield t
     t.close()
+
+
+def act(who: str, action: str, **more: Any) -> dict[str, Any]:
+    """The fields of ``who`` declaring ``action`` on the timing track, with ``more``."""
+    return {"type": "act", "character": who, "action": action, **more}
 
 
 def world(table: Table) -> Any:
@@ -138,7 +133,7 @@ def test_opposed_check_and_escalation_record(table: Table) -> None:
 
 
 def test_the_track_must_be_started(table: Table) -> None:
-    refused(table, "start-track", type="act", character="kid", action="draw")
+    refused(table, "start-track", **act("kid", "draw"))
     refused(table, "start-track", type="advance")
     do(table, type="start-track")
     refused(table, "already running", type="start-track")
@@ -146,9 +141,9 @@ def test_the_track_must_be_started(table: Table) -> None:
 
 def test_costs_tokens_and_count_order(table: Table) -> None:
     do(table, type="start-track", label="Vicker Street")
-    (draw,) = do(table, type="act", character="kid", action="draw")
-    (rifle,) = do(table, type="act", character="rifleman", action="arc rifle")
-    (spell,) = do(table, type="act", character="kael", action="spell bind", cost=7)
+    (draw,) = do(table, **act("kid", "draw"))
+    (rifle,) = do(table, **act("rifleman", "arc rifle"))
+    (spell,) = do(table, **act("kael", "spell bind", cost=7))
     assert (draw.at, rifle.at, spell.at) == (2, 6, 7)
     events = do(table, type="advance", next=True)
     assert [type(e).__name__ for e in events] == [
@@ -158,7 +153,7 @@ def test_costs_tokens_and_count_order(table: Table) -> None:
     ]
     assert events[-1].count == 2
     assert [t.actor for t in events[-1].actions] == ["kid"]
-    (revolver,) = do(table, type="act", character="kid", action="revolver")
+    (revolver,) = do(table, **act("kid", "revolver"))
     assert (revolver.count, revolver.at) == (2, 5)
     events = do(table, type="advance", counts=4)
     resolved = [e for e in events if type(e).__name__ == "ActionsResolved"]
@@ -172,8 +167,8 @@ def test_costs_tokens_and_count_order(table: Table) -> None:
 
 def test_ties_resolve_together_in_one_record(table: Table) -> None:
     do(table, type="start-track")
-    do(table, type="act", character="kid", action="revolver")
-    do(table, type="act", character="kael", action="lunge", cost=3)
+    do(table, **act("kid", "revolver"))
+    do(table, **act("kael", "lunge", cost=3))
     events = do(table, type="advance", counts=3)
     (resolved,) = [e for e in events if type(e).__name__ == "ActionsResolved"]
     assert resolved.count == 3
@@ -191,25 +186,25 @@ def _builtins(event: Any) -> dict[str, Any]:
 
 def test_costs_are_data_and_spells_keep_to_their_range(table: Table) -> None:
     do(table, type="start-track")
-    refused(table, "cost: a spell costs 2..8", type="act", character="kael", action="spell")
-    refused(table, "cost: 9 is not a spell", type="act", character="kael", action="spell", cost=9)
-    refused(table, "has no usual cost", type="act", character="kael", action="climb")
-    refused(table, "cost: 0", type="act", character="kael", action="climb", cost=0)
-    (event,) = do(table, type="act", character="kael", action="draw", cost=1)
+    refused(table, "cost: a spell costs 2..8", **act("kael", "spell"))
+    refused(table, "cost: 9 is not a spell", **act("kael", "spell", cost=9))
+    refused(table, "has no usual cost", **act("kael", "climb"))
+    refused(table, "cost: 0", **act("kael", "climb", cost=0))
+    (event,) = do(table, **act("kael", "draw", cost=1))
     assert event.cost == 1
-    refused(table, "already busy", type="act", character="kael", action="revolver")
+    refused(table, "already busy", **act("kael", "revolver"))
 
 
 def test_interrupt_and_change_before_resolving(table: Table) -> None:
     do(table, type="start-track")
-    do(table, type="act", character="rifleman", action="arc rifle")
-    do(table, type="act", character="kid", action="draw")
+    do(table, **act("rifleman", "arc rifle"))
+    do(table, **act("kid", "draw"))
     do(table, type="advance", counts=2)
     (cut,) = do(table, type="interrupt", character="rifleman", reason="shot")
     assert (cut.action, cut.at, cut.count) == ("arc rifle", 6, 2)
     assert world(table).tokens == []
     refused(table, "no pending action", type="interrupt", character="rifleman")
-    do(table, type="act", character="kael", action="spell ward", cost=8)
+    do(table, **act("kael", "spell ward", cost=8))
     (swap,) = do(table, type="change", character="kael", action="draw")
     assert (swap.old_at, swap.at) == (10, 4)
     assert [(t.actor, t.action, t.at) for t in world(table).tokens] == [("kael", "draw", 4)]
@@ -219,7 +214,7 @@ def test_interrupt_and_change_before_resolving(table: Table) -> None:
 
 def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
     do(table, type="start-track")
-    do(table, type="act", character="kid", action="draw")
+    do(table, **act("kid", "draw"))
     do(table, type="advance", counts=3)
     assert world(table).now == 3
     assert world(table).tokens == []
@@ -233,8 +228,8 @@ def test_undo_of_an_advance_puts_the_track_back(table: Table) -> None:
 def test_clock_and_status_show_the_track(table: Table) -> None:
     assert present.clock(table.state) is None
     do(table, type="start-track")
-    do(table, type="act", character="kid", action="revolver")
-    do(table, type="act", character="kael", action="draw")
+    do(table, **act("kid", "revolver"))
+    do(table, **act("kael", "draw"))
     clock = present.clock(table.state)
     assert clock is not None
     assert clock.title.startswith("Timing track: count 0")
@@ -288,10 +283,10 @@ def test_odds_of_a_check_and_an_opposed_check(table: Table) -> None:
                 "skill": "security",
             },
         ),
-        ("act kid revolver", {"type": "act", "character": "kid", "action": "revolver"}),
+        ("act kid revolver", act("kid", "revolver")),
         (
             "act kael spell ward 5",
-            {"type": "act", "character": "kael", "cost": 5, "action": "spell ward"},
+            act("kael", "spell ward", cost=5),
         ),
         ("advance", {"type": "advance"}),
         ("advance next", {"type": "advance", "next": True}),
@@ -343,20 +338,19 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     script = [
         *PARTY,
         {"type": "start-track", "label": "Vicker Street"},
-        {"type": "act", "character": "Kid", "action": "draw"},
-        {"type": "act", "character": "Rifleman", "action": "arc rifle"},
-        {"type": "act", "character": "Kael", "action": "spell ward", "cost": 4},
+        act("Kid", "draw"),
+        act("Rifleman", "arc rifle"),
+        act("Kael", "spell ward", cost=4),
         {"type": "advance", "next": True},
-        {"type": "act", "character": "Kid", "action": "revolver"},
+        act("Kid", "revolver"),
         {"type": "advance", "counts": 2},
-        {"type": "act", "character": "Rifleman", "action": "revolver"},
+        act("Rifleman", "revolver"),
         {"type": "advance"},
         {"type": "check", "character": "Kid", "skill": "Revolver", "faces": [3, 1]},
         {"type": "interrupt", "character": "Rifleman", "reason": "shot"},
         {"type": "undo"},
     ]
-    code, out, _ = run_margin("do", path, stdin="".join(json.dumps(c) + "\n" for c in script))
-    replies = [json.loads(line) for line in out.splitlines()]
+    code, replies = margin_do(path, *script)
     assert code == 1
     assert "error" in replies[11]
     assert "already busy" in replies[11]["error"]
@@ -396,8 +390,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
 
 
 def test_the_demo_table_builds(tmp_path: Path) -> None:
-    path = str(tmp_path / "demo.margin")
-    margin_output("demo", path, "--system", "d100-under")
+    path = margin_demo(tmp_path, "d100-under")
     state = state_json(path)
     assert state["world"]["running"]
     assert state["world"]["now"] == 5
@@ -416,14 +409,14 @@ def test_every_event_has_a_log_line(table: Table) -> None:
         reason="the artifact",
     )
     do(table, type="start-track", label="alley")
-    do(table, type="act", character="kid", action="draw")
-    do(table, type="act", character="kael", action="punch", cost=2)
-    do(table, type="act", character="rifleman", action="arc rifle")
+    do(table, **act("kid", "draw"))
+    do(table, **act("kael", "punch", cost=2))
+    do(table, **act("rifleman", "arc rifle"))
     do(table, type="advance", counts=2)
-    do(table, type="act", character="kid", action="revolver")
+    do(table, **act("kid", "revolver"))
     do(table, type="change", character="kid", action="spell flash", cost=2)
     do(table, type="interrupt", character="rifleman", reason="ducked")
-    do(table, type="act", character="rifleman", action="draw")
+    do(table, **act("rifleman", "draw"))
     do(table, type="end-track")
     describe = SYSTEM.describe
     assert describe is not None
@@ -449,22 +442,16 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
     try:
         for data in PARTY[:2]:
             t.execute(convert_command("d100-under", data))
-        sniper = {"type": "add-character", "name": "Sniper", "hidden": True, "sheet": {}}
+        sniper = add_character("Sniper", {}, hidden=True)
         t.execute(convert_command("d100-under", sniper))
         t.execute(convert_command("d100-under", {"type": "start-track"}))
-        hidden = t.execute(
-            convert_command(
-                "d100-under", {"type": "act", "character": "sniper", "action": "revolver"}
-            )
-        )
-        shown = t.execute(
-            convert_command("d100-under", {"type": "act", "character": "kid", "action": "revolver"})
-        )
+        hidden = t.execute(convert_command("d100-under", act("sniper", "revolver")))
+        shown = t.execute(convert_command("d100-under", act("kid", "revolver")))
         assert hidden[0].visibility.gm_only
         assert not shown[0].visibility.gm_only
         resolved = t.execute(convert_command("d100-under", {"type": "advance", "counts": 3}))[-1]
         assert not resolved.visibility.gm_only  # the kid's shot is seen, alongside the sniper's
-        do(t, type="act", character="sniper", action="draw")
+        do(t, **act("sniper", "draw"))
         gm_clock, player_clock = present.clock(t.state), present.clock(player_state_of(t))
         assert gm_clock is not None
         assert player_clock is not None
@@ -480,7 +467,7 @@ def test_records_about_hidden_characters_are_gm_only(tmp_path: Path) -> None:
 
 def test_a_token_of_a_character_who_left_still_shows_on_the_gms_clock(table: Table) -> None:
     do(table, type="start-track")
-    do(table, type="act", character="kid", action="revolver")
+    do(table, **act("kid", "revolver"))
     do(table, type="remove-character", character="kid")
     assert SYSTEM.clock is not None
     clock = present.clock(table.state)
