@@ -392,7 +392,9 @@ def shaped(package: str, **face: Any) -> System:
     summary ...) is given on top."""
     hooks: dict[str, Any] = {"rules_doc": "rules.md"}
     for hook, (module, name) in SHAPE.items():
-        found = getattr(importlib.import_module(f"{package}.{module}".rstrip(".")), name, None)
+        # the package itself is still being imported: it holds the names defined before this call
+        where = importlib.import_module(f"{package}.{module}" if module else package)
+        found = getattr(where, name, None)
         if found is not None:
             hooks[hook] = found
     grammar = importlib.import_module(f"{package}.words").GRAMMAR
