@@ -24,6 +24,7 @@ from margin.events import (
     TableCreated,
     Undone,
     Visibility,
+    records_after,
 )
 
 from . import clock, conditions, counters, edits
@@ -110,20 +111,8 @@ def _decide(command: Command, state: TableState, dice: Dice, history: History) -
 
 def _fold_drafts(state: TableState, drafts: list[Draft]) -> None:
     """Fold drafts into a copy of the state, numbered as they will be appended."""
-    for draft in drafts:
-        evolve(state, _as_record(draft, state.seq + 1))
-
-
-def _as_record(draft: Draft, seq: int) -> Record:
-    return Record(
-        seq=seq,
-        at="",
-        author="",
-        command="",
-        event=draft.event,
-        cause=draft.cause,
-        visibility=draft.visibility,
-    )
+    for record in records_after(drafts, state.seq):
+        evolve(state, record)
 
 
 def _run(commands: list[Command], state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -175,16 +164,15 @@ def _expiries(drafts: list[Draft], state: TableState) -> list[Draft]:
     now = clock.clock_copy(state)
     out = []
     ended: set[tuple[str, str]] = set()
-    for n, draft in enumerate(drafts, 1):
-        seq = state.seq + n
-        if not isinstance(draft.event, (*kinds, ConditionAdded)):
+    for record in records_after(drafts, state.seq):
+        if not isinstance(record.event, (*kinds, ConditionAdded)):
             continue
-        evolve(now, _as_record(draft, seq))
-        if isinstance(draft.event, kinds):
+        evolve(now, record)
+        if isinstance(record.event, kinds):
             for char, cond in conditions.expiring(now):
                 if (char.id, cond.name) not in ended:
                     ended.add((char.id, cond.name))
-                    out.append(conditions.ended_draft(char, cond, seq))
+                    out.append(conditions.ended_draft(char, cond, record.seq))
     return out
 
 

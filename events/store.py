@@ -266,9 +266,11 @@ def utc_now() -> str:
 
 
 def records_after(
-    drafts: Sequence[Draft], last_seq: int, *, command: str, author: str, at: str
+    drafts: Sequence[Draft], last_seq: int, *, command: str = "", author: str = "", at: str = ""
 ) -> list[Record]:
-    """The records a command's drafts become, numbered on from record ``last_seq``."""
+    """The records a command's drafts become, numbered on from record ``last_seq``; drafts
+    folded before they are appended (a command planned against the state the ones before
+    it leave) have no command, author or time yet."""
     return [
         Record(
             seq=last_seq + 1 + i,

@@ -357,8 +357,16 @@ class System:
 
 
 #: the hooks a system's modules give by the names every system uses: hook -> (module,
-#: name); a module that lacks a name leaves the hook at its default
+#: name), module "" being the package itself (the names its ``__init__`` defines before
+#: it calls ``shaped``); a module that lacks a name leaves the hook at its default
 SHAPE: dict[str, tuple[str, str]] = {
+    "options": ("", "OPTIONS"),
+    "demo": ("", "DEMO"),
+    "short_forms": ("", "SHORT_FORMS"),
+    "moment": ("", "moment"),
+    "clock_events": ("", "CLOCK_EVENTS"),
+    "health": ("", "health"),
+    "mask_health": ("", "mask_health"),
     "commands": ("commands", "COMMANDS"),
     "decide": ("decide", "decide"),
     "handlers": ("fold", "HANDLERS"),
@@ -378,12 +386,15 @@ SHAPE: dict[str, tuple[str, str]] = {
 
 
 def shaped(package: str, **face: Any) -> System:
-    """The system whose modules (``package``'s ``commands``, ``decide``, ``fold`` ...) give
-    its hooks by the names of ``SHAPE``, its short forms by ``words.GRAMMAR``, and its
-    rules by ``rules.md``; ``face`` (id, options, demo, short forms ...) is given on top."""
+    """The system whose package (its ``OPTIONS``, ``DEMO``, ``moment`` ...) and modules
+    (``commands``, ``decide``, ``fold`` ...) give its hooks by the names of ``SHAPE``, its
+    short forms by ``words.GRAMMAR``, and its rules by ``rules.md``; ``face`` (id, title,
+    summary ...) is given on top."""
     hooks: dict[str, Any] = {"rules_doc": "rules.md"}
     for hook, (module, name) in SHAPE.items():
-        found = getattr(importlib.import_module(f"{package}.{module}"), name, None)
+        # the package itself is still being imported: it holds the names defined before this call
+        where = importlib.import_module(f"{package}.{module}" if module else package)
+        found = getattr(where, name, None)
         if found is not None:
             hooks[hook] = found
     grammar = importlib.import_module(f"{package}.words").GRAMMAR

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from margin.events import Event
 from margin.events.systems import chance as chance_events
 
 from ...state import Character, Moment, TableState
@@ -227,40 +228,40 @@ def mask_health(char: Character) -> Character:
     return msgspec.structs.replace(char, hp=char.max_hp)
 
 
+#: the table screen's short forms, in an order that runs on the demo table
+SHORT_FORMS: tuple[tuple[str, str], ...] = (
+    ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
+    ("check rook hacking 40 helper open", "an open check with a helper"),
+    ("check vex arcana hard = 20", "a difficulty named by its band (hard: 70)"),
+    ("opposed rook stealth marn perception", "an opposed check"),
+    ("move rook 5 5", "move to a place (feet)"),
+    ("attack rook marn knife side +1 = 10 50 90 1", "a flank attack, the dice typed"),
+    ("effect vex marn bleeding 40", "a status effect: potency against resistance"),
+    ("bandage marn", "stop the bleeding"),
+    ("clear brakk burning", "the GM ends an effect"),
+    ("hp rook -5 a fall", "damage outside an attack, with a reason"),
+    ("next", "the next turn; effects tick at its start"),
+    ("attack vex brakk firebolt = 99", "a miss"),
+    ("travel sea 40 nmi 12", "a leg of a journey at 12 knots"),
+    ("endfight", "end the fight"),
+    ("fight rook vex", "a new fight, in turn order"),
+    ("next", "its first turn"),
+    ("join brakk after rook", "brakk joins the running fight, acting after rook"),
+)
+
+#: the events that move the system's own clock
+CLOCK_EVENTS: tuple[type[Event], ...] = (
+    chance_events.EncounterStarted,
+    chance_events.EncounterJoined,
+    chance_events.TurnStarted,
+    chance_events.EncounterEnded,
+)
+
+
 SYSTEM = shaped(
     __name__,
     id="d100-chance",
     title="d100-chance",
     summary="d100 against a chance from proficiency and difficulty, secret by default",
-    options=OPTIONS,
-    demo=DEMO,
-    short_forms=(
-        ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
-        ("check rook hacking 40 helper open", "an open check with a helper"),
-        ("check vex arcana hard = 20", "a difficulty named by its band (hard: 70)"),
-        ("opposed rook stealth marn perception", "an opposed check"),
-        ("move rook 5 5", "move to a place (feet)"),
-        ("attack rook marn knife side +1 = 10 50 90 1", "a flank attack, the dice typed"),
-        ("effect vex marn bleeding 40", "a status effect: potency against resistance"),
-        ("bandage marn", "stop the bleeding"),
-        ("clear brakk burning", "the GM ends an effect"),
-        ("hp rook -5 a fall", "damage outside an attack, with a reason"),
-        ("next", "the next turn; effects tick at its start"),
-        ("attack vex brakk firebolt = 99", "a miss"),
-        ("travel sea 40 nmi 12", "a leg of a journey at 12 knots"),
-        ("endfight", "end the fight"),
-        ("fight rook vex", "a new fight, in turn order"),
-        ("next", "its first turn"),
-        ("join brakk after rook", "brakk joins the running fight, acting after rook"),
-    ),
-    moment=moment,
-    health=health,
     health_label="HP",
-    mask_health=mask_health,
-    clock_events=(
-        chance_events.EncounterStarted,
-        chance_events.EncounterJoined,
-        chance_events.TurnStarted,
-        chance_events.EncounterEnded,
-    ),
 )

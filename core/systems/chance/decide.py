@@ -159,6 +159,20 @@ class CheckPlan:
     modifiers: list[str]
     odds: rules.CheckOdds
 
+    def recorded(self) -> dict[str, Any]:
+        """The plan as the check's record keeps it: what the chance was made of, and the chance."""
+        return {
+            "character": self.character.id,
+            "skill": self.skill,
+            "proficiency": self.proficiency,
+            "difficulty": self.difficulty,
+            "difficulty_band": rules.difficulty_band(self.difficulty),
+            "modifiers": self.modifiers,
+            "modifier_total": self.modifier_total,
+            "chance": self.odds.chance,
+            "automatic": self.odds.automatic,
+        }
+
 
 def plan_check(cmd: Check, state: TableState) -> CheckPlan:
     """Plan a check: the proficiency, the difficulty, the modifiers and the chance they give."""
@@ -195,10 +209,8 @@ def attack_gates(
 def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
     _standing(_char(state, cmd.character), "character", "make a check")
     plan = plan_check(cmd, state)
-    char, skill, odds = plan.character, plan.skill, plan.odds
-    proficiency, difficulty = plan.proficiency, plan.difficulty
-    total, counted = plan.modifier_total, plan.modifiers
-    task = cmd.task.strip().lower() or skill
+    char, odds, counted = plan.character, plan.odds, plan.modifiers
+    task = cmd.task.strip().lower() or plan.skill
     approach = cmd.approach.strip()
     retry = ""
     failed = _world(state).failed.get(char.id, {}).get(task)
@@ -221,15 +233,8 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         narration = cmd.narration or NARRATION[band]
     secret = _secret(cmd.secret, state)
     event = CheckRolled(
-        character=char.id,
-        skill=skill,
+        **plan.recorded(),
         task=task,
-        proficiency=proficiency,
-        difficulty=difficulty,
-        modifiers=counted,
-        modifier_total=total,
-        chance=odds.chance,
-        automatic=odds.automatic,
         roll=roll,
         margin=margin,
         success=success,
@@ -239,7 +244,6 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         approach=approach,
         retry=retry,
         source=dice.source,
-        difficulty_band=rules.difficulty_band(difficulty),
     )
     return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if secret else ()))]
 

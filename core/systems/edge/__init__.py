@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from margin.events import Event
 from margin.events.systems import edge as edge_events
 
 from ...state import Character, Moment, TableState
@@ -204,48 +205,48 @@ def mask_health(char: Character) -> Character:
     )
 
 
+#: the table screen's short forms, in an order that runs on the demo table
+SHORT_FORMS: tuple[tuple[str, str], ...] = (
+    ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
+    ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),
+    ("check kael perception vs difficult edge = 4 4 9", "Edge buys Advantage"),
+    (
+        "check kael athletics vs 25 dis mod -2 secret = 2 10 7",
+        "Disadvantage, a -2, a secret TN",
+    ),
+    ("use kael move to cover", "spend one of the turn's actions"),
+    ("edge kael initiative", "+2d6 initiative for the turn (here: a bonus action)"),
+    ("attack kael enforcer sword vs 20 = 9 8 6 6 6 6 6 6", "an attack: check, then damage"),
+    ("attack kael guard sword vs 15 hold = 5 5", "a hit whose damage waits"),
+    ("edge kael damage = 1 1 1 1 1 1 1 1", "roll the waiting damage, +2d6 for Edge"),
+    ("damage guard 3d6+2 stun = 6 6 6", "direct damage to a target, stun"),
+    ("edge vask reaction", "an extra reaction outside one's turn"),
+    ("attack vask guard vs 20 reaction = 2 3", "an attack as a reaction"),
+    ("heal guard 5", "take points off the damage"),
+    ("next", "the next turn"),
+    ("award kael", "a GM award of Edge"),
+    ("leave vask", "leave the encounter"),
+    ("end", "end the encounter"),
+    ("recover session-end", "Edge refills at the end of a session"),
+    ("start Second wave", "start an encounter"),
+    ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
+    ("next", "the first turn"),
+)
+
+#: the events that move the system's own clock
+CLOCK_EVENTS: tuple[type[Event], ...] = (
+    edge_events.EncounterStarted,
+    edge_events.Joined,
+    edge_events.Left,
+    edge_events.TurnStarted,
+    edge_events.EncounterEnded,
+)
+
+
 SYSTEM = shaped(
     __name__,
     id="2d10-edge",
     title="2d10-edge",
     summary="2d10 + skill bonus against a Target Number, with Advantage, Edge and armor",
-    options=OPTIONS,
-    demo=DEMO,
-    short_forms=(
-        ("check kael athletics vs 30 adv = 9 9 2", "a check with Advantage, physical dice typed"),
-        ("dismiss kael", "drop a pending Advantage/Disadvantage (the oldest)"),
-        ("check kael perception vs difficult edge = 4 4 9", "Edge buys Advantage"),
-        (
-            "check kael athletics vs 25 dis mod -2 secret = 2 10 7",
-            "Disadvantage, a -2, a secret TN",
-        ),
-        ("use kael move to cover", "spend one of the turn's actions"),
-        ("edge kael initiative", "+2d6 initiative for the turn (here: a bonus action)"),
-        ("attack kael enforcer sword vs 20 = 9 8 6 6 6 6 6 6", "an attack: check, then damage"),
-        ("attack kael guard sword vs 15 hold = 5 5", "a hit whose damage waits"),
-        ("edge kael damage = 1 1 1 1 1 1 1 1", "roll the waiting damage, +2d6 for Edge"),
-        ("damage guard 3d6+2 stun = 6 6 6", "direct damage to a target, stun"),
-        ("edge vask reaction", "an extra reaction outside one's turn"),
-        ("attack vask guard vs 20 reaction = 2 3", "an attack as a reaction"),
-        ("heal guard 5", "take points off the damage"),
-        ("next", "the next turn"),
-        ("award kael", "a GM award of Edge"),
-        ("leave vask", "leave the encounter"),
-        ("end", "end the encounter"),
-        ("recover session-end", "Edge refills at the end of a session"),
-        ("start Second wave", "start an encounter"),
-        ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
-        ("next", "the first turn"),
-    ),
-    moment=moment,
-    health=health,
     health_label="Health",
-    mask_health=mask_health,
-    clock_events=(
-        edge_events.EncounterStarted,
-        edge_events.Joined,
-        edge_events.Left,
-        edge_events.TurnStarted,
-        edge_events.EncounterEnded,
-    ),
 )

@@ -145,7 +145,4 @@ SYSTEM = shaped(
     id="2d6-effect",
     title="2d6-effect",
     summary="2D6 + DMs against 8, Effect bands, assistance and a difficulty ladder",
-    options=OPTIONS,
-    short_forms=SHORT_FORMS,
-    demo=DEMO,
 )

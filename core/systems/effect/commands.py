@@ -65,15 +65,11 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     faces: list[int] | None = None
 
     def check(self) -> Check:
-        """This side as a check of its own, which plans its DMs as any check would."""
-        return Check(
-            character=self.character,
-            skill=self.skill,
-            characteristic=self.characteristic,
-            difficulty=self.difficulty,
-            circumstance=self.circumstance,
-            dm=self.dm,
-        )
+        """This side as a check of its own, which plans its DMs as any check would: every
+        field a check of the same name (the faces are the opposed roll's, not the plan's)."""
+        fields = msgspec.structs.asdict(self)
+        del fields["faces"]
+        return Check(**fields)
 
 
 class Opposed(Command, tag="opposed"):

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from margin.events import Event
 from margin.events.systems import under as under_events
 
 from ...state import Moment, TableState
 from ..base import Option, shaped
 from . import fold, present, rules, state
+
+OPTIONS = (
+    Option(
+        "crit_reading",
+        "table",
+        "critical range: 'table' crits on the range's top rolls up to the target; "
+        "'example' adds the range below the target",
+        rules.CRIT_READINGS,
+    ),
+)
 
 #: Commands that build the demo table: a padlock, a tug of war and a street fight on the track.
 DEMO: tuple[dict[str, Any], ...] = (
@@ -75,46 +86,40 @@ def moment(table: TableState) -> Moment | None:
     return Moment(count=world.now) if running else None
 
 
+#: the table screen's short forms, in an order that runs on the demo table
+SHORT_FORMS: tuple[tuple[str, str], ...] = (
+    ("check kael melee", "a skill check against the sheet's target"),
+    ("check ada library 60 for the old ledger", "a given target, with a reason"),
+    ("check kael br", "an attribute: target (5 + rating) x 5"),
+    ("opposed kael br vs cultist 30", "opposed check; each side a skill, rating or target"),
+    ("act ada revolver", "put an action on the track (its cost from the sheet or the text)"),
+    ("act kael spell 5", "an action with the cost named"),
+    ("act rifleman aim 4", "any action the GM names, with its cost"),
+    ("advance", "one count on"),
+    ("advance next", "on to the next count where something resolves"),
+    ("change kael draw", "change a pending action (timed from now)"),
+    ("interrupt rifleman", "take a pending action off the track"),
+    ("advance 3", "several counts on"),
+    ("end-track", "end the timing track"),
+    ("track the warehouse", "start a timing track, with a label"),
+)
+
+#: the events that move the system's own clock
+CLOCK_EVENTS: tuple[type[Event], ...] = (
+    under_events.TrackStarted,
+    under_events.TrackAdvanced,
+    under_events.TrackEnded,
+)
+
+
 SYSTEM = shaped(
     __name__,
     id="d100-under",
     title="d100-under",
     summary="d100 under a target from a rating, with a timing track of counts",
-    options=(
-        Option(
-            "crit_reading",
-            "table",
-            "critical range: 'table' crits on the range's top rolls up to the target; "
-            "'example' adds the range below the target",
-            rules.CRIT_READINGS,
-        ),
-    ),
     # the track's empty world is the fold's, and what players see of it the screen's
     initial_world=fold.initial_world,
     player_world=present.player_world,
-    demo=DEMO,
     next_words="advance next",
-    short_forms=(
-        ("check kael melee", "a skill check against the sheet's target"),
-        ("check ada library 60 for the old ledger", "a given target, with a reason"),
-        ("check kael br", "an attribute: target (5 + rating) x 5"),
-        ("opposed kael br vs cultist 30", "opposed check; each side a skill, rating or target"),
-        ("act ada revolver", "put an action on the track (its cost from the sheet or the text)"),
-        ("act kael spell 5", "an action with the cost named"),
-        ("act rifleman aim 4", "any action the GM names, with its cost"),
-        ("advance", "one count on"),
-        ("advance next", "on to the next count where something resolves"),
-        ("change kael draw", "change a pending action (timed from now)"),
-        ("interrupt rifleman", "take a pending action off the track"),
-        ("advance 3", "several counts on"),
-        ("end-track", "end the timing track"),
-        ("track the warehouse", "start a timing track, with a label"),
-    ),
-    moment=moment,
-    clock_events=(
-        under_events.TrackStarted,
-        under_events.TrackAdvanced,
-        under_events.TrackEnded,
-    ),
     time_units=("counts",),
 )
