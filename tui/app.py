@@ -256,7 +256,12 @@ class TableApp(App[None]):
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
 
     def follow(self) -> None:
-        """Fold what other processes appended, in a worker; one redraw for any number of records."""
+        """Fold what other processes appended, in a worker; one redraw for any number of records.
+
+        Whether anything was appended is asked here: the answer reads nothing (SQLite's
+        ``data_version``, notifications already on the socket), and a worker every
+        ``FOLLOW_INTERVAL`` would more than double what an idle screen costs.
+        """
         if self.busy:
             return
         table = self.view.table
