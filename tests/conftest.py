@@ -119,3 +119,15 @@ def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Path],
         return path
 
     return copy
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a test process for each core and one more. Many tests spend much of
+    their time waiting (on a margin process, a server, a screen settling), and the extra
+    process keeps the cores busy meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slow tests start first, so that the run does not end on one of them alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

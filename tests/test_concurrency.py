@@ -17,10 +17,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from support import margin_process, margin_writer
 
 from margin.events import Noted, open_store
 
+pytestmark = pytest.mark.slow
 WRITERS = 4
 PER_WRITER = 120
 BURST = 10

@@ -21,9 +21,12 @@ import threading
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from support import margin_process, margin_writer
 
 from margin.events import open_store
+
+pytestmark = pytest.mark.slow
 
 
 def log_by_command(path: Path | str) -> tuple[list[int], dict[str, list[int]], list[str]]:

@@ -39,6 +39,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dump
 
 
+@pytest.mark.slow
 def test_an_import_killed_at_random_points_never_leaves_a_half_made_table(
     exported: Path, tmp_path: Path
 ) -> None:

@@ -115,6 +115,7 @@ def test_verify_says_when_records_are_still_in_the_wal_file(tmp_path: Path) -> N
     assert "6 records checked from t.margin;" in margin_process("verify", str(path)).stdout
 
 
+@pytest.mark.slow
 def test_backup_while_another_process_appends(tmp_path: Path) -> None:
     path = tmp_path / "live.margin"
     assert margin_process("new", str(path), "--system", "2d10-edge").returncode == 0
