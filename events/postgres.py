@@ -595,14 +595,25 @@ class PostgresStore(Store):
                 if came or not heard or left == 0:
                     break
         except psycopg.Error:
-            self._reconnect()
+            if timeout > 0:
+                self._reconnect()
+                return True
+            # a look that must not wait (a screen asks it on its own thread): say "read
+            # again" now and leave connecting again to that read, which a screen runs in a
+            # worker, so a database that is slow to come back never stalls the screen
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._version += 1
             return True
         if came:
             self._version += 1
         return came
 
     def data_version(self) -> int:
-        """Moves when a commit to this table was notified; reads only what already arrived."""
+        """Moves when a commit to this table was notified; reads only what already arrived.
+
+        It never waits: on a lost connection it moves, and the next read connects again.
+        """
         self._notified(0)
         return self._version
 

@@ -6,12 +6,14 @@ connections are tried from the command line in ``test_cli_postgres.py``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import psycopg
 import pytest
 from pg_server import Server
 from store_contract import StoreContract, created
 
-from margin.events import Draft, Noted, StoreError, build_store, display_name, open_store
+from margin.events import Draft, Noted, StoreError, build_store, display_name, open_store, postgres
 from margin.events.postgres import TABLE_FORMAT, parse_url
 
 
@@ -76,3 +78,35 @@ def test_a_failed_build_leaves_no_table_and_its_name_free(pg_url: str) -> None:
         created(made)
     with open_store(pg_url) as store:
         assert store.last_seq == 1
+
+
+def test_a_look_for_news_on_a_lost_connection_leaves_connecting_again_to_the_next_read(
+    pg: Server, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A screen asks ``data_version`` on its own thread and reads in a worker: when the
+    connection is gone, the look says "read again" without connecting, and the read
+    connects again and finds what was written meanwhile."""
+    with build_store(pg_url) as made:
+        created(made)
+    with open_store(pg_url) as follower, open_store(pg_url) as writer:
+        assert isinstance(follower, postgres.PostgresStore)
+        before = follower.data_version()
+        pid = follower._conn.info.backend_pid
+        with psycopg.connect(pg.conninfo(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            while admin.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone():
+                pass
+        writer.append([Draft(Noted(text="while the follower was away"))], 1, command="c")
+        connects: list[object] = []
+        real = postgres._connect
+
+        def connect(target: Any) -> Any:
+            connects.append(target)
+            return real(target)
+
+        monkeypatch.setattr(postgres, "_connect", connect)
+        assert follower.data_version() != before
+        assert connects == []
+        texts = [getattr(r.event, "text", None) for r in follower.records(1)]
+        assert texts == ["while the follower was away"]
+        assert len(connects) == 1
