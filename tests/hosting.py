@@ -241,3 +241,15 @@ class Terminal:
 
     def resize(self, cols: int, rows: int) -> None:
         self.terminals.tmux("resize-window", "-t", self.name, "-x", str(cols), "-y", str(rows))
+
+
+def hosted(
+    folder: Path, seats: tuple[str, ...], strangers: tuple[str, ...] = (), web: bool = False
+) -> tuple[Host, Path, dict[str, Path]]:
+    """``build_table``'s fight hosted from ``folder`` for ``seats``: the host, the table and a
+    key for every seat and every one of ``strangers`` (keys the host does not list)."""
+    table = build_table(folder / "fight.margin")
+    keys = make_keys(folder / "keys", (*seats, *strangers))
+    listed = {name: keys[name] for name in seats}
+    host = Host(table, keys_file(folder / "seats.keys", listed), folder / "data", web=web)
+    return host, table, keys

@@ -21,6 +21,7 @@ from hosting import (
     Host,
     Terminals,
     build_table,
+    hosted,
     keys_file,
     make_keys,
     need,
@@ -39,10 +40,7 @@ pytestmark = pytest.mark.slow
 def site(tmp_path_factory):
     need("ssh", "sftp", "scp", "ssh-keygen", "tmux")
     folder = tmp_path_factory.mktemp("host")
-    table = build_table(folder / "fight.margin")
-    keys = make_keys(folder / "keys", (*SEATS, "Stranger"))
-    listed = {name: keys[name] for name in SEATS}
-    host = Host(table, keys_file(folder / "seats.keys", listed), folder / "data")
+    host, table, keys = hosted(folder, SEATS, strangers=("Stranger",))
     terminals = Terminals(folder)
     yield {"host": host, "keys": keys, "table": table, "terms": terminals, "dir": folder}
     terminals.close()

@@ -16,10 +16,7 @@ from hosting import (
     GM_NOTE,
     HIDDEN_NAME,
     SECRET_FACE,
-    Host,
-    build_table,
-    keys_file,
-    make_keys,
+    hosted,
     need,
     plain,
     write,
@@ -35,9 +32,7 @@ pytestmark = pytest.mark.slow
 def site(tmp_path_factory):
     need("chromium", "ssh-keygen")
     folder = tmp_path_factory.mktemp("web")
-    table = build_table(folder / "fight.margin")
-    keys = make_keys(folder / "keys", ("gm", "Kael"))
-    host = Host(table, keys_file(folder / "seats.keys", keys), folder / "data", web=True)
+    host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
     yield {"host": host, "table": table, "dir": folder}
     host.stop()
 
