@@ -12,15 +12,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from hosting import (
-    GM_NOTE,
-    HIDDEN_NAME,
-    SECRET_FACE,
-    hosted,
-    need,
-    plain,
-    write,
-)
+from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, need, plain, write
 from support import CHROMIUM, CHROMIUM_FLAGS
 
 from margin.core.commands import AddCharacter, Note, RollDice
