@@ -346,11 +346,6 @@ def distribution(expr: Expression) -> Dist:
     return dict(sorted(dist.items()))
 
 
-def probabilities(dist: Dist) -> dict[int, Fraction]:
-    total = sum(dist.values())
-    return {k: Fraction(v, total) for k, v in dist.items()}
-
-
 def chance_at_least(dist: Dist, target: int) -> Fraction:
     total = sum(dist.values())
     return Fraction(sum(v for k, v in dist.items() if k >= target), total)

@@ -208,13 +208,3 @@ def find_character(state: TableState, ref: str) -> Character:
             return c
     names = ", ".join(sorted(c.name for c in state.characters.values())) or "none yet"
     raise RuleError(f"character {ref!r} is not at the table (characters: {names})")
-
-
-def about_hidden_only(state: TableState, subjects: list[str]) -> bool:
-    """True when every character a record is about is one the players cannot see.
-
-    Such a record is GM-only: its existence alone would tell players about a
-    hidden character.
-    """
-    known = [state.characters[s] for s in subjects if s in state.characters]
-    return bool(known) and all(c.hidden for c in known)

@@ -494,14 +494,6 @@ CLOCK.form("next", Usage(makes="next-turn"))(lambda words, state: {"type": "next
 CLOCK.form("end", Usage(makes="end-encounter"))(lambda words, state: {"type": "end-encounter"})
 
 
-def generic_usages(state: TableState) -> dict[str, Usage]:
-    """The generic short forms of this table: every table's, and the generic turn order's
-    where the system has no clock of its own."""
-    if systems.get_system(state.system).moment is None:
-        return {**GENERIC.usages, **CLOCK.usages}
-    return dict(GENERIC.usages)
-
-
 def parse_generic(words: list[str], state: TableState) -> dict[str, Any] | None:
     """The command a generic short form of this table makes, or None when it is none."""
     found = GENERIC.parse(words, state)
