@@ -238,6 +238,8 @@ class SQLiteStore(Store):
             if isinstance(exc, sqlite3.OperationalError) and create:
                 raise write_error(self.path, exc) from None
             if isinstance(exc, sqlite3.DatabaseError):
+                if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+                    raise StoreError(f"{self.path}: not a margin table (not an SQLite file)") from None
                 raise StoreError(f"{self.path}: not a margin table ({exc})") from None
             raise
 
@@ -377,8 +379,8 @@ class SQLiteStore(Store):
 
         Many rows go into one transaction. Into an empty table (a new file that
         is deleted if the import fails) the rows are written without a journal
-        or a sync per transaction, then the file is synced once and put back in
-        WAL mode: all of it is durable when this returns.
+        or a sync per transaction and put back in WAL mode; ``build`` syncs the
+        file once every connection to it is closed, before the table appears.
         """
         db = self._db
         count = 0
@@ -415,7 +417,6 @@ class SQLiteStore(Store):
             if bulk:
                 db.execute("PRAGMA synchronous=FULL")
                 db.execute("PRAGMA journal_mode=WAL")
-                _fsync(self.path)
         except (sqlite3.Error, OSError) as exc:
             raise write_error(self.path, exc) from None
         self._last = (last_seq, prev)
@@ -605,15 +606,17 @@ def _build_beside(target: Path, what: str) -> Path:
 
 
 def _check_header(path: Path) -> None:
-    """Refuse anything that is not an SQLite database before SQLite touches it."""
+    """Refuse an empty file before SQLite opens it (SQLite would take it for a new database).
+
+    The file itself is never opened here: closing any descriptor of a file
+    drops every POSIX lock this process holds on it, its SQLite connections'
+    locks included, and another process would then fold the write-ahead log
+    away under them. What is not an SQLite file, or not a margin table, SQLite
+    says when it reads the header (``_check_table``).
+    """
     try:
-        with open(path, "rb") as f:
-            head = f.read(100)
+        size = path.stat().st_size
     except OSError as exc:
         raise StoreError(f"{path}: cannot read ({exc.strerror})") from None
-    if len(head) == 0:
+    if size == 0:
         raise StoreError(f"{path}: empty file, not a margin table")
-    if not head.startswith(b"SQLite format 3\x00"):
-        raise StoreError(f"{path}: not a margin table (not an SQLite file)")
-    if len(head) >= 72 and int.from_bytes(head[68:72], "big") != APPLICATION_ID:
-        raise StoreError(f"{path}: an SQLite file, but not a margin table")
