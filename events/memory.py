@@ -11,7 +11,7 @@ this process, so code that opens tables by name runs on it too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -108,9 +108,15 @@ class MemoryStore(Store):
             log.changed.notify_all()
         self._last = self._read_last()
 
-    def _write(self, appending: Appending) -> list[Record]:
+    def _write_decided(
+        self, decide: Callable[[], Appending | None], deadline: float
+    ) -> list[Record]:
         log = self._log
+        # one process: the log's lock is the turn, and every writer waits for it
         with log.changed:
+            appending = decide()
+            if appending is None:
+                return []
             self._last = self._read_last()
             # every body is encoded before any row is kept: a command is all or nothing
             records, rows = appending.after(*self._last)

@@ -18,8 +18,9 @@ A store reconnects when its connection is lost. A reader resumes after the
 last record it returned; a follower's next look re-listens and reads what it
 missed. A writer whose connection dropped mid-command makes sure its old
 session is gone, then looks for its command by id: found, the command is in
-the log (once); not found, it is refused once (``ConnectionLost``) and
-nothing of it was written.
+the log (once); not found, nothing of it was written, and the command is
+decided and sent again (``append_decided``) or refused once (``append``:
+``ConnectionLost``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ from .store import (
     Store,
     StoredRow,
     StoreError,
+    TableBusy,
     chained,
     is_url,
 )
@@ -173,6 +175,14 @@ def _error(target: TableURL, exc: psycopg.Error) -> StoreError:
     return StoreError(f"{target.display}: the database refused ({_first_line(exc)})")
 
 
+#: The last record of a table: its sequence number and hash.
+_LAST = "SELECT seq, hash FROM margin.records WHERE tbl = %s ORDER BY seq DESC LIMIT 1"
+
+
+def _last(rows: list[tuple[Any, ...]]) -> tuple[int, str]:
+    return (int(rows[0][0]), str(rows[0][1])) if rows else (0, "")
+
+
 def _has_schema(conn: psycopg.Connection[Any]) -> bool:
     return conn.execute("SELECT to_regclass('margin.tables')").fetchone()[0] is not None  # type: ignore[index]
 
@@ -258,10 +268,10 @@ class PostgresStore(Store):
         try:
             if create or _building:
                 self._create()
+                self._listen()
+                self._last = self._read_last()
             else:
-                self._check_table()
-            self._listen()
-            self._last = self._read_last()
+                self._open()
         except BaseException as exc:
             with contextlib.suppress(Exception):
                 self._conn.close()
@@ -288,6 +298,19 @@ class PostgresStore(Store):
             raise StoreError(
                 f"{self.name}: already exists; choose a new table name for a new table"
             ) from None
+
+    def _open(self) -> None:
+        """Check the table and follow it; a connection lost meanwhile is made again."""
+        while True:
+            try:
+                self._check_table()
+                self._listen()
+                self._last = self._read_last()
+                return
+            except psycopg.Error as exc:
+                if not self._lost(exc):
+                    raise
+                self._reconnect()
 
     def _check_table(self) -> None:
         conn = self._conn
@@ -326,11 +349,12 @@ class PostgresStore(Store):
         self._version += 1
 
     def _lost(self, exc: BaseException) -> bool:
-        """Whether ``exc`` means the connection is gone (rather than a refused statement)."""
-        return (
+        """Whether ``exc`` means the connection is gone (rather than a refused statement): the
+        server ended the session, or no answer came from it at all (an error without SQLSTATE,
+        such as a pipeline cut off mid-way)."""
+        return isinstance(exc, psycopg.errors.AdminShutdown | psycopg.errors.ConnectionFailure) or (
             isinstance(exc, psycopg.OperationalError)
-            and self._conn.closed
-            or isinstance(exc, psycopg.errors.AdminShutdown | psycopg.errors.ConnectionFailure)
+            and (self._conn.closed or exc.sqlstate is None)
         )
 
     @classmethod
@@ -356,25 +380,41 @@ class PostgresStore(Store):
             self._conn.close()
 
     def _read_last(self) -> tuple[int, str]:
-        row = self._conn.execute(
-            "SELECT seq, hash FROM margin.records WHERE tbl = %s ORDER BY seq DESC LIMIT 1",
-            (self.table,),
-        ).fetchone()
-        return (int(row[0]), str(row[1])) if row else (0, "")
+        """The last record, read on this connection as it is (inside a turn, on its lock)."""
+        return _last(self._conn.execute(_LAST, (self.table,)).fetchall())
 
-    def _write(self, appending: Appending) -> list[Record]:
+    def _write_decided(
+        self, decide: Callable[[], Appending | None], deadline: float
+    ) -> list[Record]:
         if not self._building:
             # a connection the server ended while idle is found (and made again) here,
             # before any of the command is sent, rather than refusing the command
             self._notified(0)
+            if self._conn.closed:
+                self._reconnect()
         conn = self._conn
         pid = conn.info.backend_pid
+        appending: Appending | None = None
+        sent = False
         try:
             with conn.transaction():
-                # writers of one table take turns, as SQLite's BEGIN IMMEDIATE makes them;
-                # the unique key stays the check, the lock only spares them lost work
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (self.table,))
+                # writers of one table take turns, as SQLite's BEGIN IMMEDIATE makes them, in
+                # the order they came (the server queues them); the unique key stays the check
+                wait = max(1, int((deadline - time.monotonic()) * 1000))
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(hashtext(%s)) "
+                    "FROM (SELECT set_config('lock_timeout', %s, true)) AS waiting",
+                    (self.table, f"{wait}ms"),
+                )
+                appending = decide()
+                if appending is None:
+                    return []
+                if self._conn is not conn:
+                    # deciding read the table through a new connection: the turn was lost with
+                    # the old one, and nothing of the command was sent
+                    raise ConnectionLost(f"{self.name}: the connection was lost; run it again")
                 records, rows = appending.after(*self._read_last())
+                sent = True
                 self._insert(rows)
                 signature = self._signature(rows)
                 if signature is not None:
@@ -382,15 +422,28 @@ class PostgresStore(Store):
                         "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
                         (self.table, *signature),
                     )
+        except psycopg.errors.LockNotAvailable:
+            raise TableBusy(self.name) from None
         except psycopg.errors.UniqueViolation:
             # another writer took the same sequence number first: the key is the check
             actual = self.refresh()
-            raise ConcurrencyError(appending.expected_seq, actual) from None
+            expected = appending.expected_seq if appending is not None else actual
+            raise ConcurrencyError(expected, actual) from None
         except psycopg.Error as exc:
-            if self._building or not self._lost(exc):
+            lost = self._conn is not conn or self._lost(exc)
+            if self._building or not lost:
                 with contextlib.suppress(psycopg.Error):
                     self._last = self._read_last()
                 raise _error(self.target, exc) from None
+            if not sent or appending is None:
+                # lost before the command was sent: nothing of it can be in the log (the
+                # next call connects again)
+                with contextlib.suppress(Exception):
+                    conn.close()
+                raise ConnectionLost(
+                    f"{self.name}: the connection to the database was lost; "
+                    "the command was not written: run it again"
+                ) from None
             return self._after_loss(pid, appending.expected_seq, appending.command)
         self._last = (rows[-1][0], rows[-1][4])
         self._notify()
@@ -425,41 +478,51 @@ class PostgresStore(Store):
 
     def _after_loss(self, pid: int, expected_seq: int, command: str) -> list[Record]:
         """The connection dropped mid-command: the command is in the log, or refused."""
-        try:
-            self._reconnect()
-            conn = self._conn
-            # the old session may still be finishing its transaction: end it and wait for it
-            with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
-                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            deadline = time.monotonic() + RECONNECT_SECONDS
-            while (
-                conn.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
-                and time.monotonic() < deadline
-            ):
-                time.sleep(0.05)
-            seqs = [
-                int(row[0])
-                for row in conn.execute(
-                    # a command is written right after the record it expected, or not at all
-                    "SELECT seq FROM margin.records WHERE tbl = %s AND seq > %s AND command = %s "
-                    "ORDER BY seq",
-                    (self.table, expected_seq, command),
-                )
-            ]
-            self._last = self._read_last()
-        except (psycopg.Error, StoreError):
-            raise StoreError(
-                f"{self.name}: the connection to the database was lost mid-command and "
-                "cannot be made again; margin log shows whether the command was written"
-            ) from None
-        if seqs:
-            self._notify()
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while True:
+            try:
+                self._reconnect()
+                seqs = self._written(pid, expected_seq, command)
+                self._last = self._read_last()
+                break
+            except (psycopg.Error, StoreError) as exc:
+                # lost again while looking: look again on a new connection, for a while
+                again = isinstance(exc, psycopg.Error) and self._lost(exc)
+                if not again or time.monotonic() > deadline:
+                    raise StoreError(
+                        f"{self.name}: the connection to the database was lost mid-command and "
+                        "cannot be made again; margin log shows whether the command was written"
+                    ) from None
         if not seqs:
             raise ConnectionLost(
                 f"{self.name}: the connection to the database was lost mid-command; "
                 "the command was not written: run it again"
             )
+        self._notify()
         return list(self.records(seqs[0] - 1, seqs[-1]))
+
+    def _written(self, pid: int, expected_seq: int, command: str) -> list[int]:
+        """The records ``command`` wrote after ``expected_seq``, once the session ``pid`` that
+        was writing it is gone (none if it was not written)."""
+        conn = self._conn
+        # the old session may still be finishing its transaction: end it and wait for it
+        with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while (
+            conn.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+        return [
+            int(row[0])
+            for row in conn.execute(
+                # a command is written right after the record it expected, or not at all
+                "SELECT seq FROM margin.records WHERE tbl = %s AND seq > %s AND command = %s "
+                "ORDER BY seq",
+                (self.table, expected_seq, command),
+            )
+        ]
 
     def import_rows(self, rows: Iterable[Row]) -> int:
         """Append stored rows with COPY, checking the chain as they go."""
@@ -564,14 +627,17 @@ class PostgresStore(Store):
         ]
 
     def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        for _ in range(2):
+        """The rows of one query; a connection lost (again and again, for a while) is made again."""
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while True:
             try:
                 return self._conn.execute(query, args).fetchall()  # type: ignore[arg-type]
             except psycopg.Error as exc:
                 if not self._lost(exc):
                     raise ReadError(self.name, _first_line(exc)) from None
+                if time.monotonic() > deadline:
+                    raise ReadError(self.name, "the connection to the database was lost") from None
                 self._reconnect()
-        raise ReadError(self.name, "the connection to the database was lost")
 
     def _notified(self, timeout: float) -> bool:
         """Take the notifications that have come (waiting up to ``timeout`` for one of another's).
@@ -621,13 +687,7 @@ class PostgresStore(Store):
         return self._notified(timeout)
 
     def refresh(self) -> int:
-        try:
-            self._last = self._read_last()
-        except psycopg.Error as exc:
-            if not self._lost(exc):
-                raise ReadError(self.name, _first_line(exc)) from None
-            self._reconnect()
-            self._last = self._read_last()
+        self._last = _last(self._query(_LAST, (self.table,)))
         return self._last[0]
 
     def location(self) -> str:

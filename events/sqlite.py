@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from .store import (
     Store,
     StoredRow,
     StoreError,
+    TableBusy,
     chained,
     is_url,
 )
@@ -150,6 +152,10 @@ def _fsync(path: Path) -> None:
 
 #: how long opening a table waits for others opening it at the same moment
 OPEN_WAIT = 30.0
+#: how long a statement waits for a lock SQLite takes for a moment (a reader's, a checkpoint's)
+BUSY_TIMEOUT = 30.0
+#: the longest a writer waiting for its turn sleeps between two asks
+TURN_POLL = 0.02
 
 
 def _into_wal(db: sqlite3.Connection) -> None:
@@ -198,17 +204,7 @@ class SQLiteStore(Store):
         self.name = str(path)
         self.signer = signer
         self.readonly = readonly
-        if create:
-            if self.path.exists():
-                raise StoreError(f"{self.path}: already exists; choose a new path for a new table")
-            if not self.path.parent.is_dir():
-                raise StoreError(f"{self.path}: folder {self.path.parent} does not exist")
-        else:
-            if not self.path.exists():
-                raise StoreError(f"{self.path}: no such table file")
-            if self.path.is_dir():
-                raise StoreError(f"{self.path}: is a folder, not a table file")
-            _check_header(self.path)
+        _check_path(self.path, create)
         # a reader that may write the file opens it read-write, to tidy up when it closes
         self._can_write = create or (
             os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
@@ -228,6 +224,8 @@ class SQLiteStore(Store):
             self._db.execute("PRAGMA synchronous=FULL")
             self._last = self._read_last()
             self._waited = self.data_version()
+            #: whether this connection had to wait for its last turn to write
+            self._contended = False
         except BaseException as exc:
             with contextlib.suppress(Exception):
                 self._db.close()
@@ -239,7 +237,9 @@ class SQLiteStore(Store):
                 raise write_error(self.path, exc) from None
             if isinstance(exc, sqlite3.DatabaseError):
                 if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
-                    raise StoreError(f"{self.path}: not a margin table (not an SQLite file)") from None
+                    raise StoreError(
+                        f"{self.path}: not a margin table (not an SQLite file)"
+                    ) from None
                 raise StoreError(f"{self.path}: not a margin table ({exc})") from None
             raise
 
@@ -248,7 +248,7 @@ class SQLiteStore(Store):
     def _connect(self) -> sqlite3.Connection:
         def connect(uri: str) -> sqlite3.Connection:
             return sqlite3.connect(
-                uri, uri=True, isolation_level=None, timeout=30.0, check_same_thread=False
+                uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT, check_same_thread=False
             )
 
         if self._can_write:
@@ -348,13 +348,16 @@ class SQLiteStore(Store):
                 raise StoreError(str(exc).replace(str(partial), str(path))) from None
             raise
 
-    def _write(self, appending: Appending) -> list[Record]:
+    def _write_decided(
+        self, decide: Callable[[], Appending | None], deadline: float
+    ) -> list[Record]:
         db = self._db
+        self._take_turn(deadline)
         try:
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise write_error(self.path, exc) from None
-        try:
+            appending = decide()
+            if appending is None:
+                db.execute("ROLLBACK")
+                return []
             records, rows = appending.after(*self._read_last())
             db.executemany(
                 "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)", rows
@@ -373,6 +376,35 @@ class SQLiteStore(Store):
             raise
         self._last = (rows[-1][0], rows[-1][4])
         return records
+
+    def _take_turn(self, deadline: float) -> None:
+        """Begin this connection's write transaction once no other writer holds the table.
+
+        SQLite's own wait (its busy timeout) asks less and less often the longer a
+        writer has waited, so one with many commands queued would take the table
+        again and again while the others sleep. Here every waiting writer asks at
+        short random intervals, and one that had to wait for its last turn lets
+        the others ask first before it takes its next.
+        """
+        db = self._db
+        if self._contended:
+            time.sleep(random.uniform(0, TURN_POLL))
+        self._contended = False
+        db.execute("PRAGMA busy_timeout=0")
+        try:
+            while True:
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
+                        raise write_error(self.path, exc) from None
+                if time.monotonic() >= deadline:
+                    raise TableBusy(self.name)
+                self._contended = True
+                time.sleep(random.uniform(0, TURN_POLL))
+        finally:
+            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
 
     def import_rows(self, rows: Iterable[Row], batch: int = 20000) -> int:
         """Bulk-append rows (seq, command, v, prev, hash, body), checking the chain as it goes.
@@ -603,6 +635,21 @@ def _build_beside(target: Path, what: str) -> Path:
     if not target.parent.is_dir():
         raise StoreError(f"{target}: folder {target.parent} does not exist")
     return partial_path(target)
+
+
+def _check_path(path: Path, create: bool) -> None:
+    """Refuse a path a new table cannot be made at, or one that holds no table file."""
+    if create:
+        if path.exists():
+            raise StoreError(f"{path}: already exists; choose a new path for a new table")
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: folder {path.parent} does not exist")
+        return
+    if not path.exists():
+        raise StoreError(f"{path}: no such table file")
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a table file")
+    _check_header(path)
 
 
 def _check_header(path: Path) -> None:

@@ -14,6 +14,8 @@ a ``postgresql://`` URL, so every command reaches either store the same way.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -46,6 +48,20 @@ class ConcurrencyError(StoreError):
         )
         self.expected = expected
         self.actual = actual
+
+
+#: How long a writer waits for its turn while other processes write the same table.
+WRITE_WAIT = 10.0
+
+
+class TableBusy(StoreError):
+    """Other writers held the table for ``WRITE_WAIT`` seconds: this command was not written."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"{name}: busy: other writers held the table for {WRITE_WAIT:g} s; "
+            "this command was not written: run it again"
+        )
 
 
 class ConnectionLost(StoreError):
@@ -137,8 +153,47 @@ class Store(Protocol):
             return []
         return self._write(Appending(drafts, expected_seq, command, author, at or utc_now()))
 
+    def append_decided(
+        self,
+        decide: Callable[[], tuple[Sequence[Draft], int]],
+        *,
+        command: str,
+        author: str = "gm",
+    ) -> list[Record]:
+        """Wait for this table's turn to write, then ``decide()`` a command and append it.
+
+        ``decide`` reads the table as it now is and gives the drafts and the record
+        they follow. It runs holding the table's write lock, so no other writer can
+        come between the decision and its records. A turn that ends with nothing
+        written (another writer slipped in regardless, a connection lost before the
+        command was sent) is taken again and the command decided again; one not had
+        within ``WRITE_WAIT`` seconds is ``TableBusy``.
+        """
+        if self.readonly:
+            raise StoreError(f"{self.name}: opened read-only")
+        deadline = time.monotonic() + WRITE_WAIT
+
+        def appending() -> Appending | None:
+            drafts, expected = decide()
+            return Appending(drafts, expected, command, author, utc_now()) if drafts else None
+
+        while True:
+            try:
+                return self._write_decided(appending, deadline)
+            except (ConcurrencyError, ConnectionLost):
+                if time.monotonic() >= deadline:
+                    raise TableBusy(self.name) from None
+                time.sleep(random.uniform(0, 0.01))
+
     def _write(self, appending: Appending) -> list[Record]:
         """Write a command's records in one transaction (``append`` has checked the call)."""
+        return self._write_decided(lambda: appending, time.monotonic() + WRITE_WAIT)
+
+    def _write_decided(
+        self, decide: Callable[[], Appending | None], deadline: float
+    ) -> list[Record]:
+        """Take the table's write lock (waiting until ``deadline``, then ``TableBusy``), and
+        write what ``decide()`` gives, if anything, in one transaction under it."""
         ...
 
     def import_rows(self, rows: Iterable[Row]) -> int:

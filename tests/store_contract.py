@@ -172,6 +172,68 @@ class StoreContract:
         )
         assert store.verify() is None
 
+    def test_a_decided_append_follows_what_another_wrote_meanwhile(
+        self, store: Store, name: str
+    ) -> None:
+        other = self.other(name)
+        try:
+            other.append([Draft(Noted(text="first"))], 1, command="c1")
+        finally:
+            other.close()
+        seen: list[int] = []
+
+        def decide() -> tuple[list[Draft], int]:
+            seen.append(store.refresh())
+            return [Draft(Noted(text="after it"))], seen[-1]
+
+        records = store.append_decided(decide, command="c2", author="w")
+        assert seen == [2]
+        assert [(r.seq, r.command, r.author) for r in records] == [(3, "c2", "w")]
+        assert store.last_seq == 3
+        assert store.append_decided(lambda: ([], store.last_seq), command="c3") == []
+
+        def refuse() -> tuple[list[Draft], int]:
+            raise StoreError("refused while deciding")
+
+        with pytest.raises(StoreError, match="refused while deciding"):
+            store.append_decided(refuse, command="c4")
+        assert store.refresh() == 3
+        assert store.verify() is None
+
+    def test_decided_writers_take_turns_and_never_decide_twice(
+        self, store: Store, name: str
+    ) -> None:
+        writers = [self.other(name) for _ in range(4)]
+        decisions: list[str] = []
+        errors: list[BaseException] = []
+
+        def write(w: int, own: Store) -> None:
+            try:
+                for i in range(15):
+
+                    def decide(command: str = f"w{w}-{i}") -> tuple[list[Draft], int]:
+                        decisions.append(command)
+                        return [Draft(Noted(text=command)), Draft(Noted(text="and"))], own.refresh()
+
+                    own.append_decided(decide, command=f"w{w}-{i}")
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write, args=(w, s)) for w, s in enumerate(writers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        for s in writers:
+            s.close()
+        assert not errors
+        # no writer came between another's decision and its records
+        assert sorted(decisions) == sorted({f"w{w}-{i}" for w in range(4) for i in range(15)})
+        rows = list(store.rows())
+        assert [r.seq for r in rows] == list(range(1, 122))
+        assert [r.command for r in rows[1::2]] == [r.command for r in rows[2::2]]
+        assert store.verify() is None
+
     def test_read_only_refuses_to_append(self, store: Store, name: str) -> None:
         reader = self.other(name, readonly=True)
         try:
@@ -179,6 +241,8 @@ class StoreContract:
             assert reader.last_seq == 1
             with pytest.raises(StoreError, match="read-only"):
                 reader.append([Draft(Noted(text="x"))], 1, command="c")
+            with pytest.raises(StoreError, match="read-only"):
+                reader.append_decided(lambda: ([Draft(Noted(text="x"))], 1), command="c")
         finally:
             reader.close()
 

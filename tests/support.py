@@ -118,6 +118,53 @@ def margin_process(
     )
 
 
+#: A store-level writer that takes a table's turn to write, says "holding", and keeps the
+#: turn until a line comes on its standard input; then it appends ``HELD_NOTE``.
+TURN_HOLDER = """
+import sys
+from margin.events import Draft, Noted, open_store
+
+store = open_store(sys.argv[1])
+
+def decide():
+    print("holding", flush=True)
+    sys.stdin.readline()
+    return [Draft(Noted(text=sys.argv[2]))], store.refresh()
+
+store.append_decided(decide, command="holder")
+store.close()
+"""
+HELD_NOTE = "written by the holder of the turn"
+
+
+@contextlib.contextmanager
+def turn_held(table: str) -> Iterator[Callable[[], None]]:
+    """Another process holding ``table``'s turn to write (``TURN_HOLDER``) while the block
+    runs; the block gets a function that lets it go (at the end, if the block did not)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", TURN_HOLDER, table, HELD_NOTE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    assert holder.stdin is not None
+    assert holder.stdout is not None
+    stdin = holder.stdin
+
+    def let_go() -> None:
+        if not stdin.closed:
+            stdin.close()
+            assert holder.wait(30) == 0
+
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        yield let_go
+    finally:
+        let_go()
+        holder.stdout.close()
+
+
 #: A band as a rules text states it: lowest and highest value (None: no end), and its name.
 Band = tuple[int | None, int | None, str]
 

@@ -1,26 +1,38 @@
-"""Four processes appending to one table at once: no record lost or duplicated, no gap.
+"""Many processes appending to one table at once: no record lost or duplicated, no gap.
 
-``margin do`` writers re-read and re-decide when another process committed
-first; store-level writers append commands of several events each and retry on
-``ConcurrencyError``. Either way the log ends up gapless, every acknowledged
-command holds exactly its own records, contiguous, and the chain verifies. Each
-test runs on a table file and on a table in PostgreSQL.
+``margin do`` writers wait for the table and decide each command against it as it
+stands once their turn comes; store-level writers append commands of several events
+each and retry on ``ConcurrencyError``. Either way the log ends up gapless, every
+acknowledged command holds exactly its own records, contiguous, and the chain
+verifies. Sixteen writers beside a process spinning on every core are refused
+nothing; on PostgreSQL, with their sessions ended by the server at random, each
+line is on the table once or refused alone. Each test runs on a table file and on a
+table in PostgreSQL.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import os
+import random
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
+import psycopg
 import pytest
-from support import margin_process, margin_writer
+from pg_server import Server
+from support import HELD_NOTE, margin_process, margin_writer, turn_held
 
-from margin.events import Noted, open_store
+from margin.events import Noted, display_name, open_store
+from margin.events.store import WRITE_WAIT
 
 pytestmark = pytest.mark.slow
 WRITERS = 4
@@ -180,3 +192,187 @@ def test_four_store_writers_with_multi_event_commands(table_name: str) -> None:
 
     check = margin_process("verify", str(path))
     assert check.returncode == 0, check.stderr
+
+
+# -- many writers, a busy machine, lost connections ----------------------------------------
+
+CROWD = 16
+EACH = 20
+
+
+@contextlib.contextmanager
+def busy_cores() -> Iterator[None]:
+    """A process spinning on every core while the block runs, as on a machine doing more."""
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        for _ in os.sched_getaffinity(0)
+    ]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+class Reply(NamedTuple):
+    """One reply of a writer: its line, when it came and what it said."""
+
+    line: int
+    came: float
+    said: dict[str, Any]
+
+
+def crowd_of_writers(path: str, commands: int) -> list[list[Reply]]:
+    """``CROWD`` ``margin do`` writers of ``commands`` notes each, all fed at once: each one's
+    replies, timed as they came."""
+    procs = [margin_writer(path, "--author", f"w{w}") for w in range(CROWD)]
+    replies: list[list[Reply]] = [[] for _ in procs]
+
+    def read(w: int, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for n, line in enumerate(proc.stdout):
+            replies[w].append(Reply(n, time.monotonic(), json.loads(line)))
+
+    readers = [threading.Thread(target=read, args=pair) for pair in enumerate(procs)]
+    for reader in readers:
+        reader.start()
+    started = time.monotonic()
+    for w, proc in enumerate(procs):
+        assert proc.stdin is not None
+        proc.stdin.write("".join(note(f"w{w} n{i}") for i in range(commands)))
+        proc.stdin.close()
+    for w, proc in enumerate(procs):
+        proc.wait(timeout=300)
+        readers[w].join()
+        assert proc.stderr is not None
+        assert len(replies[w]) == commands, f"writer {w} stopped: {proc.stderr.read()}"
+        proc.stderr.close()
+        assert proc.stdout is not None
+        proc.stdout.close()
+    for each in replies:
+        each.insert(0, Reply(-1, started, {}))
+    return replies
+
+
+def check_each_line(path: str, replies: list[list[Reply]], refusals: tuple[str, ...]) -> int:
+    """Every line is acknowledged and on the table once, or refused and absent; a refusal says
+    one of ``refusals`` and refuses its line only. How many were refused."""
+    with open_store(path, readonly=True) as store:
+        records = list(store.records())
+    texts = Counter(r.event.text for r in records if isinstance(r.event, Noted))
+    refused = 0
+    for w, each in enumerate(replies):
+        for reply in each[1:]:
+            text = f"w{w} n{reply.line}"
+            if reply.said.get("ok"):
+                assert texts[text] == 1, (text, reply)
+                first, last = reply.said["seq"]
+                assert records[first - 1].command == reply.said["command"]
+                assert first == last
+            else:
+                error = reply.said["error"]
+                assert any(reason in error for reason in refusals), error
+                assert texts[text] == 0, (text, reply)
+                refused += 1
+    assert [r.seq for r in records] == list(range(1, len(records) + 1))
+    assert sum(texts.values()) == len(records) - 1
+    check = margin_process("verify", path)
+    assert check.returncode == 0, check.stderr
+    return refused
+
+
+def test_sixteen_writers_on_a_busy_machine_wait_their_turn(table_name: str) -> None:
+    """No command is refused because others wrote first: each waits for the table, and only
+    one kept waiting past ``WRITE_WAIT`` is refused, with a line that says the table was busy."""
+    path = table_name
+    assert margin_process("new", path, "--system", "2d10-edge").returncode == 0
+    with busy_cores():
+        replies = crowd_of_writers(path, EACH)
+    busy = f"{display_name(path)}: busy: other writers held the table for {WRITE_WAIT:g} s"
+    check_each_line(path, replies, (busy,))
+    for each in replies:
+        for before, reply in itertools.pairwise(each):
+            if "error" in reply.said:
+                # refused only once the writer had waited its whole bound for that line
+                assert reply.came - before.came >= WRITE_WAIT, reply
+
+
+def test_sixteen_writers_whose_backends_are_terminated_lose_nothing(
+    pg: Server, pg_url: str
+) -> None:
+    """Sessions ended by the server at random moments: a command lost on the way is sent
+    again, so every line is on the table once, or refused alone."""
+    assert margin_process("new", pg_url, "--system", "2d10-edge").returncode == 0
+    ended = threading.Event()
+    terminated = 0
+
+    def terminate() -> None:
+        nonlocal terminated
+        pick = random.Random(21)
+        with psycopg.connect(pg.conninfo(), autocommit=True) as admin:
+            while not ended.wait(pick.uniform(0.01, 0.08)):
+                pids = admin.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE application_name = 'margin' "
+                    "AND datname = %s AND pid <> pg_backend_pid() ORDER BY pid",
+                    (pg.dbname,),
+                ).fetchall()
+                if pids:
+                    admin.execute("SELECT pg_terminate_backend(%s)", (pick.choice(pids)[0],))
+                    terminated += 1
+
+    killer = threading.Thread(target=terminate)
+    killer.start()
+    try:
+        replies = crowd_of_writers(pg_url, EACH)
+    finally:
+        ended.set()
+        killer.join()
+    assert terminated >= 10
+    lost = "the connection to the database was lost"
+    busy = "busy: other writers held the table"
+    refused = check_each_line(pg_url, replies, (lost, busy))
+    assert refused <= terminated
+
+
+#: ``margin do`` with a short ``WRITE_WAIT``, to meet its bound without waiting for it long
+SHORT_WAIT = textwrap.dedent(
+    """
+    import sys
+    from margin.events import store
+    from margin.tui.cli import main
+
+    store.WRITE_WAIT = float(sys.argv[1])
+    sys.exit(main(sys.argv[2:]))
+    """
+)
+
+
+def test_a_table_held_past_the_bound_refuses_that_line_alone(table_name: str) -> None:
+    path = table_name
+    assert margin_process("new", path, "--system", "2d10-edge").returncode == 0
+    with turn_held(path) as let_go:
+        writer = subprocess.Popen(
+            [sys.executable, "-c", SHORT_WAIT, "0.3", "do", path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        assert writer.stdin is not None
+        assert writer.stdout is not None
+        writer.stdin.write(note("while held"))
+        writer.stdin.flush()
+        assert json.loads(writer.stdout.readline()) == {
+            "error": f"line 1: {display_name(path)}: busy: other writers held the table for "
+            "0.3 s; this command was not written: run it again"
+        }
+        let_go()
+    writer.stdin.write(note("once free"))
+    writer.stdin.close()
+    assert json.loads(writer.stdout.readline())["seq"] == [3, 3]
+    assert writer.wait(30) == 1, "a refused line makes the exit status 1"
+    writer.stdout.close()
+    with open_store(path, readonly=True) as store:
+        texts = [getattr(r.event, "text", None) for r in store.records(1)]
+    assert texts == [HELD_NOTE, "once free"]

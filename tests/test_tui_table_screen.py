@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from support import (
+    HELD_NOTE,
     demo_sheet,
     message,
     pilot_test,
@@ -15,6 +16,7 @@ from support import (
     playing,
     saved_table,
     settled,
+    turn_held,
     unsettled,
 )
 from textual import events
@@ -127,7 +129,7 @@ async def held_write(path, monkeypatch, lines):
     append until the block ends; keys and pauses in the block do not wait for it. The screen
     has landed every line it was going to when the block is left."""
     app = play(path)
-    hold = Hold(monkeypatch, app.view.table.store, "append")
+    hold = Hold(monkeypatch, app.view.table.store, "append_decided")
     async with app.run_test(size=(80, 24)) as pilot:
         with unsettled():
             burst(app, lines)
@@ -157,6 +159,20 @@ async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, mon
     assert notes(app) == ["one", "two"]
     assert line.value == "check "
     assert not app.busy
+
+
+@pilot_test
+async def test_a_line_typed_while_another_process_writes_waits_its_turn(path, monkeypatch):
+    monkeypatch.setattr(appmod, "BUSY_NOTICE", 0.001)
+    with turn_held(path) as let_go:
+        async with playing(path, (80, 24)) as (app, pilot):
+            with unsettled():
+                burst(app, "note mine\r")
+                await until(pilot, lambda: message(app) == "writing to the table...")
+            let_go()
+            await settled(pilot)
+            assert notes(app) == [HELD_NOTE, "mine"]
+            assert message(app).endswith("mine")
 
 
 @pilot_test

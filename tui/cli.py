@@ -20,6 +20,7 @@ from margin.events import (
     ConnectionLost,
     DecodeError,
     StoreError,
+    TableBusy,
     display_name,
     is_url,
     open_store,
@@ -114,8 +115,10 @@ def cmd_do(args: argparse.Namespace) -> int:
 def _run_commands(table: Table, author: str) -> int:
     """Answer each line of standard input as soon as its command is on disk.
 
-    Once the table cannot be written (a full disk, a read-only file) the
-    line that met it and every line after it are answered with the reason.
+    A command waits its turn while other processes write the table; one
+    that other writers, or a lost connection, kept from the table is refused
+    alone. Once the table cannot be written (a full disk, a read-only file)
+    the line that met it and every line after it are answered with the reason.
     """
     failed = False
     stopped: str | None = None
@@ -133,8 +136,9 @@ def _run_commands(table: Table, author: str) -> int:
                     "seq": [records[0].seq, records[-1].seq],
                     "command": records[0].command,
                 }
-            except (RuleError, ConnectionLost) as exc:
-                # a lost connection refuses this command only: the store has reconnected
+            except (RuleError, ConnectionLost, TableBusy) as exc:
+                # a busy table or a lost connection refuses this command only: the next
+                # one waits its turn again (the store has reconnected)
                 reply = {"error": f"line {lineno}: {exc}"}
             except StoreError as exc:
                 stopped = str(exc)

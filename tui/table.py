@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import gc
 import itertools
-import random
 import threading
-import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +14,6 @@ from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core.commands import Command
 from margin.core.dice import Dice
 from margin.events import (
-    ConcurrencyError,
     Draft,
     Record,
     Store,
@@ -28,7 +25,6 @@ from margin.events import (
 from .keys import signing_key
 from .rng import RandomDice
 
-MAX_RETRIES = 20
 #: records folded at a time while catching up: a screen reading the table waits at most one
 #: stretch of this many folds, however many records another process appended
 FOLD_STRETCH = 1000
@@ -157,22 +153,25 @@ class Table:
     def execute(
         self, command: Command, author: str = "gm", command_id: str | None = None
     ) -> list[Record]:
-        """Decide a command and append its events atomically; re-decides if another writer won."""
-        command_id = command_id or new_command_id()
-        for attempt in range(MAX_RETRIES):
+        """Decide a command and append its events atomically, once this writer's turn comes.
+
+        The command is decided against the table as it stands once the table's
+        write lock is held, so a command that another writer's came before is
+        decided again rather than refused; other writers holding the table for
+        longer than ``WRITE_WAIT`` refuse it (``TableBusy``).
+        """
+
+        def decided() -> tuple[list[Draft], int]:
             self.catch_up()
             drafts = self.decide(command)
             if not drafts:
                 raise RuleError("the command changes nothing")
-            try:
-                records = self.store.append(
-                    drafts, self.projection.seq, command=command_id, author=author
-                )
-            except ConcurrencyError:
-                # a writer with more commands queued wins again and again unless the
-                # losers stand back a little, for longer each time they lose
-                time.sleep(random.uniform(0, min(0.05, 0.0005 * 2**attempt)))
-                continue
-            self._extend(records)
-            return records
-        raise StoreError(f"{self.store.name}: too many concurrent writers, command not applied")
+            return drafts, self.projection.seq
+
+        # most of what others wrote is folded before the turn, so the turn holds the lock briefly
+        self.catch_up()
+        records = self.store.append_decided(
+            decided, command=command_id or new_command_id(), author=author
+        )
+        self._extend(records)
+        return records
