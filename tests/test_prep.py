@@ -11,6 +11,7 @@ from support import events_of, run_margin
 from margin.core import RuleError
 from margin.core.systems.edge.state import EdgeCharacter
 from margin.tui.commandline import parse_line
+from margin.tui.sheets import SheetFiles
 from margin.tui.table import Table
 
 KAEL = {
@@ -103,7 +104,7 @@ def test_a_sheet_file_in_json_or_toml_goes_into_the_record(edge: Table, tmp_path
         f"add Kael from {tmp_path / 'kael.json'}",
         f"add Mook x4 npc from {tmp_path / 'mook.toml'}",
     ):
-        command = parse_line(line, edge.state).command
+        command = parse_line(line, edge.state, SheetFiles().read).command
         assert command is not None
         edge.execute(command)
     added = [
@@ -136,7 +137,9 @@ def test_a_sheet_file_that_cannot_be_used_is_refused_in_one_line(
 
     def add_from_the_file() -> None:
         """The file is read as the line is read, or when the command runs: either may refuse."""
-        command = parse_line(f"add Kael from {tmp_path / name}", edge.state).command
+        command = parse_line(
+            f"add Kael from {tmp_path / name}", edge.state, SheetFiles().read
+        ).command
         assert command is not None
         edge.execute(command)
 
