@@ -56,6 +56,14 @@ class Hosted(TableApp):
             if command.title != "Screenshot":
                 yield command
 
+    def _fatal_error(self) -> None:
+        # Textual's report of an unexpected error shows source lines, install paths and
+        # local values (a table's state among them) to whoever holds the terminal: a
+        # hosted seat gets one line instead.
+        error = self._exception
+        kind = type(error).__name__ if error is not None else "error"
+        self.panic(f"margin: this session ended on an error margin did not expect ({kind})")
+
 
 class HostedPlay(Hosted, PlayApp):
     """The GM's table screen, served by ``margin host``."""
