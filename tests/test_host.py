@@ -11,6 +11,7 @@ import socket
 import subprocess
 import threading
 import time
+from typing import Any
 
 import pytest
 from hosting import (
@@ -337,7 +338,7 @@ def test_keys_file_lines(tmp_path):
         parse_keys("# nobody\n", "k")
 
 
-def _public(algorithm: str, **kwargs: int) -> str:
+def _public(algorithm: str, **kwargs: Any) -> str:
     import asyncssh
 
     key = asyncssh.generate_private_key(algorithm, **kwargs)
@@ -413,6 +414,7 @@ async def _until(pilot, condition):
 async def test_a_player_seated_while_the_command_palette_is_open_gets_their_view(tmp_path):
     table = build_table(tmp_path / "fight.margin")
     app = session_app(str(table), "Zed")
+    assert isinstance(app, HostedWatch)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p")
         await _until(pilot, lambda: isinstance(app.screen, CommandPalette))
@@ -427,6 +429,7 @@ async def test_a_player_seated_while_the_command_palette_is_open_gets_their_view
 async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, monkeypatch, capsys):
     table = build_table(tmp_path / "fight.margin")
     app = session_app(str(table), "Zed")
+    assert isinstance(app, HostedWatch)
 
     def broken(self):
         raise KeyError(HIDDEN_NAME)
