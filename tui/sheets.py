@@ -3,15 +3,16 @@
 The sheet read goes into the command, and so into the record: a table never
 refers to a file. Whoever names the file, it is read the same careful way:
 a regular file only (a pipe or a device is refused before anything waits on
-it), never more than ``MAX_BYTES`` of it, and only the values a sheet can
-hold. A hosted GM's seat reads only inside the folder its host names, and a
-file outside it is answered exactly as a missing one.
+it), never more than ``MAX_BYTES`` of it, and only the values a JSON command
+may hold (``core.inputs``: bounded nesting and numbers, finite, no lone
+surrogates; from TOML, no dates). A hosted GM's seat reads only inside the
+folder its host names, and a file outside it is answered exactly as a missing
+one.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import os
 import stat
@@ -21,14 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from margin.core import RuleError
+from margin.core.inputs import check_value, read_json
 from margin.events import is_url
 
 #: larger than any sheet; a bigger file is a mistake (a log, an image)
 MAX_BYTES = 1_000_000
-#: deeper than any sheet nests (skills.Melee.ranks is three)
-MAX_DEPTH = 16
-#: the whole numbers a record holds (64 bits, signed)
-INT_RANGE = range(-(2**63), 2**63)
 #: what a hosted GM's seat is told when its host reads no sheet files
 HOSTED_OFF = "sheet files are off in this hosted session (the host allows a folder: --sheets DIR)"
 #: the files beside a SQLite table that are its own too
@@ -39,14 +37,6 @@ _KINDS = {
     datetime.date: "a date",
     datetime.time: "a time of day",
 }
-
-
-class _Constant(Exception):
-    """A JSON NaN or Infinity, which no sheet holds."""
-
-
-def _no_constant(word: str) -> Any:
-    raise _Constant(word)
 
 
 @dataclass(frozen=True)
@@ -72,14 +62,12 @@ class SheetFiles:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise RuleError(f"sheet {name}: not UTF-8 text") from None
-        data = (
-            _parse_toml(name, text) if path.suffix.lower() == ".toml" else _parse_json(name, text)
-        )
+        toml = path.suffix.lower() == ".toml"
+        data = _parse_toml(name, text) if toml else _parse_json(name, raw)
         if not isinstance(data, dict):
             raise RuleError(
                 f"sheet {name}: a sheet is an object of fields, not {type(data).__name__}"
             )
-        _check(name, data, "the sheet")
         return data
 
     def _missing(self, name: str) -> RuleError:
@@ -146,54 +134,42 @@ def _regular(name: str, info: os.stat_result) -> None:
 
 def _parse_toml(name: str, text: str) -> Any:
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RuleError(f"sheet {name}: not valid TOML ({exc})") from None
     except RecursionError:
-        raise RuleError(f"sheet {name}: nested too deeply to be a sheet") from None
+        raise RuleError(f"sheet {name}: not TOML margin accepts: nested too deeply") from None
     except ValueError:  # a whole number of thousands of digits
-        raise RuleError(f"sheet {name}: a number too long to be a sheet's") from None
-
-
-def _parse_json(name: str, text: str) -> Any:
+        raise RuleError(f"sheet {name}: not TOML margin accepts: a number too long") from None
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise RuleError(f"sheet {name}: nested too deeply to be a sheet") from None
-    except _Constant as exc:
-        raise RuleError(f"sheet {name}: {exc} is not a number a sheet holds") from None
-    except json.JSONDecodeError as exc:
-        raise RuleError(
-            f"sheet {name}: not valid JSON ({exc.msg} at line {exc.lineno}, "
-            f"column {exc.colno}); a .toml file is read as TOML"
-        ) from None
-    except ValueError:  # a whole number of thousands of digits
-        raise RuleError(f"sheet {name}: a number too long to be a sheet's") from None
+        check_value(data)  # the bounds of every JSON command margin reads
+    except RuleError as exc:
+        raise RuleError(f"sheet {name}: {exc}") from None
+    _json_kinds(name, data, "")
+    return data
 
 
-def _check(name: str, value: Any, at: str, depth: int = 0) -> None:
-    """Refuse what no sheet holds: dates, numbers past 64 bits or infinite, deep nesting."""
-    if depth > MAX_DEPTH:
-        raise RuleError(f"sheet {name}: {at}: nested deeper than a sheet goes ({MAX_DEPTH})")
+def _parse_json(name: str, raw: bytes) -> Any:
+    try:
+        return read_json(raw)
+    except RuleError as exc:
+        malformed = str(exc).startswith("not JSON:")
+        hint = "; a .toml file is read as TOML" if malformed else ""
+        raise RuleError(f"sheet {name}: {exc}{hint}") from None
+
+
+def _json_kinds(name: str, value: Any, at: str) -> None:
+    """Refuse what TOML holds and JSON cannot: dates and times, infinite numbers, NaN."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _check(name, item, f"{at}.{key}" if depth else key, depth + 1)
+            _json_kinds(name, item, f"{at}.{key}" if at else key)
     elif isinstance(value, list):
         for n, item in enumerate(value):
-            _check(name, item, f"{at}[{n}]", depth + 1)
-    elif isinstance(value, bool | str):
-        return
-    elif isinstance(value, int):
-        if value not in INT_RANGE:
-            digits = len(str(abs(value)))
-            raise RuleError(
-                f"sheet {name}: {at}: a number of {digits} digits, too large for a sheet"
-            )
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise RuleError(f"sheet {name}: {at}: {value} is not a number a sheet holds")
-    else:
-        kind = next((k for t, k in _KINDS.items() if isinstance(value, t)), type(value).__name__)
+            _json_kinds(name, item, f"{at}[{n}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise RuleError(f"sheet {name}: {at}: {value} is not a number a sheet holds")
+    elif isinstance(value, datetime.date | datetime.time):
+        kind = next(k for t, k in _KINDS.items() if isinstance(value, t))
         raise RuleError(
             f"sheet {name}: {at}: {kind}, which a sheet cannot hold "
             "(text, numbers, true or false, lists and tables of them)"
