@@ -192,6 +192,9 @@ async def _resized(url: str, host) -> tuple[list[int], int]:
         socket = Socket(ws)
         rows.append(lowest_row(await socket.until(lambda f: b"watching as Kael" in f)))
         (pid,) = await asyncio.to_thread(host.wait_sessions, 1)
+        # what no page sends: a lone surrogate typed, messages of no shape; the session goes on
+        for junk in ('["stdin", "\\ud800"]', "7", '["resize", [1, 2]]', "[1, 2, 3]"):
+            await ws.send_str(junk)
         await socket.resize(100, 30)
         await socket.until(draws_row(30))
         await socket.resize(30000, 30000)
@@ -211,6 +214,7 @@ def test_a_huge_resize_from_a_link_is_clamped_and_the_session_ends_with_its_sock
     rows, pid = apart(_resized(url, site["host"]))
     assert rows == [ROWS, ROWS]
     assert wait_gone(pid, 5) < 5
+    assert "Traceback" not in site["host"].output()
 
 
 async def _many(url: str, count: int) -> list[bytes]:

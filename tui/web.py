@@ -177,7 +177,8 @@ class WebDoor:
         await ws.prepare(request)
         refusal = self.host.admit(seat, f"web {request.remote}")
         if refusal is not None:
-            await ws.send_bytes(refusal.encode() + b"\r\n")
+            with contextlib.suppress(ConnectionError):
+                await ws.send_bytes(refusal.encode() + b"\r\n")
             await ws.close()
             return ws
         host = self.host
@@ -207,7 +208,7 @@ class WebDoor:
     async def received(self, ws: web.WebSocketResponse, service: SeatService, text: str) -> None:
         try:
             kind, data = json.loads(text)
-        except ValueError:
+        except (ValueError, TypeError):  # not JSON, or not a [kind, data] pair
             return
         if kind == "stdin" and isinstance(data, str):
             await service.send_bytes(data.encode("utf-8", "replace"))
