@@ -6,13 +6,14 @@ rules text, not read back from margin.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import signal
-import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import MARGIN, add_character, check, events_of, run_margin
+from support import add_character, check, events_of, run_margin
 
 from margin.core import get_system
 from margin.core.commands import convert_command
@@ -367,24 +368,27 @@ def test_recap_writes_a_file_and_refuses_bad_input(tmp_path: Path) -> None:
     assert "is a folder" in err
 
 
+@contextlib.contextmanager
+def small_disk(size: int) -> Iterator[None]:
+    """Files this process writes stop at ``size`` bytes, as on a disk that is full."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    was = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, was)
+
+
 def test_recap_onto_a_full_disk_names_the_file_and_leaves_what_was_there(tmp_path: Path) -> None:
     build_demo(tmp_path / "demo.margin", "2d10-edge").close()
     out_file = tmp_path / "recap.md"
     out_file.write_text("last week's recap\n")
-
-    def small_disk() -> None:
-        # files this process writes stop at 512 bytes, as a disk that is full does
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (512, 512))
-
-    done = subprocess.run(
-        [*MARGIN, "recap", str(tmp_path / "demo.margin"), "-o", str(out_file)],
-        capture_output=True,
-        text=True,
-        preexec_fn=small_disk,
-    )
-    assert done.returncode == 1
-    assert done.stderr == (
+    with small_disk(512):
+        code, _, err = run_margin("recap", str(tmp_path / "demo.margin"), "-o", str(out_file))
+    assert code == 1
+    assert err == (
         f"margin: -o {out_file}: cannot be written (File too large); {out_file} was left as it was\n"
     )
     assert out_file.read_text() == "last week's recap\n"

@@ -192,9 +192,9 @@ def cmd_log(args: argparse.Namespace) -> int:
             flat = {k: v for k, v in data.items() if k != "event"}
             kind = str(data["event"].get("type", "")).rpartition(".")[2]
             for name, value in data["event"].items():
-                # an event's field named as an envelope's (an undo's command: the one it
-                # undid) goes by its event's name, so "command" is always the record's own
-                flat[f"{kind}_{name}" if name in flat else name] = value
+                # an undo's command (a redo's) is the one it undid: it goes by its event's
+                # name, so that "command" is every record's own
+                flat[f"{kind}_{name}" if name == "command" else name] = value
             flat["undone"] = record.seq in voided
             out.write(json.dumps(flat) + "\n")
         else:
