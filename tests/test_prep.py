@@ -182,6 +182,7 @@ def test_only_a_regular_file_is_read_as_a_sheet(tmp_path: Path) -> None:
         f"sheet {fifo}: not a regular file (a pipe or a device); give a sheet file"
     )
     assert "not a regular file" in read_soon(local, "/dev/zero")
+    assert read_soon(local, "kael\0.json") == "sheet kael\0.json: no such file"
     assert read_soon(local, str(tmp_path)) == f"sheet {tmp_path}: a folder, not a sheet file"
     big = tmp_path / "big.json"
     big.write_text('{"notes": "' + "x" * MAX_BYTES + '"}', encoding="utf-8")
@@ -239,7 +240,7 @@ def test_a_hosted_gm_reads_sheets_only_inside_the_hosts_folder(tmp_path: Path) -
     assert hosted.read("party/kael.json") == KAEL
     # outside the folder is answered as missing is: nothing tells which files exist
     for name in ("../secret.toml", str(secret), "out.toml", "gone.toml", "missing.toml",
-                 "party/../../secret.toml", "~/.ssh/id_ed25519", "/etc/passwd"):  # fmt: skip
+                 "party/../../secret.toml", "~/.ssh/id_ed25519", "/etc/passwd", "a\0b"):  # fmt: skip
         assert read_soon(hosted, name) == f"sheet {name}: no such file in the host's sheets folder"
     assert read_soon(SheetFiles(hosted=True), "party/kael.json") == (
         f"sheet party/kael.json: {HOSTED_OFF}"

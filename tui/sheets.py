@@ -75,6 +75,8 @@ class SheetFiles:
         return RuleError(f"sheet {name}: no such file{where}")
 
     def _path(self, name: str) -> Path:
+        if "\0" in name:  # no file has one in its name
+            raise self._missing(name)
         if not self.hosted:
             return Path(name).expanduser()
         if self.folder is None:
