@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import random
+import re
 import sqlite3
 import time
 import urllib.parse
@@ -100,27 +102,78 @@ def remove_table(path: Path) -> None:
 def partial_path(target: Path) -> Path:
     """Where a table that will appear at ``target`` is built: beside it, hidden, owned by this process.
 
-    Leftovers of processes that died while building are removed first.
+    What builders of the same target that died left is removed first.
     """
-    for stale in target.parent.glob(f".{glob_escape(target.name)}.*.partial"):
-        pid = stale.name[len(target.name) + 2 : -len(".partial")]
-        if pid.isdigit() and not _alive(int(pid)):
-            remove_table(stale)
+    clear_partials(target.parent, target.name)
     return target.parent / f".{target.name}.{os.getpid()}.partial"
 
 
-def glob_escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+#: A table being built (or its -wal, -shm, -journal file): ``.NAME.PID.partial``.
+_PARTIAL = re.compile(r"\.(.+)\.([0-9]+)\.partial(?:-wal|-shm|-journal)?")
+#: A partial table untouched this long, and locked by nobody, was left by a builder that died,
+#: even if its process number now belongs to another process.
+STALE_PARTIAL = 3600.0
 
 
-def _alive(pid: int) -> bool:
+def clear_partials(folder: Path, target: str | None = None) -> list[Path]:
+    """Remove what builders that died left in ``folder`` (building ``target`` only, if given):
+    partial tables and their side files. The ones removed.
+
+    A builder is dead when no process has its number, or when the files are an
+    hour old and nobody holds a lock on them (the number was given to another
+    process since). What cannot be removed (a folder this process may not
+    write) stays, for its owner's margin to remove.
+    """
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    builders = set()
+    for name in names:
+        found = _PARTIAL.fullmatch(name)
+        if found and target in (None, found[1]) and int(found[2]) != os.getpid():
+            builders.add(folder / f".{found[1]}.{found[2]}.partial")
+    removed = []
+    for partial in sorted(builders):
+        if _abandoned(partial):
+            remove_table(partial)
+            removed.append(partial)
+    return removed
+
+
+def _abandoned(partial: Path) -> bool:
+    pid = int(partial.name.rsplit(".", 2)[1])
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
-    except PermissionError:
         return True
-    return True
+    except PermissionError:
+        pass
+    files = [f for f in (partial, *side_files(partial)) if f.exists()]
+    try:
+        idle = all(time.time() - f.stat().st_mtime > STALE_PARTIAL for f in files)
+    except OSError:
+        return False
+    return idle and not any(_locked(f) for f in files)
+
+
+def _locked(path: Path) -> bool:
+    """Whether some process holds a lock on ``path`` (SQLite's locks are POSIX locks).
+
+    Only another process's partial table is asked about: this process has no
+    connection to it, so closing the descriptor drops no lock of its own.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return True
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def place(partial: Path, target: Path) -> None:

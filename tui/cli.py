@@ -30,6 +30,7 @@ from margin.events import (
 )
 from margin.events.jsonl import export, import_table
 from margin.events.signing import BadKey, public_key
+from margin.events.sqlite import clear_partials
 
 from . import render
 from .limits import Limits, parse_size
@@ -709,6 +710,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: the arguments of margin's commands that name tables
+TABLE_ARGS = ("path", "from_", "new", "dest", "a", "b")
+
+
+def _clear_litter(args: argparse.Namespace) -> None:
+    """What a margin killed while it built a table (import, backup, branch, new) left beside
+    the tables this command names goes, before the command starts."""
+    named = (getattr(args, name, None) for name in TABLE_ARGS)
+    for folder in {Path(v).parent for v in named if isinstance(v, str) and not is_url(v)}:
+        clear_partials(folder)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(sys.stdout, io.TextIOWrapper):
         # a file name that is not UTF-8 is printed as the bytes it is, as the shell shows it
@@ -718,6 +731,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    _clear_litter(args)
     try:
         return int(args.func(args))
     except (StoreError, RuleError, UsageError, DecodeError) as exc:
