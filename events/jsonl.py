@@ -50,14 +50,14 @@ def end_line(records: int, head: str) -> bytes:
     return b'{"end":{"records":%d,"head":"%s"}}\n' % (records, head.encode())
 
 
-def export(store: Store, out: IO[bytes]) -> int:
-    """Write every record, then the end line; the number of records.
+def export(store: Store, out: IO[bytes], upto: int | None = None) -> int:
+    """Write every record (up to ``upto``), then the end line; the number of records.
 
     The chain is checked on the way: a damaged record stops the export before
     it, and without its end line the file will not import.
     """
     count, head = 0, ""
-    for row in store.rows():
+    for row in store.rows(0, upto):
         if row.seq != count + 1 or row.prev != head or chain_hash(head, row.body) != row.hash:
             raise StoreError(
                 f"{store.name}: record {count + 1} is damaged; the export stops before it "

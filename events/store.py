@@ -39,6 +39,17 @@ class ReadError(StoreError):
         self.detail = detail
 
 
+class DamagedRecord(StoreError):
+    """A stored record that cannot be read as one; ``why`` says what is wrong with it."""
+
+    def __init__(self, name: str, seq: object, why: str) -> None:
+        super().__init__(
+            f"{name}: record {seq} is damaged and cannot be read ({why}); "
+            f"margin verify {name} says more"
+        )
+        self.why = why
+
+
 class ConcurrencyError(StoreError):
     """Another writer appended first: re-read the log and decide again."""
 
@@ -278,10 +289,7 @@ class Store(Protocol):
             raise self._damaged(seq, str(exc)) from None
 
     def _damaged(self, seq: object, why: str) -> StoreError:
-        return StoreError(
-            f"{self.name}: record {seq} is damaged and cannot be read ({why}); "
-            f"margin verify {self.name} says more"
-        )
+        return DamagedRecord(self.name, seq, why)
 
 
 @dataclass(frozen=True, slots=True)

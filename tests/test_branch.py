@@ -77,7 +77,7 @@ def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) 
     new = tmp_path / "corrected.margin"
     from margin.tui.branch import branch
 
-    assert branch(demo, at, new) == at + 2
+    assert branch(demo, at, new).records == at + 2
     assert _hashes(new)[:at] == _hashes(demo)[:at]
     with SQLiteStore(new, readonly=True) as store:
         undo = store.record(at + 2).event

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 
@@ -12,29 +13,46 @@ from margin.events import (
     StoreError,
     build_store,
     display_name,
+    open_store,
     record_to_builtins,
     short_name,
     table_exists,
 )
+from margin.events.salvage import Intact, find_intact
 
 from . import render
 from .keys import signing_key
 from .table import Table, new_command_id
 
 
-def branch(source: str | Path, at: int, new: str | Path) -> int:
+@dataclass(frozen=True)
+class Branch:
+    """A branch made: the record it was made at, its records, and how much of a damaged
+    source was intact (None when the source was whole)."""
+
+    at: int
+    records: int
+    intact: Intact | None = None
+
+
+def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
     """Write ``new``: ``source``'s records 1..``at`` byte for byte, then the branch mark.
 
     The copy goes through the same checks as ``margin import`` (every chain hash
-    and every record), and the new table is verified before it is kept. Returns
-    the number of records of the new table.
+    and every record), and the new table is verified before it is kept. A
+    damaged source (or ``at`` None: at its last intact record) is branched from
+    its intact records (``events.salvage.find_intact``), as they fold: what
+    undos after the damage would have changed is not known.
     """
     if table_exists(new):
         raise StoreError(f"{display_name(new)}: already exists; branch writes a new table")
-    table = Table.open(source, readonly=True)
+    table, intact = _shared(source, at)
     try:
         last = table.projection.seq
+        at = last if at is None else at
         if not 1 <= at <= last:
+            if intact is not None:
+                raise _past_damage(source, at, intact)
             raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
         history = table.projection.history
         command = history.command_of(at)
@@ -50,7 +68,14 @@ def branch(source: str | Path, at: int, new: str | Path) -> int:
         table.close()
     # appears only when verified, as margin import does
     with build_store(new, signing_key()) as store:
-        store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
+        try:
+            store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
+        except StoreError as exc:
+            if not str(exc).startswith("record "):
+                raise
+            # damage that still folds: found only as the records are copied
+            with open_store(source, readonly=True) as damaged:
+                raise _past_damage(source, at, find_intact(damaged)) from None
         store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
         store.append(drafts, at, command=new_command_id())
         bad = store.verify()
@@ -59,7 +84,36 @@ def branch(source: str | Path, at: int, new: str | Path) -> int:
                 f"{display_name(new)}: record {bad} did not verify; the branch was not kept"
             )
         count = store.last_seq
-    return count
+    return Branch(at, count, intact)
+
+
+def _past_damage(source: str | Path, at: int, intact: Intact) -> StoreError:
+    return StoreError(
+        f"--at {at}: {display_name(source)}: record {intact.bad} {intact.reason}; "
+        f"a branch shares records 1..{intact.kept} at most (or --salvage)"
+    )
+
+
+def _shared(source: str | Path, at: int | None) -> tuple[Table, Intact | None]:
+    """The table a branch shares records of: the whole of it, or its intact records (at the
+    last intact one, or when it is damaged), and how much was intact."""
+    if at is not None:
+        try:
+            return Table.open(source, readonly=True), None
+        except StoreError:
+            # a damaged table can still be branched before its damage
+            pass
+    with open_store(source, readonly=True) as store:
+        found = find_intact(store)
+    if found.bad is None and at is not None:
+        # not damaged after all: the table could not be opened for another reason
+        return Table.open(source, readonly=True), None
+    if found.kept == 0:
+        raise StoreError(
+            f"{display_name(source)}: record {found.bad} {found.reason}; no whole command "
+            "before it to branch from"
+        )
+    return Table.open(source, readonly=True, upto=found.kept), found
 
 
 def first_difference(a: Store, b: Store) -> int | None:

@@ -20,6 +20,7 @@ from margin.core.state import TableState, character_id
 from margin.events import (
     ConnectionLost,
     DecodeError,
+    Store,
     StoreError,
     TableBusy,
     display_name,
@@ -27,8 +28,10 @@ from margin.events import (
     open_store,
     record_to_builtins,
     short_name,
+    table_exists,
 )
 from margin.events.jsonl import export, import_table
+from margin.events.salvage import Intact, find_intact, salvage
 from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 
@@ -299,14 +302,40 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = open_store(args.path, readonly=True)
     out = sys.stdout.buffer
     try:
-        export(store, out)
+        found = _intact(store) if args.salvage else None
+        export(store, out, upto=found.kept if found is not None else None)
         out.flush()
+        if found is not None:
+            sys.stderr.write(f"{display_name(args.path)}: exported: {found.describe()}\n")
     except BrokenPipeError:
         raise
     except OSError as exc:
         raise StoreError(f"standard output: cannot write the export ({exc.strerror})") from None
     finally:
         store.close()
+    return 0
+
+
+def _intact(store: Store) -> Intact:
+    """How much of ``store`` is intact; a table with no whole command intact is refused."""
+    found = find_intact(store)
+    if found.kept == 0:
+        raise StoreError(
+            f"{store.name}: record {found.bad} {found.reason}; no whole command before it"
+        )
+    return found
+
+
+def cmd_salvage(args: argparse.Namespace) -> int:
+    new = display_name(args.new)
+    if table_exists(args.new):
+        raise StoreError(f"{new}: already exists; salvage writes a new table")
+    store = open_store(args.path, readonly=True)
+    try:
+        found = salvage(store, args.new)
+    finally:
+        store.close()
+    print(f"salvaged {display_name(args.path)} into {new} (verified): {found.describe()}")
     return 0
 
 
@@ -507,11 +536,13 @@ def cmd_luck(args: argparse.Namespace) -> int:
 def cmd_branch(args: argparse.Namespace) -> int:
     from .branch import branch
 
-    count = branch(args.path, args.at, args.new)
+    made = branch(args.path, args.at, args.new)
     print(
         f"created {display_name(args.new)}: a branch of {display_name(args.path)} "
-        f"at record {args.at} ({count} records)"
+        f"at record {made.at} ({made.records} records)"
     )
+    if made.intact is not None:
+        sys.stderr.write(f"{display_name(args.path)}: branched from: {made.intact.describe()}\n")
     return 0
 
 
@@ -657,7 +688,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("branch", help="a new table sharing a table's records up to one")
     s.add_argument("path", help="the table to branch from")
-    s.add_argument("--at", type=int, required=True, metavar="RECORD", help="the last shared record")
+    at = s.add_mutually_exclusive_group(required=True)
+    at.add_argument("--at", type=int, metavar="RECORD", help="the last shared record")
+    at.add_argument(
+        "--salvage",
+        dest="at",
+        action="store_const",
+        const=None,
+        help="share every intact record of a damaged table (as margin salvage keeps them)",
+    )
     s.add_argument("new", help="the new table file")
     s.set_defaults(func=cmd_branch)
 
@@ -675,7 +714,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
     s.add_argument("path")
+    s.add_argument(
+        "--salvage",
+        action="store_true",
+        help="of a damaged table: the intact records before the damage, as margin salvage keeps them",
+    )
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("salvage", help="copy a damaged table's intact records into a new table")
+    s.add_argument("path", help="the damaged table")
+    s.add_argument("new", help="the new table")
+    s.set_defaults(func=cmd_salvage)
 
     s = sub.add_parser("import", help="rebuild a table from exported JSON Lines")
     s.add_argument("file", help="JSON Lines file, or - for standard input")

@@ -47,10 +47,14 @@ class Table:
     second copy of the projection swapped in after each change: a copy would
     cost a deep copy of the state and of the undo history on every command.
     Only one thread at a time may call ``catch_up`` or ``execute``.
+
+    A table read ``upto`` a record folds no further (a damaged table's intact
+    records, for ``margin branch``).
     """
 
-    def __init__(self, store: Store, every: int = 1000) -> None:
+    def __init__(self, store: Store, every: int = 1000, upto: int | None = None) -> None:
         self.store = store
+        self.upto = upto
         self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
             store.signer = signing_key()
@@ -78,10 +82,10 @@ class Table:
         return cls.open(path)
 
     @classmethod
-    def open(cls, path: str | Path, readonly: bool = False) -> Table:
+    def open(cls, path: str | Path, readonly: bool = False, upto: int | None = None) -> Table:
         store = open_store(path, readonly=readonly)
         try:
-            return cls(store)
+            return cls(store, upto=upto)
         except BaseException:
             store.close()
             raise
@@ -105,7 +109,7 @@ class Table:
         collect = gc.isenabled()
         gc.disable()
         try:
-            records: Iterable[Record] = self.store.records(self.projection.seq)
+            records: Iterable[Record] = self.store.records(self.projection.seq, self.upto)
             if keep:
                 # a stretch at a time: each is read without the lock, then folded holding it
                 while stretch := list(itertools.islice(records, FOLD_STRETCH)):
