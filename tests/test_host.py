@@ -29,10 +29,11 @@ from hosting import (
     ssh_argv,
     write,
 )
-from support import pilot_test, run_margin
+from support import margin_process, pilot_test, run_margin
 from textual.command import CommandPalette
 
 from margin.core.commands import AddCharacter
+from margin.events import open_store
 from margin.tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
 from margin.tui.session import HostedWatch, session_app
 from margin.tui.table import Table
@@ -114,6 +115,28 @@ def test_gm_key_gets_the_table_screen_and_plays(site):
     finally:
         table.close()
     assert last.event.text == "the rope holds"  # type: ignore[attr-defined]
+
+
+def test_a_hosted_gm_signs_with_the_hosts_key_as_margin_play_would(tmp_path, monkeypatch):
+    need("ssh", "ssh-keygen", "tmux")
+    # the GM's margin data in a folder of its own, for the table, the host and the checks
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    host, table, keys = hosted(tmp_path, ("gm",))
+    terminals = Terminals(tmp_path)
+    try:
+        gm = terminals.open("gm", ssh_argv(host.port, keys["gm"], "-tt", "127.0.0.1"))
+        gm.wait_for("type a command")
+        gm.submit("note signed over ssh", "note: signed over ssh")
+    finally:
+        terminals.close()
+        host.stop()
+    key = margin_process("key")
+    assert key.returncode == 0, key.stderr
+    verified = margin_process("verify", str(table), "--key", key.stdout.strip())
+    assert verified.returncode == 0, verified.stderr
+    with open_store(table, readonly=True) as store:
+        last = store.record(store.last_seq)
+    assert last.event.text == "signed over ssh"  # type: ignore[attr-defined]
 
 
 def test_waiting_player_enters_when_seated_and_the_gm_leaving_ends_no_one_else(site):
@@ -395,9 +418,11 @@ def test_bad_host_arguments_are_one_line(tmp_path):
     assert err.count("\n") == 1
 
 
-def test_sessions_get_no_environment_of_the_host_or_the_client():
+def test_sessions_get_no_environment_of_the_host_or_the_client(data_home):
     env = session_env("xterm-256color")
-    assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM"}
+    assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM", "XDG_DATA_HOME"}
+    # but the host's margin data folder: the GM's key and history
+    assert env["XDG_DATA_HOME"] == str(data_home)
     assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
     assert "TERM" not in session_env(None)
 
