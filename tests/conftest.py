@@ -30,6 +30,7 @@ import pg_server
 import pytest
 from hypothesis import settings
 from pg_server import Server
+from support import lacking
 from textual import _wait as textual_wait
 
 from margin.tui import table as tablemod
@@ -58,9 +59,7 @@ def pg() -> Iterator[Server]:
     """A PostgreSQL server for the session (``tests/pg_server.py``); skipped where there is
     none to start, except in CI, where ``.ci/run`` installs one."""
     if os.environ.get("MARGIN_TEST_POSTGRES") is None and pg_server.binaries() is None:
-        if os.environ.get("CI"):
-            pytest.fail("no PostgreSQL server programs: .ci/run installs the postgresql package")
-        pytest.skip("needs PostgreSQL (apt-get install postgresql; .ci/run installs it)")
+        lacking("PostgreSQL", ["postgresql"])
     with pg_server.running() as server:
         saved = os.environ.get("PGPASSFILE")
         if server.passfile is not None:

@@ -7,15 +7,13 @@ import contextlib
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-import pytest
-from support import MARGIN
+from support import MARGIN, need
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.demo import build_demo
@@ -31,14 +29,6 @@ SEATS = ("gm", "Kael", "Zed")
 _ESCAPES = re.compile(
     rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)"
 )
-
-
-def need(*programs: str) -> None:
-    """Skip on a machine without these programs, except in CI, where .ci/run installs them."""
-    missing = [p for p in programs if shutil.which(p) is None]
-    if missing and not os.environ.get("CI"):
-        pytest.skip(f"needs {', '.join(missing)} (.ci/run installs them)")
-    assert not missing, f"{missing} missing: .ci/run installs them"
 
 
 def plain(data: bytes) -> str:
@@ -67,6 +57,7 @@ def write(path: Path, command: object) -> None:
 
 def make_keys(folder: Path, names: tuple[str, ...]) -> dict[str, Path]:
     """An ed25519 key pair per name: {name: private key file}."""
+    need("ssh-keygen")
     folder.mkdir(parents=True, exist_ok=True)
     keys = {}
     for name in names:
@@ -202,6 +193,7 @@ def resident(pid: int) -> int:
 
 def ssh_argv(port: int, key: Path, *extra: str, program: str = "ssh") -> list[str]:
     """The real OpenSSH client, with no user configuration, agent or known hosts."""
+    need(program)
     port_flag = "-P" if program in ("sftp", "scp") else "-p"
     return [
         program,
@@ -231,6 +223,7 @@ class Terminals:
     """Terminal windows (panes of a private tmux server) that each run one command."""
 
     def __init__(self, folder: Path) -> None:
+        need("tmux")
         self.folder = folder
         self.socket = f"margin-test-{os.getpid()}-{id(self)}"
         # A session that stays keeps the server up while tests close theirs.

@@ -9,12 +9,14 @@ import contextvars
 import functools
 import io
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, NoReturn, TypeVar
 
 import msgspec
 import pytest
@@ -35,8 +37,40 @@ _Kind = TypeVar("_Kind")
 #: ``margin`` as a process of its own, run by this Python
 MARGIN = [sys.executable, "-m", "margin.tui"]
 
-#: the headless browser the web tests drive, and how it runs in a container without a desktop
-CHROMIUM = "/usr/bin/chromium"
+#: The programs some tests start, and the Debian package of each (``.ci/run`` installs them).
+PACKAGES = {
+    "chromium": "chromium",
+    "ssh": "openssh-client",
+    "sftp": "openssh-client",
+    "scp": "openssh-client",
+    "ssh-keygen": "openssh-client",
+    "tmux": "tmux",
+}
+
+
+def lacking(what: str, packages: Iterable[str]) -> NoReturn:
+    """The test needs ``what``, which this machine lacks: skipped, saying so and how to install
+    it; under CI (``CI`` set, as ``.ci/run`` sets it), where everything is installed, failed."""
+    reason = f"needs {what}: apt-get install {' '.join(dict.fromkeys(packages))}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (.ci/run installs it)")
+    pytest.skip(reason)
+
+
+def need(*programs: str) -> None:
+    """Skip (or under CI fail) a test on a machine without these programs (``lacking``)."""
+    missing = [p for p in programs if shutil.which(p) is None]
+    if missing:
+        lacking(", ".join(missing), (PACKAGES[p] for p in missing))
+
+
+def chromium() -> str:
+    """The headless browser the web and recap tests drive (``need``)."""
+    need("chromium")
+    return str(shutil.which("chromium"))
+
+
+#: how Chromium runs in a container without a desktop
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",

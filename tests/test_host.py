@@ -25,11 +25,10 @@ from hosting import (
     hosted,
     keys_file,
     make_keys,
-    need,
     ssh_argv,
     write,
 )
-from support import margin_process, pilot_test, run_margin
+from support import margin_process, need, pilot_test, run_margin
 from textual.command import CommandPalette
 
 from margin.core.commands import AddCharacter
@@ -462,7 +461,8 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
     monkeypatch.setattr(HostedWatch, "look_for_seat", broken)
     with pytest.raises(KeyError):
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause(0.5)
+            # until the waiting screen's next look for the seat has ended the session
+            await _until(pilot, lambda: app.return_code is not None)
     app.table.close()
     shown = capsys.readouterr()
     said = (shown.out + shown.err).strip()

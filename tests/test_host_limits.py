@@ -24,12 +24,11 @@ from hosting import (
     hosted,
     keys_file,
     make_keys,
-    need,
     resident,
     ssh_argv,
     wait_gone,
 )
-from support import demo_sheet, run_margin
+from support import demo_sheet, need, run_margin
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hosting import Host, Terminals, build_table, keys_file, make_keys, need, ssh_argv
+from hosting import Host, Terminals, build_table, keys_file, make_keys, ssh_argv
+from support import need
 
 from margin.tui.table import Table
 

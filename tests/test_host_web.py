@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import aiohttp
 import pytest
-from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, need, plain, wait_gone, write
-from support import CHROMIUM, CHROMIUM_FLAGS
+from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, plain, wait_gone, write
+from support import CHROMIUM_FLAGS, chromium
 
 from margin.core.commands import AddCharacter, Note, RollDice
 
@@ -33,7 +33,6 @@ COLS, ROWS = 160, 50
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    need("chromium", "ssh-keygen")
     folder = tmp_path_factory.mktemp("web")
     options = ("--max-size", f"{COLS}x{ROWS}")
     host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
@@ -48,7 +47,7 @@ def browser(site):
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(site["dir"] / "profile"),
-            executable_path=CHROMIUM,
+            executable_path=chromium(),
             args=CHROMIUM_FLAGS,
             headless=True,
             viewport={"width": 1100, "height": 700},

@@ -10,8 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
-from support import CHROMIUM, CHROMIUM_FLAGS, margin_output
+from support import CHROMIUM_FLAGS, chromium, margin_output
 
 from margin.tui.demo import build_demo
 
@@ -28,7 +27,7 @@ def render(html_file: Path, screenshot: Path) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             profile,
-            executable_path=CHROMIUM,
+            executable_path=chromium(),
             headless=True,
             args=CHROMIUM_FLAGS,
             viewport={"width": 1000, "height": 800},
@@ -73,8 +72,6 @@ def demo_recap(folder: Path) -> Path:
 
 
 def test_html_recap_renders_in_chromium(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install it (apt-get install -y chromium)")
     seen = render(demo_recap(tmp_path), tmp_path / "recap.png")
     assert seen["outside"] == []
     assert seen["title"] == "Recap: 2d10-edge demo (2d10-edge)"

@@ -304,9 +304,21 @@ async def test_quitting_an_idle_screen_quits_at_once(path):
 async def test_quitting_while_a_write_is_in_flight_keeps_its_record(
     path, monkeypatch, quits, written
 ):
+    said_busy = threading.Event()
+    say_busy = appmod.PlayApp._say_busy
+
+    def busy(app):
+        say_busy(app)
+        said_busy.set()
+
+    monkeypatch.setattr(appmod.PlayApp, "_say_busy", busy)
+    monkeypatch.setattr(appmod, "BUSY_NOTICE", 0.05)
     async with held_write(path, monkeypatch, "note kept\rnote after\r") as (app, pilot):
         for _ in range(quits):
             await pilot.press("ctrl+q")
+        # the notice that the write is slow, whether it comes before the quit or after it,
+        # leaves the quitting message on the screen
+        await until(pilot, said_busy.is_set)
         assert app.return_code is None, "the screen stays until the write lands"
         assert "quitting once the" in message(app)
     assert app.return_code == 0

@@ -682,6 +682,14 @@ class PlayApp(TableApp):
         self.redraw(follow=True)
         self._finish(True)
 
+    def say(self, message: str, error: bool = False) -> None:
+        # once quitting has begun, the message line says how the screen quits, whatever lands
+        if not self._quitting:
+            super().say(message, error)
+
+    def _say_quitting(self, message: str) -> None:
+        super().say(message)
+
     def _say_busy(self) -> None:
         waiting = len(self._steps)
         self.say(
@@ -701,7 +709,9 @@ class PlayApp(TableApp):
                 if step.line is not None:
                     step.line.pending -= 1
             self._steps.clear()
-            self.say(f"quitting once the command being written is on the table ({dropped} not run)")
+            self._say_quitting(
+                f"quitting once the command being written is on the table ({dropped} not run)"
+            )
             self._advance()
             return
         # Keys typed before this one may not have reached the command line yet: look once
@@ -711,7 +721,7 @@ class PlayApp(TableApp):
     def _quit_when_written(self) -> None:
         self._quitting = True
         if self.busy or self._steps or self.query_one(CommandLine).pending:
-            self.say(
+            self._say_quitting(
                 "quitting once the lines entered are on the table "
                 "(Ctrl+Q again: once the one being written is)"
             )
