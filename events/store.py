@@ -7,15 +7,11 @@ SQLite store (``sqlite.py``), the PostgreSQL store (``postgres.py``) and the
 in-memory store (``memory.py``) implement it and pass one contract test class
 (``tests/store_contract.py``). Everything an engine can raise is turned into
 ``StoreError`` (or its ``ConcurrencyError``) before it leaves the store.
-
-``open_store`` and ``build_store`` take what the user typed, a file path or
-a ``postgresql://`` URL, so every command reaches either store the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
@@ -351,93 +347,6 @@ def check_rows(rows: Iterator[StoredRow], key: str | None = None) -> Verdict:
 def is_url(name: str | object) -> bool:
     """Whether ``name`` names a table in PostgreSQL rather than a file."""
     return str(name).startswith(("postgresql://", "postgres://"))
-
-
-#: How a table held in this process's memory is named (``memory:NAME``), for tests.
-MEMORY = "memory:"
-
-
-def open_store(
-    name: str | object,
-    *,
-    create: bool = False,
-    readonly: bool = False,
-    signer: SigningKey | None = None,
-) -> Store:
-    """The store a user's PATH or URL names: a table file, or a table in PostgreSQL."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import PostgresStore
-
-        return PostgresStore(text, create=create, readonly=readonly, signer=signer)
-    if text.startswith(MEMORY):
-        from .memory import MemoryStore
-
-        return MemoryStore.named(text, create=create, readonly=readonly, signer=signer)
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore(text, create=create, readonly=readonly, signer=signer)
-
-
-def build_store(
-    name: str | object, signer: SigningKey | None = None
-) -> AbstractContextManager[Store]:
-    """A new table at ``name`` that appears only when the ``with`` block ends without error.
-
-    A table file is built beside its path under a hidden name and moved into
-    place; a table in PostgreSQL is written in one transaction. A failure or a
-    kill leaves nothing behind.
-    """
-    text = str(name)
-    if is_url(text):
-        from .postgres import PostgresStore
-
-        return PostgresStore.build(text, signer)
-    if text.startswith(MEMORY):
-        from .memory import MemoryStore
-
-        return MemoryStore.build(text, signer)
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore.build(text, signer)
-
-
-def display_name(name: str | object) -> str:
-    """``name`` as messages and logs may show it: a URL loses its password."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import parse_url
-
-        return parse_url(text).display
-    return text
-
-
-def short_name(name: str | object) -> str:
-    """What a screen's title calls a table: its file's name, or its name in the database."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import parse_url
-
-        return parse_url(text).table
-    import os
-
-    return os.path.basename(text)
-
-
-def table_exists(name: str | object) -> bool:
-    """Whether a table is already at ``name`` (a file, or a table in the database)."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import exists
-
-        return exists(text)
-    if text.startswith(MEMORY):
-        from . import memory
-
-        return memory.exists(text)
-    import os
-
-    return os.path.lexists(text)
 
 
 def follow(
