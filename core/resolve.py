@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
-
-import msgspec
+from typing import Any
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
-from .inputs import read_as
-
-T = TypeVar("T", bound=msgspec.Struct)
+from .systems import SYSTEMS
 
 
 def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     """Resolve one request (already parsed JSON) with ``dice`` unless it gives its own."""
-    from .systems import SYSTEMS  # late: the systems use this module's field helpers
-
     if not isinstance(request, dict):
         raise RuleError("request: expected a JSON object")
     system_id = request.get("system")
@@ -43,9 +37,3 @@ def resolve(request: Any, dice: Dice) -> dict[str, Any]:
     if typed is not None:
         typed.finish()
     return result
-
-
-def request(fields: dict[str, Any], kind: type[T]) -> T:
-    """A request's fields read as ``kind`` (a msgspec Struct declaring each field's bounds
-    and choices), or a one-line error naming the field and what is valid."""
-    return read_as(fields, kind)
