@@ -39,7 +39,6 @@ from psycopg import sql
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    GM_ONLY_MARK,
     Appending,
     ConcurrencyError,
     ConnectionLost,
@@ -551,17 +550,6 @@ class PostgresStore(Store):
         )
         for seq, v, body in self._pages(query, after, upto):
             yield self._decode(seq, v, body)
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Records players may see, found in the stored bodies (as ``SQLiteStore.public_seqs``)."""
-        return [
-            int(row[0])
-            for row in self._query(
-                "SELECT seq FROM margin.records WHERE tbl = %s AND seq <= %s "
-                "AND position(%s::bytea in body) = 0 ORDER BY seq",
-                (self.table, upto, GM_ONLY_MARK),
-            )
-        ]
 
     def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         for _ in range(2):

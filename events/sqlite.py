@@ -14,7 +14,6 @@ from pathlib import Path
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    GM_ONLY_MARK,
     Appending,
     ReadError,
     Row,
@@ -521,24 +520,6 @@ class SQLiteStore(Store):
             if type(v) is not int or not isinstance(body, bytes | str):
                 raise self._damaged(seq, "a column holds the wrong kind of value")
             yield self._decode(seq, v, body)
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Sequence numbers up to ``upto`` of the records players may see, without decoding.
-
-        One SQL pass over the stored bodies is several times quicker than
-        decoding them, which matters when a player's view opens a long table.
-        A GM-only record's body holds its envelope's visibility as written by
-        ``encode_body`` (``Visibility`` omits defaults and ``gm_only`` comes
-        first); inside any string field the same characters would be escaped.
-        """
-        try:
-            rows = self._db.execute(
-                "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
-                (upto, GM_ONLY_MARK),
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise ReadError(self.name, str(exc)) from None
-        return [row[0] for row in rows]
 
     def data_version(self) -> int:
         try:

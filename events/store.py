@@ -74,10 +74,6 @@ class StoredRow:
     sig: str = ""
 
 
-#: How the body of a GM-only record spells its visibility: a store finds the
-#: records players may see without decoding them (see ``SQLiteStore.public_seqs``).
-GM_ONLY_MARK = b'"visibility":{"gm_only":true'
-
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]
 
@@ -157,10 +153,6 @@ class Store(Protocol):
         for record in self.records(seq - 1, seq):
             return record
         raise StoreError(f"{self.name}: no record {seq}")
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Sequence numbers up to ``upto`` of the records players may see."""
-        ...
 
     def data_version(self) -> int:
         """A number that changes when another connection has committed; cheap to ask."""

@@ -34,8 +34,6 @@ BANDS: tuple[str, ...] = (
     "complete-failure",
 )
 
-EDGE_USES = ("advantage", "remove-disadvantage")
-
 #: Largest TN taken. The text sets no upper limit ("anything above 40 is virtually
 #: impossible"); the odds show how impossible. This bound only keeps numbers storable.
 MAX_TN = 1_000_000
