@@ -234,7 +234,7 @@ def generic_commands(system: str) -> tuple[type[Command], ...]:
 @cache
 def command_type(system: str) -> Any:
     """The union of commands a table of ``system`` accepts."""
-    return Union[generic_commands(system) + get_system(system).commands]  # type: ignore[valid-type]  # noqa: UP007
+    return Union[generic_commands(system) + get_system(system).commands]  # noqa: UP007
 
 
 @cache

@@ -249,7 +249,7 @@ def _span(lo: Any, hi: Any) -> str:
 
 
 #: how a message names what a kind of value is
-_KINDS = {
+_KINDS: dict[type, str] = {
     _inspect.IntType: "a whole number",
     _inspect.FloatType: "a number",
     _inspect.StrType: "text",

@@ -230,7 +230,7 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
         if _has_schema(conn):
             return
         for statement in _schema_statements():
-            conn.execute(statement)  # type: ignore[arg-type]
+            conn.execute(statement)
 
 
 class PostgresStore(Store):
@@ -554,7 +554,7 @@ class PostgresStore(Store):
     def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         for _ in range(2):
             try:
-                return self._conn.execute(query, args).fetchall()  # type: ignore[arg-type]
+                return self._conn.execute(query, args).fetchall()
             except psycopg.Error as exc:
                 if not self._lost(exc):
                     raise ReadError(self.name, _first_line(exc)) from None

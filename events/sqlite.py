@@ -238,7 +238,9 @@ class SQLiteStore(Store):
                 raise write_error(self.path, exc) from None
             if isinstance(exc, sqlite3.DatabaseError):
                 if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
-                    raise StoreError(f"{self.path}: not a margin table (not an SQLite file)") from None
+                    raise StoreError(
+                        f"{self.path}: not a margin table (not an SQLite file)"
+                    ) from None
                 raise StoreError(f"{self.path}: not a margin table ({exc})") from None
             raise
 

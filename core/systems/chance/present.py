@@ -52,7 +52,7 @@ def _band_of(e: dict[str, Any], prefix: str = "") -> str:
 
 def _opposed_side(e: dict[str, Any], side: str) -> str:
     """One side of an opposed check: who, the skill, and the numbers players may see."""
-    who = e[side]
+    who: str = e[side]
     if f"{side}_skill" not in e:
         return who
     if f"{side}_roll" in e:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -124,8 +125,8 @@ def damage_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     """The exact distribution of damage taken after armor, before rolling."""
     pool, pt, dr, reduction = _pool(read_as(fields, DamageOddsRequest))
     dist = rules.taken_distribution(pool, pt, dr, reduction)
-    penetrate = sum((p for t, p in dist.items() if t > 0), start=rules.Fraction(0))
-    mean = sum((t * p for t, p in dist.items()), start=rules.Fraction(0))
+    penetrate = sum((p for t, p in dist.items() if t > 0), start=Fraction(0))
+    mean = sum((t * p for t, p in dist.items()), start=Fraction(0))
     return {
         "pool": {"dice": pool.dice, "bonus": pool.bonus},
         "any_damage": float(penetrate),
