@@ -1,0 +1,103 @@
+"""d100-chance commands decided against the table's state into events.
+
+One module a kind of command: ``checks``, ``attacks``, ``effects`` (and sides and HP),
+``turns`` (the encounter clock) and ``moves`` (the field and journeys), over what
+``common`` reads for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from margin.events import Draft
+
+from ...base import Command, by_command
+from ..commands import (
+    ApplyEffect,
+    Attack,
+    Bandage,
+    ChangeHp,
+    Check,
+    ClearEffect,
+    EndEncounter,
+    Flee,
+    Join,
+    Move,
+    NextTurn,
+    Opposed,
+    StartEncounter,
+    SwitchSide,
+    Travel,
+)
+from .attacks import attack_gates, aware_of, decide_attack
+from .checks import (
+    AUTOMATIC_NARRATION,
+    NARRATION,
+    CheckPlan,
+    decide_check,
+    decide_opposed,
+    plan_check,
+)
+from .common import MAX_FEET, distance, proficiency_of
+from .effects import (
+    decide_bandage,
+    decide_clear,
+    decide_effect,
+    decide_hp,
+    decide_switch_side,
+    effect_draft,
+)
+from .moves import DOMAINS, MAX_DISTANCE, away, decide_flee, decide_move, decide_travel
+from .turns import decide_end, decide_join, decide_next, decide_start
+
+_DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
+    Check: decide_check,
+    Opposed: decide_opposed,
+    Attack: decide_attack,
+    ApplyEffect: decide_effect,
+    Bandage: decide_bandage,
+    ClearEffect: decide_clear,
+    StartEncounter: decide_start,
+    Join: decide_join,
+    NextTurn: decide_next,
+    EndEncounter: decide_end,
+    Move: decide_move,
+    Flee: decide_flee,
+    SwitchSide: decide_switch_side,
+    ChangeHp: decide_hp,
+    Travel: decide_travel,
+}
+
+decide = by_command(_DECIDE)
+
+__all__ = [
+    "AUTOMATIC_NARRATION",
+    "DOMAINS",
+    "MAX_DISTANCE",
+    "MAX_FEET",
+    "NARRATION",
+    "CheckPlan",
+    "attack_gates",
+    "aware_of",
+    "away",
+    "decide",
+    "decide_attack",
+    "decide_bandage",
+    "decide_check",
+    "decide_clear",
+    "decide_effect",
+    "decide_end",
+    "decide_flee",
+    "decide_hp",
+    "decide_join",
+    "decide_move",
+    "decide_next",
+    "decide_opposed",
+    "decide_start",
+    "decide_switch_side",
+    "decide_travel",
+    "distance",
+    "effect_draft",
+    "plan_check",
+    "proficiency_of",
+]
