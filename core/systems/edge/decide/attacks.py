@@ -1,0 +1,288 @@
+"""2d10-edge attacks and damage: the attack's check, then damage through armor into injuries."""
+
+from __future__ import annotations
+
+from margin.events import Draft
+from margin.events.systems.edge import SECRET_ATTACK_TN, Attacked, Damaged, EdgeSpent, Injured
+
+from ....dice import Dice
+from ....errors import RuleError
+from ....history import History
+from ....state import TableState
+from .. import rules
+from ..commands import Attack, Damage
+from ..state import (
+    EdgeCharacter,
+    OpenAttack,
+    assumed,
+    attribute,
+    character,
+    combatant,
+    health,
+    talent_pt_reduction,
+    weapon,
+    world,
+    worn_armor,
+)
+from .checks import plan_check, roll_check, secrecy
+
+# -- helpers --------------------------------------------------------------------
+from .common import able, can_use, edge_spend, need_edge
+
+
+def _encounter_action(cmd: Attack, state: TableState, char: EdgeCharacter) -> str:
+    """Which action an attack uses in the running encounter ("" when none applies)."""
+    enc = world(state).encounter
+    me = combatant(state, char.id)
+    if enc is None or me is None:
+        if cmd.action not in (None, "none"):
+            raise RuleError(f"action: {char.name} is not in an encounter; leave action out")
+        return ""
+    if cmd.action == "none":
+        return ""
+    if cmd.action is None:
+        if enc.current != char.id:
+            raise RuleError(
+                f'action: it is not {char.name}\'s turn; give action "reaction" or "none"'
+            )
+        for candidate in ("major", "bonus"):
+            if candidate in me.actions:
+                return candidate
+        raise RuleError(f"action: {char.name} has no Major or bonus action left this turn")
+    if cmd.action not in ("major", "bonus", "reaction"):
+        raise RuleError(
+            f"action: {cmd.action!r} is not an attack action (major, bonus, reaction, none)"
+        )
+    can_use(state, me, cmd.action, char.name)
+    return cmd.action
+
+
+def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = character(state, cmd.character)
+    able(char, "attack")
+    target = character(state, cmd.target)
+    if target.id == char.id:
+        raise RuleError("target: a character cannot attack themself")
+    if target.dead:
+        raise RuleError(f"target: {target.name} is dead (Edge Burn can still save them)")
+    arm = weapon(char, cmd.weapon)
+    if cmd.mode == "burst" and not arm.burst:
+        raise RuleError(f"mode: {arm.name} has no burst mode")
+    if cmd.edge and cmd.edge_damage:
+        raise RuleError(
+            "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
+        )
+    plan = plan_check(cmd, state)
+    if cmd.edge_damage and not cmd.damage:
+        raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
+    action = _encounter_action(cmd, state, char)
+    spends = 1 if cmd.edge else 0
+    if cmd.edge_damage:
+        spends += 1
+    if spends and char.edge < spends:
+        raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
+    checked = roll_check(cmd, state, dice, plan, attack=True)
+    if arm.melee:
+        base_dice, bonus = rules.strength_conversion(arm.dice, attribute(char, "ST") + arm.bonus)
+        checked["assumed"] = [*checked["assumed"], *assumed(char, ["ST"])]
+    else:
+        base_dice, bonus = arm.dice, arm.bonus
+    extra = arm.burst if cmd.mode == "burst" else 0
+    pt_reduction = (arm.pt_burst if cmd.mode == "burst" else arm.pt_single) + talent_pt_reduction(
+        char
+    )
+    drafts: list[Draft] = []
+    if cmd.edge:
+        drafts.append(edge_spend(char, cmd.edge))
+    attack_seq = state.seq + len(drafts) + 1
+    drafts.append(
+        Draft(
+            Attacked(
+                **checked,
+                target=target.id,
+                weapon=arm.name,
+                fire_mode=cmd.mode,
+                base_dice=base_dice,
+                damage_bonus=bonus,
+                melee=arm.melee,
+                stun=arm.stun,
+                extra_dice=extra,
+                pt_reduction=pt_reduction,
+                action=action,
+                dodge_penalty=plan.dodge_penalty,
+            ),
+            visibility=secrecy(cmd, SECRET_ATTACK_TN),
+        )
+    )
+    if not checked["success"] or not cmd.damage:
+        # a miss rolls no damage, so an Edge damage boost is not spent
+        return drafts
+    if cmd.edge_damage:
+        drafts.append(
+            Draft(
+                EdgeSpent(character=char.id, purpose="damage", edge_after=char.edge - spends),
+                cause=attack_seq,
+            )
+        )
+    pool = rules.damage_pool(base_dice, bonus, False, checked["mos"], cmd.edge_damage, extra)
+    drafts += _hit(
+        state,
+        target,
+        pool,
+        dice,
+        stun=arm.stun,
+        pt_reduction=pt_reduction,
+        use_armor=True,
+        attack=attack_seq,
+        edge_boost=cmd.edge_damage,
+        first_seq=state.seq + len(drafts) + 1,
+        cause=attack_seq,
+    )
+    return drafts
+
+
+def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    if cmd.attack is not None or cmd.attacker is not None:
+        if cmd.target is not None or cmd.dice or cmd.bonus or cmd.stun or cmd.pt_reduction:
+            raise RuleError(
+                "damage: for an attack's damage give only attack/attacker and edge_boost"
+            )
+        return _attack_damage(cmd, state, dice)
+    if cmd.target is None:
+        raise RuleError("damage: give an attack (its seq), an attacker, or a target with dice")
+    if cmd.edge_boost:
+        raise RuleError("edge_boost: Edge boosts the damage of an attack, not direct damage")
+    target = character(state, cmd.target)
+    if not 1 <= cmd.dice <= 60:
+        raise RuleError(f"dice: {cmd.dice} is out of range (1..60)")
+    if cmd.pt_reduction < 0:
+        raise RuleError("pt_reduction: cannot be negative")
+    return _hit(
+        state,
+        target,
+        rules.Pool(cmd.dice, cmd.bonus),
+        dice,
+        stun=cmd.stun,
+        pt_reduction=cmd.pt_reduction,
+        use_armor=cmd.armor,
+        attack=0,
+        edge_boost=False,
+        first_seq=state.seq + 1,
+        cause=None,
+        reason=cmd.reason,
+    )
+
+
+def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
+    opened = world(state).open_attacks
+    found: OpenAttack | None = None
+    if cmd.attack is not None:
+        found = next((a for a in opened if a.seq == cmd.attack), None)
+        if found is None:
+            have = ", ".join(str(a.seq) for a in opened) or "none"
+            raise RuleError(f"attack: {cmd.attack} is not a hit awaiting damage (awaiting: {have})")
+    else:
+        assert cmd.attacker is not None
+        who = character(state, cmd.attacker)
+        mine = [a for a in opened if a.attacker == who.id]
+        if not mine:
+            raise RuleError(f"attacker: {who.name} has no hit awaiting damage")
+        found = mine[-1]
+    attacker = character(state, found.attacker)
+    target = character(state, found.target)
+    drafts: list[Draft] = []
+    if cmd.edge_boost:
+        if found.edge_on_roll:
+            raise RuleError(
+                "edge_boost: Edge was spent on this attack roll; it cannot also boost damage"
+            )
+        need_edge(attacker, "edge_boost")
+        drafts.append(edge_spend(attacker, "damage", cause=found.seq))
+    pool = rules.damage_pool(
+        found.base_dice, found.bonus, False, found.mos, cmd.edge_boost, found.extra_dice
+    )
+    drafts += _hit(
+        state,
+        target,
+        pool,
+        dice,
+        stun=found.stun,
+        pt_reduction=found.pt_reduction,
+        use_armor=True,
+        attack=found.seq,
+        edge_boost=cmd.edge_boost,
+        first_seq=state.seq + len(drafts) + 1,
+        cause=found.seq,
+        reason=cmd.reason,
+    )
+    return drafts
+
+
+def _hit(
+    state: TableState,
+    target: EdgeCharacter,
+    pool: rules.Pool,
+    dice: Dice,
+    *,
+    stun: bool,
+    pt_reduction: int,
+    use_armor: bool,
+    attack: int,
+    edge_boost: bool,
+    first_seq: int,
+    cause: int | None,
+    reason: str = "",
+) -> list[Draft]:
+    """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
+    faces = dice.roll(6, pool.dice)
+    worn = worn_armor(target, state.options) if use_armor else None
+    pt, dr = (worn.pt, worn.dr) if worn else (0, 0)
+    result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, pt_reduction)
+    # "Damage below the PT is entirely negated (although the armor itself can become degraded)"
+    stopped = worn is not None and not result.penetrated and result.raw > 0
+    degraded = min(worn.degrade, pt) if worn is not None and stopped else 0
+    drafts = [
+        Draft(
+            Damaged(
+                target=target.id,
+                dice=pool.dice,
+                bonus=pool.bonus,
+                faces=faces,
+                raw=result.raw,
+                pt=pt,
+                dr=dr,
+                pt_reduction=pt_reduction,
+                penetrated=result.penetrated,
+                soaked=result.soaked,
+                taken=result.taken,
+                stun=stun,
+                attack=attack,
+                edge_boost=edge_boost,
+                source=dice.source,
+                reason=reason,
+                degraded=degraded,
+            ),
+            cause=cause,
+        )
+    ]
+    if result.taken > 0:
+        hp = health(target)
+        accumulated = (target.stun if stun else target.damage) + result.taken
+        severity = (
+            rules.severity_of(result.taken, hp) if state.options.get("injuries", True) else ""
+        )
+        drafts.append(
+            Draft(
+                Injured(
+                    character=target.id,
+                    points=result.taken,
+                    severity=severity,
+                    stun=stun,
+                    accumulated=accumulated,
+                    health=hp,
+                    overwhelmed=accumulated >= hp,
+                ),
+                cause=first_seq,
+            )
+        )
+    return drafts
