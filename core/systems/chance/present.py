@@ -328,6 +328,10 @@ def _attack_odds(cmd: Attack, state: TableState) -> Odds:
     return Odds(connect, bands, label)
 
 
+#: a character holds no data the status does not already say
+field_lines = None
+
+
 def vocabulary(state: TableState) -> dict[str, list[str]]:
     skills: set[str] = set()
     weapons: set[str] = set()

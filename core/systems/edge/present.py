@@ -302,6 +302,10 @@ def odds(cmd: Command, state: TableState) -> Odds | None:
     )
 
 
+#: a character holds no data the status does not already say
+field_lines = None
+
+
 def vocabulary(state: TableState) -> dict[str, list[str]]:
     skills: set[str] = set()
     weapons: set[str] = set()

@@ -185,6 +185,10 @@ def odds(command: Command, state: TableState) -> Odds | None:
     return None
 
 
+#: the clock is margin's turn order's (``core.clock``): 2d6-effect keeps none of its own
+clock = None
+
+
 def vocabulary(state: TableState) -> dict[str, list[str]]:
     skills: set[str] = set()
     characteristics: set[str] = set()
