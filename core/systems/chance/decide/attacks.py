@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from margin.events import Draft, Visibility
@@ -27,7 +28,7 @@ from ..state import (
     stats,
     weapon,
 )
-from .common import char_of, d100, distance, standing, world_of
+from .common import char_of, d100, distance, near, standing, world_of
 from .effects import effect_draft
 
 
@@ -66,9 +67,15 @@ def _check_can_attack(
             )
         if enc.actions <= 0:
             raise RuleError(f"attacker: {attacker.name} has no actions left this turn (next)")
+    _check_effects(attacker, target, own_turn=turn == attacker.id)
+    return turn == attacker.id
+
+
+def _check_effects(attacker: ChanceCharacter, target: ChanceCharacter, own_turn: bool) -> None:
+    """Refuse an attack that an effect on the attacker or the target rules out."""
     # on its own turn the actions counted at the turn's start decide (a stun landing mid-turn,
     # such as haste's end, holds from the next turn on)
-    if turn != attacker.id and not can_act(attacker):
+    if not own_turn and not can_act(attacker):
         held = ", ".join(e.name for e in attacker.effects if not EFFECTS[e.name].can_act)
         raise RuleError(f"attacker: {attacker.name} is {held} and cannot act")
     if attacker.has("feared"):
@@ -78,7 +85,6 @@ def _check_can_attack(
         raise RuleError(f"target: {attacker.name} is charmed by {target.name} and will not attack")
     if target.has("stealthed"):
         raise RuleError(f"target: {target.name} is stealthed; enemies have lost them (override)")
-    return turn == attacker.id
 
 
 def _confused_target(
@@ -93,6 +99,45 @@ def _confused_target(
     return char_of(state, candidates[face - 1]), face if len(candidates) > 1 else None
 
 
+def _check_reach(attacker: ChanceCharacter, target: ChanceCharacter, wname: str, w: Weapon) -> None:
+    if attacker.position and target.position:
+        feet = distance(attacker.position, target.position)
+        if feet > w.range:
+            raise RuleError(
+                f"target: {target.name} is {feet} ft away; {wname} reaches {w.range} ft (override)"
+            )
+
+
+def _unaware_percent(cmd: Attack, state: TableState, aware: bool) -> int:
+    """How much more an unaware target takes, in percent (0 for an aware one)."""
+    if aware:
+        if cmd.unaware_percent:
+            raise RuleError("unaware_percent: only for an unaware target (aware is false)")
+        return 0
+    given = cmd.unaware_percent
+    unaware = int(state.options.get("unaware_percent", 50)) if given is None else given
+    if not rules.UNAWARE_MIN <= unaware <= rules.UNAWARE_MAX:
+        raise RuleError(
+            f"unaware_percent: {unaware} is out of range ({rules.UNAWARE_MIN}..{rules.UNAWARE_MAX})"
+        )
+    return unaware
+
+
+@dataclass(frozen=True)
+class _Aim:
+    """What differs between an attack's target and those caught in its burst (these)."""
+
+    position: str = "front"
+    extra: int = 0
+    location: str = "torso"
+    vitals: bool = False
+    action: bool = False
+    intended: str = ""
+    confusion_roll: int | None = None
+    #: the target whose burst caught this one ("" for the target itself)
+    burst_of: str = ""
+
+
 def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) -> list[Draft]:
     attacker = char_of(state, cmd.attacker)
     meant = char_of(state, cmd.target)
@@ -103,58 +148,41 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     wname, w = weapon(attacker, cmd.weapon)
     action = _check_can_attack(attacker, meant, state, cmd)
     target, confusion_roll = _confused_target(attacker, meant, state, dice)
-    if attacker.position and target.position and not cmd.override:
-        feet = distance(attacker.position, target.position)
-        if feet > w.range:
-            raise RuleError(
-                f"target: {target.name} is {feet} ft away; {wname} reaches {w.range} ft (override)"
-            )
+    if not cmd.override:
+        _check_reach(attacker, target, wname, w)
     aware = aware_of(cmd, attacker)
-    if aware:
-        if cmd.unaware_percent:
-            raise RuleError("unaware_percent: only for an unaware target (aware is false)")
-        unaware = 0
-    else:
-        unaware = (
-            int(state.options.get("unaware_percent", 50))
-            if cmd.unaware_percent is None
-            else cmd.unaware_percent
-        )
-        if not rules.UNAWARE_MIN <= unaware <= rules.UNAWARE_MAX:
-            raise RuleError(
-                f"unaware_percent: {unaware} is out of range ({rules.UNAWARE_MIN}..{rules.UNAWARE_MAX})"
-            )
-    location = cmd.location.strip().lower() or "torso"
-    strike = _Strike(state, attacker, wname, w, cmd, aware, unaware, dice)
+    strike = _Strike(
+        state, attacker, wname, w, cmd, aware, _unaware_percent(cmd, state, aware), dice
+    )
+    aim = _Aim(
+        position=cmd.position,
+        extra=cmd.extra_attackers,
+        location=cmd.location.strip().lower() or "torso",
+        vitals=cmd.vitals,
+        action=action,
+        intended=meant.id if meant.id != target.id else "",
+        confusion_roll=confusion_roll,
+    )
+    caught = [
+        (other, _Aim(burst_of=target.id)) for other in _caught_in_burst(state, attacker, target, w)
+    ]
     drafts: list[Draft] = []
-    struck = [target, *_caught_in_burst(state, attacker, target, w)]
-    for n, victim in enumerate(struck):
-        primary = n == 0
-        event = strike.at(
-            victim,
-            position=cmd.position if primary else "front",
-            extra=cmd.extra_attackers if primary else 0,
-            location=location if primary else "torso",
-            vitals=cmd.vitals and primary,
-            action=action and primary,
-            intended=meant.id if primary and meant.id != target.id else "",
-            confusion_roll=confusion_roll if primary else None,
-            burst_of="" if primary else target.id,
-        )
+    for victim, at in [(target, aim), *caught]:
+        event = strike.at(victim, at)
         seq = state.seq + len(drafts) + 1
-        cause = None if primary else state.seq + 1
+        # the target's record is the command's first: those caught in its burst answer it
+        cause = state.seq + 1 if at.burst_of else None
         drafts.append(Draft(event, cause=cause, visibility=Visibility(hidden=ATTACK_SECRET)))
         if event.connects and w.effect is not None:
+            potency = int(w.potency or 0)
             drafts.append(
                 effect_draft(
                     state,
                     victim,
                     w.effect,
-                    int(w.potency or 0),
-                    None,
-                    attacker.id,
-                    "",
-                    "attack",
+                    source=attacker.id,
+                    potency=potency,
+                    reason="attack",
                     cause=seq,
                 )
             )
@@ -165,19 +193,21 @@ def _caught_in_burst(
     state: TableState, attacker: ChanceCharacter, target: ChanceCharacter, w: Weapon
 ) -> list[ChanceCharacter]:
     """Everyone else with a place within the weapon's burst of the target, in table order."""
-    burst = w.burst
-    if not burst or target.position is None:
+    if not w.burst:
         return []
-    out = []
-    for other in state.characters.values():
-        assert isinstance(other, ChanceCharacter)
-        if (
-            other.id not in (attacker.id, target.id)
-            and other.position is not None
-            and distance(other.position, target.position) <= burst
-        ):
-            out.append(other)
-    return out
+    return near(state, target.position, w.burst, besides={attacker.id, target.id})
+
+
+@dataclass(frozen=True)
+class _Blow:
+    """What a blow that connects does: the crit (or the damage range's roll) and the damage."""
+
+    crit: bool = False
+    crit_roll: int | None = None
+    range_percent: int | None = None
+    damage: int = 0
+    absorbed: int = 0
+    steps: list[list[str]] = field(default_factory=list)
 
 
 class _Strike:
@@ -197,72 +227,26 @@ class _Strike:
         self.state, self.attacker, self.wname, self.w = state, attacker, wname, w
         self.cmd, self.aware, self.unaware, self.dice = cmd, aware, unaware, dice
 
-    def at(
-        self,
-        target: ChanceCharacter,
-        position: str,
-        extra: int,
-        location: str,
-        vitals: bool,
-        action: bool,
-        intended: str,
-        confusion_roll: int | None,
-        burst_of: str,
-    ) -> AttackRolled:
+    def at(self, target: ChanceCharacter, aim: _Aim) -> AttackRolled:
         """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
-        attacker, w, aware, dice = self.attacker, self.w, self.aware, self.dice
-        g = attack_gates(attacker, w, target, position, extra, aware)
+        attacker, w, dice = self.attacker, self.w, self.dice
+        g = attack_gates(attacker, w, target, aim.position, aim.extra, self.aware)
         roll = d100(dice)
         hit = roll <= g.hit_chance
-        dodge_roll = None
-        dodged = False
-        if hit and g.can_dodge:
-            dodge_roll = d100(dice)
-            dodged = dodge_roll <= g.dodge_chance
+        dodge_roll = d100(dice) if hit and g.can_dodge else None
+        dodged = dodge_roll is not None and dodge_roll <= g.dodge_chance
         connects = hit and not dodged
         cc = crit_chance(attacker, w, self.state.options)
-        crit_roll = range_percent = None
-        crit = False
-        steps: list[list[str]] = []
-        damage = absorbed = 0
-        if connects:
-            if not aware:
-                crit = True
-            elif cc > 0:
-                crit_roll = d100(dice)
-                crit = crit_roll <= cc
-            if not crit:
-                lo, hi = rules.PROFILES[w.profile]
-                range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
-            options = self.state.options
-            multiplier = Fraction(int(options.get("vitals_percent", 150)), 100) if vitals else 1
-            result = rules.damage_pipeline(
-                base=w.base,
-                scaling=rules.scaling_of(stats(attacker), w.type, w.stats),
-                profile=w.profile,
-                range_percent=range_percent,
-                crit=crit,
-                crit_multiplier=crit_multiplier(attacker, w, self.state.options),
-                vitals=multiplier,
-                position=position,
-                unaware_percent=self.unaware,
-                armor=sheet_of(target).armor.get(location, 0),
-                resistance_percent=sheet_of(target).resistances.get(w.element, 0),
-                pierce=w.pierce,
-            )
-            damage = result.damage
-            steps = [list(s) for s in result.steps]
-            shield = target.effect("shield")
-            absorbed = min(shield.pool, damage) if shield is not None else 0
+        blow = self._blow(target, aim, cc) if connects else _Blow()
         return AttackRolled(
             attacker=attacker.id,
             target=target.id,
             weapon=self.wname,
-            position=position,
-            extra_attackers=extra,
-            aware=aware,
-            intended=intended,
-            confusion_roll=confusion_roll,
+            position=aim.position,
+            extra_attackers=aim.extra,
+            aware=self.aware,
+            intended=aim.intended,
+            confusion_roll=aim.confusion_roll,
             accuracy=accuracy(attacker, w),
             evasion=g.evasion,
             hit_chance=g.hit_chance,
@@ -273,19 +257,51 @@ class _Strike:
             dodged=dodged,
             connects=connects,
             crit_chance=cc,
-            crit_roll=crit_roll,
-            crit=crit,
-            range_percent=range_percent,
-            location=location,
-            vitals=vitals,
+            crit_roll=blow.crit_roll,
+            crit=blow.crit,
+            range_percent=blow.range_percent,
+            location=aim.location,
+            vitals=aim.vitals,
             element=w.element,
             unaware_percent=self.unaware,
-            steps=steps,
-            damage=damage,
-            absorbed=absorbed,
-            taken=damage - absorbed,
-            action=action,
+            steps=blow.steps,
+            damage=blow.damage,
+            absorbed=blow.absorbed,
+            taken=blow.damage - blow.absorbed,
+            action=aim.action,
             override=self.cmd.override,
-            burst_of=burst_of,
+            burst_of=aim.burst_of,
             source=dice.source,
         )
+
+    def _blow(self, target: ChanceCharacter, aim: _Aim, crit_chance: int) -> _Blow:
+        """A blow that connects: an unaware target is always struck critically, an aware one
+        on the crit roll; otherwise the profile's damage range is rolled."""
+        attacker, w, dice, options = self.attacker, self.w, self.dice, self.state.options
+        crit_roll = range_percent = None
+        crit = not self.aware
+        if self.aware and crit_chance > 0:
+            crit_roll = d100(dice)
+            crit = crit_roll <= crit_chance
+        if not crit:
+            lo, hi = rules.PROFILES[w.profile]
+            range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
+        vitals = Fraction(int(options.get("vitals_percent", 150)), 100) if aim.vitals else 1
+        result = rules.damage_pipeline(
+            base=w.base,
+            scaling=rules.scaling_of(stats(attacker), w.type, w.stats),
+            profile=w.profile,
+            range_percent=range_percent,
+            crit=crit,
+            crit_multiplier=crit_multiplier(attacker, w, options),
+            vitals=vitals,
+            position=aim.position,
+            unaware_percent=self.unaware,
+            armor=sheet_of(target).armor.get(aim.location, 0),
+            resistance_percent=sheet_of(target).resistances.get(w.element, 0),
+            pierce=w.pierce,
+        )
+        shield = target.effect("shield")
+        absorbed = min(shield.pool, result.damage) if shield is not None else 0
+        steps = [list(step) for step in result.steps]
+        return _Blow(crit, crit_roll, range_percent, result.damage, absorbed, steps)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 from ....dice import Dice
@@ -62,6 +63,21 @@ MAX_FEET = 1_000_000
 def distance(a: list[int], b: list[int]) -> int:
     """Feet between two places: the larger offset (a diagonal step counts like a straight one)."""
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def near(
+    state: TableState, spot: list[int] | None, feet: int, besides: Container[str]
+) -> list[ChanceCharacter]:
+    """Everyone with a place within ``feet`` of ``spot`` but those ``besides``, in table order."""
+    if spot is None:
+        return []
+    found = []
+    for char in state.characters.values():
+        assert isinstance(char, ChanceCharacter)
+        where = char.position
+        if char.id not in besides and where is not None and distance(where, spot) <= feet:
+            found.append(char)
+    return found
 
 
 def place(value: Any, field: str) -> list[int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from margin.events import Draft, Visibility
 from margin.events.systems.chance import (
     EFFECT_SECRET,
@@ -17,7 +19,7 @@ from ....history import History
 from ....state import TableState
 from .. import rules
 from ..commands import ApplyEffect, Bandage, ChangeHp, ClearEffect, SwitchSide
-from ..state import EFFECTS, SHIELD_PERCENT, ChanceCharacter, sheet_of, side_of
+from ..state import EFFECTS, SHIELD_PERCENT, ChanceCharacter, EffectKind, sheet_of, side_of
 from .common import char_of
 
 
@@ -25,46 +27,19 @@ def effect_draft(
     state: TableState,
     target: ChanceCharacter,
     name: str,
-    potency: int,
-    resistance: int | None,
+    *,
     source: str,
-    stat_name: str,
-    reason: str,
+    potency: int = 0,
+    resistance: int | None = None,
+    stat: str = "",
+    reason: str = "",
     cause: int | None = None,
     turns: int | None = None,
 ) -> Draft:
     """The contest of one effect on ``target``; ``turns`` forces a landing (spread, haste's end)."""
     kind = EFFECTS[name]
-    if turns is not None:
-        land = rules.Landing(True, 0, turns, 1)
-        resistance = 0
-    else:
-        if resistance is None:
-            resistance = sheet_of(target).status_resistance if kind.harmful else 0
-        land = rules.landing(
-            potency,
-            resistance,
-            int(state.options.get("duration_step", 10)),
-            int(state.options.get("intensity_step", 20)),
-        )
-    event_turns = 0 if kind.until_removed else land.turns
-    becomes = name
-    total_stacks = total_turns = pool = 0
-    if land.landed:
-        existing = target.effect(name)
-        total_stacks = land.stacks + (existing.stacks if existing else 0)
-        total_turns = (
-            0 if kind.until_removed else max(land.turns, existing.turns if existing else 0)
-        )
-        if kind.escalates_to and total_stacks >= int(state.options.get("escalate_at", 3)):
-            becomes = kind.escalates_to
-            worse = target.effect(becomes)
-            total_stacks = 1 + (worse.stacks if worse else 0)
-            total_turns = max(land.turns, worse.turns if worse else 0)
-        if name == "shield":
-            pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, land.stacks) + (
-                existing.pool if existing else 0
-            )
+    land, resistance = _landing(state, target, kind, potency, resistance, turns)
+    held = _held(state, target, name, land) if land.landed else _Held("", 0, 0)
     event = EffectApplied(
         target=target.id,
         effect=name,
@@ -73,16 +48,64 @@ def effect_draft(
         gap=land.gap,
         landed=land.landed,
         source=source,
-        turns=event_turns,
+        turns=0 if kind.until_removed else land.turns,
         stacks=land.stacks,
-        becomes=becomes if land.landed else "",
-        total_stacks=total_stacks,
-        total_turns=total_turns,
-        stat=(stat_name or "dex") if name == "poisoned" else "",
-        pool=pool,
+        becomes=held.becomes,
+        total_stacks=held.stacks,
+        total_turns=held.turns,
+        stat=(stat or "dex") if name == "poisoned" else "",
+        pool=held.pool,
         reason=reason,
     )
     return Draft(event, cause=cause, visibility=Visibility(hidden=EFFECT_SECRET))
+
+
+def _landing(
+    state: TableState,
+    target: ChanceCharacter,
+    kind: EffectKind,
+    potency: int,
+    resistance: int | None,
+    turns: int | None,
+) -> tuple[rules.Landing, int]:
+    """Whether an effect lands and how (``turns`` forces it), and the resistance it met:
+    the one given, else the target's against a harmful effect."""
+    if turns is not None:
+        return rules.Landing(True, 0, turns, 1), 0
+    if resistance is None:
+        resistance = sheet_of(target).status_resistance if kind.harmful else 0
+    duration_step = int(state.options.get("duration_step", 10))
+    land = rules.landing(
+        potency, resistance, duration_step, int(state.options.get("intensity_step", 20))
+    )
+    return land, resistance
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a landed effect leaves on its target: the effect (or the one it escalated to),
+    its stacks and turns in all, and a shield's pool."""
+
+    becomes: str
+    stacks: int
+    turns: int
+    pool: int = 0
+
+
+def _held(state: TableState, target: ChanceCharacter, name: str, land: rules.Landing) -> _Held:
+    kind = EFFECTS[name]
+    existing = target.effect(name)
+    pool = 0
+    if name == "shield":
+        pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, land.stacks)
+        pool += existing.pool if existing else 0
+    stacks = land.stacks + (existing.stacks if existing else 0)
+    if kind.escalates_to and stacks >= int(state.options.get("escalate_at", 3)):
+        worse = target.effect(kind.escalates_to)
+        turns = max(land.turns, worse.turns if worse else 0)
+        return _Held(kind.escalates_to, 1 + (worse.stacks if worse else 0), turns, pool)
+    turns = 0 if kind.until_removed else max(land.turns, existing.turns if existing else 0)
+    return _Held(name, stacks, turns, pool)
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -97,7 +120,16 @@ def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: Hist
     stats = sheet_of(target).stats
     if stat_name and stats and stat_name not in stats:
         raise RuleError(f"stat: {target.name} has no stat {cmd.stat!r} (stats: {', '.join(stats)})")
-    return [effect_draft(state, target, name, cmd.potency, cmd.resistance, source, stat_name, "")]
+    draft = effect_draft(
+        state,
+        target,
+        name,
+        source=source,
+        potency=cmd.potency,
+        resistance=cmd.resistance,
+        stat=stat_name,
+    )
+    return [draft]
 
 
 def decide_bandage(cmd: Bandage, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -19,23 +19,31 @@ def decide_move(cmd: Move, state: TableState, dice: Dice, history: History) -> l
     to = place(cmd.to, "to")
     start = char.position
     feet = distance(start, to) if start is not None else 0
-    enc = world_of(state).encounter
     if not cmd.override:
-        standing(char, "character", "move (override)")
-    if enc is not None and enc.flee_from and enc.actor == char.id and not cmd.override:
-        raise RuleError(f"to: {char.name} is feared and must flee first (flee {char.id})")
-    if start is not None and enc is not None and not cmd.override:
-        limit = speed(char)
-        if limit == 0 and feet:
-            held = ", ".join(e.name for e in char.effects if EFFECTS[e.name].move_divisor == 0)
-            raise RuleError(f"to: {char.name} cannot move ({held}; override)")
-        used = enc.moved if enc.actor == char.id else 0
-        if feet + used > limit:
-            left = f" ({limit - used} ft left)" if used else ""
-            raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
-        _check_flight(state, char, start, to)
+        _check_move(state, char, to, feet)
     event = Moved(character=char.id, to=to, feet=feet, start=start, override=cmd.override)
     return [Draft(event)]
+
+
+def _check_move(state: TableState, char: ChanceCharacter, to: list[int], feet: int) -> None:
+    """Refuse a move of a character who is down, must flee first, or cannot go so far."""
+    standing(char, "character", "move (override)")
+    enc = world_of(state).encounter
+    if enc is None:
+        return
+    if enc.flee_from and enc.actor == char.id:
+        raise RuleError(f"to: {char.name} is feared and must flee first (flee {char.id})")
+    if char.position is None:
+        return
+    limit = speed(char)
+    if limit == 0 and feet:
+        held = ", ".join(e.name for e in char.effects if EFFECTS[e.name].move_divisor == 0)
+        raise RuleError(f"to: {char.name} cannot move ({held}; override)")
+    used = enc.moved if enc.actor == char.id else 0
+    if feet + used > limit:
+        left = f" ({limit - used} ft left)" if used else ""
+        raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
+    _check_flight(state, char, char.position, to)
 
 
 def _check_flight(

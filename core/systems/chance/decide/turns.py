@@ -20,8 +20,8 @@ from ....state import TableState
 from ....targets import find_characters
 from .. import rules
 from ..commands import EndEncounter, Join, NextTurn, StartEncounter
-from ..state import EFFECTS, ChanceCharacter, actions_per_turn
-from .common import char_of, distance, place, world_of
+from ..state import EFFECTS, ChanceCharacter, EffectKind, actions_per_turn
+from .common import char_of, near, place, world_of
 from .effects import effect_draft, side_back
 from .moves import flight
 
@@ -122,18 +122,13 @@ def _tick(
     """One effect's start-of-turn (``now``: HP after the ticks before it): its HP change,
     its clock, and what follows from it. The tick is the first draft."""
     kind = EFFECTS[effect.name]
-    hp = 0
-    if kind.tick:
-        amount = rules.percent_of(kind.tick, char.max_hp, effect.stacks)
-        # HP stays within 0..max: the record keeps what was really lost or healed
-        hp = min(amount, max(0, char.max_hp - now)) if not kind.harmful else -min(amount, now)
     left = 0 if kind.until_removed else effect.turns - 1
     ended = not kind.until_removed and left <= 0
     tick = EffectTicked(
         character=char.id,
         effect=effect.name,
         stacks=effect.stacks,
-        hp=hp,
+        hp=_tick_hp(kind, char, effect.stacks, now),
         turns_left=max(0, left),
         ended=ended,
     )
@@ -141,39 +136,44 @@ def _tick(
     drafts = [Draft(tick, cause=effect.applied or None)]
     if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
         reach = int(state.options.get("spread_feet", 5))
-        for other in state.characters.values():
-            assert isinstance(other, ChanceCharacter)
-            if (
-                other.id != char.id
-                and char.position is not None
-                and other.position is not None
-                and distance(char.position, other.position) <= reach
-                and not other.has("burning")
-                and other.hp > 0
-            ):
-                drafts.append(
-                    effect_draft(
-                        state,
-                        other,
-                        "burning",
-                        0,
-                        None,
-                        char.id,
-                        "",
-                        "spread",
-                        cause=tick_seq,
-                        turns=max(1, left),
-                    )
-                )
-    if effect.name == "charmed" and ended:
-        drafts += side_back(state, char, cause=tick_seq)
-    if effect.name == "haste" and ended:
-        drafts.append(
+        drafts += [
             effect_draft(
-                state, char, "stunned", 0, None, char.id, "", "haste", cause=tick_seq, turns=1
+                state,
+                other,
+                "burning",
+                source=char.id,
+                reason="spread",
+                cause=tick_seq,
+                turns=max(1, left),
             )
-        )
+            for other in near(state, char.position, reach, besides={char.id})
+            if not other.has("burning") and other.hp > 0
+        ]
+    if ended:
+        drafts += _after_end(state, char, effect.name, tick_seq)
     return drafts
+
+
+def _tick_hp(kind: EffectKind, char: ChanceCharacter, stacks: int, now: int) -> int:
+    """An effect's HP change at a turn's start, within 0..max: the record keeps what was
+    really lost or healed."""
+    if not kind.tick:
+        return 0
+    amount = rules.percent_of(kind.tick, char.max_hp, stacks)
+    return -min(amount, now) if kind.harmful else min(amount, max(0, char.max_hp - now))
+
+
+def _after_end(state: TableState, char: ChanceCharacter, name: str, cause: int) -> list[Draft]:
+    """What an effect's end brings: a charmed character goes back to its side, and the end
+    of haste stuns for a turn."""
+    if name == "charmed":
+        return side_back(state, char, cause=cause)
+    if name == "haste":
+        stun = effect_draft(
+            state, char, "stunned", source=char.id, reason="haste", cause=cause, turns=1
+        )
+        return [stun]
+    return []
 
 
 def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
