@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from margin.events import Draft
 from margin.events.systems.edge import SECRET_ATTACK_TN, Attacked, Damaged, EdgeSpent, Injured
 
@@ -14,6 +17,7 @@ from ..commands import Attack, Damage
 from ..state import (
     EdgeCharacter,
     OpenAttack,
+    Weapon,
     assumed,
     attribute,
     character,
@@ -61,6 +65,60 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     char = character(state, cmd.character)
     able(char, "attack")
     target = character(state, cmd.target)
+    arm = _weapon_against(cmd, char, target)
+    plan = plan_check(cmd, state)
+    if cmd.edge_damage and not cmd.damage:
+        raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
+    action = _encounter_action(cmd, state, char)
+    spends = (1 if cmd.edge else 0) + (1 if cmd.edge_damage else 0)
+    if spends and char.edge < spends:
+        raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
+    checked = roll_check(cmd, state, dice, plan, attack=True)
+    blow = _blow(cmd, char, arm, checked)
+    drafts = [edge_spend(char, cmd.edge)] if cmd.edge else []
+    attack_seq = state.seq + len(drafts) + 1
+    attacked = Attacked(
+        **checked,
+        target=target.id,
+        weapon=arm.name,
+        fire_mode=cmd.mode,
+        base_dice=blow.dice,
+        damage_bonus=blow.bonus,
+        melee=arm.melee,
+        stun=arm.stun,
+        extra_dice=blow.extra,
+        pt_reduction=blow.pt_reduction,
+        action=action,
+        dodge_penalty=plan.dodge_penalty,
+    )
+    drafts.append(Draft(attacked, visibility=secrecy(cmd, SECRET_ATTACK_TN)))
+    if not checked["success"] or not cmd.damage:
+        # a miss rolls no damage, so an Edge damage boost is not spent
+        return drafts
+    if cmd.edge_damage:
+        boost = EdgeSpent(character=char.id, purpose="damage", edge_after=char.edge - spends)
+        drafts.append(Draft(boost, cause=attack_seq))
+    pool = rules.damage_pool(
+        blow.dice, blow.bonus, False, checked["mos"], cmd.edge_damage, blow.extra
+    )
+    drafts += _hit(
+        state,
+        target,
+        pool,
+        dice,
+        stun=arm.stun,
+        pt_reduction=blow.pt_reduction,
+        use_armor=True,
+        attack=attack_seq,
+        edge_boost=cmd.edge_damage,
+        first_seq=state.seq + len(drafts) + 1,
+        cause=attack_seq,
+    )
+    return drafts
+
+
+def _weapon_against(cmd: Attack, char: EdgeCharacter, target: EdgeCharacter) -> Weapon:
+    """The weapon an attack uses, refusing a target or a use of it the rules rule out."""
     if target.id == char.id:
         raise RuleError("target: a character cannot attack themself")
     if target.dead:
@@ -72,73 +130,30 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         raise RuleError(
             "edge_damage: Edge was spent on this attack roll; it cannot also boost damage"
         )
-    plan = plan_check(cmd, state)
-    if cmd.edge_damage and not cmd.damage:
-        raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
-    action = _encounter_action(cmd, state, char)
-    spends = 1 if cmd.edge else 0
-    if cmd.edge_damage:
-        spends += 1
-    if spends and char.edge < spends:
-        raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
-    checked = roll_check(cmd, state, dice, plan, attack=True)
+    return arm
+
+
+@dataclass(frozen=True)
+class _Blow:
+    """An attack's damage before the roll: its dice and bonus, a burst's extra dice, and
+    the PT it takes off the target's armor."""
+
+    dice: int
+    bonus: int
+    extra: int
+    pt_reduction: int
+
+
+def _blow(cmd: Attack, char: EdgeCharacter, arm: Weapon, checked: dict[str, Any]) -> _Blow:
+    """A melee weapon's dice grow with ST, which the check then assumed too."""
     if arm.melee:
-        base_dice, bonus = rules.strength_conversion(arm.dice, attribute(char, "ST") + arm.bonus)
+        dice, bonus = rules.strength_conversion(arm.dice, attribute(char, "ST") + arm.bonus)
         checked["assumed"] = [*checked["assumed"], *assumed(char, ["ST"])]
     else:
-        base_dice, bonus = arm.dice, arm.bonus
-    extra = arm.burst if cmd.mode == "burst" else 0
-    pt_reduction = (arm.pt_burst if cmd.mode == "burst" else arm.pt_single) + talent_pt_reduction(
-        char
-    )
-    drafts: list[Draft] = []
-    if cmd.edge:
-        drafts.append(edge_spend(char, cmd.edge))
-    attack_seq = state.seq + len(drafts) + 1
-    drafts.append(
-        Draft(
-            Attacked(
-                **checked,
-                target=target.id,
-                weapon=arm.name,
-                fire_mode=cmd.mode,
-                base_dice=base_dice,
-                damage_bonus=bonus,
-                melee=arm.melee,
-                stun=arm.stun,
-                extra_dice=extra,
-                pt_reduction=pt_reduction,
-                action=action,
-                dodge_penalty=plan.dodge_penalty,
-            ),
-            visibility=secrecy(cmd, SECRET_ATTACK_TN),
-        )
-    )
-    if not checked["success"] or not cmd.damage:
-        # a miss rolls no damage, so an Edge damage boost is not spent
-        return drafts
-    if cmd.edge_damage:
-        drafts.append(
-            Draft(
-                EdgeSpent(character=char.id, purpose="damage", edge_after=char.edge - spends),
-                cause=attack_seq,
-            )
-        )
-    pool = rules.damage_pool(base_dice, bonus, False, checked["mos"], cmd.edge_damage, extra)
-    drafts += _hit(
-        state,
-        target,
-        pool,
-        dice,
-        stun=arm.stun,
-        pt_reduction=pt_reduction,
-        use_armor=True,
-        attack=attack_seq,
-        edge_boost=cmd.edge_damage,
-        first_seq=state.seq + len(drafts) + 1,
-        cause=attack_seq,
-    )
-    return drafts
+        dice, bonus = arm.dice, arm.bonus
+    burst = cmd.mode == "burst"
+    pt = (arm.pt_burst if burst else arm.pt_single) + talent_pt_reduction(char)
+    return _Blow(dice, bonus, arm.burst if burst else 0, pt)
 
 
 def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) -> list[Draft]:
