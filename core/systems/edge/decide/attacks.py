@@ -29,8 +29,6 @@ from ..state import (
     worn_armor,
 )
 from .checks import plan_check, roll_check, secrecy
-
-# -- helpers --------------------------------------------------------------------
 from .common import able, can_use, edge_spend, need_edge
 
 

@@ -15,8 +15,6 @@ from ....state import TableState
 from .. import rules
 from ..commands import SECRET_TN_FIELDS, Attack, Check
 from ..state import EdgeCharacter, Pending, assumed, character, defense, skill_bonus, weapon
-
-# -- helpers --------------------------------------------------------------------
 from .common import able, edge_spend, need_edge
 
 

@@ -11,8 +11,6 @@ from ....errors import RuleError
 from ....state import TableState
 from ..state import Combatant, EdgeCharacter, edge_max, world
 
-# -- helpers --------------------------------------------------------------------
-
 
 def able(char: EdgeCharacter, what: str) -> None:
     if char.dead:

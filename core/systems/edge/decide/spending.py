@@ -12,8 +12,6 @@ from ....state import TableState
 from .. import rules
 from ..commands import AwardEdge, DismissPending, LessenInjury, RecoverEdge, SpendEdge
 from ..state import EdgeCharacter, character, combatant, edge_max, world
-
-# -- helpers --------------------------------------------------------------------
 from .common import able, edge_spend, need_edge
 from .wounds import decide_lessen
 
@@ -26,19 +24,7 @@ def decide_spend(cmd: SpendEdge, state: TableState, dice: Dice, history: History
         return decide_lessen(
             LessenInjury(character=cmd.character, injury=cmd.injury), state, dice, history
         )
-    if purpose in ("advantage", "remove-disadvantage"):
-        raise RuleError(
-            f"purpose: {purpose} is spent on the roll itself: give edge on the check or attack"
-        )
-    if purpose == "damage":
-        raise RuleError(
-            "purpose: a damage boost is edge_damage on the attack or edge_boost on damage"
-        )
-    if purpose not in ("initiative", "reaction"):
-        raise RuleError(
-            f"purpose: {cmd.purpose!r} is not a use of Edge (initiative, reaction, lessen-injury; "
-            "advantage and damage go on the check/attack)"
-        )
+    _check_purpose(purpose, cmd.purpose)
     if cmd.injury is not None:
         raise RuleError(f"injury: only lessen-injury names an injury, not {purpose}")
     char = character(state, cmd.character)
@@ -59,20 +45,37 @@ def decide_spend(cmd: SpendEdge, state: TableState, dice: Dice, history: History
     if me.boost:
         raise RuleError(f"purpose: {char.name}'s initiative is already boosted for a turn")
     faces = dice.roll(6, 2)
-    gained: list[str] = []
-    if enc.current == char.id:
-        before = rules.bracket_actions(
-            me.initiative, state.options.get("initiative_brackets", True)
-        )
-        after = rules.bracket_actions(
-            me.initiative + sum(faces), state.options.get("initiative_brackets", True)
-        )
-        gained = after[len(before) :]
+    # on the character's own turn a higher initiative may bring actions at once
+    gained = _gained(me.initiative, sum(faces), state) if enc.current == char.id else []
     return [
         edge_spend(
             char, "initiative", faces=faces, value=sum(faces), actions=gained, source=dice.source
         )
     ]
+
+
+def _check_purpose(purpose: str, typed: str) -> None:
+    """Refuse a purpose that is no use of Edge spent on its own (as typed: ``typed``)."""
+    if purpose in ("advantage", "remove-disadvantage"):
+        raise RuleError(
+            f"purpose: {purpose} is spent on the roll itself: give edge on the check or attack"
+        )
+    if purpose == "damage":
+        raise RuleError(
+            "purpose: a damage boost is edge_damage on the attack or edge_boost on damage"
+        )
+    if purpose not in ("initiative", "reaction"):
+        raise RuleError(
+            f"purpose: {typed!r} is not a use of Edge (initiative, reaction, lessen-injury; "
+            "advantage and damage go on the check/attack)"
+        )
+
+
+def _gained(initiative: int, boost: int, state: TableState) -> list[str]:
+    """The actions an initiative boosted by ``boost`` brings beyond those it had."""
+    brackets = state.options.get("initiative_brackets", True)
+    before = rules.bracket_actions(initiative, brackets)
+    return rules.bracket_actions(initiative + boost, brackets)[len(before) :]
 
 
 SIMPLE_REASONS = ("session-end", "refresh")
@@ -84,29 +87,9 @@ COMPLEX_REASONS = ("long-rest", "scenario-end", "final-boss")
 def decide_recover(
     cmd: RecoverEdge, state: TableState, dice: Dice, history: History
 ) -> list[Draft]:
-    method = state.options.get("edge_recovery", "simple")
-    allowed = SIMPLE_REASONS if method == "simple" else COMPLEX_REASONS
-    if cmd.reason not in allowed:
-        other = "complex" if method == "simple" else "simple"
-        known = SIMPLE_REASONS + COMPLEX_REASONS
-        if cmd.reason in known:
-            raise RuleError(
-                f"reason: {cmd.reason} belongs to {other} recovery; this table uses {method} "
-                f"({', '.join(allowed)})"
-            )
-        raise RuleError(f"reason: {cmd.reason!r} is not a recovery ({', '.join(allowed)})")
-    if cmd.reason == "long-rest" and cmd.downtime:
-        raise RuleError(
-            "reason: a long rest in downtime recovers no Edge (only during an adventure)"
-        )
-    if cmd.characters:
-        chars = [character(state, c) for c in cmd.characters]
-    else:
-        chars = [c for c in state.characters.values() if isinstance(c, EdgeCharacter)]
-        if not chars:
-            raise RuleError("recover-edge: nobody is at the table yet")
+    _check_reason(cmd, state.options.get("edge_recovery", "simple"))
     drafts = []
-    for char in chars:
+    for char in _recovering(cmd, state):
         top = edge_max(char)
         amount = min(1, top - char.edge) if cmd.reason == "long-rest" else top - char.edge
         if amount <= 0:
@@ -124,6 +107,33 @@ def decide_recover(
     if not drafts:
         raise RuleError("recover-edge: every character named already has full Edge")
     return drafts
+
+
+def _check_reason(cmd: RecoverEdge, method: str) -> None:
+    """Refuse a reason the table's recovery (``simple`` or ``complex``) does not give Edge for."""
+    allowed = SIMPLE_REASONS if method == "simple" else COMPLEX_REASONS
+    if cmd.reason not in allowed:
+        other = "complex" if method == "simple" else "simple"
+        if cmd.reason in SIMPLE_REASONS + COMPLEX_REASONS:
+            raise RuleError(
+                f"reason: {cmd.reason} belongs to {other} recovery; this table uses {method} "
+                f"({', '.join(allowed)})"
+            )
+        raise RuleError(f"reason: {cmd.reason!r} is not a recovery ({', '.join(allowed)})")
+    if cmd.reason == "long-rest" and cmd.downtime:
+        raise RuleError(
+            "reason: a long rest in downtime recovers no Edge (only during an adventure)"
+        )
+
+
+def _recovering(cmd: RecoverEdge, state: TableState) -> list[EdgeCharacter]:
+    """The characters a recovery names, or everyone at the table."""
+    if cmd.characters:
+        return [character(state, c) for c in cmd.characters]
+    chars = [c for c in state.characters.values() if isinstance(c, EdgeCharacter)]
+    if not chars:
+        raise RuleError("recover-edge: nobody is at the table yet")
+    return chars
 
 
 def decide_award(cmd: AwardEdge, state: TableState, dice: Dice, history: History) -> list[Draft]:

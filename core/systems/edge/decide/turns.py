@@ -28,8 +28,6 @@ from ..state import (
     sheet_of,
     world,
 )
-
-# -- helpers --------------------------------------------------------------------
 from .common import can_use
 
 

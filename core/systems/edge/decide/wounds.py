@@ -14,8 +14,6 @@ from ....state import TableState
 from .. import rules
 from ..commands import BurnEdge, Heal, LessenInjury, RepairArmor
 from ..state import EdgeCharacter, Injury, character, edge_max
-
-# -- helpers --------------------------------------------------------------------
 from .common import edge_spend, need_edge
 
 
