@@ -35,23 +35,29 @@ def _check_line(e: dict[str, Any]) -> str:
     edge = " (Edge)" if e.get("edge") else ""
     if "faces" not in e:
         return f"{who}: {e.get('skill', '?')} check{mode}{edge} (secret)"
-    faces = e["faces"]
-    keep = e.get("keep") or list(range(len(faces)))
-    shown = ",".join(str(f) if i in keep else f"~{f}~" for i, f in enumerate(faces))
-    adj = e.get("adjustment", 0)
-    doubles = (
-        f" {'+' if adj > 0 else ''}{adj} double"
-        if e.get("double") and adj
-        else (" double" if e.get("double") else "")
-    )
     skill = f"{e['skill']} +{e.get('bonus', 0)}" if "skill" in e else "attack"
-    head = f"{who}: {skill}{mode}{edge} [{shown}]{doubles} = "
+    head = f"{who}: {skill}{mode}{edge} [{_kept(e)}]{_doubles(e)} = "
     if "mos" not in e:
         outcome = "success" if e.get("success") else "failure"
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
     secret = " (secret TN)" if e.get("secret_tn") else ""
     band = e.get("band", "").replace("-", " ")
     return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
+
+
+def _kept(e: dict[str, Any]) -> str:
+    """A check's faces, those it did not keep struck through: ``7,~2~,9``."""
+    faces = e["faces"]
+    keep = e.get("keep") or list(range(len(faces)))
+    return ",".join(str(f) if i in keep else f"~{f}~" for i, f in enumerate(faces))
+
+
+def _doubles(e: dict[str, Any]) -> str:
+    """A kept double, and what it added to the total: `` +5 double``."""
+    if not e.get("double"):
+        return ""
+    adj = e.get("adjustment", 0)
+    return f" {'+' if adj > 0 else ''}{adj} double" if adj else " double"
 
 
 def _assumed(e: dict[str, Any]) -> str:
