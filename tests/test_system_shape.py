@@ -146,33 +146,37 @@ def test_the_probe_is_found_and_loads(probe: Path) -> None:
     assert "probe" in systems.discover()
 
 
-def test_a_misspelt_hook_stops_margin_at_load(probe: Path) -> None:
-    edit(probe / "present.py", "def vocabulary(", "def vocabluary(")
-    with pytest.raises(
-        shape.ShapeError,
-        match=r"^probe: margin\.core\.systems\.probe\.present gives no vocabulary \(every "
+#: a probe's file, a change to it, and the one line margin stops with at load
+BROKEN = {
+    "misspelt": (
+        "present.py",
+        ("def vocabulary(", "def vocabluary("),
+        r"^probe: margin\.core\.systems\.probe\.present gives no vocabulary \(every "
         r"system's present gives describe, status, field_lines, clock, odds, vocabulary\)$",
-    ):
-        systems.discover()
+    ),
+    "left out": (
+        "__init__.py",
+        ("\nmoment = None\n", "\n"),
+        r"^probe: margin\.core\.systems\.probe gives no moment \(every system's package "
+        r"gives .*; moment = None says the system has none\)$",
+    ),
+    "none where every system has one": (
+        "present.py",
+        ("\n\ndef vocabulary(", "\n\nvocabulary = None\n\n\ndef _vocabulary("),
+        r"^probe: margin\.core\.systems\.probe\.present\.vocabulary is None: every system "
+        r"gives one$",
+    ),
+    "face misspelt": (
+        "__init__.py",
+        ("    summary=", "    sumary="),
+        r"^probe: sumary is no part of a system's face$",
+    ),
+}
 
 
-def test_a_hook_a_system_has_none_of_is_said_to_be_none(probe: Path) -> None:
-    edit(probe / "__init__.py", "\nmoment = None\n", "\n")
-    with pytest.raises(
-        shape.ShapeError,
-        match=r"probe: margin\.core\.systems\.probe gives no moment \(.*"
-        r"moment = None says the system has none\)$",
-    ):
-        systems.discover()
-
-
-def test_a_hook_every_system_gives_cannot_be_none(probe: Path) -> None:
-    edit(probe / "present.py", "\n\ndef vocabulary(", "\n\nvocabulary = None\n\n\ndef _vocabulary(")
-    with pytest.raises(shape.ShapeError, match=r"probe\.present\.vocabulary is None"):
-        systems.discover()
-
-
-def test_a_face_naming_no_part_of_a_system_is_refused(probe: Path) -> None:
-    edit(probe / "__init__.py", "    summary=", "    sumary=")
-    with pytest.raises(shape.ShapeError, match=r"^probe: sumary is no part of a system's face$"):
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_hook_misspelt_or_left_out_stops_margin_at_load(probe: Path, case: str) -> None:
+    name, (old, new), message = BROKEN[case]
+    edit(probe / name, old, new)
+    with pytest.raises(shape.ShapeError, match=message):
         systems.discover()

@@ -251,9 +251,11 @@ class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_o
 
 
 Decide = Callable[[Command, TableState, Dice, History], list[Draft]]
+#: command type -> the function that decides a command of it
+Deciders = Mapping[type[Command], Callable[..., list[Draft]]]
 
 
-def by_command(deciders: Mapping[type[Command], Callable[..., list[Draft]]]) -> Decide:
+def by_command(deciders: Deciders) -> Decide:
     """A system's ``decide``: each command decided by the function its type maps to (what
     players see of the drafts is ``core.lens``'s to say)."""
 

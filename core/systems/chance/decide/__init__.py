@@ -7,28 +7,8 @@ One module a kind of command: ``checks``, ``attacks``, ``effects`` (and sides an
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from margin.events import Draft
-
-from ...base import Command, by_command
-from ..commands import (
-    ApplyEffect,
-    Attack,
-    Bandage,
-    ChangeHp,
-    Check,
-    ClearEffect,
-    EndEncounter,
-    Flee,
-    Join,
-    Move,
-    NextTurn,
-    Opposed,
-    StartEncounter,
-    SwitchSide,
-    Travel,
-)
+from ...base import by_command
+from . import attacks, checks, effects, moves, turns
 from .attacks import attack_gates, aware_of, decide_attack
 from .checks import (
     AUTOMATIC_NARRATION,
@@ -50,25 +30,10 @@ from .effects import (
 from .moves import DOMAINS, MAX_DISTANCE, away, decide_flee, decide_move, decide_travel
 from .turns import decide_end, decide_join, decide_next, decide_start
 
-_DECIDE: dict[type[Command], Callable[..., list[Draft]]] = {
-    Check: decide_check,
-    Opposed: decide_opposed,
-    Attack: decide_attack,
-    ApplyEffect: decide_effect,
-    Bandage: decide_bandage,
-    ClearEffect: decide_clear,
-    StartEncounter: decide_start,
-    Join: decide_join,
-    NextTurn: decide_next,
-    EndEncounter: decide_end,
-    Move: decide_move,
-    Flee: decide_flee,
-    SwitchSide: decide_switch_side,
-    ChangeHp: decide_hp,
-    Travel: decide_travel,
-}
+decide = by_command(
+    {**checks.DECIDERS, **attacks.DECIDERS, **effects.DECIDERS, **turns.DECIDERS, **moves.DECIDERS}
+)
 
-decide = by_command(_DECIDE)
 
 __all__ = [
     "AUTOMATIC_NARRATION",

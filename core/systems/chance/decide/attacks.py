@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from margin.events import Draft, Visibility
 from margin.events.systems.chance import ATTACK_SECRET, AttackRolled
@@ -12,6 +13,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import Attack
 from ..state import (
@@ -209,6 +211,18 @@ class _Blow:
     absorbed: int = 0
     steps: list[list[str]] = field(default_factory=list)
 
+    def recorded(self) -> dict[str, Any]:
+        """The blow as the attack's record keeps it, with the damage a shield let through."""
+        return {
+            "crit": self.crit,
+            "crit_roll": self.crit_roll,
+            "range_percent": self.range_percent,
+            "steps": self.steps,
+            "damage": self.damage,
+            "absorbed": self.absorbed,
+            "taken": self.damage - self.absorbed,
+        }
+
 
 class _Strike:
     """One attack's fixed parts (attacker, weapon, surprise), struck against each target."""
@@ -257,17 +271,11 @@ class _Strike:
             dodged=dodged,
             connects=connects,
             crit_chance=cc,
-            crit_roll=blow.crit_roll,
-            crit=blow.crit,
-            range_percent=blow.range_percent,
+            **blow.recorded(),
             location=aim.location,
             vitals=aim.vitals,
             element=w.element,
             unaware_percent=self.unaware,
-            steps=blow.steps,
-            damage=blow.damage,
-            absorbed=blow.absorbed,
-            taken=blow.damage - blow.absorbed,
             action=aim.action,
             override=self.cmd.override,
             burst_of=aim.burst_of,
@@ -305,3 +313,9 @@ class _Strike:
         absorbed = min(shield.pool, result.damage) if shield is not None else 0
         steps = [list(step) for step in result.steps]
         return _Blow(crit, crit_roll, range_percent, result.damage, absorbed, steps)
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Attack: decide_attack,
+}

@@ -12,6 +12,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import Check, Opposed
 from ..state import ChanceCharacter
@@ -130,31 +131,46 @@ def decide_opposed(cmd: Opposed, state: TableState, dice: Dice, history: History
     b_total, b_mods = rules.modifier_total(cmd.defender_modifiers, "defender_modifiers")
     a_chance = rules.check_odds(a_prof, a_diff, a_total).chance
     b_chance = rules.check_odds(b_prof, b_diff, b_total).chance
-    a_roll, b_roll = d100(dice), d100(dice)
-    a_margin, b_margin = a_chance - a_roll, b_chance - b_roll
-    winner = rules.opposed_winner(a_margin, b_margin)
+    actor = _side("actor", a, a_skill, a_diff, a_mods, a_chance, d100(dice))
+    defender = _side("defender", b, b_skill, b_diff, b_mods, b_chance, d100(dice))
+    winner = rules.opposed_winner(actor["actor_margin"], defender["defender_margin"])
     secret = secret_of(cmd.secret, state)
     event = OpposedRolled(
-        actor=a.id,
-        defender=b.id,
-        actor_skill=a_skill,
-        defender_skill=b_skill,
-        actor_difficulty=a_diff,
-        defender_difficulty=b_diff,
-        actor_chance=a_chance,
-        defender_chance=b_chance,
-        actor_roll=a_roll,
-        defender_roll=b_roll,
-        actor_margin=a_margin,
-        defender_margin=b_margin,
-        actor_band=rules.band_of(a_margin),
-        defender_band=rules.band_of(b_margin),
+        **actor,
+        **defender,
         winner=a.id if winner == "a" else b.id,
-        actor_modifiers=a_mods,
-        defender_modifiers=b_mods,
         secret=secret,
         source=dice.source,
-        actor_difficulty_band=rules.difficulty_band(a_diff),
-        defender_difficulty_band=rules.difficulty_band(b_diff),
     )
     return [Draft(event, visibility=Visibility(hidden=OPPOSED_SECRET if secret else ()))]
+
+
+def _side(
+    side: str,
+    char: ChanceCharacter,
+    skill: str,
+    difficulty: int,
+    modifiers: list[str],
+    chance: int,
+    roll: int,
+) -> dict[str, Any]:
+    """One side of an opposed check as its record keeps it (``actor``, ``actor_skill`` ...)."""
+    margin = chance - roll
+    return {
+        side: char.id,
+        f"{side}_skill": skill,
+        f"{side}_difficulty": difficulty,
+        f"{side}_difficulty_band": rules.difficulty_band(difficulty),
+        f"{side}_modifiers": modifiers,
+        f"{side}_chance": chance,
+        f"{side}_roll": roll,
+        f"{side}_margin": margin,
+        f"{side}_band": rules.band_of(margin),
+    }
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Check: decide_check,
+    Opposed: decide_opposed,
+}

@@ -17,6 +17,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import ApplyEffect, Bandage, ChangeHp, ClearEffect, SwitchSide
 from ..state import EFFECTS, SHIELD_PERCENT, ChanceCharacter, EffectKind, sheet_of, side_of
@@ -210,3 +211,13 @@ def decide_hp(cmd: ChangeHp, state: TableState, dice: Dice, history: History) ->
             raise RuleError(f"amount: {char.name} is already at full HP ({char.max_hp})")
     event = HealthChanged(character=char.id, amount=amount, absorbed=absorbed, reason=cmd.reason)
     return [Draft(event)]
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    ApplyEffect: decide_effect,
+    Bandage: decide_bandage,
+    ClearEffect: decide_clear,
+    SwitchSide: decide_switch_side,
+    ChangeHp: decide_hp,
+}

@@ -9,6 +9,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from ..commands import Flee, Move, Travel
 from ..state import EFFECTS, ChanceCharacter, speed
 from .common import MAX_FEET, char_of, distance, place, standing, world_of
@@ -162,3 +163,11 @@ def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) 
         domain=domain, distance=cmd.distance, unit=unit, speed=cmd.speed, note=cmd.note
     )
     return [Draft(event)]
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Move: decide_move,
+    Flee: decide_flee,
+    Travel: decide_travel,
+}

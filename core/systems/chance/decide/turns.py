@@ -18,6 +18,7 @@ from ....errors import RuleError
 from ....history import History
 from ....state import TableState
 from ....targets import find_characters
+from ...base import Deciders
 from .. import rules
 from ..commands import EndEncounter, Join, NextTurn, StartEncounter
 from ..state import EFFECTS, ChanceCharacter, EffectKind, actions_per_turn
@@ -103,6 +104,13 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
     return [Draft(turn), *ticks]
 
 
+def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    enc = world_of(state).encounter
+    if enc is None:
+        raise RuleError("end-encounter: no fight is running")
+    return [Draft(EncounterEnded(rounds=enc.round))]
+
+
 def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
     """The next participant still at the table and standing (HP above 0)."""
     up = [i for i, c in enumerate(order) if c in state.characters and char_of(state, c).hp > 0] or [
@@ -176,8 +184,10 @@ def _after_end(state: TableState, char: ChanceCharacter, name: str, cause: int) 
     return []
 
 
-def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    enc = world_of(state).encounter
-    if enc is None:
-        raise RuleError("end-encounter: no fight is running")
-    return [Draft(EncounterEnded(rounds=enc.round))]
+#: the commands this module decides
+DECIDERS: Deciders = {
+    StartEncounter: decide_start,
+    Join: decide_join,
+    NextTurn: decide_next,
+    EndEncounter: decide_end,
+}

@@ -7,30 +7,8 @@ encounter), over what ``common`` holds for all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from margin.events import Draft
-
-from ...base import Command, by_command
-from ..commands import (
-    Attack,
-    AwardEdge,
-    BurnEdge,
-    Check,
-    Damage,
-    DismissPending,
-    EndEncounter,
-    Heal,
-    Join,
-    Leave,
-    LessenInjury,
-    NextTurn,
-    RecoverEdge,
-    RepairArmor,
-    SpendEdge,
-    StartEncounter,
-    UseAction,
-)
+from ...base import by_command
+from . import attacks, checks, spending, turns, wounds
 from .attacks import decide_attack, decide_damage
 from .checks import CheckPlan, attack_tn, decide_check, plan_check, sources
 from .spending import (
@@ -52,31 +30,19 @@ from .turns import (
 )
 from .wounds import decide_burn, decide_heal, decide_lessen, decide_repair
 
-DECIDERS: dict[type[Command], Callable[..., list[Draft]]] = {
-    Check: decide_check,
-    Attack: decide_attack,
-    Damage: decide_damage,
-    SpendEdge: decide_spend,
-    LessenInjury: decide_lessen,
-    BurnEdge: decide_burn,
-    RecoverEdge: decide_recover,
-    AwardEdge: decide_award,
-    DismissPending: decide_dismiss,
-    Heal: decide_heal,
-    RepairArmor: decide_repair,
-    StartEncounter: decide_start,
-    Join: decide_join,
-    Leave: decide_leave,
-    NextTurn: decide_next,
-    UseAction: decide_use,
-    EndEncounter: decide_end,
-}
+decide = by_command(
+    {
+        **checks.DECIDERS,
+        **attacks.DECIDERS,
+        **spending.DECIDERS,
+        **wounds.DECIDERS,
+        **turns.DECIDERS,
+    }
+)
 
-decide = by_command(DECIDERS)
 
 __all__ = [
     "COMPLEX_REASONS",
-    "DECIDERS",
     "SIMPLE_REASONS",
     "CheckPlan",
     "attack_tn",

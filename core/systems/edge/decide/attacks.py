@@ -12,6 +12,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import Attack, Damage
 from ..state import (
@@ -99,20 +100,10 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     pool = rules.damage_pool(
         blow.dice, blow.bonus, False, checked["mos"], cmd.edge_damage, blow.extra
     )
-    drafts += _hit(
-        state,
-        target,
-        pool,
-        dice,
-        stun=arm.stun,
-        pt_reduction=blow.pt_reduction,
-        use_armor=True,
-        attack=attack_seq,
-        edge_boost=cmd.edge_damage,
-        first_seq=state.seq + len(drafts) + 1,
-        cause=attack_seq,
+    hit = _Damage(
+        target, pool, arm.stun, blow.pt_reduction, attack=attack_seq, edge_boost=cmd.edge_damage
     )
-    return drafts
+    return drafts + _hit(state, dice, hit, first_seq=state.seq + len(drafts) + 1)
 
 
 def _weapon_against(cmd: Attack, char: EdgeCharacter, target: EdgeCharacter) -> Weapon:
@@ -170,20 +161,9 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
         raise RuleError(f"dice: {cmd.dice} is out of range (1..60)")
     if cmd.pt_reduction < 0:
         raise RuleError("pt_reduction: cannot be negative")
-    return _hit(
-        state,
-        target,
-        rules.Pool(cmd.dice, cmd.bonus),
-        dice,
-        stun=cmd.stun,
-        pt_reduction=cmd.pt_reduction,
-        use_armor=cmd.armor,
-        attack=0,
-        edge_boost=False,
-        first_seq=state.seq + 1,
-        cause=None,
-        reason=cmd.reason,
-    )
+    pool = rules.Pool(cmd.dice, cmd.bonus)
+    hit = _Damage(target, pool, cmd.stun, cmd.pt_reduction, use_armor=cmd.armor, reason=cmd.reason)
+    return _hit(state, dice, hit, first_seq=state.seq + 1)
 
 
 def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
@@ -214,88 +194,87 @@ def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
     pool = rules.damage_pool(
         found.base_dice, found.bonus, False, found.mos, cmd.edge_boost, found.extra_dice
     )
-    drafts += _hit(
-        state,
+    hit = _Damage(
         target,
         pool,
-        dice,
-        stun=found.stun,
-        pt_reduction=found.pt_reduction,
-        use_armor=True,
+        found.stun,
+        found.pt_reduction,
         attack=found.seq,
         edge_boost=cmd.edge_boost,
-        first_seq=state.seq + len(drafts) + 1,
-        cause=found.seq,
         reason=cmd.reason,
     )
-    return drafts
+    return drafts + _hit(state, dice, hit, first_seq=state.seq + len(drafts) + 1)
 
 
-def _hit(
-    state: TableState,
-    target: EdgeCharacter,
-    pool: rules.Pool,
-    dice: Dice,
-    *,
-    stun: bool,
-    pt_reduction: int,
-    use_armor: bool,
-    attack: int,
-    edge_boost: bool,
-    first_seq: int,
-    cause: int | None,
-    reason: str = "",
-) -> list[Draft]:
+@dataclass(frozen=True)
+class _Damage:
+    """A damage roll about to be made: its pool against a target, and how armor meets it."""
+
+    target: EdgeCharacter
+    pool: rules.Pool
+    stun: bool = False
+    pt_reduction: int = 0
+    use_armor: bool = True
+    #: the attack whose damage this is, which its records answer (0: direct damage)
+    attack: int = 0
+    edge_boost: bool = False
+    reason: str = ""
+
+
+def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list[Draft]:
     """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
+    target, pool = damage.target, damage.pool
     faces = dice.roll(6, pool.dice)
-    worn = worn_armor(target, state.options) if use_armor else None
+    worn = worn_armor(target, state.options) if damage.use_armor else None
     pt, dr = (worn.pt, worn.dr) if worn else (0, 0)
-    result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, pt_reduction)
+    result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, damage.pt_reduction)
     # "Damage below the PT is entirely negated (although the armor itself can become degraded)"
     stopped = worn is not None and not result.penetrated and result.raw > 0
     degraded = min(worn.degrade, pt) if worn is not None and stopped else 0
-    drafts = [
-        Draft(
-            Damaged(
-                target=target.id,
-                dice=pool.dice,
-                bonus=pool.bonus,
-                faces=faces,
-                raw=result.raw,
-                pt=pt,
-                dr=dr,
-                pt_reduction=pt_reduction,
-                penetrated=result.penetrated,
-                soaked=result.soaked,
-                taken=result.taken,
-                stun=stun,
-                attack=attack,
-                edge_boost=edge_boost,
-                source=dice.source,
-                reason=reason,
-                degraded=degraded,
-            ),
-            cause=cause,
-        )
-    ]
+    damaged = Damaged(
+        target=target.id,
+        dice=pool.dice,
+        bonus=pool.bonus,
+        faces=faces,
+        raw=result.raw,
+        pt=pt,
+        dr=dr,
+        pt_reduction=damage.pt_reduction,
+        penetrated=result.penetrated,
+        soaked=result.soaked,
+        taken=result.taken,
+        stun=damage.stun,
+        attack=damage.attack,
+        edge_boost=damage.edge_boost,
+        source=dice.source,
+        reason=damage.reason,
+        degraded=degraded,
+    )
+    drafts = [Draft(damaged, cause=damage.attack or None)]
     if result.taken > 0:
-        hp = health(target)
-        accumulated = (target.stun if stun else target.damage) + result.taken
-        severity = (
-            rules.severity_of(result.taken, hp) if state.options.get("injuries", True) else ""
-        )
-        drafts.append(
-            Draft(
-                Injured(
-                    character=target.id,
-                    points=result.taken,
-                    severity=severity,
-                    stun=stun,
-                    accumulated=accumulated,
-                    health=hp,
-                    overwhelmed=accumulated >= hp,
-                ),
-                cause=first_seq,
-            )
-        )
+        drafts.append(Draft(_injured(state, target, result.taken, damage.stun), cause=first_seq))
     return drafts
+
+
+def _injured(state: TableState, target: EdgeCharacter, points: int, stun: bool) -> Injured:
+    """The injury ``points`` of damage that got through cause, and the Health left."""
+    hp = health(target)
+    accumulated = (target.stun if stun else target.damage) + points
+    severity = rules.severity_of(points, hp) if state.options.get("injuries", True) else ""
+    overwhelmed = accumulated >= hp
+    return Injured(
+        character=target.id,
+        points=points,
+        severity=severity,
+        stun=stun,
+        accumulated=accumulated,
+        health=hp,
+        overwhelmed=overwhelmed,
+    )
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Attack: decide_attack,
+    Damage: decide_damage,
+}

@@ -12,6 +12,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import SECRET_TN_FIELDS, Attack, Check
 from ..state import EdgeCharacter, Pending, assumed, character, defense, skill_bonus, weapon
@@ -170,3 +171,9 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         drafts.append(edge_spend(char, cmd.edge))
     drafts.append(Draft(Checked(**fields), visibility=secrecy(cmd)))
     return drafts
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Check: decide_check,
+}

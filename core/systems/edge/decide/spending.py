@@ -9,6 +9,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import AwardEdge, DismissPending, LessenInjury, RecoverEdge, SpendEdge
 from ..state import EdgeCharacter, character, combatant, edge_max, world
@@ -190,3 +191,12 @@ def decide_dismiss(
             visibility=Visibility(gm_only=unseen),
         )
     ]
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    SpendEdge: decide_spend,
+    RecoverEdge: decide_recover,
+    AwardEdge: decide_award,
+    DismissPending: decide_dismiss,
+}

@@ -16,6 +16,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import ACTIONS, EndEncounter, Join, Leave, NextTurn, StartEncounter, UseAction
 from ..state import (
@@ -135,3 +136,14 @@ def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: Histor
     if enc is None:
         raise RuleError("end-encounter: no encounter is running")
     return [Draft(EncounterEnded(name=enc.name))]
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    StartEncounter: decide_start,
+    Join: decide_join,
+    Leave: decide_leave,
+    NextTurn: decide_next,
+    UseAction: decide_use,
+    EndEncounter: decide_end,
+}

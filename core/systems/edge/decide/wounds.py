@@ -11,6 +11,7 @@ from ....dice import Dice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
+from ...base import Deciders
 from .. import rules
 from ..commands import BurnEdge, Heal, LessenInjury, RepairArmor
 from ..state import EdgeCharacter, Injury, character, edge_max
@@ -126,3 +127,12 @@ def decide_repair(cmd: RepairArmor, state: TableState, dice: Dice, history: Hist
     return [
         Draft(ArmorRepaired(character=char.id, points=points, wear_after=char.armor_wear - points))
     ]
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    LessenInjury: decide_lessen,
+    BurnEdge: decide_burn,
+    Heal: decide_heal,
+    RepairArmor: decide_repair,
+}
