@@ -166,21 +166,25 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
     return _hit(state, dice, hit, first_seq=state.seq + 1)
 
 
-def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
+def _awaiting(cmd: Damage, state: TableState) -> OpenAttack:
+    """The hit whose damage is rolled now: the attack named, or the attacker's last hit."""
     opened = world(state).open_attacks
-    found: OpenAttack | None = None
     if cmd.attack is not None:
         found = next((a for a in opened if a.seq == cmd.attack), None)
         if found is None:
             have = ", ".join(str(a.seq) for a in opened) or "none"
             raise RuleError(f"attack: {cmd.attack} is not a hit awaiting damage (awaiting: {have})")
-    else:
-        assert cmd.attacker is not None
-        who = character(state, cmd.attacker)
-        mine = [a for a in opened if a.attacker == who.id]
-        if not mine:
-            raise RuleError(f"attacker: {who.name} has no hit awaiting damage")
-        found = mine[-1]
+        return found
+    assert cmd.attacker is not None
+    who = character(state, cmd.attacker)
+    mine = [a for a in opened if a.attacker == who.id]
+    if not mine:
+        raise RuleError(f"attacker: {who.name} has no hit awaiting damage")
+    return mine[-1]
+
+
+def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
+    found = _awaiting(cmd, state)
     attacker = character(state, found.attacker)
     target = character(state, found.target)
     drafts: list[Draft] = []
