@@ -253,7 +253,29 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
     return [Draft(event, cause=plan.assist_seq)]
 
 
-def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
+@dataclass(frozen=True)
+class AssistPlan:
+    """Help with a check before its dice: what both rolling it and its odds use."""
+
+    helper: Character
+    label: str
+    disposition: str
+    difficulty: str
+    difficulty_dm: int
+    skill_level: int | None
+    #: why the helper will not help (their disposition towards the party, their skill)
+    refusal: str | None
+    skill_used: int | None = None
+    characteristic: str | None = None
+    characteristic_dm: int = 0
+
+    @property
+    def modifier(self) -> int:
+        return (self.skill_used or 0) + self.characteristic_dm + self.difficulty_dm
+
+
+def plan_assist(cmd: Assist, state: TableState) -> AssistPlan:
+    """Check an offer of help against the rules and the state, before any die is rolled."""
     helper = find_character(state, cmd.helper)
     char = find_character(state, cmd.character)
     if helper.id == char.id:
@@ -269,31 +291,39 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
     )
     rung, diff_dm = rules.difficulty(cmd.difficulty)
     refusal = rules.assist_refusal(disposition, level, cmd.skill is not None)
-    base: dict[str, Any] = {
-        "helper": helper.id,
-        "actor": char.id,
-        "label": label,
-        "disposition": disposition,
-        "difficulty": rung,
-        "difficulty_dm": diff_dm,
-    }
     if refusal is not None:
-        if isinstance(dice, TypedDice):
-            dice.release()
-        refused = EffectAssisted(
-            **base, refused=True, reason=f"{helper.name} {refusal}", skill_level=level
-        )
-        return [Draft(refused)]
+        return AssistPlan(helper, label, disposition, rung, diff_dm, level, refusal)
     used = rules.skill_brought(disposition, level) if level is not None else None
     characteristic, char_dm = _characteristic(helper, cmd.characteristic, state)
-    rolled, _, _ = _judged(dice.roll(6, 2), dice.source, (used or 0) + char_dm + diff_dm)
+    return AssistPlan(
+        helper, label, disposition, rung, diff_dm, level, None, used, characteristic, char_dm
+    )
+
+
+def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
+    plan = plan_assist(cmd, state)
+    base: dict[str, Any] = {
+        "helper": plan.helper.id,
+        "actor": find_character(state, cmd.character).id,
+        "label": plan.label,
+        "disposition": plan.disposition,
+        "difficulty": plan.difficulty,
+        "difficulty_dm": plan.difficulty_dm,
+    }
+    if plan.refusal is not None:
+        if isinstance(dice, TypedDice):
+            dice.release()
+        reason = f"{plan.helper.name} {plan.refusal}"
+        refused = EffectAssisted(**base, refused=True, reason=reason, skill_level=plan.skill_level)
+        return [Draft(refused)]
+    rolled, _, _ = _judged(dice.roll(6, 2), dice.source, plan.modifier)
     event = EffectAssisted(
         **base,
         **rolled,
-        skill_level=level,
-        skill_used=used,
-        characteristic=characteristic,
-        characteristic_dm=char_dm,
+        skill_level=plan.skill_level,
+        skill_used=plan.skill_used,
+        characteristic=plan.characteristic,
+        characteristic_dm=plan.characteristic_dm,
         # the helper's Effect is the DM the helped check gets
         dm=rolled["effect"],
     )
