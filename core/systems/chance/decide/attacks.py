@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -127,10 +128,11 @@ def _unaware_percent(cmd: Attack, state: TableState, aware: bool) -> int:
 
 @dataclass(frozen=True)
 class _Aim:
-    """What differs between an attack's target and those caught in its burst (these)."""
+    """What differs between an attack's target and those caught in its burst (these), by
+    the names of the attack's record."""
 
     position: str = "front"
-    extra: int = 0
+    extra_attackers: int = 0
     location: str = "torso"
     vitals: bool = False
     action: bool = False
@@ -158,7 +160,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     )
     aim = _Aim(
         position=cmd.position,
-        extra=cmd.extra_attackers,
+        extra_attackers=cmd.extra_attackers,
         location=cmd.location.strip().lower() or "torso",
         vitals=cmd.vitals,
         action=action,
@@ -244,7 +246,7 @@ class _Strike:
     def at(self, target: ChanceCharacter, aim: _Aim) -> AttackRolled:
         """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
         attacker, w, dice = self.attacker, self.w, self.dice
-        g = attack_gates(attacker, w, target, aim.position, aim.extra, self.aware)
+        g = attack_gates(attacker, w, target, aim.position, aim.extra_attackers, self.aware)
         roll = d100(dice)
         hit = roll <= g.hit_chance
         dodge_roll = d100(dice) if hit and g.can_dodge else None
@@ -253,14 +255,12 @@ class _Strike:
         cc = crit_chance(attacker, w, self.state.options)
         blow = self._blow(target, aim, cc) if connects else _Blow()
         return AttackRolled(
+            **dataclasses.asdict(aim),
+            **blow.recorded(),
             attacker=attacker.id,
             target=target.id,
             weapon=self.wname,
-            position=aim.position,
-            extra_attackers=aim.extra,
             aware=self.aware,
-            intended=aim.intended,
-            confusion_roll=aim.confusion_roll,
             accuracy=accuracy(attacker, w),
             evasion=g.evasion,
             hit_chance=g.hit_chance,
@@ -271,14 +271,9 @@ class _Strike:
             dodged=dodged,
             connects=connects,
             crit_chance=cc,
-            **blow.recorded(),
-            location=aim.location,
-            vitals=aim.vitals,
             element=w.element,
             unaware_percent=self.unaware,
-            action=aim.action,
             override=self.cmd.override,
-            burst_of=aim.burst_of,
             source=dice.source,
         )
 

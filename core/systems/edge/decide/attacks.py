@@ -224,6 +224,19 @@ class _Damage:
     edge_boost: bool = False
     reason: str = ""
 
+    def recorded(self) -> dict[str, Any]:
+        """The roll as its damage record keeps it, before the dice."""
+        return {
+            "target": self.target.id,
+            "dice": self.pool.dice,
+            "bonus": self.pool.bonus,
+            "stun": self.stun,
+            "pt_reduction": self.pt_reduction,
+            "attack": self.attack,
+            "edge_boost": self.edge_boost,
+            "reason": self.reason,
+        }
+
 
 def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list[Draft]:
     """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
@@ -236,22 +249,15 @@ def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list
     stopped = worn is not None and not result.penetrated and result.raw > 0
     degraded = min(worn.degrade, pt) if worn is not None and stopped else 0
     damaged = Damaged(
-        target=target.id,
-        dice=pool.dice,
-        bonus=pool.bonus,
+        **damage.recorded(),
         faces=faces,
         raw=result.raw,
         pt=pt,
         dr=dr,
-        pt_reduction=damage.pt_reduction,
         penetrated=result.penetrated,
         soaked=result.soaked,
         taken=result.taken,
-        stun=damage.stun,
-        attack=damage.attack,
-        edge_boost=damage.edge_boost,
         source=dice.source,
-        reason=damage.reason,
         degraded=degraded,
     )
     drafts = [Draft(damaged, cause=damage.attack or None)]
