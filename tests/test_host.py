@@ -7,6 +7,7 @@ checks cover everything that reached the player, not just the last frame.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import threading
@@ -459,10 +460,9 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
         raise KeyError(HIDDEN_NAME)
 
     monkeypatch.setattr(HostedWatch, "look_for_seat", broken)
-    with pytest.raises(KeyError):
-        async with app.run_test(size=(100, 30)) as pilot:
-            # until the waiting screen's next look for the seat has ended the session
-            await _until(pilot, lambda: app.return_code is not None)
+    # the session runs until the waiting screen's next look for the seat ends it
+    await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), 60)
+    assert app.return_code == 1
     app.table.close()
     shown = capsys.readouterr()
     said = (shown.out + shown.err).strip()
