@@ -55,6 +55,12 @@ def build_table(path: Path) -> Path:
     return path
 
 
+def the_hosts_gm(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process acts as the GM of the host ``hosted`` started in ``folder``: its data
+    folder, so its key. (One GM signs with one key: the host's margin signs after no other.)"""
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
+
+
 def write(path: Path, command: object) -> None:
     """The GM's hand on the table from another process: one command appended."""
     table = Table.open(path)

@@ -26,6 +26,7 @@ from hosting import (
     make_keys,
     need,
     ssh_argv,
+    the_hosts_gm,
     write,
 )
 from support import run_margin
@@ -48,8 +49,11 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def close_terminals(request):
-    """Each test's sessions end with it, so that later tests do not share the machine."""
+def close_terminals(request, monkeypatch):
+    """Each test acts as the host's GM, and its sessions end with it, so that later tests
+    do not share the machine."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
     yield
     if "site" in request.fixturenames:
         request.getfixturevalue("site")["terms"].close_all()
@@ -351,9 +355,11 @@ def test_bad_host_arguments_are_one_line(tmp_path):
     assert err.count("\n") == 1
 
 
-def test_sessions_get_no_environment_of_the_host_or_the_client():
+def test_sessions_get_no_environment_of_the_host_or_the_client(data_home):
     env = session_env("xterm-256color")
-    assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM"}
+    assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM", "XDG_DATA_HOME"}
+    # the host's data folder, so that a GM's session signs with the host's key
+    assert env["XDG_DATA_HOME"] == str(data_home)
     assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
     assert "TERM" not in session_env(None)
 

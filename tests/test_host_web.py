@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, need, plain, write
+from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, need, plain, the_hosts_gm, write
 from support import CHROMIUM, CHROMIUM_FLAGS
 
 from margin.core.commands import AddCharacter, Note, RollDice
@@ -27,6 +27,13 @@ def site(tmp_path_factory):
     host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
     yield {"host": host, "table": table, "dir": folder}
     host.stop()
+
+
+@pytest.fixture(autouse=True)
+def as_the_hosts_gm(request, monkeypatch):
+    """What the tests write, the host's GM writes."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from margin.events.jsonl import export, import_table
 from margin.events.signing import BadKey, public_key
 
 from . import render
+from .keys import sign_as_gm
 from .resolve import input_lines
 from .table import Table, new_command_id
 
@@ -73,6 +74,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         return 0
     old = Table.open(args.from_, readonly=True)
     try:
+        # the new table carries what OLD's log says, signed as this GM: they vouch for it
+        sign_as_gm(old.store).vouch(old.store.last_seq)
         state = old.state
     finally:
         old.close()
@@ -280,7 +283,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     name = display_name(args.path)
     if verdict.bad is not None:
         _fail(f"{name}: record {verdict.bad} {verdict.reason}")
-    signed = verdict.signatures.describe(verdict.records)
+    signed = verdict.signatures.describe()
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
     return 0
 

@@ -117,12 +117,18 @@ DATABASE_ENV = ("PGPASSWORD", "PGPASSFILE", "PGSERVICEFILE", "PGSSLMODE", "PGSSL
 
 
 def session_env(term: str | None = None, table: str = "") -> dict[str, str]:
-    """A session's whole environment: nothing of the host's or the client's but a sane TERM.
+    """A session's whole environment: nothing of the host's or the client's but a sane TERM,
+    and where the host's margin keeps its data, so a GM's session signs with the host's key.
 
     For a table in PostgreSQL the host's ``DATABASE_ENV`` passes too, and its
     ``~/.pgpass`` as ``PGPASSFILE``: sessions have no home folder.
     """
-    env = {"PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": os.defpath,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "XDG_DATA_HOME": str(data_dir().parent),
+    }
     if term is not None:
         env["TERM"] = term if _TERM.fullmatch(term) else "xterm-256color"
     if is_url(table):

@@ -25,7 +25,7 @@ from margin.events import (
     open_store,
 )
 
-from .keys import signing_key
+from .keys import sign_as_gm, signing_key
 from .rng import RandomDice
 
 MAX_RETRIES = 20
@@ -41,7 +41,8 @@ def new_command_id() -> str:
 class Table:
     """One table (a file or a table in PostgreSQL), opened by one process: folds the log and appends commands.
 
-    A table opened for writing signs every command it appends with the GM's key.
+    A table opened for writing signs every command it appends with the GM's key, once
+    its store has checked the log it signs after (``Store.vouch``).
 
     ``lock`` is held while the projection changes (a fold, a command's records
     added), never while the store is read or written: a screen runs its writes
@@ -57,7 +58,7 @@ class Table:
         self.store = store
         self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
-            store.signer = signing_key()
+            sign_as_gm(store)
         self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
         self.dice: Dice = RandomDice()
         self.catch_up(keep=False)
