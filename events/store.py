@@ -255,31 +255,36 @@ class Store(Protocol):
     # -- what a signer has checked --------------------------------------------
 
     def vouch(self, upto: int) -> str | None:
-        """Check the log up to record ``upto`` as the signer must before it signs after it.
+        """Check the log as the signer must before it signs after record ``upto``.
 
-        Reads only the records after the last one checked: the history is kept
-        on the store, and in its ``ledger`` between processes. Returns the hash
-        of record ``upto`` (None when the log ends before it, which an append
-        then refuses as a ``ConcurrencyError``); raises ``StoreError`` naming the
-        first record the signer cannot vouch for (``Unvouched``): one that fails
-        ``margin verify``, a command with no signature once the table is signed,
-        or one signed by a key the signer does not take (``SignatureCheck``).
+        Reads only the records after the last one checked, and all of them, so
+        that a row numbered past a gap is found: the history is kept on the
+        store, and in its ``ledger`` between processes. Returns the hash of
+        record ``upto``, or None when the log does not end there (an append
+        then refuses as a ``ConcurrencyError``, and the next one checks on);
+        raises ``Unvouched`` naming the first record the signer cannot vouch
+        for: one that fails ``margin verify``, a command with no signature once
+        the table is signed, or one signed by a key the signer does not take
+        (``SignatureCheck``).
         """
+        own = self.signer.public if self.signer is not None else None
         history = self.vouched
-        if history is None or history.records > upto:
+        if history is None or history.signatures.own != own:
             history = self.vouched = self._resume(upto)
+        history.signatures.trusted = self.trusted
         read = history.records < upto
         if read:
-            history.feed(self.rows(history.records, upto))
+            history.feed(self.rows(history.records))
         bad = (history.bad, history.reason) if history.bad is not None else None
         if bad is None and history.records == upto:
             bad = history.signatures.open_tail()
         if bad is not None:
+            # kept only while sound: the next look goes on from the ledger, under the keys
+            # trusted then
+            self.vouched = None
             raise Unvouched(self.name, *bad)
-        if history.records < upto:
-            return None
         self._keep_vouched(read)
-        return history.head
+        return history.head if history.records == upto else None
 
     def _resume(self, upto: int) -> History:
         """The history to check the log from: the longest the ledger has that the log bears out."""

@@ -35,7 +35,7 @@ class TestMemoryStore(StoreContract):
     def name(self, request: pytest.FixtureRequest) -> Iterator[str]:
         name = f"memory:{request.node.name}"
         yield name
-        for suffix in ("", "-gap", "-bad", "-good"):
+        for suffix in ("", "-gap", "-bad", "-good", "-branch"):
             MemoryStore.forget(name + suffix)
 
 
