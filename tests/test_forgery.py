@@ -14,87 +14,19 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hosting import need
+from forging import Row, chained, forge
 from support import margin_do, margin_process
 
-from margin.events import FORMAT, Noted, Record, StoredRow, chain_hash, encode_body, open_store
-from margin.events.postgres import parse_url
+from margin.events import StoredRow, open_store
 from margin.events.signing import SigningKey
 from margin.tui.keys import CHECKED_FOLDER, data_dir, signing_key
 
 TABLES = Path(__file__).parent / "tables"
 NOT_SIGNED = "is not signed (inserted outside margin?)"
-
-
-@dataclass
-class Row:
-    """A row as a forger writes it, with the signature they add, if any."""
-
-    seq: int
-    command: str
-    prev: str
-    hash: str
-    body: bytes
-    key: str = ""
-    sig: str = ""
-
-
-def chained(prev: StoredRow | Row, text: str = "forged", command: str = "forger") -> Row:
-    """A note chained onto ``prev``, its chain hash computed as margin computes it."""
-    seq = prev.seq + 1
-    record = Record(
-        seq=seq,
-        at="2026-12-01T20:00:00.000000Z",
-        author="gm",
-        command=command,
-        event=Noted(text=text),
-    )
-    body = encode_body(record)
-    return Row(seq, command, prev.hash, chain_hash(prev.hash, body), body)
-
-
-def sql(table: str, rows: list[Row]) -> str:
-    """What the forger types into the engine's shell."""
-    if table.startswith("postgresql://"):
-        name = parse_url(table).table
-        lines = [
-            f"INSERT INTO margin.records VALUES ('{name}', {r.seq}, '{r.command}', {FORMAT}, "
-            f"'{r.prev}', '{r.hash}', '\\x{r.body.hex()}'::bytea);"
-            for r in rows
-        ]
-        lines += [
-            f"INSERT INTO margin.signatures VALUES ('{name}', {r.seq}, '{r.key}', '{r.sig}');"
-            for r in rows
-            if r.sig
-        ]
-    else:
-        lines = [
-            f"INSERT INTO records VALUES ({r.seq}, '{r.command}', {FORMAT}, '{r.prev}', "
-            f"'{r.hash}', x'{r.body.hex()}');"
-            for r in rows
-        ]
-        lines += [
-            f"INSERT INTO signatures VALUES ({r.seq}, '{r.key}', '{r.sig}');" for r in rows if r.sig
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def forge(table: str, rows: list[Row]) -> None:
-    """Insert ``rows`` with the engine's own shell, as a forger would."""
-    if table.startswith("postgresql://"):
-        need("psql")
-        argv = ["psql", "-q", "-v", "ON_ERROR_STOP=1", parse_url(table).conninfo]
-    else:
-        need("sqlite3")
-        argv = ["sqlite3", "-bail", table]
-    done = subprocess.run(argv, input=sql(table, rows), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
 
 
 def stored(table: str) -> list[StoredRow]:
