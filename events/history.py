@@ -39,12 +39,13 @@ class History(msgspec.Struct, kw_only=True):
     reason: str = ""
     signatures: SignatureCheck = msgspec.field(default_factory=SignatureCheck)
 
-    def feed(self, rows: Iterable[StoredRow]) -> None:
+    def feed(self, rows: Iterable[StoredRow], *, made: bool = False) -> None:
         """Check ``rows``, the stored rows after record ``records``, up to the first bad one.
 
         ``prev`` and ``hash`` must chain, the body must decode and agree with the
         ``seq`` and ``command`` columns beside it, and ``v`` must be a format
-        this margin reads; the signatures are checked as ``SignatureCheck`` says.
+        this margin reads; the signatures are checked as ``SignatureCheck`` says
+        (``made``: rows this process has just written and signed itself).
         """
         signatures = self.signatures
         if self.bad is not None:
@@ -65,7 +66,7 @@ class History(msgspec.Struct, kw_only=True):
             if record.seq != seq or record.command != row.command:
                 self.fail(seq, "has columns that disagree with its body")
                 return
-            signatures.row(seq, row.command, row.hash, row.key, row.sig)
+            signatures.row(seq, row.command, row.hash, row.key, row.sig, made=made)
             if signatures.bad is not None:
                 self.fail(signatures.bad, signatures.reason)
                 return

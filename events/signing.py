@@ -177,9 +177,17 @@ class SignatureCheck(msgspec.Struct, kw_only=True):
     signers: dict[str, int] = {}
 
     def row(
-        self, seq: int, command: str, digest: str, signer: str = "", signature: str = ""
+        self,
+        seq: int,
+        command: str,
+        digest: str,
+        signer: str = "",
+        signature: str = "",
+        *,
+        made: bool = False,
     ) -> None:
-        """Read record ``seq`` of command ``command`` (hash ``digest``), with its signature if any."""
+        """Read record ``seq`` of command ``command`` (hash ``digest``), with its signature if
+        any; ``made``: this process made the signature just now, so it is not verified again."""
         if self.bad is not None:
             return
         if self.start and command != self.command:
@@ -191,10 +199,10 @@ class SignatureCheck(msgspec.Struct, kw_only=True):
             self.start, self.command = seq, command
         self.last = seq
         if signer or signature:
-            self._head(seq, digest, signer, signature)
+            self._head(seq, digest, signer, signature, made)
 
-    def _head(self, seq: int, digest: str, signer: str, signature: str) -> None:
-        if not signature_valid(signer, signature, seq, digest):
+    def _head(self, seq: int, digest: str, signer: str, signature: str, made: bool) -> None:
+        if not made and not signature_valid(signer, signature, seq, digest):
             self._fail(seq, f"has a signature by {signer} that does not match")
             return
         if self.own is not None:

@@ -323,8 +323,11 @@ class Store(Protocol):
         if rows[0][0] != history.records + 1:
             return
         history.feed(
-            StoredRow(seq, v, prev, digest, body, command, *((key, sig) if seq == head else ()))
-            for seq, command, v, prev, digest, body in rows
+            (
+                StoredRow(seq, v, prev, digest, body, command, *((key, sig) if seq == head else ()))
+                for seq, command, v, prev, digest, body in rows
+            ),
+            made=True,
         )
         if history.bad is not None:
             self.vouched = None
