@@ -2,7 +2,9 @@
 
 Every commit signs the hash of its last record. The chain makes that hash
 depend on every record before it, so a valid signature at the head vouches
-for the whole log up to there. Keys and signatures are written as text:
+for the whole log up to there, which a margin checks before it signs; a
+record counts as signed only through the signature of its own command
+(``SignatureCheck``). Keys and signatures are written as text:
 ``ed25519:`` and the raw key in unpadded URL-safe base64; a signature is its
 64 bytes the same way.
 """

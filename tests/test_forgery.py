@@ -230,3 +230,21 @@ def test_the_next_process_checks_only_what_came_since_the_last(tmp_path: Path) -
     code, replies = margin_do(path, {"type": "note", "text": "the GM's next"})
     assert code == 1
     assert f"record 5 {NOT_SIGNED}" in replies[0]["error"]
+
+
+def test_a_key_the_gm_lists_in_trusted_keys_is_signed_after(tmp_path: Path) -> None:
+    """The keys of the GM's other machines, one a line beside the signing key."""
+    path = str(tmp_path / "t.margin")
+    assert margin_process("new", path, "--system", "2d10-edge").returncode == 0
+    forge(path, another_keys_signature(stored(path)))
+    trusted = data_dir() / "trusted-keys"
+    trusted.write_text(f"# the GM's laptop\n{FORGER.public}  # and a comment\n\n")
+    code, replies = margin_do(path, {"type": "note", "text": "from the desktop"})
+    assert code == 0, replies
+    trusted.write_text("ed25519:not-a-key\n")
+    done = margin_process("do", path, stdin='{"type": "note", "text": "x"}\n')
+    assert done.returncode == 1
+    assert (
+        done.stderr
+        == f"margin: {trusted} line 1: {'ed25519:not-a-key'!r}: not a margin public key (32 bytes of base64 after ed25519:)\n"
+    )

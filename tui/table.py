@@ -162,6 +162,10 @@ class Table:
         command_id = command_id or new_command_id()
         for attempt in range(MAX_RETRIES):
             self.catch_up()
+            if self.store.signer is not None:
+                # what came is checked before the decision, not between it and the write, so
+                # that the window another writer can win in stays as narrow as the decision
+                self.store.vouch(self.projection.seq)
             drafts = self.decide(command)
             if not drafts:
                 raise RuleError("the command changes nothing")
