@@ -144,7 +144,8 @@ async def run(players: int, count: int, folder: Path) -> None:
     (folder / "seats.keys").write_text("\n".join(lines) + "\n")
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}
     host = subprocess.Popen(
-        [sys.executable, "-m", "margin.tui", "host", str(path), "--ssh", "0", "--keys", str(folder / "seats.keys")],
+        [sys.executable, "-m", "margin.tui", "host", str(path), "--ssh", "0", "--keys", str(folder / "seats.keys"),
+         "--sessions", str(len(keys))],
         stdout=subprocess.PIPE,
         text=True,
         env=env,

@@ -80,12 +80,26 @@ class TableURL:
 def parse_url(url: str) -> TableURL:
     """Check a table URL; a bad one is a ``StoreError`` naming what is wrong."""
     try:
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError(
+            f"{_shown(url)}: not UTF-8 text (write other bytes in a URL as %XX)"
+        ) from None
+    try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError as exc:
-        raise StoreError(f"{_shown(url)}: not a PostgreSQL table URL ({exc})") from None
+    except ValueError:
+        # urllib's own words may quote a piece of a password that holds a raw / or @
+        raise StoreError(
+            f"{_shown(url)}: not a PostgreSQL table URL (a port is a number; a / ? # or @ in"
+            " a user name or password is written %2F %3F %23 %40)"
+        ) from None
     if parts.scheme not in ("postgresql", "postgres"):
         raise StoreError(f"{_shown(url)}: not a postgresql:// URL")
+    if "@" in parts.path:  # user:pass/word@host: the password's / ended the host part
+        raise StoreError(
+            f"{_shown(url)}: not a PostgreSQL table URL (a / in a password is written %2F)"
+        )
     query = parse_qsl(parts.query, keep_blank_values=True)
     tables = [v for k, v in query if k == "table"]
     rest = [(k, v) for k, v in query if k != "table"]
@@ -123,8 +137,13 @@ def url_password(url: str) -> str | None:
 
 
 def _shown(url: str) -> str:
-    """A URL that did not parse, shown without anything that may be a password."""
-    return re.sub(r"(//[^/@:]*):[^/@]*@", r"\1:***@", url)
+    """A URL that did not parse, shown without anything that may be a password: all from the
+    first ``:`` after the user name to the last ``@`` (a raw password may hold ``/`` or ``@``)."""
+    scheme, sep, rest = url.partition("//")
+    userinfo, at, place = rest.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return f"{scheme}{sep}{userinfo.partition(':')[0]}:***@{place}"
 
 
 def exists(url: str) -> bool:

@@ -523,7 +523,11 @@ def display_name(name: str | object) -> str:
 
 
 def short_name(name: str | object) -> str:
-    """What a screen's title calls a table: its file's name, or its name in the database."""
+    """What a screen's title calls a table: its file's name, or its name in the database.
+
+    Text, always: bytes of a file name that are not UTF-8 are shown as U+FFFD, so the name
+    can go into a record or onto a screen.
+    """
     text = str(name)
     if is_url(text):
         from .postgres import parse_url
@@ -531,7 +535,7 @@ def short_name(name: str | object) -> str:
         return parse_url(text).table
     import os
 
-    return os.path.basename(text)
+    return os.path.basename(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def table_exists(name: str | object) -> bool:

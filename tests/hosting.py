@@ -3,6 +3,7 @@ terminals (tmux panes) running the real OpenSSH client."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -95,8 +96,10 @@ def keys_file(path: Path, keys: dict[str, Path]) -> Path:
 class Host:
     """A ``margin host`` process; its output is collected line by line."""
 
-    def __init__(self, table: Path, keys: Path, data: Path, web: bool = False) -> None:
-        argv = [*MARGIN, "host", str(table), "--ssh", "0", "--keys", str(keys)]
+    def __init__(
+        self, table: Path, keys: Path, data: Path, web: bool = False, options: tuple[str, ...] = ()
+    ) -> None:
+        argv = [*MARGIN, "host", str(table), "--ssh", "0", "--keys", str(keys), *options]
         if web:
             argv += ["--web", "0"]
         env = {**os.environ, "XDG_DATA_HOME": str(data), "PYTHONUNBUFFERED": "1"}
@@ -131,6 +134,19 @@ class Host:
             time.sleep(0.02)
         raise AssertionError(f"host never printed {text!r}:\n{self.output()}")
 
+    def sessions(self) -> list[int]:
+        """The process ids of the sessions the host runs now."""
+        return [pid for pid in children(self.proc.pid) if b"margin.tui.session" in cmdline(pid)]
+
+    def wait_sessions(self, count: int, timeout: float = 20) -> list[int]:
+        """The host's sessions once there are ``count`` of them."""
+        end = time.monotonic() + timeout
+        while len(found := self.sessions()) != count:
+            if time.monotonic() > end:
+                raise AssertionError(f"{len(found)} sessions, not {count}:\n{self.output()}")
+            time.sleep(0.02)
+        return found
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
@@ -141,6 +157,53 @@ class Host:
                 self.proc.wait()
         self.reader.join(5)
         return self.proc.returncode
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started that are still there."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def group(pgid: int) -> list[int]:
+    """Every process still in the process group ``pgid`` (a zombie counts: it is not gone)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            # the fields after the command's name, which is in parentheses and may hold spaces
+            fields = stat.read_text().rpartition(")")[2].split()
+            if int(fields[2]) == pgid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def wait_gone(pgid: int, timeout: float) -> float:
+    """Seconds until no process is left in the group ``pgid``; fails after ``timeout``."""
+    start = time.monotonic()
+    while group(pgid):
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"process group {pgid} still there: {group(pgid)}")
+        time.sleep(0.02)
+    return time.monotonic() - start
+
+
+def resident(pid: int) -> int:
+    """Resident memory of ``pid`` and every process under it, in bytes (0 once gone)."""
+    try:
+        pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE") + sum(resident(c) for c in children(pid))
 
 
 def ssh_argv(port: int, key: Path, *extra: str, program: str = "ssh") -> list[str]:
@@ -250,12 +313,18 @@ class Terminal:
 
 
 def hosted(
-    folder: Path, seats: tuple[str, ...], strangers: tuple[str, ...] = (), web: bool = False
+    folder: Path,
+    seats: tuple[str, ...],
+    strangers: tuple[str, ...] = (),
+    web: bool = False,
+    options: tuple[str, ...] = (),
 ) -> tuple[Host, Path, dict[str, Path]]:
-    """``build_table``'s fight hosted from ``folder`` for ``seats``: the host, the table and a
-    key for every seat and every one of ``strangers`` (keys the host does not list)."""
+    """``build_table``'s fight hosted from ``folder`` for ``seats`` (with the host's
+    ``options``): the host, the table and a key for every seat and every one of
+    ``strangers`` (keys the host does not list)."""
     table = build_table(folder / "fight.margin")
     keys = make_keys(folder / "keys", (*seats, *strangers))
     listed = {name: keys[name] for name in seats}
-    host = Host(table, keys_file(folder / "seats.keys", listed), folder / "data", web=web)
+    seats_file = keys_file(folder / "seats.keys", listed)
+    host = Host(table, seats_file, folder / "data", web=web, options=options)
     return host, table, keys

@@ -73,7 +73,8 @@ def run_margin(*args: str, stdin: str | bytes = "") -> Done:
     finally:
         fake_out.flush()
         sys.stdin, sys.stdout, sys.stderr = real
-    return Done(code, out.getvalue().decode(), fake_err.getvalue())
+    # a file name that is not UTF-8 is written as its bytes: read back as Python names it
+    return Done(code, out.getvalue().decode("utf-8", "surrogateescape"), fake_err.getvalue())
 
 
 def margin_output(*args: str, stdin: str | bytes = "") -> str:

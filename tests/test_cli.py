@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,13 @@ def test_state_at_and_undo_through_the_cli(table: str) -> None:
     assert "records 1..4" in err
     _, text, _ = run("log", str(table))
     assert "(undone)" in text.splitlines()[2]
+    lines = [json.loads(line) for line in run("log", str(table), "--json")[1].splitlines()]
+    roll, undo = lines[2], lines[3]
+    assert undo["type"] == "table.undone"
+    # every record's command is its own; the undo names the one it undid apart
+    assert undo["command"] != roll["command"]
+    assert undo["undone_command"] == roll["command"]
+    assert undo["voids"] == [roll["seq"]]
 
 
 def test_export_import_round_trip(table: str, tmp_path: Path) -> None:
@@ -319,3 +327,23 @@ def test_log_says_characters_by_name_and_players_only_those_they_see(file_table:
     _, player, _ = run("log", str(file_table), "--as", "Old Tom")
     assert "Old Tom rolls 1d6" in player
     assert "night" not in player.lower()
+
+
+def test_a_table_whose_file_name_is_not_utf8_is_named_without_a_traceback(tmp_path: Path) -> None:
+    from margin.tui.app import history_path
+
+    table = str(tmp_path / os.fsdecode(b"f\xffight.margin"))
+    assert run("new", table, "--system", "2d10-edge")[0] == 0
+    margin_do(table, add_character("Kael"))
+    follow = str(tmp_path / os.fsdecode(b"next\xfe.margin"))
+    for args in (
+        ("branch", table, "--at", "1", str(tmp_path / os.fsdecode(b"what\xfeif.margin"))),
+        ("new", follow, "--from", table),
+        ("log", follow),
+    ):
+        code, out, err = run(*args)
+        assert code == 0, err
+        assert "Traceback" not in err
+    # records and screens name it as text; the bytes that are not UTF-8 shown as U+FFFD
+    assert "f\ufffdight.margin" in run("log", follow)[1]
+    assert history_path(table).name.startswith("f\udcffight-")

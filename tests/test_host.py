@@ -11,6 +11,7 @@ import socket
 import subprocess
 import threading
 import time
+from typing import Any
 
 import pytest
 from hosting import (
@@ -29,9 +30,12 @@ from hosting import (
     the_hosts_gm,
     write,
 )
-from support import run_margin
+from support import pilot_test, run_margin
+from textual.command import CommandPalette
 
+from margin.core.commands import AddCharacter
 from margin.tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
+from margin.tui.session import HostedWatch, session_app
 from margin.tui.table import Table
 
 pytestmark = pytest.mark.slow
@@ -338,6 +342,46 @@ def test_keys_file_lines(tmp_path):
         parse_keys("# nobody\n", "k")
 
 
+def _public(algorithm: str, **kwargs: Any) -> str:
+    import asyncssh
+
+    key = asyncssh.generate_private_key(algorithm, **kwargs)
+    return key.export_public_key().decode().strip()
+
+
+def test_keys_file_takes_strong_keys_only_and_no_options():
+    strong = {
+        "Ann": _public("ssh-ed25519"),
+        "Bo": _public("ecdsa-sha2-nistp256"),
+        "Cy": _public("ssh-rsa", key_size=2048),
+    }
+    seats = parse_keys("".join(f"{name} {key}\n" for name, key in strong.items()), "k")
+    assert sorted(seats.values()) == ["Ann", "Bo", "Cy"]
+    ed25519 = strong["Ann"]
+    bad = [
+        f"Dee {_public('ssh-dss')}",
+        f"Eve {_public('ssh-rsa', key_size=1024)}",
+        f"restrict,pty {ed25519}",
+        f'command="margin watch t --as Kael" {ed25519}',
+        f"no-pty {ed25519}",
+        f"Fay {ed25519}",
+    ]
+    with pytest.raises(HostError) as caught:
+        parse_keys("\n".join(bad) + "\n", "k")
+    lines = str(caught.value).splitlines()
+    assert (
+        lines[0]
+        == "k:1: Dee: ssh-dss keys are not accepted; use ed25519, ECDSA or RSA of 2048 bits"
+    )
+    assert lines[1] == "k:2: Eve: an RSA key of 1024 bits is too weak; use 2048 or more, or ed25519"
+    options = "is an authorized_keys option, not a seat; a line is NAME KEYTYPE BASE64 [comment]"
+    assert lines[2] == f"k:3: 'restrict,pty' {options}, with no options"
+    assert lines[3].startswith("k:4: 'command=\"margin")
+    assert options in lines[3]
+    assert lines[4] == f"k:5: 'no-pty' {options}, with no options"
+    assert len(lines) == 5, "Fay's line is good: only the bad lines are named"
+
+
 def test_bad_host_arguments_are_one_line(tmp_path):
     table = build_table(tmp_path / "t.margin")
     keys = tmp_path / "k"
@@ -362,6 +406,48 @@ def test_sessions_get_no_environment_of_the_host_or_the_client(data_home):
     assert env["XDG_DATA_HOME"] == str(data_home)
     assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
     assert "TERM" not in session_env(None)
+
+
+async def _until(pilot, condition):
+    for _ in range(1000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the session never got there")
+
+
+@pilot_test
+async def test_a_player_seated_while_the_command_palette_is_open_gets_their_view(tmp_path):
+    table = build_table(tmp_path / "fight.margin")
+    app = session_app(str(table), "Zed")
+    assert isinstance(app, HostedWatch)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+p")
+        await _until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        write(table, AddCharacter(name="Zed"))
+        await _until(pilot, lambda: app.view is not None and len(app.screen_stack) == 1)
+        await pilot.pause()
+        assert "watching as Zed" in str(app.query_one("#header").render())
+    app.table.close()
+
+
+@pilot_test
+async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, monkeypatch, capsys):
+    table = build_table(tmp_path / "fight.margin")
+    app = session_app(str(table), "Zed")
+    assert isinstance(app, HostedWatch)
+
+    def broken(self):
+        raise KeyError(HIDDEN_NAME)
+
+    monkeypatch.setattr(HostedWatch, "look_for_seat", broken)
+    with pytest.raises(KeyError):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.5)
+    app.table.close()
+    shown = capsys.readouterr()
+    said = (shown.out + shown.err).strip()
+    assert said == "margin: this session ended on an error margin did not expect (KeyError)"
 
 
 STUCK_SESSION = """

@@ -7,24 +7,46 @@ just what is on the screen at the end.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import json
+import os
+import re
+import signal
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 
+import aiohttp
 import pytest
-from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, need, plain, the_hosts_gm, write
+from hosting import (
+    GM_NOTE,
+    HIDDEN_NAME,
+    SECRET_FACE,
+    hosted,
+    need,
+    plain,
+    the_hosts_gm,
+    wait_gone,
+    write,
+)
 from support import CHROMIUM, CHROMIUM_FLAGS
 
 from margin.core.commands import AddCharacter, Note, RollDice
 
 pytestmark = pytest.mark.slow
 
+#: the largest terminal the module's host gives a session
+COLS, ROWS = 160, 50
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     need("chromium", "ssh-keygen")
     folder = tmp_path_factory.mktemp("web")
-    host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
+    options = ("--max-size", f"{COLS}x{ROWS}")
+    host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
     yield {"host": host, "table": table, "dir": folder}
     host.stop()
 
@@ -130,3 +152,111 @@ def test_a_wrong_token_gets_403(site, browser):
     assert _status(f"{base}/seat/nothing/ws") == 403
     assert _status(f"{base}/download/anything") == 403
     assert _status(good) == 200
+
+
+def test_a_session_whose_page_closes_while_it_is_stuck_is_gone_within_seconds(site, browser):
+    host = site["host"]
+    before = set(host.sessions())
+    gm = Seat(browser, host.web["gm"])
+    gm.wait_for("type a command")
+    (pid,) = set(host.sessions()) - before
+    # stopped, the session can answer nothing: the host has to end it whatever it is doing
+    os.kill(pid, signal.SIGSTOP)
+    gm.page.close()
+    assert wait_gone(pid, 5) < 5
+    host.wait_line("gm left (web")
+
+
+class Socket:
+    """A websocket to a seat's link, spoken as a page would, or as a hostile client might."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.data = b""
+
+    async def until(self, found: Callable[[bytes], bool]) -> bytes:
+        """What the session sends from now until a frame of it is ``found``."""
+        start = len(self.data)
+        while True:
+            message = await asyncio.wait_for(self.ws.receive(), 20)
+            if message.type != aiohttp.WSMsgType.BINARY:
+                raise AssertionError(f"the socket closed: {plain(self.data[start:])[-500:]}")
+            self.data += message.data
+            if found(message.data):
+                return self.data[start:]
+
+    async def resize(self, width: int, height: int) -> None:
+        await self.ws.send_str(json.dumps(["resize", {"width": width, "height": height}]))
+
+
+def lowest_row(frames: bytes) -> int:
+    """The lowest row the session drew on (it places each line it draws: ESC [ ROW ; COL H)."""
+    return max(int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", frames))
+
+
+def draws_row(row: int) -> Callable[[bytes], bool]:
+    return lambda frame: f"\x1b[{row};".encode() in frame
+
+
+async def _resized(url: str, host) -> tuple[list[int], int]:
+    """The lowest row a session drew on when opened at 30000x30000, then resized to 100x30
+    and to 30000x30000 again; and its process id."""
+    rows = []
+    async with (
+        aiohttp.ClientSession() as client,
+        client.ws_connect(f"{url}?width=30000&height=30000") as ws,
+    ):
+        socket = Socket(ws)
+        rows.append(lowest_row(await socket.until(lambda f: b"watching as Kael" in f)))
+        (pid,) = await asyncio.to_thread(host.wait_sessions, 1)
+        # what no page sends: a lone surrogate typed, messages of no shape; the session goes on
+        for junk in ('["stdin", "\\ud800"]', "7", '["resize", [1, 2]]', "[1, 2, 3]"):
+            await ws.send_str(junk)
+        await socket.resize(100, 30)
+        await socket.until(draws_row(30))
+        await socket.resize(30000, 30000)
+        # each frame is whole: the one reaching the last row allowed shows any row beyond it
+        rows.append(lowest_row(await socket.until(draws_row(ROWS))))
+    return rows, pid
+
+
+def apart(coroutine):
+    """``coroutine`` run on an event loop in a thread of its own (Playwright holds this one)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def test_a_huge_resize_from_a_link_is_clamped_and_the_session_ends_with_its_socket(site):
+    url = site["host"].web["Kael"].replace("http://", "ws://", 1) + "/ws"
+    rows, pid = apart(_resized(url, site["host"]))
+    assert rows == [ROWS, ROWS]
+    assert wait_gone(pid, 5) < 5
+    assert "Traceback" not in site["host"].output()
+
+
+async def _many(url: str, count: int) -> list[bytes]:
+    """What each of ``count`` sockets opened at once to one link got before it closed (or
+    once it had a screen)."""
+    async with aiohttp.ClientSession() as client:
+
+        async def one() -> bytes:
+            async with client.ws_connect(url) as ws:
+                got = b""
+                while b"margin" not in got:
+                    message = await asyncio.wait_for(ws.receive(), 30)
+                    if message.type != aiohttp.WSMsgType.BINARY:
+                        break
+                    got += message.data
+                return got
+
+        return await asyncio.gather(*(one() for _ in range(count)))
+
+
+def test_twenty_sockets_on_one_link_get_the_seats_sessions_and_one_line_each(site):
+    url = site["host"].web["Kael"].replace("http://", "ws://", 1) + "/ws"
+    got = apart(_many(url, 20))
+    line = b"margin: Kael has 2 sessions open already; close one and try again\r\n"
+    assert sum(g == line for g in got) == 18
+    assert sum(b"watching as Kael" in plain(g).encode() or b"\x1b[" in g for g in got) == 2
+    assert site["host"].output().count("refused Kael over web") == 18
+    site["host"].wait_sessions(0)

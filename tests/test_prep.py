@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import threading
 from pathlib import Path
 
 import pytest
 from support import events_of, run_margin
 
 from margin.core import RuleError
+from margin.core.commands import Note
 from margin.core.systems.edge.state import EdgeCharacter
 from margin.tui.commandline import parse_line
+from margin.tui.sheets import HOSTED_OFF, MAX_BYTES, SheetFiles
 from margin.tui.table import Table
 
 KAEL = {
@@ -103,7 +108,7 @@ def test_a_sheet_file_in_json_or_toml_goes_into_the_record(edge: Table, tmp_path
         f"add Kael from {tmp_path / 'kael.json'}",
         f"add Mook x4 npc from {tmp_path / 'mook.toml'}",
     ):
-        command = parse_line(line, edge.state).command
+        command = parse_line(line, edge.state, SheetFiles().read).command
         assert command is not None
         edge.execute(command)
     added = [
@@ -120,7 +125,7 @@ def test_a_sheet_file_in_json_or_toml_goes_into_the_record(edge: Table, tmp_path
     ("name", "text", "match"),
     [
         ("missing.json", None, "sheet .*missing.json: no such file"),
-        ("bad.json", '{"health": 12,', "not valid JSON"),
+        ("bad.json", '{"health": 12,', "not JSON: .*; a .toml file is read as TOML"),
         ("bad.toml", "health = = 12", "not valid TOML"),
         ("list.json", "[1, 2]", "a sheet is an object of fields, not list"),
         ("wrong.json", '{"health": "lots"}', "sheet.health: expected a whole number"),
@@ -136,7 +141,9 @@ def test_a_sheet_file_that_cannot_be_used_is_refused_in_one_line(
 
     def add_from_the_file() -> None:
         """The file is read as the line is read, or when the command runs: either may refuse."""
-        command = parse_line(f"add Kael from {tmp_path / name}", edge.state).command
+        command = parse_line(
+            f"add Kael from {tmp_path / name}", edge.state, SheetFiles().read
+        ).command
         assert command is not None
         edge.execute(command)
 
@@ -144,6 +151,101 @@ def test_a_sheet_file_that_cannot_be_used_is_refused_in_one_line(
         add_from_the_file()
     assert "\n" not in str(caught.value)
     assert edge.projection.seq == before
+
+
+def read_soon(sheets: SheetFiles, name: str) -> str:
+    """The one line ``sheets.read(name)`` is refused with; a read that hangs fails the test."""
+    caught: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            sheets.read(name)
+        except BaseException as exc:
+            caught.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(20)
+    assert not reader.is_alive(), f"reading {name} hangs"
+    assert len(caught) == 1, f"{name} was read"
+    assert isinstance(caught[0], RuleError), caught[0]
+    refusal = str(caught[0])
+    assert "\n" not in refusal
+    return refusal
+
+
+def test_only_a_regular_file_is_read_as_a_sheet(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    local = SheetFiles()
+    assert read_soon(local, str(fifo)) == (
+        f"sheet {fifo}: not a regular file (a pipe or a device); give a sheet file"
+    )
+    assert "not a regular file" in read_soon(local, "/dev/zero")
+    assert read_soon(local, "kael\0.json") == "sheet kael\0.json: no such file"
+    assert read_soon(local, str(tmp_path)) == f"sheet {tmp_path}: a folder, not a sheet file"
+    big = tmp_path / "big.json"
+    big.write_text('{"notes": "' + "x" * MAX_BYTES + '"}', encoding="utf-8")
+    assert "larger than a sheet can be" in read_soon(local, str(big))
+
+
+def test_the_tables_own_file_is_never_opened_as_a_sheet(edge: Table, tmp_path: Path) -> None:
+    name = str(tmp_path / "t.margin")
+    sheets = SheetFiles(table=name)
+    assert read_soon(sheets, name) == f"sheet {name}: the table's own file, not a sheet"
+    edge.execute(Note(text="the locks held"))  # its connection still writes
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text", "match"),
+    [
+        (".toml", "born = 1979-05-27", r"born: a date, which a sheet cannot hold"),
+        (".toml", "at = 1979-05-27T07:32:00Z", r"at: a date and time, which"),
+        (".toml", "[skills]\nwake = 07:32:00", r"skills.wake: a time of day, which"),
+        (".toml", "[[kit]]\nmade = 2020-01-01", r"kit\[0\].made: a date, which"),
+        (".toml", "health = " + "9" * 5000, "not TOML margin accepts: a number too long"),
+        (".toml", "health = " + "9" * 101, r"\$.health: number too large"),
+        (".toml", "health = inf", "health: inf is not a number a sheet holds"),
+        (".toml", "health = nan", "health: nan is not a number a sheet holds"),
+        (".toml", "x = " + "[" * 5000 + "]" * 5000, "nested too deeply"),
+        (".toml", "a = " + "[" * 40 + "]" * 40, r"\$.a\[0\].*: nested more than 32 deep"),
+        (".toml", ".".join(["a"] * 40) + " = 1", "nested more than 32 deep"),
+        (".json", '{"health": NaN}', "not JSON: .*; a .toml file is read as TOML"),
+        (".json", '{"health": -Infinity}', "not JSON: "),
+        (".json", '{"health": 1e999}', "not JSON margin accepts: Number out of range"),
+        (".json", '{"health": ' + "9" * 5000 + "}", "Integer value out of range"),
+        (".json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested more than 32 deep"),
+        (".json", '{"notes": "\\ud800"}', "surrogate pair"),
+    ],
+)
+def test_values_no_sheet_holds_are_refused_in_one_line(
+    tmp_path: Path, suffix: str, text: str, match: str
+) -> None:
+    path = tmp_path / f"hostile{suffix}"
+    path.write_text(text, encoding="utf-8")
+    refusal = read_soon(SheetFiles(), str(path))
+    assert refusal.startswith(f"sheet {path}: ")
+    assert re.search(match, refusal), refusal
+
+
+def test_a_hosted_gm_reads_sheets_only_inside_the_hosts_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "sheets"
+    (folder / "party").mkdir(parents=True)
+    (folder / "party" / "kael.json").write_text(json.dumps(KAEL), encoding="utf-8")
+    secret = tmp_path / "secret.toml"
+    secret.write_text('password = "hunter2"\n', encoding="utf-8")
+    (folder / "out.toml").symlink_to(secret)
+    (folder / "gone.toml").symlink_to(tmp_path / "nothing.toml")
+    hosted = SheetFiles(hosted=True, folder=folder)
+    assert hosted.read("party/kael.json") == KAEL
+    # outside the folder is answered as missing is: nothing tells which files exist
+    for name in ("../secret.toml", str(secret), "out.toml", "gone.toml", "missing.toml",
+                 "party/../../secret.toml", "~/.ssh/id_ed25519", "/etc/passwd", "a\0b"):  # fmt: skip
+        assert read_soon(hosted, name) == f"sheet {name}: no such file in the host's sheets folder"
+    assert read_soon(SheetFiles(hosted=True), "party/kael.json") == (
+        f"sheet party/kael.json: {HOSTED_OFF}"
+    )
+    assert "--sheets DIR" in HOSTED_OFF
 
 
 def test_a_group_takes_the_next_numbers_and_commands_reach_every_member(edge: Table) -> None:

@@ -6,6 +6,10 @@ rules text, not read back from margin.
 
 from __future__ import annotations
 
+import contextlib
+import resource
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -362,6 +366,33 @@ def test_recap_writes_a_file_and_refuses_bad_input(tmp_path: Path) -> None:
     code, _, err = run_margin("recap", path, "-o", str(tmp_path))
     assert code == 1
     assert "is a folder" in err
+
+
+@contextlib.contextmanager
+def small_disk(size: int) -> Iterator[None]:
+    """Files this process writes stop at ``size`` bytes, as on a disk that is full."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    was = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, was)
+
+
+def test_recap_onto_a_full_disk_names_the_file_and_leaves_what_was_there(tmp_path: Path) -> None:
+    build_demo(tmp_path / "demo.margin", "2d10-edge").close()
+    out_file = tmp_path / "recap.md"
+    out_file.write_text("last week's recap\n")
+    with small_disk(512):
+        code, _, err = run_margin("recap", str(tmp_path / "demo.margin"), "-o", str(out_file))
+    assert code == 1
+    assert err == (
+        f"margin: -o {out_file}: cannot be written (File too large); {out_file} was left as it was\n"
+    )
+    assert out_file.read_text() == "last week's recap\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.margin", "recap.md"]
 
 
 def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> None:

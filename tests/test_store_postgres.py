@@ -44,12 +44,19 @@ def test_a_url_names_a_table_and_how_to_reach_it() -> None:
         ("postgresql://db/club?table=" + "x" * 51, "is not a table name"),
         ("postgresql://db/?table=t", "name the database"),
         ("postgresql://gm:secret@db:notaport/club?table=t", "not a PostgreSQL table URL"),
+        # a raw / ends the host part early: what follows is no port, or no database
+        ("postgresql://gm:sec/ret@db/club?table=t", r"gm:\*\*\*@db/club\?table=t: not a Pos"),
+        ("postgresql://gm:5432/secret@db/club?table=t", "a / in a password is written %2F"),
+        ("postgresql://gm:s@cr/et@db/club?table=t", r"^postgresql://gm:\*\*\*@db/club"),
+        ("postgresql://gm:secret@db/club\udcff?table=t", r"not UTF-8 text"),
+        ("postgresql://gm:secret\udcff@db/club?table=t", r"gm:\*\*\*@db.*not UTF-8 text"),
     ],
 )
 def test_a_bad_url_is_refused_naming_what_is_wrong(url: str, message: str) -> None:
     with pytest.raises(StoreError, match=message) as caught:
         parse_url(url)
-    assert "secret" not in str(caught.value)
+    for piece in ("secret", "sec", "ret", "5432", "s@cr"):
+        assert piece not in str(caught.value)
 
 
 def test_a_table_of_a_newer_margin_is_read_but_not_written(pg: Server, pg_url: str) -> None:

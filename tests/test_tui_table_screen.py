@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import threading
 
 import pytest
@@ -24,6 +26,7 @@ from margin.core.commands import AddCharacter, Note, convert_command
 from margin.events import StoreError
 from margin.tui import app as appmod
 from margin.tui.screens import HelpScreen, PasteScreen
+from margin.tui.sheets import SheetFiles
 from margin.tui.table import Table
 from margin.tui.widgets import CommandLine
 
@@ -110,6 +113,63 @@ class Hold:
     async def begin(self):
         """Wait until it has been called (and is held)."""
         assert await asyncio.to_thread(self.begun.wait, 30)
+
+
+# -- sheet files --------------------------------------------------------------
+
+
+def seated(app):
+    return sorted(c.name for c in app.view.state().characters.values())
+
+
+@pilot_test
+async def test_a_sheet_file_is_read_in_a_worker_while_the_screen_answers_keys(
+    path, tmp_path, monkeypatch
+):
+    sheet = tmp_path / "rat.json"
+    sheet.write_text(json.dumps(demo_sheet(SYSTEM)), encoding="utf-8")
+    hold = Hold(monkeypatch, SheetFiles, "read")
+    app = play(path)
+    before = seated(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        with unsettled():
+            burst(app, f"add Rat from {sheet}\r")
+            await hold.begin()
+            line = app.query_one(CommandLine)
+            await pilot.press(*"note ")
+            assert line.value == "note "
+            await pilot.press("f1")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert app.busy
+        hold.go.set()
+        await settled(pilot)
+        assert seated(app) == sorted([*before, "Rat"])
+    app.view.table.close()
+
+
+@pilot_test
+async def test_a_sheet_file_that_is_a_pipe_a_device_or_hostile_gets_one_line(path, tmp_path):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    dated = tmp_path / "dated.toml"
+    dated.write_text("born = 1979-05-27\n", encoding="utf-8")
+    async with playing(path, (100, 24)) as (app, pilot):
+        before = seated(app)
+        for name, said in (
+            (fifo, "not a regular file"),
+            ("/dev/zero", "not a regular file"),
+            (dated, "born: a date, which a sheet cannot hold"),
+        ):
+            await burst_run(app, pilot, f"add Rat from {name}\r")
+            assert message(app).startswith(f"sheet {name}: ")
+            assert said in message(app)
+            line = app.query_one(CommandLine)
+            assert line.value == f"add Rat from {name}", "a refused line stays to be fixed"
+            line.value = ""
+        await burst_run(app, pilot, "note still answering\r")
+        assert notes(app) == ["still answering"]
+        assert seated(app) == before
 
 
 async def until(pilot, condition):

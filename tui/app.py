@@ -31,6 +31,7 @@ from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, is_url, short_name
 
 from . import commandline, render
+from .commandline import SheetReader
 from .keys import data_dir
 from .screens import (
     HelpScreen,
@@ -43,6 +44,7 @@ from .screens import (
     help_keys,
     key_name,
 )
+from .sheets import SheetFiles
 from .view import CharacterRow, LiveTable, View, parse_jump, player_id
 from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
 
@@ -73,7 +75,7 @@ def history_path(table: str | Path) -> Path:
     else:
         resolved = Path(table).resolve()
         full, stem = str(resolved), resolved.stem
-    digest = hashlib.sha256(full.encode()).hexdigest()[:12]
+    digest = hashlib.sha256(full.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return data_dir() / "history" / f"{stem}-{digest}.txt"
 
 
@@ -375,9 +377,17 @@ class PlayApp(TableApp):
     ]  # fmt: skip
     HELP_WIDGETS = (CommandLine,)
 
-    def __init__(self, view: View, name: str, history: Path | None = None) -> None:
+    def __init__(
+        self,
+        view: View,
+        name: str,
+        history: Path | None = None,
+        sheets: SheetFiles | None = None,
+    ) -> None:
         super().__init__(view, name)
         self.history = history
+        #: where ``add NAME from FILE`` reads its file
+        self.sheets = sheets or SheetFiles(table=view.table.store.name)
         self.greeting = "help lists the commands; F1 lists the keys"
         #: the records each recent command wrote, newest last
         self._ran: list[list[int]] = []
@@ -591,13 +601,47 @@ class PlayApp(TableApp):
             if found is not None:
                 log.show(found)
             return True
+        files = commandline.sheet_files(text, self.view.state())
+        if files:
+            # a file may be slow to read (a network folder): the screen answers keys meanwhile
+            self.submit(
+                functools.partial(self._read_sheets, files),
+                functools.partial(self._sheets_read, text, quiet),
+            )
+            return True
+        return self._run_read(text, quiet)
+
+    def _read_sheets(self, files: list[str]) -> dict[str, dict[str, Any]]:
+        return {name: self.sheets.read(name) for name in files}
+
+    def _sheets_read(
+        self,
+        text: str,
+        quiet: bool,
+        sheets: dict[str, dict[str, Any]] | None,
+        error: Exception | None,
+    ) -> None:
+        if error is not None:
+            self._refuse_line(error)
+            self._finish(False)
+            return
+        assert sheets is not None
+        ok = self._run_read(text, quiet, sheets.__getitem__)
+        if not super().busy:  # refused at once: no command went to the worker
+            self._finish(ok)
+
+    def _refuse_line(self, error: Exception) -> None:
+        if isinstance(error, RuleError):
+            self.say(str(error), error=True)
+        else:  # a bug in a short form must not end the GM's session
+            self.say(f"margin could not read that line ({type(error).__name__}: {error})", True)
+
+    def _run_read(self, text: str, quiet: bool, sheets: SheetReader | None = None) -> bool:
+        """Run a line whose sheet files, if it names any, ``sheets`` has read."""
         try:
-            parsed = commandline.parse_line(text, self.view.state())
-        except RuleError as exc:
-            self.say(str(exc), error=True)
-            return False
-        except Exception as exc:  # a bug in a short form must not end the GM's session
-            self.say(f"margin could not read that line ({type(exc).__name__}: {exc})", error=True)
+            parsed = commandline.parse_line(text, self.view.state(), sheets)
+        except Exception as exc:
+            self._refuse_line(exc)
             return False
         if parsed.action == "undo":
             return self.preview_undo(Undo())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import sys
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from margin.events.signing import BadKey, public_key
 
 from . import render
 from .keys import sign_as_gm
+from .limits import Limits, parse_size
 from .resolve import input_lines
 from .table import Table, new_command_id
 
@@ -191,8 +193,11 @@ def cmd_log(args: argparse.Namespace) -> int:
             continue
         if args.json:
             flat = {k: v for k, v in data.items() if k != "event"}
-            flat.update(data["event"])
-            flat["seq"] = data["seq"]
+            kind = str(data["event"].get("type", "")).rpartition(".")[2]
+            for name, value in data["event"].items():
+                # an undo's command (a redo's) is the one it undid: it goes by its event's
+                # name, so that "command" is every record's own
+                flat[f"{kind}_{name}" if name == "command" else name] = value
             flat["undone"] = record.seq in voided
             out.write(json.dumps(flat) + "\n")
         else:
@@ -393,6 +398,10 @@ def cmd_host(args: argparse.Namespace) -> int:
     from .view import player_id
 
     try:
+        cols, rows = parse_size(args.max_size)
+    except ValueError as exc:
+        raise UsageError(f"--max-size {exc}") from None
+    try:
         ssh = parse_address(args.ssh, "--ssh")
         web = parse_address(args.web, "--web") if args.web else None
         seats = parse_keys(Path(args.keys).read_text(encoding="utf-8"), args.keys)
@@ -400,6 +409,12 @@ def cmd_host(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except UnicodeDecodeError:
         raise UsageError(f"--keys {args.keys}: not a text file of public keys") from None
+    limits = Limits(args.per_seat, args.channels, args.sessions, cols, rows, args.memory)
+    sheets = None
+    if args.sheets is not None:
+        sheets = Path(args.sheets).expanduser().resolve()
+        if not sheets.is_dir():
+            raise UsageError(f"--sheets {args.sheets}: not a folder (give the folder of sheets)")
     path = args.path if is_url(args.path) else str(Path(args.path).resolve())
     table = Table.open(path, readonly=True)
     state = table.state
@@ -410,7 +425,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         except RuleError:
             print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
     try:
-        asyncio.run(serve(Host(path, seats, ssh, web, say=_say)))
+        asyncio.run(serve(Host(path, seats, ssh, web, say=_say, limits=limits, sheets=sheets)))
     except OSError as exc:
         raise UsageError(f"cannot listen: {exc.strerror or exc}") from None
     return 0
@@ -418,6 +433,13 @@ def cmd_host(args: argparse.Namespace) -> int:
 
 def _say(line: str) -> None:
     print(line, flush=True)
+
+
+def _positive(text: str) -> int:
+    """A whole number of 1 or more, for an option."""
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 10**9:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number, 1 or more")
+    return int(text)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -436,8 +458,15 @@ def _write(text: str, path: str | None) -> None:
     if target.is_dir():
         raise UsageError(f"-o {path}: is a folder; give a file name")
     partial = target.with_name(target.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(target)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(target)
+    except OSError as exc:
+        # a full disk: nothing half written is left, and what was at PATH stays
+        partial.unlink(missing_ok=True)
+        raise UsageError(
+            f"-o {path}: cannot be written ({exc.strerror or exc}); {path} was left as it was"
+        ) from None
 
 
 def _recap(args: argparse.Namespace) -> Recap:
@@ -520,6 +549,41 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ssh", required=True, metavar="[ADDR:]PORT", help="SSH address (127.0.0.1)")
     s.add_argument("--keys", required=True, metavar="KEYS", help="NAME KEYTYPE BASE64 a line")
     s.add_argument("--web", metavar="[ADDR:]PORT", help="also serve the screens over HTTP")
+    s.add_argument(
+        "--sheets", metavar="DIR", help="the folder the GM's seat reads sheet files from"
+    )
+    limits = Limits()
+    s.add_argument(
+        "--per-seat",
+        type=_positive,
+        default=limits.per_seat,
+        metavar="N",
+        help=f"sessions one seat may have open ({limits.per_seat})",
+    )
+    s.add_argument(
+        "--channels",
+        type=_positive,
+        default=limits.channels,
+        metavar="N",
+        help=f"sessions one SSH connection may carry ({limits.channels})",
+    )
+    s.add_argument(
+        "--sessions",
+        type=_positive,
+        default=limits.sessions,
+        metavar="N",
+        help=f"sessions in all ({limits.sessions})",
+    )
+    s.add_argument(
+        "--max-size",
+        default=f"{limits.cols}x{limits.rows}",
+        metavar="COLSxROWS",
+        help=f"the largest terminal a session gets ({limits.cols}x{limits.rows})",
+    )
+    s.add_argument(
+        "--memory", type=_positive, default=limits.memory, metavar="MIB",
+        help=f"memory a session may hold before it is ended ({limits.memory} MiB)",
+    )  # fmt: skip
     s.set_defaults(func=cmd_host)
 
     s = sub.add_parser("replay", help="scrub a session record by record")
@@ -645,6 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # a file name that is not UTF-8 is printed as the bytes it is, as the shell shows it
+        sys.stdout.reconfigure(errors="surrogateescape")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -3,8 +3,8 @@
 Lines are split into words here; the words are read by the generic grammar
 (``roll``, ``add``, ``cond``, the generic turn order ..., in ``core.systems.words``)
 or the dice system's, except the words that open a screen (help, rules, undo's
-preview). The screen reads the sheet file of ``add NAME from FILE`` itself and
-hands the grammar its sheet. A line starting with
+preview). The screen reads the sheet file of ``add NAME from FILE`` itself, in a
+worker (``sheet_files`` names them), and hands the grammar its sheet. A line starting with
 ``{`` is a command as JSON, exactly as ``margin do`` reads it, so whatever a
 system offers is reachable even without a short form. Nothing here decides a
 rule: a line becomes a command, and the core decides it.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,6 @@ from margin.core.commands import command_type, convert_command
 from margin.core.systems.base import Command, Usage
 from margin.core.systems.words import CLOCK, GENERIC, parse_generic
 from margin.core.targets import find_characters
-
-from .sheets import read_sheet
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
 GENERIC_HELP: dict[str, str] = {
@@ -150,16 +149,39 @@ def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
     return words[:at], faces
 
 
-def _read_sheet_files(words: list[str]) -> list[str]:
-    """An ``add`` line with each file of ``from FILE`` read: its sheet, as JSON, in the
-    file's place, for the grammar (``core.systems.words``) to take as the sheet."""
+#: reads the sheet file a line names: its sheet, or ``RuleError``
+SheetReader = Callable[[str], dict[str, Any]]
+
+
+def _sheet_places(words: list[str]) -> list[int]:
+    """Where an ``add`` line names a sheet file: each word after ``from``."""
     if words[0].lower() != "add":
+        return []
+    return [n for n in range(3, len(words)) if words[n - 1].lower() == "from"]
+
+
+def _read_sheet_files(words: list[str], sheets: SheetReader | None) -> list[str]:
+    """An ``add`` line with each file of ``from FILE`` read: its sheet, as JSON, in the
+    file's place, for the grammar (``core.systems.words``) to take as the sheet. Without
+    a reader the file's name stays, and the grammar says it was not read."""
+    if sheets is None:
         return words
-    out = words[:2]
-    for word in words[2:]:
-        given = out[-1].lower() == "from" and len(out) > 2
-        out.append(json.dumps(read_sheet(word)) if given else word)
+    out = list(words)
+    for n in _sheet_places(words):
+        out[n] = json.dumps(sheets(words[n]))
     return out
+
+
+def sheet_files(text: str, state: TableState) -> list[str]:
+    """The sheet files a typed line would read (none, unless it is ``add ... from FILE``)."""
+    text = text.strip()
+    if not text or text.startswith("{") or text.partition(" ")[0].lower() == "alias":
+        return []
+    try:
+        words, _ = _faces(_split(expand_alias(text, state)))
+    except RuleError:
+        return []  # the line is refused when it is read, before any file
+    return [words[n] for n in _sheet_places(words)] if words else []
 
 
 def _accepts_faces(system: str, tag: str) -> bool:
@@ -169,8 +191,11 @@ def _accepts_faces(system: str, tag: str) -> bool:
     return False
 
 
-def parse_line(text: str, state: TableState) -> Parsed:
-    """A typed line as a command (or a screen action); ``RuleError`` names what is wrong."""
+def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) -> Parsed:
+    """A typed line as a command (or a screen action); ``RuleError`` names what is wrong.
+
+    ``sheets`` reads the files of ``add NAME from FILE``; without it none is read.
+    """
     text = text.strip()
     if not text:
         raise RuleError("type a command (help lists them)")
@@ -195,7 +220,7 @@ def parse_line(text: str, state: TableState) -> Parsed:
     if head in ("note", "gmnote"):
         # a note is its text as typed, spaces and quotes kept
         words = [head, *([rest] if rest else [])]
-    found = parse_generic(_read_sheet_files(words), state)
+    found = parse_generic(_read_sheet_files(words, sheets), state)
     if found is None:
         found = _system_forms(words, faces, state)
     if found is None:

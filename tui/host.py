@@ -7,6 +7,11 @@ command, subsystem (sftp, scp), environment variables, port, agent and X11
 forwarding reach nothing. SSH sessions run on a pseudo-terminal that follows
 the client's window; web sessions speak textual-serve's protocol to the
 browser.
+
+Each session runs in a process group of its own, which is what is ended when
+its connection ends (asked, then killed): nothing a session does outlives its
+client. ``Limits`` bounds what clients may have: sessions a seat, channels a
+connection, sessions in all, terminal size, and memory a session.
 """
 
 from __future__ import annotations
@@ -24,14 +29,16 @@ import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from margin.events import display_name, is_url, short_name
 from margin.events.postgres import url_password
 
 from .keys import data_dir
+from .limits import Limits
 from .session import GM
 
 #: Seconds a session's process gets to leave its screen tidy before it is killed.
@@ -44,6 +51,20 @@ TERMINAL_RESET = (
 )
 NO_PTY = "margin: this table needs a terminal: use ssh -t"
 NO_COMMAND = "margin: this table runs no commands; connect with ssh -t and no command"
+HOST_STOPPED = "margin: the host stopped"
+#: Seconds between two looks at how much memory each session holds.
+MEMORY_INTERVAL = 1.0
+
+
+class Session(Protocol):
+    """A hosted session, by either door: what the host counts and ends."""
+
+    seat: str
+
+    @property
+    def pid(self) -> int | None: ...
+
+    async def close(self, notice: str = HOST_STOPPED, code: int = 0) -> None: ...
 
 
 class HostError(Exception):
@@ -62,28 +83,90 @@ def parse_address(text: str, option: str) -> tuple[str, int]:
     return addr, int(port)
 
 
+#: authorized_keys options that take no value (those that take one have an ``=``): a line
+#: copied from an authorized_keys file starts with them where a KEYS line has its seat
+KEY_OPTIONS = frozenset(
+    [
+        "agent-forwarding",
+        "cert-authority",
+        "no-agent-forwarding",
+        "no-port-forwarding",
+        "no-pty",
+        "no-touch-required",
+        "no-user-rc",
+        "no-x11-forwarding",
+        "port-forwarding",
+        "pty",
+        "restrict",
+        "user-rc",
+        "verify-required",
+        "x11-forwarding",
+    ]
+)
+#: the smallest RSA key a seat may have (NIST SP 800-131A: 1024-bit RSA is not to be used)
+RSA_BITS = 2048
+
+
+def _key_problem(key: asyncssh.SSHKey) -> str | None:
+    """Why a seat may not have this key, or None: ed25519, ECDSA and RSA of 2048 bits or more."""
+    algorithm = key.get_algorithm()
+    if "ed25519" in algorithm or "ecdsa" in algorithm:
+        return None
+    rsa_key = key.pyca_key
+    if isinstance(rsa_key, rsa.RSAPublicKey):
+        bits = rsa_key.key_size
+        if bits >= RSA_BITS:
+            return None
+        return f"an RSA key of {bits} bits is too weak; use {RSA_BITS} or more, or ed25519"
+    return f"{algorithm} keys are not accepted; use ed25519, ECDSA or RSA of {RSA_BITS} bits"
+
+
+def _key_line(words: list[str]) -> tuple[str, asyncssh.SSHKey]:
+    """One KEYS line's seat and key; ``HostError`` says what is wrong with it."""
+    if len(words) < 3:
+        raise HostError("expected NAME KEYTYPE BASE64 [comment]")
+    name, keytype, blob = words[:3]
+    if any(c in name for c in ',="') or name.lower() in KEY_OPTIONS:
+        raise HostError(
+            f"{name!r} is an authorized_keys option, not a seat; a line is NAME KEYTYPE"
+            " BASE64 [comment], with no options"
+        )
+    try:
+        key = asyncssh.import_public_key(f"{keytype} {blob}")
+    except (asyncssh.KeyImportError, ValueError) as exc:
+        raise HostError(f"{name}: not an SSH public key ({exc})") from None
+    problem = _key_problem(key)
+    if problem is not None:
+        raise HostError(f"{name}: {problem}")
+    return name, key
+
+
 def parse_keys(text: str, source: str) -> dict[bytes, str]:
-    """A KEYS file (``NAME KEYTYPE BASE64 [comment]`` a line) as {public key blob: seat}."""
+    """A KEYS file (``NAME KEYTYPE BASE64 [comment]`` a line) as {public key blob: seat}.
+
+    ``HostError`` names every bad line, one a line.
+    """
     seats: dict[bytes, str] = {}
+    problems: list[str] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        words = line.split()
-        if len(words) < 3:
-            raise HostError(f"{source}:{lineno}: expected NAME KEYTYPE BASE64 [comment]")
-        name, keytype, blob = words[:3]
         try:
-            key = asyncssh.import_public_key(f"{keytype} {blob}")
-        except (asyncssh.KeyImportError, ValueError) as exc:
-            raise HostError(f"{source}:{lineno}: {name}: not an SSH public key ({exc})") from None
+            name, key = _key_line(line.split())
+        except HostError as exc:
+            problems.append(f"{source}:{lineno}: {exc}")
+            continue
         data = key.public_data
         if data in seats:
-            raise HostError(
+            problems.append(
                 f"{source}:{lineno}: {name}: the same key is already {seats[data]}'s"
                 " (one key, one seat)"
             )
+            continue
         seats[data] = GM if name.lower() == GM else name
+    if problems:
+        raise HostError("\n".join(problems))
     if not seats:
         raise HostError(f"{source}: no keys (one a line: NAME KEYTYPE BASE64 [comment])")
     return seats
@@ -102,13 +185,17 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
     return key
 
 
-def session_argv(table: str, seat: str) -> list[str]:
+def session_argv(table: str, seat: str, sheets: Path | None = None) -> list[str]:
     """The one command a session runs: the seat's screen of this table.
 
     A table URL goes without its password, which would show in process lists;
-    ``session_env`` carries it.
+    ``session_env`` carries it. ``sheets`` is the folder the GM's seat reads
+    sheet files from (none: it reads none).
     """
-    return [sys.executable, "-P", "-m", "margin.tui.session", display_name(table), seat]
+    argv = [sys.executable, "-P", "-m", "margin.tui.session", display_name(table), seat]
+    if seat == GM and sheets is not None:
+        argv.append(str(sheets))
+    return argv
 
 
 #: What a session of a table in PostgreSQL takes from the host's own environment:
@@ -140,6 +227,39 @@ def session_env(term: str | None = None, table: str = "") -> dict[str, str]:
         if password is not None:
             env["PGPASSWORD"] = password
     return env
+
+
+# -- a session's process --------------------------------------------------------
+
+
+async def end_group(process: asyncio.subprocess.Process) -> bool:
+    """End a session's process group (the session started it with ``start_new_session``):
+    SIGTERM, then SIGKILL after ``STOP_GRACE``; True if it had to be killed.
+
+    The whole group, not the process alone, so that nothing it started stays
+    behind; and the kill does not wait on the session, whatever it is stuck on.
+    """
+    if process.returncode is not None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), STOP_GRACE)
+        return False
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        return True
+
+
+def resident(pid: int) -> int | None:
+    """The resident memory of process ``pid`` in bytes (None when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 # -- a process on a pseudo-terminal ------------------------------------------
@@ -243,20 +363,12 @@ class PtyProcess:
             loop.add_reader(self.master, self._readable)
 
     async def stop(self) -> bool:
-        """End the process: asked first, killed after ``STOP_GRACE``; True if it was killed."""
-        process = self.process
-        if process is None or process.returncode is not None:
+        """End the process group: asked first, killed after ``STOP_GRACE``; True if killed."""
+        if self.process is None:
             return False
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            await asyncio.wait_for(process.wait(), STOP_GRACE)
-            return False
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
-            return True
+        # read on, so that the end of the process is seen however slow the client was
+        self.pause(False)
+        return await end_group(self.process)
 
 
 # -- the SSH door -------------------------------------------------------------
@@ -265,31 +377,39 @@ class PtyProcess:
 class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     """One SSH session: the seat's screen on a pseudo-terminal, or one line and goodbye."""
 
-    def __init__(self, host: Host, seat: str, peer: str) -> None:
-        self.host = host
-        self.seat = seat
-        self.peer = peer
+    def __init__(self, server: SeatServer, refusal: str | None = None) -> None:
+        assert server.seat is not None
+        self.server = server
+        self.host = server.host
+        self.seat = server.seat
+        self.peer = server.peer
         self.chan: Any = None
         self.term: str | None = None
         self.size = (80, 24)
-        self.refusal: str | None = None
+        self.refusal = refusal
         self.pty: PtyProcess | None = None
         self.stopping = False
+        self.gone = False
         self.finished = asyncio.Event()
+
+    @property
+    def pid(self) -> int | None:
+        process = self.pty.process if self.pty is not None else None
+        return process.pid if process is not None and process.returncode is None else None
 
     def connection_made(self, chan: Any) -> None:
         self.chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], _: Any) -> bool:
         self.term = term_type
-        self.size = (term_size[0] or 80, term_size[1] or 24)
+        self.size = self.host.limits.size(term_size[0], term_size[1])
         return True
 
     def shell_requested(self) -> bool:
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self.refusal = NO_COMMAND
+        self.refusal = self.refusal or NO_COMMAND
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -298,6 +418,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def session_started(self) -> None:
         if self.refusal is None and self.term is None:
             self.refusal = NO_PTY
+        if self.refusal is None:
+            self.refusal = self.host.admit(self.seat, f"ssh {self.peer}")
         if self.refusal is not None:
             self.chan.write(self.refusal.encode() + b"\r\n")
             self.chan.exit(1)
@@ -310,14 +432,18 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert self.pty is not None
         try:
             await self.pty.start(
-                session_argv(self.host.table, self.seat),
+                session_argv(self.host.table, self.seat, self.host.sheets),
                 session_env(self.term, self.host.table),
                 *self.size,
             )
         except OSError as exc:
+            self.host.sessions.discard(self)
             self.host.say(f"{self.seat}: could not start the session ({exc})")
             self.chan.write(b"margin: the host could not start your session\r\n")
             self.chan.exit(1)
+            return
+        if self.gone:  # the client left while its session was starting
+            await self.pty.stop()
 
     def _send(self, data: bytes) -> None:
         # The client may be gone while the screen still writes its goodbye.
@@ -336,7 +462,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.pty.write(data)
 
     def terminal_size_changed(self, width: int, height: int, pw: int, ph: int) -> None:
-        self.size = (width or 80, height or 24)
+        self.size = self.host.limits.size(width, height)
         if self.pty is not None:
             self.pty.resize(*self.size)
 
@@ -349,13 +475,14 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.pty.pause(False)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.host.sessions.discard(self)
+        self.gone = True
+        self.server.channels.discard(self)
         if self.pty is not None:
             asyncio.ensure_future(self.pty.stop())
 
-    async def close(self) -> None:
-        """The host is stopping: end the screen, tidy the client's terminal, say so."""
-        if self.pty is None:
+    async def close(self, notice: str = HOST_STOPPED, code: int = 0) -> None:
+        """End the screen, tidy the client's terminal, and say why (the host stops, say)."""
+        if self.pty is None or self.stopping:
             return
         self.stopping = True
         killed = await self.pty.stop()
@@ -364,8 +491,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         with contextlib.suppress(OSError, asyncssh.Error):
             if killed:
                 self.chan.write(TERMINAL_RESET)
-            self.chan.write(b"margin: the host stopped\r\n")
-            self.chan.exit(0)
+            self.chan.write(notice.encode() + b"\r\n")
+            self.chan.exit(code)
 
 
 class SeatServer(asyncssh.SSHServer):
@@ -376,6 +503,7 @@ class SeatServer(asyncssh.SSHServer):
         self.seat: str | None = None
         self.peer = "?"
         self.offered: str | None = None
+        self.channels: set[SeatSession] = set()
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         peer = conn.get_extra_info("peername") or ("?", 0)
@@ -415,7 +543,17 @@ class SeatServer(asyncssh.SSHServer):
     def session_requested(self) -> SeatSession | bool:
         if self.seat is None:
             return False
-        return SeatSession(self.host, self.seat, self.peer)
+        refusal = None
+        if len(self.channels) >= self.host.limits.channels:
+            refusal = self.host.refuse(
+                self.seat,
+                f"ssh {self.peer}",
+                f"this connection has {len(self.channels)} sessions open already",
+                "--channels",
+            )
+        session = SeatSession(self, refusal)
+        self.channels.add(session)
+        return session
 
 
 # -- the host -------------------------------------------------------------------
@@ -432,11 +570,16 @@ class Host:
     web: tuple[str, int] | None = None
     say: Callable[[str], None] = print
     key_dir: Path = field(default_factory=data_dir)
-    sessions: set[SeatSession] = field(default_factory=set)
+    limits: Limits = field(default_factory=Limits)
+    #: the folder the GM's seat reads sheet files from (None: it reads none)
+    sheets: Path | None = None
+    #: every session whose process runs, by either door
+    sessions: set[Session] = field(default_factory=set)
     connections: set[SeatServer] = field(default_factory=set)
     tokens: dict[str, str] = field(default_factory=dict)
     servers: list[Any] = field(default_factory=list)
     door: Any = None
+    watchdog: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         key = host_key(self.key_dir)
@@ -472,6 +615,7 @@ class Host:
             self.servers.append(runner)
             for token, seat in self.tokens.items():
                 self.say(f"web {seat} {url}/seat/{token}")
+        self.watchdog = asyncio.ensure_future(self.watch_memory())
 
     def seat_names(self) -> list[str]:
         return sorted(set(self.seats.values()), key=lambda s: (s != GM, s.lower()))
@@ -479,15 +623,57 @@ class Host:
     def new_tokens(self) -> None:
         self.tokens = {secrets.token_urlsafe(32): seat for seat in self.seat_names()}
 
+    def admit(self, seat: str, door: str) -> str | None:
+        """None if a new session of ``seat`` may start, else the line its client gets.
+
+        The caller adds the session to ``sessions`` at once, before anything is
+        awaited, so two clients asking together cannot both take the last place.
+        """
+        mine = sum(1 for session in self.sessions if session.seat == seat)
+        if len(self.sessions) >= self.limits.sessions:
+            why = f"the host has {len(self.sessions)} sessions open, as many as it serves"
+            return self.refuse(seat, door, why, "--sessions")
+        if mine >= self.limits.per_seat:
+            return self.refuse(seat, door, f"{seat} has {mine} sessions open already", "--per-seat")
+        return None
+
+    def refuse(self, seat: str, door: str, why: str, option: str) -> str:
+        """Say who was refused and why (with the option that sets the limit); the client's line."""
+        self.say(f"refused {seat} over {door}: {why} ({option})")
+        return f"margin: {why}; close one and try again"
+
+    async def watch_memory(self) -> None:
+        """End every session that holds more memory than ``limits.memory``, saying so."""
+        limit = self.limits.memory * 2**20
+        ending: set[Session] = set()
+        while True:
+            await asyncio.sleep(MEMORY_INTERVAL)
+            ending &= self.sessions
+            for session in self.sessions - ending:
+                pid = session.pid
+                used = resident(pid) if pid is not None else None
+                if used is None or used <= limit:
+                    continue
+                ending.add(session)
+                mib = used // 2**20
+                self.say(
+                    f"ended a session of {session.seat}: it held {mib} MiB,"
+                    f" more than {self.limits.memory} MiB (--memory)"
+                )
+                notice = (
+                    f"margin: your session held {mib} MiB of memory, more than the host allows"
+                    f" ({self.limits.memory} MiB); it was ended"
+                )
+                asyncio.ensure_future(session.close(notice, 1))
+
     async def stop(self) -> None:
         """Stop listening, then end every session cleanly (all at once)."""
+        if self.watchdog is not None:
+            self.watchdog.cancel()
         for server in self.servers:
             if isinstance(server, asyncssh.SSHAcceptor):
                 server.close()
-        ending = [s.close() for s in list(self.sessions)]
-        if self.door is not None:
-            ending.append(self.door.close())
-        await asyncio.gather(*ending)
+        await asyncio.gather(*(s.close() for s in list(self.sessions)))
         # Clients leave by themselves once their session has ended (and ssh has its
         # exit status); what is still connected after a moment is closed.
         closing = asyncio.gather(*(c.conn.wait_closed() for c in list(self.connections)))

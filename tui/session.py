@@ -1,8 +1,9 @@
 """One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
 
-``margin host`` starts ``python -m margin.tui.session TABLE SEAT`` for every SSH or
-browser session, with a fixed argument list and an environment it builds
-itself. SEAT ``gm`` gets the GM's table screen; any other seat gets that
+``margin host`` starts ``python -m margin.tui.session TABLE SEAT [SHEETS]`` for every
+SSH or browser session, with a fixed argument list and an environment it builds
+itself. SEAT ``gm`` gets the GM's table screen, which reads sheet files only
+inside the folder SHEETS (none without it); any other seat gets that
 player's live view through the player lens, after a waiting screen while the
 GM has not seated the character yet. Nothing here writes a file or starts a
 program: screenshots and links are refused, and a player's command palette
@@ -18,6 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -30,6 +32,7 @@ from margin.core import RuleError
 from margin.events import StoreError, short_name
 
 from .app import PlayApp, TableApp, WatchApp
+from .sheets import SheetFiles
 from .view import LiveTable, View, player_id
 
 #: The seat name that gets the GM's table screen.
@@ -52,6 +55,14 @@ class Hosted(TableApp):
         for command in super().get_system_commands(screen):
             if command.title != "Screenshot":
                 yield command
+
+    def _fatal_error(self) -> None:
+        # Textual's report of an unexpected error shows source lines, install paths and
+        # local values (a table's state among them) to whoever holds the terminal: a
+        # hosted seat gets one line instead.
+        error = self._exception
+        kind = type(error).__name__ if error is not None else "error"
+        self.panic(f"margin: this session ended on an error margin did not expect ({kind})")
 
 
 class HostedPlay(Hosted, PlayApp):
@@ -122,6 +133,10 @@ class HostedWatch(Hosted, WatchApp):
         self.call_later(self.open_view)
 
     async def open_view(self) -> None:
+        # A recompose redraws the screen on top: the view replaces the waiting screen, so
+        # the command palette (or anything else open over it) closes first.
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
         await self.recompose()
         WatchApp.on_mount(self)
 
@@ -150,12 +165,14 @@ def _own_terminal() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def session_app(path: str, seat: str) -> TableApp:
-    """The app for ``seat`` at the table ``path``."""
+def session_app(path: str, seat: str, sheets: str | None = None) -> TableApp:
+    """The app for ``seat`` at the table ``path``; the GM's reads sheet files only inside
+    the folder ``sheets`` (none without it)."""
     name = short_name(path)
     if seat == GM:
         table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
-        return HostedPlay(View(table), name)
+        folder = Path(sheets) if sheets is not None else None
+        return HostedPlay(View(table), name, sheets=SheetFiles(True, folder, path))
     table = LiveTable.open_live(path, readonly=True, lens=True, worker=True)
     return HostedWatch(table, seat, name)
 
@@ -189,13 +206,12 @@ def end_on_signals(exit_app: Callable[[], None]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2:
-        sys.stderr.write("usage: python -m margin.tui.session TABLE SEAT\n")
+    if len(args) not in (2, 3):
+        sys.stderr.write("usage: python -m margin.tui.session TABLE SEAT [SHEETS]\n")
         return 2
-    path, seat = args
     _own_terminal()
     try:
-        app = session_app(path, seat)
+        app = session_app(*args)
     except (StoreError, RuleError) as exc:
         sys.stderr.write(f"margin: {exc}\r\n")
         return 1

@@ -1,54 +1,178 @@
 """Character sheets read from files (JSON or TOML) for ``add NAME from FILE``.
 
 The sheet read goes into the command, and so into the record: a table never
-refers to a file.
+refers to a file. Whoever names the file, it is read the same careful way:
+a regular file only (a pipe or a device is refused before anything waits on
+it), never more than ``MAX_BYTES`` of it, and only the values a JSON command
+may hold (``core.inputs``: bounded nesting and numbers, finite, no lone
+surrogates; from TOML, no dates). A hosted GM's seat reads only inside the
+folder its host names, and a file outside it is answered exactly as a missing
+one.
 """
 
 from __future__ import annotations
 
-import json
+import datetime
+import math
+import os
+import stat
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from margin.core import RuleError
+from margin.core.inputs import check_value, read_json
+from margin.events import is_url
 
 #: larger than any sheet; a bigger file is a mistake (a log, an image)
 MAX_BYTES = 1_000_000
+#: what a hosted GM's seat is told when its host reads no sheet files
+HOSTED_OFF = "sheet files are off in this hosted session (the host allows a folder: --sheets DIR)"
+#: the files beside a SQLite table that are its own too
+TABLE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+_KINDS = {
+    datetime.datetime: "a date and time",
+    datetime.date: "a date",
+    datetime.time: "a time of day",
+}
 
 
-def read_sheet(name: str) -> dict[str, Any]:
-    """The sheet in a JSON or TOML file (by its suffix; JSON when it has neither)."""
-    path = Path(name).expanduser()
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise RuleError(f"sheet {name}: larger than a sheet can be ({MAX_BYTES} bytes)")
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise RuleError(f"sheet {name}: no such file") from None
-    except IsADirectoryError:
-        raise RuleError(f"sheet {name}: a folder, not a sheet file") from None
-    except OSError as exc:
-        raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RuleError(f"sheet {name}: not UTF-8 text") from None
-    if path.suffix.lower() == ".toml":
+@dataclass(frozen=True)
+class SheetFiles:
+    """Where a screen reads sheet files from.
+
+    ``margin play`` reads any file its user names; a hosted GM's seat
+    (``hosted``) reads only inside ``folder``, and none without one.
+    """
+
+    hosted: bool = False
+    folder: Path | None = None
+    #: the table being played (a path or a URL): its files are never opened as a sheet,
+    #: since closing any descriptor of them would drop this process's SQLite locks
+    table: str = ""
+
+    def read(self, name: str) -> dict[str, Any]:
+        """The sheet in the file ``name`` (TOML by its suffix, else JSON); ``RuleError`` says
+        in one line why it cannot be had."""
+        path = self._path(name)
+        raw = self._bytes(name, path)
         try:
-            data: Any = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RuleError(f"sheet {name}: not valid TOML ({exc})") from None
-    else:
-        try:
-            data = json.loads(text)
-        except RecursionError:
-            raise RuleError(f"sheet {name}: nested too deeply to be a sheet") from None
-        except json.JSONDecodeError as exc:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RuleError(f"sheet {name}: not UTF-8 text") from None
+        toml = path.suffix.lower() == ".toml"
+        data = _parse_toml(name, text) if toml else _parse_json(name, raw)
+        if not isinstance(data, dict):
             raise RuleError(
-                f"sheet {name}: not valid JSON ({exc.msg} at line {exc.lineno}, "
-                f"column {exc.colno}); a .toml file is read as TOML"
-            ) from None
-    if not isinstance(data, dict):
-        raise RuleError(f"sheet {name}: a sheet is an object of fields, not {type(data).__name__}")
+                f"sheet {name}: a sheet is an object of fields, not {type(data).__name__}"
+            )
+        return data
+
+    def _missing(self, name: str) -> RuleError:
+        where = " in the host's sheets folder" if self.hosted else ""
+        return RuleError(f"sheet {name}: no such file{where}")
+
+    def _path(self, name: str) -> Path:
+        if "\0" in name:  # no file has one in its name
+            raise self._missing(name)
+        if not self.hosted:
+            return Path(name).expanduser()
+        if self.folder is None:
+            raise RuleError(f"sheet {name}: {HOSTED_OFF}")
+        folder = os.path.realpath(self.folder)
+        found = os.path.realpath(os.path.join(folder, name))
+        # outside the folder (by .., an absolute path or a link) is answered as missing is
+        if os.path.commonpath([folder, found]) != folder or not os.path.exists(found):
+            raise self._missing(name)
+        return Path(found)
+
+    def _bytes(self, name: str, path: Path) -> bytes:
+        try:
+            _regular(name, os.stat(path))
+            if self._is_table(path):
+                raise RuleError(f"sheet {name}: the table's own file, not a sheet")
+            # no wait on a file that became a pipe since: non-blocking, and checked again
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise self._missing(name) from None
+        except OSError as exc:
+            raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
+        try:
+            _regular(name, os.fstat(fd))
+            raw = b""
+            # a file that grows as it is read is still read no further than the limit
+            while len(raw) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(raw))):
+                raw += chunk
+        except OSError as exc:
+            raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
+        finally:
+            os.close(fd)
+        if len(raw) > MAX_BYTES:
+            raise RuleError(f"sheet {name}: larger than a sheet can be ({MAX_BYTES} bytes)")
+        return raw
+
+    def _is_table(self, path: Path) -> bool:
+        if not self.table or is_url(self.table):
+            return False
+        seen = os.stat(path)
+        for suffix in TABLE_SUFFIXES:
+            try:
+                own = os.stat(self.table + suffix)
+            except OSError:
+                continue
+            if (own.st_dev, own.st_ino) == (seen.st_dev, seen.st_ino):
+                return True
+        return False
+
+
+def _regular(name: str, info: os.stat_result) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise RuleError(f"sheet {name}: a folder, not a sheet file")
+    if not stat.S_ISREG(info.st_mode):
+        raise RuleError(f"sheet {name}: not a regular file (a pipe or a device); give a sheet file")
+
+
+def _parse_toml(name: str, text: str) -> Any:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleError(f"sheet {name}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise RuleError(f"sheet {name}: not TOML margin accepts: nested too deeply") from None
+    except ValueError:  # a whole number of thousands of digits
+        raise RuleError(f"sheet {name}: not TOML margin accepts: a number too long") from None
+    try:
+        check_value(data)  # the bounds of every JSON command margin reads
+    except RuleError as exc:
+        raise RuleError(f"sheet {name}: {exc}") from None
+    _json_kinds(name, data, "")
     return data
+
+
+def _parse_json(name: str, raw: bytes) -> Any:
+    try:
+        return read_json(raw)
+    except RuleError as exc:
+        malformed = str(exc).startswith("not JSON:")
+        hint = "; a .toml file is read as TOML" if malformed else ""
+        raise RuleError(f"sheet {name}: {exc}{hint}") from None
+
+
+def _json_kinds(name: str, value: Any, at: str) -> None:
+    """Refuse what TOML holds and JSON cannot: dates and times, infinite numbers, NaN."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _json_kinds(name, item, f"{at}.{key}" if at else key)
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            _json_kinds(name, item, f"{at}[{n}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise RuleError(f"sheet {name}: {at}: {value} is not a number a sheet holds")
+    elif isinstance(value, datetime.date | datetime.time):
+        kind = next(k for t, k in _KINDS.items() if isinstance(value, t))
+        raise RuleError(
+            f"sheet {name}: {at}: {kind}, which a sheet cannot hold "
+            "(text, numbers, true or false, lists and tables of them)"
+        )

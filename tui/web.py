@@ -27,18 +27,42 @@ from textual_serve.download_manager import DownloadManager
 
 from margin.events import short_name
 
+from .host import (
+    HOST_STOPPED,
+    STOP_GRACE,
+    TERMINAL_RESET,
+    end_group,
+    session_argv,
+    session_env,
+)
+
 if TYPE_CHECKING:
+    from asyncio.subprocess import Process
+
     from .host import Host
 
 SERVE_FILES = Path(textual_serve.__file__).parent
 
 
 class SeatService(AppService):
-    """A browser session's process: margin's command, margin's environment, no file delivery."""
+    """A browser session's process: margin's command, margin's environment, no file delivery.
 
-    def __init__(self, command: str, env: dict[str, str], **kwargs: Any) -> None:
-        super().__init__(command, **kwargs)
+    The process is started without a shell, in a process group of its own, so
+    that ending the session reaches the session itself.
+    """
+
+    def __init__(self, seat: str, argv: list[str], env: dict[str, str], **kwargs: Any) -> None:
+        super().__init__(shlex.join(argv), **kwargs)
+        self.seat = seat
+        self.argv = argv
         self.env = env
+        #: the line the browser gets once the session has ended, if the host ended it
+        self.notice: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        process = self._process
+        return process.pid if process is not None and process.returncode is None else None
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return {
@@ -51,27 +75,64 @@ class SeatService(AppService):
             "ROWS": str(height),
         }
 
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        self._process = process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self._build_environment(width, height),
+            cwd="/",
+            start_new_session=True,
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
+    async def run(self) -> None:
+        await super().run()
+        # the session's output has ended (it quit, or was ended): so does its page's socket
+        await self.finish()
+
     async def on_meta(self, data: bytes) -> None:
         # Only the end of the session reaches the browser: no downloads, no links opened.
         with contextlib.suppress(ValueError):
             if json.loads(data).get("type") == "exit":
-                await self.remote_close()
+                await self.finish()
 
     async def on_packed(self, payload: bytes) -> None:
         return None
 
-    async def end(self, grace: float) -> None:
-        """Ask the process to quit; kill it if it has not within ``grace`` seconds."""
-        try:
-            await asyncio.wait_for(self.stop(), grace)
-        except (TimeoutError, ConnectionError):
-            if self._process is not None and self._process.returncode is None:
-                self._process.kill()
+    async def finish(self) -> None:
+        """Close the browser's socket, after the host's notice if it ended the session."""
+        notice, self.notice = self.notice, None
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            if notice is not None:
+                await self.remote_write_bytes(TERMINAL_RESET + notice.encode() + b"\r\n")
+            await self.remote_close()
+
+    async def end(self) -> None:
+        """End the session's process group: asked, then killed after ``STOP_GRACE``."""
+        if self._process is not None:
+            await end_group(self._process)
+
+    async def close(self, notice: str = HOST_STOPPED, code: int = 0) -> None:
+        """End the session, telling the browser why (the host stops, say)."""
+        self.notice = notice
+        await self.end()
+        if self._task is not None:
+            # the session's last output first, unless the browser is too slow to take it
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._task), STOP_GRACE)
+        await self.finish()
 
 
-def _size(request: web.Request, name: str, default: int) -> int:
+def _number(request: web.Request, name: str) -> int:
+    """A whole number in the query (0 when it is missing or not one), at most 10**9."""
     value = request.query.get(name, "")
-    return min(max(int(value), 10), 1000) if value.isascii() and value.isdigit() else default
+    if not (value.isascii() and value.isdigit()):
+        return 0
+    return int(value) if len(value) < 10 else 10**9
 
 
 class WebDoor:
@@ -79,7 +140,6 @@ class WebDoor:
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.services: set[SeatService] = set()
 
     def seat(self, request: web.Request) -> str:
         token = request.match_info.get("token", "")
@@ -99,8 +159,9 @@ class WebDoor:
         forwarded = request.headers.get("X-Forwarded-Proto", "")
         scheme = "wss" if request.secure or forwarded == "https" else "ws"
         token = request.match_info["token"]
+        font = _number(request, "fontsize")
         context = {
-            "font_size": _size(request, "fontsize", 16),
+            "font_size": min(max(font, 6), 64) if font else 16,
             "app_websocket_url": f"{scheme}://{request.host}/seat/{token}/ws",
             "config": {"static": {"url": "/static/"}},
             "application": {"name": f"margin · {short_name(self.host.table)} · {seat}"},
@@ -111,54 +172,56 @@ class WebDoor:
         return response
 
     async def socket(self, request: web.Request) -> web.WebSocketResponse:
-        from .host import STOP_GRACE, session_argv, session_env
-
         seat = self.seat(request)
         ws = web.WebSocketResponse(heartbeat=15)
         await ws.prepare(request)
+        refusal = self.host.admit(seat, f"web {request.remote}")
+        if refusal is not None:
+            with contextlib.suppress(ConnectionError):
+                await ws.send_bytes(refusal.encode() + b"\r\n")
+            await ws.close()
+            return ws
+        host = self.host
         service = SeatService(
-            shlex.join(session_argv(self.host.table, seat)),
-            session_env("xterm-256color", self.host.table),
+            seat,
+            session_argv(host.table, seat, host.sheets),
+            session_env("xterm-256color", host.table),
             write_bytes=ws.send_bytes,
             write_str=ws.send_str,
             close=ws.close,
             download_manager=DownloadManager(),
         )
-        self.host.say(f"{seat} connected over web from {request.remote}")
-        self.services.add(service)
+        host.sessions.add(service)
+        host.say(f"{seat} connected over web from {request.remote}")
         try:
-            await service.start(_size(request, "width", 80), _size(request, "height", 24))
+            size = host.limits.size(_number(request, "width"), _number(request, "height"))
+            await service.start(*size)
             async for message in ws:
                 if message.type == WSMsgType.TEXT:
                     await self.received(ws, service, message.data)
         finally:
-            self.services.discard(service)
-            await service.end(STOP_GRACE)
-            self.host.say(f"{seat} left (web {request.remote})")
+            await service.end()
+            host.sessions.discard(service)
+            host.say(f"{seat} left (web {request.remote})")
         return ws
 
     async def received(self, ws: web.WebSocketResponse, service: SeatService, text: str) -> None:
         try:
             kind, data = json.loads(text)
-        except ValueError:
+        except (ValueError, TypeError):  # not JSON, or not a [kind, data] pair
             return
         if kind == "stdin" and isinstance(data, str):
-            await service.send_bytes(data.encode("utf-8"))
+            await service.send_bytes(data.encode("utf-8", "replace"))
         elif kind == "resize" and isinstance(data, dict):
             width, height = data.get("width"), data.get("height")
             if isinstance(width, int) and isinstance(height, int):
-                await service.set_terminal_size(max(width, 10), max(height, 5))
+                await service.set_terminal_size(*self.host.limits.size(width, height))
         elif kind == "ping":
             await ws.send_json(["pong", data])
         elif kind == "blur":
             await service.blur()
         elif kind == "focus":
             await service.focus()
-
-    async def close(self) -> None:
-        from .host import STOP_GRACE
-
-        await asyncio.gather(*(s.end(STOP_GRACE) for s in list(self.services)))
 
     def application(self) -> web.Application:
         app = web.Application()
