@@ -161,11 +161,11 @@ class Table:
         """Decide a command and append its events atomically; re-decides if another writer won."""
         command_id = command_id or new_command_id()
         for attempt in range(MAX_RETRIES):
-            self.catch_up()
             if self.store.signer is not None:
-                # what came is checked before the decision, not between it and the write, so
-                # that the window another writer can win in stays as narrow as the decision
-                self.store.vouch(self.projection.seq)
+                # what came is checked before catching up, not between reading the last
+                # record and writing after it, where another writer could win meanwhile
+                self.store.vouch(self.store.refresh())
+            self.catch_up()
             drafts = self.decide(command)
             if not drafts:
                 raise RuleError("the command changes nothing")
