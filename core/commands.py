@@ -11,7 +11,7 @@ from msgspec import Meta
 from margin.events.record import stable_schema
 
 from .errors import RuleError
-from .inputs import explain, read_json
+from .inputs import Problem, explain, problem, read_json, worded
 from .systems import SYSTEMS, get_system
 from .systems.base import MAX_GROUP, Command
 
@@ -234,7 +234,7 @@ def generic_commands(system: str) -> tuple[type[Command], ...]:
 @cache
 def command_type(system: str) -> Any:
     """The union of commands a table of ``system`` accepts."""
-    return Union[generic_commands(system) + get_system(system).commands]  # type: ignore[valid-type]  # noqa: UP007
+    return Union[generic_commands(system) + get_system(system).commands]  # noqa: UP007
 
 
 @cache
@@ -249,18 +249,11 @@ def command_names(system: str) -> list[str]:
 def parse_command(system: str, line: str | bytes) -> Command:
     """Decode one JSON command; an unknown type or field, or a malformed line, is a clear error."""
     try:
-        return read_json(line, _decoder(system))
+        command: Command = read_json(line, _decoder(system))
     except msgspec.ValidationError as exc:
-        msg = str(exc)
-        if "Invalid value" in msg and "`$.type`" in msg:
-            raise RuleError(
-                f"unknown command type; {system} tables accept: {', '.join(command_names(system))}"
-            ) from None
-        if "missing required field `type`" in msg:
-            raise RuleError(
-                'command has no "type" (e.g. {"type": "roll", "dice": "2d10"})'
-            ) from None
-        raise RuleError(_worded(exc, system, _plain(line))) from None
+        found = problem(_plain(line), command_type(system))
+        raise RuleError(_untyped(found, system) or worded(found) or f"bad command: {exc}") from None
+    return command
 
 
 def _plain(line: str | bytes) -> Any:
@@ -271,8 +264,15 @@ def _plain(line: str | bytes) -> Any:
         return None
 
 
-def _worded(error: msgspec.ValidationError, system: str, data: Any) -> str:
-    return explain(error, data, command_type(system)) or f"bad command: {error}"
+def _untyped(found: Problem | None, system: str) -> str | None:
+    """The refusal of a line without a type, or of a type that is none of the table's."""
+    if found is None or found.names:
+        return None
+    if found.tag:
+        return f"unknown command type; {system} tables accept: {', '.join(command_names(system))}"
+    if found.missing == "type":
+        return 'command has no "type" (e.g. {"type": "roll", "dice": "2d10"})'
+    return None
 
 
 def command_schema(system: str | None = None) -> dict[str, Any]:
@@ -284,6 +284,7 @@ def command_schema(system: str | None = None) -> dict[str, Any]:
 
 def convert_command(system: str, data: dict[str, Any]) -> Command:
     try:
-        return msgspec.convert(data, command_type(system))  # type: ignore[no-any-return]
+        command: Command = msgspec.convert(data, command_type(system))
     except msgspec.ValidationError as exc:
-        raise RuleError(_worded(exc, system, data)) from None
+        raise RuleError(explain(data, command_type(system)) or f"bad command: {exc}") from None
+    return command

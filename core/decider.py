@@ -267,29 +267,38 @@ def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Dr
         typed = f"record #{cmd.record}"
         cmd = Undo(command=found)
     if cmd.command is None:
-        for cid in reversed(history.order):
-            if not history.is_meta(cid) and cid not in history.undone and history.cascade(cid):
-                target = cid
-                break
-        else:
-            raise RuleError("undo: nothing to undo")
+        target = _last_undoable(history)
     else:
         target = cmd.command
-        if target not in history:
-            raise RuleError(f"undo: no command {target!r} in this table's log")
         typed = typed or f"command {target!r}"
-        if history.is_meta(target):
-            if history.seqs(target)[0] == 1:
-                raise RuleError(f"undo: {typed} created the table; it cannot be undone")
-            raise RuleError(
-                f"undo: {typed} is an undo or a redo; redo restores what the last undo voided"
-            )
-        if target in history.undone:
-            raise RuleError(f"undo: {typed} is already undone (redo restores the last undo)")
+        _check_undoable(history, target, typed)
     voids = history.cascade(target)
     if not voids:
         raise RuleError(f"undo: {typed or f'command {target!r}'} has nothing left to undo")
     return [Draft(Undone(command=target, voids=voids))]
+
+
+def _last_undoable(history: History) -> str:
+    """The last command an undo that names none voids: not an undo or redo, not undone."""
+    for cid in reversed(history.order):
+        if not history.is_meta(cid) and cid not in history.undone and history.cascade(cid):
+            return cid
+    raise RuleError("undo: nothing to undo")
+
+
+def _check_undoable(history: History, target: str, typed: str) -> None:
+    """Refuse an undo of a command (named as the GM ``typed`` it) that is not in the log,
+    created the table, is an undo or a redo, or is undone already."""
+    if target not in history:
+        raise RuleError(f"undo: no command {target!r} in this table's log")
+    if history.is_meta(target):
+        if history.seqs(target)[0] == 1:
+            raise RuleError(f"undo: {typed} created the table; it cannot be undone")
+        raise RuleError(
+            f"undo: {typed} is an undo or a redo; redo restores what the last undo voided"
+        )
+    if target in history.undone:
+        raise RuleError(f"undo: {typed} is already undone (redo restores the last undo)")
 
 
 def _redo(cmd: Redo, state: TableState, dice: Dice, history: History) -> list[Draft]:

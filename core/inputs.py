@@ -9,6 +9,8 @@ the offending field, so no later step meets a value it cannot handle.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
@@ -79,123 +81,165 @@ def check_value(value: Any) -> None:
 
 
 # -- msgspec's complaints in margin's words -------------------------------------------
+#
+# msgspec says what is wrong only in the text of its message. margin does not read that
+# text: when msgspec refuses a value, the value is walked again beside its kind's type
+# information (``msgspec.inspect``), where bounds, lengths, choices and tags are data,
+# and the first problem found is worded from what it is.
 
-_AT = re.compile(r"^(?P<what>.*) - at `\$(?P<path>[^`]*)`$")
-_STEP = re.compile(r"\.(\w+)|\[(\d+)\]|\[\.\.\.\]")
+_inspect = msgspec.inspect
 
 
 def shown(value: Any) -> str:
     """A value as the user wrote it in JSON (``true``, ``null``, ``"x"``), for messages."""
     try:
         return msgspec.json.encode(value).decode()
-    except (TypeError, msgspec.EncodeError):
+    except (TypeError, ValueError, msgspec.EncodeError):  # a lone surrogate is a ValueError
         return repr(value)
 
 
-def explain(
-    error: msgspec.ValidationError, data: Any, kind: Any, where: str = "", every: bool = False
-) -> str | None:
-    """msgspec's complaint about ``data`` read as ``kind``, in margin's words.
+@dataclass(frozen=True)
+class Problem:
+    """The first thing wrong with a value read as a kind, and where it is."""
 
-    The message names the field by its path (``modifier``, ``a.target``,
-    ``skills.Gun``: the key a dict's complaint leaves out is found again), the
-    value given and what would be valid, as margin's own checks word it
-    (``modifier: 500 is out of range (-100..100)``, ``mode: 'auto' is not one of
-    single, burst``). ``where`` is put before the path (``sheet.``). None when the
-    complaint names no field, or a field whose kind declares no bounds or
-    choices (unless ``every``: then a whole number, a number, true or false and
-    text are worded too); the caller keeps msgspec's own message then
-    (``Expected `str`, got `int` - at `$.text```).
-    """
-    found = _AT.match(str(error))
-    if found is None:
+    #: the names along the way (``("skills", "Gun")``, ``("sides[1]",)``); () for the whole
+    names: tuple[str, ...]
+    #: the kind at that place (a ``msgspec.inspect`` type)
+    info: Any
+    #: what is wrong with the value there, in margin's words (``0 is out of range (1..6)``);
+    #: None when margin has no words for it (msgspec's own message serves)
+    why: str | None = None
+    #: a field the object there has and its kind does not, or a required one it lacks
+    unknown: str | None = None
+    missing: str | None = None
+    #: the object there names a tag (``type``) that no member of its union has
+    tag: bool = False
+
+
+def problem(data: Any, kind: Any) -> Problem | None:
+    """The first problem of ``data`` (plain JSON values) read as ``kind``, in the order
+    msgspec meets them: an object's fields in the order given, then the required ones it
+    lacks; a union's member by its tag, or by the kind of value. None when none is found."""
+    return _find(_inspect.type_info(kind), data, ())
+
+
+def _find(info: Any, value: Any, names: tuple[str, ...]) -> Problem | None:
+    if isinstance(info, _inspect.UnionType):
+        return _in_union(info, value, names)
+    why = _leaf(info, value)
+    if why is not None:
+        return Problem(names, info, why)
+    inside = _INSIDE.get(type(info))
+    return None if inside is None else inside(info, value, names)
+
+
+def _in_union(info: Any, value: Any, names: tuple[str, ...]) -> Problem | None:
+    if value is None and any(isinstance(t, _inspect.NoneType) for t in info.types):
         return None
-    walked = _walk(found["path"], data, kind)
-    if walked is None:
-        return None
-    names, info, value = walked
-    leaf = _member(info, value)
-    problem = _problem(leaf, value) if every or _declared(leaf) else None
-    if problem is None or not names:
-        return None
-    return f"{where}{'.'.join(names)}: {problem}"
+    tagged = [t for t in info.types if getattr(t, "tag_field", None) is not None]
+    if tagged and isinstance(value, dict):
+        return _by_tag(info, tagged, value, names)
+    member = _member(info, value)
+    if member is info:
+        return Problem(names, info, _union_why(info, value))
+    return _find(member, value, names)
 
 
-def _walk(path: str, data: Any, kind: Any) -> tuple[list[str], Any, Any] | None:
-    """The names along msgspec's ``path`` (``.skills[...].keys``) in ``data`` read as
-    ``kind``, with the kind and value found there; a dict's ``[...]`` is the first key
-    whose value is wrong. None when the path leaves the data."""
-    info: Any = msgspec.inspect.type_info(kind)
-    value, names = data, []
-    for step in _STEP.finditer(path):
-        info = _member(info, value)
-        if step[1] is not None:
-            fields = {f.encode_name: f for f in getattr(info, "fields", ())}
-            if step[1] not in fields or not isinstance(value, dict):
-                return None
-            info, value = fields[step[1]].type, value.get(step[1])
-            names.append(step[1])
-        elif step[2] is not None:
-            if not isinstance(value, list) or not hasattr(info, "item_type"):
-                return None
-            info, value = info.item_type, value[int(step[2])]
-            names[-1:] = [f"{names[-1] if names else ''}[{step[2]}]"]
-        else:
-            if not isinstance(value, dict) or not hasattr(info, "value_type"):
-                return None
-            info = info.value_type
-            key = next((k for k, v in value.items() if _wrong(info, v)), None)
-            if key is None:
-                return None
-            names.append(str(key))
-            value = value[key]
-    return names, info, value
+def _by_tag(
+    info: Any, tagged: list[Any], value: dict[Any, Any], names: tuple[str, ...]
+) -> Problem | None:
+    field = tagged[0].tag_field
+    if field not in value:
+        return Problem(names, info, missing=field)
+    tag = value[field]
+    member = next((t for t in tagged if t.tag == tag and type(t.tag) is type(tag)), None)
+    if member is not None:
+        return _find(member, value, names)
+    if not isinstance(tag, type(tagged[0].tag)):
+        return Problem((*names, field), info)
+    return Problem(names, info, tag=True)
 
 
-def _wrong(info: Any, value: Any) -> bool:
-    """Whether ``value`` is not a valid ``info`` (a struct's is read as one to tell)."""
-    if isinstance(info, msgspec.inspect.StructType):
-        try:
-            msgspec.convert(value, info.cls)
-        except msgspec.ValidationError:
-            return True
-        return False
-    return _problem(info, value) is not None
+def _member(info: Any, value: Any) -> Any:
+    """The member of a union that ``value`` is meant as, by the kind of value; the union
+    itself when none or several are."""
+    types = [t for t in info.types if not isinstance(t, _inspect.NoneType)]
+    for t in types:
+        fits = _FITS.get(type(t))
+        if fits is not None and fits(value):
+            return t
+    return types[0] if len(types) == 1 else info
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+#: the kinds of value a union's member is chosen by
+_FITS: dict[type, Callable[[Any], bool]] = {
+    _inspect.IntType: _whole,
+    _inspect.FloatType: _real,
+    _inspect.StrType: lambda value: isinstance(value, str),
+    _inspect.LiteralType: lambda value: isinstance(value, (str, int)),
+    _inspect.BoolType: lambda value: isinstance(value, bool),
+    _inspect.StructType: lambda value: isinstance(value, dict),
+}
+
+
+def _fields(info: Any, value: dict[Any, Any], names: tuple[str, ...]) -> Problem | None:
+    fields = {f.encode_name: f for f in info.fields}
+    for key, item in value.items():
+        field = fields.get(key)
+        if field is not None:
+            found = _find(field.type, item, (*names, key))
+            if found is not None:
+                return found
+        elif key != info.tag_field and info.forbid_unknown_fields:
+            return Problem(names, info, unknown=key)
+    lacking = (f.encode_name for f in info.fields if f.required and f.encode_name not in value)
+    missing = next(lacking, None)
+    return None if missing is None else Problem(names, info, missing=missing)
+
+
+def _items(info: Any, value: list[Any], names: tuple[str, ...]) -> Problem | None:
+    for i, item in enumerate(value):
+        at = (*names[:-1], f"{names[-1]}[{i}]") if names else (f"[{i}]",)
+        found = _find(info.item_type, item, at)
+        if found is not None:
+            return found
+    return None
+
+
+def _entries(info: Any, value: dict[Any, Any], names: tuple[str, ...]) -> Problem | None:
+    for key, item in value.items():
+        found = _find(info.value_type, item, (*names, str(key)))
+        if found is not None:
+            return found
+    return None
+
+
+#: how the walk goes on inside a value of each kind, once the value itself is of it
+_INSIDE: dict[type, Callable[[Any, Any, tuple[str, ...]], Problem | None]] = {
+    _inspect.StructType: _fields,
+    _inspect.ListType: _items,
+    _inspect.VarTupleType: _items,
+    _inspect.DictType: _entries,
+}
 
 
 def _declared(info: Any) -> bool:
     """Whether a kind declares what is valid (bounds, choices, lengths) for a message to name."""
-    inspect = msgspec.inspect
-    if isinstance(info, inspect.LiteralType):
+    if isinstance(info, _inspect.LiteralType):
         return True
-    if isinstance(info, (inspect.IntType, inspect.FloatType)):
+    if isinstance(info, (_inspect.IntType, _inspect.FloatType)):
         return any(b is not None for b in (info.ge, info.gt, info.le, info.lt))
-    if isinstance(info, inspect.StrType):
+    if isinstance(info, _inspect.StrType):
         return info.min_length is not None or info.max_length is not None
     return False
-
-
-def _member(info: Any, value: Any) -> Any:
-    """The member of a union that ``value`` is meant as: by tag, or by kind of value."""
-    if not isinstance(info, msgspec.inspect.UnionType):
-        return info
-    types = [t for t in info.types if not isinstance(t, msgspec.inspect.NoneType)]
-    if isinstance(value, dict) and "type" in value:
-        for t in types:
-            if getattr(t, "tag", None) == value["type"]:
-                return t
-    kinds = {
-        msgspec.inspect.IntType: isinstance(value, int) and not isinstance(value, bool),
-        msgspec.inspect.FloatType: isinstance(value, (int, float)) and not isinstance(value, bool),
-        msgspec.inspect.StrType: isinstance(value, str),
-        msgspec.inspect.LiteralType: isinstance(value, (str, int)),
-        msgspec.inspect.BoolType: isinstance(value, bool),
-        msgspec.inspect.StructType: isinstance(value, dict),
-    }
-    for t in types:
-        if kinds.get(type(t), False):
-            return t
-    return types[0] if len(types) == 1 else info
 
 
 def _span(lo: Any, hi: Any) -> str:
@@ -205,60 +249,105 @@ def _span(lo: Any, hi: Any) -> str:
 
 
 #: how a message names what a kind of value is
-_KINDS = {
-    msgspec.inspect.IntType: "a whole number",
-    msgspec.inspect.FloatType: "a number",
-    msgspec.inspect.StrType: "text",
-    msgspec.inspect.BoolType: "true or false",
-    msgspec.inspect.NoneType: "null",
-    msgspec.inspect.StructType: "an object",
-    msgspec.inspect.DictType: "an object",
-    msgspec.inspect.ListType: "a list",
+_KINDS: dict[type, str] = {
+    _inspect.IntType: "a whole number",
+    _inspect.FloatType: "a number",
+    _inspect.StrType: "text",
+    _inspect.BoolType: "true or false",
+    _inspect.NoneType: "null",
+    _inspect.StructType: "an object",
+    _inspect.DictType: "an object",
+    _inspect.ListType: "a list",
 }
 
 
-def _problem(info: Any, value: Any) -> str | None:
-    """What is wrong with ``value`` as a leaf of kind ``info``; None if nothing (or unknown)."""
-    inspect = msgspec.inspect
-    if isinstance(info, inspect.UnionType):
-        named = list(dict.fromkeys(_KINDS[type(t)] for t in info.types if type(t) in _KINDS))
-        if "a number" in named and "a whole number" in named:
-            named.remove("a whole number")  # a number covers whole ones
-        return f"expected {' or '.join(named)}, got {shown(value)}"
-    if isinstance(info, inspect.BoolType):
-        return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
-    if isinstance(info, inspect.LiteralType):
-        if value in info.values and type(value) in {type(v) for v in info.values}:
-            return None
-        return f"{value!r} is not one of {', '.join(str(v) for v in info.values)}"
-    if isinstance(info, (inspect.IntType, inspect.FloatType)):
-        whole = isinstance(info, inspect.IntType)
-        kinds = (int,) if whole else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kinds):
-            return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
-        step = 1 if whole else 0
-        lo = info.ge if info.ge is not None else None if info.gt is None else info.gt + step
-        hi = info.le if info.le is not None else None if info.lt is None else info.lt - step
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            return f"{value} is out of range ({_span(lo, hi)})"
+def _union_why(info: Any, value: Any) -> str:
+    named = list(dict.fromkeys(_KINDS[type(t)] for t in info.types if type(t) in _KINDS))
+    if "a number" in named and "a whole number" in named:
+        named.remove("a whole number")  # a number covers whole ones
+    return f"expected {' or '.join(named)}, got {shown(value)}"
+
+
+def _truth(info: Any, value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
+
+
+def _choice(info: Any, value: Any) -> str | None:
+    if value in info.values and type(value) in {type(v) for v in info.values}:
         return None
-    if isinstance(info, (inspect.DictType, inspect.StructType, inspect.TypedDictType)):
-        return None if isinstance(value, dict) else f"expected an object, got {shown(value)}"
-    if isinstance(info, (inspect.ListType, inspect.TupleType, inspect.VarTupleType)):
-        return None if isinstance(value, list) else f"expected a list, got {shown(value)}"
-    if isinstance(info, inspect.StrType):
-        if not isinstance(value, str):
-            return f"expected text, got {shown(value)}"
-        if info.min_length is not None and len(value) < info.min_length:
-            return "must not be empty" if info.min_length == 1 else f"{value!r} is too short"
-        if info.max_length is not None and len(value) > info.max_length:
-            return f"is longer than {info.max_length} characters"
-        return None
+    return f"{value!r} is not one of {', '.join(str(v) for v in info.values)}"
+
+
+def _number(info: Any, value: Any) -> str | None:
+    whole = isinstance(info, _inspect.IntType)
+    if not (_whole(value) if whole else _real(value)):
+        return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
+    step = 1 if whole else 0
+    lo = info.ge if info.ge is not None else None if info.gt is None else info.gt + step
+    hi = info.le if info.le is not None else None if info.lt is None else info.lt - step
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return f"{value} is out of range ({_span(lo, hi)})"
     return None
 
 
-_UNKNOWN = re.compile(r"Object contains unknown field `([^`]*)`")
-_MISSING = re.compile(r"Object missing required field `([^`]*)`")
+def _object(info: Any, value: Any) -> str | None:
+    return None if isinstance(value, dict) else f"expected an object, got {shown(value)}"
+
+
+def _list(info: Any, value: Any) -> str | None:
+    return None if isinstance(value, list) else f"expected a list, got {shown(value)}"
+
+
+def _text(info: Any, value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected text, got {shown(value)}"
+    if info.min_length is not None and len(value) < info.min_length:
+        return "must not be empty" if info.min_length == 1 else f"{value!r} is too short"
+    if info.max_length is not None and len(value) > info.max_length:
+        return f"is longer than {info.max_length} characters"
+    return None
+
+
+#: what is wrong with a value as a kind itself (its kind, bounds, choices, length)
+_LEAVES: dict[type, Callable[[Any, Any], str | None]] = {
+    _inspect.BoolType: _truth,
+    _inspect.LiteralType: _choice,
+    _inspect.IntType: _number,
+    _inspect.FloatType: _number,
+    _inspect.DictType: _object,
+    _inspect.StructType: _object,
+    _inspect.TypedDictType: _object,
+    _inspect.ListType: _list,
+    _inspect.TupleType: _list,
+    _inspect.VarTupleType: _list,
+    _inspect.StrType: _text,
+}
+
+
+def _leaf(info: Any, value: Any) -> str | None:
+    check = _LEAVES.get(type(info))
+    return None if check is None else check(info, value)
+
+
+def worded(found: Problem | None, where: str = "", every: bool = False) -> str | None:
+    """A problem of a value in margin's words: the field by its path (``modifier``,
+    ``a.target``, ``skills.Gun``), after ``where`` (``sheet.``), and what would be valid
+    (``modifier: 500 is out of range (-100..100)``, ``mode: 'auto' is not one of burst,
+    single``). None for a problem of the whole value, of a field or tag the object lacks
+    or does not have, or at a field whose kind declares no bounds or choices (unless
+    ``every``: then a whole number, a number, true or false and text are worded too);
+    the caller keeps msgspec's own message then (``Expected `str`, got `int` - at
+    `$.text```)."""
+    if found is None or found.why is None or not found.names:
+        return None
+    if not (every or _declared(found.info)):
+        return None
+    return f"{where}{'.'.join(found.names)}: {found.why}"
+
+
+def explain(data: Any, kind: Any, where: str = "", every: bool = False) -> str | None:
+    """What msgspec refused in ``data`` read as ``kind``, in margin's words (``worded``)."""
+    return worded(problem(data, kind), where, every)
 
 
 def read_as(data: Any, kind: type[T], where: str = "") -> T:
@@ -268,15 +357,14 @@ def read_as(data: Any, kind: type[T], where: str = "") -> T:
     try:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as exc:
-        text = str(exc)
-        unknown, missing = _UNKNOWN.match(text), _MISSING.match(text)
-        if unknown or missing:
-            walked = _walk(text.partition(" - at `$")[2].rstrip("`"), data, kind)
-            names, info, value = walked or ([], msgspec.inspect.type_info(kind), data)
-            struct = _member(info, value)
-            field = ".".join([*names, (unknown or missing)[1]])  # type: ignore[index]
-            if missing:
-                raise RuleError(f"{where}{field}: missing") from None
-            known = ", ".join(f.encode_name for f in getattr(struct, "fields", ()))
-            raise RuleError(f"{where}{field}: unknown field (fields: {known})") from None
-        raise RuleError(explain(exc, data, kind, where, every=True) or text) from None
+        raise RuleError(_refusal(problem(data, kind), where) or str(exc)) from None
+
+
+def _refusal(found: Problem | None, where: str) -> str | None:
+    if found is None or (found.unknown is None and found.missing is None):
+        return worded(found, where, every=True)
+    if found.missing is not None:
+        return f"{where}{'.'.join([*found.names, found.missing])}: missing"
+    field = ".".join([*found.names, str(found.unknown)])
+    known = ", ".join(f.encode_name for f in getattr(found.info, "fields", ()))
+    return f"{where}{field}: unknown field (fields: {known})"

@@ -132,10 +132,41 @@ def judge(
         return UNSEEN_VERDICT
     if not form.about and not via_unseen and not form.private:
         return Verdict(True, visibility.hidden) if visibility.hidden else SHOWN
+    return _masking(event, form, visibility.hidden, hidden, via_unseen)
+
+
+def _masking(
+    event: Event,
+    form: PlayerForm,
+    stored: tuple[str, ...],
+    hidden: Container[str],
+    via_unseen: bool,
+) -> Verdict:
+    """The verdict on a record whose form names characters, private fields or what a cause
+    with an unseen character cuts: ``stored`` is what its visibility already cuts."""
     # a stored unseen field (a hidden attacker) stays unseen, whoever the reader knows of
-    unseen: list[str] = [n for n in visibility.hidden if n in form.unseen]
-    cut: list[str] = [n for n in visibility.hidden if n not in form.unseen]
+    unseen: list[str] = [n for n in stored if n in form.unseen]
+    cut: list[str] = [n for n in stored if n not in form.unseen]
     cut += form.private
+    more = _masked_about(event, form, hidden, unseen)
+    if more is None:
+        return UNSEEN_VERDICT
+    unseen += more
+    cut += [field for name in more for field in form.unseen[name]]
+    if via_unseen:
+        cut.extend(form.via_unseen)
+    if not cut and not unseen:
+        return SHOWN
+    return Verdict(True, tuple(dict.fromkeys(c for c in cut if c not in unseen)), tuple(unseen))
+
+
+def _masked_about(
+    event: Event, form: PlayerForm, hidden: Container[str], unseen: list[str]
+) -> list[str] | None:
+    """The ``about`` fields (besides those already ``unseen``) naming a hidden character,
+    which players see masked; None when players may not see the record at all: its form
+    cannot mask a hidden character it names, or every character it names is hidden."""
+    more: list[str] = []
     named = seen = 0
     for name in form.about:
         ids = _ids(getattr(event, name))
@@ -144,18 +175,10 @@ def judge(
         seen += len(ids) - len(masked)
         if not masked or name in unseen:
             continue
-        gives = form.unseen.get(name)
-        if gives is None:
-            return UNSEEN_VERDICT
-        unseen.append(name)
-        cut.extend(gives)
-    if named and not seen:
-        return UNSEEN_VERDICT
-    if via_unseen:
-        cut.extend(form.via_unseen)
-    if not cut and not unseen:
-        return SHOWN
-    return Verdict(True, tuple(dict.fromkeys(c for c in cut if c not in unseen)), tuple(unseen))
+        if name not in form.unseen:
+            return None
+        more.append(name)
+    return None if named and not seen else more
 
 
 def _hidden_ids(state: TableState) -> set[str]:
@@ -174,33 +197,41 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
     out = []
     masked = set(history.masked)
     for n, draft in enumerate(drafts):
-        seq = state.seq + n + 1
         event = draft.event
-        here = _around(event, hidden)
-        cause = draft.cause
-        draft = _health_cut(draft, state)
-        verdict = judge(event, draft.visibility, here, cause is not None and cause in masked)
-        form = type(event).PLAYER
-        if verdict.shown and form is not None and form.follows:
-            refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
-            if type(event) is not Revealed and all(r in history.gm_only for r in refs):
-                verdict = UNSEEN_VERDICT
+        verdict = _sealed(_health_cut(draft, state), _around(event, hidden), masked, history)
         if verdict.unseen:
-            masked.add(seq)
-        if not verdict.shown:
-            visibility = Visibility(gm_only=True)
-        elif verdict.cut or verdict.unseen:
-            # an unseen single character is stored by name; a list's hidden members are
-            # known to the lens from who is hidden
-            single = [u for u in verdict.unseen if not isinstance(getattr(event, u), list | dict)]
-            # fields players never see are the event type's to say, not the record's
-            cut = [c for c in verdict.cut if form is None or c not in form.private]
-            visibility = Visibility(hidden=(*single, *cut)) if single or cut else Visibility()
-        else:
-            visibility = Visibility()
-        out.append(Draft(event, cause=cause, visibility=visibility))
+            masked.add(state.seq + n + 1)
+        out.append(Draft(event, cause=draft.cause, visibility=_stored(verdict, event)))
         _track(event, hidden)
     return out
+
+
+def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History) -> Verdict:
+    """The verdict on a draft as it is written: one that answers only GM-only records (an
+    undo of a GM-only roll) is unseen too, a reveal excepted."""
+    event, cause = draft.event, draft.cause
+    verdict = judge(event, draft.visibility, hidden, cause is not None and cause in masked)
+    form = type(event).PLAYER
+    if verdict.shown and form is not None and form.follows and type(event) is not Revealed:
+        refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
+        if all(r in history.gm_only for r in refs):
+            return UNSEEN_VERDICT
+    return verdict
+
+
+def _stored(verdict: Verdict, event: Event) -> Visibility:
+    """The visibility a record is stored with, which says what players get of it."""
+    if not verdict.shown:
+        return Visibility(gm_only=True)
+    if not verdict.cut and not verdict.unseen:
+        return Visibility()
+    form = type(event).PLAYER
+    # an unseen single character is stored by name; a list's hidden members are
+    # known to the lens from who is hidden
+    single = [u for u in verdict.unseen if not isinstance(getattr(event, u), list | dict)]
+    # fields players never see are the event type's to say, not the record's
+    cut = [c for c in verdict.cut if form is None or c not in form.private]
+    return Visibility(hidden=(*single, *cut)) if single or cut else Visibility()
 
 
 def _health_cut(draft: Draft, state: TableState) -> Draft:
@@ -286,22 +317,12 @@ class PlayerLens:
     def index(self, record: Record) -> bool:
         """Follow one more record of the log; True if players see it."""
         event = record.event
-        kind = type(event)
         around = _around(event, self.hidden)
-        cause = record.cause
-        verdict = judge(
-            event,
-            record.visibility,
-            around,
-            cause is not None and cause in self._verdicts and bool(self._verdicts[cause][0].unseen),
-        )
+        verdict = judge(event, record.visibility, around, self._via_unseen(record.cause))
         _track(event, self.hidden)
-        if isinstance(event, CharacterAdded):
-            self._names[event.id] = event.name
-        if isinstance(event, CharacterAdded | CharacterUpdated) and event.hidden is not None:
-            (self.hidden_ever.add if event.hidden else self.hidden_ever.discard)(event.id)
-        shown = verdict.shown and self._follows(kind, event)
-        if kind is Revealed and not shown:
+        self._follow_names(event)
+        shown = verdict.shown and self._follows(type(event), event)
+        if type(event) is Revealed and not shown:
             shown = self._reveal(record)
         if not shown:
             self._unseen[record.seq] = event
@@ -315,51 +336,69 @@ class PlayerLens:
                 if i in around or name in stored
             )
             self._verdicts[record.seq] = (verdict, masked)
+        self._number(record)
+        return True
+
+    def _via_unseen(self, cause: int | None) -> bool:
+        """Whether a record's cause was shown with a character masked as unseen."""
+        found = self._verdicts.get(cause) if cause is not None else None
+        return found is not None and bool(found[0].unseen)
+
+    def _follow_names(self, event: Event) -> None:
+        """Who is called what, and who has been hidden and not shown since."""
+        if isinstance(event, CharacterAdded):
+            self._names[event.id] = event.name
+        if isinstance(event, CharacterAdded | CharacterUpdated) and event.hidden is not None:
+            (self.hidden_ever.add if event.hidden else self.hidden_ever.discard)(event.id)
+
+    def _number(self, record: Record) -> None:
+        """Give a record players see the next number of their log."""
         self.seqs.append(record.seq)
         number = len(self.seqs)
         self.numbers[record.seq] = number
-        if kind is Noted:
+        if type(record.event) is Noted:
             self.notes.append(number)
-        elif kind is Rolled:
+        elif type(record.event) is Rolled:
             self.rolls.append(record)
-        return True
 
     def form(self, record: Record) -> dict[str, Any]:
         """The players' form of a record ``index`` showed them."""
         data = record_to_builtins(record)
         data.pop("visibility", None)
-        body = data["event"]
         found = self._verdicts.get(record.seq)
-        if found is not None:
-            verdict, masked = found
-            form = type(record.event).PLAYER
-            private = form.private if form is not None else ()
-            # A reveal lifts the record's secrets (its secret fields, a health the
-            # GM kept) and nothing else: characters still hidden stay unseen, with
-            # whatever would give them away, and private fields stay private.
-            cut = list(verdict.cut)
-            if form is not None and record.seq in self.revealed:
-                kept = {*private, *form.via_unseen, *verdict.unseen}
-                for name in verdict.unseen:
-                    kept.update(form.unseen.get(name, ()))
-                cut = [c for c in cut if c in kept]
-            for name in verdict.unseen:
-                body[name] = _mask(body.get(name), masked)
-            for name in cut:
-                _cut(body, name.split("."))
-            # fields players never see make no record a secret
-            if verdict.unseen or any(c not in private for c in cut):
-                data["secret"] = True
+        if found is not None and self._lensed(record, data["event"], *found):
+            data["secret"] = True
         shows = self._shows.get(record.seq)
         if shows is not None:
-            body.pop("record", None)
-            shown = msgspec.to_builtins(self._unseen_event(shows))
-            body["shown"] = shown
-            named = {i: self._names[i] for i in _strings(shown) if i in self._names}
-            if named:
-                body["names"] = named
+            self._show(data["event"], shows)
         self._renumber(type(record.event), data)
         return data
+
+    def _lensed(
+        self, record: Record, body: dict[str, Any], verdict: Verdict, masked: frozenset[str]
+    ) -> bool:
+        """Mask and cut a record's event (``body``) as its verdict says; whether that keeps a
+        secret from players (fields players never see make no record a secret)."""
+        form = type(record.event).PLAYER
+        private = form.private if form is not None else ()
+        cut = list(verdict.cut)
+        if form is not None and record.seq in self.revealed:
+            cut = _cut_after_reveal(form, verdict, cut)
+        for name in verdict.unseen:
+            body[name] = _mask(body.get(name), masked)
+        for name in cut:
+            _cut(body, name.split("."))
+        return bool(verdict.unseen) or any(c not in private for c in cut)
+
+    def _show(self, body: dict[str, Any], seq: int) -> None:
+        """A reveal's event shows the event of the record ``seq`` it reveals, and the names
+        of the characters that names."""
+        body.pop("record", None)
+        shown = msgspec.to_builtins(self._unseen_event(seq))
+        body["shown"] = shown
+        named = {i: self._names[i] for i in _strings(shown) if i in self._names}
+        if named:
+            body["names"] = named
 
     def _unseen_event(self, seq: int) -> Event:
         return self._unseen[seq]
@@ -394,6 +433,16 @@ class PlayerLens:
                     body[name] = self.numbers[value]
                 else:
                     body.pop(name, None)
+
+
+def _cut_after_reveal(form: PlayerForm, verdict: Verdict, cut: list[str]) -> list[str]:
+    """What stays cut of a revealed record. A reveal lifts the record's secrets (its secret
+    fields, a health the GM kept) and nothing else: characters still hidden stay unseen,
+    with whatever would give them away, and private fields stay private."""
+    kept = {*form.private, *form.via_unseen, *verdict.unseen}
+    for name in verdict.unseen:
+        kept.update(form.unseen.get(name, ()))
+    return [c for c in cut if c in kept]
 
 
 def _strings(value: Any) -> set[str]:
@@ -480,14 +529,7 @@ def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> An
     if isinstance(value, str):
         return UNSEEN if value in hidden else value
     if isinstance(value, msgspec.Struct):
-        fields = getattr(type(value), "RECORD_FIELDS", ())
-        changes = {}
-        for name in value.__struct_fields__:
-            old = getattr(value, name)
-            new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
-            if new is not old and new != old:
-                changes[name] = new
-        return msgspec.structs.replace(value, **changes) if changes else value
+        return _numbered_struct(value, numbers, hidden)
     if isinstance(value, list):
         return [_numbered(v, numbers, hidden) for v in value if _seen_item(v, numbers, hidden)]
     if isinstance(value, dict):
@@ -499,6 +541,19 @@ def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> An
     if isinstance(value, set | frozenset):
         return type(value)(v for v in value if v not in hidden)
     return value
+
+
+def _numbered_struct(
+    value: msgspec.Struct, numbers: dict[int, int], hidden: Container[str]
+) -> msgspec.Struct:
+    fields = getattr(type(value), "RECORD_FIELDS", ())
+    changes = {}
+    for name in value.__struct_fields__:
+        old = getattr(value, name)
+        new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
+        if new is not old and new != old:
+            changes[name] = new
+    return msgspec.structs.replace(value, **changes) if changes else value
 
 
 def _seen_item(value: Any, numbers: dict[int, int], hidden: Container[str]) -> bool:

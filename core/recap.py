@@ -128,6 +128,55 @@ class _Read:
     voided: set[int] = field(default_factory=set)
     title: str = ""
     records: int = 0
+    #: where the record being read happened: its encounter (an index) and round
+    current: int = 0
+    round: int = 0
+
+    def place(self, seq: int, fact: f.Fact) -> None:
+        """Keep a fact with where it happened, following the encounters and rounds it tells of."""
+        if isinstance(fact, f.Begins):
+            self.encounters.append(Encounter(fact.name or f"Encounter {len(self.encounters)}"))
+            self.current, self.round = len(self.encounters) - 1, 0
+            self.encounters[self.current].first = seq
+        elif isinstance(fact, f.Turn):
+            self.round = fact.round
+        elif isinstance(fact, f.Round):
+            self.round = fact.number
+        self.facts.append((seq, self.current, self.round, fact))
+        if isinstance(fact, f.Ends):
+            self.current, self.round = 0, 0
+
+
+def _added_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+    if "id" in event and "name" in event:
+        out.names[event["id"]] = event["name"]
+
+
+def _undone_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+    out.voided.update(event.get("voids", ()))
+
+
+def _redone_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+    out.voided.difference_update(event.get("restores", ()))
+
+
+def _reveal_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+    if "record" in event:
+        out.facts.append((seq, out.current, out.round, f.Revealed(event["record"])))
+
+
+def _created_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+    out.title = event.get("title", "")
+
+
+#: what a recap reads from the table's own events (each system's readers read its own)
+_TABLE_READERS: dict[str, Callable[[_Read, int, Mapping[str, Any]], None]] = {
+    "character.added": _added_read,
+    "table.undone": _undone_read,
+    "table.redone": _redone_read,
+    "table.revealed": _reveal_read,
+    "table.created": _created_read,
+}
 
 
 def read(
@@ -136,41 +185,16 @@ def read(
     """Read every record's facts, noting where each happened (encounter, round)."""
     readers = get_system(system).recap
     out = _Read()
-    outside = Encounter(OUTSIDE, outside=True)
-    out.encounters.append(outside)
-    current, round_ = 0, 0
-    facts, names, voided = out.facts, out.names, out.voided
+    out.encounters.append(Encounter(OUTSIDE, outside=True))
     seq = 0
     for data in records:
-        seq = data["seq"]
-        event = data["event"]
-        tag = event["type"]
-        reader = readers.get(tag)
-        if reader is None:
-            if tag == "character.added":
-                if "id" in event and "name" in event:
-                    names[event["id"]] = event["name"]
-            elif tag == "table.undone":
-                voided.update(event.get("voids", ()))
-            elif tag == "table.redone":
-                voided.difference_update(event.get("restores", ()))
-            elif tag == "table.revealed" and "record" in event:
-                facts.append((seq, current, round_, f.Revealed(event["record"])))
-            elif tag == "table.created":
-                out.title = event.get("title", "")
-            continue
-        for fact in reader(event):
-            if isinstance(fact, f.Begins):
-                out.encounters.append(Encounter(fact.name or f"Encounter {len(out.encounters)}"))
-                current, round_ = len(out.encounters) - 1, 0
-                out.encounters[current].first = seq
-            elif isinstance(fact, f.Turn):
-                round_ = fact.round
-            elif isinstance(fact, f.Round):
-                round_ = fact.number
-            facts.append((seq, current, round_, fact))
-            if isinstance(fact, f.Ends):
-                current, round_ = 0, 0
+        seq, event = data["seq"], data["event"]
+        reader = readers.get(event["type"])
+        if reader is not None:
+            for fact in reader(event):
+                out.place(seq, fact)
+        elif event["type"] in _TABLE_READERS:
+            _TABLE_READERS[event["type"]](out, seq, event)
         if progress is not None and seq % 10_000 == 0:
             progress(seq)
     out.records = seq

@@ -2,6 +2,7 @@
 
 from .base import UNSEEN, Event, PlayerForm, declared
 from .memory import MemoryStore
+from .opening import build_store, display_name, open_store, short_name, table_exists
 from .record import (
     ALL_EVENTS,
     FORMAT,
@@ -28,14 +29,9 @@ from .store import (
     StoredRow,
     StoreError,
     Unvouched,
-    build_store,
-    display_name,
     follow,
     is_url,
-    open_store,
     records_after,
-    short_name,
-    table_exists,
     utc_now,
 )
 from .table import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .store import Row, Store, StoreError, build_store
+from .opening import build_store
+from .store import Row, Store, StoreError
 
 
 def copy_table(source: Store, dest: str, upto: int | None = None) -> int:

@@ -16,9 +16,10 @@ from typing import IO
 
 import msgspec
 
+from .opening import build_store, display_name, table_exists
 from .record import FORMAT, DecodeError, _record_decoder, chain_hash, decode_body
 from .signing import SignatureCheck
-from .store import Row, Store, StoredRow, StoreError, build_store, display_name, table_exists
+from .store import Row, Store, StoredRow, StoreError
 
 _FAST = b'{"v":%d,"prev":"' % FORMAT
 _KEY = b'"key":"'

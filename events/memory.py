@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .record import Record
 from .signing import SigningKey
-from .store import GM_ONLY_MARK, Appending, Row, Store, StoredRow, StoreError, chained
+from .store import Appending, Row, Store, StoredRow, StoreError, chained
 
 
 @dataclass
@@ -158,9 +158,6 @@ class MemoryStore(Store):
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         for seq, _, v, _, _, body in self._slice(after, upto):
             yield self._decode(seq, v, body)
-
-    def public_seqs(self, upto: int) -> list[int]:
-        return [row[0] for row in self._slice(0, upto) if GM_ONLY_MARK not in row[5]]
 
     def data_version(self) -> int:
         return self._log.version

@@ -42,7 +42,6 @@ from psycopg import sql
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    GM_ONLY_MARK,
     Appending,
     ConcurrencyError,
     ConnectionLost,
@@ -105,30 +104,36 @@ def parse_url(url: str) -> TableURL:
     rest = [(k, v) for k, v in query if k != "table"]
     user = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password is not None else None
-    netloc = (quote(user, safe="") + "@" if user else "") + (parts.hostname or "")
-    if parts.hostname and ":" in parts.hostname:
-        netloc = (quote(user, safe="") + "@" if user else "") + f"[{parts.hostname}]"
-    if port is not None:
-        netloc += f":{port}"
     dbname = parts.path.lstrip("/")
-    base = f"postgresql://{netloc}/{dbname}"
+    base = f"postgresql://{_netloc(user, parts.hostname, port)}/{dbname}"
     shown = urlencode([*rest, *(("table", t) for t in tables)])
     display = base + ("?" + shown if shown else "")
+    _check_names(display, tables, dbname)
+    conninfo = base + ("?" + urlencode(rest) if rest else "")
+    return TableURL(conninfo, tables[0], display, password)
+
+
+def _netloc(user: str | None, host: str | None, port: int | None) -> str:
+    """The user, host and port of a URL written again, an IPv6 host in brackets."""
+    who = quote(user, safe="") + "@" if user else ""
+    place = f"[{host}]" if host and ":" in host else host or ""
+    return who + place + (f":{port}" if port is not None else "")
+
+
+def _check_names(display: str, tables: list[str], dbname: str) -> None:
+    """Refuse a URL that names no table or several, a table margin cannot name, or no database."""
     if len(tables) != 1:
         raise StoreError(
             f"{display}: name one table with ?table=NAME "
             "(postgresql://[USER@]HOST[:PORT]/DBNAME?table=NAME)"
         )
-    table = tables[0]
-    if not _NAME.fullmatch(table):
+    if not _NAME.fullmatch(tables[0]):
         raise StoreError(
-            f"{display}: table {table!r} is not a table name "
+            f"{display}: table {tables[0]!r} is not a table name "
             "(1-50 letters, digits, _ . -, not starting with . or -)"
         )
     if not dbname:
         raise StoreError(f"{display}: name the database (postgresql://HOST/DBNAME?table=NAME)")
-    conninfo = base + ("?" + urlencode(rest) if rest else "")
-    return TableURL(conninfo, table, display, password)
 
 
 def url_password(url: str) -> str | None:
@@ -340,9 +345,9 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
         if _has_schema(conn):
             return
         for statement in _schema_statements():
-            conn.execute(statement)  # type: ignore[arg-type]
+            conn.execute(statement)
         for statement in _guard_statements(conn):
-            conn.execute(statement)  # type: ignore[arg-type]
+            conn.execute(statement)
 
 
 def _guard(conn: psycopg.Connection[Any]) -> bool:
@@ -356,7 +361,7 @@ def _guard(conn: psycopg.Connection[Any]) -> bool:
             if _guarded(conn):
                 return True
             for statement in _guard_statements(conn):
-                conn.execute(statement)  # type: ignore[arg-type]
+                conn.execute(statement)
     except psycopg.errors.InsufficientPrivilege:
         return False
     return True
@@ -713,21 +718,10 @@ class PostgresStore(Store):
         for seq, v, body in self._pages(query, after, upto):
             yield self._decode(seq, v, body)
 
-    def public_seqs(self, upto: int) -> list[int]:
-        """Records players may see, found in the stored bodies (as ``SQLiteStore.public_seqs``)."""
-        return [
-            int(row[0])
-            for row in self._query(
-                "SELECT seq FROM margin.records WHERE tbl = %s AND seq <= %s "
-                "AND position(%s::bytea in body) = 0 ORDER BY seq",
-                (self.table, upto, GM_ONLY_MARK),
-            )
-        ]
-
     def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         for _ in range(2):
             try:
-                return self._conn.execute(query, args).fetchall()  # type: ignore[arg-type]
+                return self._conn.execute(query, args).fetchall()
             except psycopg.Error as exc:
                 if not self._lost(exc):
                     raise ReadError(self.name, _first_line(exc)) from None

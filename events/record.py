@@ -141,8 +141,6 @@ def stable_schema(schema: dict[str, Any]) -> dict[str, Any]:
         tags = body.get("properties", {}).get("type", {}).get("enum", [])
         space = tags[0].split(".")[0] if len(tags) == 1 and "." in tags[0] else name.split(".")[-2]
         names[name] = f"{space}.{body.get('title', name.split('.')[-1])}"
-    if not names:
-        return _sorted_unions(schema)
 
     def rename(node: Any) -> Any:
         # a reference is a "$ref" or a value of a discriminator's mapping: any "#/$defs/" string
@@ -155,8 +153,9 @@ def stable_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return [rename(item) for item in node]
         return node
 
-    renamed = _sorted_unions(rename(schema))
-    renamed["$defs"] = {names.get(k, k): v for k, v in renamed["$defs"].items()}
+    renamed: dict[str, Any] = _sorted_unions(rename(schema))
+    if names:
+        renamed["$defs"] = {names.get(k, k): v for k, v in renamed["$defs"].items()}
     return renamed
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    GM_ONLY_MARK,
     Appending,
     ReadError,
     Row,
@@ -173,6 +172,45 @@ def _into_wal(db: sqlite3.Connection) -> None:
         pause = min(pause * 2, 0.1)
 
 
+def _check_path(path: Path, create: bool) -> None:
+    """Refuse a new table's path that is taken or in no folder, or an old one that holds no table."""
+    if create:
+        if path.exists():
+            raise StoreError(f"{path}: already exists; choose a new path for a new table")
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: folder {path.parent} does not exist")
+        return
+    if not path.exists():
+        raise StoreError(f"{path}: no such table file")
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a table file")
+    _check_header(path)
+
+
+def _refusal(path: Path, exc: BaseException, create: bool) -> StoreError | None:
+    """What SQLite's error opening ``path`` tells the user; None for any other error."""
+    if isinstance(exc, sqlite3.OperationalError) and create:
+        return write_error(path, exc)
+    if isinstance(exc, sqlite3.DatabaseError):
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+            return StoreError(f"{path}: not a margin table (not an SQLite file)")
+        return StoreError(f"{path}: not a margin table ({exc})")
+    return None
+
+
+def _sound(*columns: object) -> bool:
+    """Whether a stored row's columns (seq, v, prev, hash, body, command, key, sig) hold the
+    kinds margin writes; a head's key and sig are NULL when it is not signed."""
+    seq, v, prev, digest, body, command, key, sig = columns
+    texts = (prev, digest, command, key or "", sig or "")
+    return (
+        type(seq) is int
+        and type(v) is int
+        and isinstance(body, bytes)
+        and all(isinstance(text, str) for text in texts)
+    )
+
+
 class SQLiteStore(Store):
     """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
@@ -198,17 +236,7 @@ class SQLiteStore(Store):
         self.name = str(path)
         self.signer = signer
         self.readonly = readonly
-        if create:
-            if self.path.exists():
-                raise StoreError(f"{self.path}: already exists; choose a new path for a new table")
-            if not self.path.parent.is_dir():
-                raise StoreError(f"{self.path}: folder {self.path.parent} does not exist")
-        else:
-            if not self.path.exists():
-                raise StoreError(f"{self.path}: no such table file")
-            if self.path.is_dir():
-                raise StoreError(f"{self.path}: is a folder, not a table file")
-            _check_header(self.path)
+        _check_path(self.path, create)
         # a reader that may write the file opens it read-write, to tidy up when it closes
         self._can_write = create or (
             os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
@@ -233,15 +261,10 @@ class SQLiteStore(Store):
                 self._db.close()
             if create:
                 remove_table(self.path)
-            if isinstance(exc, StoreError):
+            refusal = _refusal(self.path, exc, create)
+            if refusal is None:
                 raise
-            if isinstance(exc, sqlite3.OperationalError) and create:
-                raise write_error(self.path, exc) from None
-            if isinstance(exc, sqlite3.DatabaseError):
-                if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
-                    raise StoreError(f"{self.path}: not a margin table (not an SQLite file)") from None
-                raise StoreError(f"{self.path}: not a margin table ({exc})") from None
-            raise
+            raise refusal from None
 
     # -- opening -----------------------------------------------------------
 
@@ -501,16 +524,7 @@ class SQLiteStore(Store):
             # a body tampered with outside margin may come back as TEXT
             if isinstance(body, str):
                 body = body.encode("utf-8", "surrogateescape")
-            if not (
-                type(seq) is int
-                and type(v) is int
-                and isinstance(prev, str)
-                and isinstance(digest, str)
-                and isinstance(body, bytes)
-                and isinstance(command, str)
-                and isinstance(key or "", str)
-                and isinstance(sig or "", str)
-            ):
+            if not _sound(seq, v, prev, digest, body, command, key, sig):
                 raise self._damaged(seq, "a column holds the wrong kind of value")
             yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")  # type: ignore[arg-type]
 
@@ -521,24 +535,6 @@ class SQLiteStore(Store):
             if type(v) is not int or not isinstance(body, bytes | str):
                 raise self._damaged(seq, "a column holds the wrong kind of value")
             yield self._decode(seq, v, body)
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Sequence numbers up to ``upto`` of the records players may see, without decoding.
-
-        One SQL pass over the stored bodies is several times quicker than
-        decoding them, which matters when a player's view opens a long table.
-        A GM-only record's body holds its envelope's visibility as written by
-        ``encode_body`` (``Visibility`` omits defaults and ``gm_only`` comes
-        first); inside any string field the same characters would be escaped.
-        """
-        try:
-            rows = self._db.execute(
-                "SELECT seq FROM records WHERE seq <= ? AND instr(body, ?) = 0 ORDER BY seq",
-                (upto, GM_ONLY_MARK),
-            ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise ReadError(self.name, str(exc)) from None
-        return [row[0] for row in rows]
 
     def data_version(self) -> int:
         try:

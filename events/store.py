@@ -7,15 +7,11 @@ SQLite store (``sqlite.py``), the PostgreSQL store (``postgres.py``) and the
 in-memory store (``memory.py``) implement it and pass one contract test class
 (``tests/store_contract.py``). Everything an engine can raise is turned into
 ``StoreError`` (or its ``ConcurrencyError``) before it leaves the store.
-
-``open_store`` and ``build_store`` take what the user typed, a file path or
-a ``postgresql://`` URL, so every command reaches either store the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
@@ -89,10 +85,6 @@ class StoredRow:
     key: str = ""
     sig: str = ""
 
-
-#: How the body of a GM-only record spells its visibility: a store finds the
-#: records players may see without decoding them (see ``SQLiteStore.public_seqs``).
-GM_ONLY_MARK = b'"visibility":{"gm_only":true'
 
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]
@@ -196,10 +188,6 @@ class Store(Protocol):
         for record in self.records(seq - 1, seq):
             return record
         raise StoreError(f"{self.name}: no record {seq}")
-
-    def public_seqs(self, upto: int) -> list[int]:
-        """Sequence numbers up to ``upto`` of the records players may see."""
-        ...
 
     def data_version(self) -> int:
         """A number that changes when another connection has committed; cheap to ask."""
@@ -461,97 +449,6 @@ def check_rows(rows: Iterator[StoredRow], key: str | None = None) -> Verdict:
 def is_url(name: str | object) -> bool:
     """Whether ``name`` names a table in PostgreSQL rather than a file."""
     return str(name).startswith(("postgresql://", "postgres://"))
-
-
-#: How a table held in this process's memory is named (``memory:NAME``), for tests.
-MEMORY = "memory:"
-
-
-def open_store(
-    name: str | object,
-    *,
-    create: bool = False,
-    readonly: bool = False,
-    signer: SigningKey | None = None,
-) -> Store:
-    """The store a user's PATH or URL names: a table file, or a table in PostgreSQL."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import PostgresStore
-
-        return PostgresStore(text, create=create, readonly=readonly, signer=signer)
-    if text.startswith(MEMORY):
-        from .memory import MemoryStore
-
-        return MemoryStore.named(text, create=create, readonly=readonly, signer=signer)
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore(text, create=create, readonly=readonly, signer=signer)
-
-
-def build_store(
-    name: str | object, signer: SigningKey | None = None
-) -> AbstractContextManager[Store]:
-    """A new table at ``name`` that appears only when the ``with`` block ends without error.
-
-    A table file is built beside its path under a hidden name and moved into
-    place; a table in PostgreSQL is written in one transaction. A failure or a
-    kill leaves nothing behind.
-    """
-    text = str(name)
-    if is_url(text):
-        from .postgres import PostgresStore
-
-        return PostgresStore.build(text, signer)
-    if text.startswith(MEMORY):
-        from .memory import MemoryStore
-
-        return MemoryStore.build(text, signer)
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore.build(text, signer)
-
-
-def display_name(name: str | object) -> str:
-    """``name`` as messages and logs may show it: a URL loses its password."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import parse_url
-
-        return parse_url(text).display
-    return text
-
-
-def short_name(name: str | object) -> str:
-    """What a screen's title calls a table: its file's name, or its name in the database.
-
-    Text, always: bytes of a file name that are not UTF-8 are shown as U+FFFD, so the name
-    can go into a record or onto a screen.
-    """
-    text = str(name)
-    if is_url(text):
-        from .postgres import parse_url
-
-        return parse_url(text).table
-    import os
-
-    return os.path.basename(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def table_exists(name: str | object) -> bool:
-    """Whether a table is already at ``name`` (a file, or a table in the database)."""
-    text = str(name)
-    if is_url(text):
-        from .postgres import exists
-
-        return exists(text)
-    if text.startswith(MEMORY):
-        from . import memory
-
-        return memory.exists(text)
-    import os
-
-    return os.path.lexists(text)
 
 
 def follow(

@@ -27,7 +27,6 @@ from margin.events import (
     StoreError,
     TableCreated,
     Unvouched,
-    Visibility,
     build_store,
     chain_hash,
     encode_body,
@@ -435,24 +434,6 @@ class StoreContract:
             assert reads.ranges[-1] == (0, None)
         finally:
             third.close()
-
-    # -- players' records --------------------------------------------------
-
-    def test_public_seqs_match_decoding_even_when_a_note_quotes_the_mark(
-        self, store: Store
-    ) -> None:
-        store.append([Draft(Noted(text='"visibility":{"gm_only":true'))], 1, command="c1")
-        store.append(
-            [Draft(Noted(text="secret", gm_only=True), visibility=Visibility(gm_only=True))],
-            2,
-            command="c2",
-        )
-        store.append(
-            [Draft(Noted(text="shown"), visibility=Visibility(hidden=("text",)))], 3, command="c3"
-        )
-        decoded = [r.seq for r in store.records() if not r.visibility.gm_only]
-        assert store.public_seqs(store.last_seq) == decoded == [1, 2, 4]
-        assert store.public_seqs(2) == [1, 2]
 
     # -- following ---------------------------------------------------------
 

@@ -83,15 +83,15 @@ class _Sheet(msgspec.Struct, forbid_unknown_fields=True):
     ],
 )
 def test_the_path_of_a_nested_field_is_named(data: dict[str, object], message: str) -> None:
-    with pytest.raises(msgspec.ValidationError) as caught:
+    with pytest.raises(msgspec.ValidationError):
         msgspec.convert(data, _Sheet)
-    assert explain(caught.value, data, _Sheet, "sheet.") == message
+    assert explain(data, _Sheet, "sheet.") == message
 
 
 def test_a_complaint_naming_no_field_is_left_to_msgspec() -> None:
-    with pytest.raises(msgspec.ValidationError) as caught:
+    with pytest.raises(msgspec.ValidationError):
         msgspec.convert({"other": 1}, _Sheet)
-    assert explain(caught.value, {"other": 1}, _Sheet) is None
+    assert explain({"other": 1}, _Sheet) is None
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ Every system has the same modules (``docs/systems.md`` walks through them):
 - ``recap``: what a recap reads from each event;
 - ``rules.md``: the rules as margin plays them, for the GM.
 
-The event types are in ``margin.events.systems``, one module per system.
+``shape.py`` declares what each module gives as a Protocol, and ``shape.shaped``
+checks it when a system loads. The event types are in ``margin.events.systems``, one
+module per system.
 """
 
 from __future__ import annotations

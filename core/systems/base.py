@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -252,9 +251,11 @@ class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_o
 
 
 Decide = Callable[[Command, TableState, Dice, History], list[Draft]]
+#: command type -> the function that decides a command of it
+Deciders = Mapping[type[Command], Callable[..., list[Draft]]]
 
 
-def by_command(deciders: Mapping[type[Command], Callable[..., list[Draft]]]) -> Decide:
+def by_command(deciders: Deciders) -> Decide:
     """A system's ``decide``: each command decided by the function its type maps to (what
     players see of the drafts is ``core.lens``'s to say)."""
 
@@ -354,48 +355,3 @@ class System:
 
     def default_options(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.all_options}
-
-
-#: the hooks a system's modules give by the names every system uses: hook -> (module,
-#: name), module "" being the package itself (the names its ``__init__`` defines before
-#: it calls ``shaped``); a module that lacks a name leaves the hook at its default
-SHAPE: dict[str, tuple[str, str]] = {
-    "options": ("", "OPTIONS"),
-    "demo": ("", "DEMO"),
-    "short_forms": ("", "SHORT_FORMS"),
-    "moment": ("", "moment"),
-    "clock_events": ("", "CLOCK_EVENTS"),
-    "health": ("", "health"),
-    "mask_health": ("", "mask_health"),
-    "commands": ("commands", "COMMANDS"),
-    "decide": ("decide", "decide"),
-    "handlers": ("fold", "HANDLERS"),
-    "make_character": ("state", "make_character"),
-    "check_sheet": ("state", "check_sheet"),
-    "initial_world": ("state", "initial_world"),
-    "player_world": ("state", "player_world"),
-    "resolve": ("resolve", "RESOLVE"),
-    "describe": ("present", "describe"),
-    "status": ("present", "status"),
-    "field_lines": ("present", "field_lines"),
-    "clock": ("present", "clock"),
-    "odds": ("present", "odds"),
-    "vocabulary": ("present", "vocabulary"),
-    "recap": ("recap", "READERS"),
-}
-
-
-def shaped(package: str, **face: Any) -> System:
-    """The system whose package (its ``OPTIONS``, ``DEMO``, ``moment`` ...) and modules
-    (``commands``, ``decide``, ``fold`` ...) give its hooks by the names of ``SHAPE``, its
-    short forms by ``words.GRAMMAR``, and its rules by ``rules.md``; ``face`` (id, title,
-    summary ...) is given on top."""
-    hooks: dict[str, Any] = {"rules_doc": "rules.md"}
-    for hook, (module, name) in SHAPE.items():
-        # the package itself is still being imported: it holds the names defined before this call
-        where = importlib.import_module(f"{package}.{module}" if module else package)
-        found = getattr(where, name, None)
-        if found is not None:
-            hooks[hook] = found
-    grammar = importlib.import_module(f"{package}.words").GRAMMAR
-    return System(**{**hooks, "parse_words": grammar.parse, "grammar": grammar.usages, **face})

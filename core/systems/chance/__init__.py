@@ -10,7 +10,8 @@ from margin.events import Event
 from margin.events.systems import chance as chance_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, shaped
+from ..base import Option
+from ..shape import shaped
 from . import rules, state
 
 OPTIONS: tuple[Option, ...] = (

@@ -52,7 +52,7 @@ def _band_of(e: dict[str, Any], prefix: str = "") -> str:
 
 def _opposed_side(e: dict[str, Any], side: str) -> str:
     """One side of an opposed check: who, the skill, and the numbers players may see."""
-    who = e[side]
+    who: str = e[side]
     if f"{side}_skill" not in e:
         return who
     if f"{side}_roll" in e:
@@ -326,6 +326,10 @@ def _attack_odds(cmd: Attack, state: TableState) -> Odds:
     bands = {"connects": connect, "dodged": hit - connect, "miss": 1 - hit}
     label = f"{attacker.name} vs {target.name}: hit {g.hit_chance}%, dodge {g.dodge_chance}%"
     return Odds(connect, bands, label)
+
+
+#: a character holds no data the status does not already say
+field_lines = None
 
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:

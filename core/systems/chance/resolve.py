@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from ...dice import Dice
 from ...errors import RuleError
-from ...resolve import request
+from ...inputs import read_as
 from . import rules
 from .commands import MAX_POTENCY, Position, Profile
 
@@ -93,7 +93,7 @@ def _difficulty(value: int | str) -> int:
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, CheckRequest)
+    f = read_as(fields, CheckRequest)
     difficulty = _difficulty(f.difficulty)
     total, counted = rules.modifier_total(f.modifiers)
     odds = rules.check_odds(f.proficiency, difficulty, total)
@@ -114,7 +114,7 @@ def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, OddsRequest)
+    f = read_as(fields, OddsRequest)
     total, _ = rules.modifier_total(f.modifiers)
     odds = rules.check_odds(f.proficiency, _difficulty(f.difficulty), total)
     if odds.automatic:
@@ -144,14 +144,14 @@ def _side(name: str, side: Side, dice: Dice) -> dict[str, Any]:
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, OpposedRequest)
+    f = read_as(fields, OpposedRequest)
     a = _side("a", f.a, dice)
     b = _side("b", f.b, dice)
     return {"a": a, "b": b, "winner": rules.opposed_winner(a["margin"], b["margin"])}
 
 
 def resolve_damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, DamageRequest)
+    f = read_as(fields, DamageRequest)
     crit = f.crit or f.unaware_percent > 0
     lo, hi = rules.PROFILES[f.profile]
     given = f.range_percent
@@ -183,7 +183,7 @@ def resolve_damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_attack(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, AttackRequest)
+    f = read_as(fields, AttackRequest)
     aware = f.aware
     g = rules.gates(f.accuracy, f.evasion, f.position, f.extra_attackers, aware)
     roll = _d100(f.roll, dice)
@@ -208,7 +208,7 @@ def resolve_attack(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_effect(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, EffectRequest)
+    f = read_as(fields, EffectRequest)
     land = rules.landing(f.potency, f.resistance, f.duration_step, f.intensity_step)
     return {"landed": land.landed, "gap": land.gap, "turns": land.turns, "stacks": land.stacks}
 

@@ -195,7 +195,7 @@ def player_world(state: TableState) -> ChanceWorld | None:
     takes their place); while a hidden participant acts, the players' clock
     stays with the last one they saw act.
     """
-    world = state.world
+    world: ChanceWorld | None = state.world
     if world is None or world.encounter is None:
         return world
     enc = world.encounter

@@ -10,7 +10,8 @@ from margin.events import Event
 from margin.events.systems import edge as edge_events
 
 from ...state import Character, Moment, TableState
-from ..base import Option, shaped
+from ..base import Option
+from ..shape import shaped
 from . import state
 
 OPTIONS = (

@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import RuleError
-from ...state import TableState
+from ...state import Character, TableState
 from ..base import Clock, ClockRow, Command, Odds, describer
 from ..shared_face import if_given
 from . import rules
 from .commands import Check
 from .decide import plan_check, turn_order
 from .state import (
+    Combatant,
     EdgeCharacter,
+    Encounter,
     edge_max,
     health,
     key,
@@ -33,23 +35,29 @@ def _check_line(e: dict[str, Any]) -> str:
     edge = " (Edge)" if e.get("edge") else ""
     if "faces" not in e:
         return f"{who}: {e.get('skill', '?')} check{mode}{edge} (secret)"
-    faces = e["faces"]
-    keep = e.get("keep") or list(range(len(faces)))
-    shown = ",".join(str(f) if i in keep else f"~{f}~" for i, f in enumerate(faces))
-    adj = e.get("adjustment", 0)
-    doubles = (
-        f" {'+' if adj > 0 else ''}{adj} double"
-        if e.get("double") and adj
-        else (" double" if e.get("double") else "")
-    )
     skill = f"{e['skill']} +{e.get('bonus', 0)}" if "skill" in e else "attack"
-    head = f"{who}: {skill}{mode}{edge} [{shown}]{doubles} = "
+    head = f"{who}: {skill}{mode}{edge} [{_kept(e)}]{_doubles(e)} = "
     if "mos" not in e:
         outcome = "success" if e.get("success") else "failure"
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
     secret = " (secret TN)" if e.get("secret_tn") else ""
     band = e.get("band", "").replace("-", " ")
     return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
+
+
+def _kept(e: dict[str, Any]) -> str:
+    """A check's faces, those it did not keep struck through: ``7,~2~,9``."""
+    faces = e["faces"]
+    keep = e.get("keep") or list(range(len(faces)))
+    return ",".join(str(f) if i in keep else f"~{f}~" for i, f in enumerate(faces))
+
+
+def _doubles(e: dict[str, Any]) -> str:
+    """A kept double, and what it added to the total: `` +5 double``."""
+    if not e.get("double"):
+        return ""
+    adj = e.get("adjustment", 0)
+    return f" {'+' if adj > 0 else ''}{adj} double" if adj else " double"
 
 
 def _assumed(e: dict[str, Any]) -> str:
@@ -243,6 +251,12 @@ def status(char: Any, state: TableState) -> list[str]:
         what = "adv" if p.kind == "advantage" else "dis"
         scope = p.skill if p.scope == "related" else "any check"
         out.append(f"{what} pending: {scope}{number(p.seq)}")
+    return out + _conditions(char, state)
+
+
+def _conditions(char: EdgeCharacter, state: TableState) -> list[str]:
+    """The status items of worn armor, urgent care, death and being knocked out."""
+    out = []
     if char.armor_wear:
         out.append(f"armor worn: PT -{char.armor_wear}")
     if char.urgent_care:
@@ -265,25 +279,28 @@ def clock(state: TableState) -> Clock | None:
         title = "Encounter (not started: next-turn)"
     if enc.name:
         title += f" - {enc.name}"
-    rows = []
-    for c in turn_order(enc.order):
-        char = state.characters.get(c.id)
-        if char is None:
-            continue  # left the table: no longer takes turns
-        name = char.name
-        value = str(c.initiative) + (f"+{c.boost}" if c.boost else "")
-        left = " ".join(c.actions) if c.id == enc.current else ""
-        note = left
-        if c.reactions:
-            note = f"{note} | reaction x{c.reactions}".strip(" |")
-        if c.id in enc.acted and c.id != enc.current:
-            note = f"acted {note}".strip()
-        if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
-            note = "dead" if char.dead else "knocked out"
-        rows.append(ClockRow(name=name, value=value, current=c.id == enc.current, note=note))
+    rows = [
+        _clock_row(c, state.characters[c.id], enc)
+        for c in turn_order(enc.order)
+        # one who left the table no longer takes turns
+        if c.id in state.characters
+    ]
     if not enc.round:
         return Clock(title=title, rows=tuple(rows))
     return Clock(title=title, rows=tuple(rows), round=enc.round, turn=len(enc.acted))
+
+
+def _clock_row(c: Combatant, char: Character, enc: Encounter) -> ClockRow:
+    """A combatant's line of the clock: initiative (and a boost), actions and reactions left."""
+    value = str(c.initiative) + (f"+{c.boost}" if c.boost else "")
+    note = " ".join(c.actions) if c.id == enc.current else ""
+    if c.reactions:
+        note = f"{note} | reaction x{c.reactions}".strip(" |")
+    if c.id in enc.acted and c.id != enc.current:
+        note = f"acted {note}".strip()
+    if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
+        note = "dead" if char.dead else "knocked out"
+    return ClockRow(name=char.name, value=value, current=c.id == enc.current, note=note)
 
 
 def odds(cmd: Command, state: TableState) -> Odds | None:
@@ -300,6 +317,10 @@ def odds(cmd: Command, state: TableState) -> Odds | None:
     return Odds(
         success=float(o.success), bands={k: float(v) for k, v in o.bands.items()}, label=label
     )
+
+
+#: a character holds no data the status does not already say
+field_lines = None
 
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -9,7 +10,7 @@ from msgspec import Meta
 
 from ...dice import Dice
 from ...errors import RuleError
-from ...resolve import request
+from ...inputs import read_as
 from . import rules
 
 
@@ -58,7 +59,7 @@ def _check_inputs(f: OddsRequest) -> tuple[str, int, int, bool]:
 
 
 def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, CheckRequest)
+    f = read_as(fields, CheckRequest)
     mode, bonus, tn, edge = _check_inputs(f)
     need = rules.dice_count(mode)
     if f.faces is not None and len(f.faces) != need:
@@ -82,7 +83,7 @@ def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    mode, bonus, tn, edge = _check_inputs(request(fields, OddsRequest))
+    mode, bonus, tn, edge = _check_inputs(read_as(fields, OddsRequest))
     o = rules.check_odds(mode, bonus, tn, edge)
     return {
         "mode": mode,
@@ -103,7 +104,7 @@ def _pool(f: DamageOddsRequest) -> tuple[rules.Pool, int, int, int]:
 
 
 def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, DamageRequest)
+    f = read_as(fields, DamageRequest)
     pool, pt, dr, reduction = _pool(f)
     if f.faces is not None and len(f.faces) != pool.dice:
         raise RuleError(f"faces: the pool {pool} rolls {pool.dice} d6, {len(f.faces)} faces given")
@@ -122,10 +123,10 @@ def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 def damage_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     """The exact distribution of damage taken after armor, before rolling."""
-    pool, pt, dr, reduction = _pool(request(fields, DamageOddsRequest))
+    pool, pt, dr, reduction = _pool(read_as(fields, DamageOddsRequest))
     dist = rules.taken_distribution(pool, pt, dr, reduction)
-    penetrate = sum((p for t, p in dist.items() if t > 0), start=rules.Fraction(0))
-    mean = sum((t * p for t, p in dist.items()), start=rules.Fraction(0))
+    penetrate = sum((p for t, p in dist.items() if t > 0), start=Fraction(0))
+    mean = sum((t * p for t, p in dist.items()), start=Fraction(0))
     return {
         "pool": {"dice": pool.dice, "bonus": pool.bonus},
         "any_damage": float(penetrate),

@@ -34,8 +34,6 @@ BANDS: tuple[str, ...] = (
     "complete-failure",
 )
 
-EDGE_USES = ("advantage", "remove-disadvantage")
-
 #: Largest TN taken. The text sets no upper limit ("anything above 40 is virtually
 #: impossible"); the odds show how impossible. This bound only keeps numbers storable.
 MAX_TN = 1_000_000
@@ -74,15 +72,17 @@ def check_mode(
         raise RuleError("advantage/disadvantage: source counts cannot be negative")
     if remove_disadvantage:
         disadvantage = 0
-    if advantage and disadvantage:
+    # Advantage and Disadvantage cancel out, however many sources of each
+    if bool(advantage) == bool(disadvantage):
         base = "normal"
-    elif advantage:
-        base = "advantage"
-    elif disadvantage:
-        base = "disadvantage"
     else:
-        base = "normal"
-    if edge is None or edge == "":
+        base = "advantage" if advantage else "disadvantage"
+    return _with_edge(base, edge)
+
+
+def _with_edge(base: str, edge: str | None) -> str:
+    """The mode ``base`` after Edge spent on the roll: Advantage, or Disadvantage removed."""
+    if not edge:
         return base
     if edge == "advantage":
         if base == "advantage":
@@ -184,22 +184,23 @@ def resolve_check(
         if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 10:
             raise RuleError(f"faces: {f!r} is not a face of a d10 (1..10)")
     if keep is not None:
-        if (
-            len(keep) != 2
-            or any(isinstance(i, bool) or not isinstance(i, int) for i in keep)
-            or not all(0 <= i < need for i in keep)
-            or keep[0] == keep[1]
-        ):
-            raise RuleError(
-                f"keep: {list(keep)!r} must be two different indices 0..{need - 1} into faces"
-            )
-        return outcome(mode, faces, (min(keep), max(keep)), bonus, tn, edge)
+        return outcome(mode, faces, _pair(keep, need), bonus, tn, edge)
     if mode == "normal":
         return outcome(mode, faces, (0, 1), bonus, tn, edge)
     results = [outcome(mode, faces, p, bonus, tn, edge) for p in PAIRS]
     if mode == "advantage":
         return max(results, key=lambda r: r.mos)
     return min(results, key=lambda r: r.mos)
+
+
+def _pair(keep: Sequence[int], dice: int) -> tuple[int, int]:
+    """The two faces a check keeps, given as indices into its ``dice`` faces."""
+    whole = all(isinstance(i, int) and not isinstance(i, bool) for i in keep)
+    if len(keep) != 2 or not whole or not all(0 <= i < dice for i in keep) or keep[0] == keep[1]:
+        raise RuleError(
+            f"keep: {list(keep)!r} must be two different indices 0..{dice - 1} into faces"
+        )
+    return min(keep), max(keep)
 
 
 @cache

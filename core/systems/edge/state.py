@@ -461,20 +461,18 @@ def player_world(state: TableState) -> EdgeWorld:
         return msgspec.structs.replace(w, players=True)
     hidden = {c.id for c in state.characters.values() if c.hidden}
     hidden |= {c.id for c in enc.order if c.hidden and c.id not in state.characters}
+    seen = [a for a in w.open_attacks if a.attacker not in hidden and a.target not in hidden]
+    return EdgeWorld(encounter=_players_encounter(enc, hidden), open_attacks=seen, players=True)
+
+
+def _players_encounter(enc: Encounter, hidden: set[str]) -> Encounter:
     shown = [msgspec.structs.replace(c, hidden=False) for c in enc.order if c.id not in hidden]
     current = enc.current
     if current in hidden:
         acted = [a for a in enc.acted if a not in hidden and a != current]
         current = acted[-1] if acted else ""
-    return EdgeWorld(
-        encounter=msgspec.structs.replace(
-            enc, order=shown, current=current, acted=[a for a in enc.acted if a not in hidden]
-        ),
-        open_attacks=[
-            a for a in w.open_attacks if a.attacker not in hidden and a.target not in hidden
-        ],
-        players=True,
-    )
+    acted = [a for a in enc.acted if a not in hidden]
+    return msgspec.structs.replace(enc, order=shown, current=current, acted=acted)
 
 
 def world(state: TableState) -> EdgeWorld:

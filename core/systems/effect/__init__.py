@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import Option, shaped
+from margin.events import Event
+
+from ..base import Option
+from ..shape import shaped
 
 OPTIONS = (
     Option(
@@ -138,6 +141,12 @@ SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("set opposed_checks true", "switch on a reference rule"),
     ("opposed vex electronics vs mira electronics", "an opposed check (reference rule)"),
 )
+
+#: 2d6-effect keeps no clock of its own (margin's turn order serves) and no health
+moment = None
+CLOCK_EVENTS: tuple[type[Event], ...] = ()
+health = None
+mask_health = None
 
 
 SYSTEM = shaped(

@@ -20,7 +20,7 @@ from margin.events.systems.effect import (
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
 from ...history import History
-from ...state import TableState, find_character
+from ...state import Character, TableState, find_character
 from ..base import Command
 from . import rules
 from .commands import (
@@ -129,17 +129,43 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
     if cmd.skill is None and cmd.characteristic is None:
         raise RuleError("check: name a skill, a characteristic, or both")
     skill, level = skill_of(char, cmd.skill) if cmd.skill is not None else (None, None)
-    unskilled_dm = rules.UNSKILLED_DM if cmd.skill is not None and level is None else 0
-    characteristic, char_dm = (
-        characteristic_of(char, cmd.characteristic, state)
-        if cmd.characteristic is not None
-        else (None, 0)
-    )
+    characteristic, char_dm = _characteristic(char, cmd.characteristic, state)
     rung, diff_dm = _difficulty(state, cmd.difficulty, cmd.law_level)
     circumstance = rules.circumstance(cmd.circumstance)
-    dm, actions = cmd.dm, cmd.actions
-    if actions > 1:
+    if cmd.actions > 1:
         rule_on(state, "multiple_actions", "actions")
+    increment, rows = _timing(cmd, state)
+    if cmd.task:
+        _check_task(state, cmd.task)
+    assist_dm, assist_by, assist_seq = _help(char, skill, characteristic)
+    return Plan(
+        label=skill or characteristic or "",
+        skill=skill,
+        skill_level=level,
+        unskilled_dm=rules.UNSKILLED_DM if cmd.skill is not None and level is None else 0,
+        characteristic=characteristic,
+        characteristic_dm=char_dm,
+        difficulty=rung,
+        difficulty_dm=diff_dm,
+        law_level=cmd.law_level,
+        circumstance=circumstance,
+        dm=cmd.dm,
+        assist_dm=assist_dm,
+        assist_by=assist_by,
+        assist_seq=assist_seq,
+        actions_dm=rules.multiple_action_dm(cmd.actions),
+        time_rows=rows,
+        increment=increment,
+    )
+
+
+def _characteristic(char: Character, name: str | None, state: TableState) -> tuple[str | None, int]:
+    """A characteristic named for a check and its DM; (None, 0) when none is."""
+    return (None, 0) if name is None else characteristic_of(char, name, state)
+
+
+def _timing(cmd: Check, state: TableState) -> tuple[str, int]:
+    """A check's time increment, and the rows of time traded for a DM (``time_rows``)."""
     increment = ""
     if cmd.increment is not None:
         # a formal written task always states its time; it is only rolled with task_time
@@ -148,39 +174,35 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
         if cmd.combat:
             raise RuleError("increment: in combat a task takes one round, not a rolled time")
         increment = rules.increment(cmd.increment)
-    rows = cmd.time_rows
-    if rows:
-        rule_on(state, "time_trading", "time_rows")
-        if cmd.combat:
-            raise RuleError("time_rows: a combat round is fixed; time cannot be traded in it")
-        if not increment:
-            raise RuleError("time_rows: trading time needs the task's increment")
-        increment, rows = rules.trade(increment, rows)
-    if cmd.task:
-        _check_task(state, cmd.task)
-    pending = None
+    if not cmd.time_rows:
+        return increment, 0
+    rule_on(state, "time_trading", "time_rows")
+    if cmd.combat:
+        raise RuleError("time_rows: a combat round is fixed; time cannot be traded in it")
+    if not increment:
+        raise RuleError("time_rows: trading time needs the task's increment")
+    return rules.trade(increment, cmd.time_rows)
+
+
+def _help(
+    char: Character, skill: str | None, characteristic: str | None
+) -> tuple[int, str | None, int | None]:
+    """The help waiting for a check: its DM, who gave it and the record that gave it."""
+    found = None
     if isinstance(char, EffectCharacter):
-        pending = char.assists.get(assist_key(skill, characteristic))
-    label = skill or characteristic or ""
-    return Plan(
-        label=label,
-        skill=skill,
-        skill_level=level,
-        unskilled_dm=unskilled_dm,
-        characteristic=characteristic,
-        characteristic_dm=char_dm,
-        difficulty=rung,
-        difficulty_dm=diff_dm,
-        law_level=cmd.law_level,
-        circumstance=circumstance,
-        dm=dm,
-        assist_dm=pending.dm if pending else 0,
-        assist_by=pending.helper if pending else None,
-        assist_seq=pending.seq if pending else None,
-        actions_dm=rules.multiple_action_dm(actions),
-        time_rows=rows,
-        increment=increment,
-    )
+        found = char.assists.get(assist_key(skill, characteristic))
+    return (found.dm, found.helper, found.seq) if found else (0, None, None)
+
+
+def _check_one_helper(char: Character, label: str) -> None:
+    """Refuse a second offer of help with one check."""
+    # the key the help will wait under (see the fold)
+    key = name_key(label)
+    if isinstance(char, EffectCharacter) and key in char.assists:
+        other = char.assists[key].helper
+        raise RuleError(
+            f"assist: {char.name} already has {other}'s help on {key} (one helper per check)"
+        )
 
 
 def _check_task(state: TableState, name: str) -> None:
@@ -231,7 +253,29 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
     return [Draft(event, cause=plan.assist_seq)]
 
 
-def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
+@dataclass(frozen=True)
+class AssistPlan:
+    """Help with a check before its dice: what both rolling it and its odds use."""
+
+    helper: Character
+    label: str
+    disposition: str
+    difficulty: str
+    difficulty_dm: int
+    skill_level: int | None
+    #: why the helper will not help (their disposition towards the party, their skill)
+    refusal: str | None
+    skill_used: int | None = None
+    characteristic: str | None = None
+    characteristic_dm: int = 0
+
+    @property
+    def modifier(self) -> int:
+        return (self.skill_used or 0) + self.characteristic_dm + self.difficulty_dm
+
+
+def plan_assist(cmd: Assist, state: TableState) -> AssistPlan:
+    """Check an offer of help against the rules and the state, before any die is rolled."""
     helper = find_character(state, cmd.helper)
     char = find_character(state, cmd.character)
     if helper.id == char.id:
@@ -240,49 +284,46 @@ def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
         raise RuleError("assist: name the skill (or the characteristic) of the check helped")
     skill, level = skill_of(helper, cmd.skill) if cmd.skill is not None else (None, None)
     label = skill or cmd.characteristic or ""
-    # the key the help will wait under (see the fold), so a second offer is caught
-    key = name_key(label)
-    if isinstance(char, EffectCharacter) and key in char.assists:
-        other = char.assists[key].helper
-        raise RuleError(
-            f"assist: {char.name} already has {other}'s help on {key} (one helper per check)"
-        )
+    _check_one_helper(char, label)
+    given = cmd.disposition
     disposition = rules.disposition(
-        cmd.disposition
-        if cmd.disposition is not None
-        else helper.sheet.get("disposition", "helpful")
+        helper.sheet.get("disposition", "helpful") if given is None else given
     )
     rung, diff_dm = rules.difficulty(cmd.difficulty)
     refusal = rules.assist_refusal(disposition, level, cmd.skill is not None)
-    base: dict[str, Any] = {
-        "helper": helper.id,
-        "actor": char.id,
-        "label": label,
-        "disposition": disposition,
-        "difficulty": rung,
-        "difficulty_dm": diff_dm,
-    }
     if refusal is not None:
+        return AssistPlan(helper, label, disposition, rung, diff_dm, level, refusal)
+    used = rules.skill_brought(disposition, level) if level is not None else None
+    characteristic, char_dm = _characteristic(helper, cmd.characteristic, state)
+    return AssistPlan(
+        helper, label, disposition, rung, diff_dm, level, None, used, characteristic, char_dm
+    )
+
+
+def _assist(cmd: Assist, state: TableState, dice: Dice) -> list[Draft]:
+    plan = plan_assist(cmd, state)
+    base: dict[str, Any] = {
+        "helper": plan.helper.id,
+        "actor": find_character(state, cmd.character).id,
+        "label": plan.label,
+        "disposition": plan.disposition,
+        "difficulty": plan.difficulty,
+        "difficulty_dm": plan.difficulty_dm,
+    }
+    if plan.refusal is not None:
         if isinstance(dice, TypedDice):
             dice.release()
-        refused = EffectAssisted(
-            **base, refused=True, reason=f"{helper.name} {refusal}", skill_level=level
-        )
+        reason = f"{plan.helper.name} {plan.refusal}"
+        refused = EffectAssisted(**base, refused=True, reason=reason, skill_level=plan.skill_level)
         return [Draft(refused)]
-    used = rules.skill_brought(disposition, level) if level is not None else None
-    characteristic, char_dm = (
-        characteristic_of(helper, cmd.characteristic, state)
-        if cmd.characteristic is not None
-        else (None, 0)
-    )
-    rolled, _, _ = _judged(dice.roll(6, 2), dice.source, (used or 0) + char_dm + diff_dm)
+    rolled, _, _ = _judged(dice.roll(6, 2), dice.source, plan.modifier)
     event = EffectAssisted(
         **base,
         **rolled,
-        skill_level=level,
-        skill_used=used,
-        characteristic=characteristic,
-        characteristic_dm=char_dm,
+        skill_level=plan.skill_level,
+        skill_used=plan.skill_used,
+        characteristic=plan.characteristic,
+        characteristic_dm=plan.characteristic_dm,
         # the helper's Effect is the DM the helped check gets
         dm=rolled["effect"],
     )

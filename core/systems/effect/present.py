@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...state import Character, TableState, find_character
@@ -10,11 +10,9 @@ from ..base import Command, Odds, describer
 from ..shared_face import if_given
 from . import rules
 from .commands import Assist, Check, Opposed
-from .decide import plan_check
+from .decide import plan_assist, plan_check
 from .state import (
     EffectCharacter,
-    characteristic_of,
-    skill_of,
 )
 from .words import GRAMMAR
 
@@ -135,54 +133,61 @@ def field_lines(char: Character) -> dict[str, str]:
 
 
 def odds(command: Command, state: TableState) -> Odds | None:
-    if isinstance(command, Check):
-        plan = plan_check(command, state)
-        success, bands = rules.odds(plan.modifier)
-        char = find_character(state, command.character)
-        return Odds(
-            success=float(success),
-            bands={k: float(v) for k, v in bands.items()},
-            label=f"{char.name}: {plan.label} {plan.modifier:+d} vs 8",
-        )
-    if isinstance(command, Assist):
-        helper = find_character(state, command.helper)
-        skill, level = skill_of(helper, command.skill) if command.skill else (None, None)
-        disposition = rules.disposition(
-            command.disposition
-            if command.disposition is not None
-            else helper.sheet.get("disposition", "helpful")
-        )
-        if rules.assist_refusal(disposition, level, command.skill is not None):
-            return None
-        used = rules.skill_brought(disposition, level) if level is not None else 0
-        char_dm = (
-            characteristic_of(helper, command.characteristic, state)[1]
-            if command.characteristic
-            else 0
-        )
-        modifier = used + char_dm + rules.difficulty(command.difficulty)[1]
-        success, bands = rules.odds(modifier)
-        return Odds(
-            success=float(success),
-            bands={k: float(v) for k, v in bands.items()},
-            label=f"{helper.name} helping: {skill or command.characteristic} {modifier:+d} vs 8",
-        )
-    if isinstance(command, Opposed):
-        mods = []
-        for side in (command.a, command.b):
-            plan = plan_check(side.check(), state)
-            mods.append(plan.modifier - plan.assist_dm)
-        chances = rules.opposed_odds(mods[0], mods[1])
-        return Odds(
-            success=float(chances["a"]),
-            bands={
-                "a wins": float(chances["a"]),
-                "b wins": float(chances["b"]),
-                "tie": float(chances["tie"]),
-            },
-            label=f"{command.a.character} {mods[0]:+d} against {command.b.character} {mods[1]:+d}",
-        )
-    return None
+    """Exact odds of a check, an offer of help or an opposed check, from the plan it rolls by."""
+    estimate = _ODDS.get(type(command))
+    return None if estimate is None else estimate(command, state)
+
+
+def _check_odds(command: Check, state: TableState) -> Odds:
+    plan = plan_check(command, state)
+    success, bands = rules.odds(plan.modifier)
+    char = find_character(state, command.character)
+    return Odds(
+        success=float(success),
+        bands={k: float(v) for k, v in bands.items()},
+        label=f"{char.name}: {plan.label} {plan.modifier:+d} vs 8",
+    )
+
+
+def _assist_odds(command: Assist, state: TableState) -> Odds | None:
+    plan = plan_assist(command, state)
+    if plan.refusal is not None:
+        return None
+    success, bands = rules.odds(plan.modifier)
+    return Odds(
+        success=float(success),
+        bands={k: float(v) for k, v in bands.items()},
+        label=f"{plan.helper.name} helping: {plan.label} {plan.modifier:+d} vs 8",
+    )
+
+
+def _opposed_odds(command: Opposed, state: TableState) -> Odds:
+    mods = []
+    for side in (command.a, command.b):
+        plan = plan_check(side.check(), state)
+        mods.append(plan.modifier - plan.assist_dm)
+    chances = rules.opposed_odds(mods[0], mods[1])
+    return Odds(
+        success=float(chances["a"]),
+        bands={
+            "a wins": float(chances["a"]),
+            "b wins": float(chances["b"]),
+            "tie": float(chances["tie"]),
+        },
+        label=f"{command.a.character} {mods[0]:+d} against {command.b.character} {mods[1]:+d}",
+    )
+
+
+#: the odds of each kind of command that rolls a check
+_ODDS: dict[type[Command], Callable[[Any, TableState], Odds | None]] = {
+    Check: _check_odds,
+    Assist: _assist_odds,
+    Opposed: _opposed_odds,
+}
+
+
+#: the clock is margin's turn order's (``core.clock``): 2d6-effect keeps none of its own
+clock = None
 
 
 def vocabulary(state: TableState) -> dict[str, list[str]]:

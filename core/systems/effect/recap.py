@@ -18,7 +18,8 @@ def _modifier(side: dict[str, Any]) -> int | None:
     total, faces = number(side, "total"), side.get("faces")
     if total is None or not faces:
         return None
-    return total - sum(faces)
+    dice: int = sum(faces)
+    return total - dice
 
 
 def _notable(who: str, band: str, label: str) -> list[Fact]:

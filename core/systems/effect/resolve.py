@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
-from ...resolve import request
+from ...inputs import read_as
 from . import rules
 from .decide import two_d6
 from .state import (
@@ -121,12 +121,12 @@ def _result(faces: list[int], modifier: int, breakdown: dict[str, Any]) -> dict[
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    modifier, breakdown = _modifier(request(fields, CheckRequest))
+    modifier, breakdown = _modifier(read_as(fields, CheckRequest))
     return _result(dice.roll(6, 2), modifier, breakdown)
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    modifier, breakdown = _modifier(request(fields, OddsRequest))
+    modifier, breakdown = _modifier(read_as(fields, OddsRequest))
     success, bands = rules.odds(modifier)
     return {
         "success": float(success),
@@ -136,7 +136,7 @@ def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, AssistRequest)
+    f = read_as(fields, AssistRequest)
     level, char_dm = f.skill, f.characteristic_dm
     rung, diff_dm = rules.difficulty(f.difficulty)
     disposition = rules.disposition(f.disposition)
@@ -162,7 +162,7 @@ def resolve_assist(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, OpposedRequest)
+    f = read_as(fields, OpposedRequest)
     out: dict[str, Any] = {}
     for name, side in (("a", f.a), ("b", f.b)):
         modifier, breakdown = _modifier(side, f"{name}.")
@@ -173,7 +173,7 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, TaskTimeRequest)
+    f = read_as(fields, TaskTimeRequest)
     if f.combat:
         if f.increment is not None or f.time_rows:
             raise RuleError(
@@ -194,7 +194,7 @@ def resolve_task_time(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    task = rules.parse(request(fields, ParseTaskRequest).text)
+    task = rules.parse(read_as(fields, ParseTaskRequest).text)
     return {
         "description": task.description,
         "skill": task.skill,
@@ -206,11 +206,11 @@ def resolve_parse_task(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_characteristic(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    return {"dm": rules.characteristic_dm(request(fields, CharacteristicRequest).score)}
+    return {"dm": rules.characteristic_dm(read_as(fields, CharacteristicRequest).score)}
 
 
 def resolve_law(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    rung, dm = rules.law_difficulty(request(fields, LawRequest).law_level)
+    rung, dm = rules.law_difficulty(read_as(fields, LawRequest).law_level)
     return {"difficulty": rung, "difficulty_dm": dm}
 
 

@@ -97,6 +97,10 @@ def initial_world(options: Mapping[str, Any]) -> EffectWorld:
     return EffectWorld()
 
 
+#: players see none of the world: its tasks name who tried them, a hidden character too
+player_world = None
+
+
 def name_key(text: str) -> str:
     return " ".join(text.lower().split())
 

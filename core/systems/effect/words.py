@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import RuleError
-from ...state import TableState, find_character, lookup
+from ...state import Character, TableState, find_character, lookup
 from ..base import Usage
 from ..words import Grammar, opposed_sides, record_number, stray_words
 from . import rules
@@ -45,31 +45,39 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
 
     i = 1
     while i < len(words):
-        word = words[i]
-        rung = _rung_at(words, i)
-        if rung is not None:
-            put("difficulty", rung[0], " ".join(words[i : i + rung[1]]))
-            i += rung[1]
-            continue
-        if word.lower() == "law" and i + 1 < len(words) and _whole(words[i + 1]):
-            put("law_level", int(words[i + 1]), f"{word} {words[i + 1]}")
-            i += 2
-            continue
-        if word.lower() == "law" and i + 1 == len(words) and not skill:
-            raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
-        if word in ("+1", "-1"):
-            put("circumstance", int(word), word)
-        elif word[:1] in "+-" and _whole(word[1:]):
-            put("difficulty", int(word), word)
-        elif lookup(char.sheet.get("characteristics", {}), word) is not None:
-            put("characteristic", word, word)
+        field, value, typed, size = _read_word(words, i, char, who, bool(skill))
+        if field == "skill":
+            skill.append(value)
         else:
-            skill.append(word)
-        i += 1
+            put(field, value, typed)
+        i += size
     if skill:
         out["skill"] = " ".join(skill)
         stray_words(char.sheet.get("skills", {}), skill, who, AFTER_SKILL)
     return out
+
+
+def _read_word(
+    words: list[str], i: int, char: Character, who: str, in_skill: bool
+) -> tuple[str, Any, str, int]:
+    """What the words of a check from word ``i`` on give: the field, its value, the words
+    as typed and how many they are; a word of the skill's name gives ``skill``."""
+    rung = _rung_at(words, i)
+    if rung is not None:
+        return "difficulty", rung[0], " ".join(words[i : i + rung[1]]), rung[1]
+    word = words[i]
+    if word.lower() == "law":
+        if i + 1 < len(words) and _whole(words[i + 1]):
+            return "law_level", int(words[i + 1]), f"{word} {words[i + 1]}", 2
+        if i + 1 == len(words) and not in_skill:
+            raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
+    if word in ("+1", "-1"):
+        return "circumstance", int(word), word, 1
+    if word[:1] in "+-" and _whole(word[1:]):
+        return "difficulty", int(word), word, 1
+    if lookup(char.sheet.get("characteristics", {}), word) is not None:
+        return "characteristic", word, word, 1
+    return "skill", word, word, 1
 
 
 #: what may follow a skill's words in a 2d6-effect check

@@ -8,8 +8,9 @@ from margin.events import Event
 from margin.events.systems import under as under_events
 
 from ...state import Moment, TableState
-from ..base import Option, shaped
-from . import fold, present, rules, state
+from ..base import Option
+from ..shape import shaped
+from . import rules, state
 
 OPTIONS = (
     Option(
@@ -111,15 +112,16 @@ CLOCK_EVENTS: tuple[type[Event], ...] = (
     under_events.TrackEnded,
 )
 
+#: d100-under tracks no health
+health = None
+mask_health = None
+
 
 SYSTEM = shaped(
     __name__,
     id="d100-under",
     title="d100-under",
     summary="d100 under a target from a rating, with a timing track of counts",
-    # the track's empty world is the fold's, and what players see of it the screen's
-    initial_world=fold.initial_world,
-    player_world=present.player_world,
     next_words="advance next",
     time_units=("counts",),
 )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from margin.events import Event, Record
 from margin.events.systems import under as ev
 
@@ -116,7 +113,3 @@ HANDLERS: dict[type[Event], Handler] = {
     ev.ActionInterrupted: _on_interrupted,
     ev.ActionChanged: _on_changed,
 }
-
-
-def initial_world(options: Mapping[str, Any]) -> TrackWorld:
-    return TrackWorld()

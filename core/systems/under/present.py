@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
-
 from ...state import Character, TableState, find_character
 from ..base import Clock, ClockRow, Command, Odds, describer
 from ..shared_face import if_given
@@ -20,7 +18,6 @@ from .state import (
     next_count,
     target_for,
     token_of,
-    track,
 )
 from .words import GRAMMAR
 
@@ -205,20 +202,3 @@ def vocabulary(state: TableState) -> dict[str, list[str]]:
         "action": sorted(actions),
         "command": list(GRAMMAR.usages),
     }
-
-
-def player_world(state: TableState) -> TrackWorld:
-    """The track without the tokens of hidden characters (theirs are the GM's secret)."""
-    world = track(state)
-    hidden = {c.id for c in state.characters.values() if c.hidden}
-    return msgspec.structs.replace(
-        world,
-        escalations=world.escalations - world.gm_escalations,
-        gm_escalations=0,
-        tokens=[t for t in world.tokens if t.actor not in hidden],
-        resolved={
-            count: [t for t in done if t.actor not in hidden]
-            for count, done in world.resolved.items()
-        },
-        sources={actor: seq for actor, seq in world.sources.items() if actor not in hidden},
-    )

@@ -8,7 +8,7 @@ import msgspec
 from msgspec import Meta
 
 from ...dice import Dice
-from ...resolve import request
+from ...inputs import read_as
 from . import rules
 
 Target = Annotated[int, Meta(ge=0, le=rules.MAX_TARGET)]
@@ -66,13 +66,13 @@ def _judged(target: int, faces: list[int], roll: int, reading: str) -> dict[str,
 
 
 def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, Check)
+    f = read_as(fields, Check)
     faces, roll, _ = rules.percentile(dice, f.faces, f.roll)
     return _judged(f.target, faces, roll, f.crit_reading)
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, Opposed)
+    f = read_as(fields, Opposed)
     sides = {}
     for name, side in (("a", f.a), ("b", f.b)):
         faces, roll, _ = rules.percentile(dice, side.faces, side.roll, name)
@@ -89,7 +89,7 @@ def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, Odds)
+    f = read_as(fields, Odds)
     bands = rules.odds(f.target, f.crit_reading)
     return {
         "target": f.target,
@@ -99,7 +99,7 @@ def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 
 
 def resolve_opposed_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
-    f = request(fields, OpposedOdds)
+    f = read_as(fields, OpposedOdds)
     bands = rules.opposed_odds(f.a.target, f.b.target)
     return {
         "a": float(bands["a wins"]),

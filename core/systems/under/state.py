@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
 import msgspec
@@ -128,6 +129,27 @@ def track(state: TableState) -> TrackWorld:
     found = state.world
     assert isinstance(found, TrackWorld)
     return found
+
+
+def initial_world(options: Mapping[str, Any]) -> TrackWorld:
+    return TrackWorld()
+
+
+def player_world(state: TableState) -> TrackWorld:
+    """The track without the tokens of hidden characters (theirs are the GM's secret)."""
+    world = track(state)
+    hidden = {c.id for c in state.characters.values() if c.hidden}
+    return msgspec.structs.replace(
+        world,
+        escalations=world.escalations - world.gm_escalations,
+        gm_escalations=0,
+        tokens=[t for t in world.tokens if t.actor not in hidden],
+        resolved={
+            count: [t for t in done if t.actor not in hidden]
+            for count, done in world.resolved.items()
+        },
+        sources={actor: seq for actor, seq in world.sources.items() if actor not in hidden},
+    )
 
 
 def is_spell(action: str) -> bool:

@@ -1,0 +1,181 @@
+"""2d10-edge checks: the plan of a check (skill, TN, Advantage and Disadvantage) and its roll."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from margin.events import Draft, Visibility
+from margin.events.systems.edge import Checked
+
+from ....dice import Dice
+from ....errors import RuleError
+from ....history import History
+from ....state import TableState
+from ...base import Deciders
+from .. import rules
+from ..commands import SECRET_TN_FIELDS, Attack, Check
+from ..state import EdgeCharacter, Pending, assumed, character, defense, skill_bonus, weapon
+from .common import able, edge_spend, need_edge
+
+
+def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> list[Pending]:
+    if choice == "none":
+        return []
+    if choice == "auto":
+        return [p for p in char.pending if p.scope == "any" or p.skill == skill]
+    if isinstance(choice, list):
+        return [_pending(char, seq) for seq in choice]
+    raise RuleError(f'pending: {choice!r} must be "auto", "none" or a list of sequence numbers')
+
+
+def _pending(char: EdgeCharacter, seq: int) -> Pending:
+    """The item pending for ``char`` that record ``seq`` left."""
+    found = next((p for p in char.pending if p.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(p.seq) for p in char.pending) or "none"
+        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
+    return found
+
+
+def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending], int, int]:
+    """The pending items a check uses, and its counted Advantage and Disadvantage sources."""
+    used = _pending_for(char, skill, cmd.pending)
+    adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
+    dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
+    if cmd.chosen_disadvantage and dis:
+        raise RuleError(
+            "chosen_disadvantage: the check already has Disadvantage, so no talent or attack "
+            "option that adds Disadvantage can be used"
+        )
+    if cmd.chosen_disadvantage > 1:
+        raise RuleError(
+            f"chosen_disadvantage: {cmd.chosen_disadvantage} options that add Disadvantage; "
+            "once one is used the check has Disadvantage, so a second cannot be (at most 1)"
+        )
+    return used, adv, dis + cmd.chosen_disadvantage
+
+
+def _consequence(band: str, skill: str, attack: bool, options: dict[str, Any]) -> tuple[str, str]:
+    """What a check's band leaves pending: (kind, scope) or ("", "")."""
+    if not options.get("mos_consequences", True):
+        return "", ""
+    if band == "significant-success" and not attack:
+        return "advantage", "related"
+    if band == "complete-success" and not attack:
+        return "advantage", "any"
+    if band == "significant-failure":
+        return "disadvantage", "related"
+    if band == "complete-failure":
+        return "disadvantage", "any"
+    return "", ""
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """A check (or an attack's check) before its dice: what both rolling it and its odds use."""
+
+    character: EdgeCharacter
+    skill: str
+    bonus: int
+    tn: int
+    tn_name: str
+    #: the pending items the check uses
+    used: tuple[Pending, ...]
+    advantage: int
+    disadvantage: int
+    mode: str
+    #: the defense penalty of the target's armor, when an attack takes the target's defense
+    dodge_penalty: int = 0
+
+
+def attack_tn(cmd: Attack, target: EdgeCharacter, state: TableState) -> tuple[int | str, int]:
+    """An attack's TN (given, or the target's defense) and the defense penalty it carries."""
+    if cmd.tn is not None:
+        return cmd.tn, 0
+    defended = defense(target, state.options)
+    if defended is None:
+        raise RuleError(f"tn: give the attack's TN ({target.name}'s sheet has no defense)")
+    return defended
+
+
+def plan_check(cmd: Check, state: TableState) -> CheckPlan:
+    """Plan a check or an attack's check: the skill and its bonus, the TN, the sources of
+    Advantage and Disadvantage, and the mode they give."""
+    char = character(state, cmd.character)
+    dodge = 0
+    if isinstance(cmd, Attack):
+        skill = cmd.skill or weapon(char, cmd.weapon).skill
+        tn_raw, dodge = attack_tn(cmd, character(state, cmd.target), state)
+    else:
+        skill, tn_raw = cmd.skill, cmd.tn
+    sid, bonus = skill_bonus(char, skill)
+    bonus += cmd.modifier
+    tn, tn_name = rules.tn_value(tn_raw)
+    used, adv, dis = sources(cmd, char, sid)
+    mode = rules.check_mode(adv, dis, cmd.remove_disadvantage, cmd.edge)
+    return CheckPlan(char, sid, bonus, tn, tn_name, tuple(used), adv, dis, mode, dodge)
+
+
+def roll_check(
+    cmd: Check, state: TableState, dice: Dice, plan: CheckPlan, attack: bool = False
+) -> dict[str, Any]:
+    """The shared part of a check and an attack: the fields of the check event."""
+    char, sid, bonus, tn, mode = plan.character, plan.skill, plan.bonus, plan.tn, plan.mode
+    if cmd.edge:
+        need_edge(char, "edge")
+    faces = dice.roll(10, rules.dice_count(mode))
+    result = rules.resolve_check(faces, mode, bonus, tn, bool(cmd.edge), cmd.keep)
+    kind, scope = _consequence(result.band, sid, attack, state.options)
+    return {
+        "character": char.id,
+        "skill": sid,
+        "bonus": bonus,
+        "tn": tn,
+        "tn_name": plan.tn_name,
+        "modifier": cmd.modifier,
+        "advantage": plan.advantage,
+        "disadvantage": plan.disadvantage,
+        "remove_disadvantage": cmd.remove_disadvantage,
+        "edge": cmd.edge or "",
+        "mode": mode,
+        "faces": list(result.faces),
+        "keep": list(result.keep),
+        "kept": result.kept,
+        "keep_chosen": cmd.keep is not None,
+        "double": result.double,
+        "adjustment": result.adjustment,
+        "total": result.total,
+        "assumed": assumed(char, [sid]),
+        "mos": result.mos,
+        "success": result.success,
+        "band": result.band,
+        "damage_dice": result.damage_dice,
+        "pending_used": [p.seq for p in plan.used],
+        "pending_kind": kind,
+        "pending_scope": scope,
+        "source": dice.source,
+        "secret_tn": cmd.secret_tn,
+        "reason": cmd.reason,
+    }
+
+
+def secrecy(cmd: Check, fields: tuple[str, ...] = SECRET_TN_FIELDS) -> Visibility:
+    return Visibility(hidden=fields) if cmd.secret_tn else Visibility()
+
+
+def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    char = character(state, cmd.character)
+    able(char, "make a check")
+    fields = roll_check(cmd, state, dice, plan_check(cmd, state))
+    drafts = []
+    if cmd.edge:
+        drafts.append(edge_spend(char, cmd.edge))
+    drafts.append(Draft(Checked(**fields), visibility=secrecy(cmd)))
+    return drafts
+
+
+#: the commands this module decides
+DECIDERS: Deciders = {
+    Check: decide_check,
+}
