@@ -288,6 +288,9 @@ async def test_quitting_an_idle_screen_quits_at_once(path):
 async def test_quitting_while_a_write_is_in_flight_keeps_its_record(
     path, monkeypatch, quits, written
 ):
+    # the notice of a slow write would say its own line over the quitting one, at a moment
+    # a loaded machine may reach before the test looks
+    monkeypatch.setattr(appmod, "BUSY_NOTICE", 3600)
     async with held_write(path, monkeypatch, "note kept\rnote after\r") as (app, pilot):
         for _ in range(quits):
             await pilot.press("ctrl+q")
