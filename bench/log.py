@@ -1,4 +1,5 @@
-"""margin's log benchmark: append, rebuild, state_at, follower latency, import, and a peer.
+"""margin's log benchmark: append, rebuild, state_at, follower latency, import, signing
+after a long log, and a peer.
 
 Run from a checkout, with margin installed (``pip install -e .[test]``):
 
@@ -50,6 +51,9 @@ from margin.events import (  # noqa: E402
     chain_hash,
     encode_body,
 )
+from margin.events.history import Ledger  # noqa: E402
+from margin.events.signing import SigningKey  # noqa: E402
+from margin.tui.keys import CHECKED_FOLDER, data_dir, signing_key  # noqa: E402
 from margin.tui.rng import RandomDice  # noqa: E402
 from margin.tui.table import Table  # noqa: E402
 
@@ -408,6 +412,90 @@ def follower(folder: Path, sizes: Sizes, report: Report) -> None:
     fresh(path)
 
 
+def signed_build(path: Path, count: int, key: SigningKey) -> None:
+    """A ``count``-record table as margin writes one: every record a command, each signed."""
+    fresh(path)
+    with SQLiteStore(path, create=True) as store:
+        store.import_rows(Session().rows(count))
+        # the same rows again (the session is seeded), so a long table is never held whole
+        store.import_signatures(
+            (row[0], key.public, key.sign(row[0], row[4])) for row in Session().rows(count)
+        )
+
+
+def signing(folder: Path, sizes: Sizes, report: Report) -> None:
+    """What a writer's check before it signs costs: once for a table it never checked, then
+    only the records since (kept in its ledger), and on each command of its own."""
+    n = sizes.rebuild
+    report.section(f"Signing after a {n:,}-record table, every record a signed command")
+    # the GM of this run keeps their key and ledger in the run's folder
+    os.environ["XDG_DATA_HOME"] = str(folder / "data")
+    key = signing_key()
+    path = folder / "signed.margin"
+    start = time.perf_counter()
+    signed_build(path, n, key)
+    report.line("built (each record signed)", rate(n, time.perf_counter() - start))
+    ledger = Ledger(data_dir() / CHECKED_FOLDER)
+
+    def first_write() -> None:
+        with SQLiteStore(path, signer=key) as store:
+            store.ledger = ledger
+            store.append([Draft(Noted(text="next"))], store.last_seq, command=f"w{store.last_seq}")
+
+    with SQLiteStore(path, readonly=True) as store:
+        t_verify = timed(lambda: store.check(key.public), 1)
+    report.line(
+        "margin verify's check (every record and signature)",
+        f"{t_verify:.2f} s",
+        f"(processor {cpu():.2f} s)",
+    )
+    t_cold = timed(first_write, 1)
+    report.line(
+        "first write, the table never checked", f"{t_cold:.2f} s", f"(processor {cpu():.2f} s)"
+    )
+    t_warm = timed(first_write, 5)
+    report.line(
+        "first write of the next process (ledger kept)",
+        f"{t_warm * 1e3:.1f} ms",
+        report.target(t_warm < 0.1, "target < 100 ms") + f" (processor {cpu() * 1e3:.1f} ms)",
+    )
+
+    def opened() -> None:
+        Table.open(path).close()
+
+    def opened_and_written() -> None:
+        table = Table.open(path)
+        table.execute(RollDice(dice="2d10", actor="gm"))
+        table.close()
+
+    with_fold = timed(opened, sizes.repeats)
+    written = timed(opened_and_written, sizes.repeats)
+    report.line("Table.open of the table", f"{with_fold:.2f} s")
+    report.line("Table.open and one command (ledger kept)", f"{written:.2f} s")
+
+    def commands(check: bool) -> tuple[float, float]:
+        with SQLiteStore(path, signer=key) as store:
+            store.ledger = ledger
+            if not check:
+                store.vouch = lambda upto: None  # type: ignore[method-assign]
+            store.append([Draft(Noted(text="warm"))], store.last_seq, command=f"w{store.last_seq}")
+            start, processor = time.perf_counter(), time.process_time()
+            for i in range(sizes.executes):
+                store.append(
+                    [Draft(Noted(text=f"n{i}"))], store.last_seq, command=f"x{store.last_seq}"
+                )
+            return time.perf_counter() - start, time.process_time() - processor
+
+    (unchecked, c_unchecked), (checked, c_checked) = commands(False), commands(True)
+    report.line("append, signed, without the check", rate(sizes.executes, unchecked) + " commands")
+    report.line(
+        "append, signed, each checked after the last",
+        rate(sizes.executes, checked) + " commands",
+        f"(processor {(c_checked - c_unchecked) / sizes.executes * 1e6:.0f} us more a command)",
+    )
+    fresh(path)
+
+
 def cli_import(folder: Path, source: Path, n: int, report: Report) -> None:
     report.section(f"margin export / margin import of {n:,} records (the command line)")
     exported = folder / "export.jsonl"
@@ -526,11 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--keep", action="store_true", help="keep the tables afterwards")
     parser.add_argument(
-        "--only", help="comma-separated parts: append,rebuild,scrub,follow,import,peer"
+        "--only", help="comma-separated parts: append,rebuild,scrub,follow,import,signing,peer"
     )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
-    parts = set((args.only or "append,rebuild,scrub,follow,import,peer").split(","))
+    parts = set((args.only or "append,rebuild,scrub,follow,import,signing,peer").split(","))
     folder = args.dir or Path(tempfile.mkdtemp(prefix="margin-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     report = Report()
@@ -557,6 +645,8 @@ def main(argv: list[str] | None = None) -> int:
                 source = folder / "rebuild.margin"
                 build(source, sizes.rebuild)
             cli_import(folder, source, sizes.rebuild, report)
+        if "signing" in parts:
+            signing(folder, sizes, report)
         if "peer" in parts:
             if t_rebuild is None:
                 source = source or folder / "rebuild.margin"

@@ -81,7 +81,7 @@ class ExportReader:
     def __init__(self, source: str, key: str | None = None) -> None:
         self.source = source
         self.signatures: list[tuple[int, str, str]] = []
-        self.check = SignatureCheck(key)
+        self.check = SignatureCheck(key=key)
         self.end: End | None = None
         self.count = 0
         self.head = ""
@@ -140,13 +140,14 @@ class ExportReader:
                 raise KeyError("v")
             return row
         start += len(middle)
+        key = sig = ""
         if line.startswith(_KEY, start):
             key_end = line.index(_SIG, start)
             sig_end = line.index(b'",', key_end + len(_SIG))
             key = line[start + len(_KEY) : key_end].decode()
             sig = line[key_end + len(_SIG) : sig_end].decode()
-            self._signed(record.seq, digest, key, sig)
             start = sig_end + 2
+        self._read(record.seq, record.command, digest, key, sig)
         body = b"{" + line[start:].rstrip(b"\r\n")
         return record.seq, record.command, FORMAT, record.prev, digest, body
 
@@ -160,15 +161,19 @@ class ExportReader:
         key, sig = data.pop("key", None), data.pop("sig", None)
         body = msgspec.json.encode(data)
         record = decode_body(body, v)
-        if key is not None or sig is not None:
-            self._signed(record.seq, digest, str(key), str(sig))
+        signed = key is not None or sig is not None
+        self._read(record.seq, record.command, digest, *((str(key), str(sig)) if signed else ()))
         return record.seq, record.command, v, prev, digest, body
 
-    def _signed(self, seq: int, digest: str, key: str, sig: str) -> None:
-        self.check.head(seq, digest, key, sig)
+    def _read(self, seq: int, command: str, digest: str, key: str = "", sig: str = "") -> None:
+        """The signature check reads every line, so a line no signature of its own covers is
+        refused; a line out of order is left to the chain check, which names the gap."""
+        if seq == self.count + 1:
+            self.check.row(seq, command, digest, key, sig)
         if self.check.bad is not None:
             raise StoreError(f"{self.source}: record {self.check.bad} {self.check.reason}")
-        self.signatures.append((seq, key, sig))
+        if key or sig:
+            self.signatures.append((seq, key, sig))
 
     def finish(self) -> None:
         """Refuse an export cut short, or not covered by the key asked for."""
@@ -186,7 +191,7 @@ class ExportReader:
                 else f"{self.source}: the end line says {end.records} records ending in "
                 f"{end.head[:12]}, the file holds {self.count} ending in {self.head[:12]}"
             )
-        self.check.finish(self.count)
+        self.check.finish()
         if self.check.bad is not None:
             raise StoreError(f"{self.source}: record {self.check.bad} {self.check.reason}")
 

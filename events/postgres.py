@@ -11,7 +11,10 @@ partitioned by hash of the table's name, so each table's rows sit in one
 partition. The unique key on (table, seq) is the concurrency check, as the
 SQLite primary key is. Records and signatures cannot be changed: the schema's
 owner gives up ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on them, and a trigger
-refuses those to anyone left (a superuser). Every append, once committed,
+refuses those to anyone left (a superuser). Nor can another role add to a
+table that exists but through ``margin.append``, which takes one command's
+records only as the continuation of the table's chain, with the signature of
+its last record (``_guard_statements``). Every append, once committed,
 sends ``NOTIFY "margin:NAME"``, which wakes the table's followers.
 
 A store reconnects when its connection is lost. A reader resumes after the
@@ -256,6 +259,93 @@ def _schema_statements() -> list[str]:
     return parts
 
 
+#: Whether a role other than the schema's owner may add these rows: only to a table
+#: made in its own transaction (a new table being built: ``new``, ``import``, ``branch``).
+_BUILDING = """CREATE FUNCTION margin.building(target text) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT EXISTS (SELECT 1 FROM margin.tables WHERE name = target AND txn = txid_current())
+$$"""
+
+#: The one way for a role other than the owner to add to a table that exists: one
+#: command's records, each the continuation of the chain, and the signature of the
+#: last. It runs as the schema's owner and serves roles that may insert records.
+_APPEND = """CREATE FUNCTION margin.append(
+    target text, seqs bigint[], commands text[], vs integer[], prevs text[], hashes text[],
+    bodies bytea[], signer text, signature text
+) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    last_seq bigint := 0;
+    last_hash text := '';
+BEGIN
+    IF NOT has_table_privilege(session_user, 'margin.records', 'INSERT') THEN
+        RAISE EXCEPTION 'margin: % may not add records', session_user
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM margin.tables t WHERE t.name = target) THEN
+        RAISE EXCEPTION 'margin: no table %', target;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext(target));
+    SELECT r.seq, r.hash INTO last_seq, last_hash FROM margin.records r
+        WHERE r.tbl = target ORDER BY r.seq DESC LIMIT 1;
+    IF NOT FOUND THEN
+        last_seq := 0;
+        last_hash := '';
+    END IF;
+    IF coalesce(cardinality(seqs), 0) = 0 THEN
+        RAISE EXCEPTION 'margin: no records to add';
+    END IF;
+    FOR i IN 1 .. cardinality(seqs) LOOP
+        IF seqs[i] IS DISTINCT FROM last_seq + 1 OR prevs[i] IS DISTINCT FROM last_hash
+           OR hashes[i] IS DISTINCT FROM
+              encode(sha256(convert_to(last_hash || E'\\n', 'UTF8') || bodies[i]), 'hex') THEN
+            RAISE EXCEPTION 'margin: record % of table % is not the continuation of its chain',
+                seqs[i], target;
+        END IF;
+        last_seq := seqs[i];
+        last_hash := hashes[i];
+    END LOOP;
+    INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body)
+        SELECT target, r.* FROM unnest(seqs, commands, vs, prevs, hashes, bodies) AS r;
+    IF signer IS NOT NULL OR signature IS NOT NULL THEN
+        INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (target, last_seq, signer, signature);
+    END IF;
+END $$"""
+
+
+def _guard_statements(conn: psycopg.Connection[Any]) -> list[str]:
+    """What keeps roles other than the owner from adding rows to a table that exists.
+
+    Row-level security lets them insert records and signatures only into a
+    table made in their own transaction; appends to any other go through
+    ``margin.append`` (the owner's rights, the chain checked). Made with the
+    schema, and added to a schema an earlier margin made by the first margin
+    that opens a table for writing as the schema's owner.
+    """
+    parts = [
+        "ALTER TABLE margin.tables ADD COLUMN IF NOT EXISTS txn bigint",
+        "ALTER TABLE margin.tables ALTER COLUMN txn SET DEFAULT txid_current()",
+        _BUILDING,
+        _APPEND,
+    ]
+    for table in ("records", "signatures"):
+        # every partition too, however the schema was partitioned: one can be written directly
+        tree = conn.execute(
+            "SELECT relid::regclass::text FROM pg_partition_tree(%s::regclass)",
+            (f"margin.{table}",),
+        ).fetchall()
+        for (name,) in tree:
+            parts += [
+                f"ALTER TABLE {name} ENABLE ROW LEVEL SECURITY",
+                f"CREATE POLICY readers ON {name} FOR SELECT USING (true)",
+                f"CREATE POLICY builders ON {name} FOR INSERT WITH CHECK (margin.building(tbl))",
+            ]
+    return parts
+
+
+def _guarded(conn: psycopg.Connection[Any]) -> bool:
+    return conn.execute("SELECT to_regproc('margin.append') IS NOT NULL").fetchone()[0]  # type: ignore[index,no-any-return]
+
+
 def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
     if _has_schema(conn):
         return
@@ -266,6 +356,25 @@ def _ensure_schema(conn: psycopg.Connection[Any]) -> None:
             return
         for statement in _schema_statements():
             conn.execute(statement)
+        for statement in _guard_statements(conn):
+            conn.execute(statement)
+
+
+def _guard(conn: psycopg.Connection[Any]) -> bool:
+    """Whether appends go through ``margin.append``: guard a schema an earlier margin made,
+    if this role may (it owns the schema's tables); if it may not, it writes as that margin did."""
+    if _guarded(conn):
+        return True
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('margin schema'))")
+            if _guarded(conn):
+                return True
+            for statement in _guard_statements(conn):
+                conn.execute(statement)
+    except psycopg.errors.InsufficientPrivilege:
+        return False
+    return True
 
 
 class PostgresStore(Store):
@@ -288,6 +397,7 @@ class PostgresStore(Store):
         self._building = _building
         self._channel = sql.Identifier(f"margin:{self.table}")
         self._version = 0
+        self._guarded = False
         self._conn = _connect(self.target)
         try:
             if create or _building:
@@ -310,6 +420,7 @@ class PostgresStore(Store):
             raise StoreError(f"{self.name}: cannot create a table read-only")
         conn = self._conn
         _ensure_schema(conn)
+        self._guarded = _guard(conn)
         if self._building:
             # the whole build is one transaction: nobody sees the table until it commits
             conn.execute("BEGIN")
@@ -328,6 +439,8 @@ class PostgresStore(Store):
         while True:
             try:
                 self._check_table()
+                if not self.readonly:
+                    self._guarded = _guard(self._conn)
                 self._listen()
                 self._last = self._read_last()
                 return
@@ -440,12 +553,6 @@ class PostgresStore(Store):
                 records, rows = appending.after(*self._read_last())
                 sent = True
                 self._insert(rows)
-                signature = self._signature(rows)
-                if signature is not None:
-                    conn.execute(
-                        "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
-                        (self.table, *signature),
-                    )
         except psycopg.errors.LockNotAvailable:
             raise TableBusy(self.name) from None
         except psycopg.errors.UniqueViolation:
@@ -493,12 +600,34 @@ class PostgresStore(Store):
             )
 
     def _insert(self, rows: Sequence[Row]) -> None:
+        """One command's rows and the signature of the last (if signing), through
+        ``margin.append`` once the schema is guarded."""
+        signature = self._signature(rows)
+        if self._guarded:
+            seqs, commands, vs, prevs, hashes, bodies = (
+                list(column) for column in zip(*rows, strict=True)
+            )
+            self._conn.execute(
+                "SELECT margin.append(%s, %s::bigint[], %s::text[], %s::integer[], %s::text[], "
+                "%s::text[], %s::bytea[], %s, %s)",
+                (
+                    self.table,
+                    *(seqs, commands, vs, prevs, hashes, bodies),
+                    *(signature[1:] if signature is not None else (None, None)),
+                ),
+            )
+            return
         with self._conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body) "
                 "VALUES (%s,%s,%s,%s,%s,%s,%s)",
                 [(self.table, *row) for row in rows],
             )
+            if signature is not None:
+                cur.execute(
+                    "INSERT INTO margin.signatures (tbl, seq, key, sig) VALUES (%s,%s,%s,%s)",
+                    (self.table, *signature),
+                )
 
     def _after_loss(self, pid: int, expected_seq: int, command: str) -> list[Record]:
         """The connection dropped mid-command: the command is in the log, or refused."""
@@ -506,7 +635,7 @@ class PostgresStore(Store):
         while True:
             try:
                 self._reconnect()
-                seqs = self._written(pid, expected_seq, command)
+                seqs = self._command_seqs(pid, expected_seq, command)
                 self._last = self._read_last()
                 break
             except (psycopg.Error, StoreError) as exc:
@@ -525,7 +654,7 @@ class PostgresStore(Store):
         self._notify()
         return list(self.records(seqs[0] - 1, seqs[-1]))
 
-    def _written(self, pid: int, expected_seq: int, command: str) -> list[int]:
+    def _command_seqs(self, pid: int, expected_seq: int, command: str) -> list[int]:
         """The records ``command`` wrote after ``expected_seq``, once the session ``pid`` that
         was writing it is gone (none if it was not written)."""
         conn = self._conn
@@ -549,26 +678,39 @@ class PostgresStore(Store):
         ]
 
     def import_rows(self, rows: Iterable[Row]) -> int:
-        """Append stored rows with COPY, checking the chain as they go."""
+        """Append stored rows with COPY, checking the chain as they go.
+
+        A role the guard applies to (not the schema's owner) may not COPY into
+        the records; it inserts them, into the table it is building.
+        """
         if self.readonly:
             raise StoreError(f"{self.name}: opened read-only")
         last_seq, prev = self._last
         count = 0
         table = self.table
+        conn = self._conn
         try:
-            with (
-                self._conn.transaction(),
-                self._conn.cursor() as cur,
-                cur.copy(
-                    "COPY margin.records (tbl, seq, command, v, prev, hash, body) "
-                    "FROM STDIN (FORMAT BINARY)"
-                ) as copy,
-            ):
-                copy.set_types(["text", "int8", "text", "int4", "text", "text", "bytea"])
-                for row in chained(rows, last_seq, prev):
-                    copy.write_row((table, *row))
-                    last_seq, prev = row[0], row[4]
-                    count += 1
+            with conn.transaction(), conn.cursor() as cur:
+                guarded = cur.execute("SELECT row_security_active('margin.records')").fetchone()
+                if guarded is not None and guarded[0]:
+                    for batch in _batches(chained(rows, last_seq, prev), PAGE):
+                        cur.executemany(
+                            "INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body) "
+                            "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                            [(table, *row) for row in batch],
+                        )
+                        last_seq, prev = batch[-1][0], batch[-1][4]
+                        count += len(batch)
+                else:
+                    with cur.copy(
+                        "COPY margin.records (tbl, seq, command, v, prev, hash, body) "
+                        "FROM STDIN (FORMAT BINARY)"
+                    ) as copy:
+                        copy.set_types(["text", "int8", "text", "int4", "text", "text", "bytea"])
+                        for row in chained(rows, last_seq, prev):
+                            copy.write_row((table, *row))
+                            last_seq, prev = row[0], row[4]
+                            count += 1
         except psycopg.Error as exc:
             raise _error(self.target, exc) from None
         self._last = (last_seq, prev)
@@ -705,6 +847,17 @@ class PostgresStore(Store):
 
     def location(self) -> str:
         return f"from table {self.table} of {self.target.conninfo}"
+
+
+def _batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 __all__ = ["ConnectionLost", "PostgresStore", "TableURL", "exists", "is_url", "parse_url"]

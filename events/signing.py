@@ -2,7 +2,9 @@
 
 Every commit signs the hash of its last record. The chain makes that hash
 depend on every record before it, so a valid signature at the head vouches
-for the whole log up to there. Keys and signatures are written as text:
+for the whole log up to there, which a margin checks before it signs; a
+record counts as signed only through the signature of its own command
+(``SignatureCheck``). Keys and signatures are written as text:
 ``ed25519:`` and the raw key in unpadded URL-safe base64; a signature is its
 64 bytes the same way.
 """
@@ -12,11 +14,10 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-from collections import Counter
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+import msgspec
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -128,50 +129,133 @@ def signature_valid(key: str, signature: str, seq: int, digest: str) -> bool:
     return True
 
 
-@dataclass
-class SignatureCheck:
-    """Follows a log's signed heads in order and finds the first bad record.
+#: Why a record no signature of its own command covers is refused.
+NOT_SIGNED = "is not signed (inserted outside margin?)"
 
-    Every stored signature must be valid for the key stored beside it; the
-    first head whose signature fails is the bad record. A valid signature at
-    a head covers every record up to it, through the chain. Without ``key``
-    unsigned records are allowed (an earlier margin wrote them); with
-    ``key`` every record must be covered by a signature of that key, and the
-    bad record is the first one that is not.
+
+class SignatureCheck(msgspec.Struct, kw_only=True):
+    """Follows a log's records in order, with their signatures, and finds the first bad one.
+
+    margin signs every command it writes: the last record of each carries a
+    signature of its hash, and the chain makes that signature cover every
+    record before it. So a record counts as signed only through the signature
+    of its own command, the first signed head after it, whose records must
+    all be that command's: a record of another command in between was put
+    there outside margin, and a later signature never vouches for it. Records
+    before the first signed command are a table's unsigned past (an earlier
+    margin wrote them, before margin signed); after it, every command must be
+    signed.
+
+    Every stored signature must be valid for the key stored beside it. With
+    ``key`` every record must also be covered by a signature of that key.
+    With ``own`` (a writer's key) the check is the writer's, before it signs:
+    once ``own`` has signed the table, every command must be signed by
+    ``own``, by a key in ``trusted``, or by a key that signed the table before
+    ``own`` first did (the history the writer took the table on with).
+
+    The check keeps only what it needs to go on from its last record, so a
+    writer can keep it and later check only the records that came since.
     """
 
     key: str | None = None
+    own: str | None = None
+    trusted: frozenset[str] = frozenset()
     bad: int | None = None
     reason: str = ""
-    covered: int = 0
+    #: the last record read
+    last: int = 0
+    #: the last signed head read
     signed: int = 0
-    signers: Counter[str] = field(default_factory=Counter)
+    #: how many records came before the first signed command
+    unsigned: int = 0
+    #: the first record (and command) read since the last signed head; 0 right after one
+    start: int = 0
+    command: str = ""
+    #: with ``key``: the last head that key signed
+    covered: int = 0
+    #: with ``own``: its first signed head, and the keys that had signed before it
+    own_from: int = 0
+    adopted: set[str] = set()
+    signers: dict[str, int] = {}
 
-    def head(self, seq: int, digest: str, signer: str, signature: str) -> None:
+    def row(
+        self,
+        seq: int,
+        command: str,
+        digest: str,
+        signer: str = "",
+        signature: str = "",
+        *,
+        made: bool = False,
+    ) -> None:
+        """Read record ``seq`` of command ``command`` (hash ``digest``), with its signature if
+        any; ``made``: this process made the signature just now, so it is not verified again."""
         if self.bad is not None:
             return
-        if not signature_valid(signer, signature, seq, digest):
-            self.bad, self.reason = seq, f"has a signature by {signer} that does not match"
+        if self.start and command != self.command:
+            if self.signed:
+                self._fail(self.start, NOT_SIGNED)
+                return
+            self.start = 0
+        if not self.start:
+            self.start, self.command = seq, command
+        self.last = seq
+        if signer or signature:
+            self._head(seq, digest, signer, signature, made)
+
+    def _head(self, seq: int, digest: str, signer: str, signature: str, made: bool) -> None:
+        if not made and not signature_valid(signer, signature, seq, digest):
+            self._fail(seq, f"has a signature by {signer} that does not match")
             return
-        self.signers[signer] += seq - self.signed
-        self.signed = seq
-        if self.key is None or signer == self.key:
+        if self.own is not None:
+            if signer == self.own:
+                self.own_from = self.own_from or seq
+            elif signer not in self.trusted and signer not in self.adopted:
+                if self.own_from:
+                    self._fail(
+                        self.start,
+                        f"is signed by another key, {signer}, not by this GM's "
+                        "(inserted outside margin? a key of the GM's own goes in trusted-keys)",
+                    )
+                    return
+                self.adopted.add(signer)
+        if not self.signed:
+            self.unsigned = self.start - 1
+        self.signers[signer] = self.signers.get(signer, 0) + seq - self.start + 1
+        if signer == self.key:
             self.covered = seq
+        self.signed = seq
+        self.start = 0
 
-    def finish(self, last: int) -> None:
-        """The end of the log: with a key, records after its last signed head are not covered."""
-        if self.bad is None and self.key is not None and self.covered < last:
-            self.bad = self.covered + 1
-            self.reason = f"is not signed by {self.key}"
+    def _fail(self, seq: int, reason: str) -> None:
+        self.bad, self.reason = seq, reason
 
-    def describe(self, last: int) -> str:
+    def open_tail(self) -> tuple[int, str] | None:
+        """The first record of a command read last that has no signature, once the table is signed."""
+        if self.start and self.signed:
+            return self.start, NOT_SIGNED
+        return None
+
+    def finish(self) -> None:
+        """The end of the log: an unsigned last command, or records the key does not cover."""
+        if self.bad is not None:
+            return
+        tail = self.open_tail()
+        if tail is not None:
+            self._fail(*tail)
+        elif self.key is not None and self.covered < self.last:
+            self._fail(self.covered + 1, f"is not signed by {self.key}")
+
+    def describe(self) -> str:
         """Who signed the log, for ``margin verify``."""
         if not self.signers:
             return "unsigned (written by an earlier margin)"
-        parts = [f"{count} signed by {key}" for key, count in self.signers.items()]
-        unsigned = last - self.signed
-        if unsigned:
-            parts.append(f"{unsigned} unsigned (written by an earlier margin)")
-        if len(parts) == 1:
-            return f"signed by {next(iter(self.signers))}"
+        keys = list(self.signers)
+        if len(keys) == 1 and not self.unsigned:
+            return f"signed by {keys[0]}"
+        parts = (
+            [f"{self.unsigned} unsigned (written by an earlier margin)"] if self.unsigned else []
+        )
+        parts.append(f"{self.signers[keys[0]]} signed by {keys[0]}")
+        parts += [f"{self.signers[key]} signed by another key, {key}" for key in keys[1:]]
         return "records " + ", ".join(parts)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
+from .history import History, Ledger
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
 
@@ -55,6 +56,17 @@ class ConcurrencyError(StoreError):
         )
         self.expected = expected
         self.actual = actual
+
+
+class Unvouched(StoreError):
+    """A signer found a record it cannot vouch for in the log it was to sign after."""
+
+    def __init__(self, name: str, seq: int, reason: str) -> None:
+        super().__init__(
+            f"{name}: record {seq} {reason}; nothing was written; margin verify {name} says more"
+        )
+        self.seq = seq
+        self.reason = reason
 
 
 #: How long a writer waits for its turn while other processes write the same table.
@@ -104,6 +116,10 @@ class StoredRow:
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]
 
+#: A signer that wrote this many records of its own since its ledger last kept its
+#: history keeps it again (it always does after reading records others wrote).
+KEEP_EVERY = 1000
+
 
 @dataclass
 class Verdict:
@@ -126,10 +142,21 @@ class Store(Protocol):
     #: how messages name the table: a file path, or a URL without its password
     name: str
     readonly: bool
-    #: with a signer every append also signs the new chain head
+    #: with a signer every append also signs the new chain head, once it has checked the log
     signer: SigningKey | None
+    #: keys besides the signer's that it signs after (``SignatureCheck``)
+    trusted: frozenset[str] = frozenset()
+    #: where the signer keeps what it checked of its tables between processes
+    ledger: Ledger | None = None
+    #: what the signer has checked of this log, from record 1 on (``vouch``)
+    vouched: History | None = None
     #: the last record this store knows of: its sequence number and hash
     _last: tuple[int, str]
+    #: the rows and signature of the command being written (``_signature``)
+    _written: tuple[Sequence[Row], tuple[int, str, str]] | None = None
+    #: the hash of record 1, and the history the ledger has of the log (``_keep_vouched``)
+    _first: str | None = None
+    _kept_at: tuple[int, str] | None = None
 
     @property
     def last_seq(self) -> int:
@@ -148,13 +175,21 @@ class Store(Protocol):
         """Append one command's events atomically after record ``expected_seq``.
 
         Raises ``ConcurrencyError`` (and writes nothing) when the last record is
-        another than ``expected_seq``.
+        another than ``expected_seq``. With a signer, the log up to ``expected_seq``
+        is checked first (``vouch``), so the signature vouches only for what was checked.
         """
         if self.readonly:
             raise StoreError(f"{self.name}: opened read-only")
         if not drafts:
             return []
-        return self._write(Appending(drafts, expected_seq, command, author, at or utc_now()))
+        follows = self.vouch(expected_seq) if self.signer is not None else None
+        self._written = None
+        appending = Appending(
+            drafts, expected_seq, command, author, at or utc_now(), follows, self.name
+        )
+        records = self._write(appending)
+        self._vouched_own()
+        return records
 
     def append_decided(
         self,
@@ -178,15 +213,23 @@ class Store(Protocol):
 
         def appending() -> Appending | None:
             drafts, expected = decide()
-            return Appending(drafts, expected, command, author, utc_now()) if drafts else None
+            if not drafts:
+                return None
+            # the signer checks what came since it last looked, as append does
+            follows = self.vouch(expected) if self.signer is not None else None
+            return Appending(drafts, expected, command, author, utc_now(), follows, self.name)
 
         while True:
+            self._written = None
             try:
-                return self._write_decided(appending, deadline)
+                records = self._write_decided(appending, deadline)
             except (ConcurrencyError, ConnectionLost):
                 if time.monotonic() >= deadline:
                     raise TableBusy(self.name) from None
                 time.sleep(random.uniform(0, 0.01))
+                continue
+            self._vouched_own()
+            return records
 
     def _write(self, appending: Appending) -> list[Record]:
         """Write a command's records in one transaction (``append`` has checked the call)."""
@@ -267,7 +310,106 @@ class Store(Protocol):
         if self.signer is None:
             return None
         seq, digest = rows[-1][0], rows[-1][4]
-        return seq, self.signer.public, self.signer.sign(seq, digest)
+        signature = seq, self.signer.public, self.signer.sign(seq, digest)
+        self._written = rows, signature
+        return signature
+
+    # -- what a signer has checked --------------------------------------------
+
+    def vouch(self, upto: int) -> str | None:
+        """Check the log as the signer must before it signs after record ``upto``.
+
+        Reads only the records after the last one checked, and all of them, so
+        that a row numbered past a gap is found: the history is kept on the
+        store, and in its ``ledger`` between processes. Returns the hash of
+        record ``upto``, or None when the log does not end there (an append
+        then refuses as a ``ConcurrencyError``, and the next one checks on);
+        raises ``Unvouched`` naming the first record the signer cannot vouch
+        for: one that fails ``margin verify``, a command with no signature once
+        the table is signed, or one signed by a key the signer does not take
+        (``SignatureCheck``).
+        """
+        own = self.signer.public if self.signer is not None else None
+        history = self.vouched
+        if history is None or history.signatures.own != own:
+            history = self.vouched = self._resume(upto)
+        history.signatures.trusted = self.trusted
+        read = history.records < upto
+        if read:
+            history.feed(self.rows(history.records))
+        bad = (history.bad, history.reason) if history.bad is not None else None
+        if bad is None and history.records == upto:
+            bad = history.signatures.open_tail()
+        if bad is not None:
+            # kept only while sound: the next look goes on from the ledger, under the keys
+            # trusted then
+            self.vouched = None
+            raise Unvouched(self.name, *bad)
+        self._keep_vouched(read)
+        return history.head if history.records == upto else None
+
+    def _resume(self, upto: int) -> History:
+        """The history to check the log from: the longest the ledger has that the log bears out."""
+        own = self.signer.public if self.signer is not None else None
+        self._kept_at = None
+        fresh = History(signatures=SignatureCheck(own=own, trusted=self.trusted))
+        if self.ledger is None or own is None or upto == 0:
+            return fresh
+        first = self._first_hash()
+        if first is None:
+            return fresh
+        kept = self.ledger.find(first, own, lambda seq: self._hash_at(seq) if seq <= upto else None)
+        if kept is None:
+            return fresh
+        kept.signatures.trusted = self.trusted
+        self._kept_at = kept.records, kept.head
+        return kept
+
+    def _hash_at(self, seq: int) -> str | None:
+        for row in self.rows(seq - 1, seq):
+            return row.hash
+        return None
+
+    def _first_hash(self) -> str | None:
+        if self._first is None:
+            self._first = self._hash_at(1)
+        return self._first
+
+    def _vouched_own(self) -> None:
+        """Add the command just written to what the signer has checked."""
+        written, self._written = self._written, None
+        history = self.vouched
+        if written is None or history is None:
+            return
+        rows, (head, key, sig) = written
+        if rows[0][0] != history.records + 1:
+            return
+        history.feed(
+            (
+                StoredRow(seq, v, prev, digest, body, command, *((key, sig) if seq == head else ()))
+                for seq, command, v, prev, digest, body in rows
+            ),
+            made=True,
+        )
+        if history.bad is not None:
+            self.vouched = None
+            return
+        self._keep_vouched(False)
+
+    def _keep_vouched(self, read: bool) -> None:
+        """Keep the history in the ledger once it has news worth a file: what was read
+        from the log, or ``KEEP_EVERY`` records of the signer's own."""
+        history = self.vouched
+        if self.ledger is None or history is None or history.bad is not None:
+            return
+        since = self._kept_at[0] if self._kept_at is not None else 0
+        if history.records <= since or (not read and history.records - since < KEEP_EVERY):
+            return
+        first = self._first_hash()
+        if first is None:
+            return
+        self.ledger.keep(first, history, self._kept_at)
+        self._kept_at = history.records, history.head
 
     def _decode(self, seq: object, v: int, body: bytes | str) -> Record:
         """A stored body decoded; one that will not decode is reported as damaged."""
@@ -289,17 +431,27 @@ class Appending:
     command: str
     author: str
     at: str
+    #: the hash the signer checked record ``expected_seq`` to have, if it checked
+    follows: str | None = None
+    #: the table's name, for messages
+    table: str = ""
 
     def after(self, last_seq: int, prev: str) -> tuple[list[Record], list[Row]]:
         """The records and rows of the command written after record ``last_seq`` (hash ``prev``).
 
-        Raises ``ConcurrencyError`` when that record is not the one the command expected.
+        Raises ``ConcurrencyError`` when that record is not the one the command expected,
+        ``StoreError`` when it is no longer the record the signer checked.
         """
         # looked up at each append, so that the format written is the one in force
         from .record import FORMAT, encode_body
 
         if last_seq != self.expected_seq:
             raise ConcurrencyError(self.expected_seq, last_seq)
+        if self.follows is not None and prev != self.follows:
+            raise StoreError(
+                f"{self.table}: record {last_seq} was changed outside margin after it was "
+                f"checked; nothing was written; margin verify {self.table} says more"
+            )
         records = records_after(
             self.drafts, last_seq, command=self.command, author=self.author, at=self.at
         )
@@ -349,51 +501,17 @@ def chained(rows: Iterable[Row], last_seq: int, prev: str) -> Iterator[Row]:
 
 
 def check_rows(rows: Iterator[StoredRow], key: str | None = None) -> Verdict:
-    """The verdict on a log read as ``rows``: see ``Store.check``.
+    """The verdict on a whole log read as ``rows``: see ``History.feed`` and ``SignatureCheck``.
 
-    ``prev`` and ``hash`` must chain, the body must decode and agree with the
-    ``seq`` and ``command`` columns beside it, and ``v`` must be a format this
-    margin reads. With ``key`` every record must be covered by a signature of
-    that key.
+    With ``key`` every record must be covered by a signature of that key.
     """
-    verdict = Verdict(signatures=SignatureCheck(key))
-    signatures = verdict.signatures
-    prev = ""
-    expected = 1
-    while True:
-        try:
-            row = next(rows)
-        except StopIteration:
-            break
-        except ReadError as exc:
-            verdict.bad, verdict.reason = expected, f"cannot be read ({exc.detail})"
-            return verdict
-        if row.seq != expected:
-            verdict.bad, verdict.reason = expected, "is missing or out of order"
-            return verdict
-        if row.prev != prev or chain_hash(prev, row.body) != row.hash:
-            verdict.bad, verdict.reason = row.seq, "breaks the hash chain"
-            return verdict
-        try:
-            record = decode_body(row.body, row.v)
-        except DecodeError as exc:
-            verdict.bad, verdict.reason = row.seq, f"cannot be decoded ({exc})"
-            return verdict
-        if record.seq != row.seq or record.command != row.command:
-            verdict.bad, verdict.reason = row.seq, "has columns that disagree with its body"
-            return verdict
-        if row.sig or row.key:
-            signatures.head(row.seq, row.hash, row.key, row.sig)
-            if signatures.bad is not None:
-                verdict.bad, verdict.reason = signatures.bad, signatures.reason
-                return verdict
-        prev = row.hash
-        expected += 1
-        verdict.records += 1
-    signatures.finish(verdict.records)
-    if signatures.bad is not None:
-        verdict.bad, verdict.reason = signatures.bad, signatures.reason
-    return verdict
+    history = History(signatures=SignatureCheck(key=key))
+    try:
+        history.feed(rows)
+    except ReadError as exc:
+        history.fail(history.records + 1, f"cannot be read ({exc.detail})")
+    history.finish()
+    return Verdict(history.records, history.bad, history.reason, history.signatures)
 
 
 # -- opening what the user typed ---------------------------------------------

@@ -47,6 +47,16 @@ textual_wait.SLEEP_GRANULARITY = 0.004
 textual_wait.SLEEP_IDLE = textual_wait.SLEEP_GRANULARITY / 20
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A margin data folder for what session and module fixtures build, before any test's
+    own: the account's folder (its key, what its margin checked) is never touched."""
+    home = tmp_path_factory.mktemp("session-data-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(home))
+        yield home
+
+
 @pytest.fixture(autouse=True)
 def data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("data-home")

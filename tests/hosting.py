@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from support import MARGIN, need
 
 from margin.core.commands import AddCharacter, Note, RollDice
@@ -44,6 +45,12 @@ def build_table(path: Path) -> Path:
     table.execute(Note(text=GM_NOTE, gm_only=True))
     table.close()
     return path
+
+
+def the_hosts_gm(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process acts as the GM of the host ``hosted`` started in ``folder``: its data
+    folder, so its key. (One GM signs with one key: the host's margin signs after no other.)"""
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder / "data"))
 
 
 def write(path: Path, command: object) -> None:

@@ -17,19 +17,28 @@ from pathlib import Path
 import pytest
 
 from margin.events import (
+    FORMAT,
     ConcurrencyError,
     Draft,
     Noted,
+    Record,
     Rolled,
     Store,
     StoreError,
     TableCreated,
+    Unvouched,
     build_store,
+    chain_hash,
+    encode_body,
     follow,
     open_store,
     table_exists,
+    utc_now,
 )
+from margin.events import store as store_module
+from margin.events.history import Ledger
 from margin.events.signing import SigningKey
+from margin.events.store import Row
 
 
 def created(store: Store) -> Store:
@@ -38,7 +47,30 @@ def created(store: Store) -> Store:
 
 
 def notes(store: Store, *texts: str, command: str = "c") -> None:
-    store.append([Draft(Noted(text=t)) for t in texts], store.last_seq, command=command)
+    store.append([Draft(Noted(text=t)) for t in texts], store.refresh(), command=command)
+
+
+def chained(store: Store, text: str = "forged", command: str = "forger") -> Row:
+    """A note chained onto the table's last record, as a row inserted outside margin is."""
+    last = list(store.rows(store.refresh() - 1))[-1]
+    seq = last.seq + 1
+    record = Record(seq=seq, at=utc_now(), author="gm", command=command, event=Noted(text=text))
+    body = encode_body(record)
+    return seq, command, FORMAT, last.hash, chain_hash(last.hash, body), body
+
+
+class Reads:
+    """The ranges a store's ``rows`` is asked for."""
+
+    def __init__(self, store: Store) -> None:
+        self.ranges: list[tuple[int, int | None]] = []
+        real = store.rows
+
+        def rows(after: int = 0, upto: int | None = None):  # type: ignore[no-untyped-def]
+            self.ranges.append((after, upto))
+            return real(after, upto)
+
+        store.rows = rows  # type: ignore[method-assign]
 
 
 class StoreContract:
@@ -272,6 +304,200 @@ class StoreContract:
         verdict = store.check(key)
         assert verdict.bad == 3
         assert "not signed" in verdict.reason
+
+    # -- signing only what was checked -------------------------------------
+    #
+    # A forger who may write the table but holds no GM's key adds rows with the
+    # engine's own inserts (``import_rows``, ``import_signatures``: what an
+    # INSERT outside margin does); the GM's next append must refuse to sign
+    # after them, and write nothing.
+
+    @pytest.fixture
+    def gm(self, store: Store) -> SigningKey:
+        """The GM's key, which has signed record 2 of ``store``."""
+        store.signer = SigningKey.generate()
+        notes(store, "signed", command="c1")
+        return store.signer
+
+    def forge(
+        self, name: str, *rows: Row, signatures: tuple[tuple[int, str, str], ...] = ()
+    ) -> None:
+        forger = self.other(name)
+        try:
+            forger.import_rows(rows)
+            forger.import_signatures(signatures)
+        finally:
+            forger.close()
+
+    def refused(self, store: Store, seq: int, reason: str) -> None:
+        """The GM's next command is refused, naming record ``seq``, and nothing is written."""
+        before = list(store.rows())
+        with pytest.raises(Unvouched) as err:
+            store.append([Draft(Noted(text="the GM's"))], store.refresh(), command="gm")
+        assert (err.value.seq, err.value.reason) == (seq, reason)
+        assert f"{store.name}: record {seq} {reason}; nothing was written" in str(err.value)
+        assert list(store.rows()) == before
+        assert store.refresh() == before[-1].seq
+
+    def test_a_signer_refuses_to_sign_after_a_row_inserted_after_the_head(
+        self, store: Store, name: str, gm: SigningKey
+    ) -> None:
+        self.forge(name, chained(store))
+        self.refused(store, 3, "is not signed (inserted outside margin?)")
+        # verify names it too, with the key or without, never as an earlier margin's
+        assert (store.check().bad, store.check().reason) == (
+            3,
+            "is not signed (inserted outside margin?)",
+        )
+        assert store.check(gm.public).bad == 3
+
+    def test_a_later_signature_never_vouches_for_a_row_inserted_before_it(
+        self, store: Store, name: str, gm: SigningKey
+    ) -> None:
+        forged = chained(store)
+        self.forge(name, forged)
+        # an earlier margin signed over whatever it found: the forged row is now inside the log
+        after = chained(store, "signed over", command="c2")
+        self.forge(name, after, signatures=((4, gm.public, gm.sign(4, after[4])),))
+        self.refused(store, 3, "is not signed (inserted outside margin?)")
+        assert store.check(gm.public).bad == 3
+
+    def test_a_signer_refuses_a_signature_row_that_does_not_match(
+        self, store: Store, name: str, gm: SigningKey
+    ) -> None:
+        forged = chained(store)
+        self.forge(name, forged, signatures=((3, gm.public, gm.sign(2, forged[4])),))
+        self.refused(store, 3, f"has a signature by {gm.public} that does not match")
+        assert store.check().bad == 3
+
+    def test_a_signer_refuses_another_keys_record_once_it_has_signed_the_table(
+        self, store: Store, name: str, gm: SigningKey
+    ) -> None:
+        forger = SigningKey.generate()
+        forged = chained(store)
+        self.forge(name, forged, signatures=((3, forger.public, forger.sign(3, forged[4])),))
+        self.refused(
+            store,
+            3,
+            f"is signed by another key, {forger.public}, not by this GM's (inserted outside "
+            "margin? a key of the GM's own goes in trusted-keys)",
+        )
+        # the signature itself is sound: verify passes, and says whose it is
+        verdict = store.check()
+        assert verdict.bad is None
+        assert verdict.signatures.describe() == (
+            f"records 1 unsigned (written by an earlier margin), 1 signed by {gm.public}, "
+            f"1 signed by another key, {forger.public}"
+        )
+        assert store.check(gm.public).bad == 3
+        # a key the GM lists as theirs is taken
+        store.trusted = frozenset({forger.public})
+        notes(store, "after a trusted key")
+        assert store.last_seq == 4
+
+    def test_a_signer_takes_a_table_on_with_the_keys_that_signed_it_before(
+        self, store: Store
+    ) -> None:
+        earlier, gm, stranger = (SigningKey.generate() for _ in range(3))
+        store.signer = earlier
+        notes(store, "the table's first GM")
+        store.signer = gm
+        notes(store, "taken on")
+        store.signer, store.trusted = earlier, frozenset({gm.public})
+        notes(store, "the first GM again, who trusts the second")
+        store.signer, store.trusted = gm, frozenset()
+        notes(store, "the second GM again")
+        store.signer = stranger  # who has never signed here: takes the table as it is
+        notes(store, "a stranger")
+        store.signer = gm
+        self.refused(
+            store,
+            6,
+            f"is signed by another key, {stranger.public}, not by this GM's (inserted outside "
+            "margin? a key of the GM's own goes in trusted-keys)",
+        )
+
+    def test_records_of_an_earlier_margin_are_signed_over_and_said_unsigned(
+        self, store: Store
+    ) -> None:
+        notes(store, "an earlier margin's", "unsigned")
+        assert store.check().signatures.describe() == "unsigned (written by an earlier margin)"
+        store.signer = key = SigningKey.generate()
+        notes(store, "signed", command="c1")
+        verdict = store.check(key.public)
+        assert verdict.bad is None
+        assert verdict.signatures.describe() == (
+            f"records 3 unsigned (written by an earlier margin), 1 signed by {key.public}"
+        )
+        store.signer = None
+        notes(store, "unsigned again", command="c2")
+        assert (store.check().bad, store.check().reason) == (
+            5,
+            "is not signed (inserted outside margin?)",
+        )
+
+    def test_a_signer_reads_only_the_records_since_the_last_it_checked(
+        self, store: Store, name: str
+    ) -> None:
+        key = SigningKey.generate()
+        store.signer = key
+        reads = Reads(store)
+        notes(store, "a", command="c1")
+        notes(store, "b", command="c2")
+        other = self.other(name, signer=key)
+        try:
+            for i in range(3):
+                notes(other, f"o{i}", command=f"o{i}")
+        finally:
+            other.close()
+        notes(store, "c", command="c3")
+        assert reads.ranges == [(0, None), (3, None)]
+        assert store.check(key.public).bad is None
+
+    def test_a_ledger_spares_the_next_process_what_was_checked_and_no_more(
+        self, store: Store, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(store_module, "KEEP_EVERY", 3)
+        key = SigningKey.generate()
+        ledger = Ledger(tmp_path / "checked")
+
+        def writer(table: str) -> Store:
+            opened = self.other(table, signer=key)
+            opened.ledger = ledger
+            return opened
+
+        first = writer(name)
+        try:
+            for i in range(4):  # record 1 read, then its own: kept at 1, and again at 4
+                notes(first, f"n{i}", command=f"c{i}")
+        finally:
+            first.close()
+        store.signer = key
+        notes(store, "by another writer", command="c9")  # record 6, not checked yet
+        second = writer(name)
+        try:
+            reads = Reads(second)
+            notes(second, "next", command="c10")
+            # record 1 (whose hash names the table's file), record 4 (where it was kept), then on
+            assert reads.ranges == [(0, 1), (3, 4), (4, None)]
+        finally:
+            second.close()
+        # a branch shares records 1..3 and then parts: what was kept at 4 is not its history
+        branch = name + "-branch"
+        with build_store(branch) as made:
+            made.import_rows(
+                [(r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in store.rows(0, 3)]
+            )
+            made.import_signatures([(r.seq, r.key, r.sig) for r in store.rows(0, 3) if r.sig])
+            made.signer = key
+            notes(made, "the branch parts", command="b1")
+        third = writer(branch)
+        try:
+            reads = Reads(third)
+            notes(third, "in the branch", command="b2")
+            assert reads.ranges[-1] == (0, None)
+        finally:
+            third.close()
 
     # -- following ---------------------------------------------------------
 

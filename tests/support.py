@@ -45,6 +45,8 @@ PACKAGES = {
     "scp": "openssh-client",
     "ssh-keygen": "openssh-client",
     "tmux": "tmux",
+    "sqlite3": "sqlite3",
+    "psql": "postgresql-client",
 }
 
 

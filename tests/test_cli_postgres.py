@@ -8,16 +8,20 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from forging import Row, appended, chained, shell, sql
 from pg_server import Server
 from support import MARGIN, margin_writer
 from support import run_margin as run
 
 from margin.events import open_store
+from margin.events.postgres import parse_url
 
 
 def lines(*commands: dict[str, Any]) -> str:
@@ -347,9 +351,137 @@ def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
         assert code == 1
         assert "not allowed" in json.loads(out)["error"]
         assert run("verify", url)[0] == 0
+        # nor through the function writers append with
+        rows = list(open_store(pg_url, readonly=True).rows())
+        done = shell(pg_url, appended(pg_url, [chained(rows[-1])]), url.partition("?")[0])
+        assert done.returncode != 0
+        assert "players_role may not add records" in done.stderr
     finally:
         with admin(pg) as conn:
             conn.execute("REVOKE ALL ON ALL TABLES IN SCHEMA margin FROM players_role")
             conn.execute("REVOKE ALL ON SCHEMA margin FROM players_role")
             conn.execute(f"REVOKE ALL ON DATABASE {pg.dbname} FROM players_role")
             conn.execute("DROP ROLE players_role")
+
+
+#: What docs/postgresql.md grants a writing role other than the schema's owner.
+WRITER_GRANTS = (
+    "GRANT CONNECT ON DATABASE {db} TO {role}",
+    "GRANT USAGE ON SCHEMA margin TO {role}",
+    "GRANT SELECT, INSERT ON margin.tables, margin.records, margin.signatures TO {role}",
+)
+
+
+@contextmanager
+def role(pg: Server, name: str, *grants: str, dbname: str | None = None) -> Iterator[str]:
+    """A login role with ``grants`` in the database ``dbname``; its ``user:password``."""
+    db = dbname or pg.dbname
+    with admin(pg) as conn:
+        conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD 'pw-of-{name}'")
+    try:
+        with psycopg.connect(pg.conninfo(db), autocommit=True) as conn:
+            for grant in grants:
+                conn.execute(grant.format(db=db, role=name))  # type: ignore[arg-type]
+        yield f"{name}:pw-of-{name}"
+    finally:
+        with psycopg.connect(pg.conninfo(db), autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {name}")
+        with admin(pg) as conn:
+            conn.execute(f"REVOKE ALL ON DATABASE {db} FROM {name}")
+            conn.execute(f"DROP ROLE {name}")
+
+
+def as_role(pg: Server, url: str, user: str, dbname: str | None = None) -> str:
+    return pg.url(parse_url(url).table, dbname=dbname, user=user)
+
+
+def test_a_writers_role_adds_records_only_through_margin_append(pg: Server, pg_url: str) -> None:
+    assert run("new", pg_url, "--system", "2d10-edge")[0] == 0
+    assert run("do", pg_url, stdin=lines({"type": "note", "text": "the GM's"}))[0] == 0
+    with role(pg, f"writer_{os.getpid()}", *WRITER_GRANTS) as writer:
+        url = as_role(pg, pg_url, writer)
+        conninfo = url.partition("?")[0]
+        # margin, as the role, writes as ever
+        code, out, _ = run("do", url, stdin=lines({"type": "note", "text": "the writer's"}))
+        assert code == 0, out
+        rows = list(open_store(pg_url, readonly=True).rows())
+        forged = chained(rows[-1])
+        # the role's own INSERTs, COPY and partitions are closed
+        for text in (
+            sql(pg_url, [forged]),
+            f"INSERT INTO margin.signatures VALUES ('{parse_url(pg_url).table}', 1, 'k', 's');\n",
+            f"COPY margin.records FROM STDIN;\n{parse_url(pg_url).table}\t{forged.seq}\tx\t1\tp\th\t\\\\x00\n\\.\n",
+            "INSERT INTO margin.records_3 VALUES ('x', 1, 'c', 1, '', 'h', '\\x00');\n",
+        ):
+            done = shell(pg_url, text, conninfo)
+            assert done.returncode != 0, text
+            assert "row-level security" in done.stderr or "permission denied" in done.stderr
+        # margin.append takes only the continuation of the chain
+        for broken in (
+            Row(forged.seq + 1, forged.command, forged.prev, forged.hash, forged.body),
+            Row(forged.seq, forged.command, rows[-2].hash, forged.hash, forged.body),
+            Row(forged.seq, forged.command, forged.prev, rows[-1].hash, forged.body),
+        ):
+            done = shell(pg_url, appended(pg_url, [broken]), conninfo)
+            assert done.returncode != 0
+            assert "is not the continuation of its chain" in done.stderr
+        assert list(open_store(pg_url, readonly=True).rows()) == rows
+        # a chained row the schema cannot tell from margin's: the GM's margin refuses to sign after it
+        done = shell(pg_url, appended(pg_url, [forged]), conninfo)
+        assert done.returncode == 0, done.stderr
+        code, out, _ = run("do", pg_url, stdin=lines({"type": "note", "text": "the GM's next"}))
+        assert code == 1
+        assert f"record {forged.seq} is not signed (inserted outside margin?)" in out
+        # new tables the role builds itself: new, import, branch
+        made = url + "-made"
+        assert run("new", made, "--system", "2d10-edge")[0] == 0
+        assert run("do", made, stdin=lines({"type": "note", "text": "in a new table"}))[0] == 0
+        assert run("branch", made, "--at", "2", made + "-b")[0] == 0
+        dump = run("export", made)[1]
+        code, _, err = run("import", "-", made + "-i", stdin=dump)
+        assert code == 0, err
+        for table in (made, made + "-b", made + "-i"):
+            assert run("verify", table)[0] == 0
+
+
+def test_a_schema_an_earlier_margin_made_is_guarded_by_its_owners_next_margin(
+    pg: Server,
+) -> None:
+    """Tables written before the guard keep working; once a margin of the schema's owner
+    writes, the writers' roles add records only through margin.append."""
+    from margin.events import postgres
+
+    db = f"earlier_{os.getpid()}"
+    owner = f"owner_{os.getpid()}"
+    with admin(pg) as conn:
+        conn.execute(f"CREATE ROLE {owner} LOGIN PASSWORD 'pw-of-{owner}'")
+        conn.execute(f"CREATE DATABASE {db} OWNER {owner}")
+    try:
+        owner_url = pg.url("old", dbname=db, user=f"{owner}:pw-of-{owner}")
+        with psycopg.connect(owner_url.partition("?")[0], autocommit=True) as conn:
+            for (
+                statement
+            ) in postgres._schema_statements():  # the schema as an earlier margin made it
+                conn.execute(statement)  # type: ignore[arg-type]
+        with role(pg, f"oldwriter_{os.getpid()}", *WRITER_GRANTS, dbname=db) as writer:
+            url = as_role(pg, owner_url, writer, dbname=db)
+            # the writer cannot guard the schema: it writes as an earlier margin did
+            assert run("new", url, "--system", "2d10-edge")[0] == 0
+            assert run("do", url, stdin=lines({"type": "note", "text": "before"}))[0] == 0
+            with psycopg.connect(owner_url.partition("?")[0]) as conn:
+                assert conn.execute("SELECT to_regproc('margin.append')").fetchone() == (None,)
+            # the owner's margin writes: the schema is guarded, the table goes on
+            code, out, _ = run("do", owner_url, stdin=lines({"type": "note", "text": "upgraded"}))
+            assert code == 0, out
+            assert run("do", url, stdin=lines({"type": "note", "text": "after"}))[0] == 0
+            code, out, _ = run("verify", owner_url)
+            assert code == 0
+            assert "4 records checked" in out
+            rows = list(open_store(owner_url, readonly=True).rows())
+            done = shell(owner_url, sql(owner_url, [chained(rows[-1])]), url.partition("?")[0])
+            assert done.returncode != 0
+            assert "row-level security" in done.stderr
+    finally:
+        with admin(pg) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+            conn.execute(f"DROP ROLE IF EXISTS {owner}")

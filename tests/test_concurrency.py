@@ -107,14 +107,16 @@ def test_four_margin_do_writers_at_once(table_name: str) -> None:
 
 #: A store-level writer: commands of 1..6 events, appended after the last
 #: record it knows, re-reading the head whenever another process got there
-#: first; in rounds of ``burst`` commands started together.
+#: first; in rounds of ``burst`` commands started together. Each signs as the GM,
+#: as every margin that writes does.
 WRITER = textwrap.dedent(
     """
     import json, sys
     from margin.events import ConcurrencyError, Draft, Noted, open_store
+    from margin.tui.keys import sign_as_gm
 
     path, me, count, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    store = open_store(path)
+    store = sign_as_gm(open_store(path))
     conflicts = 0
     for k in range(count):
         if k % burst == 0:

@@ -147,15 +147,16 @@ def test_sigkill_during_a_margin_do_stream(table_name: str) -> None:
 
 
 #: A writer that appends commands of several events each through the store,
-#: printing each acknowledgement once ``append`` has returned, and that stops
-#: for good right before the COMMIT of command number ``hold``.
+#: signed as the GM, printing each acknowledgement once ``append`` has returned,
+#: and that stops for good right before the COMMIT of command number ``hold``.
 WRITER = textwrap.dedent(
     """
     import json, sys, time
     from margin.events import Draft, Noted, SQLiteStore
+    from margin.tui.keys import sign_as_gm
 
     path, hold = sys.argv[1], int(sys.argv[2])
-    store = SQLiteStore(path)
+    store = sign_as_gm(SQLiteStore(path))
 
     class Gate:
         # Stands in for the connection; passes everything through but the held COMMIT.

@@ -27,6 +27,7 @@ from hosting import (
     keys_file,
     make_keys,
     ssh_argv,
+    the_hosts_gm,
     write,
 )
 from support import margin_process, need, pilot_test, run_margin
@@ -53,8 +54,11 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def close_terminals(request):
-    """Each test's sessions end with it, so that later tests do not share the machine."""
+def close_terminals(request, monkeypatch):
+    """Each test acts as the host's GM, and its sessions end with it, so that later tests
+    do not share the machine."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
     yield
     if "site" in request.fixturenames:
         request.getfixturevalue("site")["terms"].close_all()
@@ -421,7 +425,7 @@ def test_bad_host_arguments_are_one_line(tmp_path):
 def test_sessions_get_no_environment_of_the_host_or_the_client(data_home):
     env = session_env("xterm-256color")
     assert set(env) == {"PATH", "LANG", "PYTHONDONTWRITEBYTECODE", "TERM", "XDG_DATA_HOME"}
-    # but the host's margin data folder: the GM's key and history
+    # the host's data folder, so that a GM's session signs with the host's key
     assert env["XDG_DATA_HOME"] == str(data_home)
     assert session_env("xterm; rm -rf /")["TERM"] == "xterm-256color"
     assert "TERM" not in session_env(None)

@@ -20,7 +20,16 @@ from collections.abc import Callable
 
 import aiohttp
 import pytest
-from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, hosted, plain, wait_gone, write
+from hosting import (
+    GM_NOTE,
+    HIDDEN_NAME,
+    SECRET_FACE,
+    hosted,
+    plain,
+    the_hosts_gm,
+    wait_gone,
+    write,
+)
 from support import CHROMIUM_FLAGS, chromium
 
 from margin.core.commands import AddCharacter, Note, RollDice
@@ -38,6 +47,13 @@ def site(tmp_path_factory):
     host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
     yield {"host": host, "table": table, "dir": folder}
     host.stop()
+
+
+@pytest.fixture(autouse=True)
+def as_the_hosts_gm(request, monkeypatch):
+    """What the tests write, the host's GM writes."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
 
 
 @pytest.fixture(scope="module")

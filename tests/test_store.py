@@ -21,6 +21,8 @@ from margin.events import (
     StoreError,
     TableCreated,
 )
+from margin.events.history import Ledger
+from margin.events.signing import SigningKey
 from margin.events.sqlite import TABLE_FORMAT
 
 
@@ -35,7 +37,7 @@ class TestMemoryStore(StoreContract):
     def name(self, request: pytest.FixtureRequest) -> Iterator[str]:
         name = f"memory:{request.node.name}"
         yield name
-        for suffix in ("", "-gap", "-bad", "-good"):
+        for suffix in ("", "-gap", "-bad", "-good", "-branch"):
             MemoryStore.forget(name + suffix)
 
 
@@ -170,3 +172,38 @@ def test_a_table_runs_on_the_in_memory_store_as_on_a_file() -> None:
         assert again.store.check(table.store.signer.public).bad is None  # type: ignore[union-attr]
     finally:
         MemoryStore.forget(name)
+
+
+def test_a_record_changed_after_the_signer_checked_it_is_not_signed_after(
+    tmp_path: Path,
+) -> None:
+    store = new_store(tmp_path)
+    store.signer = SigningKey.generate()
+    store.append([Draft(Noted(text="checked"))], 1, command="c1")
+    tamper(
+        tmp_path / "t.margin",
+        "DROP TRIGGER records_no_update",
+        "UPDATE records SET hash = 'changed' WHERE seq = 2",
+    )
+    with pytest.raises(
+        StoreError, match="record 2 was changed outside margin after it was checked"
+    ):
+        store.append([Draft(Noted(text="next"))], 2, command="c2")
+    assert store.refresh() == 2
+
+
+def test_a_damaged_ledger_costs_a_check_of_the_whole_log_and_no_command(tmp_path: Path) -> None:
+    key = SigningKey.generate()
+    ledger = Ledger(tmp_path / "checked")
+    store = new_store(tmp_path)
+    store.signer, store.ledger = key, ledger
+    store.append([Draft(Noted(text="a"))], 1, command="c1")
+    store.close()
+    (kept,) = (tmp_path / "checked").iterdir()
+    kept.write_bytes(b'{"histories": [{"records": "many"}]}')
+    again = SQLiteStore(tmp_path / "t.margin")
+    again.signer, again.ledger = key, ledger
+    assert again.append([Draft(Noted(text="b"))], 2, command="c2")[0].seq == 3
+    assert again.vouched is not None
+    assert again.vouched.records == 3
+    again.close()

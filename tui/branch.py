@@ -11,6 +11,7 @@ from margin.core.panels import character_status
 from margin.events import (
     Store,
     StoreError,
+    Unvouched,
     build_store,
     display_name,
     open_store,
@@ -21,7 +22,7 @@ from margin.events import (
 from margin.events.salvage import Intact, find_intact
 
 from . import render
-from .keys import signing_key
+from .keys import sign_as_gm
 from .table import Table, new_command_id
 
 
@@ -38,11 +39,13 @@ class Branch:
 def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
     """Write ``new``: ``source``'s records 1..``at`` byte for byte, then the branch mark.
 
-    The copy goes through the same checks as ``margin import`` (every chain hash
-    and every record), and the new table is verified before it is kept. A
-    damaged source (or ``at`` None: at its last intact record) is branched from
-    its intact records (``events.salvage.find_intact``), as they fold: what
-    undos after the damage would have changed is not known.
+    The copy is checked link by link as it is written, and the GM signs the
+    branch mark only once the copied records have passed the check every
+    writer makes before it signs (``Store.vouch``): a source whose records up
+    to ``at`` fail it is refused, and nothing is kept. A damaged source (or
+    ``at`` None: at its last intact record) is branched from its intact
+    records (``events.salvage.find_intact``), as they fold: what undos after
+    the damage would have changed is not known.
     """
     if table_exists(new):
         raise StoreError(f"{display_name(new)}: already exists; branch writes a new table")
@@ -66,8 +69,9 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
         drafts = branch_drafts(history, at, short_name(source), table.state.title, rows[-1].hash)
     finally:
         table.close()
-    # appears only when verified, as margin import does
-    with build_store(new, signing_key()) as store:
+    # appears only once the GM has signed after the copy, as margin import appears whole
+    with build_store(new) as store:
+        sign_as_gm(store)
         try:
             store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
         except StoreError as exc:
@@ -77,12 +81,14 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
             with open_store(source, readonly=True) as damaged:
                 raise _past_damage(source, at, find_intact(damaged)) from None
         store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
-        store.append(drafts, at, command=new_command_id())
-        bad = store.verify()
-        if bad is not None:
+        try:
+            store.append(drafts, at, command=new_command_id())
+        except Unvouched as exc:
+            name = display_name(source)
             raise StoreError(
-                f"{display_name(new)}: record {bad} did not verify; the branch was not kept"
-            )
+                f"{name}: record {exc.seq} {exc.reason}; no branch was written; "
+                f"margin verify {name} says more"
+            ) from None
         count = store.last_seq
     return Branch(at, count, intact)
 

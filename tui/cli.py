@@ -36,6 +36,7 @@ from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 
 from . import render
+from .keys import sign_as_gm
 from .limits import Limits, parse_size
 from .resolve import input_lines
 from .table import Table, new_command_id
@@ -80,6 +81,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         return 0
     old = Table.open(args.from_, readonly=True)
     try:
+        # the new table carries what OLD's log says, signed as this GM: they vouch for it
+        sign_as_gm(old.store).vouch(old.store.last_seq)
         state = old.state
     finally:
         old.close()
@@ -293,7 +296,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     name = display_name(args.path)
     if verdict.bad is not None:
         _fail(f"{name}: record {verdict.bad} {verdict.reason}")
-    signed = verdict.signatures.describe(verdict.records)
+    signed = verdict.signatures.describe()
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
     return 0
 

@@ -1,15 +1,21 @@
-"""margin's data directory and the GM's signing key kept in it."""
+"""margin's data directory, and what the GM signs with kept in it: the key, the keys they
+take as theirs, and what their margin has checked of each table."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from margin.events import StoreError
-from margin.events.signing import BadKey, SigningKey
+from margin.events import Store, StoreError
+from margin.events.history import Ledger
+from margin.events.signing import BadKey, SigningKey, public_key
 
 #: The file name of the GM's private key inside the data directory.
 KEY_FILE = "signing-key.pem"
+#: Public keys (one a line) whose commands the GM's margin signs after as after its own.
+TRUSTED_FILE = "trusted-keys"
+#: The folder where the GM's margin keeps what it has checked of each table (``Ledger``).
+CHECKED_FOLDER = "checked"
 
 _loaded: dict[Path, SigningKey] = {}
 
@@ -52,3 +58,36 @@ def signing_key() -> SigningKey:
         raise StoreError(str(exc)) from None
     _loaded[path] = key
     return key
+
+
+def trusted_keys() -> frozenset[str]:
+    """The keys in ``trusted-keys`` (one a line, ``#`` comments): the GM's other machines'."""
+    path = data_dir() / TRUSTED_FILE
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return frozenset()
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the trusted keys ({exc.strerror or exc})") from None
+    keys = set()
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.partition("#")[0].strip()
+        if not line:
+            continue
+        if not line.startswith("ed25519:"):
+            raise StoreError(
+                f"{path} line {lineno}: not a public key (ed25519:... as margin key prints)"
+            )
+        try:
+            keys.add(public_key(line))
+        except BadKey as exc:
+            raise StoreError(f"{path} line {lineno}: {exc}") from None
+    return frozenset(keys)
+
+
+def sign_as_gm(store: Store) -> Store:
+    """``store`` set to sign as this GM: their key, the keys they trust, what they have checked."""
+    store.signer = signing_key()
+    store.trusted = trusted_keys()
+    store.ledger = Ledger(data_dir() / CHECKED_FOLDER)
+    return store

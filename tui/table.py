@@ -22,7 +22,7 @@ from margin.events import (
     open_store,
 )
 
-from .keys import signing_key
+from .keys import sign_as_gm, signing_key
 from .rng import RandomDice
 
 #: records folded at a time while catching up: a screen reading the table waits at most one
@@ -37,7 +37,8 @@ def new_command_id() -> str:
 class Table:
     """One table (a file or a table in PostgreSQL), opened by one process: folds the log and appends commands.
 
-    A table opened for writing signs every command it appends with the GM's key.
+    A table opened for writing signs every command it appends with the GM's key, once
+    its store has checked the log it signs after (``Store.vouch``).
 
     ``lock`` is held while the projection changes (a fold, a command's records
     added), never while the store is read or written: a screen runs its writes
@@ -57,7 +58,7 @@ class Table:
         self.upto = upto
         self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
-            store.signer = signing_key()
+            sign_as_gm(store)
         self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
         self.dice: Dice = RandomDice()
         self.catch_up(keep=False)
@@ -172,7 +173,10 @@ class Table:
                 raise RuleError("the command changes nothing")
             return drafts, self.projection.seq
 
-        # most of what others wrote is folded before the turn, so the turn holds the lock briefly
+        # most of what others wrote is checked (by a signer) and folded before the turn, so
+        # the turn, which checks and folds what came meanwhile, holds the lock briefly
+        if self.store.signer is not None:
+            self.store.vouch(self.store.refresh())
         self.catch_up()
         records = self.store.append_decided(
             decided, command=command_id or new_command_id(), author=author
