@@ -155,13 +155,15 @@ def margin_process(
     )
 
 
-#: A store-level writer that takes a table's turn to write, says "holding", and keeps the
-#: turn until a line comes on its standard input; then it appends ``HELD_NOTE``.
+#: A store-level writer, signing as the GM, that takes a table's turn to write, says
+#: "holding", and keeps the turn until a line comes on its standard input; then it appends
+#: ``HELD_NOTE``.
 TURN_HOLDER = """
 import sys
 from margin.events import Draft, Noted, open_store
+from margin.tui.keys import sign_as_gm
 
-store = open_store(sys.argv[1])
+store = sign_as_gm(open_store(sys.argv[1]))
 
 def decide():
     print("holding", flush=True)
