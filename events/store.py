@@ -216,7 +216,7 @@ class Store(Protocol):
             if not drafts:
                 return None
             # the signer checks what came since it last looked, as append does
-            follows = self.vouch(expected) if self.signer is not None else None
+            follows = self.vouch(expected, keep=False) if self.signer is not None else None
             return Appending(drafts, expected, command, author, utc_now(), follows, self.name)
 
         while True:
@@ -316,12 +316,14 @@ class Store(Protocol):
 
     # -- what a signer has checked --------------------------------------------
 
-    def vouch(self, upto: int) -> str | None:
+    def vouch(self, upto: int, keep: bool = True) -> str | None:
         """Check the log as the signer must before it signs after record ``upto``.
 
         Reads only the records after the last one checked, and all of them, so
         that a row numbered past a gap is found: the history is kept on the
-        store, and in its ``ledger`` between processes. Returns the hash of
+        store, and in its ``ledger`` between processes (unless not ``keep``: a
+        writer checking inside its turn leaves that to its next check outside
+        it, so the turn holds the lock no longer than it must). Returns the hash of
         record ``upto``, or None when the log does not end there (an append
         then refuses as a ``ConcurrencyError``, and the next one checks on);
         raises ``Unvouched`` naming the first record the signer cannot vouch
@@ -345,7 +347,8 @@ class Store(Protocol):
             # trusted then
             self.vouched = None
             raise Unvouched(self.name, *bad)
-        self._keep_vouched(read)
+        if keep:
+            self._keep_vouched(read)
         return history.head if history.records == upto else None
 
     def _resume(self, upto: int) -> History:
