@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
+from .dice import Commitment, Drawn
 from .history import History, Ledger
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
@@ -97,6 +98,9 @@ class Draft:
     event: Event
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    drawn: Drawn | None = None
+    committed: Commitment | None = None
+    sealed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,6 +490,9 @@ def records_after(
             event=draft.event,
             cause=draft.cause,
             visibility=draft.visibility,
+            drawn=draft.drawn,
+            committed=draft.committed,
+            sealed=draft.sealed,
         )
         for i, draft in enumerate(drafts)
     ]
