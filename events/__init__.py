@@ -19,7 +19,7 @@ from .record import (
     event_schema,
     record_to_builtins,
 )
-from .sqlite import SQLiteStore
+from .sqlite import SQLiteStore, holds_table
 from .store import (
     ConcurrencyError,
     ConnectionLost,
@@ -120,6 +120,7 @@ __all__ = [
     "event_fields",
     "event_schema",
     "follow",
+    "holds_table",
     "is_url",
     "open_store",
     "records_after",

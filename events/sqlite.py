@@ -110,6 +110,39 @@ def side_files(path: Path) -> list[Path]:
     return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
 
 
+def side_file_of(path: Path) -> Path | None:
+    """The table whose -wal, -shm or -journal file ``path`` would be, if that file exists."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        if path.name.endswith(suffix) and len(path.name) > len(suffix):
+            table = path.with_name(path.name[: -len(suffix)])
+            if table.is_file():
+                return table
+    return None
+
+
+def holds_table(path: Path) -> bool:
+    """Whether ``path`` is a margin table file, or the -wal, -shm or -journal file of one.
+
+    The file is read through SQLite (read-only, without its log), never opened by
+    hand: SQLite keeps this process's locks on a file while any of its connections
+    holds one, so asking costs no lock even of a table this process has open.
+    """
+    if side_file_of(path) is not None:
+        return True
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    try:
+        db = sqlite3.connect(sqlite_uri(path, mode="ro", immutable="1"), uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return bool(db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID)
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+
+
 def remove_table(path: Path) -> None:
     for each in (path, *side_files(path)):
         with contextlib.suppress(OSError):
@@ -256,6 +289,7 @@ def _check_path(path: Path, create: bool) -> None:
             raise StoreError(f"{path}: already exists; choose a new path for a new table")
         if not path.parent.is_dir():
             raise StoreError(f"{path}: folder {path.parent} does not exist")
+        _not_beside_a_table(path, "a new table")
         return
     if not path.exists():
         raise StoreError(f"{path}: no such table file")
@@ -785,7 +819,19 @@ def _build_beside(target: Path, what: str) -> Path:
         raise StoreError(f"{target}: already exists; choose a new path for {what}")
     if not target.parent.is_dir():
         raise StoreError(f"{target}: folder {target.parent} does not exist")
+    _not_beside_a_table(target, what)
     return partial_path(target)
+
+
+def _not_beside_a_table(target: Path, what: str) -> None:
+    """Refuse to build at the name of a table's -wal, -shm or -journal file: SQLite would
+    take the new file for that table's log."""
+    table = side_file_of(target)
+    if table is not None:
+        raise StoreError(
+            f"{target}: the name of {table.name}'s own {target.name[len(table.name) :]} file; "
+            f"choose another path for {what}"
+        )
 
 
 def _check_header(path: Path) -> None:
