@@ -241,7 +241,7 @@ class DiceLedger:
     #: every commitment seen -> its tree's root
     roots: dict[str, str] = field(default_factory=dict)
     #: the secret command being fed, and its leaf
-    _secret: tuple[str, str, int] = ("", "", 0)
+    current: tuple[str, str, int] = ("", "", 0)
 
     def feed(self, record: Record, count: bool = True) -> None:
         """Follow one more record: an opening closes its session, a commitment starts one,
@@ -264,20 +264,20 @@ class DiceLedger:
     def count(self, record: Record) -> None:
         """Move the session's counters on past a record's dice (``feed`` does it too)."""
         mark = record.drawn
-        if mark is None and self._secret[0] and record.command == self._secret[0]:
-            self.leaf_of[record.seq] = (self._secret[1], self._secret[2])
+        if mark is None and self.current[0] and record.command == self.current[0]:
+            self.leaf_of[record.seq] = (self.current[1], self.current[2])
         elif mark is not None and self.commitment:
             if mark.stream == "open" and mark.dice:
                 self.opened += 1
             elif mark.stream == "secret":
                 self.leaf_of[record.seq] = (self.commitment, mark.index)
-                self._secret = (record.command, self.commitment, mark.index)
+                self.current = (record.command, self.commitment, mark.index)
                 self.secrets += 1
 
     @property
     def secret_command(self) -> str:
         """The secret command whose records are being fed (its later records share its leaf)."""
-        return self._secret[0]
+        return self.current[0]
 
     def start(self, commitment: str, root: str) -> None:
         self.commitment, self.root = commitment, root
@@ -296,7 +296,7 @@ class DiceLedger:
             self.published,
             dict(self.leaf_of),
             dict(self.roots),
-            self._secret,
+            self.current,
         )
 
 
