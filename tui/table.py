@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import secrets
 import threading
 import uuid
 from collections.abc import Iterable
@@ -13,7 +14,7 @@ from typing import Any
 
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
-from margin.core.commands import Command
+from margin.core.commands import Command, Entropy
 from margin.core.decider import decide_committed
 from margin.core.dice import Dice
 from margin.core.lens import PlayerLens
@@ -232,6 +233,12 @@ class Table:
         if self._keys is None:
             self._keys = DiceKeys()
         return self._keys
+
+    def add_entropy(self, seat: str, author: str | None = None) -> list[Record]:
+        """A seat's margin, sitting down, gives the table's dice 32 random bytes of its own
+        in a record: every die drawn after it depends on them, so no seed chosen before
+        could steer one."""
+        return self.execute(Entropy(seat=seat, entropy=secrets.token_hex(32)), author or seat)
 
     def decide(self, command: Command, keep: bool = False) -> list[Draft]:
         """The records ``command`` would append now, decided but not written; with
