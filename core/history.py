@@ -51,6 +51,8 @@ class History:
     #: records where players see a character only as unseen (their consequences
     #: are cut to match, see ``core.lens``)
     masked: set[int] = field(default_factory=set)
+    #: records for one player alone (a request, a ruling, a whisper): seq -> that player
+    addressed: dict[int, str] = field(default_factory=dict)
 
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
@@ -60,9 +62,10 @@ class History:
         self.starts.append(record.seq)
         if type(record.event) in _META:
             self.meta.add(cmd)
-        elif self.redoable and not record.visibility.gm_only:
-            # a command players never see (a hidden character's roll) leaves the redo
-            # open: whether players see a redo must not hang on what they cannot see
+        elif self.redoable and not record.visibility.gm_only and not record.visibility.to:
+            # a command players never see (a hidden character's roll), or one player alone
+            # sees, leaves the redo open: whether players see a redo must not hang on what
+            # they cannot see
             self.redoable.clear()
 
     def hide(self, record: Record) -> None:
@@ -71,6 +74,8 @@ class History:
         if visibility.gm_only:
             self.gm_only.add(record.seq)
         else:
+            if visibility.to:
+                self.addressed[record.seq] = visibility.to
             self.secret.add(record.seq)
             form = type(record.event).PLAYER
             if form is not None and any(n in form.unseen for n in visibility.hidden):

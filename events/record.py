@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
-from . import table
+from . import players, table
 from .base import Event, check_player_forms
 from .systems import SYSTEM_EVENTS
 
@@ -16,8 +16,10 @@ from .systems import SYSTEM_EVENTS
 #: load, and register the step in ``UPGRADES``.
 FORMAT = 1
 
-ALL_EVENTS: tuple[type[Event], ...] = table.EVENTS + tuple(
-    event for events in SYSTEM_EVENTS.values() for event in events
+ALL_EVENTS: tuple[type[Event], ...] = (
+    table.EVENTS
+    + players.EVENTS
+    + tuple(event for events in SYSTEM_EVENTS.values() for event in events)
 )
 
 # a player form naming a field its event lacks stops margin here, before any record is read
@@ -35,11 +37,15 @@ class Visibility(msgspec.Struct, frozen=True, omit_defaults=True):
 
     ``gm_only`` hides the whole record from players; ``hidden`` names event
     fields cut from a player's view (a secret roll's die, a hidden TN) until a
-    ``Revealed`` record shows them.
+    ``Revealed`` record shows them. ``to`` addresses the record to one player:
+    every other player gets nothing of it.
     """
 
     gm_only: bool = False
     hidden: tuple[str, ...] = ()
+    #: the one player (a character's id) the record is for, besides the GM: a request
+    #: and its ruling, a whisper; "" for every player, as the fields above say
+    to: str = ""
 
 
 PUBLIC = Visibility()

@@ -97,6 +97,9 @@ class Draft:
     event: Event
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    #: the seat that wrote this record, when another than its command's author (a
+    #: player's command applied by the GM's ruling on it); "" for the command's author
+    author: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +484,7 @@ def records_after(
         Record(
             seq=last_seq + 1 + i,
             at=at,
-            author=author,
+            author=draft.author or author,
             command=command,
             event=draft.event,
             cause=draft.cause,
