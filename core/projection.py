@@ -40,6 +40,21 @@ class Projection:
         self._snaps: list[tuple[TableState, frozenset[int]]] = [(TableState(), frozenset())]
         self._fresh: dict[int, tuple[TableState, frozenset[int]]] = {}
 
+    @classmethod
+    def restored(
+        cls, fetch: Fetch, state: TableState, history: History, every: int = 1000
+    ) -> Projection:
+        """A projection that stands where a snapshot of one stood (``core.snapshot``): the
+        records after ``state.seq`` are folded on from there, and the snapshot's state
+        is its first checkpoint after the empty table."""
+        projection = cls(fetch, every)
+        projection.state = state
+        projection.history = history
+        if state.seq:
+            projection._marks.append(state.seq)
+            projection._snaps.append((snapshot(state), frozenset(history.voided)))
+        return projection
+
     @property
     def seq(self) -> int:
         return self.state.seq

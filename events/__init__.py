@@ -19,12 +19,13 @@ from .record import (
     event_schema,
     record_to_builtins,
 )
-from .sqlite import SQLiteStore
+from .sqlite import SQLiteStore, holds_table
 from .store import (
     ConcurrencyError,
     ConnectionLost,
     Draft,
     ReadError,
+    Snapshot,
     Store,
     StoredRow,
     StoreError,
@@ -103,6 +104,7 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoreError",
+    "Snapshot",
     "StoredRow",
     "TableBusy",
     "TableCreated",
@@ -118,6 +120,7 @@ __all__ = [
     "event_fields",
     "event_schema",
     "follow",
+    "holds_table",
     "is_url",
     "open_store",
     "records_after",

@@ -24,6 +24,7 @@ from margin.events import (
     StoreError,
     TableBusy,
     display_name,
+    holds_table,
     is_url,
     open_store,
     record_to_builtins,
@@ -491,6 +492,8 @@ def _write(text: str, path: str | None) -> None:
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"-o {path}: is a folder; give a file name")
+    if holds_table(target):
+        raise UsageError(f"-o {path}: a margin table (or its log); give another file name")
     partial = target.with_name(target.name + ".partial")
     try:
         partial.write_text(text, encoding="utf-8")
