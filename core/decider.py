@@ -14,6 +14,8 @@ from margin.events import (
     CharacterRemoved,
     CharacterUpdated,
     ConditionAdded,
+    DiceEntropy,
+    DiceOpened,
     Draft,
     Event,
     Noted,
@@ -29,7 +31,7 @@ from margin.events import (
 )
 from margin.events.players import Requested, Ruled, Said
 
-from . import clock, conditions, counters, edits
+from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
 from .authority import GM, GM_SEAT, Seat, authorize, player_error
 from .commands import (
@@ -41,6 +43,8 @@ from .commands import (
     Amend,
     Each,
     Edit,
+    EndSession,
+    Entropy,
     HealthView,
     Note,
     Redo,
@@ -114,8 +118,10 @@ def _as_player(
         if isinstance(command, Say):
             drafts = _said(command, cid)
         else:
-            # a request the rules would refuse is refused now, not when the GM rules
-            drafts = _decide(command, state, dice, history)
+            # a request the rules would refuse is refused now, not when the GM rules; its
+            # trial draws no dice of the table's
+            trial = dice if permit.route == "apply" else _Trial()
+            drafts = _decide(command, state, trial, history)
             drafts += _expiries(drafts, state)
     except RuleError as exc:
         raise player_error(state.characters[cid].name, exc, state) from None
@@ -123,6 +129,16 @@ def _as_player(
         asked = Requested(seat=cid, command=msgspec.to_builtins(command))
         return [Draft(asked, visibility=Visibility(to=cid), author=permit.author)]
     return [replace(d, author=permit.author) for d in drafts]
+
+
+class _Trial:
+    """Dice for trying a command before the GM rules on it: every die shows 1, and
+    nothing is drawn from the table's dice."""
+
+    source = "rng"
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        return [1] * count
 
 
 def _said(cmd: Say, seat: str) -> list[Draft]:
@@ -186,11 +202,27 @@ def _refuse(cmd: Refuse, state: TableState, dice: Dice, history: History) -> lis
     return [_ruling(cmd, req, "refused", reason=" ".join(cmd.reason.split()))]
 
 
+def decide_committed(
+    command: Command,
+    state: TableState,
+    keyring: fairness.Keyring,
+    history: History,
+    seat: Seat = GM_SEAT,
+) -> list[Draft]:
+    """``decide`` with dice drawn from the session's committed seed (``core.fairness``):
+    the commitment, the dice drawn and secret records' commitments go with the drafts."""
+    if isinstance(command, EndSession) and seat.gm:
+        return fairness.end_session(history.dice, keyring)
+    return fairness.committed(
+        lambda dice: decide(command, state, dice, history, seat), history.dice, keyring, state.seq
+    )
+
+
 def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """The drafts of one command, not yet sealed for players."""
     faces = getattr(command, "faces", None)
     if faces is not None and isinstance(faces, list):
-        dice = TypedDice(faces)
+        dice = TypedDice(faces, getattr(dice, "tally", None))
     handler = _DECIDERS.get(type(command))
     if handler is not None:
         drafts: list[Draft] = handler(command, state, dice, history)
@@ -353,6 +385,14 @@ def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Dr
     ]
 
 
+def _end_session(cmd: EndSession, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    raise RuleError("end-session: it stands alone, given to a table that holds its dice")
+
+
+def _entropy(cmd: Entropy, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return [Draft(DiceEntropy(seat=cmd.seat, entropy=cmd.entropy))]
+
+
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
     typed = ""
     if cmd.record is not None:
@@ -389,6 +429,10 @@ def _check_undoable(history: History, target: str, typed: str) -> None:
     if target not in history:
         raise RuleError(f"undo: no command {target!r} in this table's log")
     if history.is_meta(target):
+        if target in history.dice_commands:
+            raise RuleError(
+                f"undo: {typed} gave the table's dice a seat's entropy or opened them; it stands"
+            )
         if history.seqs(target)[0] == 1:
             raise RuleError(f"undo: {typed} created the table; it cannot be undone")
         raise RuleError(
@@ -455,6 +499,8 @@ _DECIDERS: dict[type[Command], Any] = {
     Accept: _accept,
     Amend: _amend,
     Refuse: _refuse,
+    EndSession: _end_session,
+    Entropy: _entropy,
 }
 
 
@@ -534,7 +580,8 @@ def _ruled(state: TableState, record: Record) -> None:
 
 
 def _nothing(state: TableState, record: Record) -> None:
-    """Undo and redo change which records count; the projection handles them."""
+    """What the state does not hold: undo and redo change which records count (the
+    projection handles them), dice records are followed by the history's ledger."""
 
 
 HANDLERS: dict[type[Event], Handler] = {
@@ -549,6 +596,8 @@ HANDLERS: dict[type[Event], Handler] = {
     CharacterCarried: _char_carried,
     Undone: _nothing,
     Redone: _nothing,
+    DiceEntropy: _nothing,
+    DiceOpened: _nothing,
     Branched: _nothing,
     Said: _nothing,
     Requested: _requested,

@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from margin.events import (
+    PUBLIC,
     AnyEvent,
     CharacterAdded,
     CharacterRemoved,
@@ -504,6 +505,12 @@ class PlayerLens:
         data = record_to_builtins(record)
         data.pop("visibility", None)
         found = self._verdicts.get(record.seq)
+        drawn = data.get("drawn")
+        if drawn is not None and record.seq not in self.revealed:
+            whole = found is None and record.visibility == PUBLIC and drawn["stream"] == "open"
+            if not whole:
+                # which secret key the dice come from, never the dice
+                data["drawn"] = {k: drawn[k] for k in ("stream", "index") if k in drawn}
         if found is not None and self._lensed(record, data["event"], *found):
             data["secret"] = True
         shows = self._shows.get(record.seq)

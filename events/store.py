@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
+from .dice import Commitment, Drawn
 from .history import History, Ledger
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
@@ -100,6 +101,9 @@ class Draft:
     #: the seat that wrote this record, when another than its command's author (a
     #: player's command applied by the GM's ruling on it); "" for the command's author
     author: str = ""
+    drawn: Drawn | None = None
+    committed: Commitment | None = None
+    sealed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,6 +556,9 @@ def records_after(
             event=draft.event,
             cause=draft.cause,
             visibility=draft.visibility,
+            drawn=draft.drawn,
+            committed=draft.committed,
+            sealed=draft.sealed,
         )
         for i, draft in enumerate(drafts)
     ]
