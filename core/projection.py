@@ -88,7 +88,7 @@ class Projection:
             if record.cause is not None:
                 children.setdefault(record.cause, []).append(seq)
             visibility = record.visibility
-            if visibility.gm_only or visibility.hidden:
+            if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)
             kind = type(record.event)
             if (

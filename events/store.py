@@ -98,6 +98,9 @@ class Draft:
     event: Event
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    #: the seat that wrote this record, when another than its command's author (a
+    #: player's command applied by the GM's ruling on it); "" for the command's author
+    author: str = ""
     drawn: Drawn | None = None
     committed: Commitment | None = None
     sealed: str = ""
@@ -548,7 +551,7 @@ def records_after(
         Record(
             seq=last_seq + 1 + i,
             at=at,
-            author=author,
+            author=draft.author or author,
             command=command,
             event=draft.event,
             cause=draft.cause,
