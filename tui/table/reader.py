@@ -23,8 +23,8 @@ from margin.core.panels import character_status
 from margin.core.state import snapshot
 from margin.core.systems.base import Clock, Odds
 from margin.events import Draft, Record, Store, open_store, record_to_builtins
+from margin.tui.text import render
 
-from . import render
 from .table import Table
 
 
