@@ -88,6 +88,19 @@ class Reveal(Command, tag="reveal"):
     seq: int
 
 
+class EndSession(Command, tag="end-session"):
+    """End the session's dice: publish its seed, so anyone can recompute every die margin
+    drew in the open, and commit to the next session's."""
+
+
+class Entropy(Command, tag="entropy"):
+    """A seat's margin adds random bytes to every die drawn after them (as it sits down)."""
+
+    seat: Annotated[str, Meta(min_length=1, max_length=100)]
+    #: 32 random bytes, in hex
+    entropy: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+
 class Rename(Command, tag="rename"):
     """A character goes by a new name (the id, and every record about them, stay)."""
 
@@ -212,6 +225,8 @@ GENERIC: tuple[type[Command], ...] = (
     Redo,
     SetOption,
     Reveal,
+    EndSession,
+    Entropy,
     Rename,
     Edit,
     AddCondition,

@@ -13,6 +13,8 @@ from margin.events import (
     CharacterRemoved,
     CharacterUpdated,
     ConditionAdded,
+    DiceEntropy,
+    DiceOpened,
     Draft,
     Event,
     Noted,
@@ -27,7 +29,7 @@ from margin.events import (
     records_after,
 )
 
-from . import clock, conditions, counters, edits
+from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
 from .commands import (
     AddCharacter,
@@ -36,6 +38,8 @@ from .commands import (
     Alias,
     Each,
     Edit,
+    EndSession,
+    Entropy,
     HealthView,
     Note,
     Redo,
@@ -89,11 +93,23 @@ def decide(
     return seal(drafts, state, history)
 
 
+def decide_committed(
+    command: Command, state: TableState, keyring: fairness.Keyring, history: History
+) -> list[Draft]:
+    """``decide`` with dice drawn from the session's committed seed (``core.fairness``):
+    the commitment, the dice drawn and secret records' commitments go with the drafts."""
+    if isinstance(command, EndSession):
+        return fairness.end_session(history.dice, keyring)
+    return fairness.committed(
+        lambda dice: decide(command, state, dice, history), history.dice, keyring, state.seq
+    )
+
+
 def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """The drafts of one command, not yet sealed for players."""
     faces = getattr(command, "faces", None)
     if faces is not None and isinstance(faces, list):
-        dice = TypedDice(faces)
+        dice = TypedDice(faces, getattr(dice, "tally", None))
     handler = _DECIDERS.get(type(command))
     if handler is not None:
         drafts: list[Draft] = handler(command, state, dice, history)
@@ -256,6 +272,14 @@ def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Dr
     ]
 
 
+def _end_session(cmd: EndSession, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    raise RuleError("end-session: it stands alone, given to a table that holds its dice")
+
+
+def _entropy(cmd: Entropy, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return [Draft(DiceEntropy(seat=cmd.seat, entropy=cmd.entropy))]
+
+
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
     typed = ""
     if cmd.record is not None:
@@ -292,6 +316,10 @@ def _check_undoable(history: History, target: str, typed: str) -> None:
     if target not in history:
         raise RuleError(f"undo: no command {target!r} in this table's log")
     if history.is_meta(target):
+        if target in history.dice_commands:
+            raise RuleError(
+                f"undo: {typed} gave the table's dice a seat's entropy or opened them; it stands"
+            )
         if history.seqs(target)[0] == 1:
             raise RuleError(f"undo: {typed} created the table; it cannot be undone")
         raise RuleError(
@@ -354,6 +382,8 @@ _DECIDERS: dict[type[Command], Any] = {
     Redo: _redo,
     SetOption: _set_option,
     Reveal: _reveal,
+    EndSession: _end_session,
+    Entropy: _entropy,
 }
 
 
@@ -424,7 +454,8 @@ def _revealed(state: TableState, record: Record) -> None:
 
 
 def _nothing(state: TableState, record: Record) -> None:
-    """Undo and redo change which records count; the projection handles them."""
+    """What the state does not hold: undo and redo change which records count (the
+    projection handles them), dice records are followed by the history's ledger."""
 
 
 HANDLERS: dict[type[Event], Handler] = {
@@ -439,6 +470,8 @@ HANDLERS: dict[type[Event], Handler] = {
     CharacterCarried: _char_carried,
     Undone: _nothing,
     Redone: _nothing,
+    DiceEntropy: _nothing,
+    DiceOpened: _nothing,
     Branched: _nothing,
     **conditions.HANDLERS,
     **counters.HANDLERS,

@@ -113,8 +113,14 @@ class ClockRow:
 
     name: str
     value: str
+    #: the row the clock stands at (marked on the screens)
     current: bool = False
     note: str = ""
+    #: it is this one's turn, as the clock means it: an initiative order's current
+    #: actor; on a timing track, one whose action has just come due
+    turn: bool = False
+    #: next to act: the next turn starts with this one, or the next count resolves it
+    on_deck: bool = False
 
 
 @dataclass(frozen=True)
