@@ -23,8 +23,8 @@ from margin.core import Projection, get_system
 from margin.core import snapshot as snapshots
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Snapshot, Store, open_store
-from margin.tui.table import Table
-from margin.tui.view import LiveTable
+from margin.tui.table.reader import LiveTable
+from margin.tui.table.table import Table
 
 
 def folded(store: Store, upto: int) -> Projection:
