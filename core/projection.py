@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
+from .fairness import DICE_EVENTS
 from .history import History
 from .state import TableState, snapshot
 
@@ -102,6 +103,7 @@ class Projection:
         """
         history = self.history
         children = history.children
+        ledger = history.dice
         every = self.every
         folded = self.state.seq
         pending: list[Record] = []
@@ -114,9 +116,16 @@ class Projection:
             if record.cause is not None:
                 children.setdefault(record.cause, []).append(seq)
             visibility = record.visibility
-            if visibility.gm_only or visibility.hidden:
+            if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)
             kind = type(record.event)
+            if (
+                record.drawn is not None
+                or record.committed is not None
+                or kind in DICE_EVENTS
+                or record.command == ledger.secret_command
+            ):
+                ledger.feed(record)
             if kind is Undone or kind is Redone:
                 history.head = seq
                 history.change(record)

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
+from .dice import Commitment, Drawn
 from .history import History, Ledger
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
@@ -97,6 +98,12 @@ class Draft:
     event: Event
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    #: the seat that wrote this record, when another than its command's author (a
+    #: player's command applied by the GM's ruling on it); "" for the command's author
+    author: str = ""
+    drawn: Drawn | None = None
+    committed: Commitment | None = None
+    sealed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,11 +564,14 @@ def records_after(
         Record(
             seq=last_seq + 1 + i,
             at=at,
-            author=author,
+            author=draft.author or author,
             command=command,
             event=draft.event,
             cause=draft.cause,
             visibility=draft.visibility,
+            drawn=draft.drawn,
+            committed=draft.committed,
+            sealed=draft.sealed,
         )
         for i, draft in enumerate(drafts)
     ]

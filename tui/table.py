@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import secrets
 import threading
 import uuid
 from collections.abc import Iterable
@@ -13,7 +14,8 @@ from typing import Any
 
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
-from margin.core.commands import Command
+from margin.core.commands import Command, Entropy
+from margin.core.decider import decide_committed
 from margin.core.dice import Dice
 from margin.core.lens import PlayerLens
 from margin.events import (
@@ -25,8 +27,8 @@ from margin.events import (
     open_store,
 )
 
+from .dicekeys import DiceKeys
 from .keys import sign_as_gm, signing_key
-from .rng import RandomDice
 
 #: records folded at a time while catching up: a screen reading the table waits at most one
 #: stretch of this many folds, however many records another process appended
@@ -79,7 +81,9 @@ class Table:
         #: the newest checkpoint the store keeps (None: not asked yet)
         self._checkpoints_to: int | None = None
         self.projection = self._restore(every)
-        self.dice: Dice = RandomDice()
+        #: where dice come from: None, the session's committed seed (``core.fairness``)
+        self.dice: Dice | None = None
+        self._keys: DiceKeys | None = None
         self.catch_up(keep=False)
         if self.projection.seq == 0:
             raise StoreError(f"{store.name}: an empty table (no creation record)")
@@ -252,10 +256,31 @@ class Table:
         with self.lock:
             self.projection.extend(records)
 
-    def decide(self, command: Command) -> list[Draft]:
-        """The records ``command`` would append now, decided but not written."""
+    @property
+    def keys(self) -> DiceKeys:
+        """The GM's session keys for this table's committed dice."""
+        if self._keys is None:
+            self._keys = DiceKeys()
+        return self._keys
+
+    def add_entropy(self, seat: str, author: str | None = None) -> list[Record]:
+        """A seat's margin, sitting down, gives the table's dice 32 random bytes of its own
+        in a record: every die drawn after it depends on them, so no seed chosen before
+        could steer one."""
+        return self.execute(Entropy(seat=seat, entropy=secrets.token_hex(32)), author or seat)
+
+    def decide(self, command: Command, keep: bool = False) -> list[Draft]:
+        """The records ``command`` would append now, decided but not written; with
+        ``keep``, the keys of a session they commit to are kept first."""
         with self.lock:
-            return decide(command, self.state, self.dice, self.projection.history)
+            history = self.projection.history
+            if self.dice is not None:
+                return decide(command, self.state, self.dice, history)
+            keyring = self.keys.keyring()
+            drafts = decide_committed(command, self.state, keyring, history)
+        if keep:
+            self.keys.keep(drafts, keyring)
+        return drafts
 
     def _damaged(self) -> str:
         """Which record a failed fold stopped at, found by folding one record at a time."""
@@ -282,7 +307,7 @@ class Table:
 
         def decided() -> tuple[list[Draft], int]:
             self.catch_up()
-            drafts = self.decide(command)
+            drafts = self.decide(command, keep=True)
             if not drafts:
                 raise RuleError("the command changes nothing")
             return drafts, self.projection.seq
