@@ -304,10 +304,12 @@ class DiceLedger:
 
 
 def stream_of(drafts: list[Draft]) -> Stream:
-    """Whose dice a command's are: players see all of it, part of it, or none of it."""
-    if all(d.visibility.gm_only for d in drafts):
+    """Whose dice a command's are: players see all of it, part of it, or none of it (a
+    record for one player alone, a ruling on their request, is none of players' at large)."""
+    shown = [d for d in drafts if not d.visibility.to]
+    if all(d.visibility.gm_only for d in shown):
         return "hidden"
-    if all(d.visibility == PUBLIC for d in drafts):
+    if all(d.visibility == PUBLIC for d in shown):
         return "open"
     return "secret"
 
@@ -384,7 +386,9 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
             dice, drafts, stream = again, redrafts, stream_of(redrafts)
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
     # the dice and the commitment go on the first record players see, if any
-    at = next((n for n, d in enumerate(drafts) if not d.visibility.gm_only), 0)
+    at = next(
+        (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to), 0
+    )
     if not dice.drawn and not dice.tally and stream != "secret":
         if commit and any(type(d.event) is DiceEntropy for d in drafts):
             # entropy counts only after a commitment, so the seed cannot follow from it

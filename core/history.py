@@ -66,6 +66,8 @@ class History:
     #: records where players see a character only as unseen (their consequences
     #: are cut to match, see ``core.lens``)
     masked: set[int] = field(default_factory=set)
+    #: records for one player alone (a request, a ruling, a whisper): seq -> that player
+    addressed: dict[int, str] = field(default_factory=dict)
     #: where the log's committed dice stand (``core.fairness``)
     dice: DiceLedger = field(default_factory=DiceLedger)
 
@@ -79,9 +81,10 @@ class History:
             self.meta.add(cmd)
             if type(record.event) in _DICE:
                 self.dice_commands.add(cmd)
-        elif self.redoable and not record.visibility.gm_only:
-            # a command players never see (a hidden character's roll) leaves the redo
-            # open: whether players see a redo must not hang on what they cannot see
+        elif self.redoable and not record.visibility.gm_only and not record.visibility.to:
+            # a command players never see (a hidden character's roll), or one player alone
+            # sees, leaves the redo open: whether players see a redo must not hang on what
+            # they cannot see
             self.redoable.clear()
 
     def hide(self, record: Record) -> None:
@@ -90,6 +93,8 @@ class History:
         if visibility.gm_only:
             self.gm_only.add(record.seq)
         else:
+            if visibility.to:
+                self.addressed[record.seq] = visibility.to
             self.secret.add(record.seq)
             form = type(record.event).PLAYER
             if form is not None and any(n in form.unseen for n in visibility.hidden):
@@ -153,14 +158,20 @@ class History:
             stack.extend(self.children.get(seq, ()))
         return sorted(out)
 
+    def changes_upto(self, seq: int) -> int:
+        """How many undos and redos the log holds up to record ``seq``."""
+        return bisect.bisect_right(self.changes, seq, key=_change_seq)
+
     def voided_at(self, seq: int) -> set[int]:
         """The voided set as it stood right after record ``seq``."""
         voided: set[int] = set()
-        for change in self.changes:
-            if change.seq > seq:
-                break
+        for change in self.changes[: self.changes_upto(seq)]:
             if change.undo:
                 voided.update(change.seqs)
             else:
                 voided.difference_update(change.seqs)
         return voided
+
+
+def _change_seq(change: Change) -> int:
+    return change.seq

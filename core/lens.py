@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgspec
@@ -129,16 +129,21 @@ def judge(
     visibility: Visibility,
     hidden: Container[str],
     via_unseen: bool = False,
+    reader: str | None = None,
 ) -> Verdict:
     """The policy for one record, given the ids of the characters players cannot see.
 
     ``via_unseen`` tells that the record's cause had an unseen character.
+    ``reader`` is the player's character who reads: a record addressed to one player
+    (``visibility.to``) is unseen by every other, and by a reader not named.
     Records naming other records (``follows``) are judged again by
     ``PlayerLens``, which knows what players saw.
     """
     kind = type(event)
     form: PlayerForm | None = kind.PLAYER
     if form is None or visibility.gm_only:
+        return UNSEEN_VERDICT
+    if visibility.to and visibility.to != reader:
         return UNSEEN_VERDICT
     if visibility.hidden and not _secret_names_ok(visibility.hidden, kind.__struct_fields__):
         return UNSEEN_VERDICT
@@ -210,23 +215,46 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
     masked = set(history.masked)
     for n, draft in enumerate(drafts):
         event = draft.event
-        verdict = _sealed(_health_cut(draft, state), _around(event, hidden), masked, history)
+        to = _addressee(draft, history)
+        verdict = _sealed(_health_cut(draft, state), _around(event, hidden), masked, history, to)
         if verdict.unseen:
             masked.add(state.seq + n + 1)
-        out.append(Draft(event, cause=draft.cause, visibility=_stored(verdict, event)))
+        visibility = _stored(verdict, event)
+        if to and not visibility.gm_only:
+            visibility = msgspec.structs.replace(visibility, to=to)
+        out.append(replace(draft, visibility=visibility))
         _track(event, hidden)
     return out
 
 
-def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History) -> Verdict:
-    """The verdict on a draft as it is written: one that answers only GM-only records (an
-    undo of a GM-only roll) is unseen too, a reveal excepted."""
+def _addressee(draft: Draft, history: History) -> str:
+    """The one player a draft is for: as its visibility says, or, for a record that only
+    reports on records of one player's (an undo of a ruling on their request), that player."""
+    if draft.visibility.to:
+        return draft.visibility.to
+    event = draft.event
+    form = type(event).PLAYER
+    if form is None or not form.follows or type(event) is Revealed:
+        return ""
+    refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
+    if not refs or any(r not in history.gm_only and r not in history.addressed for r in refs):
+        return ""
+    readers = {history.addressed[r] for r in refs if r in history.addressed}
+    return readers.pop() if len(readers) == 1 else ""
+
+
+def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, to: str) -> Verdict:
+    """The verdict on a draft as it is written, for the player ``to`` it is addressed to
+    (every player when ""): one that answers only GM-only records (an undo of a GM-only
+    roll) is unseen too, a reveal excepted."""
     event, cause = draft.event, draft.cause
-    verdict = judge(event, draft.visibility, hidden, cause is not None and cause in masked)
+    via = cause is not None and cause in masked
+    verdict = judge(event, draft.visibility, hidden, via, reader=to or None)
     form = type(event).PLAYER
     if verdict.shown and form is not None and form.follows and type(event) is not Revealed:
         refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
-        if all(r in history.gm_only for r in refs):
+        # addressed to one player: what it reports is that player's (``_addressee``)
+        if not to and all(r in history.gm_only or r in history.addressed for r in refs):
             return UNSEEN_VERDICT
     return verdict
 
@@ -257,9 +285,7 @@ def _health_cut(draft: Draft, state: TableState) -> Draft:
         return draft
     vis = draft.visibility
     cut = tuple(dict.fromkeys((*vis.hidden, *fields)))
-    return Draft(
-        draft.event, cause=draft.cause, visibility=Visibility(gm_only=vis.gm_only, hidden=cut)
-    )
+    return replace(draft, visibility=msgspec.structs.replace(vis, hidden=cut))
 
 
 def _around(event: Event, hidden: set[str]) -> set[str]:
@@ -315,6 +341,14 @@ class Numbers(Mapping[int, int]):
         return iter(self.seqs)
 
 
+def serves(history: History, reader: str | None, seq: int) -> bool:
+    """Whether the players' index of a snapshot at record ``seq`` (a reader none is
+    addressed to) is ``reader``'s too: no record up to there is addressed to them."""
+    return reader is None or not any(
+        to == reader and n <= seq for n, to in history.addressed.items()
+    )
+
+
 class LensIndex(msgspec.Struct, array_like=True):
     """A players' index of the log up to the GM's record ``seq``, as a snapshot keeps it."""
 
@@ -338,11 +372,14 @@ class PlayerLens:
     tells whether players see the record; ``form(record)`` is the players'
     form of an indexed record (a dict like ``record_to_builtins`` gives,
     numbered in the players' log); ``read`` does both. ``revealed``: the
-    records the GM has revealed, as of when the log is read.
+    records the GM has revealed, as of when the log is read. ``reader``: the
+    player's character who reads, who alone sees the records addressed to them
+    (None: a reader none is addressed to).
     """
 
-    def __init__(self, revealed: Container[int] = ()) -> None:
+    def __init__(self, revealed: Container[int] = (), reader: str | None = None) -> None:
         self.revealed = revealed
+        self.reader = reader
         self.hidden: set[str] = set()
         #: characters hidden at some point and not shown since (removed ones too)
         self.hidden_ever: set[str] = set()
@@ -380,9 +417,14 @@ class PlayerLens:
         )
 
     @classmethod
-    def from_index(cls, index: LensIndex, revealed: Container[int] = ()) -> PlayerLens:
-        """The lens as it stood after the GM's record ``index.seq``, ready to read on."""
-        lens = cls(revealed)
+    def from_index(
+        cls, index: LensIndex, revealed: Container[int] = (), reader: str | None = None
+    ) -> PlayerLens:
+        """The lens as it stood after the GM's record ``index.seq``, ready to read on.
+
+        A snapshot keeps the index of a reader none is addressed to; it serves ``reader``
+        only while no record up to ``index.seq`` is addressed to them (``serves``)."""
+        lens = cls(revealed, reader)
         lens.last = index.seq
         lens.hidden, lens.hidden_ever = index.hidden, index.hidden_ever
         lens.seqs.frombytes(index.seqs)
@@ -411,7 +453,9 @@ class PlayerLens:
         event = record.event
         self.last = record.seq
         around = _around(event, self.hidden)
-        verdict = judge(event, record.visibility, around, self._via_unseen(record.cause))
+        verdict = judge(
+            event, record.visibility, around, self._via_unseen(record.cause), self.reader
+        )
         _track(event, self.hidden)
         self._follow_names(event)
         shown = verdict.shown and self._follows(type(event), event)
@@ -607,6 +651,11 @@ def player_state(
         # turns begun, of the characters players see (where the clock is: the fight's)
         time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
         aliases={},
+        requests={
+            numbers[seq]: req
+            for seq, req in state.requests.items()
+            if req.seat == lens.reader and seq in numbers
+        },
     )
 
 
@@ -686,10 +735,17 @@ def _seqs(value: Any, numbers: Mapping[int, int]) -> Any:
 
 def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll | None:
     """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
-    for roll_seq, actor, dice, total, secret in reversed(lens.rolls):
-        if roll_seq > seq or roll_seq in voided:
+    rolls = lens.rolls
+    # rolls are in log order: start at the last one at or before ``seq``
+    for i in range(bisect.bisect_right(rolls, seq, key=_roll_seq) - 1, -1, -1):
+        roll_seq, actor, dice, total, secret = rolls[i]
+        if roll_seq in voided:
             continue
         if secret:
             return None
         return LastRoll(seq=lens.numbers[roll_seq], actor=actor, dice=dice, total=total)
     return None
+
+
+def _roll_seq(roll: Roll) -> int:
+    return roll[0]

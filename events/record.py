@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
-from . import dice, table
+from . import dice, players, table
 from .base import Event, check_player_forms
 from .dice import Commitment, Drawn
 from .systems import SYSTEM_EVENTS
@@ -19,6 +19,7 @@ FORMAT = 1
 
 ALL_EVENTS: tuple[type[Event], ...] = (
     table.EVENTS
+    + players.EVENTS
     + dice.EVENTS
     + tuple(event for events in SYSTEM_EVENTS.values() for event in events)
 )
@@ -38,11 +39,15 @@ class Visibility(msgspec.Struct, frozen=True, omit_defaults=True):
 
     ``gm_only`` hides the whole record from players; ``hidden`` names event
     fields cut from a player's view (a secret roll's die, a hidden TN) until a
-    ``Revealed`` record shows them.
+    ``Revealed`` record shows them. ``to`` addresses the record to one player:
+    every other player gets nothing of it.
     """
 
     gm_only: bool = False
     hidden: tuple[str, ...] = ()
+    #: the one player (a character's id) the record is for, besides the GM: a request
+    #: and its ruling, a whisper; "" for every player, as the fields above say
+    to: str = ""
 
 
 PUBLIC = Visibility()
