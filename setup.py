@@ -14,6 +14,9 @@ setup(
         for p in find_packages(include=[p for layer in LAYERS for p in (layer, f"{layer}.*")])
     ],
     package_dir={f"margin.{layer}": layer for layer in LAYERS},
-    # py.typed: the layers are typed throughout, so type checkers read them as they are
-    package_data={f"margin.{layer}": ["py.typed", "**/*.md", "**/*.tcss"] for layer in LAYERS},
+    # py.typed: the layers are typed throughout, so type checkers read them as they are;
+    # .md, .tcss, .html: rules, screen styles and the web seat's page
+    package_data={
+        f"margin.{layer}": ["py.typed", "**/*.md", "**/*.tcss", "**/*.html"] for layer in LAYERS
+    },
 )

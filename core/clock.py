@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Container
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -196,17 +196,25 @@ def turn_order(fight: Fight) -> list[Combatant]:
     return sorted(fight.order, key=lambda c: (-c.initiative, c.joined))
 
 
-def _next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    fight = _fight(state, "next-turn")
+def next_up(fight: Fight) -> tuple[Combatant, int] | None:
+    """Who the next ``next-turn`` gives the turn to, and in which round (None: nobody)."""
     order = turn_order(fight)
     if not order:
-        raise RuleError("next-turn: nobody is in the turn order (join adds characters)")
+        return None
     waiting = [c for c in order if c.id not in fight.acted]
     if waiting and fight.round > 0:
-        who, round_ = waiting[0], fight.round
-    else:
-        who, round_ = order[0], fight.round + 1
-    return [Draft(FightTurn(character=who.id, round=round_, index=order.index(who)))]
+        return waiting[0], fight.round
+    return order[0], fight.round + 1
+
+
+def _next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    fight = _fight(state, "next-turn")
+    up = next_up(fight)
+    if up is None:
+        raise RuleError("next-turn: nobody is in the turn order (join adds characters)")
+    who, round_ = up
+    index = turn_order(fight).index(who)
+    return [Draft(FightTurn(character=who.id, round=round_, index=index))]
 
 
 def _end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -274,6 +282,7 @@ def fight_clock(state: TableState) -> Clock | None:
     if fight is None:
         return None
     rows = []
+    up = next_up(fight)
     for c in turn_order(fight):
         char = state.characters.get(c.id)
         rows.append(
@@ -282,6 +291,8 @@ def fight_clock(state: TableState) -> Clock | None:
                 value=str(c.initiative),
                 current=c.id == fight.current,
                 note="acted" if c.id in fight.acted and c.id != fight.current else "",
+                turn=c.id == fight.current,
+                on_deck=up is not None and up[0].id == c.id and c.id != fight.current,
             )
         )
     name = f" ({fight.name})" if fight.name else ""
@@ -295,6 +306,20 @@ def table_clock(state: TableState) -> Clock | None:
     if system.moment is None:
         return fight_clock(state)
     return system.clock(state)
+
+
+#: what a cue tells a player about their character's place on the clock
+Cue = Literal["turn", "on deck", ""]
+
+
+def cue(clock: Clock | None, name: str) -> Cue:
+    """Whether it is ``name``'s turn, as the clock means it, or ``name`` acts next."""
+    rows = [row for row in clock.rows if row.name == name] if clock is not None else []
+    if any(row.turn for row in rows):
+        return "turn"
+    if any(row.on_deck for row in rows):
+        return "on deck"
+    return ""
 
 
 def player_fight(fight: Fight | None, hidden: Container[str]) -> Fight | None:

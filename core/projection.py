@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
+from .fairness import DICE_EVENTS
 from .history import History
 from .state import TableState, snapshot
 
@@ -40,6 +41,21 @@ class Projection:
         self._snaps: list[tuple[TableState, frozenset[int]]] = [(TableState(), frozenset())]
         self._fresh: dict[int, tuple[TableState, frozenset[int]]] = {}
 
+    @classmethod
+    def restored(
+        cls, fetch: Fetch, state: TableState, history: History, every: int = 1000
+    ) -> Projection:
+        """A projection that stands where a snapshot of one stood (``core.snapshot``): the
+        records after ``state.seq`` are folded on from there, and the snapshot's state
+        is its first checkpoint after the empty table."""
+        projection = cls(fetch, every)
+        projection.state = state
+        projection.history = history
+        if state.seq:
+            projection._marks.append(state.seq)
+            projection._snaps.append((snapshot(state), frozenset(history.voided)))
+        return projection
+
     @property
     def seq(self) -> int:
         return self.state.seq
@@ -59,6 +75,7 @@ class Projection:
         """
         history = self.history
         children = history.children
+        ledger = history.dice
         every = self.every
         folded = self.state.seq
         pending: list[Record] = []
@@ -71,9 +88,16 @@ class Projection:
             if record.cause is not None:
                 children.setdefault(record.cause, []).append(seq)
             visibility = record.visibility
-            if visibility.gm_only or visibility.hidden:
+            if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)
             kind = type(record.event)
+            if (
+                record.drawn is not None
+                or record.committed is not None
+                or kind in DICE_EVENTS
+                or record.command == ledger.secret_command
+            ):
+                ledger.feed(record)
             if kind is Undone or kind is Redone:
                 history.head = seq
                 history.change(record)

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 
 from .record import Record
 from .signing import SigningKey
-from .store import Appending, Row, Store, StoredRow, StoreError, chained
+from .store import (
+    SNAPSHOTS_KEPT,
+    Appending,
+    Row,
+    Snapshot,
+    Store,
+    StoredRow,
+    StoreError,
+    chained,
+)
 
 
 @dataclass
@@ -27,6 +36,8 @@ class _Log:
     rows: list[Row] = field(default_factory=list)
     signatures: dict[int, tuple[str, str]] = field(default_factory=dict)
     version: int = 0
+    #: fold -> its snapshots, oldest first
+    snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
     changed: threading.Condition = field(default_factory=threading.Condition)
 
 
@@ -182,6 +193,23 @@ class MemoryStore(Store):
 
     def location(self) -> str:
         return f"from {self.name} (in memory)"
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        kept = list(self._log.snapshots.get(fold, ()))
+        yield from (s for s in reversed(kept) if upto is None or s.seq <= upto)
+
+    def _keep_snapshot(self, snap: Snapshot) -> bool:
+        with self._log.changed:
+            kept = [s for s in self._log.snapshots.get(snap.fold, ()) if s.seq != snap.seq]
+            kept = sorted([*kept, snap], key=lambda s: s.seq)[-SNAPSHOTS_KEPT:]
+            self._log.snapshots[snap.fold] = kept
+        return True
+
+    def drop_snapshots(self) -> int:
+        with self._log.changed:
+            count = sum(len(kept) for kept in self._log.snapshots.values())
+            self._log.snapshots.clear()
+        return count
 
     def close(self) -> None:
         """Nothing to let go of: the log lives as long as a connection to it."""

@@ -17,9 +17,11 @@ from pathlib import Path
 from .record import Record
 from .signing import SigningKey
 from .store import (
+    SNAPSHOTS_KEPT,
     Appending,
     ReadError,
     Row,
+    Snapshot,
     Store,
     StoredRow,
     StoreError,
@@ -49,6 +51,22 @@ BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
 """
 
 TABLE_UPGRADES: dict[int, str] = {1: SIGNATURES}
+
+#: Snapshots of folds (``Store.keep_snapshot``): a cache beside the log, made when the
+#: first is kept, so the file's format (and every earlier margin's reading of it) is
+#: unchanged. Rows come and go (no triggers): nothing in them is part of the log.
+SNAPSHOTS = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    fold    TEXT    NOT NULL,
+    seq     INTEGER NOT NULL,
+    hash    TEXT    NOT NULL,
+    body    BLOB    NOT NULL,
+    PRIMARY KEY (fold, seq)
+)
+"""
+
+#: how long keeping a snapshot waits for a writer's turn before it lets the snapshot go
+SNAPSHOT_WAIT_MS = 50
 
 SCHEMA = (
     """
@@ -90,6 +108,39 @@ def write_error(path: Path, exc: BaseException) -> StoreError:
 def side_files(path: Path) -> list[Path]:
     """The files SQLite keeps beside a table while it is open."""
     return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
+
+
+def side_file_of(path: Path) -> Path | None:
+    """The table whose -wal, -shm or -journal file ``path`` would be, if that file exists."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        if path.name.endswith(suffix) and len(path.name) > len(suffix):
+            table = path.with_name(path.name[: -len(suffix)])
+            if table.is_file():
+                return table
+    return None
+
+
+def holds_table(path: Path) -> bool:
+    """Whether ``path`` is a margin table file, or the -wal, -shm or -journal file of one.
+
+    The file is read through SQLite (read-only, without its log), never opened by
+    hand: SQLite keeps this process's locks on a file while any of its connections
+    holds one, so asking costs no lock even of a table this process has open.
+    """
+    if side_file_of(path) is not None:
+        return True
+    if not path.is_file() or path.stat().st_size == 0:
+        return False
+    try:
+        db = sqlite3.connect(sqlite_uri(path, mode="ro", immutable="1"), uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return bool(db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID)
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
 
 
 def remove_table(path: Path) -> None:
@@ -238,6 +289,7 @@ def _check_path(path: Path, create: bool) -> None:
             raise StoreError(f"{path}: already exists; choose a new path for a new table")
         if not path.parent.is_dir():
             raise StoreError(f"{path}: folder {path.parent} does not exist")
+        _not_beside_a_table(path, "a new table")
         return
     if not path.exists():
         raise StoreError(f"{path}: no such table file")
@@ -656,6 +708,82 @@ class SQLiteStore(Store):
             raise ReadError(self.name, str(exc)) from None
         return self._last[0]
 
+    # -- snapshots -----------------------------------------------------------
+
+    def _has_snapshots(self) -> bool:
+        return bool(
+            self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='snapshots'"
+            ).fetchone()
+        )
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        try:
+            if not self._has_snapshots():
+                return
+            found = self._db.execute(
+                "SELECT seq, hash, body FROM snapshots WHERE fold = ? AND seq <= ? "
+                "ORDER BY seq DESC",
+                (fold, upto if upto is not None else self.last_seq),
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+        for seq, digest, body in found:
+            if type(seq) is int and isinstance(digest, str) and isinstance(body, bytes):
+                yield Snapshot(seq, digest, fold, body)
+
+    def _keep_snapshot(self, snap: Snapshot) -> bool:
+        if not self._can_write or self.format > TABLE_FORMAT:
+            return False
+        return self._in_cache_transaction(
+            lambda db: (
+                db.execute(SNAPSHOTS),
+                db.execute(
+                    "INSERT OR REPLACE INTO snapshots(fold, seq, hash, body) VALUES (?,?,?,?)",
+                    (snap.fold, snap.seq, snap.hash, snap.body),
+                ),
+                db.execute(
+                    "DELETE FROM snapshots WHERE fold = ? AND seq NOT IN "
+                    "(SELECT seq FROM snapshots WHERE fold = ? ORDER BY seq DESC LIMIT ?)",
+                    (snap.fold, snap.fold, SNAPSHOTS_KEPT),
+                ),
+            )
+        )
+
+    def drop_snapshots(self) -> int:
+        if not self._has_snapshots():
+            return 0
+        (count,) = self._db.execute("SELECT count(*) FROM snapshots").fetchone()
+        if not self._in_cache_transaction(lambda db: db.execute("DELETE FROM snapshots")):
+            raise StoreError(f"{self.path}: the snapshots could not be removed (busy or read-only)")
+        return int(count)
+
+    def _in_cache_transaction(self, write: Callable[[sqlite3.Connection], object]) -> bool:
+        """Run ``write`` in a short transaction of its own, waiting ``SNAPSHOT_WAIT_MS`` at most
+        for the table's write lock (a reader's connection is let write for it); whether it
+        was committed. A writer's command never waits behind a snapshot for long, and a
+        snapshot that meets a busy table is simply not kept."""
+        db = self._db
+        try:
+            db.execute(f"PRAGMA busy_timeout={SNAPSHOT_WAIT_MS}")
+            if self.readonly:
+                db.execute("PRAGMA query_only=OFF")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    write(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            finally:
+                if self.readonly:
+                    db.execute("PRAGMA query_only=ON")
+                db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+        except sqlite3.Error:
+            return False
+        return True
+
     def location(self) -> str:
         """Which files the records were read from: the table file, and its -wal file if there is one."""
         name = self.path.name
@@ -691,7 +819,19 @@ def _build_beside(target: Path, what: str) -> Path:
         raise StoreError(f"{target}: already exists; choose a new path for {what}")
     if not target.parent.is_dir():
         raise StoreError(f"{target}: folder {target.parent} does not exist")
+    _not_beside_a_table(target, what)
     return partial_path(target)
+
+
+def _not_beside_a_table(target: Path, what: str) -> None:
+    """Refuse to build at the name of a table's -wal, -shm or -journal file: SQLite would
+    take the new file for that table's log."""
+    table = side_file_of(target)
+    if table is not None:
+        raise StoreError(
+            f"{target}: the name of {table.name}'s own {target.name[len(table.name) :]} file; "
+            f"choose another path for {what}"
+        )
 
 
 def _check_header(path: Path) -> None:

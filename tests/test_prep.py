@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import events_of, run_margin
+from support import events_of, margin_process, run_margin
 
 from margin.core import RuleError
 from margin.core.commands import Note
@@ -194,6 +194,27 @@ def test_the_tables_own_file_is_never_opened_as_a_sheet(edge: Table, tmp_path: P
     sheets = SheetFiles(table=name)
     assert read_soon(sheets, name) == f"sheet {name}: the table's own file, not a sheet"
     edge.execute(Note(text="the locks held"))  # its connection still writes
+
+
+def test_the_tables_file_put_at_a_sheets_name_after_the_check_keeps_the_tables_locks(
+    edge: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = str(tmp_path / "t.margin")
+    name = str(tmp_path / "kael.json")
+    os.link(table, name)  # the table, at a sheet's name, once the name was checked
+    decoy = tmp_path / "decoy.json"
+    decoy.write_text("{}", encoding="utf-8")
+    stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, **kw: stat(decoy if str(p) == name else p, **kw))
+    refusal = read_soon(SheetFiles(table=table), name)
+    monkeypatch.undo()
+    assert refusal == f"sheet {name}: the table's own file, not a sheet"
+    # this process still holds its locks: a process that opens and closes the table
+    # beside it leaves its write-ahead log alone
+    assert margin_process("log", table).returncode == 0
+    assert Path(table + "-wal").exists()
+    edge.execute(Note(text="the locks held"))
+    assert "the locks held" in margin_process("log", table).stdout
 
 
 @pytest.mark.parametrize(

@@ -333,10 +333,12 @@ def test_the_property_fails_when_a_leak_is_put_back(
 
     judge = lens.judge
 
-    def leaky(event: Any, visibility: Any, hidden: Any, via_unseen: bool = False) -> Any:
+    def leaky(
+        event: Any, visibility: Any, hidden: Any, via_unseen: bool = False, reader: Any = None
+    ) -> Any:
         if visibility.gm_only:
             return lens.SHOWN
-        return judge(event, visibility, hidden, via_unseen)
+        return judge(event, visibility, hidden, via_unseen, reader)
 
     monkeypatch.setattr(lens, "judge", leaky)
     with pytest.raises(AssertionError):

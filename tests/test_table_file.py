@@ -399,3 +399,32 @@ def test_a_full_disk_answers_every_line_names_the_file_and_leaves_no_empty_table
     assert failed.stderr == (
         "margin: standard output: cannot write the export (No space left on device)\n"
     )
+
+
+def test_nothing_is_written_over_a_table_or_at_its_logs_names(tmp_path: Path) -> None:
+    table = str(tmp_path / "t.margin")
+    other = str(tmp_path / "other.margin")
+    for path in (table, other):
+        assert run_margin("new", path, "--system", "2d10-edge").code == 0
+    before = Path(table).read_bytes(), Path(other).read_bytes()
+    for out in (table, other, table + "-wal", table + "-shm", table + "-journal"):
+        code, _, err = run_margin("recap", table, "-o", out)
+        assert (code, err) == (
+            1,
+            f"margin: -o {out}: a margin table (or its log); give another file name\n",
+        )
+        assert not Path(out + ".partial").exists()
+    dump = tmp_path / "t.jsonl"
+    dump.write_text(run_margin("export", table).out, encoding="utf-8")
+    for suffix, args in (
+        ("-wal", ["new", table + "-wal", "--system", "2d10-edge"]),
+        ("-wal", ["backup", other, table + "-wal"]),
+        ("-shm", ["import", str(dump), table + "-shm"]),
+        ("-journal", ["branch", other, table + "-journal", "--at", "1"]),
+        ("-wal", ["salvage", other, table + "-wal"]),
+    ):
+        code, _, err = run_margin(*args)
+        assert code == 1, (args, err)
+        assert f"the name of t.margin's own {suffix} file; choose another path" in err, err
+    assert (Path(table).read_bytes(), Path(other).read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.margin", "t.jsonl", "t.margin"]

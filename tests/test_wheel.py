@@ -38,7 +38,9 @@ def test_every_package_folder_of_the_tree_is_in_the_wheel(wheel: zipfile.ZipFile
     for layer in ("core", "events", "tui"):
         for init in (ROOT / layer).rglob("__init__.py"):
             assert f"margin/{init.relative_to(ROOT).as_posix()}" in names
-        for data in [*(ROOT / layer).rglob("*.md"), *(ROOT / layer).rglob("*.tcss")]:
+        for data in [
+            d for kind in ("md", "tcss", "html") for d in (ROOT / layer).rglob(f"*.{kind}")
+        ]:
             assert f"margin/{data.relative_to(ROOT).as_posix()}" in names
 
 

@@ -6,6 +6,7 @@ import argparse
 import gc
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,9 @@ import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.carry import carried
+from margin.core.commands import EndSession
+from margin.core.dicecheck import check_dice
+from margin.core.dicecheck import report_lines as dice_lines
 from margin.core.lens import PlayerLens, about, player_state
 from margin.core.state import TableState, character_id
 from margin.events import (
@@ -24,6 +28,7 @@ from margin.events import (
     StoreError,
     TableBusy,
     display_name,
+    holds_table,
     is_url,
     open_store,
     record_to_builtins,
@@ -287,17 +292,57 @@ def _key(args: argparse.Namespace) -> str | None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     key = _key(args)
-    store = open_store(args.path, readonly=True)
+    name = display_name(args.path)
+    exported = _is_export(args.path)
+    store = _export_store(args.path) if exported else open_store(args.path, readonly=True)
     try:
         verdict = store.check(key)
-        where = store.location()
+        where = "from the export" if exported else store.location()
+        if verdict.bad is not None:
+            _fail(f"{name}: record {verdict.bad} {verdict.reason}")
+        report = check_dice(store.records()) if args.dice else None
     finally:
         store.close()
-    name = display_name(args.path)
-    if verdict.bad is not None:
-        _fail(f"{name}: record {verdict.bad} {verdict.reason}")
     signed = verdict.signatures.describe()
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
+    if report is None:
+        return 0
+    for line in dice_lines(report):
+        print(line)
+    for problem in report.problems:
+        sys.stderr.write(f"margin: {name}: dice: {problem}\n")
+    return 1 if report.problems else 0
+
+
+def _is_export(path: str) -> bool:
+    """Whether ``path`` names an export (JSON Lines) rather than a table."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(1) == b"{"
+    except OSError:
+        return False
+
+
+def _export_store(path: str) -> Store:
+    """An export read into a table in this process's memory, checked as import checks it."""
+    name = f"memory:verify-{os.getpid()}-{id(path)}"
+    with open(path, "rb") as f:
+        import_table(f, path, name)
+    return open_store(name, readonly=True)
+
+
+def cmd_end_session(args: argparse.Namespace) -> int:
+    table = Table.open(args.path)
+    try:
+        records = table.execute(EndSession())
+    finally:
+        table.close()
+    opened, committed = records[0].seq, records[-1].seq
+    print(
+        f"{display_name(args.path)}: the session's dice are open (record {opened}): "
+        f"margin verify --dice recomputes them; the next session's are committed "
+        f"(record {committed})"
+    )
     return 0
 
 
@@ -491,6 +536,8 @@ def _write(text: str, path: str | None) -> None:
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"-o {path}: is a folder; give a file name")
+    if holds_table(target):
+        raise UsageError(f"-o {path}: a margin table (or its log); give another file name")
     partial = target.with_name(target.name + ".partial")
     try:
         partial.write_text(text, encoding="utf-8")
@@ -713,7 +760,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
     )
+    s.add_argument(
+        "--dice",
+        action="store_true",
+        help="also recompute every die margin drew and open every revealed secret",
+    )
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser(
+        "end-session", help="publish the session's dice seed and commit to the next session's"
+    )
+    s.add_argument("path")
+    s.set_defaults(func=cmd_end_session)
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
     s.add_argument("path")

@@ -32,6 +32,10 @@ HOSTED_OFF = "sheet files are off in this hosted session (the host allows a fold
 #: the files beside a SQLite table that are its own too
 TABLE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
+#: descriptors of the table's own files, opened as a sheet when one was swapped in after
+#: the check: never closed, since that would drop this process's SQLite locks on the table
+_KEPT_OPEN: list[int] = []
+
 _KINDS = {
     datetime.datetime: "a date and time",
     datetime.date: "a date",
@@ -89,18 +93,28 @@ class SheetFiles:
         return Path(found)
 
     def _bytes(self, name: str, path: Path) -> bytes:
+        own = RuleError(f"sheet {name}: the table's own file, not a sheet")
         try:
-            _regular(name, os.stat(path))
-            if self._is_table(path):
-                raise RuleError(f"sheet {name}: the table's own file, not a sheet")
+            info = os.stat(path)
+            _regular(name, info)
+            if self._is_table(info):
+                raise own
             # no wait on a file that became a pipe since: non-blocking, and checked again
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         except FileNotFoundError:
             raise self._missing(name) from None
         except OSError as exc:
             raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
+        kept = False
         try:
-            _regular(name, os.fstat(fd))
+            info = os.fstat(fd)
+            if self._is_table(info):
+                # the table's file, put at that name since it was checked: closing this
+                # descriptor would drop the locks of this process's connections to it
+                kept = True
+                _KEPT_OPEN.append(fd)
+                raise own
+            _regular(name, info)
             raw = b""
             # a file that grows as it is read is still read no further than the limit
             while len(raw) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(raw))):
@@ -108,15 +122,15 @@ class SheetFiles:
         except OSError as exc:
             raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
         finally:
-            os.close(fd)
+            if not kept:
+                os.close(fd)
         if len(raw) > MAX_BYTES:
             raise RuleError(f"sheet {name}: larger than a sheet can be ({MAX_BYTES} bytes)")
         return raw
 
-    def _is_table(self, path: Path) -> bool:
+    def _is_table(self, seen: os.stat_result) -> bool:
         if not self.table or is_url(self.table):
             return False
-        seen = os.stat(path)
         for suffix in TABLE_SUFFIXES:
             try:
                 own = os.stat(self.table + suffix)

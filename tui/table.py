@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import threading
@@ -11,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from margin.core import Projection, RuleError, TableState, create_table, decide
+from margin.core import snapshot as snapshots
 from margin.core.commands import Command
+from margin.core.decider import decide_committed
 from margin.core.dice import Dice
+from margin.core.lens import PlayerLens
 from margin.events import (
     Draft,
     Record,
@@ -22,12 +26,18 @@ from margin.events import (
     open_store,
 )
 
+from .dicekeys import DiceKeys
 from .keys import sign_as_gm, signing_key
-from .rng import RandomDice
 
 #: records folded at a time while catching up: a screen reading the table waits at most one
 #: stretch of this many folds, however many records another process appended
 FOLD_STRETCH = 1000
+
+#: a table keeps a snapshot of its fold (``core.snapshot``) once it has folded this many
+#: records past its newest one (at opening, or as commands and others' records come in)
+SNAPSHOT_EVERY = 5000
+#: and as it closes, once it has folded this many
+SNAPSHOT_AT_CLOSE = 200
 
 
 def new_command_id() -> str:
@@ -53,17 +63,92 @@ class Table:
     records, for ``margin branch``).
     """
 
+    #: how far past the newest snapshot a table folds before it keeps another (see above)
+    snapshot_every = SNAPSHOT_EVERY
+    snapshot_at_close = SNAPSHOT_AT_CLOSE
+
     def __init__(self, store: Store, every: int = 1000, upto: int | None = None) -> None:
         self.store = store
         self.upto = upto
         self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
             sign_as_gm(store)
-        self.projection = Projection(lambda after, upto: store.records(after, upto), every=every)
-        self.dice: Dice = RandomDice()
+        #: the record of the newest snapshot this table read or kept, and the players'
+        #: index it held (encoded), which a later snapshot carries on
+        self.snapshot_seq = 0
+        self._snapshot_lens: bytes | None = None
+        self.projection = self._restore(every)
+        #: where dice come from: None, the session's committed seed (``core.fairness``)
+        self.dice: Dice | None = None
+        self._keys: DiceKeys | None = None
         self.catch_up(keep=False)
         if self.projection.seq == 0:
             raise StoreError(f"{store.name}: an empty table (no creation record)")
+        self._opened()
+
+    def _restore(self, every: int) -> Projection:
+        """The projection from the newest good snapshot, or an empty one."""
+        store = self.store
+
+        def fetch(after: int, upto: int) -> Iterable[Record]:
+            return store.records(after, upto)
+
+        snap = store.snapshot(snapshots.fold_version(), self.upto)
+        restored = snapshots.decode(snap.body) if snap is not None else None
+        if restored is None:
+            return Projection(fetch, every=every)
+        self.snapshot_seq = restored.state.seq
+        self._snapshot_lens = restored.lens
+        return Projection.restored(fetch, restored.state, restored.history, every=every)
+
+    def _opened(self) -> None:
+        """Once open: a long fold since the newest snapshot is kept as a new one."""
+        self.keep_snapshot(self.snapshot_every)
+
+    def keep_snapshot(self, after: int = 1) -> bool:
+        """Keep a snapshot of the fold once it stands ``after`` records or more past the
+        newest (0: in any case); whether one was kept. Never inside a writer's turn: the encoding is done
+        holding only the projection's lock, and the store writes it in a short
+        transaction of its own, or lets it go if the table is busy."""
+        if self.upto is not None:
+            return False
+        with self.lock:
+            if after and self.projection.seq - self.snapshot_seq < after:
+                return False
+            fold = snapshots.encode_fold(self.projection.state, self.projection.history)
+            lens = self._lens_at(fold.seq)
+        if lens is None:
+            lens = self._carried_lens(fold.seq)
+        body = snapshots.encode(fold, lens)
+        if not self.store.keep_snapshot(fold.seq, snapshots.fold_version(), body):
+            return False
+        self.snapshot_seq, self._snapshot_lens = fold.seq, lens
+        return True
+
+    def _lens_at(self, seq: int) -> bytes | None:
+        """The players' index at record ``seq``, encoded, if this table keeps one (its
+        lock held)."""
+        return None
+
+    def _carried_lens(self, seq: int) -> bytes | None:
+        """The players' index of the newest snapshot, read on to record ``seq``: a table
+        that keeps none carries on what a reader that did left in its snapshot."""
+        if self._snapshot_lens is None:
+            return None
+        lens = snapshots.decode_lens(self._snapshot_lens, self.snapshot_seq)
+        if lens is None:
+            return None
+        lens.feed(self.store.records(self.snapshot_seq, seq))
+        return snapshots.encode_lens(lens)
+
+    def _snapshot_reader(self, revealed: set[int]) -> PlayerLens | None:
+        """The players' index the snapshot this table opened from holds, if it holds one."""
+        if self._snapshot_lens is None:
+            return None
+        lens = snapshots.decode_lens(self._snapshot_lens, self.snapshot_seq)
+        if lens is not None:
+            lens.revealed = revealed
+        return lens
 
     @classmethod
     def create(
@@ -92,6 +177,9 @@ class Table:
             raise
 
     def close(self) -> None:
+        # a snapshot only ever saves time: closing goes on without one
+        with contextlib.suppress(StoreError):
+            self.keep_snapshot(self.snapshot_at_close)
         self.store.close()
 
     @property
@@ -138,10 +226,25 @@ class Table:
         with self.lock:
             self.projection.extend(records)
 
-    def decide(self, command: Command) -> list[Draft]:
-        """The records ``command`` would append now, decided but not written."""
+    @property
+    def keys(self) -> DiceKeys:
+        """The GM's session keys for this table's committed dice."""
+        if self._keys is None:
+            self._keys = DiceKeys()
+        return self._keys
+
+    def decide(self, command: Command, keep: bool = False) -> list[Draft]:
+        """The records ``command`` would append now, decided but not written; with
+        ``keep``, the keys of a session they commit to are kept first."""
         with self.lock:
-            return decide(command, self.state, self.dice, self.projection.history)
+            history = self.projection.history
+            if self.dice is not None:
+                return decide(command, self.state, self.dice, history)
+            keyring = self.keys.keyring()
+            drafts = decide_committed(command, self.state, keyring, history)
+        if keep:
+            self.keys.keep(drafts, keyring)
+        return drafts
 
     def _damaged(self) -> str:
         """Which record a failed fold stopped at, found by folding one record at a time."""
@@ -168,7 +271,7 @@ class Table:
 
         def decided() -> tuple[list[Draft], int]:
             self.catch_up()
-            drafts = self.decide(command)
+            drafts = self.decide(command, keep=True)
             if not drafts:
                 raise RuleError("the command changes nothing")
             return drafts, self.projection.seq
@@ -182,4 +285,5 @@ class Table:
             decided, command=command_id or new_command_id(), author=author
         )
         self._extend(records)
+        self.keep_snapshot(self.snapshot_every)
         return records

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core import snapshot as snapshots
 from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state
@@ -74,8 +75,6 @@ class LiveTable(Table):
         self.seqs: Sequence[int] = array("q")
         self._ready = False
         super().__init__(store, every)
-        self.reader = PlayerLens(self.projection.state.revealed) if lens else None
-        self.seqs = self._initial_index(self.projection.seq)
         self._ready = True
         self._version = store.data_version()
 
@@ -106,12 +105,26 @@ class LiveTable(Table):
             self.reads.close()
         super().close()
 
-    def _initial_index(self, upto: int) -> Sequence[int]:
-        """The readable records up to ``upto``."""
-        if self.reader is None:
-            return array("q", range(1, upto + 1))
-        self.reader.feed(self.store.records(0, upto))
-        return self.reader.seqs
+    def _opened(self) -> None:
+        """Index the records the reader may see; a players' index read from the whole log
+        (the snapshot had none) is kept in a new snapshot, for the next to open."""
+        upto = self.projection.seq
+        if not self.lens:
+            self.seqs = array("q", range(1, upto + 1))
+            super()._opened()
+            return
+        revealed = self.projection.state.revealed
+        self.reader = self._snapshot_reader(revealed) or PlayerLens(revealed)
+        start = self.reader.last
+        self.reader.feed(self.store.records(start, upto))
+        self.seqs = self.reader.seqs
+        self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_every)
+
+    def _lens_at(self, seq: int) -> bytes | None:
+        reader = self.reader
+        if reader is None or reader.last != seq:
+            return None
+        return snapshots.encode_lens(reader)
 
     def _index(self, records: Iterable[Record]) -> None:
         if self.reader is not None:
@@ -140,7 +153,11 @@ class LiveTable(Table):
 
     def poll(self) -> list[Record]:
         """Records another process committed since the last look (cheap when there are none)."""
-        return self.catch_up() if self.changed() else []
+        if not self.changed():
+            return []
+        new = self.catch_up()
+        self.keep_snapshot(self.snapshot_every)
+        return new
 
 
 def player_id(state: TableState, name: str) -> str:

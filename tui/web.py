@@ -41,7 +41,14 @@ if TYPE_CHECKING:
 
     from .host import Host
 
+#: textual-serve's script, styles and fonts, served by margin's host
 SERVE_FILES = Path(textual_serve.__file__).parent
+#: margin's page for a seat: textual-serve's terminal, nothing from another host
+PAGE = Path(__file__).with_name("seat.html")
+PAGE_POLICY = (
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "style-src 'self' 'unsafe-inline'; script-src 'self'; worker-src 'self' blob:"
+)
 
 
 class SeatService(AppService):
@@ -162,13 +169,15 @@ class WebDoor:
         font = _number(request, "fontsize")
         context = {
             "font_size": min(max(font, 6), 64) if font else 16,
-            "app_websocket_url": f"{scheme}://{request.host}/seat/{token}/ws",
-            "config": {"static": {"url": "/static/"}},
-            "application": {"name": f"margin · {short_name(self.host.table)} · {seat}"},
+            "websocket": f"{scheme}://{request.host}/seat/{token}/ws",
+            "static": "/static/",
+            "title": f"margin · {short_name(self.host.table)} · {seat}",
         }
-        response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        response = aiohttp_jinja2.render_template(PAGE.name, request, context)
         response.headers["Cache-Control"] = "no-store"
         response.headers["Referrer-Policy"] = "no-referrer"
+        # the browser itself refuses anything from elsewhere, should a page ask
+        response.headers["Content-Security-Policy"] = PAGE_POLICY
         return response
 
     async def socket(self, request: web.Request) -> web.WebSocketResponse:
@@ -225,7 +234,7 @@ class WebDoor:
 
     def application(self) -> web.Application:
         app = web.Application()
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(SERVE_FILES / "templates"))
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(PAGE.parent))
         app.add_routes(
             [
                 web.get("/seat/{token}", self.page),

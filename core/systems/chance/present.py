@@ -10,7 +10,7 @@ from ..base import Clock, ClockRow, Command, Odds, describer
 from ..shared_face import if_given
 from . import rules
 from .commands import Attack, Check
-from .decide import attack_gates, aware_of, plan_check
+from .decide import attack_gates, aware_of, next_actor, plan_check
 from .state import (
     EFFECTS,
     ChanceCharacter,
@@ -272,6 +272,10 @@ def clock(state: TableState) -> Clock | None:
     if not isinstance(world, ChanceWorld) or world.encounter is None:
         return None
     enc = world.encounter
+    try:
+        up = next_actor(state, enc.order, enc.current, enc.round)[0]
+    except RuleError:  # nobody in the fight is at the table
+        up = -1
     rows = []
     for i, cid in enumerate(enc.order):
         char = state.characters.get(cid)
@@ -280,7 +284,17 @@ def clock(state: TableState) -> Clock | None:
         current = i == enc.current
         value = f"{enc.actions} action(s)" if current else f"HP {char.hp}/{char.max_hp}"
         note = ", ".join(e.name for e in char.effects)
-        rows.append(ClockRow(name=char.name, value=value, current=current, note=note))
+        on_deck = i == up and not current
+        rows.append(
+            ClockRow(
+                name=char.name,
+                value=value,
+                current=current,
+                note=note,
+                turn=current,
+                on_deck=on_deck,
+            )
+        )
     title = f"round {enc.round}" if enc.round else "fight: before the first turn"
     return Clock(title=title, rows=tuple(rows), round=enc.round or None)
 

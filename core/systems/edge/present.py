@@ -10,7 +10,7 @@ from ..base import Clock, ClockRow, Command, Odds, describer
 from ..shared_face import if_given
 from . import rules
 from .commands import Check
-from .decide import plan_check, turn_order
+from .decide import next_up, plan_check, turn_order
 from .state import (
     Combatant,
     EdgeCharacter,
@@ -290,8 +290,9 @@ def clock(state: TableState) -> Clock | None:
         title = "Encounter (not started: next-turn)"
     if enc.name:
         title += f" - {enc.name}"
+    up = next_up(state, enc)
     rows = [
-        _clock_row(c, state.characters[c.id], enc)
+        _clock_row(c, state.characters[c.id], enc, up is not None and up[0].id == c.id)
         for c in turn_order(enc.order)
         # one who left the table no longer takes turns
         if c.id in state.characters
@@ -301,7 +302,7 @@ def clock(state: TableState) -> Clock | None:
     return Clock(title=title, rows=tuple(rows), round=enc.round, turn=len(enc.acted))
 
 
-def _clock_row(c: Combatant, char: Character, enc: Encounter) -> ClockRow:
+def _clock_row(c: Combatant, char: Character, enc: Encounter, up: bool) -> ClockRow:
     """A combatant's line of the clock: initiative (and a boost), actions and reactions left."""
     value = str(c.initiative) + (f"+{c.boost}" if c.boost else "")
     note = " ".join(c.actions) if c.id == enc.current else ""
@@ -311,7 +312,10 @@ def _clock_row(c: Combatant, char: Character, enc: Encounter) -> ClockRow:
         note = f"acted {note}".strip()
     if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
         note = "dead" if char.dead else "knocked out"
-    return ClockRow(name=char.name, value=value, current=c.id == enc.current, note=note)
+    now = c.id == enc.current
+    return ClockRow(
+        name=char.name, value=value, current=now, note=note, turn=now, on_deck=up and not now
+    )
 
 
 def odds(cmd: Command, state: TableState) -> Odds | None:

@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from margin.events import declared
 
-from ..base import Command
+from ..base import Acting, Command
 from .state import MAX_ACTIONS, MAX_DM, MAX_LAW_LEVEL
 
 DM = Annotated[int, Meta(ge=-MAX_DM, le=MAX_DM)]
@@ -90,3 +90,10 @@ class CloseTask(Command, tag="close-task"):
 
 
 COMMANDS = declared(globals(), Command)
+
+#: what a player may give from their own seat: their character's checks, and helping
+#: another character (the helper's disposition is the GM's to say)
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character"),
+    Assist: Acting("helper", others=("character",), gm=("disposition",)),
+}

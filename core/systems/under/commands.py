@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from margin.events import declared
 
-from ..base import Command
+from ..base import Acting, Command
 from . import rules
 from .state import MAX_ADVANCE
 
@@ -88,3 +88,12 @@ class ChangeAction(Command, tag="change"):
 
 
 COMMANDS = declared(globals(), Command)
+
+#: what a player may give from their own seat: their character's checks (against a target
+#: the GM gives, if any), and their actions on the timing track
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character", gm=("target",)),
+    Act: Acting("character"),
+    ChangeAction: Acting("character"),
+    Interrupt: Acting("character"),
+}

@@ -153,11 +153,20 @@ def clock(state: TableState) -> Clock | None:
                 value=f"count {token.at}",
                 current=token.at == upcoming,
                 note=f"{token.action} ({token.cost}, from {token.declared})",
+                on_deck=token.at == upcoming,
             )
         )
     busy = {t.actor for t in world.tokens}
+    # an action comes due when the track reaches its count: its actor's turn, until they
+    # declare their next action or the track moves on
+    due = {t.actor: t.action for t in world.resolved.get(world.now, [])}
     for char in state.characters.values():
-        if char.id not in busy:
+        if char.id in busy:
+            continue
+        if char.id in due:
+            note = f"{due[char.id]} came due on count {world.now}"
+            rows.append(ClockRow(name=char.name, value="due", note=note, turn=True))
+        else:
             rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
     title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
     return Clock(title=title, rows=tuple(rows), count=world.now)

@@ -28,7 +28,7 @@ from .effects import (
     effect_draft,
 )
 from .moves import DOMAINS, MAX_DISTANCE, away, decide_flee, decide_move, decide_travel
-from .turns import decide_end, decide_join, decide_next, decide_start
+from .turns import decide_end, decide_join, decide_next, decide_start, next_actor
 
 decide = by_command(
     {**checks.DECIDERS, **attacks.DECIDERS, **effects.DECIDERS, **turns.DECIDERS, **moves.DECIDERS}
@@ -63,6 +63,7 @@ __all__ = [
     "decide_travel",
     "distance",
     "effect_draft",
+    "next_actor",
     "plan_check",
     "proficiency_of",
 ]

@@ -81,7 +81,7 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
             f"next: {fleeing.name} is feared and must flee first (flee {fleeing.id}, or "
             f"flee {fleeing.id} X Y to another place)"
         )
-    index, rnd = _next_actor(state, enc.order, enc.current, enc.round)
+    index, rnd = next_actor(state, enc.order, enc.current, enc.round)
     actor = char_of(state, enc.order[index])
     seq = state.seq + 1
     hp = actor.hp
@@ -111,7 +111,7 @@ def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: Histor
     return [Draft(EncounterEnded(rounds=enc.round))]
 
 
-def _next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
+def next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
     """The next participant still at the table and standing (HP above 0)."""
     up = [i for i, c in enumerate(order) if c in state.characters and char_of(state, c).hp > 0] or [
         i for i, c in enumerate(order) if c in state.characters

@@ -26,6 +26,7 @@ from .turns import (
     decide_next,
     decide_start,
     decide_use,
+    next_up,
     turn_order,
 )
 from .wounds import decide_burn, decide_heal, decide_lessen, decide_repair
@@ -64,6 +65,7 @@ __all__ = [
     "decide_spend",
     "decide_start",
     "decide_use",
+    "next_up",
     "plan_check",
     "sources",
     "turn_order",

@@ -22,6 +22,7 @@ from ..commands import ACTIONS, EndEncounter, Join, Leave, NextTurn, StartEncoun
 from ..state import (
     Combatant,
     EdgeCharacter,
+    Encounter,
     assumed,
     attribute,
     character,
@@ -89,21 +90,35 @@ def turn_order(order: list[Combatant]) -> list[Combatant]:
     return sorted(order, key=lambda c: (-c.initiative, -c.bonus, c.id))
 
 
-def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
-    enc = world(state).encounter
-    if enc is None:
-        raise RuleError("next-turn: no encounter is running (start-encounter first)")
+def ready(state: TableState, enc: Encounter) -> list[Combatant]:
+    """The combatants who can take a turn (not dead, not knocked out), in turn order."""
 
     def able(c: Combatant) -> bool:
         ch = state.characters.get(c.id)
         return isinstance(ch, EdgeCharacter) and not ch.dead and not ch.knocked_out
 
-    ready = [c for c in turn_order(enc.order) if able(c)]
-    if not ready:
+    return [c for c in turn_order(enc.order) if able(c)]
+
+
+def next_up(state: TableState, enc: Encounter) -> tuple[Combatant, int] | None:
+    """Who the next ``next-turn`` gives the turn to, and in which round (None: nobody can)."""
+    able = ready(state, enc)
+    if not able:
+        return None
+    waiting = [c for c in able if c.id not in enc.acted]
+    if waiting and enc.round:
+        return waiting[0], enc.round
+    return able[0], enc.round + 1
+
+
+def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    enc = world(state).encounter
+    if enc is None:
+        raise RuleError("next-turn: no encounter is running (start-encounter first)")
+    up = next_up(state, enc)
+    if up is None:
         raise RuleError("next-turn: nobody in the encounter can act (join someone first)")
-    waiting = [c for c in ready if c.id not in enc.acted]
-    rnd = enc.round if waiting and enc.round else enc.round + 1
-    nxt = waiting[0] if waiting and enc.round else ready[0]
+    nxt, rnd = up
     # a boost already active belongs to the turn now ending
     effective = nxt.initiative + (0 if nxt.boost_active else nxt.boost)
     actions = rules.bracket_actions(effective, state.options.get("initiative_brackets", True))
@@ -111,7 +126,7 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         Draft(
             TurnStarted(
                 round=rnd,
-                index=[c.id for c in ready].index(nxt.id),
+                index=[c.id for c in ready(state, enc)].index(nxt.id),
                 character=nxt.id,
                 initiative=effective,
                 actions=actions,

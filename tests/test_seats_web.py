@@ -1,0 +1,114 @@
+"""A browser seat at phone and desktop sizes, asking nothing of any host but margin's.
+
+Headless Chromium (Debian's, driven by Playwright) opens a player's link and
+the GM's; every request the page makes is kept, and any to a host other than
+the one serving the table fails the test. Screenshots are saved in the test's
+folder to be looked at.
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+import pytest
+from hosting import hosted, plain, the_hosts_gm
+from support import CHROMIUM_FLAGS, chromium
+
+pytestmark = pytest.mark.slow
+
+#: a phone held upright (a common Android size), a small phone, a desktop window
+SIZES = {"phone": (412, 915), "small-phone": (360, 640), "desktop": (1280, 800)}
+#: a record whose text must fit one line of the log at every size
+MARK = "Kael ducks"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("seats")
+    host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
+    yield {"host": host, "table": table, "dir": folder}
+    host.stop()
+
+
+@pytest.fixture(autouse=True)
+def as_the_hosts_gm(request, monkeypatch):
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+class Page:
+    """A fresh browser (its own profile) at one size, with every request it made."""
+
+    def __init__(self, playwright, profile, size: tuple[int, int]) -> None:
+        self.context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=chromium(),
+            args=CHROMIUM_FLAGS,
+            headless=True,
+            viewport={"width": size[0], "height": size[1]},
+        )
+        self.requests: list[str] = []
+        self.frames: list[bytes] = []
+        self.context.on("request", lambda request: self.requests.append(request.url))
+        self.page = self.context.new_page()
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str):
+            if payload.startswith('["pong"'):
+                return
+            payload = payload.encode()
+        self.frames.append(payload)
+
+    def received(self) -> str:
+        return plain(b"".join(self.frames))
+
+    def wait_for(self, text: str, timeout: float = 30) -> None:
+        end = time.monotonic() + timeout
+        while text not in self.received():
+            if time.monotonic() > end:
+                raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
+            self.page.wait_for_timeout(20)
+
+    def screen(self) -> list[str]:
+        """The terminal's rows as text, read from the page's terminal buffer."""
+        return self.page.evaluate(
+            """() => {
+                const rows = document.querySelectorAll('.xterm-rows > div');
+                if (rows.length) return Array.from(rows, (r) => r.textContent);
+                return [];
+            }"""
+        )
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _only_margin(requests: list[str], url: str) -> None:
+    home = urlsplit(url).netloc
+    strangers = [r for r in requests if urlsplit(r).netloc != home]
+    assert not strangers, f"the page asked other hosts: {strangers}"
+    assert any(urlsplit(r).path.endswith(".ttf") for r in requests), "no font came from margin"
+
+
+@pytest.mark.parametrize("seat", ["Kael", "gm"])
+def test_a_seats_page_asks_no_other_host(site, playwright, tmp_path, seat):
+    url = site["host"].web[seat]
+    page = Page(playwright, tmp_path / "profile", SIZES["desktop"])
+    try:
+        response = page.page.goto(url)
+        assert response is not None
+        assert response.status == 200
+        page.wait_for("watching as Kael" if seat == "Kael" else "type a command")
+        _only_margin(page.requests, url)
+    finally:
+        page.close()
