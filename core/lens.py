@@ -762,10 +762,17 @@ def _seqs(value: Any, numbers: Mapping[int, int]) -> Any:
 
 def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll | None:
     """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
-    for roll_seq, actor, dice, total, secret in reversed(lens.rolls):
-        if roll_seq > seq or roll_seq in voided:
+    rolls = lens.rolls
+    # rolls are in log order: start at the last one at or before ``seq``
+    for i in range(bisect.bisect_right(rolls, seq, key=_roll_seq) - 1, -1, -1):
+        roll_seq, actor, dice, total, secret = rolls[i]
+        if roll_seq in voided:
             continue
         if secret:
             return None
         return LastRoll(seq=lens.numbers[roll_seq], actor=actor, dice=dice, total=total)
     return None
+
+
+def _roll_seq(roll: Roll) -> int:
+    return roll[0]

@@ -17,11 +17,11 @@ from support import events_of, player_log, player_state_of, run_margin
 
 from margin.core import RuleError, get_system
 from margin.core.lens import UNSEEN
-from margin.tui.demo import build_demo
-from margin.tui.render import describe
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
-from margin.tui.view import LiveTable, View, parse_jump
+from margin.tui.table.demo import build_demo
+from margin.tui.table.reader import LiveTable, View, parse_jump
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
+from margin.tui.text.render import describe
 
 
 def _demo_sheet(system: str, n: int = 0) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from margin.core.resolve import resolve
 from margin.core.systems import get_system
 from margin.core.systems.under import rules
 from margin.core.systems.under.state import track
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("d100-under")
 
