@@ -158,14 +158,20 @@ class History:
             stack.extend(self.children.get(seq, ()))
         return sorted(out)
 
+    def changes_upto(self, seq: int) -> int:
+        """How many undos and redos the log holds up to record ``seq``."""
+        return bisect.bisect_right(self.changes, seq, key=_change_seq)
+
     def voided_at(self, seq: int) -> set[int]:
         """The voided set as it stood right after record ``seq``."""
         voided: set[int] = set()
-        for change in self.changes:
-            if change.seq > seq:
-                break
+        for change in self.changes[: self.changes_upto(seq)]:
             if change.undo:
                 voided.update(change.seqs)
             else:
                 voided.difference_update(change.seqs)
         return voided
+
+
+def _change_seq(change: Change) -> int:
+    return change.seq

@@ -397,7 +397,8 @@ class PlayerLens:
         self._verdicts: dict[int, tuple[Verdict, frozenset[str]]] = {}
         #: records players do not see, for a reveal to show
         self._unseen: dict[int, Event] = {}
-        self._shows: dict[int, int] = {}
+        #: a reveal's record -> the record it shows and who was hidden when it was made
+        self._shows: dict[int, tuple[int, frozenset[str]]] = {}
         #: every character's name by id, so a revealed record can say who it was about
         self._names: dict[str, str] = {}
 
@@ -515,7 +516,7 @@ class PlayerLens:
             data["secret"] = True
         shows = self._shows.get(record.seq)
         if shows is not None:
-            self._show(data["event"], shows)
+            self._show(data["event"], *shows)
         self._renumber(type(record.event), data)
         return data
 
@@ -535,11 +536,13 @@ class PlayerLens:
             _cut(body, name.split("."))
         return bool(verdict.unseen) or any(c not in private for c in cut)
 
-    def _show(self, body: dict[str, Any], seq: int) -> None:
+    def _show(self, body: dict[str, Any], seq: int, hidden: frozenset[str]) -> None:
         """A reveal's event shows the event of the record ``seq`` it reveals, and the names
-        of the characters that names."""
+        of the characters that names. A character hidden when the reveal was made stays
+        unseen in it, as in any record players see: the reveal shows what was done (a
+        hidden spy's dice), never who did it."""
         body.pop("record", None)
-        shown = msgspec.to_builtins(self._unseen_event(seq))
+        shown = _unseen_masked(self._unseen_event(seq), hidden)
         body["shown"] = shown
         named = {i: self._names[i] for i in _strings(shown) if i in self._names}
         if named:
@@ -560,7 +563,7 @@ class PlayerLens:
         event = self._unseen.get(target)
         if event is None or type(event).PLAYER is None:
             return False
-        self._shows[record.seq] = target
+        self._shows[record.seq] = (target, frozenset(self.hidden | self.hidden_ever))
         return True
 
     def _renumber(self, kind: type[Event], data: dict[str, Any]) -> None:
@@ -578,6 +581,30 @@ class PlayerLens:
                     body[name] = self.numbers[value]
                 else:
                     body.pop(name, None)
+
+
+def _unseen_masked(event: Event, hidden: frozenset[str]) -> dict[str, Any]:
+    """A revealed event's plain form with the hidden characters it names masked, and the
+    fields its player form says would give them away cut."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    form = type(event).PLAYER
+    for name in form.about if form is not None else ():
+        if any(i in hidden for i in _ids(getattr(event, name))):
+            for field in form.unseen.get(name, ()) if form is not None else ():
+                _cut(data, field.split("."))
+    masked: dict[str, Any] = _masked_deep(data, hidden)
+    return masked
+
+
+def _masked_deep(value: Any, hidden: frozenset[str]) -> Any:
+    """Plain data with every hidden character's id masked (dropped as a key)."""
+    if isinstance(value, str):
+        return UNSEEN if value in hidden else value
+    if isinstance(value, list):
+        return [_masked_deep(v, hidden) for v in value]
+    if isinstance(value, dict):
+        return {k: _masked_deep(v, hidden) for k, v in value.items() if k not in hidden}
+    return value
 
 
 def _cut_after_reveal(form: PlayerForm, verdict: Verdict, cut: list[str]) -> list[str]:
@@ -735,10 +762,17 @@ def _seqs(value: Any, numbers: Mapping[int, int]) -> Any:
 
 def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll | None:
     """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
-    for roll_seq, actor, dice, total, secret in reversed(lens.rolls):
-        if roll_seq > seq or roll_seq in voided:
+    rolls = lens.rolls
+    # rolls are in log order: start at the last one at or before ``seq``
+    for i in range(bisect.bisect_right(rolls, seq, key=_roll_seq) - 1, -1, -1):
+        roll_seq, actor, dice, total, secret = rolls[i]
+        if roll_seq in voided:
             continue
         if secret:
             return None
         return LastRoll(seq=lens.numbers[roll_seq], actor=actor, dice=dice, total=total)
     return None
+
+
+def _roll_seq(roll: Roll) -> int:
+    return roll[0]

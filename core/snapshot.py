@@ -154,6 +154,45 @@ def decode(body: bytes) -> Restored | None:
     return Restored(state, history, lens if lens != _NIL else None)
 
 
+#: checkpoints a table keeps beside its snapshots: the state as it happened after each
+#: record whose number is a multiple of this, so that a replay of a table it opened from
+#: a snapshot folds at most this many records to stand at any record
+CHECKPOINT_EVERY = 1000
+
+
+class Checkpoint(msgspec.Struct, array_like=True):
+    """A state as it happened right after record ``seq``, for replay (no history, no lens)."""
+
+    seq: int
+    system: str
+    state: msgspec.Raw
+
+
+_checkpoint = msgspec.msgpack.Decoder(Checkpoint)
+
+
+def checkpoint_fold() -> str:
+    """The name checkpoints are kept under: this fold's, marked as checkpoints."""
+    return fold_version() + "/at"
+
+
+def encode_checkpoint(state: TableState) -> bytes:
+    return _encoder.encode(Checkpoint(state.seq, state.system, msgspec.Raw(_encoder.encode(state))))
+
+
+def decode_checkpoint(body: bytes, seq: int) -> TableState | None:
+    """The state a checkpoint of record ``seq`` holds, or None when it cannot be read."""
+    try:
+        point = _checkpoint.decode(body)
+        if point.system not in SYSTEMS or point.seq != seq:
+            return None
+        typed = _state_decoder(point.system).decode(point.state)
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
+        return None
+    state = TableState(**{f: getattr(typed, f) for f in TableState.__struct_fields__})
+    return state if state.seq == seq else None
+
+
 def decode_lens(data: bytes, seq: int) -> PlayerLens | None:
     """The players' index a snapshot at record ``seq`` holds, or None when it cannot be read."""
     try:

@@ -11,14 +11,13 @@ this process, so code that opens tables by name runs on it too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    SNAPSHOTS_KEPT,
     Appending,
     Row,
     Snapshot,
@@ -198,11 +197,13 @@ class MemoryStore(Store):
         kept = list(self._log.snapshots.get(fold, ()))
         yield from (s for s in reversed(kept) if upto is None or s.seq <= upto)
 
-    def _keep_snapshot(self, snap: Snapshot) -> bool:
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        fold = snaps[0].fold
         with self._log.changed:
-            kept = [s for s in self._log.snapshots.get(snap.fold, ()) if s.seq != snap.seq]
-            kept = sorted([*kept, snap], key=lambda s: s.seq)[-SNAPSHOTS_KEPT:]
-            self._log.snapshots[snap.fold] = kept
+            new = {s.seq: s for s in snaps}
+            kept = [s for s in self._log.snapshots.get(fold, ()) if s.seq not in new]
+            kept = sorted([*kept, *new.values()], key=lambda s: s.seq)
+            self._log.snapshots[fold] = kept[-keep:] if keep else kept
         return True
 
     def drop_snapshots(self) -> int:

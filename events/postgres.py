@@ -43,7 +43,6 @@ from psycopg import sql
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    SNAPSHOTS_KEPT,
     Appending,
     ConcurrencyError,
     ConnectionLost,
@@ -807,24 +806,26 @@ class PostgresStore(Store):
         for seq, digest, body in found:
             yield Snapshot(int(seq), str(digest), fold, bytes(body))
 
-    def _keep_snapshot(self, snap: Snapshot) -> bool:
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         """Kept in ``margin.snapshots`` (made by the first margin to keep one, as its role);
         a role that may not make or write it keeps none."""
+        fold = snaps[0].fold
         try:
-            with self._conn.transaction():
-                self._conn.execute(_SNAPSHOTS)
-                self._conn.execute(
+            with self._conn.transaction(), self._conn.cursor() as cur:
+                cur.execute(_SNAPSHOTS)
+                cur.executemany(
                     "INSERT INTO margin.snapshots (tbl, fold, seq, hash, body) "
                     "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (tbl, fold, seq) "
                     "DO UPDATE SET hash = EXCLUDED.hash, body = EXCLUDED.body",
-                    (self.table, snap.fold, snap.seq, snap.hash, snap.body),
+                    [(self.table, s.fold, s.seq, s.hash, s.body) for s in snaps],
                 )
-                self._conn.execute(
-                    "DELETE FROM margin.snapshots WHERE tbl = %s AND fold = %s AND seq NOT IN "
-                    "(SELECT seq FROM margin.snapshots WHERE tbl = %s AND fold = %s "
-                    "ORDER BY seq DESC LIMIT %s)",
-                    (self.table, snap.fold, self.table, snap.fold, SNAPSHOTS_KEPT),
-                )
+                if keep:
+                    cur.execute(
+                        "DELETE FROM margin.snapshots WHERE tbl = %s AND fold = %s AND seq NOT IN "
+                        "(SELECT seq FROM margin.snapshots WHERE tbl = %s AND fold = %s "
+                        "ORDER BY seq DESC LIMIT %s)",
+                        (self.table, fold, self.table, fold, keep),
+                    )
         except psycopg.Error:
             return False
         return True

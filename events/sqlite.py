@@ -10,14 +10,13 @@ import re
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from .record import Record
 from .signing import SigningKey
 from .store import (
-    SNAPSHOTS_KEPT,
     Appending,
     ReadError,
     Row,
@@ -732,23 +731,25 @@ class SQLiteStore(Store):
             if type(seq) is int and isinstance(digest, str) and isinstance(body, bytes):
                 yield Snapshot(seq, digest, fold, body)
 
-    def _keep_snapshot(self, snap: Snapshot) -> bool:
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:
             return False
-        return self._in_cache_transaction(
-            lambda db: (
-                db.execute(SNAPSHOTS),
-                db.execute(
-                    "INSERT OR REPLACE INTO snapshots(fold, seq, hash, body) VALUES (?,?,?,?)",
-                    (snap.fold, snap.seq, snap.hash, snap.body),
-                ),
+        fold = snaps[0].fold
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(SNAPSHOTS)
+            db.executemany(
+                "INSERT OR REPLACE INTO snapshots(fold, seq, hash, body) VALUES (?,?,?,?)",
+                [(s.fold, s.seq, s.hash, s.body) for s in snaps],
+            )
+            if keep:
                 db.execute(
                     "DELETE FROM snapshots WHERE fold = ? AND seq NOT IN "
                     "(SELECT seq FROM snapshots WHERE fold = ? ORDER BY seq DESC LIMIT ?)",
-                    (snap.fold, snap.fold, SNAPSHOTS_KEPT),
-                ),
-            )
-        )
+                    (fold, fold, keep),
+                )
+
+        return self._in_cache_transaction(write)
 
     def drop_snapshots(self) -> int:
         if not self._has_snapshots():
@@ -766,6 +767,9 @@ class SQLiteStore(Store):
         db = self._db
         try:
             db.execute(f"PRAGMA busy_timeout={SNAPSHOT_WAIT_MS}")
+            # a cache need not reach the disk before it is let go (the next commit of a
+            # record syncs what came before it)
+            db.execute("PRAGMA synchronous=NORMAL")
             if self.readonly:
                 db.execute("PRAGMA query_only=OFF")
             try:
@@ -779,6 +783,7 @@ class SQLiteStore(Store):
             finally:
                 if self.readonly:
                     db.execute("PRAGMA query_only=ON")
+                db.execute("PRAGMA synchronous=FULL")
                 db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
         except sqlite3.Error:
             return False

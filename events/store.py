@@ -347,20 +347,33 @@ class Store(Protocol):
         may not) is let go: it only ever saves time. The ``SNAPSHOTS_KEPT`` newest of
         a fold stay, and the snapshots of other folds (other margins) are left be.
         """
+        return self.keep_snapshots(fold, [(seq, body)]) == 1
+
+    def keep_snapshots(
+        self, fold: str, bodies: Sequence[tuple[int, bytes]], keep: int = SNAPSHOTS_KEPT
+    ) -> int:
+        """Keep several snapshots of ``fold`` (record, body) at once, in one transaction;
+        how many were kept (all or none; those of records not in the log are left out).
+        ``keep``: how many of the fold's newest stay (0: all of them)."""
         try:
-            digest = self._hash_at(seq)
-            if digest is None:
-                return False
-            return self._keep_snapshot(Snapshot(seq, digest, fold, body))
+            snaps = []
+            for seq, body in bodies:
+                digest = self._hash_at(seq)
+                if digest is not None:
+                    snaps.append(Snapshot(seq, digest, fold, body))
+            if not snaps or not self._keep_snapshots(snaps, keep):
+                return 0
         except StoreError:
-            return False
+            return 0
+        return len(snaps)
 
     def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
         """The snapshots of ``fold`` at or before ``upto``, newest first."""
         ...
 
-    def _keep_snapshot(self, snap: Snapshot) -> bool:
-        """Write a snapshot (and let go of the fold's older ones past ``SNAPSHOTS_KEPT``)."""
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        """Write snapshots of one fold in one transaction, and let go of the fold's older
+        ones past the ``keep`` newest (0: none go); whether they were written."""
         ...
 
     def drop_snapshots(self) -> int:

@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 from test_secrecy import SYSTEMS, View, _demo_sheets, _screen, actions, play
 
 from margin.core import Projection, get_system
+from margin.core import projection as projection_module
 from margin.core import snapshot as snapshots
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Snapshot, Store, open_store
-from margin.tui.table import Table
-from margin.tui.view import LiveTable
+from margin.tui.table.reader import LiveTable
+from margin.tui.table.table import Table
 
 
 def folded(store: Store, upto: int) -> Projection:
@@ -68,9 +69,31 @@ def seen(path: Path, player: str) -> tuple[Any, ...]:
         lensed = player_state(live.state, reader, world, live.projection.history.voided)
         view = View(live, player=player)
         screen = list(_screen(view))
-        return (*gm, msgspec.to_builtins(lensed), list(reader.seqs), screen)
+        return (*gm, msgspec.to_builtins(lensed), list(reader.seqs), screen, *replayed(live))
     finally:
         live.close()
+
+
+def replayed(live: LiveTable) -> tuple[list[str], list[str]]:
+    """A player's replay and the GM's, at every record, as it happened and as corrected."""
+    player = replay(View(live, player=_player_of(live)))
+    gm = replay(View(live))
+    return player, gm
+
+
+def replay(view: View) -> list[str]:
+    out: list[str] = []
+    for corrected in (False, True):
+        view.set_corrected(corrected)
+        for position in range(len(view.seqs())):
+            view.goto(position)
+            out.extend(_screen(view))
+            out.append(repr(msgspec.to_builtins(view.state())))
+    return out
+
+
+def _player_of(live: LiveTable) -> str:
+    return next(c.name for c in live.state.characters.values() if not c.hidden)
 
 
 def check_snapshots(tmp: Path, system: str, steps: list[Any], cut: float) -> None:
@@ -98,7 +121,7 @@ def check_snapshots(tmp: Path, system: str, steps: list[Any], cut: float) -> Non
     with open_store(path) as store:
         store.drop_snapshots()
         digest = next(iter(store.rows(at - 2, at - 1))).hash if at > 1 else "0" * 64
-        store._keep_snapshot(Snapshot(at, digest, snapshots.fold_version(), wrong))
+        store._keep_snapshots([Snapshot(at, digest, snapshots.fold_version(), wrong)], 3)
         assert store.keep_snapshot(at, "0-an-earlier-fold", wrong)
     assert seen(path, player) == whole, "snapshots of another chain and of another fold"
 
@@ -132,6 +155,44 @@ def test_the_wrong_snapshot_would_be_caught(tmp_path: Path) -> None:
     with open_store(path) as store:
         store.keep_snapshot(at, snapshots.fold_version(), body)
     assert seen(path, player) != whole
+
+
+def test_a_replay_from_kept_checkpoints_stands_where_a_whole_fold_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints kept beside the snapshots, one a few records, with undos reaching back
+    past them: every record of a replay, both ways, is the whole fold's."""
+    monkeypatch.setattr(snapshots, "CHECKPOINT_EVERY", 4)
+    monkeypatch.setattr(projection_module, "RECALL_AFTER", 0)
+    recalled = []
+    recall = Table._recall
+
+    def counted(self: Table, upto: int) -> Any:
+        found = recall(self, upto)
+        recalled.append(found is not None)
+        return found
+
+    monkeypatch.setattr(Table, "_recall", counted)
+    monkeypatch.setattr(Table, "snapshot_at_close", 1)
+    path = tmp_path / "t.margin"
+    steps = [
+        (n, kind, who, n)
+        for n, (kind, who) in enumerate(
+            [("roll", 0), ("check", 0), ("roll", "h"), ("note", 1), ("check", 1)] * 3
+            + [("undo", 0), ("undo", 0), ("redo", 0), ("undo", "h"), ("roll", 1)]
+        )
+    ]
+    play(path, "2d10-edge", steps, "Zyxquil").close()
+    with open_store(path) as store:
+        store.drop_snapshots()
+    Table(open_store(path), every=4).close()
+    with open_store(path, readonly=True) as store:
+        assert store.snapshot(snapshots.checkpoint_fold(), 8) is not None
+    kept = seen(path, _demo_sheets("2d10-edge")[0][0]["name"])
+    assert any(recalled)
+    with open_store(path) as store:
+        store.drop_snapshots()
+    assert kept == seen(path, _demo_sheets("2d10-edge")[0][0]["name"])
 
 
 def test_a_table_keeps_a_snapshot_and_opens_from_it(

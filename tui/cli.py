@@ -42,12 +42,11 @@ from margin.events.jsonl import export, import_table
 from margin.events.salvage import Intact, find_intact, salvage
 from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
-
-from . import render
-from .keys import sign_as_gm
-from .limits import Limits, parse_size
-from .resolve import input_lines
-from .table import Table, new_command_id
+from margin.tui.host.limits import Limits, parse_size
+from margin.tui.table.keys import sign_as_gm
+from margin.tui.table.resolve import input_lines
+from margin.tui.table.table import Table, new_command_id
+from margin.tui.text import render
 
 if TYPE_CHECKING:
     from margin.core.recap import Recap
@@ -188,7 +187,7 @@ def _lens_name(table: Table, name: str | None) -> str | None:
     """The id of the player whose lens is asked for, or None for the GM's view."""
     if name is None:
         return None
-    from .view import player_id
+    from margin.tui.table.reader import player_id
 
     return player_id(table.state, name)
 
@@ -444,7 +443,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_key(args: argparse.Namespace) -> int:
-    from .keys import key_path, signing_key
+    from margin.tui.table.keys import key_path, signing_key
 
     key = signing_key()
     print(key.public)
@@ -454,7 +453,7 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from .resolve import run
+    from margin.tui.table.resolve import run
 
     return run(sys.stdin, sys.stdout, seed=args.seed)
 
@@ -470,7 +469,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     build_demo(args.path, args.system).close()
     shown = display_name(args.path)
@@ -487,14 +486,14 @@ def _need_terminal(command: str) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     _need_terminal("play")
-    from .app import play
+    from margin.tui.screens.app import play
 
     return play(args.path)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     _need_terminal("watch")
-    from .app import watch
+    from margin.tui.screens.app import watch
 
     return watch(args.path, args.as_, bell=args.bell)
 
@@ -502,8 +501,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_host(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .host import Host, HostError, parse_address, parse_keys, serve
-    from .view import player_id
+    from margin.tui.host.host import Host, serve
+    from margin.tui.host.ssh import HostError, parse_address, parse_keys
+    from margin.tui.table.reader import player_id
 
     try:
         cols, rows = parse_size(args.max_size)
@@ -552,7 +552,7 @@ def _positive(text: str) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     _need_terminal("replay")
-    from .app import replay
+    from margin.tui.screens.app import replay
 
     return replay(args.path, args.as_)
 
@@ -581,7 +581,7 @@ def _write(text: str, path: str | None) -> None:
 
 def _recap(args: argparse.Namespace) -> Recap:
     """The recap of the table ``args`` name, as the seat and version they ask for."""
-    from . import recap
+    from margin.tui.text import recap
 
     table = Table.open(args.path, readonly=True)
     try:
@@ -591,11 +591,11 @@ def _recap(args: argparse.Namespace) -> Recap:
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
-    from . import recap
+    from margin.tui.text import recap
 
     result = _recap(args)
     if args.format == "html":
-        from .recap_html import html
+        from margin.tui.text.recap_html import html
 
         text = html(result, args.as_)
     else:
@@ -605,7 +605,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
 
 
 def cmd_luck(args: argparse.Namespace) -> int:
-    from . import recap
+    from margin.tui.text import recap
 
     result = _recap(args)
     sys.stdout.write(recap.luck_text(result, args.as_, checks=args.checks))
@@ -613,7 +613,7 @@ def cmd_luck(args: argparse.Namespace) -> int:
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
-    from .branch import branch
+    from margin.tui.table.branch import branch
 
     made = branch(args.path, args.at, args.new)
     print(
@@ -626,7 +626,7 @@ def cmd_branch(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .branch import diff
+    from margin.tui.table.branch import diff
 
     sys.stdout.write(diff(args.a, args.b))
     return 0

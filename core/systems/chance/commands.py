@@ -44,6 +44,8 @@ class Check(Command, tag="check"):
     override: bool = False
     narration: str = ""
     faces: list[int] | None = None
+    #: why the check is made, as the GM said it (``for the vault door``)
+    reason: str = ""
 
 
 class Opposed(Command, tag="opposed"):

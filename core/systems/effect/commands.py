@@ -40,6 +40,8 @@ class Check(Command, tag="check"):
     actions: Annotated[int, Meta(ge=1, le=MAX_ACTIONS)] = 1
     faces: list[int] | None = None
     reason: str = ""
+    #: rolled behind the GM's screen: players see how it went, not its numbers
+    secret: bool = False
 
 
 class Assist(Command, tag="assist"):

@@ -31,9 +31,11 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Check(Command, Side, tag="check"):
-    """A percentile check: against a skill's target, an attribute's, or a given target."""
+    """A percentile check: against a skill's target, an attribute's, or a given target;
+    ``secret``: rolled behind the GM's screen, players see only how it went."""
 
     reason: str = ""
+    secret: bool = False
 
 
 class Opposed(Command, tag="opposed"):

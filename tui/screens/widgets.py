@@ -25,9 +25,9 @@ from textual.widgets import Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, Odds
+from margin.tui.table.reader import CharacterRow, LogRow, View
 
 from . import commandline
-from .view import CharacterRow, LogRow, View
 
 #: How each band is drawn: a colour and a glyph of its own, so the bands stay apart
 #: in 16 colours, in 256, and with NO_COLOR (glyphs alone). Success bands take

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
 from margin.core.clock import table_clock
 from margin.core.commands import Command
@@ -24,8 +24,8 @@ from margin.core.panels import character_status
 from margin.core.state import snapshot
 from margin.core.systems.base import Clock, Odds
 from margin.events import Draft, Record, Store, open_store, record_to_builtins
+from margin.tui.text import render
 
-from . import render
 from .table import Table
 
 
@@ -264,8 +264,6 @@ class View:
         self._gm_state: TableState = table.state
         self._seqs_key: tuple[int, int] = (-1, -1)
         self._corrected_seqs: list[int] = []
-        self._corrected: Projection | None = None
-        self._fold_key: tuple[int, int] = (-1, -1)
         #: list only the records about this character (an id), or every record
         self.only: str | None = None
         self._only_key: tuple[int, bool, str] = (-1, False, "")
@@ -337,30 +335,6 @@ class View:
     def _position(self, seq: int) -> int:
         return bisect.bisect_left(self.seqs(), seq)
 
-    @_locked
-    def corrected_projection(self) -> Projection:
-        """A fold of the log without its mistakes, for replay as corrected.
-
-        The table's own checkpoints were taken as things happened, so a state
-        as corrected would have to be refolded from before the first undone
-        record at every step; this fold skips the undone records and the
-        undos from the start and keeps checkpoints of its own, built once.
-        """
-        history = self.table.projection.history
-        key = (self.table.projection.seq, len(history.changes))
-        if self._corrected is None or self._fold_key != key:
-            skip = history.voided | {c.seq for c in history.changes}
-            store = self.table.reads
-
-            def fetch(after: int, upto: int) -> Iterable[Record]:
-                return (r for r in store.records(after, upto) if r.seq not in skip)
-
-            fold = Projection(fetch, every=self.table.projection.every)
-            fold.extend(fetch(0, self.table.projection.seq))
-            self._corrected = fold
-            self._fold_key = key
-        return self._corrected
-
     @property
     @_locked
     def seq(self) -> int:
@@ -394,7 +368,7 @@ class View:
             if live:
                 state = projection.state
             elif self.corrected:
-                state = self.corrected_projection().state_at(self.seq)
+                state = projection.state_at(self.seq, corrected=True)
             else:
                 state = projection.state_at(self.seq)
             self._gm_state = state

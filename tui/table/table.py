@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+import secrets
 import threading
 import uuid
 from collections.abc import Iterable
@@ -14,7 +15,7 @@ from typing import Any
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
 from margin.core.authority import GM_SEAT, Seat
-from margin.core.commands import Command
+from margin.core.commands import Command, Entropy
 from margin.core.decider import decide_committed
 from margin.core.dice import Dice
 from margin.core.lens import PlayerLens
@@ -78,6 +79,8 @@ class Table:
         #: index it held (encoded), which a later snapshot carries on
         self.snapshot_seq = 0
         self._snapshot_lens: bytes | None = None
+        #: the newest checkpoint the store keeps (None: not asked yet)
+        self._checkpoints_to: int | None = None
         self.projection = self._restore(every)
         #: where dice come from: None, the session's committed seed (``core.fairness``)
         self.dice: Dice | None = None
@@ -97,10 +100,36 @@ class Table:
         snap = store.snapshot(snapshots.fold_version(), self.upto)
         restored = snapshots.decode(snap.body) if snap is not None else None
         if restored is None:
-            return Projection(fetch, every=every)
+            return Projection(fetch, every=every, recall=self._recall)
         self.snapshot_seq = restored.state.seq
         self._snapshot_lens = restored.lens
-        return Projection.restored(fetch, restored.state, restored.history, every=every)
+        return Projection.restored(
+            fetch, restored.state, restored.history, every=every, recall=self._recall
+        )
+
+    def _recall(self, upto: int) -> tuple[int, TableState] | None:
+        """The newest checkpoint the store keeps at or before record ``upto``."""
+        reads = getattr(self, "reads", self.store)
+        point = reads.snapshot(snapshots.checkpoint_fold(), upto)
+        if point is None:
+            return None
+        state = snapshots.decode_checkpoint(point.body, point.seq)
+        return (point.seq, state) if state is not None else None
+
+    def _keep_checkpoints(self) -> None:
+        """Keep the checkpoints the projection took since the newest the store has."""
+        if self._checkpoints_to is None:
+            newest = self.store.snapshot(snapshots.checkpoint_fold())
+            self._checkpoints_to = newest.seq if newest is not None else 0
+        every = snapshots.CHECKPOINT_EVERY
+        with self.lock:
+            points = [
+                (mark, snapshots.encode_checkpoint(state))
+                for mark, state in self.projection.checkpoints(self._checkpoints_to)
+                if mark % every == 0
+            ]
+        if points and self.store.keep_snapshots(snapshots.checkpoint_fold(), points, keep=0):
+            self._checkpoints_to = points[-1][0]
 
     def _opened(self) -> None:
         """Once open: a long fold since the newest snapshot is kept as a new one."""
@@ -124,6 +153,7 @@ class Table:
         if not self.store.keep_snapshot(fold.seq, snapshots.fold_version(), body):
             return False
         self.snapshot_seq, self._snapshot_lens = fold.seq, lens
+        self._keep_checkpoints()
         return True
 
     def _lens_at(self, seq: int) -> bytes | None:
@@ -233,6 +263,12 @@ class Table:
         if self._keys is None:
             self._keys = DiceKeys()
         return self._keys
+
+    def add_entropy(self, seat: str, author: str | None = None) -> list[Record]:
+        """A seat's margin, sitting down, gives the table's dice 32 random bytes of its own
+        in a record: every die drawn after it depends on them, so no seed chosen before
+        could steer one."""
+        return self.execute(Entropy(seat=seat, entropy=secrets.token_hex(32)), author or seat)
 
     def decide(self, command: Command, keep: bool = False, seat: Seat = GM_SEAT) -> list[Draft]:
         """The records ``command`` would append now, given from ``seat``, decided but not

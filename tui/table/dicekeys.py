@@ -12,6 +12,7 @@ import os
 import re
 import secrets
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from margin.core.fairness import SALT_BYTES, SEED_BYTES, Keyring, SessionKeys
@@ -35,8 +36,11 @@ def fresh_keys() -> SessionKeys:
 class DiceKeys:
     """The session keys in one data folder, read once each and kept in memory."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path | None = None, fresh: Callable[[], SessionKeys] = fresh_keys
+    ) -> None:
         self.folder = folder if folder is not None else data_dir() / DICE_FOLDER
+        self.fresh = fresh
         self._known: dict[str, SessionKeys | None] = {}
 
     def find(self, commitment: str) -> SessionKeys | None:
@@ -59,7 +63,7 @@ class DiceKeys:
 
     def keyring(self) -> Keyring:
         """What one command needs: these keys and a fresh session's, kept only if used."""
-        return Keyring(self.find, fresh_keys())
+        return Keyring(self.find, self.fresh())
 
     def keep(self, drafts: list[Draft], keyring: Keyring) -> None:
         """Keep the fresh keys when ``drafts`` commit to them, before they are written: a
