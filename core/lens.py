@@ -361,7 +361,7 @@ class LensIndex(msgspec.Struct, array_like=True):
     rolls: list[Roll]
     verdicts: dict[int, tuple[Verdict, frozenset[str]]]
     unseen: dict[int, AnyEvent]
-    shows: dict[int, int]
+    shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
 
 
