@@ -31,8 +31,8 @@ from margin.core.fairness import (
 )
 from margin.core.lens import PlayerLens
 from margin.events import Record, Rolled
-from margin.tui.dicekeys import DiceKeys
-from margin.tui.table import Table
+from margin.tui.table.dicekeys import DiceKeys
+from margin.tui.table.table import Table
 
 TABLES = Path(__file__).parent / "tables"
 
