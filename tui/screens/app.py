@@ -1009,7 +1009,7 @@ def _open_view(
 ) -> View:
     """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
     table = LiveTable.open_live(
-        path, readonly=readonly, lens=name is not None, every=every, worker=live
+        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
     )
     try:
         player = player_id(table.state, name) if name is not None else None
