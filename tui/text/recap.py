@@ -24,7 +24,7 @@ def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any
         for record in records:
             yield record_to_builtins(record)
         return
-    lens = PlayerLens(table.state.revealed)
+    lens = PlayerLens(table.state.revealed, player)
     for record in records:
         data = lens.read(record)
         if data is not None:
@@ -38,7 +38,7 @@ def build(
     player = None if name is None else player_id(table.state, name)
     state = table.state
     if player is not None:
-        lens = PlayerLens(state.revealed)
+        lens = PlayerLens(state.revealed, player)
         lens.feed(table.store.records())
         world = get_system(state.system).player_world
         state = player_state(state, lens, world, table.projection.history.voided)
