@@ -36,8 +36,8 @@ from margin.core import clock as clockmod
 from margin.core.commands import convert_command
 from margin.events import Draft, Record
 from margin.events.store import records_after
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "2d6-effect"
 FIGHTERS = [f"Fighter {n}" for n in range(1, 9)]

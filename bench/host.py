@@ -35,8 +35,8 @@ from pathlib import Path
 import asyncssh
 
 from margin.core.commands import AddCharacter, Note
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 SIZE = (100, 30)
 

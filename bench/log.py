@@ -53,9 +53,9 @@ from margin.events import (  # noqa: E402
 )
 from margin.events.history import Ledger  # noqa: E402
 from margin.events.signing import SigningKey  # noqa: E402
-from margin.tui.keys import CHECKED_FOLDER, data_dir, signing_key  # noqa: E402
-from margin.tui.rng import RandomDice  # noqa: E402
-from margin.tui.table import Table  # noqa: E402
+from margin.tui.table.keys import CHECKED_FOLDER, data_dir, signing_key  # noqa: E402
+from margin.tui.table.rng import RandomDice  # noqa: E402
+from margin.tui.table.table import Table  # noqa: E402
 
 SYSTEM = "2d10-edge"
 PARTY = ("Kael", "Mira", "Oren", "Sable", "Tamsin", "Wren")

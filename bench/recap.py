@@ -30,8 +30,8 @@ from typing import Any
 
 from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "2d10-edge"
 PARTY = ("Kael", "Moreau", "Vask")

@@ -34,8 +34,8 @@ from pathlib import Path
 from margin.core import get_system
 from margin.core.commands import Note
 from margin.events import Draft, Noted, Rolled, Undone
-from margin.tui.demo import build_demo
-from margin.tui.table import Table, new_command_id
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table, new_command_id
 
 CHILD = """
 import sys, time
@@ -51,7 +51,7 @@ if which == "empty":
 
     app = Empty()
 else:
-    from margin.tui.app import play_app
+    from margin.tui.screens.app import play_app
     app = play_app(which)
 
 
@@ -110,8 +110,8 @@ async def keystroke(path: str, runs: int) -> tuple[float, float]:
     from textual.app import App
     from textual.widgets import Input, Static
 
-    from margin.tui.app import play_app
-    from margin.tui.rng import RandomDice
+    from margin.tui.screens.app import play_app
+    from margin.tui.table.rng import RandomDice
 
     times: list[float] = []
 
@@ -180,7 +180,7 @@ async def watcher(path: str, runs: int) -> tuple[float, float]:
     from textual.app import App
     from textual.widgets import Static
 
-    from margin.tui.app import watch_app
+    from margin.tui.screens.app import watch_app
 
     player = next(
         c.name for c in Table.open(path, readonly=True).state.characters.values() if not c.hidden
@@ -233,7 +233,7 @@ def replay_steps(path: str, runs: int) -> tuple[float, float]:
     """One replay step (state and visible log rows) at random places, as it happened and as corrected."""
     import random
 
-    from margin.tui.app import replay_app
+    from margin.tui.screens.app import replay_app
 
     app = replay_app(path)
     view = app.view

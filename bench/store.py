@@ -43,7 +43,7 @@ import pg_server  # noqa: E402
 from log import FOLLOWER, Report, Session, percentile, rate, timed  # noqa: E402
 
 from margin.events import Draft, Noted, build_store, open_store  # noqa: E402
-from margin.tui.table import Table  # noqa: E402
+from margin.tui.table.table import Table  # noqa: E402
 
 TABLES = 32
 WRITERS = (1, 8, 32)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from typing import Any
 
 import msgspec
@@ -22,7 +23,7 @@ def carried(state: TableState, source: str, after: int) -> list[Draft]:
     """
     drafts = []
     for n, char in enumerate(state.characters.values(), after + 1):
-        status: dict[str, Any] = msgspec.to_builtins(_renumbered(char, n))
+        status: dict[str, Any] = msgspec.to_builtins(_renumbered(char, n, state.revealed))
         status["conditions"] = [_fresh(c) for c in status.get("conditions", []) if not c["counts"]]
         event = CharacterCarried(
             id=char.id, name=char.name, status=status, hidden=char.hidden, source=source
@@ -33,13 +34,15 @@ def carried(state: TableState, source: str, after: int) -> list[Draft]:
     return drafts
 
 
-def _renumbered(value: Any, seq: int) -> Any:
+def _renumbered(value: Any, seq: int, revealed: Container[int]) -> Any:
     """``value`` with every record number in it (an injury's, a condition's) made ``seq``:
-    the old table's numbers mean nothing in the new one."""
+    the old table's numbers mean nothing in the new one. A secret piece of state whose
+    record the GM revealed (a pending Advantage of a secret check) is no secret any more:
+    the new table has no reveal of its record, so it carries it as open."""
     if isinstance(value, list):
-        return [_renumbered(v, seq) for v in value]
+        return [_renumbered(v, seq, revealed) for v in value]
     if isinstance(value, dict):
-        return {k: _renumbered(v, seq) for k, v in value.items()}
+        return {k: _renumbered(v, seq, revealed) for k, v in value.items()}
     if not isinstance(value, msgspec.Struct):
         return value
     fields = getattr(type(value), "RECORD_FIELDS", ())
@@ -47,10 +50,12 @@ def _renumbered(value: Any, seq: int) -> Any:
         name: (
             _as(getattr(value, name), seq)
             if name in fields
-            else _renumbered(getattr(value, name), seq)
+            else _renumbered(getattr(value, name), seq, revealed)
         )
         for name in value.__struct_fields__
     }
+    if changes.get("secret") is True and getattr(value, "seq", None) in revealed:
+        changes["secret"] = False
     return msgspec.structs.replace(value, **changes)
 
 

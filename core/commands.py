@@ -13,7 +13,8 @@ from margin.events.record import stable_schema
 from .errors import RuleError
 from .inputs import Problem, explain, problem, read_json, worded
 from .systems import SYSTEMS, get_system
-from .systems.base import MAX_GROUP, Command
+from .systems.base import MAX_GROUP, Acting, Command
+from .systems.shape import check_acting
 
 #: a duration or a count of something at the table: 1 up to a bound no table reaches
 Duration = Annotated[int, Meta(ge=1, le=10_000)]
@@ -63,6 +64,32 @@ class Note(Command, tag="note"):
     gm_only: bool = False
 
 
+class Say(Command, tag="say"):
+    """Say something to the table, from the seat that gives it (a player's, or the GM's)."""
+
+    text: str
+
+
+class Accept(Command, tag="accept"):
+    """Rule on a player's request (by its record number): apply it as they asked."""
+
+    request: int
+
+
+class Refuse(Command, tag="refuse"):
+    """Rule on a player's request: it is not applied, for ``reason`` if given."""
+
+    request: int
+    reason: str = ""
+
+
+class Amend(Command, tag="amend"):
+    """Rule on a player's request: apply ``command`` (the GM's version of it) instead."""
+
+    request: int
+    command: dict[str, Any]
+
+
 class Undo(Command, tag="undo"):
     """Undo a command: by its id, or by the number of any record it produced;
     the last command not yet undone when neither is given."""
@@ -86,6 +113,19 @@ class Reveal(Command, tag="reveal"):
     """Show the players a secret record's hidden fields from now on."""
 
     seq: int
+
+
+class EndSession(Command, tag="end-session"):
+    """End the session's dice: publish its seed, so anyone can recompute every die margin
+    drew in the open, and commit to the next session's."""
+
+
+class Entropy(Command, tag="entropy"):
+    """A seat's margin adds random bytes to every die drawn after them (as it sits down)."""
+
+    seat: Annotated[str, Meta(min_length=1, max_length=100)]
+    #: 32 random bytes, in hex
+    entropy: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
 
 class Rename(Command, tag="rename"):
@@ -212,6 +252,8 @@ GENERIC: tuple[type[Command], ...] = (
     Redo,
     SetOption,
     Reveal,
+    EndSession,
+    Entropy,
     Rename,
     Edit,
     AddCondition,
@@ -222,13 +264,41 @@ GENERIC: tuple[type[Command], ...] = (
     HealthView,
     Alias,
     Each,
+    Say,
+    Accept,
+    Refuse,
+    Amend,
 )
+
+#: the commands every table has that a player may give from their own seat (``Acting``
+#: with no actor: the seat itself speaks)
+PLAYERS: dict[type[Command], Acting] = {
+    RollDice: Acting("actor", gm=("secret",)),
+    Say: Acting(""),
+}
+#: the generic turn order's, in a system without a clock of its own: rolling one's own
+#: place (a place set by number is the GM's)
+CLOCK_PLAYERS: dict[type[Command], Acting] = {
+    Join: Acting("character", gm=("initiative",)),
+}
 
 
 def generic_commands(system: str) -> tuple[type[Command], ...]:
     """The commands every table of ``system`` has besides the system's own."""
     own_clock = get_system(system).moment is not None
     return GENERIC if own_clock else GENERIC + CLOCK_COMMANDS
+
+
+for _kind, _acting in {**PLAYERS, **CLOCK_PLAYERS}.items():
+    check_acting("margin", _kind, _acting)
+
+
+@cache
+def player_commands(system: str) -> dict[type[Command], Acting]:
+    """The commands a player may give at a table of ``system``, and how."""
+    sys = get_system(system)
+    generic = PLAYERS if sys.moment is not None else {**PLAYERS, **CLOCK_PLAYERS}
+    return {**generic, **sys.players}
 
 
 @cache

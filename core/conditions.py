@@ -184,9 +184,11 @@ def status(char: Character, state: TableState) -> list[str]:
             left = c.rounds if now is None or not now.round else c.until_round - now.round
             out.append(f"{c.name}, {_plural(max(left, 0), 'round')} left")
         elif c.turns:
-            # the bearer's turn under way counts as one left
-            acting = now is not None and now.actor == char.id
-            left = c.until_turn - state.time.turns.get(char.id, 0) + acting
+            # the bearer's turn under way counts as one left, unless the condition came on
+            # during it: its turns are the ones after that turn
+            begun = state.time.turns.get(char.id, 0)
+            acting = now is not None and now.actor == char.id and begun > c.until_turn - c.turns
+            left = c.until_turn - begun + acting
             out.append(f"{c.name}, {_plural(max(left, 0), 'turn')} left")
         elif c.counts:
             out.append(f"{c.name}, to count {c.until_count}")

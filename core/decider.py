@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -13,6 +14,8 @@ from margin.events import (
     CharacterRemoved,
     CharacterUpdated,
     ConditionAdded,
+    DiceEntropy,
+    DiceOpened,
     Draft,
     Event,
     Noted,
@@ -26,25 +29,33 @@ from margin.events import (
     Visibility,
     records_after,
 )
+from margin.events.players import Requested, Ruled, Said
 
-from . import clock, conditions, counters, edits
+from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
+from .authority import GM, GM_SEAT, Seat, authorize, player_error
 from .commands import (
+    Accept,
     AddCharacter,
     AddCondition,
     AdjustCounter,
     Alias,
+    Amend,
     Each,
     Edit,
+    EndSession,
+    Entropy,
     HealthView,
     Note,
     Redo,
+    Refuse,
     RemoveCharacter,
     RemoveCondition,
     RemoveCounter,
     Rename,
     Reveal,
     RollDice,
+    Say,
     SetCounter,
     SetOption,
     Undo,
@@ -55,7 +66,7 @@ from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
 from .lens import seal
-from .state import LastRoll, TableState, character_id, find_character, snapshot
+from .state import LastRoll, Request, TableState, character_id, find_character, snapshot
 from .systems import SYSTEMS, get_system
 from .systems.base import Command, Handler
 from .targets import group
@@ -76,24 +87,142 @@ def create_table(
 
 
 def decide(
-    command: Command, state: TableState, dice: Dice, history: History | None = None
+    command: Command,
+    state: TableState,
+    dice: Dice,
+    history: History | None = None,
+    seat: Seat = GM_SEAT,
 ) -> list[Draft]:
     """Check a command against the state; the events it produces, or a ``RuleError``.
 
     When the command carries ``faces`` (physical dice typed in), they replace
-    ``dice`` and must all be used.
+    ``dice`` and must all be used. A command from a player's ``seat`` is first
+    checked by ``core.authority`` (``Refused`` when the seat may not give it), and
+    becomes a request for the GM when the table's ``players`` option asks for one.
     """
     history = history if history is not None else History()
+    if not seat.gm:
+        return seal(_as_player(command, state, dice, history, seat), state, history)
     drafts = _decide(command, state, dice, history)
     drafts += _expiries(drafts, state)
     return seal(drafts, state, history)
+
+
+def _as_player(
+    command: Command, state: TableState, dice: Dice, history: History, seat: Seat
+) -> list[Draft]:
+    """The drafts of a player's command, each naming the seat as its author."""
+    permit = authorize(seat, command, state)
+    cid = permit.character or GM
+    try:
+        if isinstance(command, Say):
+            drafts = _said(command, cid)
+        else:
+            # a request the rules would refuse is refused now, not when the GM rules; its
+            # trial draws no dice of the table's
+            trial = dice if permit.route == "apply" else _Trial()
+            drafts = _decide(command, state, trial, history)
+            drafts += _expiries(drafts, state)
+    except RuleError as exc:
+        raise player_error(state.characters[cid].name, exc, state) from None
+    if permit.route == "request":
+        asked = Requested(seat=cid, command=msgspec.to_builtins(command))
+        return [Draft(asked, visibility=Visibility(to=cid), author=permit.author)]
+    return [replace(d, author=permit.author) for d in drafts]
+
+
+class _Trial:
+    """Dice for trying a command before the GM rules on it: every die shows 1, and
+    nothing is drawn from the table's dice."""
+
+    source = "rng"
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        return [1] * count
+
+
+def _said(cmd: Say, seat: str) -> list[Draft]:
+    text = " ".join(cmd.text.split())
+    if not text:
+        raise RuleError("say: say something (say TEXT)")
+    return [Draft(Said(seat=seat, text=text))]
+
+
+def _say(cmd: Say, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return _said(cmd, GM)
+
+
+def _pending(state: TableState, seq: int, verb: str) -> Request:
+    """The request waiting at record ``seq``; a clear error naming those that wait."""
+    found = state.requests.get(seq)
+    if found is None:
+        waiting = ", ".join(f"#{n}" for n in sorted(state.requests)) or "none"
+        raise RuleError(f"{verb}: record #{seq} is no request waiting for a ruling ({waiting})")
+    return found
+
+
+def _ruling(cmd: Accept | Amend | Refuse, req: Request, ruling: Any, **more: Any) -> Draft:
+    event = Ruled(request=cmd.request, seat=req.seat, ruling=ruling, **more)
+    return Draft(event, cause=cmd.request, visibility=Visibility(to=req.seat))
+
+
+def _applied(
+    command: Command, cmd: Accept | Amend, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
+    """A ruled request's command decided as the GM's, answering the request."""
+    if isinstance(command, Undo | Redo | Accept | Amend | Refuse):
+        raise RuleError(f"amend: a request is ruled by one command, not by {_tag(command)!r}")
+    drafts = _decide(command, state, dice, history)
+    return [d if d.cause is not None else replace(d, cause=cmd.request) for d in drafts]
+
+
+def _tag(command: Command) -> str:
+    return str(type(command).__struct_config__.tag)
+
+
+def _accept(cmd: Accept, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    req = _pending(state, cmd.request, "accept")
+    command = convert_command(state.system, req.command)
+    drafts = [replace(d, author=req.author) for d in _applied(command, cmd, state, dice, history)]
+    return [*drafts, _ruling(cmd, req, "accepted")]
+
+
+def _amend(cmd: Amend, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    req = _pending(state, cmd.request, "amend")
+    try:
+        command = convert_command(state.system, cmd.command)
+    except RuleError as exc:
+        raise RuleError(f"amend: {exc}") from None
+    drafts = _applied(command, cmd, state, dice, history)
+    return [*drafts, _ruling(cmd, req, "amended", command=msgspec.to_builtins(command))]
+
+
+def _refuse(cmd: Refuse, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    req = _pending(state, cmd.request, "refuse")
+    return [_ruling(cmd, req, "refused", reason=" ".join(cmd.reason.split()))]
+
+
+def decide_committed(
+    command: Command,
+    state: TableState,
+    keyring: fairness.Keyring,
+    history: History,
+    seat: Seat = GM_SEAT,
+) -> list[Draft]:
+    """``decide`` with dice drawn from the session's committed seed (``core.fairness``):
+    the commitment, the dice drawn and secret records' commitments go with the drafts."""
+    if isinstance(command, EndSession) and seat.gm:
+        return fairness.end_session(history.dice, keyring)
+    return fairness.committed(
+        lambda dice: decide(command, state, dice, history, seat), history.dice, keyring, state.seq
+    )
 
 
 def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """The drafts of one command, not yet sealed for players."""
     faces = getattr(command, "faces", None)
     if faces is not None and isinstance(faces, list):
-        dice = TypedDice(faces)
+        dice = TypedDice(faces, getattr(dice, "tally", None))
     handler = _DECIDERS.get(type(command))
     if handler is not None:
         drafts: list[Draft] = handler(command, state, dice, history)
@@ -256,6 +385,14 @@ def _note(cmd: Note, state: TableState, dice: Dice, history: History) -> list[Dr
     ]
 
 
+def _end_session(cmd: EndSession, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    raise RuleError("end-session: it stands alone, given to a table that holds its dice")
+
+
+def _entropy(cmd: Entropy, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return [Draft(DiceEntropy(seat=cmd.seat, entropy=cmd.entropy))]
+
+
 def _undo(cmd: Undo, state: TableState, dice: Dice, history: History) -> list[Draft]:
     typed = ""
     if cmd.record is not None:
@@ -292,6 +429,10 @@ def _check_undoable(history: History, target: str, typed: str) -> None:
     if target not in history:
         raise RuleError(f"undo: no command {target!r} in this table's log")
     if history.is_meta(target):
+        if target in history.dice_commands:
+            raise RuleError(
+                f"undo: {typed} gave the table's dice a seat's entropy or opened them; it stands"
+            )
         if history.seqs(target)[0] == 1:
             raise RuleError(f"undo: {typed} created the table; it cannot be undone")
         raise RuleError(
@@ -354,6 +495,12 @@ _DECIDERS: dict[type[Command], Any] = {
     Redo: _redo,
     SetOption: _set_option,
     Reveal: _reveal,
+    Say: _say,
+    Accept: _accept,
+    Amend: _amend,
+    Refuse: _refuse,
+    EndSession: _end_session,
+    Entropy: _entropy,
 }
 
 
@@ -423,8 +570,18 @@ def _revealed(state: TableState, record: Record) -> None:
     state.revealed.add(record.event.record)
 
 
+def _requested(state: TableState, record: Record) -> None:
+    e: Requested = record.event
+    state.requests[record.seq] = Request(seat=e.seat, author=record.author, command=e.command)
+
+
+def _ruled(state: TableState, record: Record) -> None:
+    state.requests.pop(record.event.request, None)
+
+
 def _nothing(state: TableState, record: Record) -> None:
-    """Undo and redo change which records count; the projection handles them."""
+    """What the state does not hold: undo and redo change which records count (the
+    projection handles them), dice records are followed by the history's ledger."""
 
 
 HANDLERS: dict[type[Event], Handler] = {
@@ -439,7 +596,12 @@ HANDLERS: dict[type[Event], Handler] = {
     CharacterCarried: _char_carried,
     Undone: _nothing,
     Redone: _nothing,
+    DiceEntropy: _nothing,
+    DiceOpened: _nothing,
     Branched: _nothing,
+    Said: _nothing,
+    Requested: _requested,
+    Ruled: _ruled,
     **conditions.HANDLERS,
     **counters.HANDLERS,
     **edits.HANDLERS,

@@ -38,9 +38,11 @@ class TypedDice:
 
     source = "typed"
 
-    def __init__(self, faces: Iterable[int]) -> None:
+    def __init__(self, faces: Iterable[int], tally: list[tuple[int, int]] | None = None) -> None:
         self.faces = list(faces)
         self.used = 0
+        #: where each face used is told, with its die's sides (a record's typed dice)
+        self.tally = tally
 
     def roll(self, sides: int, count: int = 1) -> list[int]:
         out = []
@@ -54,6 +56,8 @@ class TypedDice:
                 raise RuleError(f"faces: {face!r} is not a face of a d{sides} (1..{sides})")
             self.used += 1
             out.append(face)
+            if self.tally is not None:
+                self.tally.append((sides, face))
         return out
 
     def release(self) -> None:

@@ -5,9 +5,22 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from margin.events import Branched, Record, Redone, TableCreated, Undone
+from margin.events import (
+    Branched,
+    DiceEntropy,
+    DiceOpened,
+    Record,
+    Redone,
+    TableCreated,
+    Undone,
+)
 
-_META = (Undone, Redone, TableCreated, Branched)
+from .fairness import DiceLedger
+
+#: a command is an undo, a redo, or one of these, known by its first record: an undo
+#: that names no command passes over it
+_META = (Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened)
+_DICE = (DiceEntropy, DiceOpened)
 
 
 @dataclass(slots=True)
@@ -36,6 +49,8 @@ class History:
     starts: list[int] = field(default_factory=list)
     #: commands that are undos, redos, the table's creation or its branching
     meta: set[str] = field(default_factory=set)
+    #: the meta commands that gave entropy or opened a session's dice
+    dice_commands: set[str] = field(default_factory=set)
     children: dict[int, list[int]] = field(default_factory=dict)
     voided: set[int] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
@@ -51,6 +66,10 @@ class History:
     #: records where players see a character only as unseen (their consequences
     #: are cut to match, see ``core.lens``)
     masked: set[int] = field(default_factory=set)
+    #: records for one player alone (a request, a ruling, a whisper): seq -> that player
+    addressed: dict[int, str] = field(default_factory=dict)
+    #: where the log's committed dice stand (``core.fairness``)
+    dice: DiceLedger = field(default_factory=DiceLedger)
 
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
@@ -60,9 +79,12 @@ class History:
         self.starts.append(record.seq)
         if type(record.event) in _META:
             self.meta.add(cmd)
-        elif self.redoable and not record.visibility.gm_only:
-            # a command players never see (a hidden character's roll) leaves the redo
-            # open: whether players see a redo must not hang on what they cannot see
+            if type(record.event) in _DICE:
+                self.dice_commands.add(cmd)
+        elif self.redoable and not record.visibility.gm_only and not record.visibility.to:
+            # a command players never see (a hidden character's roll), or one player alone
+            # sees, leaves the redo open: whether players see a redo must not hang on what
+            # they cannot see
             self.redoable.clear()
 
     def hide(self, record: Record) -> None:
@@ -71,6 +93,8 @@ class History:
         if visibility.gm_only:
             self.gm_only.add(record.seq)
         else:
+            if visibility.to:
+                self.addressed[record.seq] = visibility.to
             self.secret.add(record.seq)
             form = type(record.event).PLAYER
             if form is not None and any(n in form.unseen for n in visibility.hidden):
@@ -134,14 +158,20 @@ class History:
             stack.extend(self.children.get(seq, ()))
         return sorted(out)
 
+    def changes_upto(self, seq: int) -> int:
+        """How many undos and redos the log holds up to record ``seq``."""
+        return bisect.bisect_right(self.changes, seq, key=_change_seq)
+
     def voided_at(self, seq: int) -> set[int]:
         """The voided set as it stood right after record ``seq``."""
         voided: set[int] = set()
-        for change in self.changes:
-            if change.seq > seq:
-                break
+        for change in self.changes[: self.changes_upto(seq)]:
             if change.undo:
                 voided.update(change.seqs)
             else:
                 voided.difference_update(change.seqs)
         return voided
+
+
+def _change_seq(change: Change) -> int:
+    return change.seq

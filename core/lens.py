@@ -24,13 +24,16 @@ shows players no world at all.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass
+from array import array
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgspec
 
 from margin.events import (
+    PUBLIC,
+    AnyEvent,
     CharacterAdded,
     CharacterRemoved,
     CharacterUpdated,
@@ -51,7 +54,16 @@ from .health import for_players, tells_health, view_of
 from .history import History
 from .state import Character, LastRoll, TableState, Time
 
-__all__ = ["UNSEEN", "PlayerLens", "Verdict", "about", "judge", "player_state", "seal"]
+__all__ = [
+    "UNSEEN",
+    "LensIndex",
+    "PlayerLens",
+    "Verdict",
+    "about",
+    "judge",
+    "player_state",
+    "seal",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +129,21 @@ def judge(
     visibility: Visibility,
     hidden: Container[str],
     via_unseen: bool = False,
+    reader: str | None = None,
 ) -> Verdict:
     """The policy for one record, given the ids of the characters players cannot see.
 
     ``via_unseen`` tells that the record's cause had an unseen character.
+    ``reader`` is the player's character who reads: a record addressed to one player
+    (``visibility.to``) is unseen by every other, and by a reader not named.
     Records naming other records (``follows``) are judged again by
     ``PlayerLens``, which knows what players saw.
     """
     kind = type(event)
     form: PlayerForm | None = kind.PLAYER
     if form is None or visibility.gm_only:
+        return UNSEEN_VERDICT
+    if visibility.to and visibility.to != reader:
         return UNSEEN_VERDICT
     if visibility.hidden and not _secret_names_ok(visibility.hidden, kind.__struct_fields__):
         return UNSEEN_VERDICT
@@ -198,23 +215,46 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
     masked = set(history.masked)
     for n, draft in enumerate(drafts):
         event = draft.event
-        verdict = _sealed(_health_cut(draft, state), _around(event, hidden), masked, history)
+        to = _addressee(draft, history)
+        verdict = _sealed(_health_cut(draft, state), _around(event, hidden), masked, history, to)
         if verdict.unseen:
             masked.add(state.seq + n + 1)
-        out.append(Draft(event, cause=draft.cause, visibility=_stored(verdict, event)))
+        visibility = _stored(verdict, event)
+        if to and not visibility.gm_only:
+            visibility = msgspec.structs.replace(visibility, to=to)
+        out.append(replace(draft, visibility=visibility))
         _track(event, hidden)
     return out
 
 
-def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History) -> Verdict:
-    """The verdict on a draft as it is written: one that answers only GM-only records (an
-    undo of a GM-only roll) is unseen too, a reveal excepted."""
+def _addressee(draft: Draft, history: History) -> str:
+    """The one player a draft is for: as its visibility says, or, for a record that only
+    reports on records of one player's (an undo of a ruling on their request), that player."""
+    if draft.visibility.to:
+        return draft.visibility.to
+    event = draft.event
+    form = type(event).PLAYER
+    if form is None or not form.follows or type(event) is Revealed:
+        return ""
+    refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
+    if not refs or any(r not in history.gm_only and r not in history.addressed for r in refs):
+        return ""
+    readers = {history.addressed[r] for r in refs if r in history.addressed}
+    return readers.pop() if len(readers) == 1 else ""
+
+
+def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, to: str) -> Verdict:
+    """The verdict on a draft as it is written, for the player ``to`` it is addressed to
+    (every player when ""): one that answers only GM-only records (an undo of a GM-only
+    roll) is unseen too, a reveal excepted."""
     event, cause = draft.event, draft.cause
-    verdict = judge(event, draft.visibility, hidden, cause is not None and cause in masked)
+    via = cause is not None and cause in masked
+    verdict = judge(event, draft.visibility, hidden, via, reader=to or None)
     form = type(event).PLAYER
     if verdict.shown and form is not None and form.follows and type(event) is not Revealed:
         refs = [r for name in form.follows for r in _seq_list(getattr(event, name))]
-        if all(r in history.gm_only for r in refs):
+        # addressed to one player: what it reports is that player's (``_addressee``)
+        if not to and all(r in history.gm_only or r in history.addressed for r in refs):
             return UNSEEN_VERDICT
     return verdict
 
@@ -245,9 +285,7 @@ def _health_cut(draft: Draft, state: TableState) -> Draft:
         return draft
     vis = draft.visibility
     cut = tuple(dict.fromkeys((*vis.hidden, *fields)))
-    return Draft(
-        draft.event, cause=draft.cause, visibility=Visibility(gm_only=vis.gm_only, hidden=cut)
-    )
+    return replace(draft, visibility=msgspec.structs.replace(vis, hidden=cut))
 
 
 def _around(event: Event, hidden: set[str]) -> set[str]:
@@ -268,6 +306,65 @@ def _track(event: Event, hidden: set[str]) -> None:
         hidden.discard(event.id)
 
 
+#: a free roll players saw: its record, who rolled, the dice, the total, and whether it
+#: was secret to them
+Roll = tuple[int, str, str, int, bool]
+
+
+class Numbers(Mapping[int, int]):
+    """The GM's record number -> the players', read from the ordered list of the records
+    players see (an array of machine integers, not a dictionary of a million entries)."""
+
+    __slots__ = ("seqs",)
+
+    def __init__(self, seqs: array[int]) -> None:
+        self.seqs = seqs
+
+    def __getitem__(self, seq: int) -> int:
+        seqs = self.seqs
+        i = bisect.bisect_left(seqs, seq)
+        if i < len(seqs) and seqs[i] == seq:
+            return i + 1
+        raise KeyError(seq)
+
+    def __contains__(self, seq: object) -> bool:
+        seqs = self.seqs
+        if not isinstance(seq, int):
+            return False
+        i = bisect.bisect_left(seqs, seq)
+        return i < len(seqs) and seqs[i] == seq
+
+    def __len__(self) -> int:
+        return len(self.seqs)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.seqs)
+
+
+def serves(history: History, reader: str | None, seq: int) -> bool:
+    """Whether the players' index of a snapshot at record ``seq`` (a reader none is
+    addressed to) is ``reader``'s too: no record up to there is addressed to them."""
+    return reader is None or not any(
+        to == reader and n <= seq for n, to in history.addressed.items()
+    )
+
+
+class LensIndex(msgspec.Struct, array_like=True):
+    """A players' index of the log up to the GM's record ``seq``, as a snapshot keeps it."""
+
+    seq: int
+    hidden: set[str]
+    hidden_ever: set[str]
+    #: the GM's numbers of the records players see (``array("q")`` bytes)
+    seqs: bytes
+    notes: list[int]
+    rolls: list[Roll]
+    verdicts: dict[int, tuple[Verdict, frozenset[str]]]
+    unseen: dict[int, AnyEvent]
+    shows: dict[int, int]
+    names: dict[str, str]
+
+
 class PlayerLens:
     """Reads a log in order as the players see it.
 
@@ -275,29 +372,67 @@ class PlayerLens:
     tells whether players see the record; ``form(record)`` is the players'
     form of an indexed record (a dict like ``record_to_builtins`` gives,
     numbered in the players' log); ``read`` does both. ``revealed``: the
-    records the GM has revealed, as of when the log is read.
+    records the GM has revealed, as of when the log is read. ``reader``: the
+    player's character who reads, who alone sees the records addressed to them
+    (None: a reader none is addressed to).
     """
 
-    def __init__(self, revealed: Container[int] = ()) -> None:
+    def __init__(self, revealed: Container[int] = (), reader: str | None = None) -> None:
         self.revealed = revealed
+        self.reader = reader
         self.hidden: set[str] = set()
         #: characters hidden at some point and not shown since (removed ones too)
         self.hidden_ever: set[str] = set()
-        #: the GM's record number -> the players'
-        self.numbers: dict[int, int] = {}
         #: the GM's numbers of the records players see, in order
-        self.seqs: list[int] = []
+        self.seqs: array[int] = array("q")
+        #: the GM's record number -> the players'
+        self.numbers = Numbers(self.seqs)
+        #: the last record indexed
+        self.last = 0
         #: players' numbers of their notes (a count the state shows)
         self.notes: list[int] = []
         #: free rolls players saw (the state's last roll is the last of these)
-        self.rolls: list[Record] = []
+        self.rolls: list[Roll] = []
         #: shown records with fields cut or masked: their verdict and the ids masked
         self._verdicts: dict[int, tuple[Verdict, frozenset[str]]] = {}
         #: records players do not see, for a reveal to show
         self._unseen: dict[int, Event] = {}
-        self._shows: dict[int, int] = {}
+        #: a reveal's record -> the record it shows and who was hidden when it was made
+        self._shows: dict[int, tuple[int, frozenset[str]]] = {}
         #: every character's name by id, so a revealed record can say who it was about
         self._names: dict[str, str] = {}
+
+    def index_data(self) -> LensIndex:
+        """What this index knows, for a snapshot (``from_index`` reads it back)."""
+        return LensIndex(
+            seq=self.last,
+            hidden=self.hidden,
+            hidden_ever=self.hidden_ever,
+            seqs=self.seqs.tobytes(),
+            notes=self.notes,
+            rolls=self.rolls,
+            verdicts=self._verdicts,
+            unseen=self._unseen,
+            shows=self._shows,
+            names=self._names,
+        )
+
+    @classmethod
+    def from_index(
+        cls, index: LensIndex, revealed: Container[int] = (), reader: str | None = None
+    ) -> PlayerLens:
+        """The lens as it stood after the GM's record ``index.seq``, ready to read on.
+
+        A snapshot keeps the index of a reader none is addressed to; it serves ``reader``
+        only while no record up to ``index.seq`` is addressed to them (``serves``)."""
+        lens = cls(revealed, reader)
+        lens.last = index.seq
+        lens.hidden, lens.hidden_ever = index.hidden, index.hidden_ever
+        lens.seqs.frombytes(index.seqs)
+        lens.notes, lens.rolls = index.notes, index.rolls
+        lens._verdicts, lens._unseen = index.verdicts, index.unseen
+        lens._shows, lens._names = index.shows, index.names
+        return lens
 
     def number(self, seq: int) -> int | None:
         """A record's number in the players' log, None for one they do not see."""
@@ -317,8 +452,11 @@ class PlayerLens:
     def index(self, record: Record) -> bool:
         """Follow one more record of the log; True if players see it."""
         event = record.event
+        self.last = record.seq
         around = _around(event, self.hidden)
-        verdict = judge(event, record.visibility, around, self._via_unseen(record.cause))
+        verdict = judge(
+            event, record.visibility, around, self._via_unseen(record.cause), self.reader
+        )
         _track(event, self.hidden)
         self._follow_names(event)
         shown = verdict.shown and self._follows(type(event), event)
@@ -355,22 +493,30 @@ class PlayerLens:
         """Give a record players see the next number of their log."""
         self.seqs.append(record.seq)
         number = len(self.seqs)
-        self.numbers[record.seq] = number
         if type(record.event) is Noted:
             self.notes.append(number)
         elif type(record.event) is Rolled:
-            self.rolls.append(record)
+            e = record.event
+            self.rolls.append(
+                (record.seq, e.actor, e.dice, e.total, e.secret or bool(record.visibility.hidden))
+            )
 
     def form(self, record: Record) -> dict[str, Any]:
         """The players' form of a record ``index`` showed them."""
         data = record_to_builtins(record)
         data.pop("visibility", None)
         found = self._verdicts.get(record.seq)
+        drawn = data.get("drawn")
+        if drawn is not None and record.seq not in self.revealed:
+            whole = found is None and record.visibility == PUBLIC and drawn["stream"] == "open"
+            if not whole:
+                # which secret key the dice come from, never the dice
+                data["drawn"] = {k: drawn[k] for k in ("stream", "index") if k in drawn}
         if found is not None and self._lensed(record, data["event"], *found):
             data["secret"] = True
         shows = self._shows.get(record.seq)
         if shows is not None:
-            self._show(data["event"], shows)
+            self._show(data["event"], *shows)
         self._renumber(type(record.event), data)
         return data
 
@@ -390,11 +536,13 @@ class PlayerLens:
             _cut(body, name.split("."))
         return bool(verdict.unseen) or any(c not in private for c in cut)
 
-    def _show(self, body: dict[str, Any], seq: int) -> None:
+    def _show(self, body: dict[str, Any], seq: int, hidden: frozenset[str]) -> None:
         """A reveal's event shows the event of the record ``seq`` it reveals, and the names
-        of the characters that names."""
+        of the characters that names. A character hidden when the reveal was made stays
+        unseen in it, as in any record players see: the reveal shows what was done (a
+        hidden spy's dice), never who did it."""
         body.pop("record", None)
-        shown = msgspec.to_builtins(self._unseen_event(seq))
+        shown = _unseen_masked(self._unseen_event(seq), hidden)
         body["shown"] = shown
         named = {i: self._names[i] for i in _strings(shown) if i in self._names}
         if named:
@@ -415,7 +563,7 @@ class PlayerLens:
         event = self._unseen.get(target)
         if event is None or type(event).PLAYER is None:
             return False
-        self._shows[record.seq] = target
+        self._shows[record.seq] = (target, frozenset(self.hidden | self.hidden_ever))
         return True
 
     def _renumber(self, kind: type[Event], data: dict[str, Any]) -> None:
@@ -433,6 +581,30 @@ class PlayerLens:
                     body[name] = self.numbers[value]
                 else:
                     body.pop(name, None)
+
+
+def _unseen_masked(event: Event, hidden: frozenset[str]) -> dict[str, Any]:
+    """A revealed event's plain form with the hidden characters it names masked, and the
+    fields its player form says would give them away cut."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    form = type(event).PLAYER
+    for name in form.about if form is not None else ():
+        if any(i in hidden for i in _ids(getattr(event, name))):
+            for field in form.unseen.get(name, ()) if form is not None else ():
+                _cut(data, field.split("."))
+    masked: dict[str, Any] = _masked_deep(data, hidden)
+    return masked
+
+
+def _masked_deep(value: Any, hidden: frozenset[str]) -> Any:
+    """Plain data with every hidden character's id masked (dropped as a key)."""
+    if isinstance(value, str):
+        return UNSEEN if value in hidden else value
+    if isinstance(value, list):
+        return [_masked_deep(v, hidden) for v in value]
+    if isinstance(value, dict):
+        return {k: _masked_deep(v, hidden) for k, v in value.items() if k not in hidden}
+    return value
 
 
 def _cut_after_reveal(form: PlayerForm, verdict: Verdict, cut: list[str]) -> list[str]:
@@ -506,6 +678,11 @@ def player_state(
         # turns begun, of the characters players see (where the clock is: the fight's)
         time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
         aliases={},
+        requests={
+            numbers[seq]: req
+            for seq, req in state.requests.items()
+            if req.seat == lens.reader and seq in numbers
+        },
     )
 
 
@@ -516,7 +693,7 @@ def _players_character(char: Character) -> Character:
     return msgspec.structs.replace(char, conditions=[c for c in char.conditions if not c.gm_only])
 
 
-def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> Any:
+def _numbered(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> Any:
     """A part of the state as players may see it.
 
     Record numbers are the players' (state structs name their record-number
@@ -544,7 +721,7 @@ def _numbered(value: Any, numbers: dict[int, int], hidden: Container[str]) -> An
 
 
 def _numbered_struct(
-    value: msgspec.Struct, numbers: dict[int, int], hidden: Container[str]
+    value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str]
 ) -> msgspec.Struct:
     fields = getattr(type(value), "RECORD_FIELDS", ())
     changes = {}
@@ -556,7 +733,7 @@ def _numbered_struct(
     return msgspec.structs.replace(value, **changes) if changes else value
 
 
-def _seen_item(value: Any, numbers: dict[int, int], hidden: Container[str]) -> bool:
+def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> bool:
     """False for a state item born of a record players did not see, or that is a
     hidden character."""
     if isinstance(value, str):
@@ -571,7 +748,7 @@ def _seen_item(value: Any, numbers: dict[int, int], hidden: Container[str]) -> b
     return not seq or seq in numbers
 
 
-def _seqs(value: Any, numbers: dict[int, int]) -> Any:
+def _seqs(value: Any, numbers: Mapping[int, int]) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -585,11 +762,17 @@ def _seqs(value: Any, numbers: dict[int, int]) -> Any:
 
 def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll | None:
     """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
-    for record in reversed(lens.rolls):
-        if record.seq > seq or record.seq in voided:
+    rolls = lens.rolls
+    # rolls are in log order: start at the last one at or before ``seq``
+    for i in range(bisect.bisect_right(rolls, seq, key=_roll_seq) - 1, -1, -1):
+        roll_seq, actor, dice, total, secret = rolls[i]
+        if roll_seq in voided:
             continue
-        e = record.event
-        if e.secret or record.visibility.hidden:
+        if secret:
             return None
-        return LastRoll(seq=lens.numbers[record.seq], actor=e.actor, dice=e.dice, total=e.total)
+        return LastRoll(seq=lens.numbers[roll_seq], actor=actor, dice=dice, total=total)
     return None
+
+
+def _roll_seq(roll: Roll) -> int:
+    return roll[0]

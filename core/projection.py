@@ -8,11 +8,22 @@ from collections.abc import Callable, Iterable
 from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
+from .fairness import DICE_EVENTS
 from .history import History
 from .state import TableState, snapshot
 
 Fetch = Callable[[int, int], Iterable[Record]]
 """``fetch(after, upto)``: the records with ``after < seq <= upto``, in order."""
+
+
+#: a kept checkpoint is asked for only when the nearest in memory is more than this many
+#: records back: asking costs about what folding them does
+RECALL_AFTER = 100
+
+Recall = Callable[[int], tuple[int, TableState] | None]
+"""``recall(upto)``: a checkpoint kept outside the projection (a store's, see
+``core.snapshot``): the state as it happened right after a record at or before ``upto``,
+and that record's number; None when there is none."""
 
 
 class Projection:
@@ -25,24 +36,57 @@ class Projection:
     ``state_at`` cost at most ``every`` folds.
 
     Two kinds of checkpoint: as it happened (taken as records arrive, never
-    changed) and as corrected (taken again while an undo or redo refolds, so a
-    later rebuild need not walk back past every undo that reached before it).
-    Each carries the voided records it was folded without; a rebuild uses the
-    latest one that agrees with the voided set it wants.
+    changed) and as corrected (taken again while an undo or redo refolds, or
+    while a state as corrected is folded, so a later rebuild need not walk back
+    past every undo that reached before it). A checkpoint is known by how many
+    of the history's undos and redos (``History.changes``) it was folded with,
+    not by a copy of the voided set, so they cost what the state costs however
+    many undos the log holds: one folded with other changes than a rebuild
+    wants is used when none of the changes between the two reaches back to a
+    record before it. ``recall`` finds checkpoints kept outside (a store's
+    snapshots) when none in memory is near.
     """
 
-    def __init__(self, fetch: Fetch, every: int = 1000) -> None:
+    def __init__(self, fetch: Fetch, every: int = 1000, recall: Recall | None = None) -> None:
         self.fetch = fetch
         self.every = every
+        self.recall = recall
         self.state = TableState()
         self.history = History()
+        #: as it happened: the records checkpoints were taken after, and their states
         self._marks: list[int] = [0]
-        self._snaps: list[tuple[TableState, frozenset[int]]] = [(TableState(), frozenset())]
-        self._fresh: dict[int, tuple[TableState, frozenset[int]]] = {}
+        self._snaps: list[TableState] = [TableState()]
+        #: as corrected: record -> the state, and how many changes it was folded with
+        self._fresh: dict[int, tuple[TableState, int]] = {}
+
+    @classmethod
+    def restored(
+        cls,
+        fetch: Fetch,
+        state: TableState,
+        history: History,
+        every: int = 1000,
+        recall: Recall | None = None,
+    ) -> Projection:
+        """A projection that stands where a snapshot of one stood (``core.snapshot``): the
+        records after ``state.seq`` are folded on from there, and the snapshot's state
+        is its first checkpoint after the empty table."""
+        projection = cls(fetch, every, recall)
+        projection.state = state
+        projection.history = history
+        if state.seq:
+            projection._marks.append(state.seq)
+            projection._snaps.append(snapshot(state))
+        return projection
 
     @property
     def seq(self) -> int:
         return self.state.seq
+
+    def checkpoints(self, after: int = 0) -> list[tuple[int, TableState]]:
+        """The checkpoints as it happened after record ``after`` (for a store to keep)."""
+        i = bisect.bisect_right(self._marks, after)
+        return list(zip(self._marks[i:], self._snaps[i:], strict=True))
 
     def apply(self, record: Record) -> None:
         """Fold the next record of the log."""
@@ -59,6 +103,7 @@ class Projection:
         """
         history = self.history
         children = history.children
+        ledger = history.dice
         every = self.every
         folded = self.state.seq
         pending: list[Record] = []
@@ -71,9 +116,16 @@ class Projection:
             if record.cause is not None:
                 children.setdefault(record.cause, []).append(seq)
             visibility = record.visibility
-            if visibility.gm_only or visibility.hidden:
+            if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)
             kind = type(record.event)
+            if (
+                record.drawn is not None
+                or record.committed is not None
+                or kind in DICE_EVENTS
+                or record.command == ledger.secret_command
+            ):
+                ledger.feed(record)
             if kind is Undone or kind is Redone:
                 history.head = seq
                 history.change(record)
@@ -99,7 +151,8 @@ class Projection:
         last = pending[-1].seq
         voided = self.history.voided
         if stale:
-            state = self.state = self._rebuild(last, voided, refresh=True)
+            changes = len(self.history.changes)
+            state = self.state = self._rebuild(last, voided, changes, refresh=True)
         else:
             state = self.state
             for record in pending:
@@ -110,7 +163,7 @@ class Projection:
         pending.clear()
         if last % self.every == 0:
             self._marks.append(last)
-            self._snaps.append((snapshot(state), frozenset(voided)))
+            self._snaps.append(snapshot(state))
         return last
 
     def state_at(self, seq: int, corrected: bool = False) -> TableState:
@@ -120,28 +173,64 @@ class Projection:
         record that undid them. ``corrected``: every undo in the whole log is
         applied, as if the mistakes had never been made.
         """
+        history = self.history
         seq = max(0, min(seq, self.state.seq))
-        voided = self.history.voided if corrected else self.history.voided_at(seq)
-        if seq == self.state.seq and voided == self.history.voided:
+        if corrected:
+            voided, changes = history.voided, len(history.changes)
+        else:
+            voided, changes = history.voided_at(seq), history.changes_upto(seq)
+        if seq == self.state.seq and changes == len(history.changes):
             return snapshot(self.state)
-        return self._rebuild(seq, voided)
+        return self._rebuild(seq, voided, changes, refresh=corrected)
 
-    def _checkpoint(self, upto: int, voided: set[int]) -> tuple[int, TableState]:
-        """The latest checkpoint at or before ``upto`` folded without exactly ``voided``."""
+    def _agrees(self, mark: int, made: int, wanted: int) -> bool:
+        """Whether a checkpoint after record ``mark`` folded with the first ``made`` changes
+        is the state a fold with the first ``wanted`` would reach there: none of the
+        changes between the two reaches back to ``mark`` or before."""
+        low, high = sorted((made, wanted))
+        return all(
+            not change.seqs or min(change.seqs) > mark for change in self.history.changes[low:high]
+        )
+
+    def _checkpoint(self, upto: int, changes: int) -> tuple[int, TableState]:
+        """The latest checkpoint at or before ``upto`` that a fold with the history's first
+        ``changes`` undos and redos agrees with."""
+        history = self.history
         i = bisect.bisect_right(self._marks, upto) - 1
         while i > 0:
             mark = self._marks[i]
-            want = {v for v in voided if v <= mark}
-            if self._snaps[i][1] == want:
-                return mark, self._snaps[i][0]
+            if self._agrees(mark, history.changes_upto(mark), changes):
+                break
             fresh = self._fresh.get(mark)
-            if fresh is not None and fresh[1] == want:
-                return mark, fresh[0]
+            if fresh is not None and self._agrees(mark, fresh[1], changes):
+                return self._recalled(upto, changes, mark) or (mark, fresh[0])
             i -= 1
-        return 0, self._snaps[0][0]
+        mark = self._marks[max(i, 0)]
+        return self._recalled(upto, changes, mark) or (mark, self._snaps[max(i, 0)])
 
-    def _rebuild(self, upto: int, voided: set[int], refresh: bool = False) -> TableState:
-        mark, start = self._checkpoint(upto, voided)
+    def _recalled(self, upto: int, changes: int, mark: int) -> tuple[int, TableState] | None:
+        """A kept checkpoint after ``mark`` (more than a stretch before ``upto``) and at or
+        before ``upto`` that agrees, taken into memory; None when there is none."""
+        if self.recall is None or upto - mark <= RECALL_AFTER:
+            return None
+        below = upto
+        while below > mark:
+            found = self.recall(below)
+            if found is None or found[0] <= mark:
+                return None
+            at, state = found
+            if self._agrees(at, self.history.changes_upto(at), changes):
+                i = bisect.bisect_right(self._marks, at)
+                self._marks.insert(i, at)
+                self._snaps.insert(i, state)
+                return at, state
+            below = at - 1
+        return None
+
+    def _rebuild(
+        self, upto: int, voided: set[int], changes: int, refresh: bool = False
+    ) -> TableState:
+        mark, start = self._checkpoint(upto, changes)
         state = snapshot(start)
         every = self.every
         for record in self.fetch(mark, upto):
@@ -151,5 +240,5 @@ class Projection:
             else:
                 evolve(state, record)
             if refresh and seq % every == 0:
-                self._fresh[seq] = (snapshot(state), frozenset(v for v in voided if v <= seq))
+                self._fresh[seq] = (snapshot(state), changes)
         return state

@@ -147,6 +147,14 @@ class LastRoll(FromRecord, kw_only=True):
     secret: bool = False
 
 
+class Request(msgspec.Struct, kw_only=True):
+    """A player's request waiting for the GM's ruling: whose, by whom, and the command."""
+
+    seat: str
+    author: str
+    command: dict[str, Any]
+
+
 class TableState(msgspec.Struct, kw_only=True):
     """Everything a fold of a table's log knows at one record."""
 
@@ -165,6 +173,8 @@ class TableState(msgspec.Struct, kw_only=True):
     time: Time = msgspec.field(default_factory=Time)
     #: the GM's macros: name -> the line it stands for
     aliases: dict[str, str] = {}
+    #: players' requests waiting for a ruling, by the record number of each
+    requests: dict[int, Request] = {}
 
 
 def snapshot(state: T) -> T:

@@ -1,6 +1,7 @@
 """margin's log: event types, the record envelope, and the stores behind one protocol."""
 
 from .base import UNSEEN, Event, PlayerForm, declared
+from .dice import Commitment, DiceEntropy, DiceOpened, Drawn
 from .memory import MemoryStore
 from .opening import build_store, display_name, open_store, short_name, table_exists
 from .record import (
@@ -25,6 +26,7 @@ from .store import (
     ConnectionLost,
     Draft,
     ReadError,
+    Snapshot,
     Store,
     StoredRow,
     StoreError,
@@ -63,6 +65,10 @@ from .table import (
 )
 
 __all__ = [
+    "Commitment",
+    "DiceEntropy",
+    "DiceOpened",
+    "Drawn",
     "ALL_EVENTS",
     "AliasSet",
     "CharacterCarried",
@@ -103,6 +109,7 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoreError",
+    "Snapshot",
     "StoredRow",
     "TableBusy",
     "TableCreated",

@@ -11,13 +11,21 @@ this process, so code that opens tables by name runs on it too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .record import Record
 from .signing import SigningKey
-from .store import Appending, Row, Store, StoredRow, StoreError, chained
+from .store import (
+    Appending,
+    Row,
+    Snapshot,
+    Store,
+    StoredRow,
+    StoreError,
+    chained,
+)
 
 
 @dataclass
@@ -27,6 +35,8 @@ class _Log:
     rows: list[Row] = field(default_factory=list)
     signatures: dict[int, tuple[str, str]] = field(default_factory=dict)
     version: int = 0
+    #: fold -> its snapshots, oldest first
+    snapshots: dict[str, list[Snapshot]] = field(default_factory=dict)
     changed: threading.Condition = field(default_factory=threading.Condition)
 
 
@@ -182,6 +192,25 @@ class MemoryStore(Store):
 
     def location(self) -> str:
         return f"from {self.name} (in memory)"
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        kept = list(self._log.snapshots.get(fold, ()))
+        yield from (s for s in reversed(kept) if upto is None or s.seq <= upto)
+
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        fold = snaps[0].fold
+        with self._log.changed:
+            new = {s.seq: s for s in snaps}
+            kept = [s for s in self._log.snapshots.get(fold, ()) if s.seq not in new]
+            kept = sorted([*kept, *new.values()], key=lambda s: s.seq)
+            self._log.snapshots[fold] = kept[-keep:] if keep else kept
+        return True
+
+    def drop_snapshots(self) -> int:
+        with self._log.changed:
+            count = sum(len(kept) for kept in self._log.snapshots.values())
+            self._log.snapshots.clear()
+        return count
 
     def close(self) -> None:
         """Nothing to let go of: the log lives as long as a connection to it."""

@@ -48,6 +48,7 @@ from .store import (
     ConnectionLost,
     ReadError,
     Row,
+    Snapshot,
     Store,
     StoredRow,
     StoreError,
@@ -201,6 +202,17 @@ def _error(target: TableURL, exc: psycopg.Error) -> StoreError:
         )
     return StoreError(f"{target.display}: the database refused ({_first_line(exc)})")
 
+
+#: Snapshots of folds (``Store.keep_snapshot``): a cache beside the log, its rows free to
+#: come and go, made when the first is kept.
+_SNAPSHOTS = """CREATE TABLE IF NOT EXISTS margin.snapshots (
+    tbl     text    NOT NULL,
+    fold    text    NOT NULL,
+    seq     bigint  NOT NULL,
+    hash    text    NOT NULL,
+    body    bytea   NOT NULL,
+    PRIMARY KEY (tbl, fold, seq)
+)"""
 
 #: The last record of a table: its sequence number and hash.
 _LAST = "SELECT seq, hash FROM margin.records WHERE tbl = %s ORDER BY seq DESC LIMIT 1"
@@ -780,6 +792,52 @@ class PostgresStore(Store):
         )
         for seq, v, body in self._pages(query, after, upto):
             yield self._decode(seq, v, body)
+
+    # -- snapshots -----------------------------------------------------------
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        if not self._query("SELECT to_regclass('margin.snapshots') IS NOT NULL", ())[0][0]:
+            return
+        found = self._query(
+            "SELECT seq, hash, body FROM margin.snapshots "
+            "WHERE tbl = %s AND fold = %s AND seq <= %s ORDER BY seq DESC",
+            (self.table, fold, upto if upto is not None else self.last_seq),
+        )
+        for seq, digest, body in found:
+            yield Snapshot(int(seq), str(digest), fold, bytes(body))
+
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        """Kept in ``margin.snapshots`` (made by the first margin to keep one, as its role);
+        a role that may not make or write it keeps none."""
+        fold = snaps[0].fold
+        try:
+            with self._conn.transaction(), self._conn.cursor() as cur:
+                cur.execute(_SNAPSHOTS)
+                cur.executemany(
+                    "INSERT INTO margin.snapshots (tbl, fold, seq, hash, body) "
+                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (tbl, fold, seq) "
+                    "DO UPDATE SET hash = EXCLUDED.hash, body = EXCLUDED.body",
+                    [(self.table, s.fold, s.seq, s.hash, s.body) for s in snaps],
+                )
+                if keep:
+                    cur.execute(
+                        "DELETE FROM margin.snapshots WHERE tbl = %s AND fold = %s AND seq NOT IN "
+                        "(SELECT seq FROM margin.snapshots WHERE tbl = %s AND fold = %s "
+                        "ORDER BY seq DESC LIMIT %s)",
+                        (self.table, fold, self.table, fold, keep),
+                    )
+        except psycopg.Error:
+            return False
+        return True
+
+    def drop_snapshots(self) -> int:
+        if not self._query("SELECT to_regclass('margin.snapshots') IS NOT NULL", ())[0][0]:
+            return 0
+        try:
+            cur = self._conn.execute("DELETE FROM margin.snapshots WHERE tbl = %s", (self.table,))
+        except psycopg.Error as exc:
+            raise _error(self.target, exc) from None
+        return cur.rowcount
 
     def _query(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The rows of one query; a connection lost (again and again, for a while) is made again."""

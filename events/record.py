@@ -8,16 +8,20 @@ from typing import TYPE_CHECKING, Any, Union
 
 import msgspec
 
-from . import table
+from . import dice, players, table
 from .base import Event, check_player_forms
+from .dice import Commitment, Drawn
 from .systems import SYSTEM_EVENTS
 
 #: Format of a stored record body. Bump it when a record must be reshaped on
 #: load, and register the step in ``UPGRADES``.
 FORMAT = 1
 
-ALL_EVENTS: tuple[type[Event], ...] = table.EVENTS + tuple(
-    event for events in SYSTEM_EVENTS.values() for event in events
+ALL_EVENTS: tuple[type[Event], ...] = (
+    table.EVENTS
+    + players.EVENTS
+    + dice.EVENTS
+    + tuple(event for events in SYSTEM_EVENTS.values() for event in events)
 )
 
 # a player form naming a field its event lacks stops margin here, before any record is read
@@ -35,11 +39,15 @@ class Visibility(msgspec.Struct, frozen=True, omit_defaults=True):
 
     ``gm_only`` hides the whole record from players; ``hidden`` names event
     fields cut from a player's view (a secret roll's die, a hidden TN) until a
-    ``Revealed`` record shows them.
+    ``Revealed`` record shows them. ``to`` addresses the record to one player:
+    every other player gets nothing of it.
     """
 
     gm_only: bool = False
     hidden: tuple[str, ...] = ()
+    #: the one player (a character's id) the record is for, besides the GM: a request
+    #: and its ruling, a whisper; "" for every player, as the fields above say
+    to: str = ""
 
 
 PUBLIC = Visibility()
@@ -51,7 +59,11 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     ``cause`` is the sequence number of the record this one answers (an injury
     answers a damage roll, which answers an attack): undoing a command voids
     its records and everything caused by them. ``prev`` and ``hash`` chain the
-    log; they are stored beside the body, not inside it.
+    log; they are stored beside the body, not inside it. ``drawn`` (on a command's
+    first record players see) is every die margin drew for the command, ``committed``
+    the session's commitment to its seed when the command is the first to need it;
+    ``sealed`` is a secret record's commitment to what players do not see of it
+    (``core.fairness``).
     """
 
     seq: int
@@ -61,6 +73,9 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     event: AnyEvent
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    drawn: Drawn | None = None
+    committed: Commitment | None = None
+    sealed: str = ""
     prev: str = ""
     hash: str = ""
 

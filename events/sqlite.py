@@ -10,7 +10,7 @@ import re
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from .store import (
     Appending,
     ReadError,
     Row,
+    Snapshot,
     Store,
     StoredRow,
     StoreError,
@@ -49,6 +50,22 @@ BEGIN SELECT RAISE(ABORT, 'margin signatures are append-only'); END;
 """
 
 TABLE_UPGRADES: dict[int, str] = {1: SIGNATURES}
+
+#: Snapshots of folds (``Store.keep_snapshot``): a cache beside the log, made when the
+#: first is kept, so the file's format (and every earlier margin's reading of it) is
+#: unchanged. Rows come and go (no triggers): nothing in them is part of the log.
+SNAPSHOTS = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    fold    TEXT    NOT NULL,
+    seq     INTEGER NOT NULL,
+    hash    TEXT    NOT NULL,
+    body    BLOB    NOT NULL,
+    PRIMARY KEY (fold, seq)
+)
+"""
+
+#: how long keeping a snapshot waits for a writer's turn before it lets the snapshot go
+SNAPSHOT_WAIT_MS = 50
 
 SCHEMA = (
     """
@@ -689,6 +706,88 @@ class SQLiteStore(Store):
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None
         return self._last[0]
+
+    # -- snapshots -----------------------------------------------------------
+
+    def _has_snapshots(self) -> bool:
+        return bool(
+            self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='snapshots'"
+            ).fetchone()
+        )
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        try:
+            if not self._has_snapshots():
+                return
+            found = self._db.execute(
+                "SELECT seq, hash, body FROM snapshots WHERE fold = ? AND seq <= ? "
+                "ORDER BY seq DESC",
+                (fold, upto if upto is not None else self.last_seq),
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
+        for seq, digest, body in found:
+            if type(seq) is int and isinstance(digest, str) and isinstance(body, bytes):
+                yield Snapshot(seq, digest, fold, body)
+
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        if not self._can_write or self.format > TABLE_FORMAT:
+            return False
+        fold = snaps[0].fold
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(SNAPSHOTS)
+            db.executemany(
+                "INSERT OR REPLACE INTO snapshots(fold, seq, hash, body) VALUES (?,?,?,?)",
+                [(s.fold, s.seq, s.hash, s.body) for s in snaps],
+            )
+            if keep:
+                db.execute(
+                    "DELETE FROM snapshots WHERE fold = ? AND seq NOT IN "
+                    "(SELECT seq FROM snapshots WHERE fold = ? ORDER BY seq DESC LIMIT ?)",
+                    (fold, fold, keep),
+                )
+
+        return self._in_cache_transaction(write)
+
+    def drop_snapshots(self) -> int:
+        if not self._has_snapshots():
+            return 0
+        (count,) = self._db.execute("SELECT count(*) FROM snapshots").fetchone()
+        if not self._in_cache_transaction(lambda db: db.execute("DELETE FROM snapshots")):
+            raise StoreError(f"{self.path}: the snapshots could not be removed (busy or read-only)")
+        return int(count)
+
+    def _in_cache_transaction(self, write: Callable[[sqlite3.Connection], object]) -> bool:
+        """Run ``write`` in a short transaction of its own, waiting ``SNAPSHOT_WAIT_MS`` at most
+        for the table's write lock (a reader's connection is let write for it); whether it
+        was committed. A writer's command never waits behind a snapshot for long, and a
+        snapshot that meets a busy table is simply not kept."""
+        db = self._db
+        try:
+            db.execute(f"PRAGMA busy_timeout={SNAPSHOT_WAIT_MS}")
+            # a cache need not reach the disk before it is let go (the next commit of a
+            # record syncs what came before it)
+            db.execute("PRAGMA synchronous=NORMAL")
+            if self.readonly:
+                db.execute("PRAGMA query_only=OFF")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    write(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            finally:
+                if self.readonly:
+                    db.execute("PRAGMA query_only=ON")
+                db.execute("PRAGMA synchronous=FULL")
+                db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+        except sqlite3.Error:
+            return False
+        return True
 
     def location(self) -> str:
         """Which files the records were read from: the table file, and its -wal file if there is one."""

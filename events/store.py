@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
+from .dice import Commitment, Drawn
 from .history import History, Ledger
 from .record import PUBLIC, DecodeError, Record, Visibility, chain_hash, decode_body
 from .signing import SignatureCheck, SigningKey
@@ -97,6 +98,12 @@ class Draft:
     event: Event
     cause: int | None = None
     visibility: Visibility = PUBLIC
+    #: the seat that wrote this record, when another than its command's author (a
+    #: player's command applied by the GM's ruling on it); "" for the command's author
+    author: str = ""
+    drawn: Drawn | None = None
+    committed: Commitment | None = None
+    sealed: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +119,24 @@ class StoredRow:
     key: str = ""
     sig: str = ""
 
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a fold of the log knew right after record ``seq``, kept beside the log as a cache.
+
+    ``hash`` is that record's chain hash, so a snapshot the log no longer bears out (a
+    table changed outside margin, a copy of another table's file) is never used;
+    ``fold`` names the code that wrote ``body`` (only that code can read it).
+    """
+
+    seq: int
+    hash: str
+    fold: str
+    body: bytes
+
+
+#: snapshots of one fold a table keeps: a newer one lets the oldest go
+SNAPSHOTS_KEPT = 3
 
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]
@@ -297,6 +322,64 @@ class Store(Protocol):
 
         return copy_table(self, dest)
 
+    # -- snapshots: a cache of folds, never part of the log ----------------------
+
+    def snapshot(self, fold: str, upto: int | None = None) -> Snapshot | None:
+        """The newest snapshot written by ``fold`` at or before record ``upto`` that the
+        chain bears out (its record is there, sound, with the hash it names), or None.
+
+        Snapshots are a cache: one that cannot be read or does not match is passed
+        over (a later ``keep_snapshot`` replaces it), never an error.
+        """
+        try:
+            for snap in self._snapshots(fold, upto):
+                for row in self.rows(snap.seq - 1, snap.seq):
+                    if row.hash == snap.hash and chain_hash(row.prev, row.body) == row.hash:
+                        return snap
+        except StoreError:
+            return None
+        return None
+
+    def keep_snapshot(self, seq: int, fold: str, body: bytes) -> bool:
+        """Keep ``body`` as ``fold``'s snapshot of the log at record ``seq``; whether it was.
+
+        A snapshot that cannot be written (a read-only file, a busy table, a role that
+        may not) is let go: it only ever saves time. The ``SNAPSHOTS_KEPT`` newest of
+        a fold stay, and the snapshots of other folds (other margins) are left be.
+        """
+        return self.keep_snapshots(fold, [(seq, body)]) == 1
+
+    def keep_snapshots(
+        self, fold: str, bodies: Sequence[tuple[int, bytes]], keep: int = SNAPSHOTS_KEPT
+    ) -> int:
+        """Keep several snapshots of ``fold`` (record, body) at once, in one transaction;
+        how many were kept (all or none; those of records not in the log are left out).
+        ``keep``: how many of the fold's newest stay (0: all of them)."""
+        try:
+            snaps = []
+            for seq, body in bodies:
+                digest = self._hash_at(seq)
+                if digest is not None:
+                    snaps.append(Snapshot(seq, digest, fold, body))
+            if not snaps or not self._keep_snapshots(snaps, keep):
+                return 0
+        except StoreError:
+            return 0
+        return len(snaps)
+
+    def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
+        """The snapshots of ``fold`` at or before ``upto``, newest first."""
+        ...
+
+    def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
+        """Write snapshots of one fold in one transaction, and let go of the fold's older
+        ones past the ``keep`` newest (0: none go); whether they were written."""
+        ...
+
+    def drop_snapshots(self) -> int:
+        """Remove every snapshot of the table (any fold's); how many there were."""
+        ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> Self:
@@ -481,11 +564,14 @@ def records_after(
         Record(
             seq=last_seq + 1 + i,
             at=at,
-            author=author,
+            author=draft.author or author,
             command=command,
             event=draft.event,
             cause=draft.cause,
             visibility=draft.visibility,
+            drawn=draft.drawn,
+            committed=draft.committed,
+            sealed=draft.sealed,
         )
         for i, draft in enumerate(drafts)
     ]

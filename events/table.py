@@ -106,9 +106,15 @@ class Redone(Event, frozen=True, tag="table.redone"):
 
 
 class Revealed(Event, frozen=True, tag="table.revealed"):
-    """The GM showed the players a secret record's hidden fields."""
+    """The GM showed the players a secret record's hidden fields.
+
+    ``key`` and ``proof`` open the record's commitment (``Record.sealed``): its secret
+    key and the path from that key to the session's committed tree of keys.
+    """
 
     record: int
+    key: str = ""
+    proof: list[str] = []
 
     RECORD_FIELDS = ("record",)
 

@@ -33,8 +33,8 @@ from pg_server import Server
 from support import lacking
 from textual import _wait as textual_wait
 
-from margin.tui import table as tablemod
-from margin.tui.demo import build_demo
+from margin.tui.table import table as tablemod
+from margin.tui.table.demo import build_demo
 
 settings.register_profile("seeded", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", deadline=None, print_blob=True)

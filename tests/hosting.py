@@ -17,8 +17,8 @@ import pytest
 from support import MARGIN, need
 
 from margin.core.commands import AddCharacter, Note, RollDice
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 #: What players must never receive: a secret roll's value, a hidden character's name, a GM note.
 SECRET_FACE = 947
@@ -128,7 +128,9 @@ class Host:
 
     def sessions(self) -> list[int]:
         """The process ids of the sessions the host runs now."""
-        return [pid for pid in children(self.proc.pid) if b"margin.tui.session" in cmdline(pid)]
+        return [
+            pid for pid in children(self.proc.pid) if b"margin.tui.host.session" in cmdline(pid)
+        ]
 
     def wait_sessions(self, count: int, timeout: float = 20) -> list[int]:
         """The host's sessions once there are ``count`` of them."""

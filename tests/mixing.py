@@ -70,18 +70,32 @@ class GmScreen:
 
     def note(self, text: str, timeout: float = 60) -> int:
         """Type ``note TEXT`` and wait for the screen to acknowledge it: its record's number."""
-        self.term.wait_for(PROMPT, timeout=timeout)
+        seq = self.try_note(text, timeout)
+        if seq is None:
+            raise AssertionError(f"the screen ended before it acknowledged note {text!r}")
+        return seq
+
+    def try_note(self, text: str, timeout: float = 60) -> int | None:
+        """``note`` on a screen that may be killed meanwhile: None if it ends unacknowledged."""
         line = f"note {text}"
-        self.term.type(line)
-        self.term.wait_for(line, timeout=timeout)
-        self.term.key("Enter")
         acknowledged = re.compile(rf"#(\d+) note: {re.escape(text)}\b")
+        stage = 0  # 1: typed, 2: entered
         end = time.monotonic() + timeout
-        while not (found := acknowledged.search(shown := self.term.screen())):
+        while True:
+            shown = self.term.screen()
+            if (found := acknowledged.search(shown)) is not None:
+                return int(found[1])
+            if not self.alive():
+                return None
+            if stage == 0 and PROMPT in shown:
+                self.term.type(line)
+                stage = 1
+            elif stage == 1 and line in shown:
+                self.term.key("Enter")
+                stage = 2
             if time.monotonic() > end:
                 raise AssertionError(f"note {text!r} never acknowledged:\n{shown}")
             time.sleep(0.02)
-        return int(found[1])
 
     def alive(self) -> bool:
         return _alive(self.pid)
@@ -99,12 +113,10 @@ class GmScreen:
 
 
 class Watcher:
-    """``margin watch TABLE --as NAME`` in a terminal: a player following the table."""
+    """A player following the table in a terminal: ``margin watch`` (``watch_argv``), or a
+    seat's SSH client (``hosting.ssh_argv``)."""
 
-    def __init__(
-        self, terminals: Terminals, name: str, table: str, data: Path, seat: str = "Kael"
-    ) -> None:
-        argv = [*environment(data), *MARGIN, "watch", table, "--as", seat]
+    def __init__(self, terminals: Terminals, name: str, argv: list[str]) -> None:
         self.term = terminals.open(name, argv, (120, 30))
         self.pid = pane_process(self.term)
 
@@ -119,9 +131,15 @@ class Watcher:
         _wait_gone(self.pid)
 
     def quit(self, timeout: float = 60) -> None:
+        """Press q, as a player leaving does; the screen (and an SSH client with it) ends."""
         if self.alive():
             self.term.key("q")
             _wait_gone(self.pid, timeout)
+
+
+def watch_argv(table: str, data: Path, seat: str) -> list[str]:
+    """``margin watch TABLE --as SEAT`` with ``data`` as margin's data folder."""
+    return [*environment(data), *MARGIN, "watch", table, "--as", seat]
 
 
 def _alive(pid: int) -> bool:

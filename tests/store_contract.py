@@ -601,3 +601,65 @@ class StoreContract:
         verdict = store.check()
         assert (verdict.records, verdict.bad) == (2, None)
         assert store.location().startswith("from ")
+
+    # -- snapshots ---------------------------------------------------------
+
+    def test_a_snapshot_kept_is_found_by_its_fold_at_the_record_it_names(
+        self, store: Store, name: str
+    ) -> None:
+        notes(store, "a", "b")
+        assert store.snapshot("f1") is None
+        assert store.keep_snapshot(2, "f1", b"at two")
+        assert store.keep_snapshot(3, "f1", b"at three")
+        assert store.keep_snapshot(3, "f2", b"another fold")
+        found = store.snapshot("f1")
+        assert found is not None
+        assert (found.seq, found.fold, found.body) == (3, "f1", b"at three")
+        assert found.hash == list(store.rows(2, 3))[0].hash
+        older = store.snapshot("f1", upto=2)
+        assert older is not None
+        assert older.body == b"at two"
+        assert store.snapshot("f1", upto=1) is None
+        assert store.snapshot("f3") is None
+        other = self.other(name, readonly=True)
+        try:
+            seen = other.snapshot("f2")
+            assert seen is not None
+            assert seen.body == b"another fold"
+        finally:
+            other.close()
+
+    def test_a_snapshot_of_a_record_not_in_the_log_is_not_kept(self, store: Store) -> None:
+        assert not store.keep_snapshot(5, "f1", b"beyond the log")
+        assert store.snapshot("f1") is None
+
+    def test_only_the_newest_snapshots_of_a_fold_are_kept(self, store: Store) -> None:
+        notes(store, *"abcdef")
+        for seq in range(1, 8):
+            assert store.keep_snapshot(seq, "f1", b"%d" % seq)
+        store.keep_snapshot(1, "old", b"an earlier margin's")
+        assert store.snapshot("f1", upto=7 - store_module.SNAPSHOTS_KEPT) is None
+        kept = store.snapshot("f1", upto=8 - store_module.SNAPSHOTS_KEPT)
+        assert kept is not None
+        assert kept.seq == 8 - store_module.SNAPSHOTS_KEPT
+        assert store.snapshot("old") is not None
+
+    def test_dropped_snapshots_are_gone_and_the_log_is_as_it_was(self, store: Store) -> None:
+        notes(store, "a")
+        before = list(store.rows())
+        store.keep_snapshot(2, "f1", b"x")
+        store.keep_snapshot(1, "f2", b"y")
+        assert store.drop_snapshots() == 2
+        assert store.snapshot("f1") is None
+        assert store.snapshot("f2") is None
+        assert list(store.rows()) == before
+        assert store.check().bad is None
+
+    def test_snapshots_are_left_out_of_the_rows_verify_and_export_read(self, store: Store) -> None:
+        store.signer = SigningKey.generate()
+        notes(store, "a")
+        rows = list(store.rows())
+        store.keep_snapshot(2, "f1", b"x" * 1000)
+        assert list(store.rows()) == rows
+        verdict = store.check(store.signer.public)
+        assert (verdict.records, verdict.bad) == (2, None)

@@ -27,10 +27,10 @@ from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Record
-from margin.tui.app import play_app
 from margin.tui.cli import main
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.screens.app import play_app
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 _Kind = TypeVar("_Kind")
 
@@ -161,7 +161,7 @@ def margin_process(
 TURN_HOLDER = """
 import sys
 from margin.events import Draft, Noted, open_store
-from margin.tui.keys import sign_as_gm
+from margin.tui.table.keys import sign_as_gm
 
 store = sign_as_gm(open_store(sys.argv[1]))
 

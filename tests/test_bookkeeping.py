@@ -21,9 +21,9 @@ from support import message, run_margin, settled
 
 from margin.core import get_system
 from margin.core.commands import Undo
-from margin.tui.app import play_app
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.screens.app import play_app
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEMS = ("2d10-edge", "d100-chance", "d100-under", "2d6-effect")
 

@@ -8,8 +8,8 @@ import pytest
 from support import events_of, run_margin
 
 from margin.events import Branched, SQLiteStore, Undone
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 
 def _hashes(path: Path) -> list[str]:
@@ -75,7 +75,7 @@ def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) 
     corrected = table.projection.state_at(at, corrected=True)
     table.close()
     new = tmp_path / "corrected.margin"
-    from margin.tui.branch import branch
+    from margin.tui.table.branch import branch
 
     assert branch(demo, at, new).records == at + 2
     assert _hashes(new)[:at] == _hashes(demo)[:at]

@@ -11,7 +11,7 @@ from support import refused
 from margin.core.commands import convert_command
 from margin.core.errors import RuleError
 from margin.core.systems.chance.state import ChanceCharacter
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-chance"
 

@@ -24,7 +24,7 @@ from margin.events.systems.chance import (
     SideSwitched,
     TurnStarted,
 )
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-chance"
 

@@ -13,8 +13,8 @@ from support import undo_redo_replay
 
 from margin.core.commands import convert_command
 from margin.core.systems.chance.state import EFFECTS
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-chance"
 NAMES = ("ana", "bo", "cy")

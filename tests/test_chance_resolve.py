@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import Band, band_of, margin_process
 
-from margin.tui.resolve import run
+from margin.tui.table.resolve import run
 
 # -- an independent reading of the rules, written without margin's code ----------------
 

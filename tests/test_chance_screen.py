@@ -14,8 +14,8 @@ from margin.core.errors import RuleError
 from margin.core.lens import PlayerLens
 from margin.core.systems.chance import present
 from margin.core.systems.chance.commands import Attack, Check
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("d100-chance")
 

@@ -9,10 +9,10 @@ import pytest
 from support import events_of, refused
 
 from margin.core import get_system
-from margin.tui.app import play_app
-from margin.tui.commandline import parse_line
-from margin.tui.render import rules_text
-from margin.tui.table import Table
+from margin.tui.screens.app import play_app
+from margin.tui.screens.commandline import parse_line
+from margin.tui.table.table import Table
+from margin.tui.text.render import rules_text
 
 
 @pytest.fixture

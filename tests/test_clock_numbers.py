@@ -8,9 +8,9 @@ from margin.core import get_system
 from margin.core.systems.base import Clock
 from margin.core.systems.edge.state import EdgeWorld
 from margin.core.systems.under.state import track
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
-from margin.tui.view import clock_position
+from margin.tui.table.demo import build_demo
+from margin.tui.table.reader import clock_position
+from margin.tui.table.table import Table
 
 
 def demo_clock(tmp_path: Path, system: str) -> tuple[Table, Clock | None]:

@@ -113,7 +113,7 @@ WRITER = textwrap.dedent(
     """
     import json, sys
     from margin.events import ConcurrencyError, Draft, Noted, open_store
-    from margin.tui.keys import sign_as_gm
+    from margin.tui.table.keys import sign_as_gm
 
     path, me, count, burst = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     store = sign_as_gm(open_store(path))

@@ -153,7 +153,7 @@ WRITER = textwrap.dedent(
     """
     import json, sys, time
     from margin.events import Draft, Noted, SQLiteStore
-    from margin.tui.keys import sign_as_gm
+    from margin.tui.table.keys import sign_as_gm
 
     path, hold = sys.argv[1], int(sys.argv[2])
     store = sign_as_gm(SQLiteStore(path))

@@ -10,7 +10,7 @@ from support import events_of
 from margin.core import get_system
 from margin.core.clock import cue, table_clock
 from margin.core.commands import convert_command
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 
 def _demo(tmp_path: Path, system: str) -> Table:

@@ -126,7 +126,7 @@ def test_random_expressions_match_brute_force(terms: list[str], k: int) -> None:
 
 def test_resolve_errors_show_values_as_json() -> None:
     from margin.core.resolve import resolve
-    from margin.tui.rng import RandomDice
+    from margin.tui.table.rng import RandomDice
 
     def ask(**fields: object) -> None:
         resolve({"system": "2d10-edge", **fields}, RandomDice(1))

@@ -15,8 +15,8 @@ from margin.core.systems.edge.commands import Attack, Check
 from margin.core.systems.edge.state import EdgeCharacter, armor_class_of, check_sheet
 from margin.core.systems.edge.words import GRAMMAR
 from margin.events.systems.edge import ArmorRepaired, Attacked, Checked, Damaged
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 #: the demo's Kael, drawing the heavy pistol first
 HERO = {**demo_sheet("2d10-edge"), "weapons": ["heavy-pistol", "sword"]}

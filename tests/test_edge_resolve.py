@@ -16,8 +16,8 @@ from support import Band, band_of, margin_process
 
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
-from margin.tui.resolve import run
-from margin.tui.rng import RandomDice
+from margin.tui.table.resolve import run
+from margin.tui.table.rng import RandomDice
 
 #: The rules text's Margin of Success bands, each as the text words it.
 MOS_BANDS: list[Band] = [

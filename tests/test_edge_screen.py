@@ -13,8 +13,8 @@ from margin.core.systems.edge import SYSTEM, present
 from margin.core.systems.edge.words import GRAMMAR
 from margin.events import event_fields
 from margin.events.systems.edge import EVENTS
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 
 @pytest.fixture(scope="module")

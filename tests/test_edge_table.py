@@ -17,9 +17,9 @@ from margin.core.commands import convert_command
 from margin.core.systems.edge import SYSTEM, present
 from margin.core.systems.edge.state import EdgeCharacter, EdgeWorld
 from margin.events import Record
-from margin.tui.demo import build_demo
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 #: the demo's Kael, carrying the FAM-90 the attack tests fire
 HERO = {**demo_sheet("2d10-edge"), "weapons": ["sword", "punch", "fam-90"]}

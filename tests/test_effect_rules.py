@@ -13,7 +13,7 @@ from support import Band, band_of
 from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.core.systems.effect import rules
-from margin.tui.rng import RandomDice
+from margin.tui.table.rng import RandomDice
 
 
 def ask(**request: Any) -> dict[str, Any]:

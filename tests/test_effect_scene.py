@@ -28,7 +28,7 @@ from margin.core.systems import get_system
 from margin.core.systems.effect import present
 from margin.core.systems.effect.state import EffectCharacter
 from margin.events.systems.effect import EVENTS
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("2d6-effect")
 

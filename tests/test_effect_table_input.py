@@ -25,8 +25,8 @@ from margin.core.resolve import resolve
 from margin.core.systems import get_system
 from margin.core.systems.effect import present
 from margin.core.systems.effect.state import EffectCharacter
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("2d6-effect")
 

@@ -15,7 +15,7 @@ import pytest
 from support import MARGIN, margin_process, run_margin
 
 from margin.events import Draft, Noted
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 #: imports killed part way, at moments spread over an import
 KILLS = 12

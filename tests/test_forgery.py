@@ -23,7 +23,7 @@ from support import margin_do, margin_process
 
 from margin.events import StoredRow, open_store
 from margin.events.signing import SigningKey
-from margin.tui.keys import CHECKED_FOLDER, data_dir, signing_key
+from margin.tui.table.keys import CHECKED_FOLDER, data_dir, signing_key
 
 TABLES = Path(__file__).parent / "tables"
 NOT_SIGNED = "is not signed (inserted outside margin?)"

@@ -10,7 +10,7 @@ from support import events_of, player_log, player_state_of
 from margin.core.health import word
 from margin.core.panels import character_status
 from margin.core.systems.edge.state import EdgeCharacter
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 ORC = {"health": 12, "weapons": ["punch"]}
 

@@ -35,9 +35,16 @@ from textual.command import CommandPalette
 
 from margin.core.commands import AddCharacter
 from margin.events import open_store
-from margin.tui.host import NO_COMMAND, NO_PTY, HostError, parse_address, parse_keys, session_env
-from margin.tui.session import HostedWatch, session_app
-from margin.tui.table import Table
+from margin.tui.host.session import HostedWatch, session_app
+from margin.tui.host.ssh import (
+    NO_COMMAND,
+    NO_PTY,
+    HostError,
+    parse_address,
+    parse_keys,
+    session_env,
+)
+from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -475,7 +482,7 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
 
 STUCK_SESSION = """
 import asyncio, time
-from margin.tui import session
+from margin.tui.host import session
 
 async def screen():
     print("ready", flush=True)

@@ -9,7 +9,7 @@ import pytest
 from hosting import Host, Terminals, build_table, keys_file, make_keys, ssh_argv
 from support import need
 
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ def test_a_gm_and_a_player_on_two_hosts_of_one_table(pg_url: str, tmp_path: Path
 def test_a_hosted_table_url_keeps_its_password_off_the_sessions_command_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from margin.tui.host import session_argv, session_env
+    from margin.tui.host.ssh import session_argv, session_env
 
     url = "postgresql://gm:hush@db.example:5433/club?table=harbour"
     monkeypatch.setenv("PGSSLMODE", "verify-full")

@@ -24,7 +24,7 @@ from support import MARGIN, margin_process, run_margin
 
 from margin.events import Draft, Noted
 from margin.events.sqlite import STALE_PARTIAL, clear_partials
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
 

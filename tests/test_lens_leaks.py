@@ -17,11 +17,11 @@ from support import events_of, player_log, player_state_of, run_margin
 
 from margin.core import RuleError, get_system
 from margin.core.lens import UNSEEN
-from margin.tui.demo import build_demo
-from margin.tui.render import describe
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
-from margin.tui.view import LiveTable, View, parse_jump
+from margin.tui.table.demo import build_demo
+from margin.tui.table.reader import LiveTable, View, parse_jump
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
+from margin.tui.text.render import describe
 
 
 def _demo_sheet(system: str, n: int = 0) -> dict[str, Any]:
@@ -177,14 +177,15 @@ def test_undo_and_reveal_leave_no_trace_of_unseen_records(tmp_path: Path) -> Non
         events_of(table, type="reveal", seq=2)
 
 
-def test_a_revealed_check_of_a_hidden_character_names_them(tmp_path: Path) -> None:
+def test_a_revealed_check_of_a_hidden_character_shows_the_dice_not_who(tmp_path: Path) -> None:
     table = table_with_shade(tmp_path / "t.margin", "2d10-edge")
     events_of(table, type="check", character="Shade", skill="athletics", tn=20, faces=[6, 5])
     check_seq = table.projection.seq
-    assert "shade" not in player_text(table)
+    assert "shade" not in player_text(table).lower()
     events_of(table, type="reveal", seq=check_seq)
     line = describe("2d10-edge", player_log(table)[-1])
-    assert line.startswith("GM reveals: Shade: athletics"), line
+    assert line.startswith("GM reveals: someone unseen: athletics +20 [6,5] = 31"), line
+    assert "shade" not in player_text(table).lower()
 
 
 def test_players_state_is_numbered_as_they_number_the_log(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from support import margin_process
 
-from margin.tui.demo import build_demo
+from margin.tui.table.demo import build_demo
 
 
 @pytest.mark.parametrize(

@@ -59,7 +59,7 @@ def test_a_table_written_before_opens_unchanged(
 
 #: what the state gained since those tables were written, as a table without any of it
 #: holds it: the bookkeeping every table has, and the options margin gives every system
-LATER_STATE: dict[str, Any] = {"fight": None, "aliases": {}}
+LATER_STATE: dict[str, Any] = {"fight": None, "aliases": {}, "requests": {}}
 LATER_CHARACTER: dict[str, Any] = {
     "npc": False,
     "health_view": "",
@@ -67,7 +67,11 @@ LATER_CHARACTER: dict[str, Any] = {
     "counters": {},
     "health_shown": "",
 }
-LATER_OPTIONS: dict[str, Any] = {"npc_health": "exact", "initiative_dice": "2d6"}
+LATER_OPTIONS: dict[str, Any] = {
+    "npc_health": "exact",
+    "initiative_dice": "2d6",
+    "players": "ask",
+}
 
 
 def _as_then(state: dict[str, Any]) -> dict[str, Any]:

@@ -9,8 +9,8 @@ import pytest
 
 from margin.core import get_system
 from margin.core.commands import convert_command
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 
 @pytest.fixture

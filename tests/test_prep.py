@@ -14,9 +14,9 @@ from support import events_of, margin_process, run_margin
 from margin.core import RuleError
 from margin.core.commands import Note
 from margin.core.systems.edge.state import EdgeCharacter
-from margin.tui.commandline import parse_line
-from margin.tui.sheets import HOSTED_OFF, MAX_BYTES, SheetFiles
-from margin.tui.table import Table
+from margin.tui.screens.commandline import parse_line
+from margin.tui.table.sheets import HOSTED_OFF, MAX_BYTES, SheetFiles
+from margin.tui.table.table import Table
 
 KAEL = {
     "attributes": {"ST": 9, "AG": 7, "CU": 5, "IN": 4, "WI": 5},

@@ -16,7 +16,16 @@ import shutil
 from pathlib import Path
 
 from hosting import Terminals
-from mixing import Acks, GmScreen, Watcher, deleted_files, exported, judge, note_line
+from mixing import (
+    Acks,
+    GmScreen,
+    Watcher,
+    deleted_files,
+    exported,
+    judge,
+    note_line,
+    watch_argv,
+)
 from support import margin_output, margin_process, need
 
 from margin.events import SQLiteStore
@@ -59,7 +68,7 @@ def test_the_gm_screen_keeps_its_table_whatever_runs_beside_it(
 
         newest = exported(table)[-1]
         assert (newest["seq"], newest["event"]["text"]) == (acks.seqs["two"], "two")
-        kael = Watcher(terminals, "kael", table, data_home)
+        kael = Watcher(terminals, "kael", watch_argv(table, data_home, "Kael"))
         kael.shows("note: two")
 
         done = margin_process("do", table, stdin=note_line("beside"))

@@ -19,9 +19,9 @@ from margin.core import get_system
 from margin.core.commands import convert_command
 from margin.core.luck import luck, successes
 from margin.core.recap import CharacterLuck, Recap
-from margin.tui.demo import build_demo
-from margin.tui.recap import build, markdown
-from margin.tui.table import Table
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
+from margin.tui.text.recap import build, markdown
 
 
 def _table(tmp_path: Path, system: str, *commands: dict, **options: object) -> Table:
@@ -396,8 +396,8 @@ def test_recap_onto_a_full_disk_names_the_file_and_leaves_what_was_there(tmp_pat
 
 
 def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> None:
-    from margin.tui.recap_html import CHARTED_ENCOUNTERS, html
-    from margin.tui.rng import RandomDice
+    from margin.tui.table.rng import RandomDice
+    from margin.tui.text.recap_html import CHARTED_ENCOUNTERS, html
 
     sheets = {d["name"]: d["sheet"] for d in get_system("2d10-edge").demo if "sheet" in d}
     table = _table(tmp_path, "2d10-edge", add_character("Kael", sheets["Kael"]))

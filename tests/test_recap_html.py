@@ -12,7 +12,7 @@ from pathlib import Path
 
 from support import CHROMIUM_FLAGS, chromium, margin_output
 
-from margin.tui.demo import build_demo
+from margin.tui.table.demo import build_demo
 
 
 def render(html_file: Path, screenshot: Path) -> dict[str, object]:

@@ -14,7 +14,7 @@ from support import margin_output
 
 from margin.core import RuleError
 from margin.core.commands import AddCharacter, Note, Redo, RollDice, Undo
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 command = st.one_of(
     st.builds(AddCharacter, name=st.sampled_from(["Kael", "Mira", "Zoë Ñ"])),

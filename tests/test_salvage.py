@@ -18,7 +18,7 @@ from support import margin_do, margin_output, run_margin, tamper
 
 from margin.events import Draft, Noted, display_name, is_url, open_store
 from margin.events.postgres import parse_url
-from margin.tui.keys import signing_key
+from margin.tui.table.keys import signing_key
 
 RECORDS = 60
 

@@ -33,9 +33,9 @@ from support import margin_output
 
 from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
-from margin.tui.view import LiveTable, View
+from margin.tui.table.reader import LiveTable, View
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 #: what a hidden character is called in a session, and in its variant for (c)
 HIDDEN = ("Zyxquil", "Qorvathe")
@@ -333,10 +333,12 @@ def test_the_property_fails_when_a_leak_is_put_back(
 
     judge = lens.judge
 
-    def leaky(event: Any, visibility: Any, hidden: Any, via_unseen: bool = False) -> Any:
+    def leaky(
+        event: Any, visibility: Any, hidden: Any, via_unseen: bool = False, reader: Any = None
+    ) -> Any:
         if visibility.gm_only:
             return lens.SHOWN
-        return judge(event, visibility, hidden, via_unseen)
+        return judge(event, visibility, hidden, via_unseen, reader)
 
     monkeypatch.setattr(lens, "judge", leaky)
     with pytest.raises(AssertionError):
@@ -372,7 +374,7 @@ def test_players_clock_stays_while_a_hidden_combatant_acts_and_takes_in_one_show
 ) -> None:
     from support import player_state_of
 
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     def do(**data: Any) -> None:
         table.execute(convert_command("2d10-edge", data))

@@ -11,9 +11,9 @@ import pytest
 from support import short_form_refused
 
 from margin.core import SYSTEMS
-from margin.tui import commandline
-from margin.tui.demo import build_demo
-from margin.tui.table import Table
+from margin.tui.screens import commandline
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
 
 
 @pytest.mark.parametrize("system_id", sorted(s.id for s in SYSTEMS.values() if s.short_forms))
@@ -94,7 +94,7 @@ def test_every_system_lists_short_forms() -> None:
 def test_record_numbers_inside_events_follow_the_players_numbering(tmp_path: Path) -> None:
     from margin.core.commands import AddCharacter
     from margin.core.lens import PlayerLens
-    from margin.tui.rng import RandomDice
+    from margin.tui.table.rng import RandomDice
 
     table = build_demo(tmp_path / "demo.margin", "2d10-edge", dice=RandomDice(0))
     try:

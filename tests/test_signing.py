@@ -19,7 +19,7 @@ from support import run_margin, tamper
 
 from margin.events import Draft, Noted, SQLiteStore, chain_hash
 from margin.events.sqlite import TABLE_FORMAT
-from margin.tui.keys import key_path, signing_key
+from margin.tui.table.keys import key_path, signing_key
 
 
 @pytest.fixture

@@ -158,7 +158,7 @@ def test_player_view_cuts_hidden_fields_and_nested_paths() -> None:
 
 def test_a_table_runs_on_the_in_memory_store_as_on_a_file() -> None:
     from margin.core.commands import AddCharacter, RollDice
-    from margin.tui.table import Table
+    from margin.tui.table.table import Table
 
     name = "memory:a-table"
     try:

@@ -34,7 +34,7 @@ HOLDER = textwrap.dedent(
     """
     import sys
     from margin.core.commands import Note
-    from margin.tui.view import LiveTable
+    from margin.tui.table.reader import LiveTable
 
     path, mode = sys.argv[1], sys.argv[2]
     table = LiveTable.open_live(path, readonly=mode == "watch", lens=mode == "watch")
@@ -248,8 +248,8 @@ def shared_folder(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A folder others may read but not write, holding a demo table with a few notes."""
     import tempfile
 
-    from margin.tui.demo import build_demo
-    from margin.tui.view import LiveTable  # noqa: F401 - loaded before the fork, as `--as` needs it
+    from margin.tui.table.demo import build_demo
+    from margin.tui.table.reader import LiveTable  # noqa: F401 - loaded before the fork, as `--as` needs it
 
     folder = Path(tempfile.mkdtemp(prefix="margin-shared-", dir="/tmp"))
     table = build_demo(folder / "gm.margin", "2d10-edge")

@@ -9,11 +9,11 @@ from support import message, pilot_test
 
 from margin.core import RuleError
 from margin.core.commands import convert_command
-from margin.tui import app as appmod
-from margin.tui.commandline import parse_line
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
-from margin.tui.widgets import CommandLine, LogView
+from margin.tui.screens import app as appmod
+from margin.tui.screens.commandline import parse_line
+from margin.tui.screens.widgets import CommandLine, LogView
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 LINES = [
     "add Vex",

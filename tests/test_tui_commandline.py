@@ -15,10 +15,10 @@ from margin.core.commands import (
     SetOption,
     UpdateCharacter,
 )
-from margin.tui import commandline
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
-from margin.tui.view import LiveTable, View, clock_position, parse_jump, player_id
+from margin.tui.screens import commandline
+from margin.tui.table.reader import LiveTable, View, clock_position, parse_jump, player_id
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-under"
 

@@ -23,13 +23,13 @@ from textual.widgets import Static
 from margin.core import RuleError, get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
 from margin.events import StoreError
-from margin.tui import app as appmod
-from margin.tui import table as tablemod
-from margin.tui.rng import RandomDice
-from margin.tui.screens import HelpScreen, JumpScreen, UndoScreen
-from margin.tui.table import Table
-from margin.tui.view import LiveTable
-from margin.tui.widgets import CommandLine, LogView, OddsBar
+from margin.tui.screens import app as appmod
+from margin.tui.screens.modals import HelpScreen, JumpScreen, UndoScreen
+from margin.tui.screens.widgets import CommandLine, LogView, OddsBar
+from margin.tui.table import table as tablemod
+from margin.tui.table.reader import LiveTable
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-under"
 #: The screen's part of typing the demo fight and the short forms is the same for every system,
@@ -124,7 +124,7 @@ async def test_the_demo_fight_typed_line_by_line_ends_where_margin_demo_ends(tmp
 
     import msgspec
 
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     system = get_system(DEMO_SYSTEM)
     expected = build_demo(tmp_path / "demo.margin", DEMO_SYSTEM)
@@ -149,7 +149,7 @@ async def test_the_demo_fight_typed_line_by_line_ends_where_margin_demo_ends(tmp
 
 @pilot_test
 async def test_edge_mistaken_attack_undone_injury_vanishes_and_players_see_no_secret(tmp_path):
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     path = tmp_path / "edge.margin"
     build_demo(path, "2d10-edge").close()
@@ -282,7 +282,7 @@ async def test_help_lists_every_key(path):
 
 def test_help_is_built_from_the_bindings_tooltips() -> None:
 
-    from margin.tui.screens import help_keys, key_name
+    from margin.tui.screens.modals import help_keys, key_name
 
     assert [key_name(k) for k in ("ctrl+n", "question_mark", "pageup", "shift+up", "q", "f1")] == [
         "Ctrl+N", "?", "PageUp", "Shift+Up", "q", "F1",
@@ -687,7 +687,7 @@ def test_replay_as_corrected_matches_the_core_fold(path):
 
 @pilot_test
 async def test_replay_jumps_to_a_round_and_turn_of_an_initiative_order(tmp_path):
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     path = tmp_path / "edge.margin"
     build_demo(path, "2d10-edge").close()
@@ -784,7 +784,7 @@ async def test_the_gm_and_two_watchers_at_once_see_a_new_record(path):
 async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(path):
     from _pytest.monkeypatch import MonkeyPatch
 
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     def boom(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
@@ -812,7 +812,7 @@ async def test_a_bug_in_a_command_is_reported_in_place_and_the_table_goes_on(pat
 async def test_a_fight_in_short_forms_typed_on_the_command_line(tmp_path):
     """A GM at the demo table types the system's short forms, one after another (one system
     here: test_short_forms runs every system's short forms without the screen)."""
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     path = tmp_path / "demo.margin"
     build_demo(path, SHORT_FORMS_SYSTEM, dice=RandomDice(0)).close()
@@ -831,7 +831,7 @@ async def test_a_fight_in_short_forms_typed_on_the_command_line(tmp_path):
 
 @pilot_test
 async def test_the_rules_open_from_a_key_and_a_word_for_gm_and_players(path):
-    from margin.tui.screens import RulesScreen
+    from margin.tui.screens.modals import RulesScreen
 
     for app in (play(path), appmod.watch_app(path, "Kael")):
         async with app.run_test(size=SIZE) as pilot:

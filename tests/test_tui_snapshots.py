@@ -7,9 +7,9 @@ from textual.widgets import Input
 
 from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
-from margin.tui import app as appmod
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.screens import app as appmod
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-under"
 
@@ -85,7 +85,7 @@ def test_replay_as_corrected_80x24(snap_compare, path):
 
 
 def test_play_edge_demo_80x24(snap_compare, tmp_path):
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     build_demo(tmp_path / "edge.margin", "2d10-edge").close()
     app = play(str(tmp_path / "edge.margin"))

@@ -26,11 +26,11 @@ from textual.widgets import Input
 
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.events import StoreError
-from margin.tui import app as appmod
-from margin.tui.screens import HelpScreen, PasteScreen
-from margin.tui.sheets import SheetFiles
-from margin.tui.table import Table
-from margin.tui.widgets import CommandLine
+from margin.tui.screens import app as appmod
+from margin.tui.screens.modals import HelpScreen, PasteScreen
+from margin.tui.screens.widgets import CommandLine
+from margin.tui.table.sheets import SheetFiles
+from margin.tui.table.table import Table
 
 SYSTEM = "d100-under"
 LONG_NOTE = " ".join(f"word{i:03d}" for i in range(43))[:300]
@@ -421,7 +421,7 @@ def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
 
 def screen_text(app):
     """Every line the log panel draws, joined, without the wrapping's line breaks."""
-    from margin.tui.widgets import LogView
+    from margin.tui.screens.widgets import LogView
 
     lines = app.query_one(LogView).screen_lines()[1]
     return " ".join(" ".join(str(line).split()) for line in lines)
@@ -471,7 +471,7 @@ async def test_every_record_shows_whole_at_some_scroll_position(tmp_path):
         table.execute(Note(text=text.strip()))
     table.close()
     async with playing(str(tmp_path / "long.margin"), (60, 20)) as (app, pilot):
-        from margin.tui.widgets import LogView
+        from margin.tui.screens.widgets import LogView
 
         log = app.query_one(LogView)
         log.focus()
@@ -532,7 +532,7 @@ async def test_the_side_panel_grows_with_a_wide_terminal(crowded):
 
 @pytest.fixture
 def edge(tmp_path):
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     table = build_demo(tmp_path / "edge.margin", "2d10-edge")
     yield table
@@ -552,20 +552,20 @@ def edge(tmp_path):
     ],
 )
 def test_completion_follows_the_grammar(edge, typed, completed):
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     assert commandline.complete(typed, edge.state) == completed
 
 
 def test_a_word_not_begun_is_never_filled_in(edge):
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     assert commandline.complete("attack moreau guard burst ", edge.state) is None
     assert commandline.complete("check ", edge.state) is None
 
 
 def test_candidates_are_of_the_kind_the_place_takes(edge):
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     state = edge.state
     assert commandline.candidates("check ", state) == sorted(state.characters)
@@ -593,7 +593,7 @@ async def test_the_message_line_names_what_the_next_word_may_be(path):
 
 
 def test_six_bands_are_six_glyphs_and_six_colours():
-    from margin.tui.widgets import BAND_STYLES
+    from margin.tui.screens.widgets import BAND_STYLES
 
     six = BAND_STYLES[:6]
     assert len({glyph for glyph, _ in six}) == 6
@@ -602,7 +602,7 @@ def test_six_bands_are_six_glyphs_and_six_colours():
 
 def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
     from margin.core.systems.base import Odds
-    from margin.tui.widgets import BAND_STYLES, odds_text
+    from margin.tui.screens.widgets import BAND_STYLES, odds_text
 
     bands = {
         "critical success": 0.05,
@@ -625,7 +625,7 @@ def test_the_odds_bar_fits_60_columns_with_its_whole_legend():
 
 @pilot_test
 async def test_typed_faces_show_the_result_they_give(path):
-    from margin.tui.widgets import OddsBar
+    from margin.tui.screens.widgets import OddsBar
 
     async with playing(path, (60, 20)) as (app, pilot):
         app.query_one(CommandLine).value = "check kael melee"
@@ -666,7 +666,7 @@ async def test_refusals_use_the_words_the_gm_types(tmp_path):
 
 
 def test_json_inside_a_message_keeps_its_command_types(edge):
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     said = commandline.typed_words('lessen-injury is off: {"type": "set-option"}', edge.state)
     assert said == 'lessen is off: {"type": "set-option"}'
@@ -748,7 +748,7 @@ async def test_help_lists_each_system_command_once_in_order(edge):
 
 def test_broken_json_in_add_is_named_as_json(edge):
     from margin.core import RuleError
-    from margin.tui import commandline
+    from margin.tui.screens import commandline
 
     with pytest.raises(RuleError, match=r"add: skills=\{\"melee\": 3 is not valid JSON"):
         commandline.parse_line('add Bob skills={"melee": 3', edge.state)
@@ -759,7 +759,7 @@ def test_broken_json_in_add_is_named_as_json(edge):
 
 @pilot_test
 async def test_replay_jumps_say_where_they_went_and_refuse_a_turn_with_no_round(path):
-    from margin.tui.screens import JumpScreen
+    from margin.tui.screens.modals import JumpScreen
 
     app = appmod.replay_app(path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -799,7 +799,7 @@ async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
 
 @pilot_test
 async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path):
-    from margin.tui.screens import RecordScreen
+    from margin.tui.screens.modals import RecordScreen
 
     huge = " ".join(f"line{i:04d}" for i in range(300))
     gm = Table.open(path)

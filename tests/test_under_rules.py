@@ -14,7 +14,7 @@ from margin.core.errors import RuleError
 from margin.core.resolve import resolve
 from margin.core.systems.under import rules
 from margin.core.systems.under.resolve import Reading
-from margin.tui.rng import RandomDice
+from margin.tui.table.rng import RandomDice
 
 
 def ask(**request: Any) -> dict[str, Any]:

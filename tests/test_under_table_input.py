@@ -15,8 +15,8 @@ from margin.core.resolve import resolve
 from margin.core.systems import get_system
 from margin.core.systems.under import rules
 from margin.core.systems.under.state import track
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("d100-under")
 
@@ -205,7 +205,7 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
     }
     with pytest.raises(RuleError, match=r"^check: 'typo' after Melee is not an attribute"):
         SYSTEM.parse_words(["check", "kael", "melee", "typo", "aw"], table.state)
-    with pytest.raises(RuleError, match=r"^reason: give it after 'for'"):
+    with pytest.raises(RuleError, match=r"^check: give the reason after 'for'"):
         SYSTEM.parse_words(["check", "kael", "melee", "for"], table.state)
 
 

@@ -25,7 +25,7 @@ from margin.core.commands import convert_command
 from margin.core.systems import get_system
 from margin.core.systems.under import present
 from margin.events.systems.under import EVENTS
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 SYSTEM = get_system("d100-under")
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from margin.core import RuleError
 from margin.core.commands import AddCharacter, Note, Redo, RollDice, Undo
-from margin.tui.table import Table
+from margin.tui.table.table import Table
 
 
 def normalised(state: Any) -> Any:

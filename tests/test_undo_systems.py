@@ -15,8 +15,8 @@ from support import undo_redo_replay
 
 from margin.core import get_system
 from margin.core.commands import convert_command
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
 
 UNDER = ("Kael", "Ada", "Rifleman", "Cultist")
 EFFECT = ("Vex", "Mira", "Dock Boss", "Bartender")

@@ -11,7 +11,7 @@ import pytest
 from margin.core import RuleError, command_schema, get_system, parse_command
 from margin.core.inputs import explain
 from margin.core.resolve import resolve
-from margin.tui.rng import RandomDice
+from margin.tui.table.rng import RandomDice
 
 
 @pytest.mark.parametrize(

@@ -1,3 +1,3 @@
-from .cli import main
+from margin.tui.cli import main
 
 raise SystemExit(main())

@@ -6,6 +6,7 @@ import argparse
 import gc
 import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +16,9 @@ import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.carry import carried
+from margin.core.commands import EndSession
+from margin.core.dicecheck import check_dice
+from margin.core.dicecheck import report_lines as dice_lines
 from margin.core.lens import PlayerLens, about, player_state
 from margin.core.state import TableState, character_id
 from margin.events import (
@@ -35,12 +39,11 @@ from margin.events.jsonl import export, import_table
 from margin.events.salvage import Intact, find_intact, salvage
 from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
-
-from . import render
-from .keys import sign_as_gm
-from .limits import Limits, parse_size
-from .resolve import input_lines
-from .table import Table, new_command_id
+from margin.tui.host.limits import Limits, parse_size
+from margin.tui.table.keys import sign_as_gm
+from margin.tui.table.resolve import input_lines
+from margin.tui.table.table import Table, new_command_id
+from margin.tui.text import render
 
 if TYPE_CHECKING:
     from margin.core.recap import Recap
@@ -165,7 +168,7 @@ def _lens_name(table: Table, name: str | None) -> str | None:
     """The id of the player whose lens is asked for, or None for the GM's view."""
     if name is None:
         return None
-    from .view import player_id
+    from margin.tui.table.reader import player_id
 
     return player_id(table.state, name)
 
@@ -288,17 +291,57 @@ def _key(args: argparse.Namespace) -> str | None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     key = _key(args)
-    store = open_store(args.path, readonly=True)
+    name = display_name(args.path)
+    exported = _is_export(args.path)
+    store = _export_store(args.path) if exported else open_store(args.path, readonly=True)
     try:
         verdict = store.check(key)
-        where = store.location()
+        where = "from the export" if exported else store.location()
+        if verdict.bad is not None:
+            _fail(f"{name}: record {verdict.bad} {verdict.reason}")
+        report = check_dice(store.records()) if args.dice else None
     finally:
         store.close()
-    name = display_name(args.path)
-    if verdict.bad is not None:
-        _fail(f"{name}: record {verdict.bad} {verdict.reason}")
     signed = verdict.signatures.describe()
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
+    if report is None:
+        return 0
+    for line in dice_lines(report):
+        print(line)
+    for problem in report.problems:
+        sys.stderr.write(f"margin: {name}: dice: {problem}\n")
+    return 1 if report.problems else 0
+
+
+def _is_export(path: str) -> bool:
+    """Whether ``path`` names an export (JSON Lines) rather than a table."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(1) == b"{"
+    except OSError:
+        return False
+
+
+def _export_store(path: str) -> Store:
+    """An export read into a table in this process's memory, checked as import checks it."""
+    name = f"memory:verify-{os.getpid()}-{id(path)}"
+    with open(path, "rb") as f:
+        import_table(f, path, name)
+    return open_store(name, readonly=True)
+
+
+def cmd_end_session(args: argparse.Namespace) -> int:
+    table = Table.open(args.path)
+    try:
+        records = table.execute(EndSession())
+    finally:
+        table.close()
+    opened, committed = records[0].seq, records[-1].seq
+    print(
+        f"{display_name(args.path)}: the session's dice are open (record {opened}): "
+        f"margin verify --dice recomputes them; the next session's are committed "
+        f"(record {committed})"
+    )
     return 0
 
 
@@ -371,7 +414,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_key(args: argparse.Namespace) -> int:
-    from .keys import key_path, signing_key
+    from margin.tui.table.keys import key_path, signing_key
 
     key = signing_key()
     print(key.public)
@@ -381,7 +424,7 @@ def cmd_key(args: argparse.Namespace) -> int:
 
 
 def cmd_resolve(args: argparse.Namespace) -> int:
-    from .resolve import run
+    from margin.tui.table.resolve import run
 
     return run(sys.stdin, sys.stdout, seed=args.seed)
 
@@ -397,7 +440,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     build_demo(args.path, args.system).close()
     shown = display_name(args.path)
@@ -414,14 +457,14 @@ def _need_terminal(command: str) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     _need_terminal("play")
-    from .app import play
+    from margin.tui.screens.app import play
 
     return play(args.path)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     _need_terminal("watch")
-    from .app import watch
+    from margin.tui.screens.app import watch
 
     return watch(args.path, args.as_, bell=args.bell)
 
@@ -429,8 +472,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def cmd_host(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .host import Host, HostError, parse_address, parse_keys, serve
-    from .view import player_id
+    from margin.tui.host.host import Host, serve
+    from margin.tui.host.ssh import HostError, parse_address, parse_keys
+    from margin.tui.table.reader import player_id
 
     try:
         cols, rows = parse_size(args.max_size)
@@ -479,7 +523,7 @@ def _positive(text: str) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     _need_terminal("replay")
-    from .app import replay
+    from margin.tui.screens.app import replay
 
     return replay(args.path, args.as_)
 
@@ -508,7 +552,7 @@ def _write(text: str, path: str | None) -> None:
 
 def _recap(args: argparse.Namespace) -> Recap:
     """The recap of the table ``args`` name, as the seat and version they ask for."""
-    from . import recap
+    from margin.tui.text import recap
 
     table = Table.open(args.path, readonly=True)
     try:
@@ -518,11 +562,11 @@ def _recap(args: argparse.Namespace) -> Recap:
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
-    from . import recap
+    from margin.tui.text import recap
 
     result = _recap(args)
     if args.format == "html":
-        from .recap_html import html
+        from margin.tui.text.recap_html import html
 
         text = html(result, args.as_)
     else:
@@ -532,7 +576,7 @@ def cmd_recap(args: argparse.Namespace) -> int:
 
 
 def cmd_luck(args: argparse.Namespace) -> int:
-    from . import recap
+    from margin.tui.text import recap
 
     result = _recap(args)
     sys.stdout.write(recap.luck_text(result, args.as_, checks=args.checks))
@@ -540,7 +584,7 @@ def cmd_luck(args: argparse.Namespace) -> int:
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
-    from .branch import branch
+    from margin.tui.table.branch import branch
 
     made = branch(args.path, args.at, args.new)
     print(
@@ -553,7 +597,7 @@ def cmd_branch(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .branch import diff
+    from margin.tui.table.branch import diff
 
     sys.stdout.write(diff(args.a, args.b))
     return 0
@@ -716,7 +760,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
     )
+    s.add_argument(
+        "--dice",
+        action="store_true",
+        help="also recompute every die margin drew and open every revealed secret",
+    )
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser(
+        "end-session", help="publish the session's dice seed and commit to the next session's"
+    )
+    s.add_argument("path")
+    s.set_defaults(func=cmd_end_session)
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
     s.add_argument("path")

@@ -170,6 +170,13 @@ def _notation(value: Any) -> str:
 #: options margin gives every system
 EVERY_OPTIONS: tuple[Option, ...] = (
     Option(
+        "players",
+        "ask",
+        "what a player's command from their own seat does: 'ask' (a request the GM "
+        "accepts, amends or refuses), 'trust' (applied at once) or 'off' (players watch)",
+        ("ask", "trust", "off"),
+    ),
+    Option(
         "npc_health",
         "exact",
         "what players see of an NPC's health: 'exact', 'descriptive' (healthy, hurt, "
@@ -256,6 +263,20 @@ class Command(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_o
     """A GM's intent, decided against the state into events (or refused)."""
 
 
+@dataclass(frozen=True)
+class Acting:
+    """What a player may give of one command, from their own seat (``core.authority``)."""
+
+    #: the field naming the character who acts: a player gives only their own
+    actor: str
+    #: fields naming the other characters it acts on (an attack's target): any one
+    #: character players can see
+    others: tuple[str, ...] = ()
+    #: fields only the GM sets (a secret TN, an override): a player's command leaves
+    #: them as their defaults have them
+    gm: tuple[str, ...] = ()
+
+
 Decide = Callable[[Command, TableState, Dice, History], list[Draft]]
 #: command type -> the function that decides a command of it
 Deciders = Mapping[type[Command], Callable[..., list[Draft]]]
@@ -280,6 +301,9 @@ class System:
     summary: str
     options: tuple[Option, ...] = ()
     commands: tuple[type[Command], ...] = ()
+    #: the commands of ``commands`` a player may give from their seat, and how
+    #: (every other command is the GM's)
+    players: Mapping[type[Command], Acting] = field(default_factory=dict)
     #: event type -> fold step, for this system's own events
     handlers: Mapping[type[Event], Handler] = field(default_factory=dict)
     #: decide(command, state, dice, history) -> drafts, for this system's commands

@@ -23,7 +23,7 @@ from ..dice import Dice
 from ..facts import Reader
 from ..history import History
 from ..state import Character, Moment, TableState
-from .base import Clock, Command, Handler, Odds, Option, System
+from .base import Acting, Clock, Command, Handler, Odds, Option, System
 from .words import Grammar
 
 
@@ -57,6 +57,8 @@ class Commands(Protocol):
 
     @property
     def COMMANDS(self) -> tuple[type[Command], ...]: ...
+    @property
+    def PLAYERS(self) -> Mapping[type[Command], Acting]: ...
 
 
 class Decide(Protocol):
@@ -141,6 +143,7 @@ FIELDS = {
     "SHORT_FORMS": "short_forms",
     "CLOCK_EVENTS": "clock_events",
     "COMMANDS": "commands",
+    "PLAYERS": "players",
     "HANDLERS": "handlers",
     "RESOLVE": "resolve",
     "READERS": "recap",
@@ -204,5 +207,23 @@ def shaped(package: str, **face: Any) -> System:
         for name, value in given(where, protocol, system).items():
             if value is not None:
                 found[FIELDS.get(name, name)] = value
+    _check_players(system, found.get("commands", ()), found.get("players", {}))
     grammar: Grammar = found.pop("GRAMMAR")
     return System(**{**found, "parse_words": grammar.parse, "grammar": grammar.usages, **face})
+
+
+def check_acting(where: str, kind: type[Any], acting: Acting) -> None:
+    """Refuse, at load, a player's command whose ``Acting`` names a field the command lacks."""
+    named = [*([acting.actor] if acting.actor else []), *acting.others, *acting.gm]
+    stray = sorted({n for n in named if n not in kind.__struct_fields__})
+    if stray:
+        raise ShapeError(f"{where}: PLAYERS names no field of {kind.__name__}: {', '.join(stray)}")
+
+
+def _check_players(
+    system: str, commands: tuple[type[Command], ...], players: Mapping[type[Command], Acting]
+) -> None:
+    for kind, acting in players.items():
+        if kind not in commands:
+            raise ShapeError(f"{system}: PLAYERS names {kind.__name__}, none of its COMMANDS")
+        check_acting(system, kind, acting)

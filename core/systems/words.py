@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import systems
@@ -22,6 +22,150 @@ from .base import MAX_GROUP, Usage
 
 #: a form's parser: the words (the first in lower case) and the state -> a command as a dict
 Parser = Callable[[list[str], TableState], dict[str, Any]]
+
+QUOTES = "\"'"
+
+
+class Word(str):
+    """A word of a typed line: its text, without the quotes that grouped it, and where it
+    stood on the line (``line[start:end]`` is the word as typed)."""
+
+    line: str
+    start: int
+    end: int
+    quoted: bool
+
+    def __new__(cls, text: str, line: str, start: int, end: int, quoted: bool = False) -> Word:
+        word = super().__new__(cls, text)
+        word.line, word.start, word.end, word.quoted = line, start, end, quoted
+        return word
+
+
+def _closing(line: str, at: int) -> int | None:
+    """Where the quote opening at ``at`` closes: the next same quote that ends a word."""
+    mark = line[at]
+    found = line.find(mark, at + 1)
+    while found != -1:
+        if found + 1 == len(line) or line[found + 1].isspace():
+            return found
+        found = line.find(mark, found + 1)
+    return None
+
+
+def _bracketed(line: str, at: int) -> int | None:
+    """Where the JSON bracket opening at ``at`` closes (strings inside it kept whole)."""
+    depth, quote = 0, ""
+    for i in range(at, len(line)):
+        ch = line[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch == '"':
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def split_words(line: str) -> list[Word]:
+    """A typed line's words, split on spaces.
+
+    A quote at the start of a word groups the words up to the same quote at the
+    end of a word (``"Old Tom"``, ``'on fire'``) into one word, the quotes taken
+    off; so does one right after ``=`` (``title="the Bold"``). Any other quote is
+    a letter like the rest (``guard's``, ``can't``, ``'tis``), kept as typed. A
+    bracket at the start of a word or right after ``=`` runs to its match, spaces
+    and all, so a sheet field's JSON stays one word (``skills={"Melee": 40}``).
+    """
+    words: list[Word] = []
+    i, size = 0, len(line)
+    while i < size:
+        if line[i].isspace():
+            i += 1
+            continue
+        start = i
+        close = _closing(line, i) if line[i] in QUOTES else None
+        if close is not None:
+            words.append(Word(line[i + 1 : close], line, start, close + 1, quoted=True))
+            i = close + 1
+            continue
+        text: list[str] = []
+        while i < size and not line[i].isspace():
+            ch = line[i]
+            opens = i == start or line[i - 1] == "="
+            end = None
+            if opens and ch in QUOTES:
+                end = _closing(line, i)
+                if end is not None:
+                    text.append(line[i + 1 : end])
+            elif opens and ch in "{[":
+                end = _bracketed(line, i)
+                if end is not None:
+                    text.append(line[i : end + 1])
+            if end is None:
+                text.append(ch)
+                i += 1
+            else:
+                i = end + 1
+        words.append(Word("".join(text), line, start, i))
+    return words
+
+
+def quoted(word: str) -> bool:
+    """Whether a word was typed in quotes, so it is never one of a form's own words."""
+    return isinstance(word, Word) and word.quoted
+
+
+def typed_text(words: Sequence[str]) -> str:
+    """Words as they were typed: the stretch of the line from the first to the last, its
+    quotes and spacing kept (words not typed together are joined by spaces)."""
+    typed = [w for w in words if isinstance(w, Word)]
+    if not typed or len(typed) < len(words):
+        return " ".join(words)
+    first, last = typed[0], typed[-1]
+    if any(w.line is not first.line for w in typed) or last.start < first.start:
+        return " ".join(words)
+    return first.line[first.start : last.end]
+
+
+def name_text(words: Sequence[str]) -> str:
+    """A name typed as words: one quoted word is its text, several are as typed."""
+    if len(words) == 1:
+        return str(words[0])
+    return typed_text(words)
+
+
+def cut_reason(words: list[str], form: str) -> tuple[list[str], dict[str, Any]]:
+    """A form's words before ``for`` and, as ``reason``, the words after it as typed.
+
+    The reason runs to the end of the line, so it comes last in every form that
+    takes one (``check kael melee for the padlock``).
+    """
+    for at, word in enumerate(words):
+        if word.lower() == "for" and not quoted(word):
+            if at + 1 == len(words):
+                raise RuleError(f"{form}: give the reason after 'for' ({form} ... for the padlock)")
+            return words[:at], {"reason": typed_text(words[at + 1 :])}
+    return words, {}
+
+
+def take_flag(words: list[str], flag: str, form: str) -> tuple[list[str], bool]:
+    """A form's words without the word ``flag`` (``secret``) and whether it was there; a
+    quoted word is never the flag, and the flag given twice is refused."""
+    found = [w for w in words if w.lower() == flag and not quoted(w)]
+    if len(found) > 1:
+        raise RuleError(f"{form}: {flag!r} is given twice (once is enough)")
+    return [w for w in words if not found or w is not found[0]], bool(found)
+
+
+def nothing_after(words: list[str], form: str, usage: str = "") -> None:
+    """Refuse words a form does not take, naming the first of them and what is valid."""
+    if words:
+        valid = usage or f"{form} takes nothing after it"
+        raise RuleError(f"{form}: {words[0]!r} is not understood ({valid})")
 
 
 class Grammar:
@@ -59,7 +203,18 @@ class Grammar:
             return None
         head = words[0].lower()
         parser = self.parsers.get(head)
-        return None if parser is None else parser([head, *words[1:]], state)
+        return None if parser is None else _plain(parser([head, *words[1:]], state))
+
+
+def _plain(value: Any) -> Any:
+    """A parsed command with every typed ``Word`` in it a plain string again."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    return value
 
 
 def whole(word: str, what: str) -> int:
@@ -103,18 +258,16 @@ def record_number(word: str) -> int | None:
     return int(word) if word.isascii() and word.isdigit() else None
 
 
-def name_then(
-    kind: str, option: str, read: Callable[[str], Any], usage: str, *, pass_over: bool = False
-) -> Parser:
+def name_then(kind: str, option: str, read: Callable[[str], Any], usage: str) -> Parser:
     """A ``WORD NAME [VALUE]`` form: the command ``kind`` for NAME, with ``option`` read from
-    VALUE when it is given. Words after VALUE are passed over when ``pass_over``; otherwise,
-    like words that do not fit, they are refused with ``usage``."""
+    VALUE when it is given. Words after VALUE, like words that do not fit, are refused with
+    ``usage``."""
 
     def parse(words: list[str], state: TableState) -> dict[str, Any]:
         match words:
             case [_, who]:
                 return {"type": kind, "character": who}
-            case [_, who, given, *more] if pass_over or not more:
+            case [_, who, given]:
                 return {"type": kind, "character": who, option: read(given)}
         raise RuleError(usage)
 
@@ -131,7 +284,7 @@ def name_value_text(
     def parse(words: list[str], state: TableState) -> dict[str, Any]:
         match words:
             case [_, who, given, *rest]:
-                return {"type": kind, "character": who, option: read(given), text: " ".join(rest)}
+                return {"type": kind, "character": who, option: read(given), text: typed_text(rest)}
         raise RuleError(usage)
 
     return parse
@@ -192,8 +345,9 @@ def _roll_tail(args: list[str], out: dict[str, Any]) -> dict[str, Any]:
             return _roll_tail(more, {**out, "secret": True})
         case [as_, who, *more] if as_.lower() == "as":
             return _roll_tail(more, {**out, "actor": who})
-        case [for_, *reason] if for_.lower() == "for":
-            return {**out, "reason": " ".join(reason)}
+        case [for_, *_] if for_.lower() == "for" and not quoted(for_):
+            _, reason = cut_reason(args, "roll")
+            return {**out, **reason}
         case [word, *_]:
             raise RuleError(
                 f"roll: {word!r} not understood (after the dice: secret, as NAME, for REASON)"
@@ -211,7 +365,7 @@ def _roll(words: list[str], state: TableState) -> dict[str, Any]:
 
 def _note(word: str, gm_only: bool) -> Parser:
     def parse(words: list[str], state: TableState) -> dict[str, Any]:
-        text = " ".join(words[1:]).strip()
+        text = typed_text(words[1:]).strip()
         if not text:
             raise RuleError(f"{word}: give the text of the note")
         return {"type": "note", "text": text, "gm_only": gm_only}
@@ -340,43 +494,100 @@ def _write_it(usage: str) -> RuleError:
     return RuleError(f"{usage.split()[0]}: write it as '{usage}' ({NAMES_NOTE})")
 
 
+#: a word that looks like a duration but is none (``2x``, ``3``): a typo, never a name's end
+NEAR_DURATION = re.compile(r"\d+[^\W\d_]*")
+#: a duration's unit typed as a word of its own (``2 rounds``)
+UNIT_WORD = re.compile(r"rounds?|turns?|counts?", re.IGNORECASE)
+COND_USAGE = "cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]"
+
+
+def _duration(words: list[str], at: int) -> tuple[str, int, int] | None:
+    """The duration typed at ``words[at]`` (``2r``, or ``2 rounds`` in two words): its unit,
+    its count and how many words it took; None when none is there."""
+    word = words[at]
+    if quoted(word):
+        return None
+    found = DURATION.fullmatch(word)
+    if found:
+        return UNITS[found.group(2)[0].lower()], int(found.group(1)), 1
+    after = words[at + 1] if at + 1 < len(words) else ""
+    if word.isascii() and word.isdigit() and UNIT_WORD.fullmatch(after) and not quoted(after):
+        return UNITS[after[0].lower()], int(word), 2
+    return None
+
+
+def _cond_word(words: list[str], at: int) -> bool:
+    """Whether the condition's name has ended at ``words[at]``: a duration, gm or for."""
+    word = words[at]
+    flag = not quoted(word) and word.lower() in ("gm", "for")
+    return flag or _duration(words, at) is not None
+
+
 def _condition(words: list[str], out: dict[str, Any]) -> dict[str, Any]:
-    """``prone 2r gm``: the condition's name, its one duration and whether it is the GM's."""
-    name = []
-    for word in words:
-        found = DURATION.fullmatch(word)
-        if found:
-            if any(u in out for u in UNITS.values()):
-                raise RuleError(f"cond: {word!r} is a second duration (give one: 2r, 1t or 3c)")
-            out[UNITS[found.group(2)[0].lower()]] = int(found.group(1))
-        elif word.lower() == "gm":
-            out["gm_only"] = True
-        else:
-            name.append(word)
+    """``prone 2r gm for the blast``: the condition's name (the words up to its duration,
+    ``gm`` or ``for``), its one duration, whether it is the GM's, and the reason."""
+    at = 0
+    while at < len(words) and not _cond_word(words, at):
+        at += 1
+    name = words[:at]
     if not name:
-        raise RuleError("cond: name the condition (cond kael prone 2r)")
-    return {**out, "name": " ".join(name)}
+        raise RuleError(f"cond: name the condition before its duration ({COND_USAGE})")
+    last = name[-1]
+    if not quoted(last) and NEAR_DURATION.fullmatch(last):
+        raise RuleError(
+            f"cond: {last!r} is not a duration (2r rounds, 1t turns, 3c counts); quote the "
+            f'name if it is part of it (cond kael "{name_text(name)}")'
+        )
+    while at < len(words):
+        word = words[at]
+        duration = _duration(words, at)
+        if duration is not None:
+            if any(u in out for u in UNITS.values()):
+                typed = typed_text(words[at : at + duration[2]])
+                raise RuleError(f"cond: {typed!r} is a second duration (give one: 2r, 1t or 3c)")
+            out[duration[0]] = duration[1]
+            at += duration[2]
+        elif word.lower() == "gm" and not quoted(word) and not out.get("gm_only"):
+            out["gm_only"] = True
+            at += 1
+        elif word.lower() == "for" and not quoted(word):
+            _, reason = cut_reason(words[at:], "cond")
+            _no_duration_in(words[at + 1 :])
+            out.update(reason)
+            break
+        else:
+            raise RuleError(
+                f"cond: {word!r} after the condition {name_text(name)!r} is not understood "
+                f"(then: 2r|1t|3c, gm, for REASON; quote a name of several words)"
+            )
+    return {**out, "name": name_text(name)}
+
+
+def _no_duration_in(reason: list[str]) -> None:
+    """Refuse a reason holding a duration, which the GM meant as the condition's."""
+    for at in range(len(reason)):
+        duration = _duration(reason, at)
+        if duration is not None:
+            typed = typed_text(reason[at : at + duration[2]])
+            raise RuleError(
+                f"cond: {typed!r} is in the reason after 'for'; give the duration before "
+                f"'for' (cond kael prone 2r for the blast)"
+            )
 
 
 @GENERIC.form("cond", Usage(("character", "text"), makes="add-condition"))
 def _cond(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, *spec] if spec:
-            low = [w.lower() for w in spec]
-            out: dict[str, Any] = {"type": "add-condition", "character": who}
-            if "for" in low:
-                at = low.index("for")
-                out["reason"] = " ".join(spec[at + 1 :])
-                spec = spec[:at]
-            return _condition(spec, out)
-    raise _write_it("cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]")
+            return _condition(spec, {"type": "add-condition", "character": who})
+    raise _write_it(COND_USAGE)
 
 
 @GENERIC.form("uncond", Usage(("character", "condition"), makes="remove-condition"))
 def _uncond(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, *name] if name:
-            return {"type": "remove-condition", "character": who, "name": " ".join(name)}
+            return {"type": "remove-condition", "character": who, "name": name_text(name)}
     raise _write_it("uncond NAMES CONDITION")
 
 
@@ -429,7 +640,7 @@ def _edit(words: list[str], state: TableState) -> dict[str, Any]:
 def _rename(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, *name] if name:
-            return {"type": "rename", "character": who, "name": " ".join(name)}
+            return {"type": "rename", "character": who, "name": name_text(name)}
     raise _write_it("rename NAME NEW NAME")
 
 
@@ -490,8 +701,18 @@ def _leave(words: list[str], state: TableState) -> dict[str, Any]:
     raise RuleError(f"leave: name who ({NAMES_NOTE})")
 
 
-CLOCK.form("next", Usage(makes="next-turn"))(lambda words, state: {"type": "next-turn"})
-CLOCK.form("end", Usage(makes="end-encounter"))(lambda words, state: {"type": "end-encounter"})
+def bare(kind: str, form: str) -> Parser:
+    """A form of one word, ``form``: the command ``kind``; any word after it is refused."""
+
+    def parse(words: list[str], state: TableState) -> dict[str, Any]:
+        nothing_after(words[1:], form, f"{form} takes nothing after it: one at a time")
+        return {"type": kind}
+
+    return parse
+
+
+CLOCK.form("next", Usage(makes="next-turn"))(bare("next-turn", "next"))
+CLOCK.form("end", Usage(makes="end-encounter"))(bare("end-encounter", "end"))
 
 
 def parse_generic(words: list[str], state: TableState) -> dict[str, Any] | None:

@@ -35,6 +35,8 @@ class CheckRolled(Event, frozen=True, tag="chance.check"):
     source: str = "rng"
     #: the difficulty's band on the ladder ("hard"); "" in records older than the field
     difficulty_band: str = ""
+    #: why the check was made, as the GM said it
+    reason: str = ""
 
 
 class OpposedRolled(Event, frozen=True, tag="chance.opposed"):

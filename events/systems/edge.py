@@ -77,6 +77,8 @@ class Attacked(Checked, frozen=True, tag="edge.attack"):
     #: what the target's armor took off its defense (options armor_dodge_*) when the TN was
     #: the target's defense
     dodge_penalty: int = 0
+    #: a hit whose damage is rolled later (``damage``): held, or its faces not typed yet
+    damage_held: bool = False
 
 
 class EdgeSpent(Event, frozen=True, tag="edge.spent"):

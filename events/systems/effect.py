@@ -45,6 +45,8 @@ class EffectChecked(Event, frozen=True, kw_only=True, tag="effect.check"):
     seconds: int | None = None
     combat: bool = False
     reason: str = ""
+    #: rolled behind the GM's screen: players see how it went, not its numbers
+    secret: bool = False
 
 
 class EffectAssisted(Event, frozen=True, kw_only=True, tag="effect.assist"):
@@ -122,8 +124,24 @@ HELPER = (
     "dm",
     "label",
 )
+#: A secret check's numbers: the dice, every DM and what they came to.
+CHECK_SECRET = (
+    "skill_level",
+    "unskilled_dm",
+    "characteristic_dm",
+    "difficulty",
+    "difficulty_dm",
+    "law_level",
+    "circumstance",
+    "dm",
+    "assist_dm",
+    "actions_dm",
+    "faces",
+    "total",
+    "effect",
+)
 EffectChecked.PLAYER = PlayerForm(
-    about=("actor", "assist_by"), unseen={"assist_by": ("assist_dm",)}
+    about=("actor", "assist_by"), unseen={"assist_by": ("assist_dm",)}, secret=CHECK_SECRET
 )
 EffectAssisted.PLAYER = PlayerForm(about=("helper", "actor"), unseen={"helper": HELPER})
 EffectOpposed.PLAYER = PlayerForm(

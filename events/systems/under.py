@@ -32,6 +32,8 @@ class UnderChecked(Event, UnderRoll, frozen=True, kw_only=True, tag="under.check
     crit_reading: str = "table"
     unskilled: bool = False
     reason: str = ""
+    #: rolled behind the GM's screen: players see how it went, not its numbers
+    secret: bool = False
 
 
 class OpposedSide(UnderRoll, frozen=True, kw_only=True):
@@ -132,7 +134,9 @@ EVENTS = declared(globals(), Event)
 # -- what players see ---------------------------------------------------------
 
 _ACTOR = PlayerForm(about=("actor",))
-UnderChecked.PLAYER = _ACTOR
+#: A secret check's numbers.
+CHECK_SECRET = ("target", "faces", "roll", "margin", "crit_range")
+UnderChecked.PLAYER = PlayerForm(about=("actor",), secret=CHECK_SECRET)
 UnderOpposed.PLAYER = PlayerForm(
     about=("a", "b", "winner"), unseen={"a": (), "b": (), "winner": ()}
 )

@@ -232,7 +232,7 @@ def mask_health(char: Character) -> Character:
 #: the table screen's short forms, in an order that runs on the demo table
 SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("check rook lockpick 12 tools = 38", "a secret check with proper tools, the die typed"),
-    ("check rook hacking 40 helper open", "an open check with a helper"),
+    ("check rook hacking 40 helper open for the door", "an open check with a helper, a reason"),
     ("check vex arcana hard = 20", "a difficulty named by its band (hard: 70)"),
     ("opposed rook stealth marn perception", "an opposed check"),
     ("move rook 5 5", "move to a place (feet)"),

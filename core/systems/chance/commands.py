@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from ..base import Command
+from ..base import Acting, Command
 
 #: most extra attackers that can surround one target
 MAX_EXTRA_ATTACKERS = 100
@@ -44,6 +44,8 @@ class Check(Command, tag="check"):
     override: bool = False
     narration: str = ""
     faces: list[int] | None = None
+    #: why the check is made, as the GM said it (``for the vault door``)
+    reason: str = ""
 
 
 class Opposed(Command, tag="opposed"):
@@ -185,3 +187,18 @@ COMMANDS: tuple[type[Command], ...] = (
     ChangeHp,
     Travel,
 )
+
+#: what a player may give from their own seat: their character's checks and attacks
+#: (whether a check is rolled in secret, and overrides, stay the GM's), a bandage, a
+#: move and a flight
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character", gm=("secret", "override", "proficiency")),
+    Attack: Acting(
+        "attacker",
+        others=("target",),
+        gm=("override", "aware", "unaware_percent", "extra_attackers"),
+    ),
+    Bandage: Acting("character"),
+    Move: Acting("character", gm=("override",)),
+    Flee: Acting("character", gm=("override",)),
+}

@@ -24,7 +24,7 @@ from .words import GRAMMAR, MODIFIER_WORDS
 
 
 def _check_line(e: dict[str, Any]) -> str:
-    who, skill = e["character"], e["skill"]
+    who, skill = e["character"], e["skill"] + if_given(e, "reason", " for {}")
     secret = " in secret" if e.get("secret") else ""
     if e.get("automatic"):
         head = f"{who} {skill}: automatic success, no roll"
@@ -40,7 +40,8 @@ def _check_line(e: dict[str, Any]) -> str:
     retry = {"changed": " (retry, new approach)", "override": " (retry allowed by the GM)"}.get(
         e.get("retry", ""), ""
     )
-    return f"{head}{retry} - {e['narration']}" if e.get("narration") else head + retry
+    head += retry
+    return f"{head} - {e['narration']}" if e.get("narration") else head
 
 
 def _band_of(e: dict[str, Any], prefix: str = "") -> str:

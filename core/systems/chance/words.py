@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character
 from ..base import Usage
-from ..words import Grammar, name_then, name_value_text, number, whole, whole_as
+from ..words import Grammar, cut_reason, name_then, name_value_text, number, whole, whole_as
 from . import rules
 from .state import sheet_of
 
@@ -36,7 +36,9 @@ def _no_more(head: str, extra: list[str], usage: str) -> None:
 
 def _check_words(rest: list[str]) -> dict[str, Any]:
     if len(rest) < 3:
-        raise RuleError("check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override]")
+        raise RuleError(
+            "check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override] [for REASON]"
+        )
     given = rest[2].lower()
     if given not in rules.DIFFICULTY_MIDDLES and not given.lstrip("-").isdigit():
         bands = ", ".join(rules.DIFFICULTY_MIDDLES)
@@ -61,7 +63,8 @@ def _check_words(rest: list[str]) -> dict[str, Any]:
         else:
             words = ", ".join(sorted(MODIFIER_WORDS))
             raise RuleError(
-                f"check: {word!r} is not a modifier word ({words}, open, secret, override)"
+                f"check: {word!r} is not a modifier word ({words}, open, secret, override; "
+                "then for REASON)"
             )
     if mods:
         out["modifiers"] = mods
@@ -110,10 +113,14 @@ def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
 
 
 @GRAMMAR.form(
-    "check", Usage(("character", "skill", "number"), ("modifier", "open|secret|override"))
+    "check",
+    Usage(
+        ("character", "skill", "number"), ("modifier", "open|secret|override|for"), {"for": "text"}
+    ),
 )
 def _check(words: list[str], state: TableState) -> dict[str, Any]:
-    return _check_words(words[1:])
+    rest, reason = cut_reason(words[1:], "check")
+    return {**_check_words(rest), **reason}
 
 
 @GRAMMAR.form(

@@ -218,7 +218,7 @@ SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("use kael move to cover", "spend one of the turn's actions"),
     ("edge kael initiative", "+2d6 initiative for the turn (here: a bonus action)"),
     ("attack kael enforcer sword vs 20 = 9 8 6 6 6 6 6 6", "an attack: check, then damage"),
-    ("attack kael guard sword vs 15 hold = 5 5", "a hit whose damage waits"),
+    ("attack kael guard sword vs 15 = 5 5", "the hit's dice alone: its damage waits for its own"),
     ("edge kael damage = 1 1 1 1 1 1 1 1", "roll the waiting damage, +2d6 for Edge"),
     ("damage guard 3d6+2 stun = 6 6 6", "direct damage to a target, stun"),
     ("edge vask reaction", "an extra reaction outside one's turn"),
@@ -232,6 +232,7 @@ SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("start Second wave", "start an encounter"),
     ("join kael faces 3 4", "roll initiative and join, physical dice typed"),
     ("next", "the first turn"),
+    ("check moreau athletics vs 20 for the guard's keys = 2 3", "a reason comes last"),
 )
 
 #: the events that move the system's own clock

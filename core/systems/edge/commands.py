@@ -8,7 +8,7 @@ from msgspec import Meta
 
 from margin.events.systems.edge import SECRET_TN
 
-from ..base import Command
+from ..base import Acting, Command
 
 ACTIONS = ("major", "move", "minor", "bonus", "reaction")
 
@@ -209,3 +209,17 @@ COMMANDS: tuple[type[Command], ...] = (
     UseAction,
     EndEncounter,
 )
+
+#: what a player may give from their own seat: their character's checks, attacks and
+#: initiative, which die Advantage drops (``keep``), and the Edge the rules make theirs
+#: to spend (Advantage, removing Disadvantage, a boost, surviving, burning)
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character", gm=("secret_tn",)),
+    Attack: Acting("character", others=("target",), gm=("secret_tn",)),
+    SpendEdge: Acting("character"),
+    LessenInjury: Acting("character"),
+    BurnEdge: Acting("character"),
+    DismissPending: Acting("character"),
+    Join: Acting("character", gm=("dice",)),
+    UseAction: Acting("character"),
+}

@@ -67,7 +67,7 @@ def _assumed(e: dict[str, Any]) -> str:
 
 
 def _line_check(e: dict[str, Any]) -> str:
-    line = _check_line(e)
+    line = _check_line(e) + if_given(e, "reason", ", for {}")
     if e.get("pending_kind"):
         line += f"; {e['pending_kind']} pending ({e.get('pending_scope')})"
     return line
@@ -85,9 +85,20 @@ def _line_attack(e: dict[str, Any]) -> str:
     line += ": " + _check_line(e)
     if e.get("success"):
         line += f", damage dice +{e.get('damage_dice', 0)}"
+    if e.get("damage_held"):
+        line += f"; damage{_held_pool(e)} waits for damage {e.get('character')}"
     if e.get("dodge_penalty"):
         line += f" (defense -{e['dodge_penalty']} for the target's armor)"
+    line += if_given(e, "reason", ", for {}")
     return line
+
+
+def _held_pool(e: dict[str, Any]) -> str:
+    """A held hit's damage pool, `` 6d6+3``, when players may see what it is made of."""
+    if "base_dice" not in e or "mos" not in e:
+        return ""
+    dice = e["base_dice"] + rules.damage_dice_of(e["mos"]) + e.get("extra_dice", 0)
+    return f" {rules.Pool(dice, e.get('damage_bonus', 0))}"
 
 
 def _line_spent(e: dict[str, Any]) -> str:

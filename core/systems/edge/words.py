@@ -9,17 +9,21 @@ from ...dice import ConstTerm, DiceTerm, parse
 from ...errors import RuleError
 from ...state import TableState
 from ..base import Usage
-from ..words import Grammar, Parser, name_then, name_value_text, whole, whole_as
+from ..words import (
+    Grammar,
+    Parser,
+    bare,
+    cut_reason,
+    name_then,
+    name_value_text,
+    nothing_after,
+    typed_text,
+    whole,
+    whole_as,
+)
 
 #: an option word's reader: the words, the option's index, the command -> the next index
 Option = Callable[[list[str], int, dict[str, Any]], int]
-
-
-def _bare(kind: str) -> Parser:
-    def build(words: list[str], state: TableState) -> dict[str, Any]:
-        return {"type": kind}
-
-    return build
 
 
 FLAG_WORDS = {
@@ -32,7 +36,7 @@ FLAG_WORDS = {
 
 CHECK_WORDS = (
     "vs, adv, adv2, dis, dis2, remove-dis, edge, edge-remove, mod N, keep I J, no-pending, "
-    "secret, option-dis, faces ..."
+    "secret, option-dis, faces ..., for REASON"
 )
 ATTACK_WORDS = CHECK_WORDS + ", burst, single, edge-damage, hold, reaction, bonus, free"
 
@@ -107,7 +111,8 @@ CHECK_OPTIONS: dict[str, Option] = {
     "keep": _keep,
     "no-pending": _flag("pending", "none"),
     "secret": _flag("secret_tn", True),
-    "option-dis": _flag("chosen_disadvantage", 1),
+    # counted, so a doubled word is refused as the JSON form's 2 is
+    "option-dis": _flag("chosen_disadvantage", 1, add=True),
 }
 
 
@@ -176,12 +181,13 @@ def _usage(usage: str) -> RuleError:
 def _check_words(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, *tail] if tail:
-            cmd: dict[str, Any] = {"type": "check", "character": who}
+            tail, reason = cut_reason(tail, "check")
+            cmd: dict[str, Any] = {"type": "check", "character": who, **reason}
             rest = _tail(tail, cmd, {"check"})
             if not rest:
                 raise RuleError("check: name the skill (check kael athletics vs 30)")
             return {**cmd, "skill": "-".join(rest)}
-    raise _usage("check NAME SKILL [vs TN|difficulty] [adv|dis|edge|...] [faces ...]")
+    raise _usage("check NAME SKILL [vs TN|difficulty] [adv|dis|edge|...] [faces ...] [for REASON]")
 
 
 #: the words only an attack takes, and what each sets
@@ -199,7 +205,13 @@ ATTACK_FLAGS: dict[str, tuple[str, Any]] = {
 def _attack_words(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, attacker, target, *tail]:
-            cmd: dict[str, Any] = {"type": "attack", "character": attacker, "target": target}
+            tail, reason = cut_reason(tail, "attack")
+            cmd: dict[str, Any] = {
+                "type": "attack",
+                "character": attacker,
+                "target": target,
+                **reason,
+            }
             for word in tail:
                 if word.lower() in ATTACK_FLAGS:
                     field, value = ATTACK_FLAGS[word.lower()]
@@ -207,33 +219,42 @@ def _attack_words(words: list[str], state: TableState) -> dict[str, Any]:
             tail = [w for w in tail if w.lower() not in ATTACK_FLAGS]
             rest = _tail(tail, cmd, {"check"}, ATTACK_WORDS)
             return {**cmd, "weapon": "-".join(rest)} if rest else cmd
-    raise _usage("attack ATTACKER TARGET [WEAPON] [burst] [vs TN] [edge|edge-damage] [faces ...]")
+    raise _usage(
+        "attack ATTACKER TARGET [WEAPON] [burst] [vs TN] [edge|edge-damage] [faces ...] "
+        "[for REASON]"
+    )
 
 
-def _injury(more: list[str]) -> dict[str, Any]:
+def _injury(more: list[str], use: str) -> dict[str, Any]:
     match more:
-        case [seq, *_] if seq.lower() != "faces":
+        case []:
+            return {}
+        case [seq, *extra]:
+            nothing_after(extra, "edge", f"edge NAME {use} [INJURY]")
             return {"injury": whole(seq, "injury")}
     return {}
 
 
 def _edge_words(words: list[str], state: TableState) -> dict[str, Any]:
-    injury = _injury(words[3:])  # a record number after the use is read whatever the use
     match [w.lower() if i == 2 else w for i, w in enumerate(words)]:
-        case [_, name, "damage", *_]:
+        case [_, name, "damage", *more]:
+            nothing_after(more, "edge", "edge NAME damage takes nothing after it")
             return {"type": "damage", "attacker": name, "edge_boost": True}
         case [_, name, "initiative" | "init", *more]:
             cmd: dict[str, Any] = {"type": "spend-edge", "character": name, "purpose": "initiative"}
             match more:
                 case [faces, *typed] if faces.lower() == "faces":
                     cmd["faces"] = [whole(w, "faces") for w in typed]
+                case _:
+                    nothing_after(more, "edge", "edge NAME initiative [faces ...]")
             return cmd
-        case [_, name, "reaction", *_]:
+        case [_, name, "reaction", *more]:
+            nothing_after(more, "edge", "edge NAME reaction takes nothing after it")
             return {"type": "spend-edge", "character": name, "purpose": "reaction"}
-        case [_, name, "lessen" | "lessen-injury", *_]:
-            return {"type": "lessen-injury", "character": name, **injury}
-        case [_, name, "burn", *_]:
-            return {"type": "edge-burn", "character": name, **injury}
+        case [_, name, "lessen" | "lessen-injury", *more]:
+            return {"type": "lessen-injury", "character": name, **_injury(more, "lessen")}
+        case [_, name, "burn", *more]:
+            return {"type": "edge-burn", "character": name, **_injury(more, "burn")}
         case [_, _, what, *_]:
             raise RuleError(
                 f"edge: {what!r} is not a use of Edge here (damage, initiative, reaction, lessen, burn)"
@@ -284,7 +305,8 @@ def _damage_words(words: list[str], state: TableState) -> dict[str, Any]:
 def _simple(kind: str, field: str = "character") -> Parser:
     def build(words: list[str], state: TableState) -> dict[str, Any]:
         match words:
-            case [_, who, *_]:
+            case [_, who, *more]:
+                nothing_after(more, words[0], f"{words[0]} NAME")
                 return {"type": kind, field: who}
         raise _usage(f"{words[0]} NAME")
 
@@ -303,7 +325,7 @@ def _join_words(words: list[str], state: TableState) -> dict[str, Any]:
 
 
 def _start_words(words: list[str], state: TableState) -> dict[str, Any]:
-    return {"type": "start-encounter", "name": " ".join(words[1:])}
+    return {"type": "start-encounter", "name": typed_text(words[1:])}
 
 
 def _recover_words(words: list[str], state: TableState) -> dict[str, Any]:
@@ -342,8 +364,8 @@ def _repair_words(words: list[str], state: TableState) -> dict[str, Any]:
 
 
 def _named(kind: str, option: str, read: Callable[[str], Any], usage: str) -> Parser:
-    """A ``WORD NAME [VALUE]`` form that passes over any words after VALUE."""
-    return name_then(kind, option, read, f"usage: {usage}", pass_over=True)
+    """A ``WORD NAME [VALUE]`` form; a word after VALUE is refused with ``usage``."""
+    return name_then(kind, option, read, f"usage: {usage}")
 
 
 #: every short form: its word, what its words are (for completion) and its parser
@@ -353,9 +375,9 @@ GRAMMAR = Grammar.of(
         Usage(
             ("character", "skill"),
             (
-                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces|for",
             ),
-            {"vs": "difficulty"},
+            {"vs": "difficulty", "for": "text"},
         ),
         _check_words,
     ),
@@ -366,9 +388,9 @@ GRAMMAR = Grammar.of(
             (
                 "weapon",
                 "burst|single|edge-damage|hold|reaction|bonus|free",
-                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces",
+                "vs|adv|adv2|dis|dis2|remove-dis|edge|edge-remove|mod|keep|no-pending|secret|option-dis|faces|for",
             ),
-            {"vs": "difficulty"},
+            {"vs": "difficulty", "for": "text"},
         ),
         _attack_words,
     ),
@@ -388,11 +410,11 @@ GRAMMAR = Grammar.of(
         Usage(("character",), makes="lessen-injury"),
         _named("lessen-injury", "injury", whole_as("injury"), "lessen NAME [INJURY]"),
     ),
-    ("next", Usage(makes="next-turn"), _bare("next-turn")),
+    ("next", Usage(makes="next-turn"), bare("next-turn", "next")),
     ("start", Usage(makes="start-encounter"), _start_words),
     ("join", Usage(("character",), ("faces",)), _join_words),
     ("leave", Usage(("character",)), _simple("leave")),
-    ("end", Usage(makes="end-encounter"), _bare("end-encounter")),
+    ("end", Usage(makes="end-encounter"), bare("end-encounter", "end")),
     (
         "use",
         Usage(("character", "major|move|minor|bonus|reaction"), makes="use-action"),

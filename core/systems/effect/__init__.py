@@ -135,6 +135,7 @@ SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("check vex electronics very-difficult +1 for the lock", "a situational +1 and a reason"),
     ("check mira streetwise law 8", "unskilled, the difficulty from a law level"),
     ("check vex str routine", "a characteristic alone"),
+    ("check vex electronics secret for the guard's keys", "a secret check, with a reason"),
     ("assist mira vex electronics", "help: the helper's Effect waits for vex's next check"),
     ("check vex electronics average task the vault door", "a check on a named task"),
     ("close the safe", "the GM closes a task: no attempts from now on"),

@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from margin.events import declared
 
-from ..base import Command
+from ..base import Acting, Command
 from .state import MAX_ACTIONS, MAX_DM, MAX_LAW_LEVEL
 
 DM = Annotated[int, Meta(ge=-MAX_DM, le=MAX_DM)]
@@ -40,6 +40,8 @@ class Check(Command, tag="check"):
     actions: Annotated[int, Meta(ge=1, le=MAX_ACTIONS)] = 1
     faces: list[int] | None = None
     reason: str = ""
+    #: rolled behind the GM's screen: players see how it went, not its numbers
+    secret: bool = False
 
 
 class Assist(Command, tag="assist"):
@@ -88,3 +90,10 @@ class CloseTask(Command, tag="close-task"):
 
 
 COMMANDS = declared(globals(), Command)
+
+#: what a player may give from their own seat: their character's checks, and helping
+#: another character (the helper's disposition is the GM's to say)
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character"),
+    Assist: Acting("helper", others=("character",), gm=("disposition",)),
+}

@@ -8,8 +8,9 @@ from typing import Any
 
 import msgspec
 
-from margin.events import Draft
+from margin.events import Draft, Visibility
 from margin.events.systems.effect import (
+    CHECK_SECRET,
     EffectAssisted,
     EffectChecked,
     EffectOpposed,
@@ -249,8 +250,10 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         seconds=seconds,
         combat=cmd.combat,
         reason=cmd.reason,
+        secret=cmd.secret,
     )
-    return [Draft(event, cause=plan.assist_seq)]
+    hidden = CHECK_SECRET if cmd.secret else ()
+    return [Draft(event, cause=plan.assist_seq, visibility=Visibility(hidden=hidden))]
 
 
 @dataclass(frozen=True)

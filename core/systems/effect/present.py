@@ -54,14 +54,18 @@ def _side_text(side: Mapping[str, Any]) -> str:
 def _line_check(e: dict[str, Any]) -> str:
     why = if_given(e, "reason", " for {}")
     task = if_given(e, "task", " [task {}]")
+    if "faces" not in e:
+        # a secret check as players see it: how it went, not its numbers
+        return f"{e['actor']} checks {e['label']}{why}{task} in secret -> {e['band']}"
     typed = " (typed)" if e.get("source") == "typed" else ""
+    secret = " in secret" if e.get("secret") else ""
     faces = "+".join(str(f) for f in e["faces"])
     time = ""
     if e.get("seconds") is not None:
         rolled = f" ({e['time_die']} x {e['increment']})" if e.get("time_die") else " (a round)"
         time = f"; takes {rules.show_seconds(e['seconds'])}{rolled}"
     return (
-        f"{e['actor']} checks {e['label']}{why}{task}: {faces}{typed} with {_dms(e)}"
+        f"{e['actor']} checks {e['label']}{why}{task}{secret}: {faces}{typed} with {_dms(e)}"
         f" = {e['total']} vs 8 -> {e['band']}, Effect {e['effect']:+d}{time}"
     )
 

@@ -7,7 +7,16 @@ from typing import Any
 from ...errors import RuleError
 from ...state import Character, TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, opposed_sides, record_number, stray_words
+from ..words import (
+    Grammar,
+    cut_reason,
+    name_text,
+    opposed_sides,
+    quoted,
+    record_number,
+    stray_words,
+    take_flag,
+)
 from . import rules
 
 GRAMMAR = Grammar()
@@ -81,7 +90,9 @@ def _read_word(
 
 
 #: what may follow a skill's words in a 2d6-effect check
-AFTER_SKILL = "a characteristic, a rung of the ladder, +1/-1, 'law N', 'for REASON' or 'task NAME'"
+AFTER_SKILL = (
+    "a characteristic, a rung of the ladder, +1/-1, 'law N', 'secret', 'task NAME' or 'for REASON'"
+)
 
 
 def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:
@@ -97,27 +108,32 @@ def _side_faces(words: list[str]) -> tuple[list[str], list[int] | None]:
 
 
 def _cut_tail(rest: list[str]) -> tuple[list[str], dict[str, Any]]:
-    """A check's words without ``task NAME`` and ``for REASON``, and those fields."""
-    low = [w.lower() for w in rest]
+    """A check's words without ``task NAME`` and ``for REASON``, and those fields: either
+    comes last, and the one typed first may stand before the other."""
     tail: dict[str, Any] = {}
-    for word, field, example in (
-        ("task", "task", "task the port computer"),
-        ("for", "reason", "for the password"),
-    ):
-        if word in low:
-            at = low.index(word)
-            if at + 1 == len(rest):
-                raise RuleError(f"{field}: give it after '{word}' ({example})")
-            tail[field] = " ".join(rest[at + 1 :])
-            rest, low = rest[:at], low[:at]
-    return rest, tail
+    at = next((i for i, w in enumerate(rest) if w.lower() == "task" and not quoted(w)), None)
+    if at is not None:
+        if at + 1 == len(rest):
+            raise RuleError("task: give it after 'task' (task the port computer)")
+        tail["task"] = name_text(rest[at + 1 :])
+        rest = rest[:at]
+    rest, reason = cut_reason(rest, "check")
+    return rest, {**tail, **reason}
 
 
 @GRAMMAR.form(
-    "check", Usage(("character",), ("skill", "characteristic", "difficulty", "law|task|for"))
+    "check",
+    Usage(
+        ("character",),
+        ("skill", "characteristic", "difficulty", "law|task|secret|for"),
+        {"for": "text"},
+    ),
 )
 def _check(words: list[str], state: TableState) -> dict[str, Any]:
     rest, tail = _cut_tail(words[1:])
+    rest, secret = take_flag(rest, "secret", "check")
+    if secret:
+        tail["secret"] = True
     return {"type": "check", **_check_words(rest, state, "check"), **tail}
 
 
@@ -155,5 +171,5 @@ def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
 def _close(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, *task] if task:
-            return {"type": "close-task", "task": " ".join(task)}
+            return {"type": "close-task", "task": name_text(task)}
     raise RuleError("close: name the task to close")

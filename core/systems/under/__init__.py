@@ -90,6 +90,7 @@ def moment(table: TableState) -> Moment | None:
 #: the table screen's short forms, in an order that runs on the demo table
 SHORT_FORMS: tuple[tuple[str, str], ...] = (
     ("check kael melee", "a skill check against the sheet's target"),
+    ("check kael melee secret for the guard's keys", "a secret check, with a reason"),
     ("check ada library 60 for the old ledger", "a given target, with a reason"),
     ("check kael br", "an attribute: target (5 + rating) x 5"),
     ("opposed kael br vs cultist 30", "opposed check; each side a skill, rating or target"),

@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from margin.events import declared
 
-from ..base import Command
+from ..base import Acting, Command
 from . import rules
 from .state import MAX_ADVANCE
 
@@ -31,9 +31,11 @@ class Side(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class Check(Command, Side, tag="check"):
-    """A percentile check: against a skill's target, an attribute's, or a given target."""
+    """A percentile check: against a skill's target, an attribute's, or a given target;
+    ``secret``: rolled behind the GM's screen, players see only how it went."""
 
     reason: str = ""
+    secret: bool = False
 
 
 class Opposed(Command, tag="opposed"):
@@ -86,3 +88,12 @@ class ChangeAction(Command, tag="change"):
 
 
 COMMANDS = declared(globals(), Command)
+
+#: what a player may give from their own seat: their character's checks (against a target
+#: the GM gives, if any), and their actions on the timing track
+PLAYERS: dict[type[Command], Acting] = {
+    Check: Acting("character", gm=("target",)),
+    Act: Acting("character"),
+    ChangeAction: Acting("character"),
+    Interrupt: Acting("character"),
+}

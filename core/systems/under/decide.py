@@ -7,8 +7,9 @@ from typing import Any
 
 import msgspec
 
-from margin.events import Draft
+from margin.events import Draft, Visibility
 from margin.events.systems.under import (
+    CHECK_SECRET,
     ActionChanged,
     ActionDeclared,
     ActionInterrupted,
@@ -84,8 +85,9 @@ def _check(cmd: Check, state: TableState, dice: Dice) -> list[Draft]:
         crit_reading=reading(state),
         unskilled=unskilled,
         reason=cmd.reason,
+        secret=cmd.secret,
     )
-    return [Draft(event)]
+    return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if cmd.secret else ()))]
 
 
 def _opposed(cmd: Opposed, state: TableState, dice: Dice) -> list[Draft]:

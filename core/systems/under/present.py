@@ -41,9 +41,13 @@ def _side_text(s: Mapping[str, Any]) -> str:
 def _line_check(e: dict[str, Any]) -> str:
     typed = " (typed)" if e.get("source") == "typed" else ""
     why = if_given(e, "reason", " for {}")
+    if "roll" not in e:
+        # a secret check as players see it: how it went, not its numbers
+        return f"{e['actor']} checks {e['label']}{why} in secret -> {_verdict(e)}"
+    secret = " in secret" if e.get("secret") else ""
     return (
-        f"{e['actor']} checks {e['label']}{why}: rolls {e['roll']:02d}{typed} vs {e['target']}"
-        f" -> {_verdict(e)}, margin {e['margin']}"
+        f"{e['actor']} checks {e['label']}{why}{secret}: rolls {e['roll']:02d}{typed} vs "
+        f"{e['target']} -> {_verdict(e)}, margin {e['margin']}"
     )
 
 

@@ -7,7 +7,16 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character, lookup
 from ..base import Usage
-from ..words import Grammar, Parser, opposed_sides, record_number, stray_words
+from ..words import (
+    Grammar,
+    Parser,
+    cut_reason,
+    opposed_sides,
+    record_number,
+    stray_words,
+    take_flag,
+    typed_text,
+)
 
 GRAMMAR = Grammar()
 
@@ -50,20 +59,17 @@ def _typed_roll(dice: list[str]) -> dict[str, Any]:
 
 
 #: what may follow a skill's words in a d100-under check
-AFTER_SKILL = "an attribute, a target, 'roll NN' or 'for REASON'"
+AFTER_SKILL = "an attribute, a target, 'roll NN', 'secret' or 'for REASON'"
 
 
-@GRAMMAR.form("check", Usage(("character",), ("skill", "attribute", "roll|for")))
+@GRAMMAR.form(
+    "check", Usage(("character",), ("skill", "attribute", "roll|secret|for"), {"for": "text"})
+)
 def _check(words: list[str], state: TableState) -> dict[str, Any]:
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    reason: dict[str, Any] = {}
-    if "for" in low:
-        at = low.index("for")
-        if at + 1 == len(rest):
-            raise RuleError("reason: give it after 'for' (for the warehouse padlock)")
-        reason = {"reason": " ".join(rest[at + 1 :])}
-        rest = rest[:at]
+    rest, reason = cut_reason(words[1:], "check")
+    rest, secret = take_flag(rest, "secret", "check")
+    if secret:
+        reason["secret"] = True
     return {"type": "check", **_side_words(rest, state), **reason}
 
 
@@ -79,7 +85,7 @@ def _opposed(words: list[str], state: TableState) -> dict[str, Any]:
 
 @GRAMMAR.form("track", Usage(makes="start-track"), also=("start-track",))
 def _track(words: list[str], state: TableState) -> dict[str, Any]:
-    return {"type": "start-track", "label": " ".join(words[1:])}
+    return {"type": "start-track", "label": typed_text(words[1:])}
 
 
 def _action(word: str) -> Parser:
@@ -90,10 +96,10 @@ def _action(word: str) -> Parser:
                     "type": word,
                     "character": who,
                     "cost": int(cost),
-                    "action": " ".join(action),
+                    "action": typed_text(action),
                 }
             case [_, who, *action] if action:
-                return {"type": word, "character": who, "action": " ".join(action)}
+                return {"type": word, "character": who, "action": typed_text(action)}
         raise RuleError(f"{word}: write it as '{word} ada revolver' or '{word} ada spell 5'")
 
     return parse
@@ -123,7 +129,7 @@ def _advance(words: list[str], state: TableState) -> dict[str, Any]:
 def _interrupt(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
         case [_, who, *reason]:
-            return {"type": "interrupt", "character": who, "reason": " ".join(reason)}
+            return {"type": "interrupt", "character": who, "reason": typed_text(reason)}
     raise RuleError("interrupt: name the character whose action stops")
 
 

@@ -109,6 +109,7 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
         approach=approach,
         retry=retry,
         source=dice.source,
+        reason=cmd.reason,
     )
     return [Draft(event, visibility=Visibility(hidden=CHECK_SECRET if secret else ()))]
 

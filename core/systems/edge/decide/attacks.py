@@ -8,7 +8,7 @@ from typing import Any
 from margin.events import Draft
 from margin.events.systems.edge import SECRET_ATTACK_TN, Attacked, Damaged, EdgeSpent, Injured
 
-from ....dice import Dice
+from ....dice import Dice, TypedDice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
@@ -74,6 +74,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
     checked = roll_check(cmd, state, dice, plan, attack=True)
     blow = _blow(cmd, char, arm, checked)
+    held = checked["success"] and (not cmd.damage or _hit_faces_only(dice, cmd))
     drafts = [edge_spend(char, cmd.edge)] if cmd.edge else []
     attack_seq = state.seq + len(drafts) + 1
     attacked = Attacked(
@@ -89,9 +90,10 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         pt_reduction=blow.pt_reduction,
         action=action,
         dodge_penalty=plan.dodge_penalty,
+        damage_held=held,
     )
     drafts.append(Draft(attacked, visibility=secrecy(cmd, SECRET_ATTACK_TN)))
-    if not checked["success"] or not cmd.damage:
+    if not checked["success"] or held:
         # a miss rolls no damage, so an Edge damage boost is not spent
         return drafts
     if cmd.edge_damage:
@@ -104,6 +106,12 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         target, pool, arm.stun, blow.pt_reduction, attack=attack_seq, edge_boost=cmd.edge_damage
     )
     return drafts + _hit(state, dice, hit, first_seq=state.seq + len(drafts) + 1)
+
+
+def _hit_faces_only(dice: Dice, cmd: Attack) -> bool:
+    """Whether the GM typed the attack roll's faces alone: the damage then waits for its
+    own (``damage NAME = ...``), rolled once the hit and its margin are known."""
+    return isinstance(dice, TypedDice) and dice.used == len(dice.faces) and not cmd.edge_damage
 
 
 def _weapon_against(cmd: Attack, char: EdgeCharacter, target: EdgeCharacter) -> Weapon:

@@ -8,7 +8,7 @@ from typing import Any
 from margin.events import Draft, Visibility
 from margin.events.systems.edge import Checked
 
-from ....dice import Dice
+from ....dice import Dice, TypedDice
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
@@ -124,7 +124,13 @@ def roll_check(
     char, sid, bonus, tn, mode = plan.character, plan.skill, plan.bonus, plan.tn, plan.mode
     if cmd.edge:
         need_edge(char, "edge")
-    faces = dice.roll(10, rules.dice_count(mode))
+    need = rules.dice_count(mode)
+    if isinstance(dice, TypedDice) and len(dice.faces) - dice.used < need:
+        raise RuleError(
+            f"faces: {len(dice.faces) - dice.used} given, this check rolls {need}d10 "
+            f"({_why_dice(plan)})"
+        )
+    faces = dice.roll(10, need)
     result = rules.resolve_check(faces, mode, bonus, tn, bool(cmd.edge), cmd.keep)
     kind, scope = _consequence(result.band, sid, attack, state.options)
     return {
@@ -158,6 +164,17 @@ def roll_check(
         "secret_tn": cmd.secret_tn,
         "reason": cmd.reason,
     }
+
+
+def _why_dice(plan: CheckPlan) -> str:
+    """Why a check rolls the dice it does: its mode and where that came from."""
+    if plan.mode == "normal":
+        return "a normal check: two d10"
+    kind = "Advantage" if plan.mode.startswith("advantage") else "Disadvantage"
+    pending = [p.seq for p in plan.used if p.kind == kind.lower()]
+    said = f"{kind} pending from record {', '.join(map(str, pending))}" if pending else kind
+    skip = "; no-pending leaves it for later" if pending else ""
+    return f"{said}: three d10, the best or worst pair kept{skip}"
 
 
 def secrecy(cmd: Check, fields: tuple[str, ...] = SECRET_TN_FIELDS) -> Visibility:

@@ -29,11 +29,14 @@ from margin.core import RuleError
 from margin.core.commands import Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, is_url, short_name
+from margin.tui.table.keys import data_dir
+from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
+from margin.tui.table.sheets import SheetFiles
+from margin.tui.text import render
 
-from . import commandline, render
+from . import commandline
 from .commandline import SheetReader
-from .keys import data_dir
-from .screens import (
+from .modals import (
     HelpScreen,
     JumpScreen,
     PasteScreen,
@@ -44,8 +47,6 @@ from .screens import (
     help_keys,
     key_name,
 )
-from .sheets import SheetFiles
-from .view import CharacterRow, LiveTable, View, parse_jump, player_id
 from .widgets import (
     BriefLine,
     ClockPanel,
@@ -150,7 +151,8 @@ class TableApp(App[None]):
             self.result = result
             self.error = error
 
-    CSS_PATH = "margin.tcss"
+    # from this folder, whichever module an App subclass is defined in (the host's sessions)
+    CSS_PATH = Path(__file__).with_name("margin.tcss")
     TITLE = "margin"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
@@ -1094,7 +1096,7 @@ def default_table() -> Path:
     """The default table, created with the demo party and fight the first time."""
     target = default_table_path()
     if not target.exists():
-        from .demo import build_demo
+        from margin.tui.table.demo import build_demo
 
         target.parent.mkdir(parents=True, exist_ok=True)
         build_demo(target, "2d10-edge").close()

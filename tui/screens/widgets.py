@@ -26,9 +26,9 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, Odds
+from margin.tui.table.reader import CharacterRow, LogRow, View
 
 from . import commandline
-from .view import CharacterRow, LogRow, View
 
 #: How each band is drawn: a colour and a glyph of its own, so the bands stay apart
 #: in 16 colours, in 256, and with NO_COLOR (glyphs alone). Success bands take
@@ -113,17 +113,17 @@ def brief_text(
     clock: Clock | None, rows: list[CharacterRow], own: str | None = None, width: int = 0
 ) -> Text:
     """The clock and the watching player's character in a line or two, for a narrow screen:
-    who acts (▶), who is next and where the clock stands, cut to ``width``; then
+    whose turn it is (▶), who is on deck and where the clock stands, cut to ``width``; then
     ``own``'s status, wrapping."""
     out = Text()
     if clock is None:
         out.append("no encounter running", style="dim")
     else:
-        acting = [row.name for row in clock.rows if row.current]
+        acting = [row.name for row in clock.rows if row.turn]
         if acting:
             out.append("▶ ", style="bold yellow")
             out.append(", ".join(acting) + "  ", style="bold")
-        deck = [row.name for row in clock.rows if row.on_deck and not row.current]
+        deck = [row.name for row in clock.rows if row.on_deck]
         if deck:
             out.append(f"next: {', '.join(deck)}  ")
         out.append(clock.title, style="dim")

@@ -21,7 +21,7 @@ from typing import Any
 from margin.core import RuleError, TableState, get_system, parse_command
 from margin.core.commands import command_type, convert_command
 from margin.core.systems.base import Command, Usage
-from margin.core.systems.words import CLOCK, GENERIC, parse_generic
+from margin.core.systems.words import CLOCK, GENERIC, parse_generic, split_words
 from margin.core.targets import find_characters
 
 #: Words the screen reads itself, with the one-line help the help screen shows.
@@ -89,46 +89,9 @@ class Parsed:
 
 
 def _split(text: str) -> list[str]:
-    """Words split on spaces, except inside quotes or JSON brackets (``skills={"Melee": 40}``).
-
-    Quotes around a whole word are removed (``"Old Tom"``); quotes inside
-    brackets are kept, so a sheet field's JSON survives intact.
-    """
-    words: list[str] = []
-    word: list[str] = []
-    quote = ""
-    quoted = False  # the word had quotes, so even "" is a word (an empty name, say)
-    depth = 0
-    for ch in text:
-        if quote:
-            if ch == quote:
-                quote = ""
-                if depth == 0:
-                    continue
-            word.append(ch)
-            continue
-        if ch in "\"'":
-            quote = ch
-            if depth == 0:
-                quoted = True
-                continue
-            word.append(ch)
-        elif ch in "{[":
-            depth += 1
-            word.append(ch)
-        elif ch in "}]":
-            depth = max(0, depth - 1)
-            word.append(ch)
-        elif ch.isspace() and depth == 0:
-            if word or quoted:
-                words.append("".join(word))
-                word = []
-                quoted = False
-        else:
-            word.append(ch)
-    if word or quoted:
-        words.append("".join(word))
-    return words
+    """The line's words (``core.systems.words.split_words``: quotes group words only at
+    their ends, so ``guard's`` and ``can't`` stay as typed)."""
+    return list(split_words(text))
 
 
 def _faces(words: list[str]) -> tuple[list[str], list[int] | None]:
@@ -210,16 +173,16 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
             raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
         return Parsed(command=convert_command(state.system, data))
     text = expand_alias(text, state)
-    words, faces = _faces(_split(text))
+    if text.split(None, 1)[0].lower() in ("note", "gmnote"):
+        # a note is its text as typed, '=' and all
+        words, faces = _split(text), None
+    else:
+        words, faces = _faces(_split(text))
     if not words:
         raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
     head = words[0].lower()
     if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
         return Parsed(action=head)
-    rest = text.split(None, 1)[1] if len(text.split(None, 1)) > 1 else ""
-    if head in ("note", "gmnote"):
-        # a note is its text as typed, spaces and quotes kept
-        words = [head, *([rest] if rest else [])]
     found = parse_generic(_read_sheet_files(words, sheets), state)
     if found is None:
         found = _system_forms(words, faces, state)

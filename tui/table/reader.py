@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from margin.core import Projection, RuleError, TableState, find_character, get_system
+from margin.core import RuleError, TableState, find_character, get_system
+from margin.core import snapshot as snapshots
 from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state
@@ -23,8 +24,8 @@ from margin.core.panels import character_status
 from margin.core.state import snapshot
 from margin.core.systems.base import Clock, Odds
 from margin.events import Draft, Record, Store, open_store, record_to_builtins
+from margin.tui.text import render
 
-from . import render
 from .table import Table
 
 
@@ -74,8 +75,6 @@ class LiveTable(Table):
         self.seqs: Sequence[int] = array("q")
         self._ready = False
         super().__init__(store, every)
-        self.reader = PlayerLens(self.projection.state.revealed) if lens else None
-        self.seqs = self._initial_index(self.projection.seq)
         self._ready = True
         self._version = store.data_version()
 
@@ -106,12 +105,26 @@ class LiveTable(Table):
             self.reads.close()
         super().close()
 
-    def _initial_index(self, upto: int) -> Sequence[int]:
-        """The readable records up to ``upto``."""
-        if self.reader is None:
-            return array("q", range(1, upto + 1))
-        self.reader.feed(self.store.records(0, upto))
-        return self.reader.seqs
+    def _opened(self) -> None:
+        """Index the records the reader may see; a players' index read from the whole log
+        (the snapshot had none) is kept in a new snapshot, for the next to open."""
+        upto = self.projection.seq
+        if not self.lens:
+            self.seqs = array("q", range(1, upto + 1))
+            super()._opened()
+            return
+        revealed = self.projection.state.revealed
+        self.reader = self._snapshot_reader(revealed) or PlayerLens(revealed)
+        start = self.reader.last
+        self.reader.feed(self.store.records(start, upto))
+        self.seqs = self.reader.seqs
+        self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_every)
+
+    def _lens_at(self, seq: int) -> bytes | None:
+        reader = self.reader
+        if reader is None or reader.last != seq:
+            return None
+        return snapshots.encode_lens(reader)
 
     def _index(self, records: Iterable[Record]) -> None:
         if self.reader is not None:
@@ -140,7 +153,11 @@ class LiveTable(Table):
 
     def poll(self) -> list[Record]:
         """Records another process committed since the last look (cheap when there are none)."""
-        return self.catch_up() if self.changed() else []
+        if not self.changed():
+            return []
+        new = self.catch_up()
+        self.keep_snapshot(self.snapshot_every)
+        return new
 
 
 def player_id(state: TableState, name: str) -> str:
@@ -214,8 +231,6 @@ class View:
         self._gm_state: TableState = table.state
         self._seqs_key: tuple[int, int] = (-1, -1)
         self._corrected_seqs: list[int] = []
-        self._corrected: Projection | None = None
-        self._fold_key: tuple[int, int] = (-1, -1)
         #: list only the records about this character (an id), or every record
         self.only: str | None = None
         self._only_key: tuple[int, bool, str] = (-1, False, "")
@@ -287,30 +302,6 @@ class View:
     def _position(self, seq: int) -> int:
         return bisect.bisect_left(self.seqs(), seq)
 
-    @_locked
-    def corrected_projection(self) -> Projection:
-        """A fold of the log without its mistakes, for replay as corrected.
-
-        The table's own checkpoints were taken as things happened, so a state
-        as corrected would have to be refolded from before the first undone
-        record at every step; this fold skips the undone records and the
-        undos from the start and keeps checkpoints of its own, built once.
-        """
-        history = self.table.projection.history
-        key = (self.table.projection.seq, len(history.changes))
-        if self._corrected is None or self._fold_key != key:
-            skip = history.voided | {c.seq for c in history.changes}
-            store = self.table.reads
-
-            def fetch(after: int, upto: int) -> Iterable[Record]:
-                return (r for r in store.records(after, upto) if r.seq not in skip)
-
-            fold = Projection(fetch, every=self.table.projection.every)
-            fold.extend(fetch(0, self.table.projection.seq))
-            self._corrected = fold
-            self._fold_key = key
-        return self._corrected
-
     @property
     @_locked
     def seq(self) -> int:
@@ -344,7 +335,7 @@ class View:
             if live:
                 state = projection.state
             elif self.corrected:
-                state = self.corrected_projection().state_at(self.seq)
+                state = projection.state_at(self.seq, corrected=True)
             else:
                 state = projection.state_at(self.seq)
             self._gm_state = state

@@ -175,6 +175,11 @@ LINES: dict[str, Line] = {
     "character.carried": _carried,
     "character.health-view": lambda e: f"players see {_who(e)}'s health: {e['view']}",
     "table.alias": _alias,
+    "dice.committed": lambda e: f"the session's dice are committed: {e['commitment'][:16]}",
+    "dice.entropy": lambda e: f"{e['seat']} adds entropy to the dice: {e['entropy'][:16]}",
+    "dice.opened": lambda e: (
+        f"the session's dice are opened: seed {e['seed'][:16]} (margin verify --dice checks them)"
+    ),
 }
 
 _generic = describer(LINES)

@@ -12,9 +12,8 @@ from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
 from margin.core.recap import CharacterLuck, Encounter, Recap, recap
 from margin.events import record_to_builtins
-
-from .table import Table
-from .view import player_id
+from margin.tui.table.reader import player_id
+from margin.tui.table.table import Table
 
 
 def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any]]:

@@ -15,7 +15,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
-from .view import LogRow, View
+from margin.tui.table.reader import LogRow, View
+
 from .widgets import row_body, row_head, row_text
 
 

@@ -1,6 +1,6 @@
 """One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
 
-``margin host`` starts ``python -m margin.tui.session TABLE SEAT [SHEETS]`` for every
+``margin host`` starts ``python -m margin.tui.host.session TABLE SEAT [SHEETS]`` for every
 SSH or browser session, with a fixed argument list and an environment it builds
 itself. SEAT ``gm`` gets the GM's table screen, which reads sheet files only
 inside the folder SHEETS (none without it); any other seat gets that
@@ -30,10 +30,9 @@ from textual.widgets import Footer, Static
 
 from margin.core import RuleError
 from margin.events import StoreError, short_name
-
-from .app import PlayApp, TableApp, WatchApp
-from .sheets import SheetFiles
-from .view import LiveTable, View, player_id
+from margin.tui.screens.app import PlayApp, TableApp, WatchApp
+from margin.tui.table.reader import LiveTable, View, player_id
+from margin.tui.table.sheets import SheetFiles
 
 #: The seat name that gets the GM's table screen.
 GM = "gm"
@@ -207,7 +206,7 @@ def end_on_signals(exit_app: Callable[[], None]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3):
-        sys.stderr.write("usage: python -m margin.tui.session TABLE SEAT [SHEETS]\n")
+        sys.stderr.write("usage: python -m margin.tui.host.session TABLE SEAT [SHEETS]\n")
         return 2
     _own_terminal()
     try:

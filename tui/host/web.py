@@ -27,10 +27,11 @@ from textual_serve.download_manager import DownloadManager
 
 from margin.events import short_name
 
-from .host import (
+from .ssh import (
     HOST_STOPPED,
     STOP_GRACE,
     TERMINAL_RESET,
+    Hosting,
     end_group,
     session_argv,
     session_env,
@@ -39,7 +40,6 @@ from .host import (
 if TYPE_CHECKING:
     from asyncio.subprocess import Process
 
-    from .host import Host
 
 #: textual-serve's script, styles and fonts, served by margin's host
 SERVE_FILES = Path(textual_serve.__file__).parent
@@ -145,7 +145,7 @@ def _number(request: web.Request, name: str) -> int:
 class WebDoor:
     """The HTTP routes of one host."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Hosting) -> None:
         self.host = host
 
     def seat(self, request: web.Request) -> str:
@@ -246,7 +246,7 @@ class WebDoor:
         return app
 
 
-async def start_web(host: Host) -> tuple[WebDoor, web.AppRunner, str]:
+async def start_web(host: Hosting) -> tuple[WebDoor, web.AppRunner, str]:
     """Listen on ``host.web``; the door, its runner and the base URL of the links."""
     assert host.web is not None
     addr, port = host.web

@@ -20,8 +20,8 @@ from margin.events import (
     table_exists,
 )
 from margin.events.salvage import Intact, find_intact
+from margin.tui.text import render
 
-from . import render
 from .keys import sign_as_gm
 from .table import Table, new_command_id
 

@@ -1,0 +1,312 @@
+"""How opening and replaying a table grow with its length (run by hand).
+
+    python bench/length.py [--lengths 10000,100000,1000000] [--runs 3]
+
+For each length a table is built (the system's demo fight, then free rolls and
+notes, a roll undone every thousand records, as ``bench/screen.py`` builds
+them) and measured, every figure beside a baseline taken in the same run:
+
+- first frame: a fresh process opens ``margin play``, ``watch`` (a player) and
+  ``replay`` headless and reports the processor time it used (its own
+  ``time.process_time``, interpreter start and imports included) and its
+  peak memory when Textual's ``Ready`` fires; the baseline is an empty Textual
+  app measured the same way, in alternation with them;
+- replay: a jump to a random record (state, characters, clock and the log rows
+  on screen) against the bare update (the same calls where the view stands),
+  as it happened and as corrected, the first switch to corrected included;
+- rebuild: a fold of the whole log with no snapshot, against the floor of
+  reading and decoding the same records straight from SQLite, paired rep by
+  rep (garbage collector off in both, as the table's fold has it);
+- keeping a snapshot: the processor time to encode and write one.
+
+Times are processor time, not wall time: the machine is shared. The table's
+first opening (and the first player's) builds the snapshots the later
+openings read, as a table in use has them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from screen import build  # noqa: E402
+
+from margin.core import Projection  # noqa: E402
+from margin.events import decode_body, open_store  # noqa: E402
+from margin.events.sqlite import sqlite_uri  # noqa: E402
+from margin.tui.table import Table  # noqa: E402
+from margin.tui.view import LiveTable, View  # noqa: E402
+
+CHILD = """
+import resource, sys, time
+which, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+if which == "empty":
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Empty(App):
+        def compose(self):
+            yield Static("empty")
+
+    app = Empty()
+else:
+    from margin.tui import app as screens
+    if which == "play":
+        app = screens.play_app(path)
+    elif which == "watch":
+        app = screens.watch_app(path, name)
+    else:
+        app = screens.replay_app(path)
+
+
+def ready(self):
+    cpu = time.process_time()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"{cpu} {rss}")
+    self.exit()
+
+
+type(app).on_ready = ready
+app.run(headless=True, size=(100, 30))
+"""
+
+SYSTEM = "2d10-edge"
+PLAYER = "Kael"
+
+
+def child(which: str, path: Path) -> tuple[float, float]:
+    """Processor seconds and peak MiB of a fresh process up to its first frame."""
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, which, str(path), PLAYER],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cpu, rss = out.stdout.strip().splitlines()[-1].split()
+    return float(cpu), int(rss) / 1024
+
+
+def cpu_of(fn: object) -> float:
+    t0 = time.process_time()
+    fn()  # type: ignore[operator]
+    return time.process_time() - t0
+
+
+def first_frames(path: Path, runs: int) -> dict[str, tuple[float, float, float, float]]:
+    """Screen -> (median processor s, its ratio to the empty app's, peak MiB, its ratio)."""
+    got: dict[str, list[tuple[float, float]]] = {
+        w: [] for w in ("empty", "play", "watch", "replay")
+    }
+    for _ in range(runs):
+        for which in got:
+            got[which].append(child(which, path))
+    base_cpu = statistics.median(c for c, _ in got["empty"])
+    base_rss = statistics.median(r for _, r in got["empty"])
+    out = {"empty": (base_cpu, 1.0, base_rss, 1.0)}
+    for which in ("play", "watch", "replay"):
+        cpu = statistics.median(c for c, _ in got[which])
+        rss = statistics.median(r for _, r in got[which])
+        out[which] = (cpu, cpu / base_cpu, rss, rss / base_rss)
+    return out
+
+
+def replay_jumps(path: Path, runs: int) -> dict[str, float]:
+    """Median processor seconds of a jump and of the bare update, each way, and the first
+    switch to corrected."""
+    table = LiveTable.open_live(str(path), readonly=True, lens=False, every=250)
+    view = View(table)
+    rng = random.Random(7)
+
+    def update() -> None:
+        view.state()
+        view.characters()
+        view.clock()
+        assert view.at is not None
+        view.rows(max(0, view.at - 30), view.at + 1)
+
+    out: dict[str, float] = {}
+    try:
+        for corrected in (False, True):
+            if corrected:
+                place = rng.randrange(len(view.seqs()))
+
+                def switch(place: int = place) -> None:
+                    view.set_corrected(True)
+                    view.goto(min(place, len(view.seqs()) - 1))
+                    update()
+
+                out["first switch to corrected"] = cpu_of(switch)
+            jumps, bare = [], []
+            for _ in range(runs):
+                place = rng.randrange(len(view.seqs()))
+
+                def jump(place: int = place) -> None:
+                    view.goto(place)
+                    update()
+
+                jumps.append(cpu_of(jump))
+                bare.append(cpu_of(update))
+            name = "corrected" if corrected else "as it happened"
+            out[f"jump, {name}"] = statistics.median(jumps)
+            out[f"bare update, {name}"] = statistics.median(bare)
+    finally:
+        table.close()
+    return out
+
+
+def floor(path: Path) -> None:
+    """Read and decode every record straight from the table file."""
+    db = sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True)
+    try:
+        cursor = db.execute("SELECT v, body FROM records ORDER BY seq")
+        cursor.arraysize = 4096
+        while batch := cursor.fetchmany():
+            for v, body in batch:
+                decode_body(body, v)
+    finally:
+        db.close()
+
+
+def rebuild(path: Path) -> None:
+    with open_store(path, readonly=True) as store:
+        projection = Projection(lambda after, upto: store.records(after, upto))
+        projection.extend(store.records())
+
+
+def rebuild_pairs(path: Path, runs: int) -> tuple[float, float, float]:
+    """Median rebuild and floor processor seconds, and the median of their ratios rep by rep."""
+    pairs = []
+    for _ in range(runs):
+        gc.collect()
+        gc.disable()
+        try:
+            base = cpu_of(lambda: floor(path))
+            ours = cpu_of(lambda: rebuild(path))
+        finally:
+            gc.enable()
+            gc.collect()
+        pairs.append((ours, base))
+    return (
+        statistics.median(o for o, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        statistics.median(o / b for o, b in pairs),
+    )
+
+
+def keep_cost(path: Path) -> tuple[float, float]:
+    """Processor seconds to open the GM's table from its snapshot and to keep a new one."""
+    opened = cpu_of(lambda: Table.open(path).close())
+    table = Table.open(path)
+    try:
+        table.snapshot_seq = 0  # as if the newest were far behind
+        kept = cpu_of(lambda: table.keep_snapshot(0))
+    finally:
+        table.close()
+    return opened, kept
+
+
+def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
+    path = folder / f"t{length}.margin"
+    t0 = time.perf_counter()
+    build(path, length, SYSTEM)
+    built = time.perf_counter() - t0
+    size = path.stat().st_size / 2**20
+    ours, base, ratio = rebuild_pairs(path, runs)
+    # the first openings build the snapshots (the GM's fold, then a player's index)
+    first_gm = cpu_of(lambda: Table.open(path).close())
+    first_player = cpu_of(lambda: LiveTable.open_live(str(path), readonly=True, lens=True).close())
+    opened, kept = keep_cost(path)
+    frames = first_frames(path, runs)
+    jumps = replay_jumps(path, runs * 5)
+    with open_store(path, readonly=True) as store:
+        last = store.last_seq
+    return {
+        "records": last,
+        "file MiB": round(size, 1),
+        "build s (wall)": round(built, 1),
+        "rebuild s": ours,
+        "read+decode floor s": base,
+        "rebuild / floor": ratio,
+        "first GM open, no snapshot, s": first_gm,
+        "first player open, no players' index, s": first_player,
+        "GM open from snapshot s": opened,
+        "keep a snapshot s": kept,
+        "frames": frames,
+        "replay": jumps,
+    }
+
+
+def report(results: list[dict[str, object]]) -> str:
+    lines = []
+    for r in results:
+        lines.append(f"## {r['records']:,} records ({r['file MiB']} MiB file)")
+        for key, value in r.items():
+            if key in ("frames", "replay", "records", "file MiB"):
+                continue
+            lines.append(
+                f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}"
+            )
+        frames = r["frames"]
+        assert isinstance(frames, dict)
+        lines.append("")
+        lines.append("| first frame | CPU s | x empty app | peak MiB | x empty app |")
+        lines.append("|---|---|---|---|---|")
+        for which, (cpu, cr, rss, rr) in frames.items():
+            lines.append(f"| {which} | {cpu:.2f} | {cr:.2f} | {rss:.0f} | {rr:.2f} |")
+        replay = r["replay"]
+        assert isinstance(replay, dict)
+        lines.append("")
+        for key, value in replay.items():
+            lines.append(f"- replay {key}: {value * 1000:.1f} ms")
+        for way in ("as it happened", "corrected"):
+            jump, bare = replay[f"jump, {way}"], replay[f"bare update, {way}"]
+            lines.append(f"- replay jump / bare update, {way}: {jump / bare:.2f}")
+        lines.append("")
+    if len(results) > 1:
+        small = results[0]["frames"]
+        assert isinstance(small, dict)
+        lines.append(f"first frame against the {results[0]['records']:,}-record table's:")
+        for r in results[1:]:
+            frames = r["frames"]
+            assert isinstance(frames, dict)
+            ratios = ", ".join(
+                f"{w} {frames[w][0] / small[w][0]:.2f}x" for w in ("play", "watch", "replay")
+            )
+            lines.append(f"- {r['records']:,} records: {ratios}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", default="10000,100000,1000000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # the GM's key and checked ledger of this run, never the account's
+        os.environ["XDG_DATA_HOME"] = str(Path(tmp) / "data")
+        for length in (int(n) for n in args.lengths.split(",")):
+            results.append(measure(Path(tmp), length, args.runs))
+            print(report(results[-1:]), flush=True)
+    if len(results) > 1:
+        print(report(results).rsplit("\n\n", 1)[-1])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

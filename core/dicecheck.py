@@ -1,0 +1,285 @@
+"""Checking a log's dice: every die margin drew recomputed, every revealed secret opened.
+
+``check_dice`` reads the records in order, as ``DiceLedger`` follows them when a
+command is decided, and needs nothing but the log: the seeds come from the sessions'
+openings, the secret keys from the reveals. What it cannot check yet (a session not
+opened, a secret not revealed) it counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from margin.events import DiceOpened, Drawn, Record, Revealed
+
+from .fairness import (
+    DiceLedger,
+    faces_of,
+    open_key,
+    proves,
+    seal_of,
+    sealed_value,
+    secret_key,
+    seed_commitment,
+)
+from .lens import about
+
+
+@dataclass(slots=True)
+class Tally:
+    """One character's dice: drawn by margin (and how many of them were checked), typed
+    in, secret rolls still closed, and rolls from before dice were committed."""
+
+    drawn: int = 0
+    checked: int = 0
+    typed: int = 0
+    closed: int = 0
+    uncommitted: int = 0
+
+
+@dataclass(slots=True)
+class _Open:
+    seq: int
+    actor: str
+    entropy: bytes
+    mark: Drawn
+
+
+@dataclass(slots=True)
+class _Secret:
+    commitment: str
+    actor: str
+    entropy: bytes
+    mark: Drawn
+    records: list[Record] = field(default_factory=list)
+    opened: bool = False
+
+
+@dataclass(slots=True)
+class DiceReport:
+    """What ``check_dice`` found: the problems, each naming its record, and the tallies."""
+
+    problems: list[str] = field(default_factory=list)
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    sessions: int = 0
+    opened: int = 0
+
+    @property
+    def committed(self) -> bool:
+        return self.sessions > 0
+
+    def tally(self, actor: str) -> Tally:
+        found = self.tallies.get(actor)
+        if found is None:
+            found = self.tallies[actor] = Tally()
+        return found
+
+
+def actor_of(record: Record) -> str:
+    """Whose dice a record's are: the first character it is about, else the GM's."""
+    event = record.event
+    name = getattr(event, "actor", None) or getattr(event, "character", None)
+    if isinstance(name, str) and name:
+        return name
+    ids = sorted(about(event))
+    return ids[0] if ids else "gm"
+
+
+def _differs(mark: Drawn, got: list[tuple[int, int]]) -> str:
+    """The first die that differs, worded, or ""."""
+    for n, ((sides, want), (_, have)) in enumerate(zip(mark.dice, got, strict=True), 1):
+        if want != have:
+            return f"die {n} (a d{sides}) is {want}, the committed dice give {have}"
+    return ""
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.report = DiceReport()
+        self.ledger = DiceLedger()
+        self.commits: dict[str, int] = {}
+        self.pending: dict[str, list[_Open]] = {}
+        self.secrets: dict[int, _Secret] = {}
+        self.of_command: dict[str, _Secret] = {}
+        self.by_seq: dict[int, _Secret] = {}
+        self.command = ""
+        self.marked = False
+
+    def problem(self, seq: int, text: str) -> None:
+        self.report.problems.append(f"record {seq}: {text}")
+
+    def feed(self, record: Record) -> None:
+        if record.command != self.command:
+            self.command, self.marked = record.command, record.drawn is not None
+        secret = self.of_command.get(record.command)
+        if (
+            secret is not None
+            and record.command == self.command
+            and secret.records[0] is not record
+        ):
+            secret.records.append(record)
+            self.by_seq[record.seq] = secret
+        event = record.event
+        kind = type(event)
+        commitment = record.committed
+        if commitment is not None and commitment.commitment not in self.commits:
+            self.commits[commitment.commitment] = record.seq
+            self.report.sessions += 1
+        if kind is DiceOpened:
+            self.open(record.seq, event)
+        self.ledger.feed(record, count=False)
+        if record.drawn is not None:
+            self.drawn(record, record.drawn)
+        elif not self.marked and getattr(event, "source", None) in ("rng", "typed"):
+            tally = self.report.tally(actor_of(record))
+            if event.source == "typed":
+                tally.typed += 1
+            else:
+                tally.uncommitted += 1
+        self.ledger.count(record)
+        if kind is Revealed:
+            self.reveal(record.seq, event)
+
+    def drawn(self, record: Record, mark: Drawn) -> None:
+        seq, ledger = record.seq, self.ledger
+        actor = actor_of(record)
+        tally = self.report.tally(actor)
+        tally.typed += len(mark.typed)
+        tally.drawn += len(mark.dice)
+        if not ledger.commitment:
+            if mark.dice or mark.stream == "secret":
+                self.problem(seq, "its dice were drawn when no session's dice were committed")
+            return
+        if mark.stream == "open" and mark.dice:
+            if mark.index != ledger.opened:
+                self.problem(
+                    seq,
+                    f"its dice are drawn as the session's open roll {mark.index} but it is "
+                    f"roll {ledger.opened} (a record moved, added or taken out?)",
+                )
+            else:
+                opened = _Open(seq, actor, ledger.entropy, mark)
+                self.pending.setdefault(ledger.commitment, []).append(opened)
+        elif mark.stream == "secret":
+            if mark.index != ledger.secrets:
+                self.problem(
+                    seq,
+                    f"its dice are drawn as the session's secret {mark.index} but it is "
+                    f"secret {ledger.secrets} (a record moved, added or taken out?)",
+                )
+                return
+            secret = _Secret(ledger.commitment, actor, ledger.entropy, mark, [record])
+            self.secrets[seq] = secret
+            self.of_command = {record.command: secret}
+            self.by_seq[seq] = secret
+        elif mark.stream == "hidden":
+            # drawn from a key never published: they stay closed, revealed or not
+            tally.closed += 1
+
+    def open(self, seq: int, event: DiceOpened) -> None:
+        made = self.commits.get(event.commitment)
+        if made is None:
+            self.problem(seq, "it opens a session whose dice the log never committed")
+            return
+        try:
+            matches = seed_commitment(bytes.fromhex(event.seed), bytes.fromhex(event.salt))
+        except ValueError:
+            matches = ""
+        if matches != event.commitment:
+            self.problem(seq, f"the seed it opens does not match the commitment of record {made}")
+            return
+        self.report.opened += 1
+        seed = bytes.fromhex(event.seed)
+        for drawn in self.pending.pop(event.commitment, []):
+            mark = drawn.mark
+            got = faces_of(open_key(seed, drawn.entropy, mark.index), (s for s, _ in mark.dice))
+            wrong = _differs(mark, got)
+            if wrong:
+                self.problem(drawn.seq, wrong)
+            else:
+                self.report.tally(drawn.actor).checked += len(mark.dice)
+
+    def reveal(self, seq: int, event: Revealed) -> None:
+        target = event.record
+        secret = self.by_seq.get(target)
+        if secret is None:
+            return
+        if not event.key:
+            self.problem(seq, f"it reveals record {target} without the key to its commitment")
+            return
+        root = self.ledger.roots.get(secret.commitment, "")
+        mark = secret.mark
+        try:
+            key = bytes.fromhex(event.key)
+        except ValueError:
+            key = b""
+        if not proves(key, mark.index, event.proof, root):
+            made = self.commits.get(secret.commitment, 0)
+            self.problem(
+                seq,
+                f"the key it gives is not secret key {mark.index} of the session committed "
+                f"in record {made}",
+            )
+            return
+        first = secret.records[0]
+        for place, record in enumerate(secret.records):
+            if record.seq != target or not record.sealed:
+                continue
+            value = sealed_value(record, record.drawn)
+            if seal_of(key, place, value) != record.sealed:
+                self.problem(target, "what it reveals does not match its commitment")
+                return
+        got = faces_of(secret_key(key, secret.entropy), (s for s, _ in mark.dice))
+        wrong = _differs(mark, got)
+        if wrong:
+            self.problem(first.seq, wrong)
+            return
+        if not secret.opened:
+            secret.opened = True
+            self.report.tally(secret.actor).checked += len(mark.dice)
+
+    def finish(self) -> DiceReport:
+        for secret in self.secrets.values():
+            if not secret.opened:
+                self.report.tally(secret.actor).closed += 1
+        return self.report
+
+
+def check_dice(records: Iterable[Record]) -> DiceReport:
+    """Recompute every die margin drew in a log and open every revealed secret."""
+    checker = _Checker()
+    for record in records:
+        checker.feed(record)
+    return checker.finish()
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def report_lines(report: DiceReport) -> list[str]:
+    """The dice check as ``margin verify --dice`` says it: sessions, then one line a character."""
+    if not report.committed:
+        lines = ["dice not committed (written by a margin before committed dice)"]
+    else:
+        still = report.sessions - report.opened
+        lines = [
+            f"dice: {_count(report.sessions, 'session')} committed, {report.opened} opened"
+            + (f" ({still} still to be opened by end-session)" if still else "")
+            + ("; every die checked agrees" if not report.problems else "")
+        ]
+    for actor in sorted(report.tallies):
+        t = report.tallies[actor]
+        parts = []
+        if t.drawn:
+            parts.append(f"{_count(t.drawn, 'die', 'dice')} drawn, {t.checked} checked")
+        if t.typed:
+            parts.append(f"{t.typed} typed")
+        if t.closed:
+            parts.append(f"{_count(t.closed, 'secret')} still closed")
+        if t.uncommitted:
+            parts.append(f"{_count(t.uncommitted, 'roll')} drawn before dice were committed")
+        if parts:
+            lines.append(f"  {actor}: " + "; ".join(parts))
+    return lines

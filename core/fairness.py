@@ -1,0 +1,450 @@
+"""Dice anyone can check: commitments, derivations and their verification.
+
+A session's dice come from a seed the GM's margin commits to (a salted hash) before the
+first die it draws; each seated player's margin adds entropy in the log as it sits
+down. A command's dice are derived with HMAC-SHA256 from one key per command:
+
+- an **open** command (players see every record of it whole) from the seed, the
+  entropy published so far and the command's place among the session's open
+  commands: anyone recomputes them once ``end-session`` publishes the seed;
+- a **secret** command (players see it with fields cut) from the session's next secret
+  key, one leaf of a hash tree whose root was committed with the seed; the record
+  carries a commitment (``Record.sealed``) to what players do not see, and a reveal
+  publishes the key and its path to the root, never the tree's other keys;
+- a **hidden** command (players do not see it at all) from a key that is never
+  published.
+
+Faces are drawn from HMAC output by rejection sampling, so every face of a die is
+exactly as likely. Nothing here draws randomness: the keys come from outside
+(``SessionKeys`` built by the GM's margin from the operating system's generator).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Literal
+
+import msgspec
+
+from margin.events import (
+    PUBLIC,
+    Commitment,
+    DiceEntropy,
+    DiceOpened,
+    Draft,
+    Drawn,
+    Record,
+    Revealed,
+)
+
+from .errors import RuleError
+
+#: secret keys in a session's tree: a session holds at most this many secret commands
+LEAVES = 4096
+#: bytes of a seed, a salt, a secret-tree key and a seat's entropy
+SEED_BYTES = 32
+SALT_BYTES = 16
+
+Stream = Literal["open", "secret", "hidden"]
+
+#: the events a ledger follows besides records carrying dice or a commitment
+DICE_EVENTS = frozenset({DiceEntropy, DiceOpened})
+
+
+def _mac(key: bytes, label: bytes, *parts: bytes | int | str) -> bytes:
+    """HMAC-SHA256 of a label and parts, each length-prefixed so no two inputs collide."""
+    msg = bytearray(label)
+    for part in parts:
+        if isinstance(part, int):
+            raw = part.to_bytes(8, "big", signed=True)
+        elif isinstance(part, str):
+            raw = part.encode()
+        else:
+            raw = part
+        msg += len(raw).to_bytes(4, "big") + raw
+    return hmac.digest(key, bytes(msg), "sha256")
+
+
+def seed_commitment(seed: bytes, salt: bytes) -> str:
+    """The salted hash of a seed that a session's commitment publishes."""
+    return _mac(salt, b"margin dice seed", seed).hex()
+
+
+def _leaf(index: int, key: bytes) -> bytes:
+    return hashlib.sha256(b"margin dice leaf" + index.to_bytes(4, "big") + key).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"margin dice node" + left + right).digest()
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    """What the GM keeps secret for one session: the seed, its salt, the secret-tree key."""
+
+    seed: bytes
+    salt: bytes
+    secret: bytes
+
+    @cached_property
+    def commitment(self) -> str:
+        return seed_commitment(self.seed, self.salt)
+
+    def leaf_key(self, index: int) -> bytes:
+        """The key of the session's ``index``-th secret command."""
+        return _mac(self.secret, b"margin secret key", index)
+
+    @cached_property
+    def _levels(self) -> list[list[bytes]]:
+        level = [_leaf(i, self.leaf_key(i)) for i in range(LEAVES)]
+        levels = [level]
+        while len(level) > 1:
+            level = [_node(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+            levels.append(level)
+        return levels
+
+    @property
+    def root(self) -> str:
+        return self._levels[-1][0].hex()
+
+    def proof(self, index: int) -> list[str]:
+        """The siblings on the path from leaf ``index`` to the root, leaf first."""
+        out = []
+        for level in self._levels[:-1]:
+            out.append(level[index ^ 1].hex())
+            index //= 2
+        return out
+
+    def to_json(self) -> dict[str, str]:
+        return {"seed": self.seed.hex(), "salt": self.salt.hex(), "secret": self.secret.hex()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> SessionKeys:
+        return cls(
+            bytes.fromhex(data["seed"]), bytes.fromhex(data["salt"]), bytes.fromhex(data["secret"])
+        )
+
+
+def proves(key: bytes, index: int, proof: list[str], root: str) -> bool:
+    """Whether ``key`` is leaf ``index`` of the tree with ``root``."""
+    if not 0 <= index < LEAVES or len(proof) != LEAVES.bit_length() - 1:
+        return False
+    try:
+        node = _leaf(index, key)
+        for sibling in proof:
+            other = bytes.fromhex(sibling)
+            node = _node(node, other) if index % 2 == 0 else _node(other, node)
+            index //= 2
+    except ValueError:
+        return False
+    return hmac.compare_digest(node.hex(), root)
+
+
+# -- derivations ----------------------------------------------------------------
+
+
+def entropy_start(commitment: str) -> bytes:
+    """The entropy digest right after a commitment: players have added nothing yet."""
+    return hashlib.sha256(b"margin dice entropy" + commitment.encode()).digest()
+
+
+def entropy_next(digest: bytes, seat: str, entropy: str) -> bytes:
+    """The digest once a seat's entropy is published after it."""
+    seat_bytes = seat.encode()
+    return hashlib.sha256(
+        digest + len(seat_bytes).to_bytes(4, "big") + seat_bytes + bytes.fromhex(entropy)
+    ).digest()
+
+
+def open_key(seed: bytes, entropy: bytes, index: int) -> bytes:
+    return _mac(seed, b"margin open dice", entropy, index)
+
+
+def secret_key(leaf_key: bytes, entropy: bytes) -> bytes:
+    return _mac(leaf_key, b"margin secret dice", entropy)
+
+
+def hidden_key(secret: bytes, entropy: bytes, seq: int) -> bytes:
+    return _mac(secret, b"margin hidden dice", entropy, seq)
+
+
+def face(key: bytes, die: int, sides: int) -> int:
+    """The ``die``-th face a command key gives a die of ``sides`` sides.
+
+    Each HMAC output gives four 64-bit numbers; one past the largest multiple of
+    ``sides`` below 2**64 is thrown away, so every face is equally likely.
+    """
+    limit = (1 << 64) - (1 << 64) % sides
+    attempt = 0
+    while True:
+        block = hmac.digest(key, die.to_bytes(4, "big") + attempt.to_bytes(4, "big"), "sha256")
+        for at in range(0, 32, 8):
+            value = int.from_bytes(block[at : at + 8], "big")
+            if value < limit:
+                return value % sides + 1
+        attempt += 1
+
+
+class KeyedDice:
+    """Dice drawn from one command's key: the ``Dice`` margin rolls with commitments.
+
+    ``drawn`` keeps each die's sides and face in order, ``tally`` the dice typed in
+    while deciding the command (``TypedDice`` adds them), both for the command's record.
+    """
+
+    source = "rng"
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.drawn: list[tuple[int, int]] = []
+        self.tally: list[tuple[int, int]] = []
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        out = []
+        for _ in range(count):
+            got = face(self.key, len(self.drawn), sides)
+            self.drawn.append((sides, got))
+            out.append(got)
+        return out
+
+
+def faces_of(key: bytes, sides: Iterable[int]) -> list[tuple[int, int]]:
+    """The dice a command key gives, for dice of these sides in order."""
+    return [(s, face(key, n, s)) for n, s in enumerate(sides)]
+
+
+# -- what the log says of a session ------------------------------------------------
+
+
+@dataclass(slots=True)
+class DiceLedger:
+    """Where a log's dice stand: the session committed to, the entropy since, counters.
+
+    Fed every record as it happened (undo changes none of it), so a die's key never
+    depends on what was undone later.
+    """
+
+    commitment: str = ""
+    root: str = ""
+    entropy: bytes = b""
+    #: open commands and secret commands with dice drawn so far this session
+    opened: int = 0
+    secrets: int = 0
+    #: whether players have seen the current commitment
+    published: bool = False
+    #: the first record of each secret command -> (its session's commitment, leaf)
+    leaf_of: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: every commitment seen -> its tree's root
+    roots: dict[str, str] = field(default_factory=dict)
+    #: the secret command being fed, and its leaf
+    current: tuple[str, str, int] = ("", "", 0)
+
+    def feed(self, record: Record, count: bool = True) -> None:
+        """Follow one more record: an opening closes its session, a commitment starts one,
+        entropy is mixed in, dice drawn move the session's counters on (unless not
+        ``count``: then ``count`` is called once they are read)."""
+        event = record.event
+        kind = type(event)
+        if kind is DiceOpened and event.commitment == self.commitment:
+            self.commitment, self.root, self.published = "", "", False
+        commitment = record.committed
+        if commitment is not None:
+            if commitment.commitment != self.commitment:
+                self.start(commitment.commitment, commitment.secrets)
+            self.published = self.published or not record.visibility.gm_only
+        if kind is DiceEntropy and self.commitment:
+            self.entropy = entropy_next(self.entropy, event.seat, event.entropy)
+        if count:
+            self.count(record)
+
+    def count(self, record: Record) -> None:
+        """Move the session's counters on past a record's dice (``feed`` does it too)."""
+        mark = record.drawn
+        if mark is None and self.current[0] and record.command == self.current[0]:
+            self.leaf_of[record.seq] = (self.current[1], self.current[2])
+        elif mark is not None and self.commitment:
+            if mark.stream == "open" and mark.dice:
+                self.opened += 1
+            elif mark.stream == "secret":
+                self.leaf_of[record.seq] = (self.commitment, mark.index)
+                self.current = (record.command, self.commitment, mark.index)
+                self.secrets += 1
+
+    @property
+    def secret_command(self) -> str:
+        """The secret command whose records are being fed (its later records share its leaf)."""
+        return self.current[0]
+
+    def start(self, commitment: str, root: str) -> None:
+        self.commitment, self.root = commitment, root
+        self.entropy = entropy_start(commitment)
+        self.opened = self.secrets = 0
+        self.published = False
+        self.roots[commitment] = root
+
+    def copy(self) -> DiceLedger:
+        return DiceLedger(
+            self.commitment,
+            self.root,
+            self.entropy,
+            self.opened,
+            self.secrets,
+            self.published,
+            dict(self.leaf_of),
+            dict(self.roots),
+            self.current,
+        )
+
+
+# -- deciding a command with committed dice -------------------------------------------
+
+
+def stream_of(drafts: list[Draft]) -> Stream:
+    """Whose dice a command's are: players see all of it, part of it, or none of it (a
+    record for one player alone, a ruling on their request, is none of players' at large)."""
+    shown = [d for d in drafts if not d.visibility.to]
+    if all(d.visibility.gm_only for d in shown):
+        return "hidden"
+    if all(d.visibility == PUBLIC for d in shown):
+        return "open"
+    return "secret"
+
+
+def _path(data: Any, path: str) -> Any:
+    for name in path.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(name)
+    return data
+
+
+_canon = msgspec.json.Encoder(order="sorted")
+
+
+def sealed_value(record: Record | Draft, mark: Drawn | None) -> bytes:
+    """What a secret record's commitment covers: the fields players do not see, and the
+    command's dice when the record carries them."""
+    body = msgspec.to_builtins(record.event)
+    hidden = {name: _path(body, name) for name in record.visibility.hidden}
+    dice = [list(d) for d in mark.dice] + [list(d) for d in mark.typed] if mark else []
+    return _canon.encode([hidden, dice])
+
+
+def seal_of(leaf_key: bytes, place: int, value: bytes) -> str:
+    """The commitment to the ``place``-th record of a secret command."""
+    return _mac(leaf_key, b"margin sealed", place, value).hex()
+
+
+Decide = Callable[[Any], list[Draft]]
+
+
+@dataclass(frozen=True)
+class Keyring:
+    """The GM's session keys as a command needs them: the ones behind a commitment
+    (``find``, None when this margin does not hold them) and fresh ones for a new
+    session, used only if the command needs a commitment."""
+
+    find: Callable[[str], SessionKeys | None]
+    fresh: SessionKeys
+
+
+def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) -> list[Draft]:
+    """A command decided with committed dice: ``decide(dice)`` gives its drafts.
+
+    ``seq`` is the table's last record. The first draft players see carries the
+    command's dice (``Drawn``), and the session's commitment when the table has none
+    this margin holds the keys of, or players have not seen it yet; each secret record
+    carries its commitment (``sealed``); a reveal the key and path that open the
+    revealed record's commitment.
+    """
+    keys = keyring.find(ledger.commitment) if ledger.commitment else None
+    commit = keys is None
+    if keys is None:
+        keys = keyring.fresh
+        ledger = ledger.copy()
+        ledger.start(keys.commitment, "")
+    first = seq + 1
+    dice = KeyedDice(open_key(keys.seed, ledger.entropy, ledger.opened))
+    drafts = decide(dice)
+    stream = stream_of(drafts)
+    if stream != "open":
+        if stream == "secret":
+            if ledger.secrets >= LEAVES:
+                raise RuleError(
+                    f"this session has had {LEAVES} secret commands, its most: "
+                    "end the session (margin end-session) to roll more"
+                )
+            again = KeyedDice(secret_key(keys.leaf_key(ledger.secrets), ledger.entropy))
+        else:
+            again = KeyedDice(hidden_key(keys.secret, ledger.entropy, first))
+        redrafts = decide(again)
+        if stream_of(redrafts) != "open":
+            dice, drafts, stream = again, redrafts, stream_of(redrafts)
+    drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
+    # the dice and the commitment go on the first record players see, if any
+    at = next(
+        (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to), 0
+    )
+    if not dice.drawn and not dice.tally and stream != "secret":
+        if commit and any(type(d.event) is DiceEntropy for d in drafts):
+            # entropy counts only after a commitment, so the seed cannot follow from it
+            drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+        return drafts
+    index = {"open": ledger.opened, "secret": ledger.secrets, "hidden": 0}[stream]
+    drafts[at] = replace(
+        drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally))
+    )
+    if stream == "secret":
+        leaf = keys.leaf_key(ledger.secrets)
+        drafts = [
+            replace(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
+            if d.visibility.hidden and not d.visibility.gm_only
+            else d
+            for n, d in enumerate(drafts)
+        ]
+    if stream != "hidden" and not ledger.published:
+        # players have not seen the commitment (it came with commands they do not see)
+        commit = True
+    if commit and (dice.drawn or stream == "secret"):
+        drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+    return drafts
+
+
+def commitment_of(keys: SessionKeys) -> Commitment:
+    """What a session's commitment publishes of its keys."""
+    return Commitment(commitment=keys.commitment, secrets=keys.root, leaves=LEAVES)
+
+
+def _opened(draft: Draft, ledger: DiceLedger, keyring: Keyring) -> Draft:
+    """A reveal with what opens the revealed record's commitment, when it has one."""
+    event = draft.event
+    assert isinstance(event, Revealed)
+    found = ledger.leaf_of.get(event.record)
+    if found is None:
+        return draft
+    keys = keyring.find(found[0])
+    if keys is None:
+        return draft
+    key = keys.leaf_key(found[1])
+    opened = msgspec.structs.replace(event, key=key.hex(), proof=keys.proof(found[1]))
+    return replace(draft, event=opened)
+
+
+def end_session(ledger: DiceLedger, keyring: Keyring) -> list[Draft]:
+    """The drafts of ``end-session``: the seed behind the session's commitment, then the
+    next session's commitment."""
+    if not ledger.commitment:
+        raise RuleError("end-session: no session is open (its dice have not been committed)")
+    keys = keyring.find(ledger.commitment)
+    if keys is None:
+        raise RuleError(
+            "end-session: this margin does not hold the keys of the session's commitment "
+            "(they are kept in the data folder of the margin that made it)"
+        )
+    fresh = keyring.fresh
+    opened = DiceOpened(commitment=keys.commitment, seed=keys.seed.hex(), salt=keys.salt.hex())
+    return [Draft(opened, committed=commitment_of(fresh))]

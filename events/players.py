@@ -1,0 +1,55 @@
+"""Events of players acting from their own seats: what they say, what they ask the GM
+to let them do, and how the GM rules on it.
+
+A request and its ruling concern one player: they are written addressed to that
+player's character (``Visibility.to``), so that player and the GM see them and no
+other player learns they exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from .base import Event, PlayerForm, declared
+
+#: what players see of an event about one seat: all of it, while that seat's character
+#: is one players may see (a hidden seat's record is the GM's)
+ABOUT_SEAT = PlayerForm(about=("seat",))
+
+
+class Said(Event, frozen=True, tag="player.said"):
+    """A player (or the GM, ``seat`` "gm") says something to the table."""
+
+    seat: str
+    text: str
+
+    PLAYER = ABOUT_SEAT
+
+
+class Requested(Event, frozen=True, tag="player.requested"):
+    """A player asks the GM to let their command be applied: the command as they gave it."""
+
+    #: the id of the player's character
+    seat: str
+    command: dict[str, Any]
+
+    PLAYER = ABOUT_SEAT
+
+
+class Ruled(Event, frozen=True, tag="player.ruled"):
+    """The GM's ruling on a request: accepted as asked, amended (the command applied is
+    the GM's ``command``), or refused with a reason. An accepted or amended request's
+    records follow in the same command, so undoing the ruling undoes them."""
+
+    RECORD_FIELDS = ("request",)
+
+    request: int
+    seat: str
+    ruling: Literal["accepted", "amended", "refused"]
+    reason: str = ""
+    command: dict[str, Any] = {}
+
+    PLAYER = ABOUT_SEAT
+
+
+EVENTS = declared(globals(), Event)

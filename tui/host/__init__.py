@@ -1,0 +1,1 @@
+"""``margin host``: seats, the SSH and web doors, and the session each seat runs."""

@@ -1,0 +1,1 @@
+"""The application: a table opened, read through one reader, written to; keys, dice, sheets."""
