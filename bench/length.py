@@ -47,7 +47,7 @@ from margin.core import Projection  # noqa: E402
 from margin.events import decode_body, open_store  # noqa: E402
 from margin.events.sqlite import sqlite_uri  # noqa: E402
 from margin.tui.table import Table  # noqa: E402
-from margin.tui.view import LiveTable, View  # noqa: E402
+from margin.tui.table.reader import LiveTable, View  # noqa: E402
 
 CHILD = """
 import resource, sys, time
@@ -62,7 +62,7 @@ if which == "empty":
 
     app = Empty()
 else:
-    from margin.tui import app as screens
+    from margin.tui.screens import app as screens
     if which == "play":
         app = screens.play_app(path)
     elif which == "watch":
