@@ -495,6 +495,7 @@ class LensIndex(msgspec.Struct, array_like=True):
     rolls: RollsIndex
     verdicts: VerdictsIndex
     unseen: dict[int, AnyEvent]
+    #: a reveal's record -> the record it shows and who was hidden when it was made
     shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
 
