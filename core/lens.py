@@ -361,7 +361,8 @@ class LensIndex(msgspec.Struct, array_like=True):
     rolls: list[Roll]
     verdicts: dict[int, tuple[Verdict, frozenset[str]]]
     unseen: dict[int, AnyEvent]
-    shows: dict[int, int]
+    #: a reveal's record -> the record it shows and the characters players had not seen
+    shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
 
 
