@@ -142,6 +142,21 @@ def _check_fields(
             raise Refused(f"{char.name}: {tag} {name}: that is the GM's to set")
 
 
+def given(command: Command) -> dict[str, Any]:
+    """A command as plain data with only the fields it gives (its type, and every field
+    that is not its default), as a request keeps it."""
+    plain: dict[str, Any] = msgspec.to_builtins(command)
+    defaults = _defaults(type(command))
+    return {
+        "type": type(command).__struct_config__.tag,
+        **{
+            k: v
+            for k, v in plain.items()
+            if k != "type" and getattr(command, k) != defaults.get(k, msgspec.NODEFAULT)
+        },
+    }
+
+
 def _defaults(kind: type[Command]) -> dict[str, Any]:
     info = msgspec.structs.fields(kind)
     return {

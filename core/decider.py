@@ -33,7 +33,7 @@ from margin.events.players import Requested, Ruled, Said
 
 from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
-from .authority import GM, GM_SEAT, Seat, authorize, player_error
+from .authority import GM, GM_SEAT, Seat, authorize, given, player_error
 from .commands import (
     Accept,
     AddCharacter,
@@ -126,7 +126,7 @@ def _as_player(
     except RuleError as exc:
         raise player_error(state.characters[cid].name, exc, state) from None
     if permit.route == "request":
-        asked = Requested(seat=cid, command=msgspec.to_builtins(command))
+        asked = Requested(seat=cid, asked=given(command))
         return [Draft(asked, visibility=Visibility(to=cid), author=permit.author)]
     return [replace(d, author=permit.author) for d in drafts]
 
@@ -194,7 +194,7 @@ def _amend(cmd: Amend, state: TableState, dice: Dice, history: History) -> list[
     except RuleError as exc:
         raise RuleError(f"amend: {exc}") from None
     drafts = _applied(command, cmd, state, dice, history)
-    return [*drafts, _ruling(cmd, req, "amended", command=msgspec.to_builtins(command))]
+    return [*drafts, _ruling(cmd, req, "amended", applied=given(command))]
 
 
 def _refuse(cmd: Refuse, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -572,7 +572,7 @@ def _revealed(state: TableState, record: Record) -> None:
 
 def _requested(state: TableState, record: Record) -> None:
     e: Requested = record.event
-    state.requests[record.seq] = Request(seat=e.seat, author=record.author, command=e.command)
+    state.requests[record.seq] = Request(seat=e.seat, author=record.author, command=e.asked)
 
 
 def _ruled(state: TableState, record: Record) -> None:

@@ -361,7 +361,7 @@ class LensIndex(msgspec.Struct, array_like=True):
     rolls: list[Roll]
     verdicts: dict[int, tuple[Verdict, frozenset[str]]]
     unseen: dict[int, AnyEvent]
-    #: a reveal's record -> the record it shows and the characters players had not seen
+    #: a reveal's record -> the record it shows and who was hidden when it was made
     shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
 

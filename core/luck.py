@@ -115,3 +115,115 @@ def percent(p: float) -> str:
     if p > 0.999:
         return ">99.9%"
     return f"{p * 100:.1f}%"
+
+
+# -- fairness of dice -------------------------------------------------------------
+
+#: at most this many rolls of a die are tested exactly (the multinomial test over every
+#: outcome); more are tested with the chi-square distribution, which is close by then
+EXACT_ROLLS = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """How well one die's faces fit a fair die: Pearson's chi-square statistic and the
+    probability that a fair die gives a fit at least this bad (``p``); ``exact`` when
+    that probability was summed over every outcome rather than taken from the
+    chi-square distribution."""
+
+    rolls: int
+    statistic: float
+    p: float
+    exact: bool
+
+    @property
+    def percent(self) -> str:
+        return percent(self.p)
+
+
+def fit(counts: Sequence[int]) -> Fit:
+    """The goodness of fit of a die's face counts (``counts[i]``: how often face i+1
+    came up) to a fair die."""
+    n, k = sum(counts), len(counts)
+    if n == 0 or k < 2:
+        return Fit(n, 0.0, 1.0, True)
+    expected = n / k
+    statistic = math.fsum((c - expected) ** 2 for c in counts) / expected
+    if n <= EXACT_ROLLS:
+        return Fit(n, statistic, _exact(counts), True)
+    return Fit(n, statistic, chi_square_tail(statistic, k - 1), False)
+
+
+def _exact(counts: Sequence[int]) -> float:
+    """The exact multinomial test of a fair die: the chance of every outcome no likelier
+    than the one seen. Outcomes are walked as partitions of the rolls among the faces
+    (each stands for all its arrangements), since a fair die's likelihood depends only
+    on how many faces came up how often."""
+    n, k = sum(counts), len(counts)
+
+    def log_p(parts: Iterable[int]) -> float:
+        """Log-probability of one outcome with these counts."""
+        return math.lgamma(n + 1) - n * math.log(k) - math.fsum(math.lgamma(x + 1) for x in parts)
+
+    seen = log_p(counts) + 1e-9
+    total = 0.0
+    for parts in _partitions(n, k, n):
+        here = log_p(parts)
+        if here <= seen:
+            # its arrangements among the faces: k! / (zeros! * each repeated count's m!)
+            repeats = [*Counter(parts).values(), k - len(parts)]
+            ways = math.lgamma(k + 1) - math.fsum(math.lgamma(m + 1) for m in repeats)
+            total += math.exp(ways + here)
+    return min(1.0, total)
+
+
+def _partitions(n: int, parts: int, largest: int) -> Iterable[list[int]]:
+    """The partitions of ``n`` into at most ``parts`` parts none above ``largest``."""
+    if n == 0:
+        yield []
+        return
+    if parts == 0:
+        return
+    for first in range(min(n, largest), 0, -1):
+        if first * parts < n:
+            break
+        for rest in _partitions(n - first, parts - 1, first):
+            yield [first, *rest]
+
+
+def chi_square_tail(x: float, df: int) -> float:
+    """P(X >= x) for X chi-square with ``df`` degrees of freedom: the regularized upper
+    incomplete gamma function Q(df/2, x/2), by its series below s+1 and its continued
+    fraction above (both converge fast there)."""
+    if x <= 0:
+        return 1.0
+    s, z = df / 2, x / 2
+    if z < s + 1:
+        term = total = 1.0 / s
+        a = s
+        for _ in range(10_000):
+            a += 1
+            term *= z / a
+            total += term
+            if term < total * 1e-15:
+                break
+        lower = total * math.exp(-z + s * math.log(z) - math.lgamma(s))
+        return max(0.0, 1.0 - lower)
+    tiny = 1e-300
+    b = z + 1 - s
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - s)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-z + s * math.log(z) - math.lgamma(s)) * h)

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import facts as f
-from .luck import Luck, luck
+from .luck import Fit, Luck, fit, luck
 from .systems import get_system
 
 Progress = Callable[[int], None]
@@ -99,6 +99,17 @@ class CharacterLuck:
     bands: tuple[BandLuck, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class DiceFit:
+    """One source of dice (margin's, or one character's typed in) and one kind of die:
+    how often each face came up, and how well that fits a fair die."""
+
+    source: str
+    sides: int
+    counts: tuple[int, ...]
+    fit: Fit
+
+
 @dataclass(slots=True)
 class Recap:
     system: str
@@ -113,6 +124,8 @@ class Recap:
     undone: int = 0
     #: each character's status at the end, as the system shows it
     standing: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: the fairness of every source of dice, every die counted (undone ones too)
+    fairness: list[DiceFit] = field(default_factory=list)
 
 
 OUTSIDE = "Outside encounters"
@@ -131,6 +144,20 @@ class _Read:
     #: where the record being read happened: its encounter (an index) and round
     current: int = 0
     round: int = 0
+    #: (source, sides) -> how often each face came up: margin's dice ("") and each
+    #: character's typed dice (by id)
+    faces: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+
+    def count_dice(self, drawn: Mapping[str, Any], event: Mapping[str, Any]) -> None:
+        """Count the faces a record's dice (``Record.drawn``, as the reader sees it) show."""
+        who = event.get("actor") or event.get("character") or "gm"
+        for source, dice in (("", drawn.get("dice", ())), (str(who), drawn.get("typed", ()))):
+            for sides, face in dice:
+                counts = self.faces.get((source, sides))
+                if counts is None:
+                    counts = self.faces[(source, sides)] = [0] * sides
+                if 1 <= face <= sides:
+                    counts[face - 1] += 1
 
     def place(self, seq: int, fact: f.Fact) -> None:
         """Keep a fact with where it happened, following the encounters and rounds it tells of."""
@@ -189,6 +216,9 @@ def read(
     seq = 0
     for data in records:
         seq, event = data["seq"], data["event"]
+        drawn = data.get("drawn")
+        if drawn is not None:
+            out.count_dice(drawn, event)
         reader = readers.get(event["type"])
         if reader is not None:
             for fact in reader(event):
@@ -245,6 +275,15 @@ def summarize(
     recap.luck = [
         _character_luck(name, lines, counting.bands.get(name, []))
         for name, lines in counting.by_name.items()
+    ]
+    recap.fairness = [
+        DiceFit(
+            f"{read_.names.get(source, source)}'s typed dice" if source else "margin's dice",
+            sides,
+            tuple(counts),
+            fit(counts),
+        )
+        for (source, sides), counts in sorted(read_.faces.items())
     ]
     return recap
 

@@ -31,14 +31,15 @@ class Requested(Event, frozen=True, tag="player.requested"):
 
     #: the id of the player's character
     seat: str
-    command: dict[str, Any]
+    #: the command asked for, the fields it gives
+    asked: dict[str, Any]
 
     PLAYER = ABOUT_SEAT
 
 
 class Ruled(Event, frozen=True, tag="player.ruled"):
     """The GM's ruling on a request: accepted as asked, amended (the command applied is
-    the GM's ``command``), or refused with a reason. An accepted or amended request's
+    the GM's ``applied``), or refused with a reason. An accepted or amended request's
     records follow in the same command, so undoing the ruling undoes them."""
 
     RECORD_FIELDS = ("request",)
@@ -47,7 +48,8 @@ class Ruled(Event, frozen=True, tag="player.ruled"):
     seat: str
     ruling: Literal["accepted", "amended", "refused"]
     reason: str = ""
-    command: dict[str, Any] = {}
+    #: the command an amended request applies instead
+    applied: dict[str, Any] = {}
 
     PLAYER = ABOUT_SEAT
 

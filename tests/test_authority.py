@@ -157,7 +157,7 @@ def test_amending_applies_the_gms_command_and_a_ruled_request_is_ruled_once() ->
     assert amended[0].author == GM
     assert amended[0].event.tn == 25
     assert amended[-1].event.ruling == "amended"
-    assert amended[-1].event.command["tn"] == 25
+    assert amended[-1].event.applied["tn"] == 25
     with pytest.raises(RuleError, match=r"accept: record #\d+ is no request waiting"):
         log.do(type="accept", request=req.seq)
     [again] = log.do(KAEL, type="check", character="Kael", skill="athletics")

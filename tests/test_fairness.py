@@ -21,8 +21,8 @@ from margin.core.commands import convert_command
 from margin.core.dicecheck import check_dice, report_lines
 from margin.core.fairness import (
     LEAVES,
+    Draws,
     SessionKeys,
-    face,
     faces_of,
     open_key,
     proves,
@@ -248,7 +248,7 @@ def test_the_secret_tree_proves_each_key_and_no_other() -> None:
 
 def test_every_face_is_as_likely() -> None:
     """Rejection sampling: a d3 drawn from 64-bit blocks shows each face a third of the time."""
-    counts = Counter(face(bytes([n % 256, n // 256]) * 16, 0, 3) for n in range(6000))
+    counts = Counter(Draws(bytes([n % 256, n // 256]) * 16).face(3) for n in range(6000))
     assert set(counts) == {1, 2, 3}
     assert all(1800 < c < 2200 for c in counts.values())
 
@@ -355,3 +355,50 @@ def test_old_tables_open_and_verify_dice_not_committed(system: str, tmp_path: Pa
     # each character's rolls, counted as typed or drawn before commitments
     assert lines[2:]
     assert all(" typed" in line or "before dice were" in line for line in lines[2:])
+
+
+def test_the_chi_square_tail_matches_its_tables() -> None:
+    from margin.core.luck import chi_square_tail
+
+    for x, df, p in ((3.841, 1, 0.05), (11.070, 5, 0.05), (6.635, 1, 0.01), (30.144, 19, 0.05)):
+        assert abs(chi_square_tail(x, df) - p) < 2e-4
+    assert chi_square_tail(0, 3) == 1.0
+    assert chi_square_tail(400, 5) < 1e-80
+
+
+@pytest.mark.parametrize("counts", [[3, 2, 1, 0, 0, 0], [2, 2, 2, 0], [5, 1, 0], [1, 1, 1, 1]])
+def test_the_exact_test_sums_every_outcome_no_likelier(counts: list[int]) -> None:
+    import itertools
+    import math
+
+    from margin.core.luck import fit
+
+    n, k = sum(counts), len(counts)
+
+    def log_p(x: tuple[int, ...] | list[int]) -> float:
+        return math.lgamma(n + 1) - sum(math.lgamma(c + 1) for c in x) - n * math.log(k)
+
+    seen = log_p(counts) + 1e-9
+    every = [x for x in itertools.product(range(n + 1), repeat=k) if sum(x) == n]
+    brute = sum(math.exp(log_p(x)) for x in every if log_p(x) <= seen)
+    found = fit(counts)
+    assert found.exact
+    assert abs(found.p - brute) < 1e-12
+
+
+def test_the_luck_report_says_whose_dice_look_loaded(tmp_path: Path) -> None:
+    table = tmp_path / "t.margin"
+    assert run_margin("new", str(table), "--system", "2d10-edge").code == 0
+    rolls = [{"type": "roll", "dice": "2d6", "actor": "kael"}] * 40
+    loaded = [{"type": "roll", "dice": "1d6", "faces": [6], "actor": "kael"}] * 9
+    code, _ = margin_do(table, {"type": "add-character", "name": "Kael"}, *rolls, *loaded)
+    assert code == 0
+    report = run_margin("luck", str(table)).out
+    assert "Fairness of the dice" in report
+    margin_line = next(
+        line for line in report.splitlines() if "margin's dice, d6: 80 rolled" in line
+    )
+    assert "chi-square" in margin_line
+    typed = next(line for line in report.splitlines() if "Kael's typed dice, d6: 9 rolled" in line)
+    assert typed.endswith("exact test: <0.1%")
+    assert "1:0 2:0 3:0 4:0 5:0 6:9" in report

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import player_log, player_state_of, run_margin
 
-from margin.core import RuleError, get_system
+from margin.core import RuleError, decide, get_system
 from margin.core.panels import character_status
 from margin.events import Record
 from margin.tui.screens import commandline
@@ -299,7 +299,8 @@ def _written(table: Table, line: str) -> list[dict[str, object]] | None:
     try:
         parsed = commandline.parse_line(line, table.state)
         assert parsed.command is not None
-        drafts = table.decide(parsed.command)
+        assert table.dice is not None
+        drafts = decide(parsed.command, table.state, table.dice)
     except RuleError:
         return None
     return [msgspec.to_builtins(d.event) for d in drafts]

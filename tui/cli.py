@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import getpass
 import io
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import msgspec
 
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
+from margin.core.authority import GM_SEAT, Seat, author_seat
 from margin.core.carry import carried
 from margin.core.commands import EndSession
 from margin.core.dicecheck import check_dice
@@ -118,14 +121,29 @@ def cmd_do(args: argparse.Namespace) -> int:
         return 0
     if not args.path:
         raise UsageError("do: give a table PATH (or --schema)")
+    seat = _seat(args)
     table = Table.open(args.path)
     try:
-        return _run_commands(table, args.author)
+        return _run_commands(table, args.author or "gm", seat)
     finally:
         table.close()
 
 
-def _run_commands(table: Table, author: str) -> int:
+def _seat(args: argparse.Namespace) -> Seat:
+    """The seat ``margin do`` gives its commands from: the GM's, or ``--as NAME``'s, a
+    player at this account."""
+    if args.as_ is None:
+        return GM_SEAT
+    if args.author is not None:
+        raise UsageError(
+            f"do: --author is the GM's to give; a player's seat (--as {args.as_}) writes as itself"
+        )
+    if args.as_.strip().lower() == "gm":
+        raise UsageError("do: --as names a player's character; the GM's seat is margin do alone")
+    return Seat(args.as_.strip(), "local", getpass.getuser())
+
+
+def _run_commands(table: Table, author: str, seat: Seat = GM_SEAT) -> int:
     """Answer each line of standard input as soon as its command is on disk.
 
     A command waits its turn while other processes write the table; one
@@ -143,7 +161,8 @@ def _run_commands(table: Table, author: str) -> int:
             reply: dict[str, Any] = {"error": f"line {lineno}: not run: {stopped}"}
         else:
             try:
-                records = table.execute(parse_command(table.state.system, line), author=author)
+                command = parse_command(table.state.system, line)
+                records = table.execute(command, author=author, seat=seat)
                 reply = {
                     "ok": True,
                     "seq": [records[0].seq, records[-1].seq],
@@ -179,7 +198,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     voided = table.projection.history.voided
     # what players know now: a record revealed at any point shows whole
     revealed = table.state.revealed
-    lens = PlayerLens(revealed) if player is not None else None
+    lens = PlayerLens(revealed, player) if player is not None else None
     only = _about(table, args.about, player) if args.about else None
     want = args.grep.lower() if args.grep else None
     out = sys.stdout
@@ -241,8 +260,7 @@ def _state_for(table: Table, args: argparse.Namespace) -> TableState:
         state = table.projection.state_at(seq, corrected=args.corrected)
     else:
         # a player's state, at a record of the player's own numbering
-        _lens_name(table, args.as_)
-        lens = PlayerLens(table.state.revealed)
+        lens = PlayerLens(table.state.revealed, _lens_name(table, args.as_))
         lens.feed(table.store.records())
         shown = lens.seqs
         if args.at is not None and not 1 <= args.at <= len(shown):
@@ -300,10 +318,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if verdict.bad is not None:
             _fail(f"{name}: record {verdict.bad} {verdict.reason}")
         report = check_dice(store.records()) if args.dice else None
+        authors = _authors(store)
     finally:
         store.close()
     signed = verdict.signatures.describe()
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
+    if authors:
+        print(f"{name}: written by " + "; ".join(f"{a}: {n}" for a, n in authors.items()))
     if report is None:
         return 0
     for line in dice_lines(report):
@@ -311,6 +332,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for problem in report.problems:
         sys.stderr.write(f"margin: {name}: dice: {problem}\n")
     return 1 if report.problems else 0
+
+
+def _authors(store: Store) -> dict[str, int]:
+    """How many records each author wrote, when players' seats wrote any (else empty)."""
+    found: Counter[str] = Counter(r.author for r in store.records())
+    if all(author_seat(a) is None for a in found):
+        return {}
+    return {a: found[a] for a in sorted(found, key=lambda a: (a != "gm", a))}
 
 
 def _is_export(path: str) -> bool:
@@ -696,7 +725,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path", nargs="?")
     s.add_argument("--schema", action="store_true", help="print the JSON Schema of the commands")
     s.add_argument("--system", help="with --schema: only this system's commands")
-    s.add_argument("--author", default="gm")
+    s.add_argument("--author", help="who the GM's records name as their author (gm)")
+    s.add_argument(
+        "--as",
+        dest="as_",
+        metavar="NAME",
+        help="give the commands from this player's seat, as the table's option players allows",
+    )
     s.set_defaults(func=cmd_do)
 
     s = sub.add_parser("log", help="print the records")

@@ -172,7 +172,7 @@ def session_app(path: str, seat: str, sheets: str | None = None) -> TableApp:
         table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
         folder = Path(sheets) if sheets is not None else None
         return HostedPlay(View(table), name, sheets=SheetFiles(True, folder, path))
-    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True)
+    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=seat)
     return HostedWatch(table, seat, name)
 
 

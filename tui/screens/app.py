@@ -7,7 +7,6 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -28,8 +27,9 @@ from textual.widgets import Footer, Input, Static
 from margin.core import RuleError
 from margin.core.commands import Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
-from margin.events import Record, StoreError, is_url, short_name
+from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
+from margin.tui.table.notices import Notices, per_table
 from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text import render
@@ -51,6 +51,8 @@ from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: seconds between two looks for what the table's host has to say
+NOTICE_INTERVAL = 0.5
 #: Seconds a write may take before the message line says the table is being written.
 BUSY_NOTICE = 0.5
 #: Replay speeds, records per second.
@@ -63,21 +65,8 @@ def default_table_path() -> Path:
 
 
 def history_path(table: str | Path) -> Path:
-    """The command history of one table: in margin's data directory, never in the log.
-
-    Named after the table and a digest of its full path (or its URL, without
-    a password), so two tables called ``fight.margin`` in different folders
-    keep their own.
-    """
-    if is_url(str(table)):
-        from margin.events import display_name
-
-        full, stem = display_name(table), short_name(table)
-    else:
-        resolved = Path(table).resolve()
-        full, stem = str(resolved), resolved.stem
-    digest = hashlib.sha256(full.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return data_dir() / "history" / f"{stem}-{digest}.txt"
+    """The command history of one table: in margin's data directory, never in the log."""
+    return per_table("history", table)
 
 
 class Failed(Exception):
@@ -398,6 +387,8 @@ class PlayApp(TableApp):
         self._step: Step | None = None
         self._busy_notice: Timer | None = None
         self._quitting = False
+        #: what the table's host says of seats it refused or ended
+        self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
         yield OddsBar(id="odds")
@@ -408,7 +399,13 @@ class PlayApp(TableApp):
         super().on_mount()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.set_interval(NOTICE_INTERVAL, self.host_notices)
         self.say(self.greeting)
+
+    def host_notices(self) -> None:
+        """Say on the message line what the table's host posted (a seat refused or ended)."""
+        for line in self.notices.new():
+            self.say(line)
 
     def help_commands(self) -> list[str | tuple[str, str]]:
         state = self.view.state()
@@ -1009,7 +1006,7 @@ def _open_view(
 ) -> View:
     """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
     table = LiveTable.open_live(
-        path, readonly=readonly, lens=name is not None, every=every, worker=live
+        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
     )
     try:
         player = player_id(table.state, name) if name is not None else None

@@ -19,7 +19,7 @@ from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
 from margin.core.clock import table_clock
 from margin.core.commands import Command
-from margin.core.lens import PlayerLens, about, player_state
+from margin.core.lens import PlayerLens, about, player_state, serves
 from margin.core.panels import character_status
 from margin.core.state import snapshot
 from margin.core.systems.base import Clock, Odds
@@ -67,9 +67,16 @@ class LiveTable(Table):
     """
 
     def __init__(
-        self, store: Store, lens: bool = False, every: int = 1000, reads: Store | None = None
+        self,
+        store: Store,
+        lens: bool = False,
+        every: int = 1000,
+        reads: Store | None = None,
+        player: str | None = None,
     ) -> None:
         self.lens = lens
+        #: the name of the player who reads, who alone sees the records addressed to them
+        self.player = player
         self.reads = reads or store
         self.reader: PlayerLens | None = None
         self.seqs: Sequence[int] = array("q")
@@ -80,14 +87,22 @@ class LiveTable(Table):
 
     @classmethod
     def open_live(
-        cls, path: str, *, readonly: bool, lens: bool, every: int = 1000, worker: bool = False
+        cls,
+        path: str,
+        *,
+        readonly: bool,
+        lens: bool,
+        every: int = 1000,
+        worker: bool = False,
+        player: str | None = None,
     ) -> LiveTable:
-        """The table at ``path``; for a screen with a ``worker``, a connection for its reads."""
+        """The table at ``path``; for a screen with a ``worker``, a connection for its reads;
+        through the lens of the ``player`` named, if any."""
         store = open_store(path, readonly=readonly)
         reads = None
         try:
             reads = open_store(path, readonly=True) if worker else None
-            return cls(store, lens=lens, every=every, reads=reads)
+            return cls(store, lens=lens, every=every, reads=reads, player=player)
         except BaseException:
             if reads is not None:
                 reads.close()
@@ -114,15 +129,33 @@ class LiveTable(Table):
             super()._opened()
             return
         revealed = self.projection.state.revealed
-        self.reader = self._snapshot_reader(revealed) or PlayerLens(revealed)
+        who = self._reader_id()
+        found = self._snapshot_reader(revealed)
+        if found is not None and serves(self.projection.history, who, found.last):
+            found.reader = who
+        else:
+            found = None
+        self.reader = found or PlayerLens(revealed, who)
         start = self.reader.last
         self.reader.feed(self.store.records(start, upto))
         self.seqs = self.reader.seqs
         self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_every)
 
+    def _reader_id(self) -> str | None:
+        """The id of the player's character who reads (None: a reader none is addressed to)."""
+        if self.player is None:
+            return None
+        try:
+            return player_id(self.projection.state, self.player)
+        except RuleError:
+            return None
+
     def _lens_at(self, seq: int) -> bytes | None:
         reader = self.reader
         if reader is None or reader.last != seq:
+            return None
+        # a snapshot keeps the index of a reader none is addressed to, for every player
+        if not serves(self.projection.history, reader.reader, seq):
             return None
         return snapshots.encode_lens(reader)
 

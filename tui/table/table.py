@@ -14,6 +14,7 @@ from typing import Any
 
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
+from margin.core.authority import GM_SEAT, Seat
 from margin.core.commands import Command, Entropy
 from margin.core.decider import decide_committed
 from margin.core.dice import Dice
@@ -269,15 +270,15 @@ class Table:
         could steer one."""
         return self.execute(Entropy(seat=seat, entropy=secrets.token_hex(32)), author or seat)
 
-    def decide(self, command: Command, keep: bool = False) -> list[Draft]:
-        """The records ``command`` would append now, decided but not written; with
-        ``keep``, the keys of a session they commit to are kept first."""
+    def decide(self, command: Command, keep: bool = False, seat: Seat = GM_SEAT) -> list[Draft]:
+        """The records ``command`` would append now, given from ``seat``, decided but not
+        written; with ``keep``, the keys of a session they commit to are kept first."""
         with self.lock:
             history = self.projection.history
             if self.dice is not None:
-                return decide(command, self.state, self.dice, history)
+                return decide(command, self.state, self.dice, history, seat)
             keyring = self.keys.keyring()
-            drafts = decide_committed(command, self.state, keyring, history)
+            drafts = decide_committed(command, self.state, keyring, history, seat)
         if keep:
             self.keys.keep(drafts, keyring)
         return drafts
@@ -295,19 +296,25 @@ class Table:
         return "a record"
 
     def execute(
-        self, command: Command, author: str = "gm", command_id: str | None = None
+        self,
+        command: Command,
+        author: str = "gm",
+        command_id: str | None = None,
+        seat: Seat = GM_SEAT,
     ) -> list[Record]:
         """Decide a command and append its events atomically, once this writer's turn comes.
 
         The command is decided against the table as it stands once the table's
         write lock is held, so a command that another writer's came before is
         decided again rather than refused; other writers holding the table for
-        longer than ``WRITE_WAIT`` refuse it (``TableBusy``).
+        longer than ``WRITE_WAIT`` refuse it (``TableBusy``). A command from a player's
+        ``seat`` is checked by ``core.authority`` in the same turn, and its records name
+        the seat as their author.
         """
 
         def decided() -> tuple[list[Draft], int]:
             self.catch_up()
-            drafts = self.decide(command, keep=True)
+            drafts = self.decide(command, keep=True, seat=seat)
             if not drafts:
                 raise RuleError("the command changes nothing")
             return drafts, self.projection.seq

@@ -24,7 +24,7 @@ def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any
         for record in records:
             yield record_to_builtins(record)
         return
-    lens = PlayerLens(table.state.revealed)
+    lens = PlayerLens(table.state.revealed, player)
     for record in records:
         data = lens.read(record)
         if data is not None:
@@ -38,7 +38,7 @@ def build(
     player = None if name is None else player_id(table.state, name)
     state = table.state
     if player is not None:
-        lens = PlayerLens(state.revealed)
+        lens = PlayerLens(state.revealed, player)
         lens.feed(table.store.records())
         world = get_system(state.system).player_world
         state = player_state(state, lens, world, table.projection.history.voided)
@@ -187,6 +187,35 @@ def bar(value: float, whole: float, width: int = 24) -> str:
     return ("█" * full + (BLOCKS[part] if part else "")).ljust(width)
 
 
+def fairness_lines(r: Recap) -> list[str]:
+    """Each source of dice and kind of die: its faces counted, and whether they look fair."""
+    if not r.fairness:
+        return []
+    out = ["Fairness of the dice (every die rolled, undone ones too):"]
+    for d in r.fairness:
+        test = (
+            f"exact test: {d.fit.percent}"
+            if d.fit.exact
+            else (
+                f"chi-square {d.fit.statistic:.1f} on {d.sides - 1} degrees of freedom: {d.fit.percent}"
+            )
+        )
+        out.append(
+            f"  {d.source}, d{d.sides}: {d.fit.rolls} rolled; a fair die fits this badly or worse: {test}"
+        )
+        out.append(f"    {_faces(d.counts)}")
+    out.append("")
+    return out
+
+
+def _faces(counts: tuple[int, ...]) -> str:
+    """How often each face came up: ``1:3 2:5 ...``, by tens for a die of more than 20 faces."""
+    if len(counts) <= 20:
+        return " ".join(f"{n}:{c}" for n, c in enumerate(counts, 1))
+    tens = [counts[i : i + 10] for i in range(0, len(counts), 10)]
+    return " ".join(f"{i * 10 + 1}-{i * 10 + len(t)}:{sum(t)}" for i, t in enumerate(tens))
+
+
 def luck_text(r: Recap, name: str | None = None, checks: bool = False) -> str:
     """The luck report for a terminal: expected and actual successes drawn as bars."""
     out = [f"Luck: {r.title or 'a table'} ({r.system}), {how_read(r, name)}", ""]
@@ -210,6 +239,7 @@ def luck_text(r: Recap, name: str | None = None, checks: bool = False) -> str:
                 f"{b.luck.actual:4d}  at least as many: {b.luck.percent}"
             )
         out.append("")
+    out += fairness_lines(r)
     if checks:
         out.append("Every check:")
         for line in r.checks:

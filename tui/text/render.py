@@ -11,7 +11,7 @@ from margin.core.errors import RuleError
 from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
-WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender")
+WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender", "seat")
 
 
 def describe(
@@ -139,6 +139,31 @@ def _carried(e: dict[str, Any]) -> str:
     return f"{e['name']} joins the table as they left it{source}{hidden}"
 
 
+def _seat(e: dict[str, Any]) -> str:
+    seat = str(e.get("seat", ""))
+    return "GM" if seat == "gm" else seat
+
+
+def _command(data: Any) -> str:
+    """A command as plain data, in a line: its type, then its fields."""
+    if not isinstance(data, dict):
+        return str(data)
+    rest = " ".join(f"{k}={v}" for k, v in data.items() if k != "type")
+    return f"{data.get('type', '?')} {rest}".strip()
+
+
+def _ruled(e: dict[str, Any]) -> str:
+    verb = {"accepted": "accepts", "amended": "amends", "refused": "refuses"}[e["ruling"]]
+    line = f"GM {verb} {_seat(e)}'s request"
+    if isinstance(e.get("request"), int):
+        line += f" #{e['request']}"
+    if e["ruling"] == "amended":
+        line += f": {_command(e.get('applied'))}"
+    if e.get("reason"):
+        line += f": {e['reason']}"
+    return line
+
+
 def _alias(e: dict[str, Any]) -> str:
     if not e.get("line"):
         return f"macro {e['name']} forgotten"
@@ -175,6 +200,9 @@ LINES: dict[str, Line] = {
     "character.carried": _carried,
     "character.health-view": lambda e: f"players see {_who(e)}'s health: {e['view']}",
     "table.alias": _alias,
+    "player.said": lambda e: f"{_seat(e)} says: {e['text']}",
+    "player.requested": lambda e: f"{_seat(e)} asks: {_command(e.get('asked'))}",
+    "player.ruled": _ruled,
     "dice.committed": lambda e: f"the session's dice are committed: {e['commitment'][:16]}",
     "dice.entropy": lambda e: f"{e['seat']} adds entropy to the dice: {e['entropy'][:16]}",
     "dice.opened": lambda e: (

@@ -1,0 +1,121 @@
+"""``margin do --as NAME``: a player's door on the command line, ruled as every door is.
+
+The JSON contract is ``margin do``'s: one reply a line, ``ok`` with the records written
+or ``error`` with one line saying why. ``margin log`` and ``verify`` say who wrote what.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+from pathlib import Path
+from typing import Any
+
+from support import log_json, margin_output, margin_process, run_margin, state_json
+
+
+def _table(tmp_path: Path, players: str = "ask") -> str:
+    path = str(tmp_path / "t.margin")
+    margin_output("demo", path, "--system", "2d10-edge")
+    if players != "ask":
+        margin_output("do", path, stdin=json.dumps(
+            {"type": "set-option", "name": "players", "value": players}) + "\n")  # fmt: skip
+    return path
+
+
+def _as(path: str, name: str, *commands: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    done = run_margin(
+        "do", path, "--as", name, stdin="".join(json.dumps(c) + "\n" for c in commands)
+    )
+    return done.code, [json.loads(line) for line in done.out.splitlines()]
+
+
+ME = f"kael (local {getpass.getuser()})"
+
+
+def test_a_players_request_is_written_in_their_name_and_the_gm_accepts_it(tmp_path: Path) -> None:
+    path = _table(tmp_path)
+    code, [reply] = _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
+    assert code == 0
+    asked = reply["seq"][0]
+    [mine] = [r for r in log_json(path) if r["seq"] == asked]
+    assert mine["author"] == ME
+    assert mine["type"] == "player.requested"
+    assert mine["asked"] == {"type": "check", "character": "Kael", "skill": "melee"}
+    assert [*state_json(path)["requests"]] == [str(asked)]
+    margin_output("do", path, stdin=json.dumps({"type": "accept", "request": asked}) + "\n")
+    log = margin_output("log", path)
+    assert f"{ME} Kael: melee +19 [" in log
+    assert f"GM accepts Kael's request #{asked}" in log
+    verify = margin_output("verify", path)
+    assert "written by gm: " in verify
+    assert f"{ME}: 2" in verify
+
+
+def test_a_request_reaches_its_player_and_no_other(tmp_path: Path) -> None:
+    path = _table(tmp_path)
+    _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
+    mine = margin_output("log", path, "--as", "Kael")
+    theirs = margin_output("log", path, "--as", "Moreau")
+    assert "Kael asks: check character=Kael skill=melee" in mine
+    assert "asks" not in theirs
+    assert len(mine.splitlines()) == len(theirs.splitlines()) + 1
+    assert state_json(path, "--as", "Moreau")["requests"] == {}
+
+
+def test_a_player_is_refused_one_line_per_command_and_nothing_is_written(tmp_path: Path) -> None:
+    path = _table(tmp_path, "trust")
+    before = len(log_json(path))
+    code, replies = _as(
+        path,
+        "Kael",
+        {"type": "check", "character": "Moreau", "skill": "firearms"},
+        {"type": "note", "text": "I win"},
+        {"type": "check", "character": "Kael", "skill": "melee", "secret_tn": True},
+    )
+    assert code == 1
+    assert [r["error"] for r in replies] == [
+        "line 1: Kael: check character: a player commands their own character only (Kael)",
+        "line 2: Kael: 'note' is the GM's command (a player may give: attack, check, "
+        "dismiss-pending, edge-burn, join, lessen-injury, roll, say, spend-edge, use-action)",
+        "line 3: Kael: check secret_tn: that is the GM's to set",
+    ]
+    assert len(log_json(path)) == before
+
+
+def test_off_leaves_players_watching_and_a_forged_author_is_refused(tmp_path: Path) -> None:
+    path = _table(tmp_path, "off")
+    code, [reply] = _as(path, "Kael", {"type": "say", "text": "hello"})
+    assert code == 1
+    assert reply == {
+        "error": "line 1: Kael: players watch only at this table (the GM's option players)"
+    }
+    forged = margin_process("do", path, "--as", "Kael", "--author", "gm", stdin="{}\n")
+    assert forged.returncode != 0
+    assert forged.stderr.strip().splitlines() == [
+        "margin: do: --author is the GM's to give; a player's seat (--as Kael) writes as itself"
+    ]
+    done = run_margin("do", path, "--as", "gm", stdin="{}\n")
+    assert done.code != 0
+    assert "the GM's seat is margin do alone" in done.err
+
+
+def test_trust_applies_at_once_and_undo_voids_it(tmp_path: Path) -> None:
+    path = _table(tmp_path, "trust")
+    code, [reply] = _as(path, "Kael", {"type": "say", "text": "I charge"})
+    assert code == 0
+    assert (
+        margin_output("log", path, "--as", "Moreau")
+        .splitlines()[-1]
+        .endswith("Kael says: I charge")
+    )
+    code, [reply] = _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
+    assert code == 0
+    first = reply["seq"][0]
+    assert [r["author"] for r in log_json(path) if r["seq"] >= first] == [ME] * (
+        reply["seq"][1] - first + 1
+    )
+    margin_output("do", path, stdin='{"type": "undo"}\n')
+    *_, check, undo = margin_output("log", path).splitlines()
+    assert check.endswith("(undone)")
+    assert undo.endswith(f"gm       undo of #{first} (voids 1 record)")
