@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from margin.core import RuleError
 from margin.core.commands import Command, Redo, Undo
@@ -47,7 +47,16 @@ from .modals import (
     help_keys,
     key_name,
 )
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
+from .widgets import (
+    BriefLine,
+    ClockPanel,
+    CommandLine,
+    KeysFooter,
+    LogView,
+    OddsBar,
+    PartyPanel,
+    key_pair,
+)
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
@@ -57,6 +66,11 @@ NOTICE_INTERVAL = 0.5
 BUSY_NOTICE = 0.5
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
+#: Columns below which a table screen is narrow (a phone): the log alone, the clock and
+#: one's own character in a line above it, the panels a key away.
+NARROW = 60
+#: the key that switches between the panels and the log alone, and what help says of it
+PANELS_HELP = "the log alone, or the clock and characters (narrow: instead of the log)"
 
 
 def default_table_path() -> Path:
@@ -129,6 +143,7 @@ class TableApp(App[None]):
     # from this folder, whichever module an App subclass is defined in (the host's sessions)
     CSS_PATH = Path(__file__).with_name("margin.tcss")
     TITLE = "margin"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
     # and what it does are written once, here. A pair of keys shares the first one's line.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -186,6 +201,7 @@ class TableApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
+        yield BriefLine(id="brief")
         with Horizontal(id="body"):
             with Vertical(id="side"):
                 with VerticalScroll(id="clock-scroll", can_focus=False):
@@ -194,13 +210,36 @@ class TableApp(App[None]):
                     yield PartyPanel(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
-        yield Footer()
+        yield KeysFooter()
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="message")
 
     def on_mount(self) -> None:
+        self.fit()
         self.redraw(follow=True)
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """A narrow screen's log numbers its rows only as wide as they need, and its footer
+        packs its keys and leaves the palette's key to help."""
+        narrow = self.size.width < NARROW
+        if not self.screen_stack:
+            return  # a terminal's first size comes before the screen
+        table = self.screen_stack[0]  # the table's screen, under any dialog
+        for footer in table.query(KeysFooter):
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+        for log in table.query(LogView):
+            if log.narrow != narrow:
+                log.narrow = narrow
+                log.reload()
+
+    def action_panels(self) -> None:
+        """Switch between the log alone and the panels (on a narrow screen, one or the other)."""
+        self.screen.toggle_class("-flip")
 
     def header_text(self) -> Text:
         state = self.view.state()
@@ -223,8 +262,9 @@ class TableApp(App[None]):
             # Keep whoever acts in sight when the order is longer than its panel.
             scroll = self.query_one("#clock-scroll", VerticalScroll)
             self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
-        party = (self.view.characters(), self.own())
-        self._show("party", party, self._show_party)
+        characters, own = self.view.characters(), self.own()
+        self._show("party", (characters, own), self._show_party)
+        self._show("brief", (clock, characters, own), self.query_one(BriefLine).show)
         self.query_one(LogView).reload(follow=follow)
 
     def _show_party(self, party: tuple[list[CharacterRow], str | None]) -> None:
@@ -359,6 +399,7 @@ class PlayApp(TableApp):
         Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
@@ -800,6 +841,7 @@ class WatchApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
@@ -891,6 +933,7 @@ class ReplayApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]  # fmt: skip
 
