@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -66,7 +66,7 @@ def _mac(key: bytes, label: bytes, *parts: bytes | int | str) -> bytes:
         else:
             raw = part
         msg += len(raw).to_bytes(4, "big") + raw
-    return hmac.digest(key, bytes(msg), "sha256")
+    return hmac.new(key, msg, hashlib.sha256).digest()
 
 
 def seed_commitment(seed: bytes, salt: bytes) -> str:
@@ -161,7 +161,9 @@ def entropy_next(digest: bytes, seat: str, entropy: str) -> bytes:
 
 
 def open_key(seed: bytes, entropy: bytes, index: int) -> bytes:
-    return _mac(seed, b"margin open dice", entropy, index)
+    # the parts have fixed lengths (a 32-byte digest, an 8-byte number): no prefixes needed
+    msg = b"margin open dice" + entropy + index.to_bytes(8, "big")
+    return hmac.new(seed, msg, hashlib.sha256).digest()
 
 
 def secret_key(leaf_key: bytes, entropy: bytes) -> bytes:
@@ -172,41 +174,59 @@ def hidden_key(secret: bytes, entropy: bytes, seq: int) -> bytes:
     return _mac(secret, b"margin hidden dice", entropy, seq)
 
 
-def face(key: bytes, die: int, sides: int) -> int:
-    """The ``die``-th face a command key gives a die of ``sides`` sides.
+class Draws:
+    """The faces one command key gives, die after die.
 
-    Each HMAC output gives four 64-bit numbers; one past the largest multiple of
-    ``sides`` below 2**64 is thrown away, so every face is equally likely.
+    The key's HMAC blocks (``HMAC(key, 0)``, ``HMAC(key, 1)``, ...) are read eight bytes
+    at a time as 64-bit numbers; a die of ``sides`` sides takes the next number below
+    the largest multiple of ``sides`` under 2**64 (a number past it is thrown away,
+    which happens less than once in 2**54 draws of a d1000), so every face is exactly
+    as likely. A command's dice are drawn in order from one such stream.
     """
-    limit = (1 << 64) - (1 << 64) % sides
-    attempt = 0
-    while True:
-        block = hmac.digest(key, die.to_bytes(4, "big") + attempt.to_bytes(4, "big"), "sha256")
-        for at in range(0, 32, 8):
-            value = int.from_bytes(block[at : at + 8], "big")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.block = b""
+        self.blocks = 0
+        self.at = 32
+
+    def face(self, sides: int) -> int:
+        limit = (1 << 64) - (1 << 64) % sides
+        while True:
+            if self.at == 32:
+                count = self.blocks.to_bytes(8, "big")
+                self.block = hmac.new(self.key, count, hashlib.sha256).digest()
+                self.blocks += 1
+                self.at = 0
+            value = int.from_bytes(self.block[self.at : self.at + 8], "big")
+            self.at += 8
             if value < limit:
                 return value % sides + 1
-        attempt += 1
 
 
 class KeyedDice:
     """Dice drawn from one command's key: the ``Dice`` margin rolls with commitments.
 
-    ``drawn`` keeps each die's sides and face in order, ``tally`` the dice typed in
-    while deciding the command (``TypedDice`` adds them), both for the command's record.
+    The key is made (``key()``) only when the first die is drawn, so a command that
+    rolls nothing costs nothing. ``drawn`` keeps each die's sides and face in order,
+    ``tally`` the dice typed in while deciding the command (``TypedDice`` adds them),
+    both for the command's record.
     """
 
     source = "rng"
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: Callable[[], bytes]) -> None:
         self.key = key
+        self.draws: Draws | None = None
         self.drawn: list[tuple[int, int]] = []
         self.tally: list[tuple[int, int]] = []
 
     def roll(self, sides: int, count: int = 1) -> list[int]:
+        if self.draws is None:
+            self.draws = Draws(self.key())
         out = []
         for _ in range(count):
-            got = face(self.key, len(self.drawn), sides)
+            got = self.draws.face(sides)
             self.drawn.append((sides, got))
             out.append(got)
         return out
@@ -214,7 +234,8 @@ class KeyedDice:
 
 def faces_of(key: bytes, sides: Iterable[int]) -> list[tuple[int, int]]:
     """The dice a command key gives, for dice of these sides in order."""
-    return [(s, face(key, n, s)) for n, s in enumerate(sides)]
+    draws = Draws(key)
+    return [(s, draws.face(s)) for s in sides]
 
 
 # -- what the log says of a session ------------------------------------------------
@@ -342,14 +363,23 @@ def seal_of(leaf_key: bytes, place: int, value: bytes) -> str:
 Decide = Callable[[Any], list[Draft]]
 
 
-@dataclass(frozen=True)
 class Keyring:
     """The GM's session keys as a command needs them: the ones behind a commitment
-    (``find``, None when this margin does not hold them) and fresh ones for a new
-    session, used only if the command needs a commitment."""
+    (``find``, None when this margin does not hold them) and a new session's, made by
+    ``make`` only if the command needs them (``made`` then holds them)."""
 
-    find: Callable[[str], SessionKeys | None]
-    fresh: SessionKeys
+    def __init__(
+        self, find: Callable[[str], SessionKeys | None], make: Callable[[], SessionKeys]
+    ) -> None:
+        self.find = find
+        self.make = make
+        self.made: SessionKeys | None = None
+
+    @property
+    def fresh(self) -> SessionKeys:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
 
 
 def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) -> list[Draft]:
@@ -368,7 +398,7 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
         ledger = ledger.copy()
         ledger.start(keys.commitment, "")
     first = seq + 1
-    dice = KeyedDice(open_key(keys.seed, ledger.entropy, ledger.opened))
+    dice = KeyedDice(lambda: open_key(keys.seed, ledger.entropy, ledger.opened))
     drafts = decide(dice)
     stream = stream_of(drafts)
     if stream != "open":
@@ -378,9 +408,9 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
                     f"this session has had {LEAVES} secret commands, its most: "
                     "end the session (margin end-session) to roll more"
                 )
-            again = KeyedDice(secret_key(keys.leaf_key(ledger.secrets), ledger.entropy))
+            again = KeyedDice(lambda: secret_key(keys.leaf_key(ledger.secrets), ledger.entropy))
         else:
-            again = KeyedDice(hidden_key(keys.secret, ledger.entropy, first))
+            again = KeyedDice(lambda: hidden_key(keys.secret, ledger.entropy, first))
         redrafts = decide(again)
         if stream_of(redrafts) != "open":
             dice, drafts, stream = again, redrafts, stream_of(redrafts)
@@ -392,16 +422,14 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
     if not dice.drawn and not dice.tally and stream != "secret":
         if commit and any(type(d.event) is DiceEntropy for d in drafts):
             # entropy counts only after a commitment, so the seed cannot follow from it
-            drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+            drafts[at] = _with(drafts[at], committed=commitment_of(keys))
         return drafts
     index = {"open": ledger.opened, "secret": ledger.secrets, "hidden": 0}[stream]
-    drafts[at] = replace(
-        drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally))
-    )
+    drafts[at] = _with(drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally)))
     if stream == "secret":
         leaf = keys.leaf_key(ledger.secrets)
         drafts = [
-            replace(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
+            _with(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
             if d.visibility.hidden and not d.visibility.gm_only
             else d
             for n, d in enumerate(drafts)
@@ -410,8 +438,27 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
         # players have not seen the commitment (it came with commands they do not see)
         commit = True
     if commit and (dice.drawn or stream == "secret"):
-        drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+        drafts[at] = _with(drafts[at], committed=commitment_of(keys))
     return drafts
+
+
+def _with(
+    draft: Draft,
+    drawn: Drawn | None = None,
+    committed: Commitment | None = None,
+    sealed: str = "",
+) -> Draft:
+    """A draft with dice, a commitment or a seal added (quicker than ``dataclasses.replace``,
+    which looks the fields up every time)."""
+    return Draft(
+        draft.event,
+        draft.cause,
+        draft.visibility,
+        author=draft.author,
+        drawn=drawn or draft.drawn,
+        committed=committed or draft.committed,
+        sealed=sealed or draft.sealed,
+    )
 
 
 def commitment_of(keys: SessionKeys) -> Commitment:
@@ -431,7 +478,12 @@ def _opened(draft: Draft, ledger: DiceLedger, keyring: Keyring) -> Draft:
         return draft
     key = keys.leaf_key(found[1])
     opened = msgspec.structs.replace(event, key=key.hex(), proof=keys.proof(found[1]))
-    return replace(draft, event=opened)
+    return _with(
+        Draft(opened, draft.cause, draft.visibility, author=draft.author),
+        draft.drawn,
+        draft.committed,
+        draft.sealed,
+    )
 
 
 def end_session(ledger: DiceLedger, keyring: Keyring) -> list[Draft]:

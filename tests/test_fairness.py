@@ -21,8 +21,8 @@ from margin.core.commands import convert_command
 from margin.core.dicecheck import check_dice, report_lines
 from margin.core.fairness import (
     LEAVES,
+    Draws,
     SessionKeys,
-    face,
     faces_of,
     open_key,
     proves,
@@ -248,7 +248,7 @@ def test_the_secret_tree_proves_each_key_and_no_other() -> None:
 
 def test_every_face_is_as_likely() -> None:
     """Rejection sampling: a d3 drawn from 64-bit blocks shows each face a third of the time."""
-    counts = Counter(face(bytes([n % 256, n // 256]) * 16, 0, 3) for n in range(6000))
+    counts = Counter(Draws(bytes([n % 256, n // 256]) * 16).face(3) for n in range(6000))
     assert set(counts) == {1, 2, 3}
     assert all(1800 < c < 2200 for c in counts.values())
 

@@ -343,7 +343,14 @@ def _authors(store: Store) -> dict[str, int]:
 
 
 def _is_export(path: str) -> bool:
-    """Whether ``path`` names an export (JSON Lines) rather than a table."""
+    """Whether ``path`` names an export (JSON Lines) rather than a table.
+
+    A table is known through SQLite, never by opening it by hand: this process (a
+    screen, a test running margin in itself) may hold a connection to it, whose
+    locks closing any descriptor of the file would drop.
+    """
+    if is_url(path) or holds_table(Path(path)):
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(1) == b"{"
