@@ -372,11 +372,12 @@ def cmd_end_session(args: argparse.Namespace) -> int:
         records = table.execute(EndSession())
     finally:
         table.close()
-    opened, committed = records[0].seq, records[-1].seq
+    first, last = records[0].seq, records[-1].seq
+    opened = f"record {first}" if first == last else f"records {first}-{last}"
     print(
-        f"{display_name(args.path)}: the session's dice are open (record {opened}): "
+        f"{display_name(args.path)}: the session's dice are open ({opened}): "
         f"margin verify --dice recomputes them; the next session's are committed "
-        f"(record {committed})"
+        f"(record {last})"
     )
     return 0
 
