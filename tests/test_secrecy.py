@@ -14,6 +14,9 @@ position. Three properties hold:
 (b) no hidden character's name or id appears in any player output;
 (c) the same session with another hidden name and other secret dice gives
     players exactly the same outputs.
+
+Dice are committed (``core.fairness``), from the same session keys in every run; the
+one thing masked is a secret record's commitment to what it hides (``sealed``).
 """
 
 from __future__ import annotations
@@ -224,6 +227,10 @@ def player_outputs(path: Path, player: str) -> list[str]:
         data.pop("at", None)
         if data.get("type") == "table.created":
             data.pop("command", None)
+        if "sealed" in data:
+            # a secret record's commitment differs with what it hides, and tells nothing
+            # of it (an HMAC under a key players get only with a reveal): the one mask
+            data["sealed"] = "sealed"
         out.append(json.dumps(data, sort_keys=True))
     out.append(margin_output("state", str(path), "--as", player).replace(str(path), "TABLE"))
     state = json.loads(margin_output("state", str(path), "--as", player, "--json"))
