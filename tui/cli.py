@@ -500,6 +500,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    if args.plain:
+        from margin.tui.text.plain import plain_seat
+
+        return plain_seat(args.path, args.as_, bell=args.bell)
     _need_terminal("watch")
     from margin.tui.screens.app import watch
 
@@ -663,6 +667,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--bell",
         action="store_true",
         help="ring the terminal's bell when you are on deck and when your turn begins",
+    )
+    s.add_argument(
+        "--plain",
+        action="store_true",
+        help="each new record as a line of text, never redrawn (screen readers, slow links); "
+        "keys: t whose turn, c the clock, s your character, h help, q quit",
     )
     s.set_defaults(func=cmd_watch)
 
