@@ -275,6 +275,7 @@ GENERIC: tuple[type[Command], ...] = (
 PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
     Say: Acting(""),
+    Entropy: Acting("seat"),
 }
 #: the generic turn order's, in a system without a clock of its own: rolling one's own
 #: place (a place set by number is the GM's)
