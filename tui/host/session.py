@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from margin.core import RuleError
+from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp, TableApp, WatchApp
 from margin.tui.table.reader import LiveTable, View, player_id
@@ -76,11 +77,11 @@ class HostedWatch(Hosted, WatchApp):
     through the lens.
     """
 
-    def __init__(self, table: LiveTable, seat: str, name: str) -> None:
+    def __init__(self, table: LiveTable, seat: str, name: str, acts: Seat | None = None) -> None:
         # Fail closed: no view until the player's lens can be made.
-        super().__init__(None, name)  # type: ignore[arg-type]
+        super().__init__(None, name, seat=acts)  # type: ignore[arg-type]
         self.table = table
-        self.seat = seat
+        self.seat_name = seat
 
     def compose(self) -> Any:
         if self.view is None:
@@ -95,7 +96,7 @@ class HostedWatch(Hosted, WatchApp):
         text = Text()
         text.append(" margin ", style="bold reverse")
         text.append(f" {title}\n\n", style="bold")
-        text.append(f"Waiting for the GM to seat {self.seat}.\n", style="bold cyan")
+        text.append(f"Waiting for the GM to seat {self.seat_name}.\n", style="bold cyan")
         text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
         return text
 
@@ -123,7 +124,7 @@ class HostedWatch(Hosted, WatchApp):
             return
         try:
             with self.table.lock:
-                player = player_id(self.table.state, self.seat)
+                player = player_id(self.table.state, self.seat_name)
         except RuleError:
             return
         self.waiting.stop()
@@ -164,16 +165,19 @@ def _own_terminal() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def session_app(path: str, seat: str, sheets: str | None = None) -> TableApp:
+def session_app(path: str, seat: str, extra: str | None = None) -> TableApp:
     """The app for ``seat`` at the table ``path``; the GM's reads sheet files only inside
-    the folder ``sheets`` (none without it)."""
+    the folder ``extra`` (none without it); a player's came in by the door ``extra`` names
+    (``ssh SHA256:...``, ``web LINK``), and gives commands from that seat."""
     name = short_name(path)
     if seat == GM:
         table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
-        folder = Path(sheets) if sheets is not None else None
+        folder = Path(extra) if extra is not None else None
         return HostedPlay(View(table), name, sheets=SheetFiles(True, folder, path))
-    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=seat)
-    return HostedWatch(table, seat, name)
+    door, _, via = (extra or "ssh").partition(" ")
+    table = LiveTable.open_live(path, readonly=False, lens=True, worker=True, player=seat)
+    kind: Door = "web" if door == "web" else "ssh"
+    return HostedWatch(table, seat, name, Seat(seat, kind, via))
 
 
 #: seconds a session has to end by itself once told to, before it is ended outright

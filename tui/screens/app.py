@@ -7,7 +7,9 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import functools
+import getpass
 import hashlib
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,7 +28,8 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from margin.core import RuleError
-from margin.core.commands import Command, Redo, Undo
+from margin.core.authority import GM_SEAT, Seat
+from margin.core.commands import Accept, Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, is_url, short_name
 from margin.tui.table.keys import data_dir
@@ -84,11 +87,11 @@ class Failed(Exception):
     """A command margin failed on (a bug): says whether its records were written."""
 
 
-def write(table: LiveTable, command: Command) -> list[Record]:
-    """Decide and append ``command`` (in a worker); the records it wrote."""
+def write(table: LiveTable, command: Command, seat: Seat = GM_SEAT) -> list[Record]:
+    """Decide and append ``command`` given from ``seat`` (in a worker); the records it wrote."""
     before = table.projection.seq
     try:
-        return table.execute(command)
+        return table.execute(command, seat=seat)
     except (RuleError, StoreError):
         raise
     except Exception as exc:  # a bug must not end the GM's session
@@ -370,6 +373,12 @@ class PlayApp(TableApp):
         Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("f5", "rule('accept')", "Accept", show=False,
+                tooltip="accept the first player's request waiting"),
+        Binding("f6", "rule('refuse')", "Refuse", show=False,
+                tooltip="refuse the first player's request waiting (type a reason, Enter)"),
+        Binding("f7", "rule('amend')", "Amend", show=False,
+                tooltip="amend the first player's request waiting: its line, to change and run"),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
@@ -400,9 +409,58 @@ class PlayApp(TableApp):
         self._quitting = False
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield Static(id="requests")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, history=self.history, id="command")
+
+    def _redraw(self, follow: bool) -> None:
+        super()._redraw(follow)
+        requests = self.requests_text()
+        panel = self.query_one("#requests", Static)
+        self._show("requests", requests, panel.update)
+        panel.display = bool(requests.plain)
+
+    def requests_text(self) -> Text:
+        """The players' requests waiting for a ruling, first the oldest, and the keys."""
+        state = self.view.state()
+        text = Text()
+        if not state.requests:
+            return text
+        names = {c.id: c.name for c in state.characters.values()}
+        for seq, req in sorted(state.requests.items()):
+            event = {"type": "player.requested", "seat": req.seat, "asked": req.command}
+            line = render.describe(state.system, {"event": event}, names)
+            text.append(f"#{seq} ", style="bold yellow")
+            text.append(line.replace(" asks: ", ": ", 1) + "\n")
+        text.append("F5 accepts the first, F6 refuses it, F7 amends it", style="dim")
+        return text
+
+    def action_rule(self, ruling: str) -> None:
+        """Rule on the first request waiting: accept it now, or put the refusal or the
+        amendment on the command line, to finish and run with Enter."""
+        state = self.view.state()
+        if not state.requests:
+            self.say("no player's request is waiting", error=True)
+            return
+        seq = min(state.requests)
+        if ruling == "accept":
+            self.enqueue(Step(command=Accept(request=seq)))
+            return
+        text = (
+            f"refuse {seq} "
+            if ruling == "refuse"
+            else (f"amend {seq} " + json.dumps(state.requests[seq].command))
+        )
+        line = self.query_one(CommandLine)
+        line.value = text
+        line.cursor_position = len(text)
+        line.focus()
+        self.say(
+            f"refusing request #{seq}: type a reason if you like, then Enter"
+            if ruling == "refuse"
+            else f"amending request #{seq}: change the command, then Enter"
+        )
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -787,6 +845,14 @@ class PlayApp(TableApp):
 
 #: a watching player's message line while it is not their turn
 WATCHING = "watching (read-only); F1 lists the keys"
+#: a player's message line while they may act from their seat
+ACTING = "watching; : gives a command (say, your checks and choices); F1 lists the keys"
+#: what a player's command line says, by the table's option players
+LINE_SAYS = {
+    "ask": "your command (say, check ...): the GM rules on it; Tab completes",
+    "trust": "your command (say, check ...): applied at once; Tab completes",
+    "off": "watch only: the GM has players' commands off at this table",
+}
 
 
 class WatchApp(TableApp):
@@ -804,21 +870,124 @@ class WatchApp(TableApp):
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("q", "quit", "Quit", tooltip="quit"),
+        Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
 
-    def __init__(self, view: View, name: str, bell: bool = False) -> None:
+    def __init__(self, view: View, name: str, bell: bool = False, seat: Seat | None = None) -> None:
         super().__init__(view, name)
         #: ring the terminal's bell when the player's turn begins
         self.ring = bell
         self._my_turn = False
+        #: the seat the player gives commands from (None: watching only)
+        self.seat = seat
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        keys = super().help_keys()
+        if self.seat is None:
+            return keys
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+
+    @property
+    def idle_line(self) -> str:
+        return WATCHING if self.seat is None else ACTING
+
+    def compose_bottom(self) -> Iterable[Any]:
+        if self.seat is None:
+            yield from super().compose_bottom()
+            return
+        yield OddsBar(id="odds")
+        yield Static(id="message")
+        yield CommandLine(self.view, id="command")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._my_turn:
-            self.say(WATCHING)
+            self.say(self.idle_line)
+
+    def _line_option(self) -> None:
+        """The command line as the table's option players has it: off, it takes nothing."""
+        if self.seat is None:
+            return
+        option = str(self.view.state().options.get("players", "ask"))
+        line = self.query_one(CommandLine)
+        line.placeholder = LINE_SAYS.get(option, LINE_SAYS["off"])
+        line.disabled = option not in ("ask", "trust")
+
+    def action_act(self) -> None:
+        """Go to the command line, to give a command from the player's seat."""
+        if self.seat is None:
+            self.say("this view watches only", error=True)
+            return
+        line = self.query_one(CommandLine)
+        if line.disabled:
+            self.say(LINE_SAYS["off"], error=True)
+            return
+        line.focus()
+
+    @on(Input.Changed, "CommandLine")
+    def show_odds(self, event: Input.Changed) -> None:
+        """As the player types: the odds of their check, from what they may see."""
+        assert isinstance(event.input, CommandLine)
+        state = self.view.state()
+        command = commandline.quiet_command(event.value, state)
+        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        hint = event.input.hint(state) if event.value else ""
+        if hint:
+            self.say(hint)
+
+    @on(CommandLine.Entered)
+    def act(self, event: CommandLine.Entered) -> None:
+        """Give the line's command from the player's seat, in a worker; core rules on it."""
+        assert self.seat is not None
+        line = event.line
+        if self.busy:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say("wait: the table is busy with your last command", error=True)
+            return
+        try:
+            parsed = commandline.parse_line(event.text, self.view.state())
+        except RuleError as exc:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say(str(exc), error=True)
+            return
+        if parsed.action in ("help", "rules"):
+            line.pending -= 1
+            self.action_help() if parsed.action == "help" else self.action_rules()
+            return
+        if parsed.command is None:
+            line.pending -= 1
+            self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
+            return
+        self.submit(
+            functools.partial(write, self.view.table, parsed.command, self.seat),
+            functools.partial(self._acted, line, event.text),
+        )
+
+    def _acted(
+        self, line: CommandLine, text: str, records: list[Record] | None, error: Exception | None
+    ) -> None:
+        line.pending -= 1
+        if error is not None:
+            if not isinstance(error, RuleError | StoreError | Failed):
+                raise error
+            line.refused(text)
+            self.say(str(error), error=True)
+            return
+        assert records is not None
+        self.query_one(OddsBar).show_odds(None)
+        self.redraw(follow=True)
+        asked = [r for r in records if r.visibility.to]
+        if asked and len(asked) == len(records):
+            number = self.view.table.reader.number(asked[0].seq) if self.view.table.reader else None
+            self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
+        else:
+            self.say(f"done: {text}")
 
     def my_turn(self) -> bool:
         """Whether the clock stands at the watching player's character."""
@@ -836,12 +1005,13 @@ class WatchApp(TableApp):
         ended = self._my_turn and not mine
         self._my_turn = mine
         super().redraw(follow)
+        self._line_option()
         if began:
             self.say(f"your turn, {self.own()}")
             if self.ring:
                 self.bell()
         elif ended:
-            self.say(WATCHING)
+            self.say(self.idle_line)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on
@@ -1030,8 +1200,21 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False) -> WatchApp:
-    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path), bell=bell)
+def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WatchApp:
+    """A player's view; with ``act``, and a table this account may write, with a command
+    line for the player's commands from a seat at this account."""
+    view = None
+    if act:
+        try:
+            view = _open_view(path, readonly=False, name=name)
+        except StoreError:
+            view = None
+    if view is None or view.table.store.readonly:
+        if view is not None:
+            view.table.close()
+        return WatchApp(_open_view(path, readonly=True, name=name), short_name(path), bell=bell)
+    seat = Seat(name, "local", getpass.getuser())
+    return WatchApp(view, short_name(path), bell=bell, seat=seat)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
