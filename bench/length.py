@@ -2,9 +2,12 @@
 
     python bench/length.py [--lengths 10000,100000,1000000] [--runs 3]
 
-For each length a table is built (the system's demo fight, then free rolls and
-notes, a roll undone every thousand records, as ``bench/screen.py`` builds
-them) and measured, every figure beside a baseline taken in the same run:
+For each length a table is built (the system's demo fight, then commands of one
+or two records as a session has them: free rolls, a roll and the roll it
+caused, secret rolls, notes, GM-only notes, a roll undone every thousand
+records; written many commands a transaction, unsigned, so that building a
+million records takes a minute) and measured, every figure beside a baseline
+taken in the same run:
 
 - first frame: a fresh process opens ``margin play``, ``watch`` (a player) and
   ``replay`` headless and reports the processor time it used (its own
@@ -27,7 +30,9 @@ openings read, as a table in use has them.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
+import itertools
 import json
 import os
 import random
@@ -37,20 +42,32 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from screen import build  # noqa: E402
-
 from margin.core import Projection  # noqa: E402
-from margin.events import decode_body, open_store  # noqa: E402
+from margin.events import (  # noqa: E402
+    FORMAT,
+    Noted,
+    Record,
+    Rolled,
+    Undone,
+    Visibility,
+    chain_hash,
+    decode_body,
+    encode_body,
+    open_store,
+    utc_now,
+)
 from margin.events.sqlite import sqlite_uri  # noqa: E402
 from margin.tui.table import Table  # noqa: E402
-from margin.tui.table.reader import LiveTable, View  # noqa: E402
+from margin.tui.table.demo import build_demo  # noqa: E402
+from margin.tui.table.reader import LiveTable  # noqa: E402
 
 CHILD = """
-import resource, sys, time
+import sys, time
 which, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
 if which == "empty":
     from textual.app import App
@@ -73,7 +90,10 @@ else:
 
 def ready(self):
     cpu = time.process_time()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # the peak of this program's own memory (getrusage's would count what the parent
+    # had before exec)
+    with open("/proc/self/status") as status:
+        rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
     print(f"{cpu} {rss}")
     self.exit()
 
@@ -84,6 +104,102 @@ app.run(headless=True, size=(100, 30))
 
 SYSTEM = "2d10-edge"
 PLAYER = "Kael"
+
+
+SECRET = Visibility(hidden=("faces", "kept", "total", "dice"))
+GM_ONLY = Visibility(gm_only=True)
+
+
+def session(first: int, prev: str, length: int) -> Iterator[tuple[int, str, int, str, str, bytes]]:
+    """Rows of commands after record ``first - 1`` (hash ``prev``) up to ``length`` records."""
+    rng = random.Random(first)
+    at = utc_now()
+    seq = first
+    n = 0
+    while seq <= length:
+        n += 1
+        command = f"b{n:011d}"
+        who = ("kael", "moreau")[n % 2]
+        pick = rng.random()
+        drafts: list[tuple[object, int | None, Visibility]] = []
+        if seq % 1000 < 3 and seq + 1 <= length:
+            # a mistaken roll and its undo, two commands
+            drafts = [(Rolled(actor=who, dice="1d20", faces=[1], total=1), None, Visibility())]
+        elif pick < 0.35:
+            faces = [rng.randint(1, 10), rng.randint(1, 10)]
+            drafts = [
+                (Rolled(actor=who, dice="2d10", faces=faces, total=sum(faces)), None, Visibility())
+            ]
+        elif pick < 0.55:
+            faces = [rng.randint(1, 10), rng.randint(1, 10)]
+            hurt = [rng.randint(1, 6)]
+            drafts = [
+                (Rolled(actor=who, dice="2d10", faces=faces, total=sum(faces)), None, Visibility()),
+                (
+                    Rolled(actor=who, dice="1d6", faces=hurt, total=hurt[0], reason="damage"),
+                    seq,
+                    Visibility(),
+                ),
+            ]
+        elif pick < 0.65:
+            faces = [rng.randint(1, 20)]
+            drafts = [
+                (
+                    Rolled(actor=who, dice="1d20", faces=faces, total=faces[0], secret=True),
+                    None,
+                    SECRET,
+                )
+            ]
+        elif pick < 0.75:
+            drafts = [(Noted(text=f"the GM notes {n}"), None, GM_ONLY)]
+        else:
+            drafts = [(Noted(text=f"the fight goes on ({n})"), None, Visibility())]
+        for event, cause, visibility in drafts:
+            record = Record(
+                seq=seq,
+                at=at,
+                author="gm",
+                command=command,
+                event=event,  # type: ignore[arg-type]
+                cause=cause,
+                visibility=visibility,
+            )
+            body = encode_body(record)
+            digest = chain_hash(prev, body)
+            yield seq, command, FORMAT, prev, digest, body
+            prev = digest
+            seq += 1
+        if (
+            seq % 1000 < 4
+            and len(drafts) == 1
+            and isinstance(drafts[0][0], Rolled)
+            and drafts[0][0].faces == [1]
+            and seq <= length
+        ):
+            n += 1
+            undo = Record(
+                seq=seq,
+                at=at,
+                author="gm",
+                command=f"b{n:011d}",
+                event=Undone(command=command, voids=[seq - 1]),
+            )
+            body = encode_body(undo)
+            digest = chain_hash(prev, body)
+            yield seq, undo.command, FORMAT, prev, digest, body
+            prev = digest
+            seq += 1
+
+
+def build(path: Path, length: int) -> None:
+    table = build_demo(path, SYSTEM)
+    store = table.store
+    last = store.last_seq
+    prev = next(iter(store.rows(last - 1, last))).hash
+    rows = session(last + 1, prev, length)
+    while batch := list(itertools.islice(rows, 20_000)):
+        store.import_rows(batch)
+    table.close()
 
 
 def child(which: str, path: Path) -> tuple[float, float]:
@@ -123,21 +239,30 @@ def first_frames(path: Path, runs: int) -> dict[str, tuple[float, float, float, 
 
 
 def replay_jumps(path: Path, runs: int) -> dict[str, float]:
-    """Median processor seconds of a jump and of the bare update, each way, and the first
-    switch to corrected."""
-    table = LiveTable.open_live(str(path), readonly=True, lens=False, every=250)
-    view = View(table)
+    """Median processor seconds of a jump and of the bare update on the replay screen (a
+    redraw where it stands), each way, and the first switch to corrected: from the call
+    until the screen has taken every message the redraw posted."""
+    return asyncio.run(_replay_jumps(path, runs))
+
+
+async def _replay_jumps(path: Path, runs: int) -> dict[str, float]:
+    from margin.tui.screens.app import replay_app
+
+    app = replay_app(str(path))
+    view = app.view
     rng = random.Random(7)
-
-    def update() -> None:
-        view.state()
-        view.characters()
-        view.clock()
-        assert view.at is not None
-        view.rows(max(0, view.at - 30), view.at + 1)
-
     out: dict[str, float] = {}
-    try:
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+
+        async def timed(move: object) -> float:
+            t0 = time.process_time()
+            if move is not None:
+                move()  # type: ignore[operator]
+            app.redraw(follow=True)
+            await pilot.pause()
+            return time.process_time() - t0
+
         for corrected in (False, True):
             if corrected:
                 place = rng.randrange(len(view.seqs()))
@@ -145,24 +270,16 @@ def replay_jumps(path: Path, runs: int) -> dict[str, float]:
                 def switch(place: int = place) -> None:
                     view.set_corrected(True)
                     view.goto(min(place, len(view.seqs()) - 1))
-                    update()
 
-                out["first switch to corrected"] = cpu_of(switch)
+                out["first switch to corrected"] = await timed(switch)
             jumps, bare = [], []
             for _ in range(runs):
                 place = rng.randrange(len(view.seqs()))
-
-                def jump(place: int = place) -> None:
-                    view.goto(place)
-                    update()
-
-                jumps.append(cpu_of(jump))
-                bare.append(cpu_of(update))
+                jumps.append(await timed(lambda place=place: view.goto(place)))
+                bare.append(await timed(None))
             name = "corrected" if corrected else "as it happened"
             out[f"jump, {name}"] = statistics.median(jumps)
             out[f"bare update, {name}"] = statistics.median(bare)
-    finally:
-        table.close()
     return out
 
 
@@ -210,7 +327,6 @@ def keep_cost(path: Path) -> tuple[float, float]:
     opened = cpu_of(lambda: Table.open(path).close())
     table = Table.open(path)
     try:
-        table.snapshot_seq = 0  # as if the newest were far behind
         kept = cpu_of(lambda: table.keep_snapshot(0))
     finally:
         table.close()
@@ -220,7 +336,7 @@ def keep_cost(path: Path) -> tuple[float, float]:
 def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
     path = folder / f"t{length}.margin"
     t0 = time.perf_counter()
-    build(path, length, SYSTEM)
+    build(path, length)
     built = time.perf_counter() - t0
     size = path.stat().st_size / 2**20
     ours, base, ratio = rebuild_pairs(path, runs)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -43,8 +43,9 @@ from margin.events import (
 
 from .errors import RuleError
 
-#: secret keys in a session's tree: a session holds at most this many secret commands
-LEAVES = 4096
+#: secret keys in a session's tree: a session's secret commands past this many go on in
+#: a new session, committed with the command that needs it
+LEAVES = 1024
 #: bytes of a seed, a salt, a secret-tree key and a seat's entropy
 SEED_BYTES = 32
 SALT_BYTES = 16
@@ -66,7 +67,7 @@ def _mac(key: bytes, label: bytes, *parts: bytes | int | str) -> bytes:
         else:
             raw = part
         msg += len(raw).to_bytes(4, "big") + raw
-    return hmac.digest(key, bytes(msg), "sha256")
+    return hmac.new(key, msg, hashlib.sha256).digest()
 
 
 def seed_commitment(seed: bytes, salt: bytes) -> str:
@@ -161,7 +162,9 @@ def entropy_next(digest: bytes, seat: str, entropy: str) -> bytes:
 
 
 def open_key(seed: bytes, entropy: bytes, index: int) -> bytes:
-    return _mac(seed, b"margin open dice", entropy, index)
+    # the parts have fixed lengths (a 32-byte digest, an 8-byte number): no prefixes needed
+    msg = b"margin open dice" + entropy + index.to_bytes(8, "big")
+    return hmac.new(seed, msg, hashlib.sha256).digest()
 
 
 def secret_key(leaf_key: bytes, entropy: bytes) -> bytes:
@@ -172,41 +175,59 @@ def hidden_key(secret: bytes, entropy: bytes, seq: int) -> bytes:
     return _mac(secret, b"margin hidden dice", entropy, seq)
 
 
-def face(key: bytes, die: int, sides: int) -> int:
-    """The ``die``-th face a command key gives a die of ``sides`` sides.
+class Draws:
+    """The faces one command key gives, die after die.
 
-    Each HMAC output gives four 64-bit numbers; one past the largest multiple of
-    ``sides`` below 2**64 is thrown away, so every face is equally likely.
+    The key's HMAC blocks (``HMAC(key, 0)``, ``HMAC(key, 1)``, ...) are read eight bytes
+    at a time as 64-bit numbers; a die of ``sides`` sides takes the next number below
+    the largest multiple of ``sides`` under 2**64 (a number past it is thrown away,
+    which happens less than once in 2**54 draws of a d1000), so every face is exactly
+    as likely. A command's dice are drawn in order from one such stream.
     """
-    limit = (1 << 64) - (1 << 64) % sides
-    attempt = 0
-    while True:
-        block = hmac.digest(key, die.to_bytes(4, "big") + attempt.to_bytes(4, "big"), "sha256")
-        for at in range(0, 32, 8):
-            value = int.from_bytes(block[at : at + 8], "big")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.block = b""
+        self.blocks = 0
+        self.at = 32
+
+    def face(self, sides: int) -> int:
+        limit = (1 << 64) - (1 << 64) % sides
+        while True:
+            if self.at == 32:
+                count = self.blocks.to_bytes(8, "big")
+                self.block = hmac.new(self.key, count, hashlib.sha256).digest()
+                self.blocks += 1
+                self.at = 0
+            value = int.from_bytes(self.block[self.at : self.at + 8], "big")
+            self.at += 8
             if value < limit:
                 return value % sides + 1
-        attempt += 1
 
 
 class KeyedDice:
     """Dice drawn from one command's key: the ``Dice`` margin rolls with commitments.
 
-    ``drawn`` keeps each die's sides and face in order, ``tally`` the dice typed in
-    while deciding the command (``TypedDice`` adds them), both for the command's record.
+    The key is made (``key()``) only when the first die is drawn, so a command that
+    rolls nothing costs nothing. ``drawn`` keeps each die's sides and face in order,
+    ``tally`` the dice typed in while deciding the command (``TypedDice`` adds them),
+    both for the command's record.
     """
 
     source = "rng"
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: Callable[[], bytes]) -> None:
         self.key = key
+        self.draws: Draws | None = None
         self.drawn: list[tuple[int, int]] = []
         self.tally: list[tuple[int, int]] = []
 
     def roll(self, sides: int, count: int = 1) -> list[int]:
+        if self.draws is None:
+            self.draws = Draws(self.key())
         out = []
         for _ in range(count):
-            got = face(self.key, len(self.drawn), sides)
+            got = self.draws.face(sides)
             self.drawn.append((sides, got))
             out.append(got)
         return out
@@ -214,7 +235,8 @@ class KeyedDice:
 
 def faces_of(key: bytes, sides: Iterable[int]) -> list[tuple[int, int]]:
     """The dice a command key gives, for dice of these sides in order."""
-    return [(s, face(key, n, s)) for n, s in enumerate(sides)]
+    draws = Draws(key)
+    return [(s, draws.face(s)) for s in sides]
 
 
 # -- what the log says of a session ------------------------------------------------
@@ -242,6 +264,9 @@ class DiceLedger:
     roots: dict[str, str] = field(default_factory=dict)
     #: the secret command being fed, and its leaf
     current: tuple[str, str, int] = ("", "", 0)
+    #: sessions committed and not opened yet, oldest first (one whose secret keys ran
+    #: out is followed by another before its end)
+    unopened: list[str] = field(default_factory=list)
 
     def feed(self, record: Record, count: bool = True) -> None:
         """Follow one more record: an opening closes its session, a commitment starts one,
@@ -249,8 +274,11 @@ class DiceLedger:
         ``count``: then ``count`` is called once they are read)."""
         event = record.event
         kind = type(event)
-        if kind is DiceOpened and event.commitment == self.commitment:
-            self.commitment, self.root, self.published = "", "", False
+        if kind is DiceOpened:
+            if event.commitment in self.unopened:
+                self.unopened.remove(event.commitment)
+            if event.commitment == self.commitment:
+                self.commitment, self.root, self.published = "", "", False
         commitment = record.committed
         if commitment is not None:
             if commitment.commitment != self.commitment:
@@ -285,6 +313,7 @@ class DiceLedger:
         self.opened = self.secrets = 0
         self.published = False
         self.roots[commitment] = root
+        self.unopened.append(commitment)
 
     def copy(self) -> DiceLedger:
         return DiceLedger(
@@ -297,6 +326,7 @@ class DiceLedger:
             dict(self.leaf_of),
             dict(self.roots),
             self.current,
+            list(self.unopened),
         )
 
 
@@ -342,48 +372,65 @@ def seal_of(leaf_key: bytes, place: int, value: bytes) -> str:
 Decide = Callable[[Any], list[Draft]]
 
 
-@dataclass(frozen=True)
 class Keyring:
     """The GM's session keys as a command needs them: the ones behind a commitment
-    (``find``, None when this margin does not hold them) and fresh ones for a new
-    session, used only if the command needs a commitment."""
+    (``find``, None when this margin does not hold them) and a new session's, made by
+    ``make`` only if the command needs them (``made`` then holds them)."""
 
-    find: Callable[[str], SessionKeys | None]
-    fresh: SessionKeys
+    def __init__(
+        self, find: Callable[[str], SessionKeys | None], make: Callable[[], SessionKeys]
+    ) -> None:
+        self.find = find
+        self.make = make
+        self.made: SessionKeys | None = None
+
+    @property
+    def fresh(self) -> SessionKeys:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
 
 
-def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) -> list[Draft]:
+def committed(
+    decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int, hint: Stream = "open"
+) -> list[Draft]:
     """A command decided with committed dice: ``decide(dice)`` gives its drafts.
 
-    ``seq`` is the table's last record. The first draft players see carries the
+    ``seq`` is the table's last record; ``hint`` the stream the command most likely
+    draws from (a command marked secret: ``secret``). The first draft players see carries the
     command's dice (``Drawn``), and the session's commitment when the table has none
     this margin holds the keys of, or players have not seen it yet; each secret record
     carries its commitment (``sealed``); a reveal the key and path that open the
     revealed record's commitment.
     """
     keys = keyring.find(ledger.commitment) if ledger.commitment else None
+    if ledger.secrets >= LEAVES:
+        # every secret key of the session is used: the dice go on in a new session
+        keys = None
     commit = keys is None
     if keys is None:
         keys = keyring.fresh
         ledger = ledger.copy()
         ledger.start(keys.commitment, "")
-    first = seq + 1
-    dice = KeyedDice(open_key(keys.seed, ledger.entropy, ledger.opened))
-    drafts = decide(dice)
-    stream = stream_of(drafts)
-    if stream != "open":
+    session, state = keys, ledger
+
+    def key(stream: Stream) -> Callable[[], bytes]:
+        if stream == "open":
+            return lambda: open_key(session.seed, state.entropy, state.opened)
         if stream == "secret":
-            if ledger.secrets >= LEAVES:
-                raise RuleError(
-                    f"this session has had {LEAVES} secret commands, its most: "
-                    "end the session (margin end-session) to roll more"
-                )
-            again = KeyedDice(secret_key(keys.leaf_key(ledger.secrets), ledger.entropy))
-        else:
-            again = KeyedDice(hidden_key(keys.secret, ledger.entropy, first))
-        redrafts = decide(again)
-        if stream_of(redrafts) != "open":
-            dice, drafts, stream = again, redrafts, stream_of(redrafts)
+            return lambda: secret_key(session.leaf_key(state.secrets), state.entropy)
+        return lambda: hidden_key(session.secret, state.entropy, seq + 1)
+
+    # decided with the key the command's records will most likely need, and again with
+    # the right one if they turn out otherwise; the dice are labelled with their key
+    stream = hint
+    dice = KeyedDice(key(stream))
+    drafts = decide(dice)
+    found = stream_of(drafts)
+    if found != stream:
+        stream = found
+        dice = KeyedDice(key(stream))
+        drafts = decide(dice)
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
     # the dice and the commitment go on the first record players see, if any
     at = next(
@@ -392,16 +439,14 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
     if not dice.drawn and not dice.tally and stream != "secret":
         if commit and any(type(d.event) is DiceEntropy for d in drafts):
             # entropy counts only after a commitment, so the seed cannot follow from it
-            drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+            drafts[at] = _with(drafts[at], committed=commitment_of(keys))
         return drafts
     index = {"open": ledger.opened, "secret": ledger.secrets, "hidden": 0}[stream]
-    drafts[at] = replace(
-        drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally))
-    )
+    drafts[at] = _with(drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally)))
     if stream == "secret":
         leaf = keys.leaf_key(ledger.secrets)
         drafts = [
-            replace(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
+            _with(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
             if d.visibility.hidden and not d.visibility.gm_only
             else d
             for n, d in enumerate(drafts)
@@ -410,8 +455,27 @@ def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) ->
         # players have not seen the commitment (it came with commands they do not see)
         commit = True
     if commit and (dice.drawn or stream == "secret"):
-        drafts[at] = replace(drafts[at], committed=commitment_of(keys))
+        drafts[at] = _with(drafts[at], committed=commitment_of(keys))
     return drafts
+
+
+def _with(
+    draft: Draft,
+    drawn: Drawn | None = None,
+    committed: Commitment | None = None,
+    sealed: str = "",
+) -> Draft:
+    """A draft with dice, a commitment or a seal added (quicker than ``dataclasses.replace``,
+    which looks the fields up every time)."""
+    return Draft(
+        draft.event,
+        draft.cause,
+        draft.visibility,
+        author=draft.author,
+        drawn=drawn or draft.drawn,
+        committed=committed or draft.committed,
+        sealed=sealed or draft.sealed,
+    )
 
 
 def commitment_of(keys: SessionKeys) -> Commitment:
@@ -431,20 +495,30 @@ def _opened(draft: Draft, ledger: DiceLedger, keyring: Keyring) -> Draft:
         return draft
     key = keys.leaf_key(found[1])
     opened = msgspec.structs.replace(event, key=key.hex(), proof=keys.proof(found[1]))
-    return replace(draft, event=opened)
+    return _with(
+        Draft(opened, draft.cause, draft.visibility, author=draft.author),
+        draft.drawn,
+        draft.committed,
+        draft.sealed,
+    )
 
 
 def end_session(ledger: DiceLedger, keyring: Keyring) -> list[Draft]:
-    """The drafts of ``end-session``: the seed behind the session's commitment, then the
-    next session's commitment."""
+    """The drafts of ``end-session``: the seed behind the session's commitment (and behind
+    any earlier one not opened yet that this margin holds), then the next session's
+    commitment."""
     if not ledger.commitment:
         raise RuleError("end-session: no session is open (its dice have not been committed)")
-    keys = keyring.find(ledger.commitment)
-    if keys is None:
+    if keyring.find(ledger.commitment) is None:
         raise RuleError(
             "end-session: this margin does not hold the keys of the session's commitment "
             "(they are kept in the data folder of the margin that made it)"
         )
-    fresh = keyring.fresh
-    opened = DiceOpened(commitment=keys.commitment, seed=keys.seed.hex(), salt=keys.salt.hex())
-    return [Draft(opened, committed=commitment_of(fresh))]
+    drafts = []
+    for commitment in ledger.unopened:
+        keys = keyring.find(commitment)
+        if keys is not None:
+            seed, salt = keys.seed.hex(), keys.salt.hex()
+            drafts.append(Draft(DiceOpened(commitment=commitment, seed=seed, salt=salt)))
+    drafts[-1] = _with(drafts[-1], committed=commitment_of(keyring.fresh))
+    return drafts

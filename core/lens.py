@@ -311,6 +311,139 @@ def _track(event: Event, hidden: set[str]) -> None:
 Roll = tuple[int, str, str, int, bool]
 
 
+class Words:
+    """A few strings said again and again (who rolled, which dice), each kept once and
+    named by its place."""
+
+    __slots__ = ("_places", "words")
+
+    def __init__(self, words: list[str] | None = None) -> None:
+        self.words: list[str] = words or []
+        self._places = {w: i for i, w in enumerate(self.words)}
+
+    def place(self, word: str) -> int:
+        found = self._places.get(word)
+        if found is None:
+            found = self._places[word] = len(self.words)
+            self.words.append(word)
+        return found
+
+
+class Rolls:
+    """The free rolls players saw, in log order, a column of machine integers each (a
+    long table's hundreds of thousands of rolls cost bytes, not objects)."""
+
+    __slots__ = ("_actors", "_dice", "_secret", "_seqs", "_totals", "names")
+
+    def __init__(self, index: RollsIndex | None = None) -> None:
+        self._seqs, self._totals = array("q"), array("q")
+        self._actors, self._dice, self._secret = array("l"), array("l"), array("b")
+        self.names = Words(index.names if index is not None else None)
+        if index is not None:
+            self._seqs.frombytes(index.seqs)
+            self._totals.frombytes(index.totals)
+            self._actors.frombytes(index.actors)
+            self._dice.frombytes(index.dice)
+            self._secret.frombytes(index.secret)
+
+    def append(self, roll: Roll) -> None:
+        seq, actor, dice, total, secret = roll
+        self._seqs.append(seq)
+        self._totals.append(total)
+        self._actors.append(self.names.place(actor))
+        self._dice.append(self.names.place(dice))
+        self._secret.append(secret)
+
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    def __getitem__(self, i: int) -> Roll:
+        words = self.names.words
+        return (
+            self._seqs[i],
+            words[self._actors[i]],
+            words[self._dice[i]],
+            self._totals[i],
+            bool(self._secret[i]),
+        )
+
+    def upto(self, seq: int) -> int:
+        """How many of the rolls are at or before record ``seq``."""
+        return bisect.bisect_right(self._seqs, seq)
+
+    def seq(self, i: int) -> int:
+        return self._seqs[i]
+
+    def index_data(self) -> RollsIndex:
+        return RollsIndex(
+            self._seqs.tobytes(),
+            self._totals.tobytes(),
+            self._actors.tobytes(),
+            self._dice.tobytes(),
+            self._secret.tobytes(),
+            self.names.words,
+        )
+
+
+class RollsIndex(msgspec.Struct, array_like=True):
+    """``Rolls`` as a snapshot keeps it: its columns' bytes and the strings they name."""
+
+    seqs: bytes
+    totals: bytes
+    actors: bytes
+    dice: bytes
+    secret: bytes
+    names: list[str]
+
+
+#: what players get of a shown record with fields cut or masked: its verdict and the ids
+#: masked
+Masking = tuple[Verdict, frozenset[str]]
+
+
+class Verdicts:
+    """Shown records with fields cut or masked, by the GM's number: a column of record
+    numbers and one of which of the few distinct maskings each has."""
+
+    __slots__ = ("_kinds", "_places", "_seqs", "_which")
+
+    def __init__(self, index: VerdictsIndex | None = None) -> None:
+        self._seqs, self._which = array("q"), array("l")
+        self._kinds: list[Masking] = []
+        if index is not None:
+            self._seqs.frombytes(index.seqs)
+            self._which.frombytes(index.which)
+            self._kinds = index.kinds
+        self._places = {k: i for i, k in enumerate(self._kinds)}
+
+    def __setitem__(self, seq: int, masking: Masking) -> None:
+        # records are indexed in log order, so the column stays sorted
+        place = self._places.get(masking)
+        if place is None:
+            place = self._places[masking] = len(self._kinds)
+            self._kinds.append(masking)
+        self._seqs.append(seq)
+        self._which.append(place)
+
+    def get(self, seq: int) -> Masking | None:
+        seqs = self._seqs
+        i = bisect.bisect_left(seqs, seq)
+        if i < len(seqs) and seqs[i] == seq:
+            return self._kinds[self._which[i]]
+        return None
+
+    def index_data(self) -> VerdictsIndex:
+        return VerdictsIndex(self._seqs.tobytes(), self._which.tobytes(), self._kinds)
+
+
+class VerdictsIndex(msgspec.Struct, array_like=True):
+    """``Verdicts`` as a snapshot keeps them."""
+
+    seqs: bytes
+    which: bytes
+    kinds: list[Masking]
+
+
 class Numbers(Mapping[int, int]):
     """The GM's record number -> the players', read from the ordered list of the records
     players see (an array of machine integers, not a dictionary of a million entries)."""
@@ -357,10 +490,12 @@ class LensIndex(msgspec.Struct, array_like=True):
     hidden_ever: set[str]
     #: the GM's numbers of the records players see (``array("q")`` bytes)
     seqs: bytes
-    notes: list[int]
-    rolls: list[Roll]
-    verdicts: dict[int, tuple[Verdict, frozenset[str]]]
+    #: players' numbers of their notes (``array("q")`` bytes)
+    notes: bytes
+    rolls: RollsIndex
+    verdicts: VerdictsIndex
     unseen: dict[int, AnyEvent]
+    #: a reveal's record -> the record it shows and who was hidden when it was made
     shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
 
@@ -390,11 +525,11 @@ class PlayerLens:
         #: the last record indexed
         self.last = 0
         #: players' numbers of their notes (a count the state shows)
-        self.notes: list[int] = []
+        self.notes: array[int] = array("q")
         #: free rolls players saw (the state's last roll is the last of these)
-        self.rolls: list[Roll] = []
+        self.rolls = Rolls()
         #: shown records with fields cut or masked: their verdict and the ids masked
-        self._verdicts: dict[int, tuple[Verdict, frozenset[str]]] = {}
+        self._verdicts = Verdicts()
         #: records players do not see, for a reveal to show
         self._unseen: dict[int, Event] = {}
         #: a reveal's record -> the record it shows and who was hidden when it was made
@@ -409,9 +544,9 @@ class PlayerLens:
             hidden=self.hidden,
             hidden_ever=self.hidden_ever,
             seqs=self.seqs.tobytes(),
-            notes=self.notes,
-            rolls=self.rolls,
-            verdicts=self._verdicts,
+            notes=self.notes.tobytes(),
+            rolls=self.rolls.index_data(),
+            verdicts=self._verdicts.index_data(),
             unseen=self._unseen,
             shows=self._shows,
             names=self._names,
@@ -429,8 +564,9 @@ class PlayerLens:
         lens.last = index.seq
         lens.hidden, lens.hidden_ever = index.hidden, index.hidden_ever
         lens.seqs.frombytes(index.seqs)
-        lens.notes, lens.rolls = index.notes, index.rolls
-        lens._verdicts, lens._unseen = index.verdicts, index.unseen
+        lens.notes.frombytes(index.notes)
+        lens.rolls = Rolls(index.rolls)
+        lens._verdicts, lens._unseen = Verdicts(index.verdicts), index.unseen
         lens._shows, lens._names = index.shows, index.names
         return lens
 
@@ -764,15 +900,11 @@ def _last_roll(seq: int, lens: PlayerLens, voided: Container[int]) -> LastRoll |
     """The last free roll players saw up to the GM's record ``seq`` (none if it was secret)."""
     rolls = lens.rolls
     # rolls are in log order: start at the last one at or before ``seq``
-    for i in range(bisect.bisect_right(rolls, seq, key=_roll_seq) - 1, -1, -1):
-        roll_seq, actor, dice, total, secret = rolls[i]
-        if roll_seq in voided:
+    for i in range(rolls.upto(seq) - 1, -1, -1):
+        if rolls.seq(i) in voided:
             continue
+        roll_seq, actor, dice, total, secret = rolls[i]
         if secret:
             return None
         return LastRoll(seq=lens.numbers[roll_seq], actor=actor, dice=dice, total=total)
     return None
-
-
-def _roll_seq(roll: Roll) -> int:
-    return roll[0]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from .record import Record
 from .signing import SigningKey
 from .store import (
+    SNAPSHOTS_LOOKED_AT,
     Appending,
     Row,
     Snapshot,
@@ -194,8 +195,8 @@ class MemoryStore(Store):
         return f"from {self.name} (in memory)"
 
     def _snapshots(self, fold: str, upto: int | None) -> Iterator[Snapshot]:
-        kept = list(self._log.snapshots.get(fold, ()))
-        yield from (s for s in reversed(kept) if upto is None or s.seq <= upto)
+        kept = [s for s in self._log.snapshots.get(fold, ()) if upto is None or s.seq <= upto]
+        yield from reversed(kept[-SNAPSHOTS_LOOKED_AT:])
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         fold = snaps[0].fold

@@ -43,6 +43,7 @@ from psycopg import sql
 from .record import Record
 from .signing import SigningKey
 from .store import (
+    SNAPSHOTS_LOOKED_AT,
     Appending,
     ConcurrencyError,
     ConnectionLost,
@@ -800,8 +801,8 @@ class PostgresStore(Store):
             return
         found = self._query(
             "SELECT seq, hash, body FROM margin.snapshots "
-            "WHERE tbl = %s AND fold = %s AND seq <= %s ORDER BY seq DESC",
-            (self.table, fold, upto if upto is not None else self.last_seq),
+            "WHERE tbl = %s AND fold = %s AND seq <= %s ORDER BY seq DESC LIMIT %s",
+            (self.table, fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
         )
         for seq, digest, body in found:
             yield Snapshot(int(seq), str(digest), fold, bytes(body))

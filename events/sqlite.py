@@ -17,6 +17,7 @@ from pathlib import Path
 from .record import Record
 from .signing import SigningKey
 from .store import (
+    SNAPSHOTS_LOOKED_AT,
     Appending,
     ReadError,
     Row,
@@ -722,8 +723,8 @@ class SQLiteStore(Store):
                 return
             found = self._db.execute(
                 "SELECT seq, hash, body FROM snapshots WHERE fold = ? AND seq <= ? "
-                "ORDER BY seq DESC",
-                (fold, upto if upto is not None else self.last_seq),
+                "ORDER BY seq DESC LIMIT ?",
+                (fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None

@@ -137,6 +137,8 @@ class Snapshot:
 
 #: snapshots of one fold a table keeps: a newer one lets the oldest go
 SNAPSHOTS_KEPT = 3
+#: snapshots a look at a record tries, newest first, before it gives up on them
+SNAPSHOTS_LOOKED_AT = 4
 
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]

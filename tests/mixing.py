@@ -62,9 +62,13 @@ def deleted_files(pid: int, table: str) -> list[str]:
 class GmScreen:
     """``margin play TABLE`` in a terminal of ``terminals``, as a GM at a keyboard uses it."""
 
-    def __init__(self, terminals: Terminals, name: str, table: str, data: Path) -> None:
+    def __init__(
+        self, terminals: Terminals, name: str, table: str, data: Path, argv: list[str] | None = None
+    ) -> None:
+        """``argv``: the GM's seat another way, as the OpenSSH client into ``margin host``."""
         self.table = table
-        self.term = terminals.open(name, [*environment(data), *MARGIN, "play", table], (120, 30))
+        argv = argv or [*environment(data), *MARGIN, "play", table]
+        self.term = terminals.open(name, argv, (120, 30))
         self.term.wait_for(PROMPT, timeout=60)
         self.pid = pane_process(self.term)
 

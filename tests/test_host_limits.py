@@ -28,7 +28,10 @@ from hosting import (
     ssh_argv,
     wait_gone,
 )
+from mixing import GmScreen
 from support import demo_sheet, need, run_margin
+
+from margin.tui.table.notices import MAX_BYTES, Notices, post
 
 pytestmark = pytest.mark.slow
 
@@ -142,6 +145,20 @@ def test_sessions_in_all_and_channels_on_one_connection_are_limited(site):
     assert "refused gm over ssh" in host.wait_line("(--sessions)")
 
 
+def test_the_gms_screen_says_which_seat_the_host_refused_and_why(site):
+    host = site["host"]
+    gm = GmScreen(site["terms"], "gm-beside", str(site["table"]), site["dir"] / "data")
+    for n in range(PER_SEAT):
+        join(site, "Zed", f"zed-{n}").wait_for("Waiting for the GM to seat Zed")
+    refused = join(site, "Zed", "zed-refused")
+    refused.wait_for("[exit 1]")
+    why = f"Zed has {PER_SEAT} sessions open already (--per-seat)"
+    assert host.wait_line("refused Zed over ssh").endswith(why)
+    # one line on the GM's screen, naming the seat and why
+    gm.term.wait_for(f"host refused Zed: {why}")
+    gm.quit()
+
+
 async def _terminal(site, requests):
     """A session on a pseudo-terminal of the first size asked for, resized to each next one:
     the size the session's terminal had after each."""
@@ -194,9 +211,11 @@ def test_a_hosted_gm_reads_sheets_from_the_hosts_folder_only(site):
     gm.submit("note the pipe did not hold the screen", "note: the pipe did not hold")
 
 
-def test_a_session_that_holds_more_memory_than_allowed_is_ended_with_a_line(tmp_path):
+def test_a_session_that_holds_more_memory_than_allowed_is_ended_with_a_line(tmp_path, monkeypatch):
     need("ssh", "ssh-keygen", "tmux")
-    host, _, keys = hosted(tmp_path, ("Kael",), options=("--memory", "20"))
+    host, table, keys = hosted(tmp_path, ("Kael",), options=("--memory", "20"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the host's, so the GM's
+    told = Notices(table)
     terminals = Terminals(tmp_path)
     try:
         kael = terminals.open("kael", ssh_argv(host.port, keys["Kael"], "-tt", "127.0.0.1"))
@@ -205,6 +224,10 @@ def test_a_session_that_holds_more_memory_than_allowed_is_ended_with_a_line(tmp_
         assert "more than the host allows (20 MiB); it was ended" in kael.received()
         assert "more than 20 MiB (--memory)" in host.wait_line("ended a session of Kael")
         host.wait_sessions(0)
+        # what the GM's screens of the table are told
+        (line,) = told.new()
+        assert line.startswith("host ended a session of Kael: it held ")
+        assert line.endswith(" MiB, more than 20 MiB (--memory)")
     finally:
         terminals.close()
         host.stop()
@@ -240,3 +263,23 @@ def test_bad_limits_are_one_line(tmp_path):
         assert code != 0
         assert err.count("\n") == 1, err
         assert said in err
+
+
+def test_the_gms_screens_are_told_only_whole_lines_posted_since_they_opened(tmp_path, data_home):
+    table = tmp_path / "t.margin"
+    post(table, "host refused Zed: before the screen opened")
+    told = Notices(table)
+    assert told.new() == []
+    post(table, "host refused Zed: one\nline")
+    with told.path.open("a", encoding="utf-8") as out:
+        out.write("half a li")
+    assert told.new() == ["host refused Zed: one line"]
+    with told.path.open("a", encoding="utf-8") as out:
+        out.write("ne\n")
+    assert told.new() == ["half a line"]
+    assert Notices(tmp_path / "other.margin").new() == []
+    with told.path.open("a", encoding="utf-8") as out:
+        out.write("x" * MAX_BYTES + "\n")
+    told.new()
+    post(table, "host refused Zed: past the end")  # a flood stops here; the host still prints it
+    assert told.new() == []

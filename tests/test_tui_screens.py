@@ -266,6 +266,7 @@ async def test_help_lists_every_key(path):
                 "ctrl+y": "Ctrl+Y",
                 "f1": "F1",
                 "f2": "F2",
+                "f4": "F4",
                 "f5": "F5",
                 "f6": "F6",
                 "f7": "F7",

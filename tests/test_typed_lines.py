@@ -15,10 +15,10 @@ from support import player_log, player_state_of, run_margin
 from margin.core import RuleError, decide, get_system
 from margin.core.panels import character_status
 from margin.events import Record
-from margin.tui import commandline
-from margin.tui.render import describe
-from margin.tui.rng import RandomDice
-from margin.tui.table import Table
+from margin.tui.screens import commandline
+from margin.tui.table.rng import RandomDice
+from margin.tui.table.table import Table
+from margin.tui.text.render import describe
 
 SYSTEMS = ("2d10-edge", "2d6-effect", "d100-chance", "d100-under")
 #: a check of each demo table's first character, ready for ``for REASON`` and more words
@@ -286,7 +286,7 @@ NAMES = st.lists(NAME_WORDS, min_size=1, max_size=5).map(" ".join)
 
 @pytest.fixture(scope="module")
 def effect_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
-    from margin.tui.demo import build_demo
+    from margin.tui.table.demo import build_demo
 
     table = build_demo(tmp_path_factory.mktemp("typed") / "t.margin", "2d6-effect")
     table.dice = RandomDice(3)
@@ -299,6 +299,7 @@ def _written(table: Table, line: str) -> list[dict[str, object]] | None:
     try:
         parsed = commandline.parse_line(line, table.state)
         assert parsed.command is not None
+        assert table.dice is not None
         drafts = decide(parsed.command, table.state, table.dice)
     except RuleError:
         return None

@@ -4,7 +4,8 @@ A schedule is a list of steps drawn from one seed, each a pause and an action: t
 GM's screen (``margin play`` in a terminal) notes something, a ``margin do`` writer
 writes a few notes, a player's ``margin watch`` joins or quits, ``margin log``,
 ``state``, ``export``, ``verify`` or ``backup`` runs, a seat joins or quits over SSH
-through ``margin host``, or one of the running processes is killed with ``kill -9``.
+through ``margin host`` (the GM's seat too, noting beside the GM's own screen), or
+one of the running processes is killed with ``kill -9``.
 Steps start in order, each after its pause, and run side by side: the screen types
 its notes one after another, every other process runs on its own.
 
@@ -57,7 +58,7 @@ ACTIONS = {
     "kill": 3,
 }
 #: the same, where seats join over SSH
-HOSTED_ACTIONS = {**ACTIONS, "ssh-join": 2, "ssh-quit": 1}
+HOSTED_ACTIONS = {**ACTIONS, "ssh-join": 2, "ssh-quit": 1, "ssh-gm-note": 4}
 #: what a kill may hit
 VICTIMS = ("gm", "do", "watch", "reader", "backup", "session")
 #: the player every watcher and seat follows
@@ -173,6 +174,9 @@ class Torture:
         self.threads: list[threading.Thread] = []
         self.gm_lines: queue.Queue[str | None] = queue.Queue()
         self.gm: GmScreen | None = None
+        #: the GM seated over SSH too, as a GM with a second device is
+        self.ssh_gm_lines: queue.Queue[str | None] = queue.Queue()
+        self.ssh_gm: GmScreen | None = None
         self.host: Host | None = None
         self.keys: dict[str, Path] = {}
         self.count = 0
@@ -231,6 +235,23 @@ class Torture:
                     raise
                 self._started("gm", self.gm.pid)
             seq = self.gm.try_note(text)
+            if seq is not None:
+                self._ack(text, seq)
+
+    def _hosted_gm(self, terminals: Terminals) -> None:
+        """The GM's seat over SSH: types each note given, seated anew after a kill."""
+        assert self.host is not None
+        while (text := self.ssh_gm_lines.get()) is not None:
+            if self.ssh_gm is None or not self.ssh_gm.alive():
+                before = set(self.host.sessions())
+                argv = ssh_argv(self.host.port, self.keys["gm"], "-tt", "127.0.0.1")
+                self.ssh_gm = GmScreen(terminals, f"sgm{self._n()}", self.table, self.data, argv)
+                with self.lock:
+                    self.figures.started += 1  # the ssh client
+                new = set(self.host.sessions()) - before
+                if new:
+                    self._started("session", new.pop(), self.ssh_gm.quit)
+            seq = self.ssh_gm.try_note(text)
             if seq is not None:
                 self._ack(text, seq)
 
@@ -363,15 +384,18 @@ class Torture:
         terminals = Terminals(self.folder)
         try:
             if self.hosted:
-                self.keys = make_keys(self.folder / "keys", (PLAYER,))
+                self.keys = make_keys(self.folder / "keys", (PLAYER, "gm"))
                 seats = keys_file(self.folder / "seats.keys", self.keys)
                 self.host = Host(Path(self.table), seats, self.data)
             # the GM is at the table when the session begins
             self.gm = GmScreen(terminals, f"gm{self._n()}", self.table, self.data)
             self._started("gm", self.gm.pid)
             self._thread(lambda: self._gm(terminals), "gm")
+            if self.hosted:
+                self._thread(lambda: self._hosted_gm(terminals), "ssh-gm")
             self._steps(terminals)
             self.gm_lines.put(None)
+            self.ssh_gm_lines.put(None)
             for thread in self.threads:
                 thread.join(180)
                 if thread.is_alive():
@@ -391,6 +415,8 @@ class Torture:
             match step.action:
                 case "gm-note":
                     self.gm_lines.put(f"g{self._n()}")
+                case "ssh-gm-note":
+                    self.ssh_gm_lines.put(f"h{self._n()}")
                 case "do":
                     self._thread(functools.partial(self._do, int(step.arg)), "do")
                 case "log" | "state" | "export" | "verify" as command:
@@ -434,8 +460,9 @@ class Torture:
                 self._problem(f"{watcher.term.name} never showed the last record")
 
     def _end_all(self, terminals: Terminals) -> None:
-        if self.gm is not None:
-            self.gm.quit()
+        for gm in (self.gm, self.ssh_gm):
+            if gm is not None:
+                gm.quit()
         for watcher in self.watchers:
             watcher.quit()
         if self.host is not None:

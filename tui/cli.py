@@ -343,7 +343,14 @@ def _authors(store: Store) -> dict[str, int]:
 
 
 def _is_export(path: str) -> bool:
-    """Whether ``path`` names an export (JSON Lines) rather than a table."""
+    """Whether ``path`` names an export (JSON Lines) rather than a table.
+
+    A table is known through SQLite, never by opening it by hand: this process (a
+    screen, a test running margin in itself) may hold a connection to it, whose
+    locks closing any descriptor of the file would drop.
+    """
+    if is_url(path) or holds_table(Path(path)):
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(1) == b"{"
@@ -365,11 +372,12 @@ def cmd_end_session(args: argparse.Namespace) -> int:
         records = table.execute(EndSession())
     finally:
         table.close()
-    opened, committed = records[0].seq, records[-1].seq
+    first, last = records[0].seq, records[-1].seq
+    opened = f"record {first}" if first == last else f"records {first}-{last}"
     print(
-        f"{display_name(args.path)}: the session's dice are open (record {opened}): "
+        f"{display_name(args.path)}: the session's dice are open ({opened}): "
         f"margin verify --dice recomputes them; the next session's are committed "
-        f"(record {committed})"
+        f"(record {last})"
     )
     return 0
 

@@ -29,6 +29,7 @@ import asyncssh
 
 from margin.events import short_name
 from margin.tui.table.keys import data_dir
+from margin.tui.table.notices import post
 
 from .limits import Limits
 from .session import GM
@@ -118,6 +119,7 @@ class Host:
     def refuse(self, seat: str, door: str, why: str, option: str) -> str:
         """Say who was refused and why (with the option that sets the limit); the client's line."""
         self.say(f"refused {seat} over {door}: {why} ({option})")
+        post(self.table, f"host refused {seat}: {why} ({option})")
         return f"margin: {why}; close one and try again"
 
     async def watch_memory(self) -> None:
@@ -134,10 +136,12 @@ class Host:
                     continue
                 ending.add(session)
                 mib = used // 2**20
-                self.say(
+                line = (
                     f"ended a session of {session.seat}: it held {mib} MiB,"
                     f" more than {self.limits.memory} MiB (--memory)"
                 )
+                self.say(line)
+                post(self.table, f"host {line}")
                 notice = (
                     f"margin: your session held {mib} MiB of memory, more than the host allows"
                     f" ({self.limits.memory} MiB); it was ended"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import getpass
-import hashlib
 import json
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -25,14 +24,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from margin.core import RuleError
 from margin.core.authority import GM_SEAT, Seat
 from margin.core.commands import Accept, Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
-from margin.events import Record, StoreError, is_url, short_name
+from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
+from margin.tui.table.notices import Notices, per_table
 from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text import render
@@ -50,14 +50,30 @@ from .modals import (
     help_keys,
     key_name,
 )
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
+from .widgets import (
+    BriefLine,
+    ClockPanel,
+    CommandLine,
+    KeysFooter,
+    LogView,
+    OddsBar,
+    PartyPanel,
+    key_pair,
+)
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: seconds between two looks for what the table's host has to say
+NOTICE_INTERVAL = 0.5
 #: Seconds a write may take before the message line says the table is being written.
 BUSY_NOTICE = 0.5
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
+#: Columns below which a table screen is narrow (a phone): the log alone, the clock and
+#: one's own character in a line above it, the panels a key away.
+NARROW = 60
+#: the key that switches between the panels and the log alone, and what help says of it
+PANELS_HELP = "the log alone, or the clock and characters (narrow: instead of the log)"
 
 
 def default_table_path() -> Path:
@@ -66,21 +82,8 @@ def default_table_path() -> Path:
 
 
 def history_path(table: str | Path) -> Path:
-    """The command history of one table: in margin's data directory, never in the log.
-
-    Named after the table and a digest of its full path (or its URL, without
-    a password), so two tables called ``fight.margin`` in different folders
-    keep their own.
-    """
-    if is_url(str(table)):
-        from margin.events import display_name
-
-        full, stem = display_name(table), short_name(table)
-    else:
-        resolved = Path(table).resolve()
-        full, stem = str(resolved), resolved.stem
-    digest = hashlib.sha256(full.encode("utf-8", "surrogateescape")).hexdigest()[:12]
-    return data_dir() / "history" / f"{stem}-{digest}.txt"
+    """The command history of one table: in margin's data directory, never in the log."""
+    return per_table("history", table)
 
 
 class Failed(Exception):
@@ -143,6 +146,7 @@ class TableApp(App[None]):
     # from this folder, whichever module an App subclass is defined in (the host's sessions)
     CSS_PATH = Path(__file__).with_name("margin.tcss")
     TITLE = "margin"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
     # and what it does are written once, here. A pair of keys shares the first one's line.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -200,6 +204,7 @@ class TableApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
+        yield BriefLine(id="brief")
         with Horizontal(id="body"):
             with Vertical(id="side"):
                 with VerticalScroll(id="clock-scroll", can_focus=False):
@@ -208,13 +213,36 @@ class TableApp(App[None]):
                     yield PartyPanel(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
-        yield Footer()
+        yield KeysFooter()
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="message")
 
     def on_mount(self) -> None:
+        self.fit()
         self.redraw(follow=True)
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """A narrow screen's log numbers its rows only as wide as they need, and its footer
+        packs its keys and leaves the palette's key to help."""
+        narrow = self.size.width < NARROW
+        if not self.screen_stack:
+            return  # a terminal's first size comes before the screen
+        table = self.screen_stack[0]  # the table's screen, under any dialog
+        for footer in table.query(KeysFooter):
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+        for log in table.query(LogView):
+            if log.narrow != narrow:
+                log.narrow = narrow
+                log.reload()
+
+    def action_panels(self) -> None:
+        """Switch between the log alone and the panels (on a narrow screen, one or the other)."""
+        self.screen.toggle_class("-flip")
 
     def header_text(self) -> Text:
         state = self.view.state()
@@ -237,8 +265,9 @@ class TableApp(App[None]):
             # Keep whoever acts in sight when the order is longer than its panel.
             scroll = self.query_one("#clock-scroll", VerticalScroll)
             self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
-        party = (self.view.characters(), self.own())
-        self._show("party", party, self._show_party)
+        characters, own = self.view.characters(), self.own()
+        self._show("party", (characters, own), self._show_party)
+        self._show("brief", (clock, characters, own), self.query_one(BriefLine).show)
         self.query_one(LogView).reload(follow=follow)
 
     def _show_party(self, party: tuple[list[CharacterRow], str | None]) -> None:
@@ -373,6 +402,7 @@ class PlayApp(TableApp):
         Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("f5", "rule('accept')", "Accept", show=False,
                 tooltip="accept the first player's request waiting"),
         Binding("f6", "rule('refuse')", "Refuse", show=False,
@@ -407,6 +437,8 @@ class PlayApp(TableApp):
         self._step: Step | None = None
         self._busy_notice: Timer | None = None
         self._quitting = False
+        #: what the table's host says of seats it refused or ended
+        self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="requests")
@@ -466,7 +498,13 @@ class PlayApp(TableApp):
         super().on_mount()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.set_interval(NOTICE_INTERVAL, self.host_notices)
         self.say(self.greeting)
+
+    def host_notices(self) -> None:
+        """Say on the message line what the table's host posted (a seat refused or ended)."""
+        for line in self.notices.new():
+            self.say(line)
 
     def help_commands(self) -> list[str | tuple[str, str]]:
         state = self.view.state()
@@ -869,6 +907,7 @@ class WatchApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
         Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
@@ -1064,6 +1103,7 @@ class ReplayApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]  # fmt: skip
 

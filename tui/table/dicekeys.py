@@ -63,13 +63,13 @@ class DiceKeys:
 
     def keyring(self) -> Keyring:
         """What one command needs: these keys and a fresh session's, kept only if used."""
-        return Keyring(self.find, self.fresh())
+        return Keyring(self.find, self.fresh)
 
     def keep(self, drafts: list[Draft], keyring: Keyring) -> None:
         """Keep the fresh keys when ``drafts`` commit to them, before they are written: a
         session whose keys were lost could never be opened."""
-        fresh = keyring.fresh
-        if not any(
+        fresh = keyring.made
+        if fresh is None or not any(
             d.committed is not None and d.committed.commitment == fresh.commitment for d in drafts
         ):
             return
