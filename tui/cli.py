@@ -660,7 +660,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
     s.add_argument(
-        "--bell", action="store_true", help="ring the terminal's bell when your turn begins"
+        "--bell",
+        action="store_true",
+        help="ring the terminal's bell when you are on deck and when your turn begins",
     )
     s.set_defaults(func=cmd_watch)
 

@@ -78,7 +78,8 @@ def split_words(line: str) -> list[Word]:
     off; so does one right after ``=`` (``title="the Bold"``). Any other quote is
     a letter like the rest (``guard's``, ``can't``, ``'tis``), kept as typed. A
     bracket at the start of a word or right after ``=`` runs to its match, spaces
-    and all, so a sheet field's JSON stays one word (``skills={"Melee": 40}``).
+    and all, so a sheet field's JSON stays one word (``skills={"Melee": 40}``);
+    one after ``=`` that is never closed runs to the end of the line.
     """
     words: list[Word] = []
     i, size = 0, len(line)
@@ -103,6 +104,9 @@ def split_words(line: str) -> list[Word]:
                     text.append(line[i + 1 : end])
             elif opens and ch in "{[":
                 end = _bracketed(line, i)
+                if end is None and i > start:
+                    # a field's JSON left open runs to the line's end, for its error to show
+                    end = size - 1
                 if end is not None:
                     text.append(line[i : end + 1])
             if end is None:

@@ -352,6 +352,11 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.view = view
         self._window: tuple[int, list[LogRow]] = (0, [])
+        #: how many records the panel shows, read once a redraw (``reload``), on the screen's
+        #: thread: a worker folds on meanwhile, and a frame drawn line by line from a log
+        #: that grew between two lines would drop rows, or join one record's lines to
+        #: another's
+        self._count = 0
         #: keep the newest record in sight as records arrive and the panel resizes
         self.stick = True
         #: the last record that fits the screen from the top, and the size it was found at
@@ -371,7 +376,7 @@ class LogView(ScrollView, can_focus=True):
         phone's) only as wide as the log's own numbers, to leave the room to the text."""
         if not self.narrow:
             return NUMBER_WIDTH
-        count = self.view.log_len()
+        count = self._count
         if self._digits[0] != count:
             rows = self.view.rows(count - 1, count)
             last = rows[0].number or rows[0].seq if rows else 0
@@ -386,7 +391,7 @@ class LogView(ScrollView, can_focus=True):
     def _first_page(self) -> int:
         """The last record shown whole when the log is read from its first line."""
         size = self._text_size()
-        count = self.view.log_len()
+        count = self._count
         digits = self.digits()
         (known, first) = self._first
         if known == (*size, digits) and first < count - 1:
@@ -406,7 +411,7 @@ class LogView(ScrollView, can_focus=True):
         at_end = self.is_vertical_scroll_end or follow or self.stick
         self._window = (0, [])
         self._layout = ((), [], 0)
-        count = self.view.log_len()
+        count = self._count = self.view.log_len()
         first = self._first_page() if count else 0
         self.virtual_size = Size(self.size.width, max(0, count - 1 - first) + self.size.height)
         self.stick = at_end
@@ -456,7 +461,7 @@ class LogView(ScrollView, can_focus=True):
         if not start <= index < start + len(rows):
             height = max(1, self.size.height)
             start = max(0, index - height)
-            rows = self.view.rows(start, index + 2 * height)
+            rows = self.view.rows(start, min(index + 2 * height, self._count))
             self._window = (start, rows)
         offset = index - start
         return rows[offset] if 0 <= offset < len(rows) else None
@@ -465,7 +470,7 @@ class LogView(ScrollView, can_focus=True):
         """The screen's lines at the current position (and how many records show whole)."""
         width, height = self._text_size()
         height = max(1, height)
-        count = self.view.log_len()
+        count = self._count
         lowest = count - 1
         if self.scroll_offset.y < self.max_scroll_y and not self.stick:
             lowest = min(lowest, self.scroll_offset.y + self._first_page())
@@ -504,7 +509,7 @@ class LogView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         style = self.rich_style
-        lines = self.screen_lines()[1] if self.view.log_len() else []
+        lines = self.screen_lines()[1] if self._count else []
         if y >= len(lines):
             return Strip.blank(width, style)
         text = lines[y].copy()
