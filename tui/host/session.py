@@ -1,11 +1,12 @@
 """One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
 
-``margin host`` starts ``python -m margin.tui.host.session TABLE SEAT [SHEETS]`` for every
+``margin host`` starts ``python -m margin.tui.host.session TABLE SEAT [SHEETS|--plain]`` for every
 SSH or browser session, with a fixed argument list and an environment it builds
 itself. SEAT ``gm`` gets the GM's table screen, which reads sheet files only
 inside the folder SHEETS (none without it); any other seat gets that
 player's live view through the player lens, after a waiting screen while the
-GM has not seated the character yet. Nothing here writes a file or starts a
+GM has not seated the character yet; ``--plain`` in place of SHEETS gives a player
+the plain seat instead (``ssh -t HOST plain``). Nothing here writes a file or starts a
 program: screenshots and links are refused, and a player's command palette
 holds only a player's actions.
 """
@@ -31,6 +32,7 @@ from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp, TableApp, WaitingWatch
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
+from margin.tui.text.plain import plain_seat
 
 #: The seat name that gets the GM's table screen.
 GM = "gm"
@@ -125,9 +127,11 @@ def end_on_signals(exit_app: Callable[[], None]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3):
-        sys.stderr.write("usage: python -m margin.tui.host.session TABLE SEAT [SHEETS]\n")
+        sys.stderr.write("usage: python -m margin.tui.host.session TABLE SEAT [SHEETS|--plain]\n")
         return 2
     _own_terminal()
+    if args[2:] == ["--plain"] and args[1] != GM:
+        return plain_seat(args[0], args[1])
     try:
         app = session_app(*args)
     except (StoreError, RuleError) as exc:

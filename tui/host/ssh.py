@@ -48,7 +48,13 @@ TERMINAL_RESET = (
     b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
 )
 NO_PTY = "margin: this table needs a terminal: use ssh -t"
-NO_COMMAND = "margin: this table runs no commands; connect with ssh -t and no command"
+NO_COMMAND = (
+    "margin: this table runs one command, plain (a player's seat in lines of text); "
+    "connect with ssh -t and no command, or ssh -t HOST plain"
+)
+NO_PLAIN_GM = "margin: the GM's seat has no plain form; connect with ssh -t and no command"
+#: the one command a session may ask for: the player's plain seat
+PLAIN = "plain"
 HOST_STOPPED = "margin: the host stopped"
 
 
@@ -203,8 +209,11 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
     return key
 
 
-def session_argv(table: str, seat: str, sheets: Path | None = None, door: str = "") -> list[str]:
-    """The one command a session runs: the seat's screen of this table.
+def session_argv(
+    table: str, seat: str, sheets: Path | None = None, plain: bool = False, door: str = ""
+) -> list[str]:
+    """The one command a session runs: the seat's screen of this table (a player's
+    ``plain`` seat: its lines of text).
 
     A table URL goes without its password, which would show in process lists;
     ``session_env`` carries it. ``sheets`` is the folder the GM's seat reads
@@ -212,7 +221,9 @@ def session_argv(table: str, seat: str, sheets: Path | None = None, door: str = 
     (``ssh SHA256:...``, ``web LINK``), which the records they write name.
     """
     argv = [sys.executable, "-P", "-m", "margin.tui.host.session", display_name(table), seat]
-    if seat == GM and sheets is not None:
+    if plain:
+        argv.append("--plain")
+    elif seat == GM and sheets is not None:
         argv.append(str(sheets))
     elif seat != GM and door:
         argv.append(door)
@@ -411,6 +422,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.term: str | None = None
         self.size = (80, 24)
         self.refusal = refusal
+        #: the client asked for the plain seat (``ssh -t HOST plain``)
+        self.plain = False
         self.pty: PtyProcess | None = None
         self.stopping = False
         self.gone = False
@@ -433,7 +446,12 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self.refusal = self.refusal or NO_COMMAND
+        if command.strip() != PLAIN:
+            self.refusal = self.refusal or NO_COMMAND
+        elif self.seat == GM:
+            self.refusal = self.refusal or NO_PLAIN_GM
+        else:
+            self.plain = True
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -457,7 +475,11 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         try:
             await self.pty.start(
                 session_argv(
-                    self.host.table, self.seat, self.host.sheets, f"ssh {self.fingerprint}"
+                    self.host.table,
+                    self.seat,
+                    self.host.sheets,
+                    self.plain,
+                    f"ssh {self.fingerprint}",
                 ),
                 session_env(self.term, self.host.table),
                 *self.size,

@@ -194,7 +194,9 @@ class WebDoor:
         host = self.host
         service = SeatService(
             seat,
-            session_argv(host.table, seat, host.sheets, link_door(request.match_info["token"])),
+            session_argv(
+                host.table, seat, host.sheets, door=link_door(request.match_info["token"])
+            ),
             session_env("xterm-256color", host.table),
             write_bytes=ws.send_bytes,
             write_str=ws.send_str,

@@ -34,7 +34,14 @@ from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
 from margin.tui.table.notices import Notices, per_table
-from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
+from margin.tui.table.reader import (
+    CharacterRow,
+    LiveTable,
+    View,
+    open_view,
+    parse_jump,
+    player_id,
+)
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text import render
 
@@ -1319,24 +1326,11 @@ class ReplayApp(TableApp):
 # -- entry points -----------------------------------------------------------
 
 
-def _open_view(
-    path: str, *, readonly: bool, name: str | None, every: int = 1000, live: bool = True
-) -> View:
-    """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
-    table = LiveTable.open_live(
-        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
-    )
-    try:
-        player = player_id(table.state, name) if name is not None else None
-    except RuleError:
-        table.close()
-        raise
-    return View(table, player)
-
-
 def play_app(path: str, default: bool = False) -> PlayApp:
     app = PlayApp(
-        _open_view(path, readonly=False, name=None), short_name(path), history=history_path(path)
+        open_view(path, readonly=False, name=None, live=True),
+        short_name(path),
+        history=history_path(path),
     )
     if default:
         app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
@@ -1368,7 +1362,7 @@ def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> Wai
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
     # Denser checkpoints than live play: each step costs at most this many folds.
     # A replay follows nothing and writes nothing: no worker, one connection.
-    view = _open_view(path, readonly=True, name=name, every=250, live=False)
+    view = open_view(path, readonly=True, name=name, every=250, live=False)
     return ReplayApp(view, short_name(path))
 
 
