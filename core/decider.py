@@ -557,7 +557,9 @@ def _char_updated(state: TableState, record: Record) -> None:
 
 
 def _char_removed(state: TableState, record: Record) -> None:
-    state.characters.pop(record.event.id, None)
+    gone = state.characters.pop(record.event.id, None)
+    if gone is not None:
+        state.departed[gone.id] = gone.name
 
 
 def _rolled(state: TableState, record: Record) -> None:

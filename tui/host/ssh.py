@@ -48,7 +48,13 @@ TERMINAL_RESET = (
     b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
 )
 NO_PTY = "margin: this table needs a terminal: use ssh -t"
-NO_COMMAND = "margin: this table runs no commands; connect with ssh -t and no command"
+NO_COMMAND = (
+    "margin: this table runs one command, plain (a player's seat in lines of text); "
+    "connect with ssh -t and no command, or ssh -t HOST plain"
+)
+NO_PLAIN_GM = "margin: the GM's seat has no plain form; connect with ssh -t and no command"
+#: the one command a session may ask for: the player's plain seat
+PLAIN = "plain"
 HOST_STOPPED = "margin: the host stopped"
 
 
@@ -203,15 +209,20 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
     return key
 
 
-def session_argv(table: str, seat: str, sheets: Path | None = None) -> list[str]:
-    """The one command a session runs: the seat's screen of this table.
+def session_argv(
+    table: str, seat: str, sheets: Path | None = None, plain: bool = False
+) -> list[str]:
+    """The one command a session runs: the seat's screen of this table (a player's
+    ``plain`` seat: its lines of text).
 
     A table URL goes without its password, which would show in process lists;
     ``session_env`` carries it. ``sheets`` is the folder the GM's seat reads
     sheet files from (none: it reads none).
     """
     argv = [sys.executable, "-P", "-m", "margin.tui.host.session", display_name(table), seat]
-    if seat == GM and sheets is not None:
+    if plain:
+        argv.append("--plain")
+    elif seat == GM and sheets is not None:
         argv.append(str(sheets))
     return argv
 
@@ -407,6 +418,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.term: str | None = None
         self.size = (80, 24)
         self.refusal = refusal
+        #: the client asked for the plain seat (``ssh -t HOST plain``)
+        self.plain = False
         self.pty: PtyProcess | None = None
         self.stopping = False
         self.gone = False
@@ -429,7 +442,12 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self.refusal = self.refusal or NO_COMMAND
+        if command.strip() != PLAIN:
+            self.refusal = self.refusal or NO_COMMAND
+        elif self.seat == GM:
+            self.refusal = self.refusal or NO_PLAIN_GM
+        else:
+            self.plain = True
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -452,7 +470,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert self.pty is not None
         try:
             await self.pty.start(
-                session_argv(self.host.table, self.seat, self.host.sheets),
+                session_argv(self.host.table, self.seat, self.host.sheets, self.plain),
                 session_env(self.term, self.host.table),
                 *self.size,
             )

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import msgspec
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -25,12 +25,20 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from margin.core import RuleError
+from margin.core.clock import Cue, cue, cue_line
 from margin.core.commands import Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
 from margin.tui.table.notices import Notices, per_table
-from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
+from margin.tui.table.reader import (
+    CharacterRow,
+    LiveTable,
+    View,
+    open_view,
+    parse_jump,
+    player_id,
+)
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text import render
 
@@ -60,6 +68,8 @@ from .widgets import (
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: How often a waiting player's view looks whether the character is seated.
+SEAT_INTERVAL = 0.1
 #: seconds between two looks for what the table's host has to say
 NOTICE_INTERVAL = 0.5
 #: Seconds a write may take before the message line says the table is being written.
@@ -825,6 +835,8 @@ class PlayApp(TableApp):
 
 #: a watching player's message line while it is not their turn
 WATCHING = "watching (read-only); F1 lists the keys"
+#: the header's mark of a cue, in words (never by colour alone)
+CUE_MARKS: dict[str, str] = {"turn": " YOUR TURN ", "on deck": " ON DECK "}
 
 
 class WatchApp(TableApp):
@@ -848,38 +860,37 @@ class WatchApp(TableApp):
 
     def __init__(self, view: View, name: str, bell: bool = False) -> None:
         super().__init__(view, name)
-        #: ring the terminal's bell when the player's turn begins
+        #: ring the terminal's bell when the player is on deck and when their turn begins
         self.ring = bell
-        self._my_turn = False
+        self._cue: Cue = ""
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
-        if not self._my_turn:
+        if not self._cue:
             self.say(WATCHING)
 
-    def my_turn(self) -> bool:
-        """Whether the clock stands at the watching player's character."""
-        clock = self.view.clock()
+    def cue(self) -> Cue:
+        """Whether it is the watching player's turn, as the clock means it, or they are next."""
         own = self.own()
-        return (
-            clock is not None
-            and own is not None
-            and any(row.current and row.name == own for row in clock.rows)
-        )
+        return cue(self.view.clock(), own) if own is not None else ""
+
+    def my_turn(self) -> bool:
+        """Whether it is the watching player's character's turn (the clock's own meaning)."""
+        return self.cue() == "turn"
 
     def redraw(self, follow: bool = False) -> None:
-        mine = self.my_turn()
-        began = mine and not self._my_turn
-        ended = self._my_turn and not mine
-        self._my_turn = mine
+        now, before = self.cue(), self._cue
+        self._cue = now
         super().redraw(follow)
-        if began:
-            self.say(f"your turn, {self.own()}")
+        if now == before:
+            return
+        if now:
+            self.say(cue_line(now, self.own() or ""))
             if self.ring:
                 self.bell()
-        elif ended:
+        else:
             self.say(WATCHING)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -893,10 +904,108 @@ class WatchApp(TableApp):
         text = super().header_text()
         char = self.view.state().characters.get(self.view.player or "")
         text.append(f"  watching as {char.name if char else self.view.player}", style="bold cyan")
-        if self.my_turn():
+        now = self.cue()
+        if now:
             text.append("  ", style="")
-            text.append(" YOUR TURN ", style="bold reverse yellow")
+            text.append(CUE_MARKS[now], style="bold reverse yellow" if now == "turn" else "bold")
         return text
+
+
+class WaitingWatch(WatchApp):
+    """A player's live view that waits for the character: a waiting screen until the GM
+    seats them, then the view.
+
+    Until the character is seated there is no ``View`` at all, so nothing of the
+    table but its title is drawn: the view is made only for the seated player,
+    through the lens.
+    """
+
+    def __init__(self, table: LiveTable, seat: str, name: str, bell: bool = False) -> None:
+        # Fail closed: no view until the player's lens can be made.
+        super().__init__(None, name, bell)  # type: ignore[arg-type]
+        self.table = table
+        self.seat = seat
+        self._seat_view()
+
+    def compose(self) -> Any:
+        if self.view is None:
+            yield Static(self.waiting_text(), id="waiting")
+            yield KeysFooter()
+        else:
+            yield from super().compose()
+
+    def waiting_text(self) -> Text:
+        with self.table.lock:
+            title = self.table.state.title or self.table_name
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {title}\n\n", style="bold")
+        text.append(f"Waiting for the GM to seat {self.seat}.\n", style="bold cyan")
+        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
+        return text
+
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        if self.view is not None:
+            return  # seated already: the view's own start (Textual calls each class's)
+        if event is not None:
+            event.prevent_default()
+        self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
+
+    def look_for_seat(self) -> None:
+        """Fold what the GM appended (in a worker), then look for the seat's character."""
+        if self.view is not None or self.busy:
+            return
+        try:
+            changed = self.table.changed()
+        except StoreError:
+            return
+        if changed:
+            self.submit(self.table.catch_up, lambda _new, _error: self.seated())
+
+    def _seat_view(self) -> bool:
+        try:
+            with self.table.lock:
+                player = player_id(self.table.state, self.seat)
+        except RuleError:
+            return False
+        self.view = View(self.table, player)
+        return True
+
+    def seated(self) -> None:
+        """Open the player's view once their character is at the table."""
+        if self.view is not None or not self._seat_view():
+            return
+        self.waiting.stop()
+        # Outside the timer's callback: stopping the timer cancels that.
+        self.call_later(self.open_view)
+
+    async def open_view(self) -> None:
+        # A recompose redraws the screen on top: the view replaces the waiting screen, so
+        # the command palette (or anything else open over it) closes first.
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        await self.recompose()
+        WatchApp.on_mount(self)
+
+    def fit(self) -> None:
+        if self.view is not None:
+            super().fit()
+
+    def follow(self) -> None:
+        if self.view is not None:
+            super().follow()
+
+    def action_help(self) -> None:
+        if self.view is not None:
+            super().action_help()
+
+    def action_rules(self) -> None:
+        if self.view is not None:
+            super().action_rules()
+
+    def action_panels(self) -> None:
+        if self.view is not None:
+            super().action_panels()
 
 
 class ReplayApp(TableApp):
@@ -1044,24 +1153,11 @@ class ReplayApp(TableApp):
 # -- entry points -----------------------------------------------------------
 
 
-def _open_view(
-    path: str, *, readonly: bool, name: str | None, every: int = 1000, live: bool = True
-) -> View:
-    """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
-    table = LiveTable.open_live(
-        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
-    )
-    try:
-        player = player_id(table.state, name) if name is not None else None
-    except RuleError:
-        table.close()
-        raise
-    return View(table, player)
-
-
 def play_app(path: str, default: bool = False) -> PlayApp:
     app = PlayApp(
-        _open_view(path, readonly=False, name=None), short_name(path), history=history_path(path)
+        open_view(path, readonly=False, name=None, live=True),
+        short_name(path),
+        history=history_path(path),
     )
     if default:
         app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
@@ -1070,14 +1166,16 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False) -> WatchApp:
-    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path), bell=bell)
+def watch_app(path: str, name: str, bell: bool = False) -> WaitingWatch:
+    """A player's live view of the table at ``path``, waiting until ``name`` is seated."""
+    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
+    return WaitingWatch(table, name, short_name(path), bell=bell)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
     # Denser checkpoints than live play: each step costs at most this many folds.
     # A replay follows nothing and writes nothing: no worker, one connection.
-    view = _open_view(path, readonly=True, name=name, every=250, live=False)
+    view = open_view(path, readonly=True, name=name, every=250, live=False)
     return ReplayApp(view, short_name(path))
 
 
@@ -1085,7 +1183,7 @@ def _run(app: TableApp) -> int:
     try:
         app.run()
     finally:
-        app.view.table.close()
+        (app.table if isinstance(app, WaitingWatch) else app.view.table).close()
     return 0
 
 

@@ -3,51 +3,23 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from margin.core import get_system
-from margin.core.lens import PlayerLens, player_state
 from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
 from margin.core.recap import CharacterLuck, Encounter, Recap, recap
-from margin.events import record_to_builtins
-from margin.tui.table.reader import player_id
-from margin.tui.table.table import Table
+
+if TYPE_CHECKING:
+    from margin.tui.table.reader import View
 
 
-def readable_records(table: Table, player: str | None) -> Iterator[dict[str, Any]]:
-    """The table's records as a reader may read them: whole for the GM (``player`` None),
-    through the player lens for a player, exactly as ``margin log --as`` shows them."""
-    records = table.store.records()
-    if player is None:
-        for record in records:
-            yield record_to_builtins(record)
-        return
-    lens = PlayerLens(table.state.revealed, player)
-    for record in records:
-        data = lens.read(record)
-        if data is not None:
-            yield data
-
-
-def build(
-    table: Table, name: str | None = None, corrected: bool = True, progress: bool = False
-) -> Recap:
-    """The recap of ``table`` for the GM, or for the player of character ``name``."""
-    player = None if name is None else player_id(table.state, name)
-    state = table.state
-    if player is not None:
-        lens = PlayerLens(state.revealed, player)
-        lens.feed(table.store.records())
-        world = get_system(state.system).player_world
-        state = player_state(state, lens, world, table.projection.history.voided)
+def build(view: View, corrected: bool = True, progress: bool = False) -> Recap:
+    """The recap of the table ``view`` reads, as its reader (the GM or a player) may read it."""
+    state = view.state()
     standing = [(c.name, character_status(c, state)) for c in state.characters.values()]
-    total = table.projection.seq
+    total = view.table.projection.seq
     show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
-    result = recap(
-        readable_records(table, player), state.system, corrected, standing, progress=show
-    )
+    result = recap(view.readable(), state.system, corrected, standing, progress=show)
     if show is not None:
         sys.stderr.write("\r" + " " * 40 + "\r")
     return result
