@@ -569,7 +569,7 @@ def _condition(words: list[str], out: dict[str, Any]) -> dict[str, Any]:
     if not quoted(last) and NEAR_DURATION.fullmatch(last):
         raise RuleError(
             f"cond: {last!r} is not a duration (2r rounds, 1t turns, 3c counts); quote the "
-            f'name if it is part of it (cond kael "{name_text(name)}")'
+            f'name if it is part of it (cond {out["character"]} "{name_text(name)}")'
         )
     while at < len(words):
         word = words[at]
