@@ -114,10 +114,9 @@ def authorize(seat: Seat, command: Command, state: TableState) -> Permit:
     if option == "off":
         raise Refused(f"{char.name}: players watch only at this table (the GM's option players)")
     _check_fields(char, tag, command, acting, state)
-    route: Literal["apply", "request"] = "apply" if option == "trust" else "request"
-    if tag in ("say", "entropy"):
-        # said to the table, or random bytes for the dice: nothing for the GM to rule on
-        route = "apply"
+    route: Literal["apply", "request"] = (
+        "apply" if option == "trust" or acting.at_once else "request"
+    )
     return Permit(route, char.id, seat.author(char.id))
 
 

@@ -27,6 +27,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from margin.core import RuleError
+from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp, TableApp, WaitingWatch
 from margin.tui.table.reader import LiveTable, View
@@ -81,16 +82,19 @@ def _own_terminal() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def session_app(path: str, seat: str, sheets: str | None = None) -> TableApp:
+def session_app(path: str, seat: str, extra: str | None = None) -> TableApp:
     """The app for ``seat`` at the table ``path``; the GM's reads sheet files only inside
-    the folder ``sheets`` (none without it)."""
+    the folder ``extra`` (none without it); a player's came in by the door ``extra`` names
+    (``ssh SHA256:...``, ``web LINK``), and gives commands from that seat."""
     name = short_name(path)
     if seat == GM:
         table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
-        folder = Path(sheets) if sheets is not None else None
+        folder = Path(extra) if extra is not None else None
         return HostedPlay(View(table), name, sheets=SheetFiles(True, folder, path))
-    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=seat)
-    return HostedWatch(table, seat, name)
+    door, _, via = (extra or "ssh").partition(" ")
+    table = LiveTable.open_live(path, readonly=False, lens=True, worker=True, player=seat)
+    kind: Door = "web" if door == "web" else "ssh"
+    return HostedWatch(table, seat, name, acts=Seat(seat, kind, via))
 
 
 #: seconds a session has to end by itself once told to, before it is ended outright

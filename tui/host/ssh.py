@@ -210,20 +210,23 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
 
 
 def session_argv(
-    table: str, seat: str, sheets: Path | None = None, plain: bool = False
+    table: str, seat: str, sheets: Path | None = None, plain: bool = False, door: str = ""
 ) -> list[str]:
     """The one command a session runs: the seat's screen of this table (a player's
     ``plain`` seat: its lines of text).
 
     A table URL goes without its password, which would show in process lists;
     ``session_env`` carries it. ``sheets`` is the folder the GM's seat reads
-    sheet files from (none: it reads none).
+    sheet files from (none: it reads none); ``door`` how a player's seat came in
+    (``ssh SHA256:...``, ``web LINK``), which the records they write name.
     """
     argv = [sys.executable, "-P", "-m", "margin.tui.host.session", display_name(table), seat]
     if plain:
         argv.append("--plain")
     elif seat == GM and sheets is not None:
         argv.append(str(sheets))
+    elif seat != GM and door:
+        argv.append(door)
     return argv
 
 
@@ -411,6 +414,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def __init__(self, server: SeatServer, refusal: str | None = None) -> None:
         assert server.seat is not None
         self.server = server
+        self.fingerprint = server.fingerprint
         self.host = server.host
         self.seat = server.seat
         self.peer = server.peer
@@ -470,7 +474,13 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert self.pty is not None
         try:
             await self.pty.start(
-                session_argv(self.host.table, self.seat, self.host.sheets, self.plain),
+                session_argv(
+                    self.host.table,
+                    self.seat,
+                    self.host.sheets,
+                    self.plain,
+                    f"ssh {self.fingerprint}",
+                ),
                 session_env(self.term, self.host.table),
                 *self.size,
             )
@@ -541,6 +551,8 @@ class SeatServer(asyncssh.SSHServer):
         self.seat: str | None = None
         self.peer = "?"
         self.offered: str | None = None
+        #: the fingerprint of the key the client proved it holds (SHA256:...)
+        self.fingerprint = ""
         self.channels: set[SeatSession] = set()
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -565,6 +577,7 @@ class SeatServer(asyncssh.SSHServer):
         # asyncssh asks once more with the signed request, so the last key asked
         # about before auth_completed is the one the client proved it holds.
         self.offered = self.host.seats.get(key.public_data)
+        self.fingerprint = key.get_fingerprint()
         if self.offered is None:
             self.host.say(f"refused a key from {self.peer} ({key.get_fingerprint()})")
         return self.offered is not None

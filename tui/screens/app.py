@@ -7,6 +7,8 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import functools
+import getpass
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,8 +27,9 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from margin.core import RuleError
+from margin.core.authority import GM_SEAT, Seat
 from margin.core.clock import Cue, cue, cue_line
-from margin.core.commands import Command, Redo, Undo
+from margin.core.commands import Accept, Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
@@ -97,11 +100,11 @@ class Failed(Exception):
     """A command margin failed on (a bug): says whether its records were written."""
 
 
-def write(table: LiveTable, command: Command) -> list[Record]:
-    """Decide and append ``command`` (in a worker); the records it wrote."""
+def write(table: LiveTable, command: Command, seat: Seat = GM_SEAT) -> list[Record]:
+    """Decide and append ``command`` given from ``seat`` (in a worker); the records it wrote."""
     before = table.projection.seq
     try:
-        return table.execute(command)
+        return table.execute(command, seat=seat)
     except (RuleError, StoreError):
         raise
     except Exception as exc:  # a bug must not end the GM's session
@@ -410,6 +413,12 @@ class PlayApp(TableApp):
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
+        Binding("f5", "rule('accept')", "Accept", show=False,
+                tooltip="accept the first player's request waiting"),
+        Binding("f6", "rule('refuse')", "Refuse", show=False,
+                tooltip="refuse the first player's request waiting (type a reason, Enter)"),
+        Binding("f7", "rule('amend')", "Amend", show=False,
+                tooltip="amend the first player's request waiting: its line, to change and run"),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
@@ -442,9 +451,58 @@ class PlayApp(TableApp):
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield Static(id="requests")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, history=self.history, id="command")
+
+    def _redraw(self, follow: bool) -> None:
+        super()._redraw(follow)
+        requests = self.requests_text()
+        panel = self.query_one("#requests", Static)
+        self._show("requests", requests, panel.update)
+        panel.display = bool(requests.plain)
+
+    def requests_text(self) -> Text:
+        """The players' requests waiting for a ruling, first the oldest, and the keys."""
+        state = self.view.state()
+        text = Text()
+        if not state.requests:
+            return text
+        names = {c.id: c.name for c in state.characters.values()}
+        for seq, req in sorted(state.requests.items()):
+            event = {"type": "player.requested", "seat": req.seat, "asked": req.command}
+            line = render.describe(state.system, {"event": event}, names)
+            text.append(f"#{seq} ", style="bold yellow")
+            text.append(line.replace(" asks: ", ": ", 1) + "\n")
+        text.append("F5 accepts the first, F6 refuses it, F7 amends it", style="dim")
+        return text
+
+    def action_rule(self, ruling: str) -> None:
+        """Rule on the first request waiting: accept it now, or put the refusal or the
+        amendment on the command line, to finish and run with Enter."""
+        state = self.view.state()
+        if not state.requests:
+            self.say("no player's request is waiting", error=True)
+            return
+        seq = min(state.requests)
+        if ruling == "accept":
+            self.enqueue(Step(command=Accept(request=seq)))
+            return
+        text = (
+            f"refuse {seq} "
+            if ruling == "refuse"
+            else (f"amend {seq} " + json.dumps(state.requests[seq].command))
+        )
+        line = self.query_one(CommandLine)
+        line.value = text
+        line.cursor_position = len(text)
+        line.focus()
+        self.say(
+            f"refusing request #{seq}: type a reason if you like, then Enter"
+            if ruling == "refuse"
+            else f"amending request #{seq}: change the command, then Enter"
+        )
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -835,6 +893,14 @@ class PlayApp(TableApp):
 
 #: a watching player's message line while it is not their turn
 WATCHING = "watching (read-only); F1 lists the keys"
+#: a player's message line while they may act from their seat
+ACTING = "watching; : gives a command (say, your checks and choices); F1 lists the keys"
+#: what a player's command line says, by the table's option players
+LINE_SAYS = {
+    "ask": "your command (say, check ...): the GM rules on it; Tab completes",
+    "trust": "your command (say, check ...): applied at once; Tab completes",
+    "off": "watch only: the GM has players' commands off at this table",
+}
 #: the header's mark of a cue, in words (never by colour alone)
 CUE_MARKS: dict[str, str] = {"turn": " YOUR TURN ", "on deck": " ON DECK "}
 
@@ -855,21 +921,124 @@ class WatchApp(TableApp):
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
+        Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
 
-    def __init__(self, view: View, name: str, bell: bool = False) -> None:
+    def __init__(self, view: View, name: str, bell: bool = False, seat: Seat | None = None) -> None:
         super().__init__(view, name)
         #: ring the terminal's bell when the player is on deck and when their turn begins
         self.ring = bell
         self._cue: Cue = ""
+        #: the seat the player gives commands from (None: watching only)
+        self.seat = seat
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        keys = super().help_keys()
+        if self.seat is None:
+            return keys
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+
+    @property
+    def idle_line(self) -> str:
+        return WATCHING if self.seat is None else ACTING
+
+    def compose_bottom(self) -> Iterable[Any]:
+        if self.seat is None:
+            yield from super().compose_bottom()
+            return
+        yield OddsBar(id="odds")
+        yield Static(id="message")
+        yield CommandLine(self.view, id="command")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._cue:
-            self.say(WATCHING)
+            self.say(self.idle_line)
+
+    def _line_option(self) -> None:
+        """The command line as the table's option players has it: off, it takes nothing."""
+        if self.seat is None:
+            return
+        option = str(self.view.state().options.get("players", "ask"))
+        line = self.query_one(CommandLine)
+        line.placeholder = LINE_SAYS.get(option, LINE_SAYS["off"])
+        line.disabled = option not in ("ask", "trust")
+
+    def action_act(self) -> None:
+        """Go to the command line, to give a command from the player's seat."""
+        if self.seat is None:
+            self.say("this view watches only", error=True)
+            return
+        line = self.query_one(CommandLine)
+        if line.disabled:
+            self.say(LINE_SAYS["off"], error=True)
+            return
+        line.focus()
+
+    @on(Input.Changed, "CommandLine")
+    def show_odds(self, event: Input.Changed) -> None:
+        """As the player types: the odds of their check, from what they may see."""
+        assert isinstance(event.input, CommandLine)
+        state = self.view.state()
+        command = commandline.quiet_command(event.value, state)
+        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        hint = event.input.hint(state) if event.value else ""
+        if hint:
+            self.say(hint)
+
+    @on(CommandLine.Entered)
+    def act(self, event: CommandLine.Entered) -> None:
+        """Give the line's command from the player's seat, in a worker; core rules on it."""
+        assert self.seat is not None
+        line = event.line
+        if self.busy:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say("wait: the table is busy with your last command", error=True)
+            return
+        try:
+            parsed = commandline.parse_line(event.text, self.view.state())
+        except RuleError as exc:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say(str(exc), error=True)
+            return
+        if parsed.action in ("help", "rules"):
+            line.pending -= 1
+            self.action_help() if parsed.action == "help" else self.action_rules()
+            return
+        if parsed.command is None:
+            line.pending -= 1
+            self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
+            return
+        self.submit(
+            functools.partial(write, self.view.table, parsed.command, self.seat),
+            functools.partial(self._acted, line, event.text),
+        )
+
+    def _acted(
+        self, line: CommandLine, text: str, records: list[Record] | None, error: Exception | None
+    ) -> None:
+        line.pending -= 1
+        if error is not None:
+            if not isinstance(error, RuleError | StoreError | Failed):
+                raise error
+            line.refused(text)
+            self.say(str(error), error=True)
+            return
+        assert records is not None
+        self.query_one(OddsBar).show_odds(None)
+        self.redraw(follow=True)
+        asked = [r for r in records if r.visibility.to]
+        if asked and len(asked) == len(records):
+            number = self.view.table.reader.number(asked[0].seq) if self.view.table.reader else None
+            self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
+        else:
+            self.say(f"done: {text}")
 
     def cue(self) -> Cue:
         """Whether it is the watching player's turn, as the clock means it, or they are next."""
@@ -884,6 +1053,7 @@ class WatchApp(TableApp):
         now, before = self.cue(), self._cue
         self._cue = now
         super().redraw(follow)
+        self._line_option()
         if now == before:
             return
         if now:
@@ -891,7 +1061,7 @@ class WatchApp(TableApp):
             if self.ring:
                 self.bell()
         else:
-            self.say(WATCHING)
+            self.say(self.idle_line)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on
@@ -920,11 +1090,14 @@ class WaitingWatch(WatchApp):
     through the lens.
     """
 
-    def __init__(self, table: LiveTable, seat: str, name: str, bell: bool = False) -> None:
+    def __init__(
+        self, table: LiveTable, seat: str, name: str, bell: bool = False, acts: Seat | None = None
+    ) -> None:
         # Fail closed: no view until the player's lens can be made.
-        super().__init__(None, name, bell)  # type: ignore[arg-type]
+        super().__init__(None, name, bell, seat=acts)  # type: ignore[arg-type]
         self.table = table
-        self.seat = seat
+        #: the name the player sat down with (``seat`` is the seat they act from, if any)
+        self.seat_name = seat
         self._seat_view()
 
     def compose(self) -> Any:
@@ -940,7 +1113,7 @@ class WaitingWatch(WatchApp):
         text = Text()
         text.append(" margin ", style="bold reverse")
         text.append(f" {title}\n\n", style="bold")
-        text.append(f"Waiting for the GM to seat {self.seat}.\n", style="bold cyan")
+        text.append(f"Waiting for the GM to seat {self.seat_name}.\n", style="bold cyan")
         text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
         return text
 
@@ -965,7 +1138,7 @@ class WaitingWatch(WatchApp):
     def _seat_view(self) -> bool:
         try:
             with self.table.lock:
-                player = player_id(self.table.state, self.seat)
+                player = player_id(self.table.state, self.seat_name)
         except RuleError:
             return False
         self.view = View(self.table, player)
@@ -1166,10 +1339,24 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False) -> WaitingWatch:
-    """A player's live view of the table at ``path``, waiting until ``name`` is seated."""
-    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
-    return WaitingWatch(table, name, short_name(path), bell=bell)
+def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WaitingWatch:
+    """A player's live view of the table at ``path``, waiting until ``name`` is seated; with
+    ``act``, and a table this account may write, with a command line for the player's
+    commands from a seat at this account."""
+    table = None
+    if act:
+        try:
+            table = LiveTable.open_live(path, readonly=False, lens=True, worker=True, player=name)
+        except StoreError:
+            table = None
+        if table is not None and table.store.readonly:
+            table.close()
+            table = None
+    if table is None:
+        table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
+        return WaitingWatch(table, name, short_name(path), bell=bell)
+    seat = Seat(name, "local", getpass.getuser())
+    return WaitingWatch(table, name, short_name(path), bell=bell, acts=seat)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:

@@ -17,6 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
+from margin.core.authority import Seat, authorize
 from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state, serves
@@ -397,10 +398,15 @@ class View:
 
     @_locked
     def odds(self, command: Command | None) -> Odds | None:
-        if command is None or self.lens:
+        """The exact odds of a check before it is rolled; to a player only of a command
+        their seat may give, and from what they may see (the lensed state)."""
+        if command is None:
             return None
+        state = self.state()
         try:
-            return self.system.odds(command, self.state())
+            if self.lens:
+                authorize(Seat(self.player or ""), command, state)
+            return self.system.odds(command, state)
         except RuleError:
             return None
 
