@@ -114,9 +114,9 @@ def authorize(seat: Seat, command: Command, state: TableState) -> Permit:
     if option == "off":
         raise Refused(f"{char.name}: players watch only at this table (the GM's option players)")
     _check_fields(char, tag, command, acting, state)
-    route: Literal["apply", "request"] = "apply" if option == "trust" else "request"
-    if type(command).__struct_config__.tag == "say":
-        route = "apply"
+    route: Literal["apply", "request"] = (
+        "apply" if option == "trust" or acting.at_once else "request"
+    )
     return Permit(route, char.id, seat.author(char.id))
 
 

@@ -322,6 +322,15 @@ def cue(clock: Clock | None, name: str) -> Cue:
     return ""
 
 
+def cue_line(kind: Cue, name: str) -> str:
+    """A cue said to the player of ``name``: their turn, or that they act next."""
+    if kind == "turn":
+        return f"your turn, {name}"
+    if kind == "on deck":
+        return f"on deck, {name}: you act next"
+    return ""
+
+
 def player_fight(fight: Fight | None, hidden: Container[str]) -> Fight | None:
     """The turn order as players see it: hidden combatants left out; during a hidden
     one's turn the clock stays with the last one they saw act this round."""

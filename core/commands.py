@@ -274,7 +274,8 @@ GENERIC: tuple[type[Command], ...] = (
 #: with no actor: the seat itself speaks)
 PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
-    Say: Acting(""),
+    Say: Acting("", at_once=True),
+    Entropy: Acting("seat", at_once=True),
 }
 #: the generic turn order's, in a system without a clock of its own: rolling one's own
 #: place (a place set by number is the GM's)

@@ -213,8 +213,13 @@ def decide_committed(
     the commitment, the dice drawn and secret records' commitments go with the drafts."""
     if isinstance(command, EndSession) and seat.gm:
         return fairness.end_session(history.dice, keyring)
+    hint: fairness.Stream = "secret" if getattr(command, "secret", False) is True else "open"
     return fairness.committed(
-        lambda dice: decide(command, state, dice, history, seat), history.dice, keyring, state.seq
+        lambda dice: decide(command, state, dice, history, seat),
+        history.dice,
+        keyring,
+        state.seq,
+        hint,
     )
 
 
@@ -552,7 +557,9 @@ def _char_updated(state: TableState, record: Record) -> None:
 
 
 def _char_removed(state: TableState, record: Record) -> None:
-    state.characters.pop(record.event.id, None)
+    gone = state.characters.pop(record.event.id, None)
+    if gone is not None:
+        state.departed[gone.id] = gone.name
 
 
 def _rolled(state: TableState, record: Record) -> None:

@@ -71,6 +71,17 @@ class TypedDice:
             raise RuleError(f"faces: {len(self.faces)} given but the roll uses {self.used}")
 
 
+def roll_for(dice: Dice, what: str, sides: int, count: int = 1) -> list[int]:
+    """``count`` faces of a d``sides`` for ``what`` (the dodge, the damage): when typed
+    faces run out, the refusal says which roll is due, so the GM knows what to roll next."""
+    if isinstance(dice, TypedDice) and dice.used + count > len(dice.faces):
+        raise RuleError(
+            f"faces: {len(dice.faces)} given, more are needed: {what} rolls "
+            f"{f'{count}d' if count > 1 else 'a d'}{sides} next"
+        )
+    return dice.roll(sides, count)
+
+
 @dataclass(frozen=True, slots=True)
 class DiceTerm:
     count: int

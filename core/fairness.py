@@ -43,8 +43,9 @@ from margin.events import (
 
 from .errors import RuleError
 
-#: secret keys in a session's tree: a session holds at most this many secret commands
-LEAVES = 4096
+#: secret keys in a session's tree: a session's secret commands past this many go on in
+#: a new session, committed with the command that needs it
+LEAVES = 1024
 #: bytes of a seed, a salt, a secret-tree key and a seat's entropy
 SEED_BYTES = 32
 SALT_BYTES = 16
@@ -263,6 +264,9 @@ class DiceLedger:
     roots: dict[str, str] = field(default_factory=dict)
     #: the secret command being fed, and its leaf
     current: tuple[str, str, int] = ("", "", 0)
+    #: sessions committed and not opened yet, oldest first (one whose secret keys ran
+    #: out is followed by another before its end)
+    unopened: list[str] = field(default_factory=list)
 
     def feed(self, record: Record, count: bool = True) -> None:
         """Follow one more record: an opening closes its session, a commitment starts one,
@@ -270,8 +274,11 @@ class DiceLedger:
         ``count``: then ``count`` is called once they are read)."""
         event = record.event
         kind = type(event)
-        if kind is DiceOpened and event.commitment == self.commitment:
-            self.commitment, self.root, self.published = "", "", False
+        if kind is DiceOpened:
+            if event.commitment in self.unopened:
+                self.unopened.remove(event.commitment)
+            if event.commitment == self.commitment:
+                self.commitment, self.root, self.published = "", "", False
         commitment = record.committed
         if commitment is not None:
             if commitment.commitment != self.commitment:
@@ -306,6 +313,7 @@ class DiceLedger:
         self.opened = self.secrets = 0
         self.published = False
         self.roots[commitment] = root
+        self.unopened.append(commitment)
 
     def copy(self) -> DiceLedger:
         return DiceLedger(
@@ -318,6 +326,7 @@ class DiceLedger:
             dict(self.leaf_of),
             dict(self.roots),
             self.current,
+            list(self.unopened),
         )
 
 
@@ -382,38 +391,46 @@ class Keyring:
         return self.made
 
 
-def committed(decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int) -> list[Draft]:
+def committed(
+    decide: Decide, ledger: DiceLedger, keyring: Keyring, seq: int, hint: Stream = "open"
+) -> list[Draft]:
     """A command decided with committed dice: ``decide(dice)`` gives its drafts.
 
-    ``seq`` is the table's last record. The first draft players see carries the
+    ``seq`` is the table's last record; ``hint`` the stream the command most likely
+    draws from (a command marked secret: ``secret``). The first draft players see carries the
     command's dice (``Drawn``), and the session's commitment when the table has none
     this margin holds the keys of, or players have not seen it yet; each secret record
     carries its commitment (``sealed``); a reveal the key and path that open the
     revealed record's commitment.
     """
     keys = keyring.find(ledger.commitment) if ledger.commitment else None
+    if ledger.secrets >= LEAVES:
+        # every secret key of the session is used: the dice go on in a new session
+        keys = None
     commit = keys is None
     if keys is None:
         keys = keyring.fresh
         ledger = ledger.copy()
         ledger.start(keys.commitment, "")
-    first = seq + 1
-    dice = KeyedDice(lambda: open_key(keys.seed, ledger.entropy, ledger.opened))
-    drafts = decide(dice)
-    stream = stream_of(drafts)
-    if stream != "open":
+    session, state = keys, ledger
+
+    def key(stream: Stream) -> Callable[[], bytes]:
+        if stream == "open":
+            return lambda: open_key(session.seed, state.entropy, state.opened)
         if stream == "secret":
-            if ledger.secrets >= LEAVES:
-                raise RuleError(
-                    f"this session has had {LEAVES} secret commands, its most: "
-                    "end the session (margin end-session) to roll more"
-                )
-            again = KeyedDice(lambda: secret_key(keys.leaf_key(ledger.secrets), ledger.entropy))
-        else:
-            again = KeyedDice(lambda: hidden_key(keys.secret, ledger.entropy, first))
-        redrafts = decide(again)
-        if stream_of(redrafts) != "open":
-            dice, drafts, stream = again, redrafts, stream_of(redrafts)
+            return lambda: secret_key(session.leaf_key(state.secrets), state.entropy)
+        return lambda: hidden_key(session.secret, state.entropy, seq + 1)
+
+    # decided with the key the command's records will most likely need, and again with
+    # the right one if they turn out otherwise; the dice are labelled with their key
+    stream = hint
+    dice = KeyedDice(key(stream))
+    drafts = decide(dice)
+    found = stream_of(drafts)
+    if found != stream:
+        stream = found
+        dice = KeyedDice(key(stream))
+        drafts = decide(dice)
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
     # the dice and the commitment go on the first record players see, if any
     at = next(
@@ -487,16 +504,21 @@ def _opened(draft: Draft, ledger: DiceLedger, keyring: Keyring) -> Draft:
 
 
 def end_session(ledger: DiceLedger, keyring: Keyring) -> list[Draft]:
-    """The drafts of ``end-session``: the seed behind the session's commitment, then the
-    next session's commitment."""
+    """The drafts of ``end-session``: the seed behind the session's commitment (and behind
+    any earlier one not opened yet that this margin holds), then the next session's
+    commitment."""
     if not ledger.commitment:
         raise RuleError("end-session: no session is open (its dice have not been committed)")
-    keys = keyring.find(ledger.commitment)
-    if keys is None:
+    if keyring.find(ledger.commitment) is None:
         raise RuleError(
             "end-session: this margin does not hold the keys of the session's commitment "
             "(they are kept in the data folder of the margin that made it)"
         )
-    fresh = keyring.fresh
-    opened = DiceOpened(commitment=keys.commitment, seed=keys.seed.hex(), salt=keys.salt.hex())
-    return [Draft(opened, committed=commitment_of(fresh))]
+    drafts = []
+    for commitment in ledger.unopened:
+        keys = keyring.find(commitment)
+        if keys is not None:
+            seed, salt = keys.seed.hex(), keys.salt.hex()
+            drafts.append(Draft(DiceOpened(commitment=commitment, seed=seed, salt=salt)))
+    drafts[-1] = _with(drafts[-1], committed=commitment_of(keyring.fresh))
+    return drafts

@@ -814,6 +814,8 @@ def player_state(
         # turns begun, of the characters players see (where the clock is: the fight's)
         time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
         aliases={},
+        # those who left, but for characters players never saw or saw hidden last
+        departed={k: name for k, name in state.departed.items() if k not in hidden},
         requests={
             numbers[seq]: req
             for seq, req in state.requests.items()

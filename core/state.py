@@ -173,6 +173,9 @@ class TableState(msgspec.Struct, kw_only=True):
     time: Time = msgspec.field(default_factory=Time)
     #: the GM's macros: name -> the line it stands for
     aliases: dict[str, str] = {}
+    #: characters who have left the table: id -> the name they went by, so that the log
+    #: still says them by name
+    departed: dict[str, str] = {}
     #: players' requests waiting for a ruling, by the record number of each
     requests: dict[int, Request] = {}
 

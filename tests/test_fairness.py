@@ -402,3 +402,42 @@ def test_the_luck_report_says_whose_dice_look_loaded(tmp_path: Path) -> None:
     typed = next(line for line in report.splitlines() if "Kael's typed dice, d6: 9 rolled" in line)
     assert typed.endswith("exact test: <0.1%")
     assert "1:0 2:0 3:0 4:0 5:0 6:9" in report
+
+
+def test_a_session_whose_secret_keys_run_out_goes_on_in_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from margin.core import fairness
+
+    monkeypatch.setattr(fairness, "LEAVES", 4)
+    table = Table.create(tmp_path / "t.margin", "2d10-edge")
+    fixed_keys(table, tmp_path)
+    rolled = play(table, *[{"type": "roll", "dice": "1d20", "secret": True}] * 6)
+    fifth = rolled[4][0]
+    assert fifth.committed is not None
+    assert fifth.drawn is not None
+    assert fifth.drawn.index == 0
+    play(table, {"type": "reveal", "seq": 3}, {"type": "reveal", "seq": 7})
+    (*openings,) = play(table, {"type": "end-session"})[0]
+    assert [r.event.__struct_config__.tag for r in openings] == ["dice.opened"] * 2
+    report = check_dice(records(table))
+    assert report.problems == []
+    assert (report.sessions, report.opened) == (3, 2)
+    assert report.tallies["gm"].checked == 2
+
+
+def test_a_player_sitting_down_gives_the_dice_entropy(tmp_path: Path) -> None:
+    from margin.core.authority import Seat
+
+    table = Table.create(tmp_path / "t.margin", "2d10-edge")
+    fixed_keys(table, tmp_path)
+    play(table, {"type": "add-character", "name": "Kael"})
+    (record,) = table.add_entropy(Seat("Kael", "ssh", "SHA256:abc"))
+    assert record.event.__struct_config__.tag == "dice.entropy"
+    assert record.event.seat == "Kael"
+    assert record.author.startswith("kael (ssh")
+    # it came after the session's commitment, which it carries as the first to need one
+    assert record.committed is not None
+    (rolled,) = play(table, {"type": "roll", "dice": "1d6"})[0]
+    assert check_dice(records(table)).problems == []
+    assert rolled.drawn is not None

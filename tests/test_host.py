@@ -8,6 +8,7 @@ checks cover everything that reached the player, not just the last frame.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import subprocess
 import threading
@@ -38,6 +39,7 @@ from margin.events import open_store
 from margin.tui.host.session import HostedWatch, session_app
 from margin.tui.host.ssh import (
     NO_COMMAND,
+    NO_PLAIN_GM,
     NO_PTY,
     HostError,
     parse_address,
@@ -187,6 +189,35 @@ def test_a_connection_without_a_pty_gets_one_line(site):
     done = run_ssh(site, "Kael", "-T", "127.0.0.1")
     assert done.returncode == 1
     assert done.stdout.strip() == NO_PTY
+
+
+def test_ssh_plain_gives_a_player_the_plain_seat(site):
+    from margin.core.commands import Note
+
+    argv = ssh_argv(site["host"].port, site["keys"]["Kael"], "-tt", "127.0.0.1", "plain")
+    kael = site["terms"].open("kael-plain", argv, (100, 30))
+    kael.wait_for("* your turn, Kael")
+    assert "watching as Kael. Keys:" in kael.received()
+    write(site["table"], Note(text="the tide is out"))
+    kael.wait_for("the tide is out", timeout=5)
+    kael.type("s")
+    kael.wait_for("Kael: Edge")
+    seen = kael.received()
+    for secret in (str(SECRET_FACE), HIDDEN_NAME, GM_NOTE):
+        assert secret not in seen, f"{secret!r} reached the player"
+    # appended lines only: no alternate screen, no cursor placed, no colour
+    assert "\x1b[?1049h" not in kael.log.read_bytes().decode("utf-8", "replace")
+    assert not re.search(
+        r"\x1b\[\d+;\d+H|\x1b\[[0-9;]*m", kael.log.read_bytes().decode("utf-8", "replace")
+    )
+    kael.type("q")
+    site["host"].wait_line("Kael left")
+
+
+def test_the_gms_seat_has_no_plain_form(site):
+    done = run_ssh(site, "gm", "-tt", "127.0.0.1", "plain")
+    assert done.returncode == 1
+    assert done.stdout.strip() == NO_PLAIN_GM
 
 
 @pytest.mark.parametrize("command", ["bash", "cat /etc/passwd", "margin play"])

@@ -29,6 +29,7 @@ from mixing import (
 from support import margin_output, margin_process, need
 
 from margin.events import SQLiteStore
+from margin.tui import cli
 
 
 def _table(folder: Path) -> str:
@@ -103,3 +104,20 @@ def test_the_gm_screen_keeps_its_table_whatever_runs_beside_it(
     with SQLiteStore(alone, readonly=True) as copy:
         assert copy.last_seq == verdict.records
     assert judge(exported(str(alone)), acks).sound
+
+
+def test_telling_a_table_from_an_export_leaves_the_locks_of_a_process_that_holds_it(
+    tmp_path: Path,
+) -> None:
+    """``margin verify`` asks whether it was given a table or an export before it opens
+    either, and may run in a process (a test, a screen) that holds the table open."""
+    table = _table(tmp_path)
+    with SQLiteStore(table) as holder:
+        assert not cli._is_export(table)
+        # a margin beside it closes the table: it is not the last, so it folds nothing away
+        assert margin_process("log", table).returncode == 0
+        assert Path(table + "-wal").exists(), "asking dropped this process's locks"
+        assert holder.last_seq == 2
+    dump = tmp_path / "t.jsonl"
+    dump.write_text(margin_output("export", table), encoding="utf-8")
+    assert cli._is_export(str(dump))

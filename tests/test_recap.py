@@ -20,8 +20,14 @@ from margin.core.commands import convert_command
 from margin.core.luck import luck, successes
 from margin.core.recap import CharacterLuck, Recap
 from margin.tui.table.demo import build_demo
+from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.table import Table
 from margin.tui.text.recap import build, markdown
+
+
+def _gm_view(table: Table) -> View:
+    """The GM's reader of a table a test writes."""
+    return View(LiveTable(table.store))
 
 
 def _table(tmp_path: Path, system: str, *commands: dict, **options: object) -> Table:
@@ -72,7 +78,7 @@ def test_edge_fight_by_hand(tmp_path: Path) -> None:
     table = build_demo(tmp_path / "demo.margin", "2d10-edge")
     # one more check: Kael perception (2 ranks + IN 4 + WI 5 = +11) vs TN 20, faces 2 3: 16, a failure
     events_of(table, type="check", character="Kael", skill="perception", tn=20, faces=[2, 3])
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     fight = 1  # 0 is the play outside the encounter (Kael's climb)
     # Moreau's burst: check 3+4 +15 = 22 vs 20 (MoS 2, no extra die); damage 4+4+4+4+4+3 +1 = 24
@@ -110,7 +116,7 @@ def test_edge_doubles_and_edge_are_notable(tmp_path: Path) -> None:
     table = build_demo(tmp_path / "demo.margin", "2d10-edge")
     # 6-6 on perception +11 vs 20: 12 + 11 = 23 >= 20, so the double adds 5
     events_of(table, type="check", character="Kael", skill="perception", tn=20, faces=[6, 6])
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     # the demo's encounter still runs: the check is part of it
     assert "doubles 6-6 (+5) on perception vs TN 20" in _tally(r, 1, "Kael").notable
@@ -159,7 +165,7 @@ def test_chance_fight_by_hand(tmp_path: Path) -> None:
         {"type": "hp", "character": "Brakk", "amount": -7, "reason": "a fall"},
         {"type": "hp", "character": "Rook", "amount": -3},
     )
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     rook = _luck(r, "Rook")
     # Rook: 0.65 + 0.55 + 1 (automatic) + the opposed check. Rook wins when his roll succeeds
@@ -200,7 +206,7 @@ def test_chance_attack_damage_is_counted_for_both_sides(tmp_path: Path) -> None:
     (attack,) = events_of(
         table, type="attack", attacker="Rook", target="Brakk", aware=False, faces=[10]
     )
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     assert attack.connects
     assert attack.crit
@@ -229,7 +235,7 @@ def test_under_checks_by_hand(tmp_path: Path) -> None:
         check("Ada", "Revolver", faces=[0, 1]),
         {"type": "end-track"},
     )
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     ada = _luck(r, "Ada")
     # target 55: rolls 01..55 succeed, 100 fails: 55/100 each
@@ -264,7 +270,7 @@ def test_effect_checks_by_hand(tmp_path: Path) -> None:
         # Medic 2 + INT 12 (DM +2): 2D6 + 4; 1 1 -> 6, Effect -2
         check("Mira", "Medic", characteristic="INT", faces=[1, 1]),
     )
-    r = build(table)
+    r = build(_gm_view(table))
     table.close()
     # 2D6 + 3 >= 8 needs 5 or more: 30 of 36 throws
     assert _luck(r, "Vex").overall.at_least == pytest.approx(30 / 36)
@@ -293,8 +299,8 @@ def test_undone_rolls_count_only_as_it_happened(tmp_path: Path) -> None:
         check("Ada", "Revolver", faces=[9, 0]),
         {"type": "undo"},
     )
-    corrected = build(table)
-    happened = build(table, corrected=False)
+    corrected = build(_gm_view(table))
+    happened = build(_gm_view(table), corrected=False)
     table.close()
     assert _luck(corrected, "Ada").overall.checks == 1
     assert _luck(happened, "Ada").overall.checks == 2
@@ -409,7 +415,7 @@ def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> N
             table, type="start-encounter", name=f"Cellar {n}", characters=["Kael", f"Rat {n}"]
         )
         events_of(table, type="end-encounter")
-    page = html(build(table))
+    page = html(build(_gm_view(table)))
     table.close()
     assert page.count("<h2>The session</h2>") == 1
     assert "Damage dealt by encounter" in page

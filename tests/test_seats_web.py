@@ -8,19 +8,50 @@ folder to be looked at.
 
 from __future__ import annotations
 
+import re
 import time
 from urllib.parse import urlsplit
 
 import pytest
-from hosting import hosted, plain, the_hosts_gm
+from hosting import hosted, plain, the_hosts_gm, write
 from support import CHROMIUM_FLAGS, chromium
+
+from margin.core.commands import Note
 
 pytestmark = pytest.mark.slow
 
 #: a phone held upright (a common Android size), a small phone, a desktop window
 SIZES = {"phone": (412, 915), "small-phone": (360, 640), "desktop": (1280, 800)}
-#: a record whose text must fit one line of the log at every size
-MARK = "Kael ducks"
+#: a record whose text must fit one line of the log at every size (each size its own)
+MARK = "Kael ducks low ({})"
+#: what a terminal is told between characters: a move (row;column H) or anything else
+_CONTROL = re.compile(
+    r"\x1b\[(\d+);(\d+)H|\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)"
+)
+
+
+def screen_rows(output: str) -> dict[int, str]:
+    """The rows a terminal shows after ``output``, for output that places each run of text
+    with a cursor move (as Textual's does): row number -> its text."""
+    rows: dict[int, list[str]] = {}
+    row = col = 0
+    at = 0
+    for found in [*_CONTROL.finditer(output), None]:
+        text = output[at : found.start() if found else len(output)]
+        for char in text:
+            if char in "\r\n":
+                row, col = (row + 1, 0) if char == "\n" else (row, 0)
+                continue
+            line = rows.setdefault(row, [])
+            line.extend(" " * (col + 1 - len(line)))
+            line[col] = char
+            col += 1
+        if found is None:
+            break
+        if found.group(1):
+            row, col = int(found.group(1)) - 1, int(found.group(2)) - 1
+        at = found.end()
+    return {n: "".join(chars).rstrip() for n, chars in sorted(rows.items())}
 
 
 @pytest.fixture(scope="module")
@@ -72,22 +103,27 @@ class Page:
     def received(self) -> str:
         return plain(b"".join(self.frames))
 
+    def rows(self) -> dict[int, str]:
+        return screen_rows(b"".join(self.frames).decode("utf-8", "replace"))
+
+    def wait_on_one_row(self, text: str, timeout: float = 30) -> str:
+        """Wait until some row of the screen holds all of ``text``; that row."""
+        end = time.monotonic() + timeout
+        while True:
+            shown = [row for row in self.rows().values() if text in row]
+            if shown:
+                return shown[-1]
+            if time.monotonic() > end:
+                screen = "\n".join(self.rows().values())
+                raise AssertionError(f"{text!r} is on no one row:\n{screen}")
+            self.page.wait_for_timeout(20)
+
     def wait_for(self, text: str, timeout: float = 30) -> None:
         end = time.monotonic() + timeout
         while text not in self.received():
             if time.monotonic() > end:
                 raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
             self.page.wait_for_timeout(20)
-
-    def screen(self) -> list[str]:
-        """The terminal's rows as text, read from the page's terminal buffer."""
-        return self.page.evaluate(
-            """() => {
-                const rows = document.querySelectorAll('.xterm-rows > div');
-                if (rows.length) return Array.from(rows, (r) => r.textContent);
-                return [];
-            }"""
-        )
 
     def close(self) -> None:
         self.context.close()
@@ -110,5 +146,24 @@ def test_a_seats_page_asks_no_other_host(site, playwright, tmp_path, seat):
         assert response.status == 200
         page.wait_for("watching as Kael" if seat == "Kael" else "type a command")
         _only_margin(page.requests, url)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_players_seat_fits_the_screen_it_is_on(site, playwright, tmp_path, size):
+    url = site["host"].web["Kael"]
+    page = Page(playwright, tmp_path / "profile", SIZES[size])
+    try:
+        page.page.goto(url)
+        page.wait_for("watching as Kael")
+        mark = MARK.format(list(SIZES).index(size))
+        write(site["table"], Note(text=mark))
+        page.wait_on_one_row(mark)
+        # the footer names the keys
+        page.wait_on_one_row("Help")
+        page.wait_on_one_row("Quit")
+        page.page.wait_for_timeout(300)  # the last frame painted, for the picture
+        page.page.screenshot(path=str(tmp_path / f"kael-{size}.png"))
     finally:
         page.close()

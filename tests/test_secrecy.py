@@ -14,6 +14,9 @@ position. Three properties hold:
 (b) no hidden character's name or id appears in any player output;
 (c) the same session with another hidden name and other secret dice gives
     players exactly the same outputs.
+
+Dice are committed (``core.fairness``), from the same session keys in every run; the
+one thing masked is a secret record's commitment to what it hides (``sealed``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from support import margin_output
 
 from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
+from margin.core.fairness import SessionKeys
+from margin.tui.table.dicekeys import DiceKeys
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.rng import RandomDice
 from margin.tui.table.table import Table
@@ -151,11 +156,15 @@ def play(
 ) -> Table:
     """A table where ``steps`` (numbered as in the whole session) were taken; returns it open.
 
-    Dice come from a source seeded per step, so a step rolls the same whatever
-    else the session holds; ``variant`` changes the dice of the GM's secrets only.
+    Dice are committed, from the same session keys in every run, so a step rolls the
+    same whatever GM-only steps the session holds; ``variant`` changes the dice of the
+    GM's secrets only.
     """
     visible, hidden_sheet = _demo_sheets(system)
     table = Table.create(path, system)
+    table._keys = DiceKeys(
+        path.parent / "dice", lambda: SessionKeys(b"s" * 32, b"t" * 16, b"u" * 32)
+    )
     for n, add in enumerate(visible):
         table.execute(convert_command(system, add), command_id=f"add{n}")
     names = [v["name"] for v in visible]
@@ -188,9 +197,13 @@ def play(
             data = _command(system, kind, who, names, hidden, done[gm], pick, variant)
         if data is None:
             continue
-        # the variant rolls other dice where nothing can follow from them: the GM's
-        # secret free rolls (a hidden check's result may rightly shape a later blow)
-        table.dice = RandomDice(n * 7919 + (variant if gm and kind == "secret-roll" else 0))
+        # the dice are committed (the same session keys in every run): a die's place
+        # counts only what players see, so a step rolls the same whatever GM-only steps
+        # came before it; the variant rolls other dice where nothing can follow from
+        # them, the GM's secret free rolls (a hidden check's result may rightly shape a
+        # later blow)
+        secret = gm and kind == "secret-roll"
+        table.dice = RandomDice(n * 7919 + variant) if secret else None
         with contextlib.suppress(RuleError):
             records = table.execute(convert_command(system, data), command_id=f"c{n}")
             firsts[f"c{n}"] = records[0].seq
@@ -214,6 +227,10 @@ def player_outputs(path: Path, player: str) -> list[str]:
         data.pop("at", None)
         if data.get("type") == "table.created":
             data.pop("command", None)
+        if "sealed" in data:
+            # a secret record's commitment differs with what it hides, and tells nothing
+            # of it (an HMAC under a key players get only with a reveal): the one mask
+            data["sealed"] = "sealed"
         out.append(json.dumps(data, sort_keys=True))
     out.append(margin_output("state", str(path), "--as", player).replace(str(path), "TABLE"))
     state = json.loads(margin_output("state", str(path), "--as", player, "--json"))

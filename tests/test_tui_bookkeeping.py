@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -97,19 +98,21 @@ async def test_a_watching_player_sees_their_turn_and_no_gm_only_condition(tmp_pa
         assert "YOUR TURN" not in str(watcher.header_text())
         rows = {r.name: r.status for r in watcher.view.characters()}
         assert "marked" not in rows["Guard 2"]
-        gm = Table.open(path)
-        try:
-            # vex (12) acts first, then mira (10)
-            for _ in range(2):
+        # vex (12) acts first, then mira (10): mira is on deck during vex's turn
+        for cue in ("ON DECK", "YOUR TURN"):
+            gm = Table.open(path)
+            try:
                 gm.execute(parse_line("next", gm.state).command)  # type: ignore[arg-type]
-        finally:
-            gm.close()
-        watcher.follow()
-        await pilot.pause()
+            finally:
+                gm.close()
+            await pilot.pause()
+            deadline = asyncio.get_running_loop().time() + 10
+            while cue not in str(watcher.header_text()):
+                assert asyncio.get_running_loop().time() < deadline, cue
+                await pilot.pause(0.02)
         assert watcher.my_turn()
-        assert "YOUR TURN" in str(watcher.header_text())
         assert "your turn, Mira" in message(watcher)
-        assert rang == [True]
+        assert rang == [True, True]
     watcher.view.table.close()
 
 

@@ -20,7 +20,7 @@ from support import (
 from textual.binding import Binding
 from textual.widgets import Static
 
-from margin.core import RuleError, get_system
+from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
@@ -266,6 +266,10 @@ async def test_help_lists_every_key(path):
                 "ctrl+y": "Ctrl+Y",
                 "f1": "F1",
                 "f2": "F2",
+                "f4": "F4",
+                "f5": "F5",
+                "f6": "F6",
+                "f7": "F7",
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",
@@ -476,12 +480,35 @@ async def test_watch_shows_no_secrets(path):
         assert "watching as Kael" in str(app.query_one("#header").render())
 
 
+async def _until(pilot, done, what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not done():
+        assert time.monotonic() < deadline, what
+        await pilot.pause(0.02)
+
+
 @pilot_test
-async def test_watch_refuses_unknown_and_hidden_players(path, tmp_path):
-    with pytest.raises(RuleError, match="no such player character"):
-        appmod.watch_app(path, "Nobody")
-    with pytest.raises(RuleError, match="no such player character"):
-        appmod.watch_app(path, "Shade")
+async def test_watch_waits_for_its_character_to_be_seated(path, tmp_path):
+    app = appmod.watch_app(path, "Nobody")
+    hidden = appmod.watch_app(path, "Shade")  # the GM's hidden character: never a view
+    async with app.run_test(size=SIZE) as pilot, hidden.run_test(size=SIZE) as other:
+        assert app.view is None
+        assert hidden.view is None
+        waiting = str(app.query_one("#waiting", Static).render())
+        assert "Waiting for the GM to seat Nobody" in waiting
+        gm = Table.open(path)
+        try:
+            gm.execute(AddCharacter(name="Nobody"))
+            gm.execute(Note(text="Nobody sits down"))
+        finally:
+            gm.close()
+        await _until(pilot, lambda: app.query("#log"), "the view opens")
+        await _until(pilot, lambda: "watching as Nobody" in str(app.header_text()), "header")
+        await other.pause(0.3)
+        assert hidden.view is None
+        assert not hidden.query("#log")
+    app.table.close()
+    hidden.table.close()
     with pytest.raises(StoreError, match="no such table file"):
         appmod.watch_app(str(tmp_path / "missing.margin"), "Kael")
 

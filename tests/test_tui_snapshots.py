@@ -137,3 +137,27 @@ def test_play_odds_bar_60x20(snap_compare, crowded):
     assert snap_compare(
         play(crowded), terminal_size=(60, 20), run_before=no_blink, press=list("check kael melee")
     )
+
+
+# -- a narrow screen (a phone): the log takes the width, the clock and one's own
+# character fold into a line above it, the panels are a key away
+
+
+def test_watch_narrow_50x40(snap_compare, path):
+    assert snap_compare(appmod.watch_app(path, "Ada"), terminal_size=(50, 40))
+
+
+def test_watch_narrow_panels_50x40(snap_compare, path):
+    assert snap_compare(appmod.watch_app(path, "Ada"), terminal_size=(50, 40), press=["p"])
+
+
+def test_play_narrow_50x40(snap_compare, path):
+    assert snap_compare(play(path), terminal_size=(50, 40), run_before=no_blink)
+
+
+def test_replay_narrow_40x30(snap_compare, path):
+    assert snap_compare(appmod.replay_app(path), terminal_size=(40, 30), press=["end"])
+
+
+def test_the_panels_key_gives_a_wide_log_the_whole_screen(snap_compare, path):
+    assert snap_compare(appmod.watch_app(path, "Ada"), terminal_size=(80, 24), press=["p"])

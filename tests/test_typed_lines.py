@@ -197,6 +197,20 @@ def test_too_few_faces_say_why_a_third_die_is_due(demo: Callable[[str], Table]) 
     assert "no-pending" in message
 
 
+@pytest.mark.parametrize(
+    ("system", "line", "message"),
+    [
+        ("d100-chance", "attack rook brakk override = 10", "the hit lands: the dodge rolls a d100"),
+        ("2d10-edge", "damage guard 3d6 = 1 2", "the damage (3d6) rolls 3d6 next"),
+    ],
+)
+def test_too_few_faces_say_which_roll_is_due(
+    demo: Callable[[str], Table], system: str, line: str, message: str
+) -> None:
+    said = refused(demo(system), line, r"^faces: \d given, more are needed: ")
+    assert message in said, said
+
+
 def test_a_doubled_option_word_is_refused_as_its_json_form_is(
     demo: Callable[[str], Table],
 ) -> None:

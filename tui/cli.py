@@ -22,7 +22,6 @@ from margin.core.carry import carried
 from margin.core.commands import EndSession
 from margin.core.dicecheck import check_dice
 from margin.core.dicecheck import report_lines as dice_lines
-from margin.core.lens import PlayerLens, about, player_state
 from margin.core.state import TableState, character_id
 from margin.events import (
     ConnectionLost,
@@ -34,7 +33,6 @@ from margin.events import (
     holds_table,
     is_url,
     open_store,
-    record_to_builtins,
     short_name,
     table_exists,
 )
@@ -44,6 +42,7 @@ from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 from margin.tui.host.limits import Limits, parse_size
 from margin.tui.table.keys import sign_as_gm
+from margin.tui.table.reader import LogRow, View, open_view
 from margin.tui.table.resolve import input_lines
 from margin.tui.table.table import Table, new_command_id
 from margin.tui.text import render
@@ -183,68 +182,50 @@ def _run_commands(table: Table, author: str, seat: Seat = GM_SEAT) -> int:
     return 1 if failed else 0
 
 
-def _lens_name(table: Table, name: str | None) -> str | None:
-    """The id of the player whose lens is asked for, or None for the GM's view."""
-    if name is None:
-        return None
-    from margin.tui.table.reader import player_id
-
-    return player_id(table.state, name)
+def _view(args: argparse.Namespace) -> View:
+    """The table ``args.path`` read as the GM, or as the player ``--as`` names."""
+    return open_view(args.path, name=args.as_)
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    table = Table.open(args.path, readonly=True)
-    player = _lens_name(table, args.as_)
-    voided = table.projection.history.voided
-    # what players know now: a record revealed at any point shows whole
-    revealed = table.state.revealed
-    lens = PlayerLens(revealed, player) if player is not None else None
-    only = _about(table, args.about, player) if args.about else None
-    want = args.grep.lower() if args.grep else None
-    out = sys.stdout
-    # characters said by name, as the screens say them: those seated now that the
-    # reader may see, and those who left, as their joining named them
-    names = {
-        c.id: c.name for c in table.state.characters.values() if player is None or not c.hidden
-    }
-    for record in table.store.records():
-        if lens is not None:
-            data = lens.read(record)
-            if data is None:
-                continue
-        else:
-            data = record_to_builtins(record)
-        joined = data["event"]
-        if joined.get("type") == "character.added" and {"id", "name"} <= joined.keys():
-            names.setdefault(joined["id"], joined["name"])
-        if only is not None and only not in about(record.event):
-            continue
-        line = render.describe(table.state.system, data, names)
-        if want is not None and want not in line.lower():
-            continue
-        if args.json:
-            flat = {k: v for k, v in data.items() if k != "event"}
-            kind = str(data["event"].get("type", "")).rpartition(".")[2]
-            for name, value in data["event"].items():
-                # an undo's command (a redo's) is the one it undid: it goes by its event's
-                # name, so that "command" is every record's own
-                flat[f"{kind}_{name}" if name == "command" else name] = value
-            flat["undone"] = record.seq in voided
-            out.write(json.dumps(flat) + "\n")
-        else:
-            mark = " (undone)" if record.seq in voided else ""
-            secret = " [secret]" if record.visibility.hidden and player is None else ""
-            out.write(
-                f"{data['seq']:>6}  {record.at[11:19]}  {record.author:<8} {line}{secret}{mark}\n"
-            )
-    table.close()
+    view = _view(args)
+    try:
+        if args.about:
+            view.only = _about(view, args.about)
+        want = args.grep.lower() if args.grep else None
+        for start in range(0, view.log_len(), LOG_CHUNK):
+            for row, data in view.entries(start, start + LOG_CHUNK):
+                if want is None or want in row.text.lower():
+                    sys.stdout.write(_log_json(row, data) if args.json else _log_line(row, view))
+    finally:
+        view.table.close()
     return 0
 
 
-def _about(table: Table, name: str, player: str | None) -> str:
-    """The id of the character ``--about`` names; for a player, only one they can see."""
-    state = table.state
-    shown = [c for c in state.characters.values() if player is None or not c.hidden]
+#: log rows read at a time by ``margin log``
+LOG_CHUNK = 500
+
+
+def _log_line(row: LogRow, view: View) -> str:
+    mark = " (undone)" if row.undone else ""
+    secret = " [secret]" if row.secret and not view.lens else ""
+    return f"{row.number:>6}  {row.at[11:19]}  {row.author:<8} {row.text}{secret}{mark}\n"
+
+
+def _log_json(row: LogRow, data: dict[str, Any]) -> str:
+    flat = {k: v for k, v in data.items() if k != "event"}
+    kind = str(data["event"].get("type", "")).rpartition(".")[2]
+    for name, value in data["event"].items():
+        # an undo's command (a redo's) is the one it undid: it goes by its event's
+        # name, so that "command" is every record's own
+        flat[f"{kind}_{name}" if name == "command" else name] = value
+    flat["undone"] = row.undone
+    return json.dumps(flat) + "\n"
+
+
+def _about(view: View, name: str) -> str:
+    """The id of the character ``--about`` names, among those the reader may see."""
+    shown = view.state().characters.values()
     for char in shown:
         if char.id == character_id(name) or char.name.lower() == name.lower():
             return char.id
@@ -252,32 +233,27 @@ def _about(table: Table, name: str, player: str | None) -> str:
     raise UsageError(f"--about {name!r}: no such character (characters: {names})")
 
 
-def _state_for(table: Table, args: argparse.Namespace) -> TableState:
-    if args.as_ is None:
-        seq = table.projection.seq if args.at is None else args.at
-        if args.at is not None and not 1 <= args.at <= table.projection.seq:
-            raise UsageError(f"--at {args.at}: the table has records 1..{table.projection.seq}")
-        state = table.projection.state_at(seq, corrected=args.corrected)
-    else:
-        # a player's state, at a record of the player's own numbering
-        lens = PlayerLens(table.state.revealed, _lens_name(table, args.as_))
-        lens.feed(table.store.records())
-        shown = lens.seqs
-        if args.at is not None and not 1 <= args.at <= len(shown):
-            raise UsageError(f"--at {args.at}: the table has records 1..{len(shown)}")
-        seq = table.projection.seq if args.at is None else shown[args.at - 1]
-        state = table.projection.state_at(seq, corrected=args.corrected)
-        lens.revealed = state.revealed
-        history = table.projection.history
-        voided = history.voided if args.corrected else history.voided_at(seq)
-        state = player_state(state, lens, get_system(state.system).player_world, voided)
-    return state
+def _state_for(view: View, args: argparse.Namespace) -> TableState:
+    """The state the reader sees at record ``--at`` (their own numbering), or now."""
+    if args.at is not None:
+        last = view.last_number()
+        if not 1 <= args.at <= last:
+            raise UsageError(f"--at {args.at}: the table has records 1..{last}")
+    view.set_corrected(args.corrected)
+    if args.at is not None:
+        view.goto(view.position_of(args.at))
+    return view.state()
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    table = Table.open(args.path, readonly=True)
-    state = _state_for(table, args)
+    view = _view(args)
+    try:
+        state = _state_for(view, args)
+    finally:
+        view.table.close()
     data = msgspec.to_builtins(state)
+    # the log's names for those who left, not a part of the state's report
+    data.pop("departed", None)
     data["revealed"] = sorted(data.get("revealed", []))
     if args.json:
         print(json.dumps(data))
@@ -294,7 +270,6 @@ def cmd_state(args: argparse.Namespace) -> int:
             }
             bits = " ".join(f"{k}={v}" for k, v in extra.items())
             print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
-    table.close()
     return 0
 
 
@@ -343,7 +318,14 @@ def _authors(store: Store) -> dict[str, int]:
 
 
 def _is_export(path: str) -> bool:
-    """Whether ``path`` names an export (JSON Lines) rather than a table."""
+    """Whether ``path`` names an export (JSON Lines) rather than a table.
+
+    A table is known through SQLite, never by opening it by hand: this process (a
+    screen, a test running margin in itself) may hold a connection to it, whose
+    locks closing any descriptor of the file would drop.
+    """
+    if is_url(path) or holds_table(Path(path)):
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(1) == b"{"
@@ -365,11 +347,12 @@ def cmd_end_session(args: argparse.Namespace) -> int:
         records = table.execute(EndSession())
     finally:
         table.close()
-    opened, committed = records[0].seq, records[-1].seq
+    first, last = records[0].seq, records[-1].seq
+    opened = f"record {first}" if first == last else f"records {first}-{last}"
     print(
-        f"{display_name(args.path)}: the session's dice are open (record {opened}): "
+        f"{display_name(args.path)}: the session's dice are open ({opened}): "
         f"margin verify --dice recomputes them; the next session's are committed "
-        f"(record {committed})"
+        f"(record {last})"
     )
     return 0
 
@@ -492,6 +475,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    if args.plain:
+        from margin.tui.text.plain import plain_seat
+
+        return plain_seat(args.path, args.as_, bell=args.bell)
     _need_terminal("watch")
     from margin.tui.screens.app import watch
 
@@ -583,11 +570,11 @@ def _recap(args: argparse.Namespace) -> Recap:
     """The recap of the table ``args`` name, as the seat and version they ask for."""
     from margin.tui.text import recap
 
-    table = Table.open(args.path, readonly=True)
+    view = _view(args)
     try:
-        return recap.build(table, args.as_, corrected=not args.as_it_happened, progress=True)
+        return recap.build(view, corrected=not args.as_it_happened, progress=True)
     finally:
-        table.close()
+        view.table.close()
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
@@ -652,7 +639,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
     s.add_argument(
-        "--bell", action="store_true", help="ring the terminal's bell when your turn begins"
+        "--bell",
+        action="store_true",
+        help="ring the terminal's bell when you are on deck and when your turn begins",
+    )
+    s.add_argument(
+        "--plain",
+        action="store_true",
+        help="each new record as a line of text, never redrawn (screen readers, slow links); "
+        "keys: t whose turn, c the clock, s your character, h help, q quit",
     )
     s.set_defaults(func=cmd_watch)
 

@@ -275,6 +275,8 @@ class Acting:
     #: fields only the GM sets (a secret TN, an override): a player's command leaves
     #: them as their defaults have them
     gm: tuple[str, ...] = ()
+    #: applied at once even when the table's option asks for requests (what a player says)
+    at_once: bool = False
 
 
 Decide = Callable[[Command, TableState, Dice, History], list[Draft]]

@@ -78,7 +78,8 @@ def split_words(line: str) -> list[Word]:
     off; so does one right after ``=`` (``title="the Bold"``). Any other quote is
     a letter like the rest (``guard's``, ``can't``, ``'tis``), kept as typed. A
     bracket at the start of a word or right after ``=`` runs to its match, spaces
-    and all, so a sheet field's JSON stays one word (``skills={"Melee": 40}``).
+    and all, so a sheet field's JSON stays one word (``skills={"Melee": 40}``);
+    one after ``=`` that is never closed runs to the end of the line.
     """
     words: list[Word] = []
     i, size = 0, len(line)
@@ -103,6 +104,9 @@ def split_words(line: str) -> list[Word]:
                     text.append(line[i + 1 : end])
             elif opens and ch in "{[":
                 end = _bracketed(line, i)
+                if end is None and i > start:
+                    # a field's JSON left open runs to the line's end, for its error to show
+                    end = size - 1
                 if end is not None:
                     text.append(line[i : end + 1])
             if end is None:
@@ -377,6 +381,35 @@ GENERIC.form("note", Usage(("text",)))(_note("note", False))
 GENERIC.form("gmnote", Usage(("text",)))(_note("gmnote", True))
 
 
+@GENERIC.form("say", Usage(("text",)))
+def _say(words: list[str], state: TableState) -> dict[str, Any]:
+    text = typed_text(words[1:]).strip()
+    if not text:
+        raise RuleError("say: say something, e.g. say I open the door")
+    return {"type": "say", "text": text}
+
+
+@GENERIC.form("accept", Usage(("record",)))
+def _accept(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, record] if record_number(record.lstrip("#")) is not None:
+            return {"type": "accept", "request": record_number(record.lstrip("#"))}
+    raise RuleError("accept: give the request's record number, e.g. accept 12")
+
+
+@GENERIC.form("refuse", Usage(("record",), ("text",)))
+def _refuse(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, record, *why] if record_number(record.lstrip("#")) is not None:
+            reason = typed_text(why).strip()
+            return {
+                "type": "refuse",
+                "request": record_number(record.lstrip("#")),
+                "reason": reason,
+            }
+    raise RuleError("refuse: give the request's record number and a reason, e.g. refuse 12 not yet")
+
+
 @GENERIC.form("undo", Usage(("record",)))
 def _undo(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
@@ -536,7 +569,7 @@ def _condition(words: list[str], out: dict[str, Any]) -> dict[str, Any]:
     if not quoted(last) and NEAR_DURATION.fullmatch(last):
         raise RuleError(
             f"cond: {last!r} is not a duration (2r rounds, 1t turns, 3c counts); quote the "
-            f'name if it is part of it (cond kael "{name_text(name)}")'
+            f'name if it is part of it (cond {out["character"]} "{name_text(name)}")'
         )
     while at < len(words):
         word = words[at]

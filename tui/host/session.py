@@ -1,11 +1,12 @@
 """One hosted session: the screen a seat of ``margin host`` gets, in a process of its own.
 
-``margin host`` starts ``python -m margin.tui.host.session TABLE SEAT [SHEETS]`` for every
+``margin host`` starts ``python -m margin.tui.host.session TABLE SEAT [SHEETS|--plain]`` for every
 SSH or browser session, with a fixed argument list and an environment it builds
 itself. SEAT ``gm`` gets the GM's table screen, which reads sheet files only
 inside the folder SHEETS (none without it); any other seat gets that
 player's live view through the player lens, after a waiting screen while the
-GM has not seated the character yet. Nothing here writes a file or starts a
+GM has not seated the character yet; ``--plain`` in place of SHEETS gives a player
+the plain seat instead (``ssh -t HOST plain``). Nothing here writes a file or starts a
 program: screenshots and links are refused, and a player's command palette
 holds only a player's actions.
 """
@@ -22,22 +23,19 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-from textual import events
 from textual.app import SystemCommand
 from textual.screen import Screen
-from textual.widgets import Footer, Static
 
 from margin.core import RuleError
+from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
-from margin.tui.screens.app import PlayApp, TableApp, WatchApp
-from margin.tui.table.reader import LiveTable, View, player_id
+from margin.tui.screens.app import PlayApp, TableApp, WaitingWatch
+from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
+from margin.tui.text.plain import plain_seat
 
 #: The seat name that gets the GM's table screen.
 GM = "gm"
-#: How often a waiting player's session looks whether the character is seated.
-SEAT_INTERVAL = 0.1
 
 
 class Hosted(TableApp):
@@ -68,88 +66,8 @@ class HostedPlay(Hosted, PlayApp):
     """The GM's table screen, served by ``margin host``."""
 
 
-class HostedWatch(Hosted, WatchApp):
-    """A player's live view, served by ``margin host``; a waiting screen until seated.
-
-    Until the character is seated there is no ``View`` at all, so nothing of the
-    table but its title is drawn: the view is made only for the seated player,
-    through the lens.
-    """
-
-    def __init__(self, table: LiveTable, seat: str, name: str) -> None:
-        # Fail closed: no view until the player's lens can be made.
-        super().__init__(None, name)  # type: ignore[arg-type]
-        self.table = table
-        self.seat = seat
-
-    def compose(self) -> Any:
-        if self.view is None:
-            yield Static(self.waiting_text(), id="waiting")
-            yield Footer()
-        else:
-            yield from super().compose()
-
-    def waiting_text(self) -> Text:
-        with self.table.lock:
-            title = self.table.state.title or self.table_name
-        text = Text()
-        text.append(" margin ", style="bold reverse")
-        text.append(f" {title}\n\n", style="bold")
-        text.append(f"Waiting for the GM to seat {self.seat}.\n", style="bold cyan")
-        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
-        return text
-
-    def on_mount(self, event: events.Mount | None = None) -> None:
-        # Textual calls every class's on_mount: the table's panels are not there yet.
-        if event is not None:
-            event.prevent_default()
-        self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
-        self.call_later(self.seated)
-
-    def look_for_seat(self) -> None:
-        """Fold what the GM appended (in a worker), then look for the seat's character."""
-        if self.view is not None or self.busy:
-            return
-        try:
-            changed = self.table.changed()
-        except StoreError:
-            return
-        if changed:
-            self.submit(self.table.catch_up, lambda _new, _error: self.seated())
-
-    def seated(self) -> None:
-        """Open the player's view once their character is at the table."""
-        if self.view is not None:
-            return
-        try:
-            with self.table.lock:
-                player = player_id(self.table.state, self.seat)
-        except RuleError:
-            return
-        self.waiting.stop()
-        self.view = View(self.table, player)
-        # Outside the timer's callback: stopping the timer cancels that.
-        self.call_later(self.open_view)
-
-    async def open_view(self) -> None:
-        # A recompose redraws the screen on top: the view replaces the waiting screen, so
-        # the command palette (or anything else open over it) closes first.
-        while len(self.screen_stack) > 1:
-            await self.pop_screen()
-        await self.recompose()
-        WatchApp.on_mount(self)
-
-    def follow(self) -> None:
-        if self.view is not None:
-            super().follow()
-
-    def action_help(self) -> None:
-        if self.view is not None:
-            super().action_help()
-
-    def action_rules(self) -> None:
-        if self.view is not None:
-            super().action_rules()
+class HostedWatch(Hosted, WaitingWatch):
+    """A player's live view, served by ``margin host``; a waiting screen until seated."""
 
 
 def _own_terminal() -> None:
@@ -164,16 +82,19 @@ def _own_terminal() -> None:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def session_app(path: str, seat: str, sheets: str | None = None) -> TableApp:
+def session_app(path: str, seat: str, extra: str | None = None) -> TableApp:
     """The app for ``seat`` at the table ``path``; the GM's reads sheet files only inside
-    the folder ``sheets`` (none without it)."""
+    the folder ``extra`` (none without it); a player's came in by the door ``extra`` names
+    (``ssh SHA256:...``, ``web LINK``), and gives commands from that seat."""
     name = short_name(path)
     if seat == GM:
         table = LiveTable.open_live(path, readonly=False, lens=False, worker=True)
-        folder = Path(sheets) if sheets is not None else None
+        folder = Path(extra) if extra is not None else None
         return HostedPlay(View(table), name, sheets=SheetFiles(True, folder, path))
-    table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=seat)
-    return HostedWatch(table, seat, name)
+    door, _, via = (extra or "ssh").partition(" ")
+    table = LiveTable.open_live(path, readonly=False, lens=True, worker=True, player=seat)
+    kind: Door = "web" if door == "web" else "ssh"
+    return HostedWatch(table, seat, name, acts=Seat(seat, kind, via))
 
 
 #: seconds a session has to end by itself once told to, before it is ended outright
@@ -206,9 +127,11 @@ def end_on_signals(exit_app: Callable[[], None]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) not in (2, 3):
-        sys.stderr.write("usage: python -m margin.tui.host.session TABLE SEAT [SHEETS]\n")
+        sys.stderr.write("usage: python -m margin.tui.host.session TABLE SEAT [SHEETS|--plain]\n")
         return 2
     _own_terminal()
+    if args[2:] == ["--plain"] and args[1] != GM:
+        return plain_seat(args[0], args[1])
     try:
         app = session_app(*args)
     except (StoreError, RuleError) as exc:

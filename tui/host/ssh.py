@@ -48,7 +48,13 @@ TERMINAL_RESET = (
     b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
 )
 NO_PTY = "margin: this table needs a terminal: use ssh -t"
-NO_COMMAND = "margin: this table runs no commands; connect with ssh -t and no command"
+NO_COMMAND = (
+    "margin: this table runs one command, plain (a player's seat in lines of text); "
+    "connect with ssh -t and no command, or ssh -t HOST plain"
+)
+NO_PLAIN_GM = "margin: the GM's seat has no plain form; connect with ssh -t and no command"
+#: the one command a session may ask for: the player's plain seat
+PLAIN = "plain"
 HOST_STOPPED = "margin: the host stopped"
 
 
@@ -203,16 +209,24 @@ def host_key(folder: Path) -> asyncssh.SSHKey:
     return key
 
 
-def session_argv(table: str, seat: str, sheets: Path | None = None) -> list[str]:
-    """The one command a session runs: the seat's screen of this table.
+def session_argv(
+    table: str, seat: str, sheets: Path | None = None, plain: bool = False, door: str = ""
+) -> list[str]:
+    """The one command a session runs: the seat's screen of this table (a player's
+    ``plain`` seat: its lines of text).
 
     A table URL goes without its password, which would show in process lists;
     ``session_env`` carries it. ``sheets`` is the folder the GM's seat reads
-    sheet files from (none: it reads none).
+    sheet files from (none: it reads none); ``door`` how a player's seat came in
+    (``ssh SHA256:...``, ``web LINK``), which the records they write name.
     """
     argv = [sys.executable, "-P", "-m", "margin.tui.host.session", display_name(table), seat]
-    if seat == GM and sheets is not None:
+    if plain:
+        argv.append("--plain")
+    elif seat == GM and sheets is not None:
         argv.append(str(sheets))
+    elif seat != GM and door:
+        argv.append(door)
     return argv
 
 
@@ -400,6 +414,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def __init__(self, server: SeatServer, refusal: str | None = None) -> None:
         assert server.seat is not None
         self.server = server
+        self.fingerprint = server.fingerprint
         self.host = server.host
         self.seat = server.seat
         self.peer = server.peer
@@ -407,6 +422,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.term: str | None = None
         self.size = (80, 24)
         self.refusal = refusal
+        #: the client asked for the plain seat (``ssh -t HOST plain``)
+        self.plain = False
         self.pty: PtyProcess | None = None
         self.stopping = False
         self.gone = False
@@ -429,7 +446,12 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return True
 
     def exec_requested(self, command: str) -> bool:
-        self.refusal = self.refusal or NO_COMMAND
+        if command.strip() != PLAIN:
+            self.refusal = self.refusal or NO_COMMAND
+        elif self.seat == GM:
+            self.refusal = self.refusal or NO_PLAIN_GM
+        else:
+            self.plain = True
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -452,7 +474,13 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         assert self.pty is not None
         try:
             await self.pty.start(
-                session_argv(self.host.table, self.seat, self.host.sheets),
+                session_argv(
+                    self.host.table,
+                    self.seat,
+                    self.host.sheets,
+                    self.plain,
+                    f"ssh {self.fingerprint}",
+                ),
                 session_env(self.term, self.host.table),
                 *self.size,
             )
@@ -523,6 +551,8 @@ class SeatServer(asyncssh.SSHServer):
         self.seat: str | None = None
         self.peer = "?"
         self.offered: str | None = None
+        #: the fingerprint of the key the client proved it holds (SHA256:...)
+        self.fingerprint = ""
         self.channels: set[SeatSession] = set()
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -547,6 +577,7 @@ class SeatServer(asyncssh.SSHServer):
         # asyncssh asks once more with the signed request, so the last key asked
         # about before auth_completed is the one the client proved it holds.
         self.offered = self.host.seats.get(key.public_data)
+        self.fingerprint = key.get_fingerprint()
         if self.offered is None:
             self.host.say(f"refused a key from {self.peer} ({key.get_fingerprint()})")
         return self.offered is not None

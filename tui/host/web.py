@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import secrets
 import shlex
@@ -193,7 +194,9 @@ class WebDoor:
         host = self.host
         service = SeatService(
             seat,
-            session_argv(host.table, seat, host.sheets),
+            session_argv(
+                host.table, seat, host.sheets, door=link_door(request.match_info["token"])
+            ),
             session_env("xterm-256color", host.table),
             write_bytes=ws.send_bytes,
             write_str=ws.send_str,
@@ -263,3 +266,9 @@ async def start_web(host: Hosting) -> tuple[WebDoor, web.AppRunner, str]:
     bound = sock.getsockname()[1]
     shown = f"[{addr}]" if ":" in addr else addr
     return door, runner, f"http://{shown}:{bound}"
+
+
+def link_door(token: str) -> str:
+    """How a seat that came by a browser link is named in its records: ``web`` and the
+    start of the link's hash, which tells links apart and gives none of them away."""
+    return "web " + hashlib.sha256(token.encode()).hexdigest()[:12]

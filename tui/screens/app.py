@@ -7,6 +7,8 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 from __future__ import annotations
 
 import functools
+import getpass
+import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -15,22 +17,31 @@ from typing import Any, ClassVar
 
 import msgspec
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from margin.core import RuleError
-from margin.core.commands import Command, Redo, Undo
+from margin.core.authority import GM_SEAT, Seat
+from margin.core.clock import Cue, cue, cue_line
+from margin.core.commands import Accept, Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
 from margin.events import Record, StoreError, short_name
 from margin.tui.table.keys import data_dir
 from margin.tui.table.notices import Notices, per_table
-from margin.tui.table.reader import CharacterRow, LiveTable, View, parse_jump, player_id
+from margin.tui.table.reader import (
+    CharacterRow,
+    LiveTable,
+    View,
+    open_view,
+    parse_jump,
+    player_id,
+)
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text import render
 
@@ -47,16 +58,32 @@ from .modals import (
     help_keys,
     key_name,
 )
-from .widgets import ClockPanel, CommandLine, LogView, OddsBar, PartyPanel, key_pair
+from .widgets import (
+    BriefLine,
+    ClockPanel,
+    CommandLine,
+    KeysFooter,
+    LogView,
+    OddsBar,
+    PartyPanel,
+    key_pair,
+)
 
 #: How often a screen looks for records other processes committed.
 FOLLOW_INTERVAL = 0.02
+#: How often a waiting player's view looks whether the character is seated.
+SEAT_INTERVAL = 0.1
 #: seconds between two looks for what the table's host has to say
 NOTICE_INTERVAL = 0.5
 #: Seconds a write may take before the message line says the table is being written.
 BUSY_NOTICE = 0.5
 #: Replay speeds, records per second.
 SPEEDS = (1, 2, 5, 10, 25, 100)
+#: Columns below which a table screen is narrow (a phone): the log alone, the clock and
+#: one's own character in a line above it, the panels a key away.
+NARROW = 60
+#: the key that switches between the panels and the log alone, and what help says of it
+PANELS_HELP = "the log alone, or the clock and characters (narrow: instead of the log)"
 
 
 def default_table_path() -> Path:
@@ -73,11 +100,11 @@ class Failed(Exception):
     """A command margin failed on (a bug): says whether its records were written."""
 
 
-def write(table: LiveTable, command: Command) -> list[Record]:
-    """Decide and append ``command`` (in a worker); the records it wrote."""
+def write(table: LiveTable, command: Command, seat: Seat = GM_SEAT) -> list[Record]:
+    """Decide and append ``command`` given from ``seat`` (in a worker); the records it wrote."""
     before = table.projection.seq
     try:
-        return table.execute(command)
+        return table.execute(command, seat=seat)
     except (RuleError, StoreError):
         raise
     except Exception as exc:  # a bug must not end the GM's session
@@ -129,6 +156,7 @@ class TableApp(App[None]):
     # from this folder, whichever module an App subclass is defined in (the host's sessions)
     CSS_PATH = Path(__file__).with_name("margin.tcss")
     TITLE = "margin"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
     # and what it does are written once, here. A pair of keys shares the first one's line.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -186,6 +214,7 @@ class TableApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="header")
+        yield BriefLine(id="brief")
         with Horizontal(id="body"):
             with Vertical(id="side"):
                 with VerticalScroll(id="clock-scroll", can_focus=False):
@@ -194,13 +223,36 @@ class TableApp(App[None]):
                     yield PartyPanel(id="party")
             yield LogView(self.view, id="log")
         yield from self.compose_bottom()
-        yield Footer()
+        yield KeysFooter()
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="message")
 
     def on_mount(self) -> None:
+        self.fit()
         self.redraw(follow=True)
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """A narrow screen's log numbers its rows only as wide as they need, and its footer
+        packs its keys and leaves the palette's key to help."""
+        narrow = self.size.width < NARROW
+        if not self.screen_stack:
+            return  # a terminal's first size comes before the screen
+        table = self.screen_stack[0]  # the table's screen, under any dialog
+        for footer in table.query(KeysFooter):
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+        for log in table.query(LogView):
+            if log.narrow != narrow:
+                log.narrow = narrow
+                log.reload()
+
+    def action_panels(self) -> None:
+        """Switch between the log alone and the panels (on a narrow screen, one or the other)."""
+        self.screen.toggle_class("-flip")
 
     def header_text(self) -> Text:
         state = self.view.state()
@@ -223,8 +275,9 @@ class TableApp(App[None]):
             # Keep whoever acts in sight when the order is longer than its panel.
             scroll = self.query_one("#clock-scroll", VerticalScroll)
             self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
-        party = (self.view.characters(), self.own())
-        self._show("party", party, self._show_party)
+        characters, own = self.view.characters(), self.own()
+        self._show("party", (characters, own), self._show_party)
+        self._show("brief", (clock, characters, own), self.query_one(BriefLine).show)
         self.query_one(LogView).reload(follow=follow)
 
     def _show_party(self, party: tuple[list[CharacterRow], str | None]) -> None:
@@ -359,6 +412,13 @@ class PlayApp(TableApp):
         Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
+        Binding("f5", "rule('accept')", "Accept", show=False,
+                tooltip="accept the first player's request waiting"),
+        Binding("f6", "rule('refuse')", "Refuse", show=False,
+                tooltip="refuse the first player's request waiting (type a reason, Enter)"),
+        Binding("f7", "rule('amend')", "Amend", show=False,
+                tooltip="amend the first player's request waiting: its line, to change and run"),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
@@ -391,9 +451,58 @@ class PlayApp(TableApp):
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield Static(id="requests")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, history=self.history, id="command")
+
+    def _redraw(self, follow: bool) -> None:
+        super()._redraw(follow)
+        requests = self.requests_text()
+        panel = self.query_one("#requests", Static)
+        self._show("requests", requests, panel.update)
+        panel.display = bool(requests.plain)
+
+    def requests_text(self) -> Text:
+        """The players' requests waiting for a ruling, first the oldest, and the keys."""
+        state = self.view.state()
+        text = Text()
+        if not state.requests:
+            return text
+        names = {c.id: c.name for c in state.characters.values()}
+        for seq, req in sorted(state.requests.items()):
+            event = {"type": "player.requested", "seat": req.seat, "asked": req.command}
+            line = render.describe(state.system, {"event": event}, names)
+            text.append(f"#{seq} ", style="bold yellow")
+            text.append(line.replace(" asks: ", ": ", 1) + "\n")
+        text.append("F5 accepts the first, F6 refuses it, F7 amends it", style="dim")
+        return text
+
+    def action_rule(self, ruling: str) -> None:
+        """Rule on the first request waiting: accept it now, or put the refusal or the
+        amendment on the command line, to finish and run with Enter."""
+        state = self.view.state()
+        if not state.requests:
+            self.say("no player's request is waiting", error=True)
+            return
+        seq = min(state.requests)
+        if ruling == "accept":
+            self.enqueue(Step(command=Accept(request=seq)))
+            return
+        text = (
+            f"refuse {seq} "
+            if ruling == "refuse"
+            else (f"amend {seq} " + json.dumps(state.requests[seq].command))
+        )
+        line = self.query_one(CommandLine)
+        line.value = text
+        line.cursor_position = len(text)
+        line.focus()
+        self.say(
+            f"refusing request #{seq}: type a reason if you like, then Enter"
+            if ruling == "refuse"
+            else f"amending request #{seq}: change the command, then Enter"
+        )
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -784,6 +893,16 @@ class PlayApp(TableApp):
 
 #: a watching player's message line while it is not their turn
 WATCHING = "watching (read-only); F1 lists the keys"
+#: a player's message line while they may act from their seat
+ACTING = "watching; : gives a command (say, your checks and choices); F1 lists the keys"
+#: what a player's command line says, by the table's option players
+LINE_SAYS = {
+    "ask": "your command (say, check ...): the GM rules on it; Tab completes",
+    "trust": "your command (say, check ...): applied at once; Tab completes",
+    "off": "watch only: the GM has players' commands off at this table",
+}
+#: the header's mark of a cue, in words (never by colour alone)
+CUE_MARKS: dict[str, str] = {"turn": " YOUR TURN ", "on deck": " ON DECK "}
 
 
 class WatchApp(TableApp):
@@ -800,45 +919,149 @@ class WatchApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
+        Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
 
-    def __init__(self, view: View, name: str, bell: bool = False) -> None:
+    def __init__(self, view: View, name: str, bell: bool = False, seat: Seat | None = None) -> None:
         super().__init__(view, name)
-        #: ring the terminal's bell when the player's turn begins
+        #: ring the terminal's bell when the player is on deck and when their turn begins
         self.ring = bell
-        self._my_turn = False
+        self._cue: Cue = ""
+        #: the seat the player gives commands from (None: watching only)
+        self.seat = seat
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        keys = super().help_keys()
+        if self.seat is None:
+            return keys
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+
+    @property
+    def idle_line(self) -> str:
+        return WATCHING if self.seat is None else ACTING
+
+    def compose_bottom(self) -> Iterable[Any]:
+        if self.seat is None:
+            yield from super().compose_bottom()
+            return
+        yield OddsBar(id="odds")
+        yield Static(id="message")
+        yield CommandLine(self.view, id="command")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(LogView).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
-        if not self._my_turn:
-            self.say(WATCHING)
+        if not self._cue:
+            self.say(self.idle_line)
 
-    def my_turn(self) -> bool:
-        """Whether the clock stands at the watching player's character."""
-        clock = self.view.clock()
-        own = self.own()
-        return (
-            clock is not None
-            and own is not None
-            and any(row.current and row.name == own for row in clock.rows)
+    def _line_option(self) -> None:
+        """The command line as the table's option players has it: off, it takes nothing."""
+        if self.seat is None:
+            return
+        option = str(self.view.state().options.get("players", "ask"))
+        line = self.query_one(CommandLine)
+        line.placeholder = LINE_SAYS.get(option, LINE_SAYS["off"])
+        line.disabled = option not in ("ask", "trust")
+
+    def action_act(self) -> None:
+        """Go to the command line, to give a command from the player's seat."""
+        if self.seat is None:
+            self.say("this view watches only", error=True)
+            return
+        line = self.query_one(CommandLine)
+        if line.disabled:
+            self.say(LINE_SAYS["off"], error=True)
+            return
+        line.focus()
+
+    @on(Input.Changed, "CommandLine")
+    def show_odds(self, event: Input.Changed) -> None:
+        """As the player types: the odds of their check, from what they may see."""
+        assert isinstance(event.input, CommandLine)
+        state = self.view.state()
+        command = commandline.quiet_command(event.value, state)
+        self.query_one(OddsBar).show_odds(self.view.odds(command))
+        hint = event.input.hint(state) if event.value else ""
+        if hint:
+            self.say(hint)
+
+    @on(CommandLine.Entered)
+    def act(self, event: CommandLine.Entered) -> None:
+        """Give the line's command from the player's seat, in a worker; core rules on it."""
+        assert self.seat is not None
+        line = event.line
+        if self.busy:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say("wait: the table is busy with your last command", error=True)
+            return
+        try:
+            parsed = commandline.parse_line(event.text, self.view.state())
+        except RuleError as exc:
+            line.pending -= 1
+            line.refused(event.text)
+            self.say(str(exc), error=True)
+            return
+        if parsed.action in ("help", "rules"):
+            line.pending -= 1
+            self.action_help() if parsed.action == "help" else self.action_rules()
+            return
+        if parsed.command is None:
+            line.pending -= 1
+            self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
+            return
+        self.submit(
+            functools.partial(write, self.view.table, parsed.command, self.seat),
+            functools.partial(self._acted, line, event.text),
         )
 
+    def _acted(
+        self, line: CommandLine, text: str, records: list[Record] | None, error: Exception | None
+    ) -> None:
+        line.pending -= 1
+        if error is not None:
+            if not isinstance(error, RuleError | StoreError | Failed):
+                raise error
+            line.refused(text)
+            self.say(str(error), error=True)
+            return
+        assert records is not None
+        self.query_one(OddsBar).show_odds(None)
+        self.redraw(follow=True)
+        asked = [r for r in records if r.visibility.to]
+        if asked and len(asked) == len(records):
+            number = self.view.table.reader.number(asked[0].seq) if self.view.table.reader else None
+            self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
+        else:
+            self.say(f"done: {text}")
+
+    def cue(self) -> Cue:
+        """Whether it is the watching player's turn, as the clock means it, or they are next."""
+        own = self.own()
+        return cue(self.view.clock(), own) if own is not None else ""
+
+    def my_turn(self) -> bool:
+        """Whether it is the watching player's character's turn (the clock's own meaning)."""
+        return self.cue() == "turn"
+
     def redraw(self, follow: bool = False) -> None:
-        mine = self.my_turn()
-        began = mine and not self._my_turn
-        ended = self._my_turn and not mine
-        self._my_turn = mine
+        now, before = self.cue(), self._cue
+        self._cue = now
         super().redraw(follow)
-        if began:
-            self.say(f"your turn, {self.own()}")
+        self._line_option()
+        if now == before:
+            return
+        if now:
+            self.say(cue_line(now, self.own() or ""))
             if self.ring:
                 self.bell()
-        elif ended:
-            self.say(WATCHING)
+        else:
+            self.say(self.idle_line)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on
@@ -851,10 +1074,111 @@ class WatchApp(TableApp):
         text = super().header_text()
         char = self.view.state().characters.get(self.view.player or "")
         text.append(f"  watching as {char.name if char else self.view.player}", style="bold cyan")
-        if self.my_turn():
+        now = self.cue()
+        if now:
             text.append("  ", style="")
-            text.append(" YOUR TURN ", style="bold reverse yellow")
+            text.append(CUE_MARKS[now], style="bold reverse yellow" if now == "turn" else "bold")
         return text
+
+
+class WaitingWatch(WatchApp):
+    """A player's live view that waits for the character: a waiting screen until the GM
+    seats them, then the view.
+
+    Until the character is seated there is no ``View`` at all, so nothing of the
+    table but its title is drawn: the view is made only for the seated player,
+    through the lens.
+    """
+
+    def __init__(
+        self, table: LiveTable, seat: str, name: str, bell: bool = False, acts: Seat | None = None
+    ) -> None:
+        # Fail closed: no view until the player's lens can be made.
+        super().__init__(None, name, bell, seat=acts)  # type: ignore[arg-type]
+        self.table = table
+        #: the name the player sat down with (``seat`` is the seat they act from, if any)
+        self.seat_name = seat
+        self._seat_view()
+
+    def compose(self) -> Any:
+        if self.view is None:
+            yield Static(self.waiting_text(), id="waiting")
+            yield KeysFooter()
+        else:
+            yield from super().compose()
+
+    def waiting_text(self) -> Text:
+        with self.table.lock:
+            title = self.table.state.title or self.table_name
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {title}\n\n", style="bold")
+        text.append(f"Waiting for the GM to seat {self.seat_name}.\n", style="bold cyan")
+        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
+        return text
+
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        if self.view is not None:
+            return  # seated already: the view's own start (Textual calls each class's)
+        if event is not None:
+            event.prevent_default()
+        self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
+
+    def look_for_seat(self) -> None:
+        """Fold what the GM appended (in a worker), then look for the seat's character."""
+        if self.view is not None or self.busy:
+            return
+        try:
+            changed = self.table.changed()
+        except StoreError:
+            return
+        if changed:
+            self.submit(self.table.catch_up, lambda _new, _error: self.seated())
+
+    def _seat_view(self) -> bool:
+        try:
+            with self.table.lock:
+                player = player_id(self.table.state, self.seat_name)
+        except RuleError:
+            return False
+        self.view = View(self.table, player)
+        return True
+
+    def seated(self) -> None:
+        """Open the player's view once their character is at the table."""
+        if self.view is not None or not self._seat_view():
+            return
+        self.waiting.stop()
+        # Outside the timer's callback: stopping the timer cancels that.
+        self.call_later(self.open_view)
+
+    async def open_view(self) -> None:
+        # A recompose redraws the screen on top: the view replaces the waiting screen, so
+        # the command palette (or anything else open over it) closes first.
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        await self.recompose()
+        WatchApp.on_mount(self)
+
+    def fit(self) -> None:
+        if self.view is not None:
+            super().fit()
+
+    def follow(self) -> None:
+        if self.view is not None:
+            super().follow()
+
+    def action_help(self) -> None:
+        if self.view is not None:
+            super().action_help()
+
+    def action_rules(self) -> None:
+        if self.view is not None:
+            super().action_rules()
+
+    def action_panels(self) -> None:
+        if self.view is not None:
+            super().action_panels()
 
 
 class ReplayApp(TableApp):
@@ -891,6 +1215,7 @@ class ReplayApp(TableApp):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
+        Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
     ]  # fmt: skip
 
@@ -1001,24 +1326,11 @@ class ReplayApp(TableApp):
 # -- entry points -----------------------------------------------------------
 
 
-def _open_view(
-    path: str, *, readonly: bool, name: str | None, every: int = 1000, live: bool = True
-) -> View:
-    """A screen's view of the table at ``path``: ``live``, followed and written by workers."""
-    table = LiveTable.open_live(
-        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
-    )
-    try:
-        player = player_id(table.state, name) if name is not None else None
-    except RuleError:
-        table.close()
-        raise
-    return View(table, player)
-
-
 def play_app(path: str, default: bool = False) -> PlayApp:
     app = PlayApp(
-        _open_view(path, readonly=False, name=None), short_name(path), history=history_path(path)
+        open_view(path, readonly=False, name=None, live=True),
+        short_name(path),
+        history=history_path(path),
     )
     if default:
         app.greeting = f"the default table, kept at {path} (margin play PATH opens another); " + (
@@ -1027,14 +1339,30 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False) -> WatchApp:
-    return WatchApp(_open_view(path, readonly=True, name=name), short_name(path), bell=bell)
+def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WaitingWatch:
+    """A player's live view of the table at ``path``, waiting until ``name`` is seated; with
+    ``act``, and a table this account may write, with a command line for the player's
+    commands from a seat at this account."""
+    table = None
+    if act:
+        try:
+            table = LiveTable.open_live(path, readonly=False, lens=True, worker=True, player=name)
+        except StoreError:
+            table = None
+        if table is not None and table.store.readonly:
+            table.close()
+            table = None
+    if table is None:
+        table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
+        return WaitingWatch(table, name, short_name(path), bell=bell)
+    seat = Seat(name, "local", getpass.getuser())
+    return WaitingWatch(table, name, short_name(path), bell=bell, acts=seat)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
     # Denser checkpoints than live play: each step costs at most this many folds.
     # A replay follows nothing and writes nothing: no worker, one connection.
-    view = _open_view(path, readonly=True, name=name, every=250, live=False)
+    view = open_view(path, readonly=True, name=name, every=250, live=False)
     return ReplayApp(view, short_name(path))
 
 
@@ -1042,7 +1370,7 @@ def _run(app: TableApp) -> int:
     try:
         app.run()
     finally:
-        app.view.table.close()
+        (app.table if isinstance(app, WaitingWatch) else app.view.table).close()
     return 0
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from margin.core import RuleError, TableState, get_system, parse_command
-from margin.core.commands import command_type, convert_command
+from margin.core.authority import given
+from margin.core.commands import Amend, command_type, convert_command
 from margin.core.systems.base import Command, Usage
 from margin.core.systems.words import CLOCK, GENERIC, parse_generic, split_words
 from margin.core.targets import find_characters
@@ -50,6 +51,10 @@ GENERIC_HELP: dict[str, str] = {
     "health": "health NAMES exact|descriptive|hidden|table   what players see of their health",
     "alias": "alias NAME = LINE   a macro: typing NAME runs LINE (words after NAME are added); "
     "alias NAME = forgets it",
+    "say": "say TEXT   say something to the table",
+    "accept": "accept REQUEST   apply a player's request as they asked (F5: the first waiting)",
+    "refuse": "refuse REQUEST [REASON]   refuse a player's request (F6: the first waiting)",
+    "amend": "amend REQUEST LINE   apply LINE instead of a player's request (F7 types it)",
     "help": "help   every key and command",
     "rules": "rules   the rules of this table's system, as margin plays them",
 }
@@ -172,8 +177,10 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
         if data["name"].lower() in _command_words_only(state):
             raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
         return Parsed(command=convert_command(state.system, data))
+    if head.lower() == "amend":
+        return Parsed(command=_amend(rest, state, sheets))
     text = expand_alias(text, state)
-    if text.split(None, 1)[0].lower() in ("note", "gmnote"):
+    if text.split(None, 1)[0].lower() in ("note", "gmnote", "say"):
         # a note is its text as typed, '=' and all
         words, faces = _split(text), None
     else:
@@ -198,6 +205,18 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
             )
         found["faces"] = faces
     return Parsed(command=convert_command(state.system, found))
+
+
+def _amend(rest: str, state: TableState, sheets: SheetReader | None) -> Command:
+    """``amend REQUEST LINE``: the command of LINE applied instead of the request's."""
+    number, _, line = rest.strip().partition(" ")
+    number = number.lstrip("#")
+    if not number.isascii() or not number.isdigit() or not line.strip():
+        raise RuleError("amend: give the request's record number and the line to apply instead")
+    inner = parse_line(line, state, sheets)
+    if inner.command is None:
+        raise RuleError(f"amend: {line.strip()!r} runs no command")
+    return Amend(request=int(number), command=given(inner.command))
 
 
 def _system_forms(

@@ -18,10 +18,11 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.suggester import Suggester
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, Odds
@@ -106,6 +107,68 @@ class ClockPanel(Static):
 
     def render(self) -> Text:
         return clock_text(self.clock, self.content_size.width or 80, self.app.console)
+
+
+def brief_text(
+    clock: Clock | None, rows: list[CharacterRow], own: str | None = None, width: int = 0
+) -> Text:
+    """The clock and the watching player's character in a line or two, for a narrow screen:
+    whose turn it is (▶), who is on deck and where the clock stands, cut to ``width``; then
+    ``own``'s status, wrapping."""
+    out = Text()
+    if clock is None:
+        out.append("no encounter running", style="dim")
+    else:
+        acting = [row.name for row in clock.rows if row.turn]
+        if acting:
+            out.append("▶ ", style="bold yellow")
+            out.append(", ".join(acting) + "  ", style="bold")
+        deck = [row.name for row in clock.rows if row.on_deck]
+        if deck:
+            out.append(f"next: {', '.join(deck)}  ")
+        out.append(clock.title, style="dim")
+    if width:
+        out.truncate(width, overflow="ellipsis")
+    for row in rows:
+        if row.name == own:
+            out.append("\n")
+            out.append(f"{row.name} (you)", style="bold cyan")
+            if row.status:
+                out.append(": " + " · ".join(row.status))
+    return out
+
+
+class BriefLine(Static):
+    """The clock and one's own character in a line or two, where the panels do not fit."""
+
+    DEFAULT_CSS = """
+    BriefLine { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.brief: tuple[Clock | None, list[CharacterRow], str | None] = (None, [], None)
+
+    def show(self, brief: tuple[Clock | None, list[CharacterRow], str | None]) -> None:
+        self.brief = brief
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        return brief_text(*self.brief, width=self.content_size.width)
+
+
+class KeysFooter(Footer):
+    """The footer, listing the keys whether the terminal has the focus or not.
+
+    Textual's footer waits for the focus before it lists any key, and a
+    browser's page often starts without it (a phone's always does): the seat
+    would show an empty bar until tapped.
+    """
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        self._bindings_ready = True
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self.recompose)
 
 
 def party_text(
@@ -204,14 +267,14 @@ def odds_text(odds: Odds, width: int, result: str = "") -> Text:
     return out
 
 
-#: cells before a log row's text: its number, a space, its mark
-ROW_INDENT = 9
+#: cells a log row's number takes (before a space and its mark)
+NUMBER_WIDTH = 6
 
 
-def row_head(row: LogRow) -> Text:
-    """A log line's number and mark (◆ secret, ✗ undone later)."""
+def row_head(row: LogRow, digits: int = NUMBER_WIDTH) -> Text:
+    """A log line's number (``digits`` wide) and mark (◆ secret, ✗ undone later)."""
     text = Text()
-    text.append(f"{row.number or row.seq:>6} ", style="dim")
+    text.append(f"{row.number or row.seq:>{digits}} ", style="dim")
     if row.mistake:
         text.append("✗ ", style="bold red")
     elif row.secret:
@@ -231,13 +294,14 @@ def row_text(row: LogRow) -> Text:
     return row_head(row) + row_body(row)
 
 
-def wrap_row(row: LogRow, width: int, console: Console) -> list[Text]:
+def wrap_row(row: LogRow, width: int, console: Console, digits: int = NUMBER_WIDTH) -> list[Text]:
     """A log row as screen lines ``width`` wide: its text wraps under itself, never cut."""
-    room = max(8, width - ROW_INDENT)
+    indent = digits + 3
+    room = max(8, width - indent)
     body = row_body(row).wrap(console, room, overflow="fold")
     lines = list(body) or [Text()]
-    out = [row_head(row) + lines[0]]
-    out.extend(Text(" " * ROW_INDENT) + line for line in lines[1:])
+    out = [row_head(row, digits) + lines[0]]
+    out.extend(Text(" " * indent) + line for line in lines[1:])
     return out
 
 
@@ -288,15 +352,36 @@ class LogView(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.view = view
         self._window: tuple[int, list[LogRow]] = (0, [])
+        #: how many records the panel shows, read once a redraw (``reload``), on the screen's
+        #: thread: a worker folds on meanwhile, and a frame drawn line by line from a log
+        #: that grew between two lines would drop rows, or join one record's lines to
+        #: another's
+        self._count = 0
         #: keep the newest record in sight as records arrive and the panel resizes
         self.stick = True
         #: the last record that fits the screen from the top, and the size it was found at
-        self._first: tuple[tuple[int, int], int] = ((-1, -1), 0)
+        self._first: tuple[tuple[int, int, int], int] = ((-1, -1, -1), 0)
         self._layout: tuple[tuple[int, ...], list[Text], int] = ((), [], 0)
         self.lowest = 0
+        #: on a narrow screen: numbers only as wide as they need
+        self.narrow = False
+        #: the log's length, and how wide its numbers are on a narrow screen
+        self._digits = (-1, NUMBER_WIDTH)
 
     def on_mount(self) -> None:
         self.reload(follow=True)
+
+    def digits(self) -> int:
+        """How wide the numbers are: room for a million records, or on a narrow screen (a
+        phone's) only as wide as the log's own numbers, to leave the room to the text."""
+        if not self.narrow:
+            return NUMBER_WIDTH
+        count = self._count
+        if self._digits[0] != count:
+            rows = self.view.rows(count - 1, count)
+            last = rows[0].number or rows[0].seq if rows else 0
+            self._digits = (count, max(2, len(str(last))))
+        return self._digits[1]
 
     def _text_size(self) -> tuple[int, int]:
         """Where rows are laid out: the panel less its scrollbar, whether one shows or not
@@ -306,18 +391,19 @@ class LogView(ScrollView, can_focus=True):
     def _first_page(self) -> int:
         """The last record shown whole when the log is read from its first line."""
         size = self._text_size()
-        count = self.view.log_len()
+        count = self._count
+        digits = self.digits()
         (known, first) = self._first
-        if known == size and first < count - 1:
+        if known == (*size, digits) and first < count - 1:
             return first
         height, used, first = max(1, size[1]), 0, 0
         for index in range(min(count, height)):
             row = self._row(index)
-            used += len(wrap_row(row, size[0], self.app.console)) if row else 1
+            used += len(wrap_row(row, size[0], self.app.console, digits)) if row else 1
             if used > height:
                 break
             first = index
-        self._first = (size, first)
+        self._first = ((*size, digits), first)
         return first
 
     def reload(self, follow: bool = False) -> None:
@@ -325,7 +411,7 @@ class LogView(ScrollView, can_focus=True):
         at_end = self.is_vertical_scroll_end or follow or self.stick
         self._window = (0, [])
         self._layout = ((), [], 0)
-        count = self.view.log_len()
+        count = self._count = self.view.log_len()
         first = self._first_page() if count else 0
         self.virtual_size = Size(self.size.width, max(0, count - 1 - first) + self.size.height)
         self.stick = at_end
@@ -375,7 +461,7 @@ class LogView(ScrollView, can_focus=True):
         if not start <= index < start + len(rows):
             height = max(1, self.size.height)
             start = max(0, index - height)
-            rows = self.view.rows(start, index + 2 * height)
+            rows = self.view.rows(start, min(index + 2 * height, self._count))
             self._window = (start, rows)
         offset = index - start
         return rows[offset] if 0 <= offset < len(rows) else None
@@ -384,20 +470,21 @@ class LogView(ScrollView, can_focus=True):
         """The screen's lines at the current position (and how many records show whole)."""
         width, height = self._text_size()
         height = max(1, height)
-        count = self.view.log_len()
+        count = self._count
         lowest = count - 1
         if self.scroll_offset.y < self.max_scroll_y and not self.stick:
             lowest = min(lowest, self.scroll_offset.y + self._first_page())
         #: the record at the foot of the panel (the one a reader opens first)
         self.lowest = max(0, lowest)
-        key = (lowest, width, height, count)
+        digits = self.digits()
+        key = (lowest, width, height, count, digits)
         if self._layout[0] == key:
             return self._layout
         console = self.app.console
 
         def lines_of(index: int) -> list[Text]:
             row = self._row(index)
-            return wrap_row(row, width, console) if row else [Text()]
+            return wrap_row(row, width, console, digits) if row else [Text()]
 
         lines: list[Text] = []
         whole = 0
@@ -422,7 +509,7 @@ class LogView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         style = self.rich_style
-        lines = self.screen_lines()[1] if self.view.log_len() else []
+        lines = self.screen_lines()[1] if self._count else []
         if y >= len(lines):
             return Strip.blank(width, style)
         text = lines[y].copy()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import bisect
 import functools
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
+from margin.core.authority import Seat, authorize
 from margin.core.clock import table_clock
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state, serves
@@ -45,6 +46,8 @@ class LogRow:
     mistake: bool = False
     #: a record with hidden fields (to a player: only its outcome is shown)
     secret: bool = False
+    #: when it was written (ISO 8601, UTC)
+    at: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,10 +398,15 @@ class View:
 
     @_locked
     def odds(self, command: Command | None) -> Odds | None:
-        if command is None or self.lens:
+        """The exact odds of a check before it is rolled; to a player only of a command
+        their seat may give, and from what they may see (the lensed state)."""
+        if command is None:
             return None
+        state = self.state()
         try:
-            return self.system.odds(command, self.state())
+            if self.lens:
+                authorize(Seat(self.player or ""), command, state)
+            return self.system.odds(command, state)
         except RuleError:
             return None
 
@@ -423,8 +431,20 @@ class View:
         return [store.record(s) for s in wanted]
 
     @_locked
+    def names(self) -> dict[str, str]:
+        """Who the log says by name, as this view's reader knows them: the characters at the
+        table (those the reader may see) and those who have left, as they were last called."""
+        return _names(self.state())
+
+    @_locked
     def rows(self, start: int, stop: int) -> list[LogRow]:
         """Log rows ``start`` to ``stop`` (positions in the listed records, oldest first)."""
+        return [row for row, _ in self.entries(start, stop)]
+
+    @_locked
+    def entries(self, start: int, stop: int) -> list[tuple[LogRow, dict[str, Any]]]:
+        """Log rows ``start`` to ``stop``, each with its record as this view's reader may read
+        it (through the player lens for a player, whole for the GM)."""
         stop = min(stop, self.log_len())
         if start >= stop:
             return []
@@ -434,7 +454,7 @@ class View:
         if reader is not None:
             # what players know at the record shown
             reader.revealed = self._gm_state.revealed
-        names = {c.id: c.name for c in self.state().characters.values()}
+        names = self.names()
         lookup = None if self.lens else self.record_line
         out = []
         for record in self._fetch(self.seqs()[start:stop]):
@@ -444,31 +464,42 @@ class View:
             else:
                 data = record_to_builtins(record)
                 secret = bool(record.visibility.hidden)
-            out.append(
-                LogRow(
-                    seq=record.seq,
-                    number=data["seq"] if reader is not None else record.seq,
-                    text=render.describe(self.system.id, data, names, lookup),
-                    author=record.author,
-                    undone=record.seq in voided,
-                    mistake=record.seq in later,
-                    secret=secret,
-                )
+            row = LogRow(
+                seq=record.seq,
+                number=data["seq"] if reader is not None else record.seq,
+                text=render.describe(self.system.id, data, names, lookup),
+                author=record.author,
+                undone=record.seq in voided,
+                mistake=record.seq in later,
+                secret=secret,
+                at=record.at,
             )
+            out.append((row, data))
         return out
+
+    def readable(self) -> Iterator[dict[str, Any]]:
+        """Every record of the table, oldest first, as this view's reader may read it (what
+        ``entries`` gives, for a reader of the whole log such as a recap)."""
+        reader = self.table.reader
+        records = self.table.reads.records(0, self.table.projection.seq)
+        if reader is None:
+            yield from (record_to_builtins(r) for r in records)
+            return
+        with self.table.lock:
+            reader.revealed = self.table.projection.state.revealed
+        yield from (reader.form(r) for r in records if r.seq in reader.numbers)
 
     @_locked
     def record_line(self, seq: int) -> str:
         """One record's line as the GM reads it (an undo names what it undid with this)."""
-        names = {c.id: c.name for c in self.state().characters.values()}
         data = record_to_builtins(self.table.reads.record(seq))
-        return render.describe(self.system.id, data, names)
+        return render.describe(self.system.id, data, self.names())
 
     @_locked
     def gm_rows(self, seqs: Iterable[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them, whatever the view shows."""
         voided = self.table.projection.history.voided
-        names = {c.id: c.name for c in self.table.state.characters.values()}
+        names = _names(self.table.state)
         rows = []
         for seq in seqs:
             record = self.table.reads.record(seq)
@@ -481,6 +512,7 @@ class View:
                     author=record.author,
                     undone=seq in voided,
                     secret=bool(record.visibility.hidden),
+                    at=record.at,
                 )
             )
         return rows
@@ -495,6 +527,23 @@ class View:
     def goto(self, position: int) -> None:
         count = len(self.seqs())
         self.at = max(0, min(position, count - 1)) if count else None
+
+    @_locked
+    def last_number(self) -> int:
+        """The number of the table's last record, as this view's reader numbers records."""
+        reader = self.table.reader
+        return len(reader.seqs) if reader is not None else self.table.projection.seq
+
+    @_locked
+    def position_of(self, number: int) -> int:
+        """The listed position of record ``number`` (a player's own numbering for a player),
+        or of the last listed record before it."""
+        seq = number
+        reader = self.table.reader
+        if reader is not None:
+            shown = reader.seqs
+            seq = shown[min(number, len(shown)) - 1] if number >= 1 and shown else 0
+        return max(0, bisect.bisect_right(self.seqs(), seq) - 1)
 
     @_locked
     def goto_seq(self, seq: int) -> None:
@@ -539,18 +588,38 @@ class View:
         return low
 
 
+def _names(state: TableState) -> dict[str, str]:
+    """The names map of a state (the GM's, or a player's through the lens): id -> name."""
+    return {**state.departed, **{c.id: c.name for c in state.characters.values()}}
+
+
+def open_view(
+    path: str,
+    *,
+    name: str | None = None,
+    readonly: bool = True,
+    every: int = 1000,
+    live: bool = False,
+) -> View:
+    """The table at ``path`` as the GM reads it (``name`` None) or as the player of the
+    character ``name`` does: what every command and every screen reads a table through.
+    ``live``: followed and written by a screen's workers."""
+    table = LiveTable.open_live(
+        path, readonly=readonly, lens=name is not None, every=every, worker=live, player=name
+    )
+    try:
+        player = player_id(table.state, name) if name is not None else None
+    except RuleError:
+        table.close()
+        raise
+    return View(table, player)
+
+
 def parse_jump(text: str, view: View) -> int:
     """A replay position from ``42`` (a record) or ``round 3`` / ``turn 2`` / ``count 5``."""
     words = text.lower().split()
     if len(words) == 1 and words[0].isascii() and words[0].isdigit():
-        seqs = view.seqs()
-        seq = int(words[0])
-        reader = view.table.reader
-        if reader is not None:
-            # a player names records by their own numbers
-            shown = reader.seqs
-            seq = shown[min(seq, len(shown)) - 1] if seq >= 1 and shown else 0
-        return max(0, bisect.bisect_right(seqs, seq) - 1)
+        return view.position_of(int(words[0]))
     if len(words) % 2 == 0 and words:
         target: dict[str, int] = {}
         for word, number in zip(words[::2], words[1::2], strict=True):

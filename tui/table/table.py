@@ -271,11 +271,13 @@ class Table:
             self._keys = DiceKeys()
         return self._keys
 
-    def add_entropy(self, seat: str, author: str | None = None) -> list[Record]:
-        """A seat's margin, sitting down, gives the table's dice 32 random bytes of its own
-        in a record: every die drawn after it depends on them, so no seed chosen before
-        could steer one."""
-        return self.execute(Entropy(seat=seat, entropy=secrets.token_hex(32)), author or seat)
+    def add_entropy(self, seat: Seat) -> list[Record]:
+        """What a seat's margin calls as it sits down: 32 random bytes of its own for the
+        table's dice, in a record; every die drawn after it depends on them, so no seed
+        chosen before could steer one."""
+        name = seat.name if not seat.gm else "gm"
+        command = Entropy(seat=name, entropy=secrets.token_hex(32))
+        return self.execute(command, seat=seat)
 
     def decide(self, command: Command, keep: bool = False, seat: Seat = GM_SEAT) -> list[Draft]:
         """The records ``command`` would append now, given from ``seat``, decided but not

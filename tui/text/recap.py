@@ -3,57 +3,23 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from margin.core import get_system
-from margin.core.lens import PlayerLens, player_state
 from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
-from margin.core.recap import CharacterLuck, Encounter, Recap, summarize
-from margin.core.recap import read as read_facts
-from margin.events import record_to_builtins
-from margin.tui.table.reader import player_id
-from margin.tui.table.table import Table
+from margin.core.recap import CharacterLuck, Encounter, Recap, recap
+
+if TYPE_CHECKING:
+    from margin.tui.table.reader import View
 
 
-def readable_records(
-    table: Table, player: str | None, lens: PlayerLens | None = None
-) -> Iterator[dict[str, Any]]:
-    """The table's records as a reader may read them: whole for the GM (``player`` None),
-    through the player lens for a player, exactly as ``margin log --as`` shows them
-    (``lens``: the one to read through, which has then read the whole log)."""
-    records = table.store.records()
-    if player is None:
-        for record in records:
-            yield record_to_builtins(record)
-        return
-    if lens is None:
-        lens = PlayerLens(table.state.revealed, player)
-    for record in records:
-        data = lens.read(record)
-        if data is not None:
-            yield data
-
-
-def build(
-    table: Table, name: str | None = None, corrected: bool = True, progress: bool = False
-) -> Recap:
-    """The recap of ``table`` for the GM, or for the player of character ``name``.
-
-    The log is read once: a player's lens reads it for the recap, and then gives the
-    state the player sees at its end."""
-    player = None if name is None else player_id(table.state, name)
-    state = table.state
-    total = table.projection.seq
-    show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
-    lens = PlayerLens(state.revealed, player) if player is not None else None
-    facts = read_facts(readable_records(table, player, lens), state.system, show)
-    if lens is not None:
-        world = get_system(state.system).player_world
-        state = player_state(state, lens, world, table.projection.history.voided)
+def build(view: View, corrected: bool = True, progress: bool = False) -> Recap:
+    """The recap of the table ``view`` reads, as its reader (the GM or a player) may read it."""
+    state = view.state()
     standing = [(c.name, character_status(c, state)) for c in state.characters.values()]
-    result = summarize(facts, state.system, corrected, standing)
+    total = view.table.projection.seq
+    show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
+    result = recap(view.readable(), state.system, corrected, standing, progress=show)
     if show is not None:
         sys.stderr.write("\r" + " " * 40 + "\r")
     return result

@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import TableState, find_character
 from ..base import Usage
-from ..words import Grammar, cut_reason, name_then, name_value_text, number, whole, whole_as
+from ..words import Grammar, bare, cut_reason, name_then, name_value_text, number, whole, whole_as
 from . import rules
 from .state import sheet_of
 
@@ -152,10 +152,7 @@ def _effect(words: list[str], state: TableState) -> dict[str, Any]:
     raise RuleError(f"effect: {EFFECT_USAGE}")
 
 
-@GRAMMAR.form("next")
-def _next(words: list[str], state: TableState) -> dict[str, Any]:
-    _no_more("next", words[1:], "next")
-    return {"type": "next"}
+GRAMMAR.form("next")(bare("next", "next"))
 
 
 OPPOSED_USAGE = "opposed WHO SKILL DEFENDER [DEFENDER-SKILL]; modifiers in the JSON form"
@@ -246,10 +243,7 @@ def _join(words: list[str], state: TableState) -> dict[str, Any]:
     raise RuleError(f"join: {JOIN_USAGE}")
 
 
-@GRAMMAR.form("endfight", Usage(makes="end-encounter"))
-def _endfight(words: list[str], state: TableState) -> dict[str, Any]:
-    _no_more("endfight", words[1:], "endfight")
-    return {"type": "end-encounter"}
+GRAMMAR.form("endfight", Usage(makes="end-encounter"))(bare("end-encounter", "endfight"))
 
 
 GRAMMAR.form("hp", Usage(("character",)))(

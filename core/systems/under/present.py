@@ -121,7 +121,11 @@ def status(char: Character, state: TableState) -> list[str]:
     world = state.world
     if isinstance(world, TrackWorld) and world.running:
         token = token_of(world, char.id)
-        items.append(f"{token.action} @ {token.at}" if token else "free")
+        due = [t.action for t in world.resolved.get(world.now, []) if t.actor == char.id]
+        if token is not None:
+            items.append(f"{token.action} @ {token.at}")
+        else:
+            items.append(f"{due[0]} due now" if due else "free")
     return [*items, *field_lines(char).values()]
 
 

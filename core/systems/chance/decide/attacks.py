@@ -10,7 +10,7 @@ from typing import Any
 from margin.events import Draft, Visibility
 from margin.events.systems.chance import ATTACK_SECRET, AttackRolled
 
-from ....dice import Dice
+from ....dice import Dice, roll_for
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
@@ -247,9 +247,9 @@ class _Strike:
         """The two gates and, when the blow connects, the damage pipeline, against ``target``."""
         attacker, w, dice = self.attacker, self.w, self.dice
         g = attack_gates(attacker, w, target, aim.position, aim.extra_attackers, self.aware)
-        roll = d100(dice)
+        roll = d100(dice, "the hit")
         hit = roll <= g.hit_chance
-        dodge_roll = d100(dice) if hit and g.can_dodge else None
+        dodge_roll = d100(dice, "the hit lands: the dodge") if hit and g.can_dodge else None
         dodged = dodge_roll is not None and dodge_roll <= g.dodge_chance
         connects = hit and not dodged
         cc = crit_chance(attacker, w, self.state.options)
@@ -284,11 +284,11 @@ class _Strike:
         crit_roll = range_percent = None
         crit = not self.aware
         if self.aware and crit_chance > 0:
-            crit_roll = d100(dice)
+            crit_roll = d100(dice, "the blow connects: the critical")
             crit = crit_roll <= crit_chance
         if not crit:
             lo, hi = rules.PROFILES[w.profile]
-            range_percent = lo - 1 + dice.roll(hi - lo + 1)[0]
+            range_percent = lo - 1 + roll_for(dice, "the damage", hi - lo + 1)[0]
         vitals = Fraction(int(options.get("vitals_percent", 150)), 100) if aim.vitals else 1
         result = rules.damage_pipeline(
             base=w.base,

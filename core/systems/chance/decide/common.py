@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Container
 from typing import Any
 
-from ....dice import Dice
+from ....dice import Dice, roll_for
 from ....errors import RuleError
 from ....state import TableState, find_character
 from .. import rules
@@ -24,8 +24,9 @@ def world_of(state: TableState) -> ChanceWorld:
     return world
 
 
-def d100(dice: Dice) -> int:
-    return dice.roll(100)[0]
+def d100(dice: Dice, what: str = "the check") -> int:
+    """A d100 for ``what`` (named when typed faces run out before it)."""
+    return roll_for(dice, what, 100)[0]
 
 
 def proficiency_of(char: ChanceCharacter, skill: str, given: int | None, field: str) -> int:

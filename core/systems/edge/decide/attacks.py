@@ -8,7 +8,7 @@ from typing import Any
 from margin.events import Draft
 from margin.events.systems.edge import SECRET_ATTACK_TN, Attacked, Damaged, EdgeSpent, Injured
 
-from ....dice import Dice, TypedDice
+from ....dice import Dice, TypedDice, roll_for
 from ....errors import RuleError
 from ....history import History
 from ....state import TableState
@@ -249,7 +249,7 @@ class _Damage:
 def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list[Draft]:
     """The damage record (at ``first_seq``) and, if anything got through, the injury it causes."""
     target, pool = damage.target, damage.pool
-    faces = dice.roll(6, pool.dice)
+    faces = roll_for(dice, f"the damage ({pool})", 6, pool.dice)
     worn = worn_armor(target, state.options) if damage.use_armor else None
     pt, dr = (worn.pt, worn.dr) if worn else (0, 0)
     result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, damage.pt_reduction)

@@ -1,0 +1,96 @@
+"""The log panel never draws a wrong frame: while a slow fold runs beside it, every frame
+it draws is the log as it stood at one moment, no row missing, none mixed with another."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import pilot_test, play, saved_table, settled
+
+from margin.core.commands import Note
+from margin.events import Record
+from margin.tui.screens.widgets import LogView
+from margin.tui.table import table as tablemod
+from margin.tui.table.table import Table
+
+#: the notes written while the screen folds: each wraps to two lines at 80 columns
+NOTES = 60
+MARK = re.compile(r"n(\d{3})([az])")
+
+
+def note(k: int) -> str:
+    return f"n{k:03d}a " + "x" * 70 + f" n{k:03d}z"
+
+
+def frame_problem(lines: list[str]) -> str | None:
+    """What is wrong with one frame of the log panel, or None: the notes it shows must be
+    consecutive, each whole where it is not cut by the panel's top, and no line blank."""
+    if any(not line.strip() for line in lines):
+        return "a blank line in a full log"
+    marks = [(int(n), end) for line in lines for n, end in MARK.findall(line)]
+    for (n, end), (m, then) in zip(marks, marks[1:], strict=False):
+        if end == "a" and (then, m) != ("z", n):
+            return f"note {n} begins and note {m} ({then}) follows it"
+        if end == "z" and (then, m) != ("a", n + 1):
+            return f"note {n} ends and note {m} ({then}) follows it"
+    return None
+
+
+def drawn(log: LogView) -> list[str]:
+    """One frame of the log panel, drawn as the screen draws it: line by line."""
+    height = log.scrollable_content_region.height
+    return [log.render_line(y).text for y in range(height)]
+
+
+@pilot_test
+async def test_no_frame_drops_or_mixes_rows_while_a_slow_fold_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = saved_table(tmp_path / "t.margin", "d100-under", "frames")
+    app = play(path)
+    live = app.view.table
+    fold = live.projection.extend
+
+    def slow(records: Iterable[Record]) -> Any:
+        # folds one record at a time, slowly, holding the table's lock as a fold does
+        time.sleep(0.01)
+        return fold(records)
+
+    monkeypatch.setattr(live.projection, "extend", slow)
+    monkeypatch.setattr(tablemod, "FOLD_STRETCH", 1)
+    frames: list[list[str]] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        log = app.query_one(LogView)
+
+        def write() -> None:
+            writer = Table.open(path)
+            try:
+                for k in range(NOTES):
+                    writer.execute(Note(text=note(k)))
+            finally:
+                writer.close()
+
+        last = live.projection.seq + NOTES
+        other = threading.Thread(target=write)
+        other.start()
+        deadline = time.monotonic() + 120
+        while live.projection.seq < last and time.monotonic() < deadline:
+            frames.append(drawn(log))
+            await asyncio.sleep(0.002)
+        other.join()
+        assert live.projection.seq == last
+        await settled(pilot)
+        frames.append(drawn(log))
+    live.close()
+    problems = [(n, p) for n, f in enumerate(frames) if (p := frame_problem(f)) is not None]
+    assert not problems, (problems[0], frames[problems[0][0]])
+    assert len(frames) > 5
+    assert f"n{NOTES - 1:03d}z" in frames[-1][-1]

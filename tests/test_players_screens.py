@@ -1,0 +1,166 @@
+"""A player's command line on the watch screen, and the GM's requests on the table screen.
+
+The player presses ``:``, types a command and Enter: under ``ask`` it becomes a request
+the GM's screen lists, where F5 accepts the first, F6 puts its refusal on the command
+line and F7 its command, to amend; under ``trust`` it is applied at once; under ``off``
+the line says the player watches only. Refusals are the core's one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support import pilot_test
+from textual.widgets import Static
+
+from margin.tui.screens import app as appmod
+from margin.tui.screens.widgets import CommandLine, OddsBar
+from margin.tui.table.demo import build_demo
+from margin.tui.table.table import Table
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> str:
+    target = str(tmp_path / "t.margin")
+    build_demo(target, "2d10-edge").close()
+    return target
+
+
+def _option(path: str, value: str) -> None:
+    table = Table.open(path)
+    try:
+        from margin.core.commands import SetOption
+
+        table.execute(SetOption(name="players", value=value))
+    finally:
+        table.close()
+
+
+def _records(path: str) -> list[dict[str, object]]:
+    table = Table.open(path, readonly=True)
+    try:
+        import msgspec
+
+        return [msgspec.to_builtins(r) for r in table.store.records()]
+    finally:
+        table.close()
+
+
+async def _type(pilot: object, app: appmod.TableApp, text: str) -> None:
+    line = app.query_one(CommandLine)
+    line.value = text
+    line.cursor_position = len(text)
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await app.workers.wait_for_complete()
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+def _message(app: appmod.TableApp) -> str:
+    return str(app.query_one("#message", Static).render())
+
+
+@pilot_test
+async def test_a_players_check_is_a_request_the_gm_accepts_with_one_key(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        assert player.seat is not None
+        await pilot.press("colon")
+        assert player.focused is player.query_one(CommandLine)
+        player.query_one(CommandLine).insert_text_at_cursor("check kael melee vs 15")
+        await pilot.pause()
+        assert "vs TN 15" in str(player.query_one(OddsBar).render())
+        player.query_one(CommandLine).value = ""
+        await _type(pilot, player, "check kael melee vs 15")
+        assert _message(player).startswith("asked the GM (request #")
+    asked = _records(path)[-1]
+    assert asked["event"]["type"] == "player.requested"  # type: ignore[index]
+    assert str(asked["author"]).startswith("kael (local ")
+    gm = appmod.play_app(path)
+    async with gm.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        panel = str(gm.query_one("#requests", Static).render())
+        assert f"#{asked['seq']} Kael: check character=kael skill=melee tn=15" in panel
+        assert gm.query_one("#requests").display
+        await pilot.press("f5")
+        await gm.workers.wait_for_complete()
+        await pilot.pause()
+        assert f"GM accepts Kael's request #{asked['seq']}" in _message(gm)
+        assert not gm.query_one("#requests").display
+    check, ruled = _records(path)[-2:]
+    assert str(check["author"]).startswith("kael (local ")
+    assert ruled["event"]["ruling"] == "accepted"  # type: ignore[index]
+
+
+@pilot_test
+async def test_the_gm_refuses_with_a_reason_and_amends_on_the_command_line(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        await _type(pilot, player, "check kael melee vs 15")
+        await _type(pilot, player, "check kael athletics vs 10")
+    first, second = (r["seq"] for r in _records(path)[-2:])
+    gm = appmod.play_app(path)
+    async with gm.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        line = gm.query_one(CommandLine)
+        assert line.value == f"refuse {first} "
+        await _type(pilot, gm, f"refuse {first} not while you hang there")
+        assert f"GM refuses Kael's request #{first}: not while you hang there" in _message(gm)
+        await pilot.press("f7")
+        assert line.value.startswith(f"amend {second} ")
+        data = json.loads(line.value.split(" ", 2)[2])
+        assert data == {"type": "check", "character": "kael", "skill": "athletics", "tn": 10}
+        await _type(pilot, gm, line.value.replace('"tn": 10', '"tn": 25'))
+        assert "vs TN 25" in _message(gm)
+        assert f"GM amends Kael's request #{second}" in _message(gm)
+
+
+@pilot_test
+async def test_trust_applies_at_once_and_a_refusal_is_one_line(path: str) -> None:
+    _option(path, "trust")
+    before = len(_records(path))
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        await _type(pilot, player, "check moreau firearms vs 15")
+        assert _message(player) == (
+            "Kael: check character: a player commands their own character only (Kael)"
+        )
+        assert player.query_one(CommandLine).value == "check moreau firearms vs 15"
+        assert len(_records(path)) == before
+        await _type(pilot, player, "say I go first")
+        assert _message(player) == "done: say I go first"
+        player.query_one(CommandLine).value = ""
+        await _type(pilot, player, "check kael melee vs 15")
+    check = _records(path)[-1]
+    assert check["event"]["type"] == "edge.check"  # type: ignore[index]
+    assert str(check["author"]).startswith("kael (local ")
+
+
+@pilot_test
+async def test_off_leaves_the_player_watching_and_the_line_says_so(path: str) -> None:
+    _option(path, "off")
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        line = player.query_one(CommandLine)
+        assert line.disabled
+        assert line.placeholder == appmod.LINE_SAYS["off"]
+        await pilot.press("colon")
+        assert _message(player) == appmod.LINE_SAYS["off"]
+
+
+@pilot_test
+async def test_a_table_this_account_cannot_write_is_watched_only(path: str) -> None:
+    player = appmod.watch_app(path, "Kael", act=False)
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert player.seat is None
+        assert not player.query(CommandLine)
+        await pilot.press("colon")
+        assert _message(player) == "this view watches only"

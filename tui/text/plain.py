@@ -1,0 +1,196 @@
+"""The plain seat: a player's live view as lines of text, for screen readers and slow links.
+
+Each record the player may see is printed once, as one line appended to what
+came before: nothing is redrawn, no cursor moves, nothing is said by colour.
+The lines are the watch screen's own (the same reader, the same lens). A few
+single keys ask for the rest in words: whose turn it is, the clock, one's own
+character. On a terminal the keys are read as they are pressed; from a pipe
+or file, a line at a time (its first letter).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import sys
+from collections.abc import Iterator
+from typing import IO
+
+from margin.core import RuleError
+from margin.core.clock import Cue, cue, cue_line
+from margin.events import short_name
+from margin.tui.table.reader import LiveTable, LogRow, View, player_id
+
+#: how often the seat looks for new records (and for its character, while it waits)
+FOLLOW_INTERVAL = 0.1
+
+KEYS = "t: whose turn, c: the clock, s: your character, h: these keys, q: quit"
+
+
+def row_line(row: LogRow) -> str:
+    """One record as the plain seat says it: its number, its text, and what marks it."""
+    marks = " (secret)" if row.secret else ""
+    marks += " (undone)" if row.undone else ""
+    return f"{row.number or row.seq} {row.text}{marks}"
+
+
+class PlainSeat:
+    """One player's plain seat at a table: what it prints, and its answers to the keys."""
+
+    def __init__(self, table: LiveTable, name: str, out: IO[str], bell: bool = False) -> None:
+        self.table = table
+        self.name = name
+        self.out = out
+        self.bell = bell
+        self.view: View | None = None
+        self.printed = 0
+        self.cue: Cue = ""
+
+    def say(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def seat(self) -> bool:
+        """Whether the character is seated (the view is made only then, through the lens)."""
+        if self.view is None:
+            try:
+                self.view = View(self.table, player_id(self.table.state, self.name))
+            except RuleError:
+                return False
+            char = self.view.state().characters[self.view.player or ""]
+            title = self.table.state.title or short_name(self.table.store.name)
+            self.say(f"margin: {title}, watching as {char.name}. Keys: {KEYS}")
+        return True
+
+    def own(self) -> str:
+        assert self.view is not None
+        char = self.view.state().characters.get(self.view.player or "")
+        return char.name if char is not None else self.name
+
+    def catch_up(self) -> None:
+        """Print the records not printed yet, then a cue if the turn came round."""
+        if self.view is None:
+            return
+        count = self.view.log_len()
+        for row in self.view.rows(self.printed, count):
+            self.say(row_line(row))
+        self.printed = count
+        now = cue(self.view.clock(), self.own())
+        if now != self.cue:
+            self.cue = now
+            if now:
+                self.say(("\a" if self.bell else "") + "* " + cue_line(now, self.own()))
+
+    # -- the keys ----------------------------------------------------------
+
+    def answer(self, key: str) -> bool:
+        """Answer one key; False once it asks to quit."""
+        key = key.lower()
+        if key == "q":
+            return False
+        if key in ("", " ", "\n", "\r"):
+            return True
+        if key == "h" or key == "?":
+            self.say(KEYS)
+        elif self.view is None:
+            self.say(f"waiting for the GM to seat {self.name} (q quits)")
+        elif key == "t":
+            self.say(self.turn_words())
+        elif key == "c":
+            for line in self.clock_words():
+                self.say(line)
+        elif key == "s":
+            self.say(self.state_words())
+        else:
+            self.say(f"{key!r}: not a key here; {KEYS}")
+        return True
+
+    def turn_words(self) -> str:
+        assert self.view is not None
+        clock = self.view.clock()
+        if clock is None:
+            return "no encounter is running"
+        now = cue(clock, self.own())
+        if now == "turn":
+            return cue_line(now, self.own())
+        turn = [row.name for row in clock.rows if row.turn]
+        deck = [row.name for row in clock.rows if row.on_deck]
+        words = f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
+        if now == "on deck":
+            words += "; you act next"
+        elif deck:
+            words += f"; {' and '.join(deck)} next"
+        return f"{words} ({clock.title})"
+
+    def clock_words(self) -> list[str]:
+        assert self.view is not None
+        clock = self.view.clock()
+        if clock is None:
+            return ["no encounter is running"]
+        lines = [clock.title]
+        for row in clock.rows:
+            mark = " (their turn)" if row.turn else " (on deck)" if row.on_deck else ""
+            if row.name == self.own():
+                mark = mark.replace("their", "your") + " (you)"
+            parts = [row.name, row.value, row.note]
+            lines.append("  " + ", ".join(p for p in parts if p) + mark)
+        return lines
+
+    def state_words(self) -> str:
+        assert self.view is not None
+        own = self.own()
+        for row in self.view.characters():
+            if row.name == own:
+                return f"{own}: " + (", ".join(row.status) or "nothing to say")
+        return f"{own} is not at the table"
+
+
+@contextlib.contextmanager
+def _keys(stdin: IO[str]) -> Iterator[bool]:
+    """Single keys from a terminal (cbreak mode, restored after); lines from anything else."""
+    fd = stdin.fileno()
+    if not os.isatty(fd):
+        yield False
+        return
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        yield True
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def plain_seat(path: str, name: str, bell: bool = False) -> int:
+    """``margin watch PATH --as NAME --plain`` (and ``ssh -t HOST plain``): the plain seat,
+    until q; once its input has ended, until it is stopped."""
+    table = LiveTable.open_live(path, readonly=True, lens=True, player=name)
+    seat = PlainSeat(table, name, sys.stdout, bell)
+    stdin = sys.stdin
+    try:
+        with _keys(stdin) as single:
+            if not seat.seat():
+                seat.say(f"waiting for the GM to seat {name} (q quits)")
+            seat.catch_up()
+            fd = stdin.fileno()
+            reading = True
+            while True:
+                ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
+                # what the GM wrote first, so that an answer is about the table as it is now
+                if table.poll() and seat.seat():
+                    seat.catch_up()
+                if ready:
+                    data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
+                    if not data:
+                        reading = False  # the input ended: go on following
+                        continue
+                    keys = data if single else [line.strip()[:1] for line in data.splitlines()]
+                    if not all(seat.answer(key) for key in keys):
+                        return 0
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        table.close()
