@@ -70,6 +70,14 @@ class Say(Command, tag="say"):
     text: str
 
 
+class Whisper(Command, tag="whisper"):
+    """Words for one reader alone: from the GM to a player's character, or from a player
+    to the GM (``to`` "gm")."""
+
+    to: str
+    text: str
+
+
 class Accept(Command, tag="accept"):
     """Rule on a player's request (by its record number): apply it as they asked."""
 
@@ -265,6 +273,7 @@ GENERIC: tuple[type[Command], ...] = (
     Alias,
     Each,
     Say,
+    Whisper,
     Accept,
     Refuse,
     Amend,
@@ -275,6 +284,7 @@ GENERIC: tuple[type[Command], ...] = (
 PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
     Say: Acting("", at_once=True),
+    Whisper: Acting("", at_once=True),
     Entropy: Acting("seat", at_once=True),
 }
 #: the generic turn order's, in a system without a clock of its own: rolling one's own

@@ -29,7 +29,7 @@ from margin.events import (
     Visibility,
     records_after,
 )
-from margin.events.players import Requested, Ruled, Said
+from margin.events.players import Requested, Ruled, Said, Whispered
 
 from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
@@ -60,6 +60,7 @@ from .commands import (
     SetOption,
     Undo,
     UpdateCharacter,
+    Whisper,
     convert_command,
 )
 from .dice import Dice, TypedDice
@@ -117,6 +118,8 @@ def _as_player(
     try:
         if isinstance(command, Say):
             drafts = _said(command, cid)
+        elif isinstance(command, Whisper):
+            drafts = _whispered(command, cid, state)
         else:
             # a request the rules would refuse is refused now, not when the GM rules; its
             # trial draws no dice of the table's
@@ -150,6 +153,26 @@ def _said(cmd: Say, seat: str) -> list[Draft]:
 
 def _say(cmd: Say, state: TableState, dice: Dice, history: History) -> list[Draft]:
     return _said(cmd, GM)
+
+
+def _whispered(cmd: Whisper, seat: str, state: TableState) -> list[Draft]:
+    """A whisper from ``seat``: the GM's to a player's character, a player's to the GM; the
+    record is addressed to the player, so no other player learns of it."""
+    text = " ".join(cmd.text.split())
+    if not text:
+        raise RuleError("whisper: say something (whisper NAME TEXT)")
+    if seat != GM:
+        if cmd.to.strip().lower() != GM:
+            raise RuleError(f"whisper: a player whispers to the GM only (whisper gm {text})")
+        return [Draft(Whispered(seat=seat, to=GM, text=text), visibility=Visibility(to=seat))]
+    char = find_character(state, cmd.to)
+    if char.hidden or char.npc:
+        raise RuleError(f"whisper: {char.name} has no player to whisper to")
+    return [Draft(Whispered(seat=GM, to=char.id, text=text), visibility=Visibility(to=char.id))]
+
+
+def _whisper(cmd: Whisper, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    return _whispered(cmd, GM, state)
 
 
 def _pending(state: TableState, seq: int, verb: str) -> Request:
@@ -501,6 +524,7 @@ _DECIDERS: dict[type[Command], Any] = {
     SetOption: _set_option,
     Reveal: _reveal,
     Say: _say,
+    Whisper: _whisper,
     Accept: _accept,
     Amend: _amend,
     Refuse: _refuse,
@@ -607,6 +631,7 @@ HANDLERS: dict[type[Event], Handler] = {
     DiceOpened: _nothing,
     Branched: _nothing,
     Said: _nothing,
+    Whispered: _nothing,
     Requested: _requested,
     Ruled: _ruled,
     **conditions.HANDLERS,

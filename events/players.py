@@ -26,6 +26,18 @@ class Said(Event, frozen=True, tag="player.said"):
     PLAYER = ABOUT_SEAT
 
 
+class Whispered(Event, frozen=True, tag="player.whispered"):
+    """Words for one reader: the GM's to one player (``seat`` "gm", ``to`` their
+    character), or a player's to the GM (``seat`` their character, ``to`` "gm"). The
+    record is addressed to that player, so they and the GM alone see it."""
+
+    seat: str
+    to: str
+    text: str
+
+    PLAYER = ABOUT_SEAT
+
+
 class Requested(Event, frozen=True, tag="player.requested"):
     """A player asks the GM to let their command be applied: the command as they gave it."""
 

@@ -267,3 +267,19 @@ def test_a_player_command_naming_no_field_stops_margin_at_load() -> None:
 
     with pytest.raises(ShapeError, match="PLAYERS names no field of Poke: who"):
         check_acting("test", Poke, Acting("who"))
+
+
+def test_a_whisper_reaches_its_one_player_and_the_gm() -> None:
+    log = edge()
+    [to_kael] = log.do(type="whisper", to="Kael", text="the idol  is fake")
+    assert (to_kael.event.seat, to_kael.event.to, to_kael.visibility.to) == ("gm", KAEL, KAEL)
+    [to_gm] = log.do(KAEL, type="whisper", to="gm", text="I pocket it")
+    assert (to_gm.event.seat, to_gm.event.to, to_gm.visibility.to) == (KAEL, "gm", KAEL)
+    texts = [d["event"].get("text") for d in log.seen_by(KAEL)]
+    assert texts[-2:] == ["the idol is fake", "I pocket it"]
+    assert all(d["event"]["type"] != "player.whispered" for d in log.seen_by("moreau"))
+    with pytest.raises(Refused, match="a player whispers to the GM only"):
+        log.do(KAEL, type="whisper", to="Moreau", text="psst")
+    log.do(type="add-character", name="Zyxquil", hidden=True, sheet={})
+    with pytest.raises(RuleError, match="Zyxquil has no player"):
+        log.do(type="whisper", to="Zyxquil", text="you are seen")

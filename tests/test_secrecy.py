@@ -15,6 +15,10 @@ position. Three properties hold:
 (c) the same session with another hidden name and other secret dice gives
     players exactly the same outputs.
 
+Whispers between the GM and the other player, and that player's requests from their
+own seat, are among the actions the watched player never sees: a whisper to one
+player changes nothing any other player receives.
+
 Dice are committed (``core.fairness``), from the same session keys in every run; the
 one thing masked is a secret record's commitment to what it hides (``sealed``).
 """
@@ -35,6 +39,7 @@ from hypothesis import strategies as st
 from support import margin_output
 
 from margin.core import RuleError, get_system
+from margin.core.authority import GM_SEAT, Seat
 from margin.core.commands import convert_command
 from margin.core.fairness import SessionKeys
 from margin.tui.table.dicekeys import DiceKeys
@@ -90,7 +95,13 @@ PUBLIC = (
     "roll", "secret-roll", "check", "note", "undo", "redo", "reveal",
     "cond", "counter", "npc-hurt",
 )  # fmt: skip
-GM_ONLY = ("roll", "secret-roll", "check", "gm-note", "undo", "cond", "counter", "gm-cond")
+GM_ONLY = (
+    "roll", "secret-roll", "check", "gm-note", "undo", "cond", "counter", "gm-cond",
+    "whisper", "request", "their-whisper",
+)  # fmt: skip
+#: what the other player's seat does, which the player watched (the first) never sees:
+#: whispers between the GM and them, and their requests
+OTHER_SEAT = ("request", "their-whisper")
 #: a visible NPC whose health the GM keeps from players
 BRUTE = "Brute"
 #: players see these, so a session without its GM-only actions cannot have them
@@ -139,6 +150,8 @@ def _command(
         return _checks(system, actor)
     if kind == "note":
         return {"type": "note", "text": "the lights go out"}
+    if kind in ("whisper", "their-whisper", "request"):
+        return _between(system, kind, names[1], pick)
     if kind == "gm-note":
         return {"type": "note", "text": "reinforcements in two rounds", "gm_only": True}
     if kind == "mixed":
@@ -149,6 +162,15 @@ def _command(
     if not ids:
         return None
     return {"type": "undo", "command": ids[pick % len(ids)]}
+
+
+def _between(system: str, kind: str, other: str, pick: int) -> dict[str, Any]:
+    """What passes between the GM and the other player: whispers, and their request."""
+    if kind == "whisper":
+        return {"type": "whisper", "to": other, "text": f"a secret for you alone {pick}"}
+    if kind == "their-whisper":
+        return {"type": "whisper", "to": "gm", "text": f"I pocket the gem {pick}"}
+    return _checks(system, other)
 
 
 def play(
@@ -204,8 +226,9 @@ def play(
         # later blow)
         secret = gm and kind == "secret-roll"
         table.dice = RandomDice(n * 7919 + variant) if secret else None
+        seat = Seat(names[1], "ssh", "SHA256:other") if kind in OTHER_SEAT else GM_SEAT
         with contextlib.suppress(RuleError):
-            records = table.execute(convert_command(system, data), command_id=f"c{n}")
+            records = table.execute(convert_command(system, data), command_id=f"c{n}", seat=seat)
             firsts[f"c{n}"] = records[0].seq
             if kind == "gm-note":
                 gm_notes.append(f"c{n}")
@@ -317,6 +340,10 @@ EVERY_KIND: list[tuple[str, Any, int]] = [
     ("redo", 0, 0),
     ("reveal", 0, 5),
     ("reveal-note", 0, 0),
+    ("whisper", "h", 0),
+    ("request", "h", 0),
+    ("their-whisper", "h", 1),
+    ("undo", "h", 3),
     ("cond", 0, 1),
     ("cond", "h", 0),
     ("gm-cond", "h", 0),

@@ -389,6 +389,14 @@ def _say(words: list[str], state: TableState) -> dict[str, Any]:
     return {"type": "say", "text": text}
 
 
+@GENERIC.form("whisper", Usage(("character", "text")))
+def _whisper(words: list[str], state: TableState) -> dict[str, Any]:
+    match words:
+        case [_, to, *said] if typed_text(said).strip():
+            return {"type": "whisper", "to": to, "text": typed_text(said).strip()}
+    raise RuleError("whisper: whisper NAME TEXT (a player: whisper gm TEXT)")
+
+
 @GENERIC.form("accept", Usage(("record",)))
 def _accept(words: list[str], state: TableState) -> dict[str, Any]:
     match words:

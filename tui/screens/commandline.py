@@ -52,6 +52,7 @@ GENERIC_HELP: dict[str, str] = {
     "alias": "alias NAME = LINE   a macro: typing NAME runs LINE (words after NAME are added); "
     "alias NAME = forgets it",
     "say": "say TEXT   say something to the table",
+    "whisper": "whisper NAME TEXT   words for one player alone (a player: whisper gm TEXT)",
     "accept": "accept REQUEST   apply a player's request as they asked (F5: the first waiting)",
     "refuse": "refuse REQUEST [REASON]   refuse a player's request (F6: the first waiting)",
     "amend": "amend REQUEST LINE   apply LINE instead of a player's request (F7 types it)",
@@ -180,7 +181,7 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
     if head.lower() == "amend":
         return Parsed(command=_amend(rest, state, sheets))
     text = expand_alias(text, state)
-    if text.split(None, 1)[0].lower() in ("note", "gmnote", "say"):
+    if text.split(None, 1)[0].lower() in ("note", "gmnote", "say", "whisper"):
         # a note is its text as typed, '=' and all
         words, faces = _split(text), None
     else:

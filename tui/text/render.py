@@ -11,7 +11,9 @@ from margin.core.errors import RuleError
 from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
-WHO_FIELDS = ("id", "character", "actor", "attacker", "target", "helper", "defender", "seat")
+WHO_FIELDS = (
+    "id", "character", "actor", "attacker", "target", "helper", "defender", "seat", "to",
+)  # fmt: skip
 
 
 def describe(
@@ -215,6 +217,9 @@ LINES: dict[str, Line] = {
     "character.health-view": lambda e: f"players see {_who(e)}'s health: {e['view']}",
     "table.alias": _alias,
     "player.said": lambda e: f"{_seat(e)} says: {e['text']}",
+    "player.whispered": lambda e: (
+        f"{_seat(e)} whispers to {'the GM' if e['to'] == 'gm' else e['to']}: {e['text']}"
+    ),
     "player.requested": lambda e: f"{_seat(e)} asks: {_command(e.get('asked'))}",
     "player.ruled": _ruled,
     "dice.committed": lambda e: f"the session's dice are committed: {e['commitment'][:16]}",
