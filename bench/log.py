@@ -60,6 +60,10 @@ from margin.tui.table.table import Table  # noqa: E402
 SYSTEM = "2d10-edge"
 PARTY = ("Kael", "Mira", "Oren", "Sable", "Tamsin", "Wren")
 
+# these figures are of folds of the whole log: the tables keep no snapshots to open from
+# (bench/length.py measures opening from them)
+Table.snapshot_every = Table.snapshot_at_close = 2**62
+
 
 @dataclass(frozen=True)
 class Sizes:

@@ -48,6 +48,10 @@ from margin.tui.table.table import Table  # noqa: E402
 TABLES = 32
 WRITERS = (1, 8, 32)
 
+# these figures are of folds of the whole log: the tables keep no snapshots to open from
+# (bench/length.py measures opening from them)
+Table.snapshot_every = Table.snapshot_at_close = 2**62
+
 
 def sqlite_name(folder: Path, name: str) -> str:
     return str(folder / f"{name}.margin")

@@ -142,7 +142,7 @@ class LiveTable(Table):
         start = self.reader.last
         self.reader.feed(self.store.records(start, upto))
         self.seqs = self.reader.seqs
-        self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_every)
+        self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_due())
 
     def _reader_id(self) -> str | None:
         """The id of the player's character who reads (None: a reader none is addressed to)."""
@@ -192,7 +192,7 @@ class LiveTable(Table):
         if not self.changed():
             return []
         new = self.catch_up()
-        self.keep_snapshot(self.snapshot_every)
+        self.keep_snapshot(self.snapshot_due())
         return new
 
 

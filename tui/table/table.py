@@ -133,7 +133,14 @@ class Table:
 
     def _opened(self) -> None:
         """Once open: a long fold since the newest snapshot is kept as a new one."""
-        self.keep_snapshot(self.snapshot_every)
+        self.keep_snapshot(self.snapshot_due())
+
+    def snapshot_due(self) -> int:
+        """How far past the newest snapshot the fold goes before it keeps another: the
+        larger of ``snapshot_every`` and a twentieth of the log, so keeping them (whose
+        cost grows with the undo history) costs a long table no more a record than a
+        short one, and an opening after a crash folds a twentieth of the log at most."""
+        return max(self.snapshot_every, self.projection.seq // 20)
 
     def keep_snapshot(self, after: int = 1) -> bool:
         """Keep a snapshot of the fold once it stands ``after`` records or more past the
@@ -330,5 +337,5 @@ class Table:
             decided, command=command_id or new_command_id(), author=author
         )
         self._extend(records)
-        self.keep_snapshot(self.snapshot_every)
+        self.keep_snapshot(self.snapshot_due())
         return records
