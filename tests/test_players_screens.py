@@ -16,6 +16,7 @@ from support import pilot_test
 from textual.widgets import Static
 
 from margin.tui.screens import app as appmod
+from margin.tui.screens import watch as watchmod
 from margin.tui.screens.widgets import CommandLine, OddsBar
 from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table
@@ -150,9 +151,9 @@ async def test_off_leaves_the_player_watching_and_the_line_says_so(path: str) ->
         await pilot.pause()
         line = player.query_one(CommandLine)
         assert line.disabled
-        assert line.placeholder == appmod.LINE_SAYS["off"]
+        assert line.placeholder == watchmod.LINE_SAYS["off"]
         await pilot.press("colon")
-        assert _message(player) == appmod.LINE_SAYS["off"]
+        assert _message(player) == watchmod.LINE_SAYS["off"]
 
 
 @pilot_test

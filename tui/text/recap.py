@@ -66,37 +66,7 @@ def markdown(r: Recap, name: str | None = None) -> str:
     title = r.title or "a table"
     out = [f"# Recap: {title} ({r.system})", "", how_read(r, name), ""]
     for enc in r.encounters:
-        out += [f"## {enc.name}", ""] + ([ending(enc), ""] if ending(enc) else [])
-        if enc.tallies:
-            out += [
-                "| Character | Turns | Checks passed | Hits | Damage dealt | Damage taken | Spent |",
-                "|---|---:|---:|---:|---:|---:|---|",
-            ]
-            for t in enc.tallies.values():
-                hits = f"{t.hits}/{t.attacks}" if t.attacks else "-"
-                out.append(
-                    f"| {t.name} | {t.turns} | {t.successes}/{t.checks} | {hits} | {t.dealt} "
-                    f"| {t.taken} | {_spent(t.spent)} |"
-                )
-            out.append("")
-        harms = [(t.name, t.harms) for t in enc.tallies.values() if t.harms]
-        if harms:
-            out += ["Injuries and conditions:", ""]
-            out += [f"- {who}: {'; '.join(h)}" for who, h in harms]
-            out.append("")
-        notable = [(t.name, n) for t in enc.tallies.values() for n in t.notable]
-        if notable:
-            out += ["Notable rolls:", ""]
-            out += [f"- {who}: {text}" for who, text in notable[:30]]
-            if len(notable) > 30:
-                out.append(f"- and {len(notable) - 30} more")
-            out.append("")
-        if enc.damage:
-            rounds = "; ".join(
-                f"round {n}: " + ", ".join(f"{who} {amount}" for who, amount in dealt.items())
-                for n, dealt in sorted(enc.damage.items())
-            )
-            out += [f"Damage by round: {rounds}.", ""]
+        out += _encounter_markdown(enc)
     out += ["## Luck", ""] + luck_table(r) + [""]
     if r.revealed:
         out += ["## Secrets revealed", ""] + [f"- {text}" for text in r.revealed] + [""]
@@ -105,6 +75,49 @@ def markdown(r: Recap, name: str | None = None) -> str:
         out += [f"- {who}: {', '.join(status) or 'no status'}" for who, status in r.standing]
         out.append("")
     return "\n".join(out)
+
+
+def _encounter_markdown(enc: Encounter) -> list[str]:
+    """One encounter's section: how it ended, its tallies, harms, notable rolls, damage."""
+    out = [f"## {enc.name}", ""] + ([ending(enc), ""] if ending(enc) else [])
+    if enc.tallies:
+        out += [
+            "| Character | Turns | Checks passed | Hits | Damage dealt | Damage taken | Spent |",
+            "|---|---:|---:|---:|---:|---:|---|",
+        ]
+        for t in enc.tallies.values():
+            hits = f"{t.hits}/{t.attacks}" if t.attacks else "-"
+            out.append(
+                f"| {t.name} | {t.turns} | {t.successes}/{t.checks} | {hits} | {t.dealt} "
+                f"| {t.taken} | {_spent(t.spent)} |"
+            )
+        out.append("")
+    harms = [(t.name, t.harms) for t in enc.tallies.values() if t.harms]
+    if harms:
+        out += ["Injuries and conditions:", ""]
+        out += [f"- {who}: {'; '.join(h)}" for who, h in harms]
+        out.append("")
+    return out + _notable_markdown(enc) + _damage_markdown(enc)
+
+
+def _notable_markdown(enc: Encounter) -> list[str]:
+    notable = [(t.name, n) for t in enc.tallies.values() for n in t.notable]
+    if not notable:
+        return []
+    out = ["Notable rolls:", ""] + [f"- {who}: {text}" for who, text in notable[:30]]
+    if len(notable) > 30:
+        out.append(f"- and {len(notable) - 30} more")
+    return [*out, ""]
+
+
+def _damage_markdown(enc: Encounter) -> list[str]:
+    if not enc.damage:
+        return []
+    rounds = "; ".join(
+        f"round {n}: " + ", ".join(f"{who} {amount}" for who, amount in dealt.items())
+        for n, dealt in sorted(enc.damage.items())
+    )
+    return [f"Damage by round: {rounds}.", ""]
 
 
 def luck_table(r: Recap) -> list[str]:

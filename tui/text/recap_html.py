@@ -156,15 +156,45 @@ def _encounter(enc: Encounter, charted: bool) -> list[str]:
     if notable:
         more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
         out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
+    return out + (_encounter_charts(enc) if charted else [])
+
+
+def _encounter_charts(enc: Encounter) -> list[str]:
+    """An encounter's charts: damage by round, and who acted when (a fight's alone)."""
     charts = []
-    if not charted:
-        return out
     if enc.damage:
         charts.append(damage_chart(enc))
     if enc.activity and not enc.outside:
         charts.append(timeline_chart(enc))
-    if charts:
-        out.append('<div class="charts">' + "".join(charts) + "</div>")
+    return ['<div class="charts">' + "".join(charts) + "</div>"] if charts else []
+
+
+def _luck_html(r: Recap) -> list[str]:
+    """The luck report: a table by source of dice and its chart, then one by band."""
+    if not r.luck:
+        return ["<p>No check of known chance was rolled.</p>"]
+    rows = [
+        [
+            c.name,
+            source,
+            str(luck.checks),
+            f"{luck.expected:.2f}",
+            str(luck.actual),
+            luck.percent,
+        ]
+        for c in r.luck
+        for source, luck in luck_rows(c)
+    ]
+    head = ["Character", "Dice", "Checks", "Expected", "Successes", "At least as many"]
+    out = [_table(head, rows), '<div class="charts">' + luck_chart(r) + "</div>"]
+    banded = [
+        [c.name, b.band, f"{b.luck.expected:.2f}", str(b.luck.actual), b.luck.percent]
+        for c in r.luck
+        for b in c.bands
+    ]
+    if banded:
+        head = ["Character", "Band", "Expected", "Actual", "At least as many"]
+        out += ["<h3>By band</h3>", _table(head, banded)]
     return out
 
 
@@ -189,32 +219,7 @@ def html(r: Recap, name: str | None = None) -> str:
         ]
     for enc in r.encounters:
         out += _encounter(enc, charted)
-    out.append("<h2>Luck</h2>")
-    if r.luck:
-        rows = [
-            [
-                c.name,
-                source,
-                str(luck.checks),
-                f"{luck.expected:.2f}",
-                str(luck.actual),
-                luck.percent,
-            ]
-            for c in r.luck
-            for source, luck in luck_rows(c)
-        ]
-        head = ["Character", "Dice", "Checks", "Expected", "Successes", "At least as many"]
-        out += [_table(head, rows), '<div class="charts">' + luck_chart(r) + "</div>"]
-        banded = [
-            [c.name, b.band, f"{b.luck.expected:.2f}", str(b.luck.actual), b.luck.percent]
-            for c in r.luck
-            for b in c.bands
-        ]
-        if banded:
-            head = ["Character", "Band", "Expected", "Actual", "At least as many"]
-            out += ["<h3>By band</h3>", _table(head, banded)]
-    else:
-        out.append("<p>No check of known chance was rolled.</p>")
+    out += ["<h2>Luck</h2>", *_luck_html(r)]
     if r.revealed:
         out += ["<h2>Secrets revealed</h2>", _list(r.revealed)]
     if r.standing:

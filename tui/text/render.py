@@ -34,25 +34,39 @@ def describe(
         # it may name characters players have not met; the reveal says who they are
         known = {**event.get("names", {}), **(names or {})}
         return "GM reveals: " + describe(system, {"event": event["shown"]}, known)
-    if names:
-        event = {
-            k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
-            for k, v in event.items()
-        }
-    if lookup is not None and event.get("type") in ("table.undone", "table.redone"):
-        seqs = event.get("voids") or event.get("restores") or []
-        first = lookup(seqs[0]) if seqs else None
-        if first is not None:
-            event = {**event, "first": first}
+    event = _with_undone(_named(event, names), lookup)
+    text = _system_line(system, event)
+    return text if text is not None else _generic(event) or _fields(event)
+
+
+def _named(event: dict[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
+    """The event with the characters it names said by name, where the reader knows them."""
+    if not names:
+        return event
+    return {
+        k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
+        for k, v in event.items()
+    }
+
+
+def _with_undone(
+    event: dict[str, Any], lookup: Callable[[int], str | None] | None
+) -> dict[str, Any]:
+    """An undo or a redo with the line of the first record it voided or restored."""
+    if lookup is None or event.get("type") not in ("table.undone", "table.redone"):
+        return event
+    seqs = event.get("voids") or event.get("restores") or []
+    first = lookup(seqs[0]) if seqs else None
+    return event if first is None else {**event, "first": first}
+
+
+def _system_line(system: str, event: dict[str, Any]) -> str | None:
+    """The table's system's own line for the event, if it has one."""
     try:
-        sys = get_system(system)
+        found = get_system(system)
     except RuleError:
-        sys = None
-    if sys is not None:
-        text = sys.describe(event)
-        if text is not None:
-            return text
-    return _generic(event) or _fields(event)
+        return None
+    return found.describe(event)
 
 
 def _fields(event: dict[str, Any]) -> str:

@@ -1,0 +1,378 @@
+"""What every table screen shares: the App that shows a ``View`` of a table, follows it
+and runs its writes; the GM's, a player's and the replay's screens are kinds of it."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+
+from margin.core import RuleError
+from margin.core.authority import GM_SEAT, Seat
+from margin.core.commands import Command
+from margin.events import Record, StoreError
+from margin.tui.table.keys import data_dir
+from margin.tui.table.notices import per_table
+from margin.tui.table.reader import (
+    CharacterRow,
+    LiveTable,
+    View,
+)
+from margin.tui.text import render
+
+from . import commandline
+from .modals import (
+    HelpScreen,
+    RecordScreen,
+    RulesScreen,
+    help_keys,
+    key_name,
+)
+from .widgets import (
+    BriefLine,
+    ClockPanel,
+    CommandLine,
+    KeysFooter,
+    LogView,
+    PartyPanel,
+    key_pair,
+)
+
+#: How often a screen looks for records other processes committed.
+FOLLOW_INTERVAL = 0.02
+#: How often a waiting player's view looks whether the character is seated.
+SEAT_INTERVAL = 0.1
+#: seconds between two looks for what the table's host has to say
+NOTICE_INTERVAL = 0.5
+#: Replay speeds, records per second.
+SPEEDS = (1, 2, 5, 10, 25, 100)
+#: Columns below which a table screen is narrow (a phone): the log alone, the clock and
+#: one's own character in a line above it, the panels a key away.
+NARROW = 60
+#: the key that switches between the panels and the log alone, and what help says of it
+PANELS_HELP = "the log alone, or the clock and characters (narrow: instead of the log)"
+
+
+def default_table_path() -> Path:
+    """``$XDG_DATA_HOME/margin/default.margin``, else ``~/.local/share/margin/default.margin``."""
+    return data_dir() / "default.margin"
+
+
+def history_path(table: str | Path) -> Path:
+    """The command history of one table: in margin's data directory, never in the log."""
+    return per_table("history", table)
+
+
+class Failed(Exception):
+    """A command margin failed on (a bug): says whether its records were written."""
+
+
+def write(table: LiveTable, command: Command, seat: Seat = GM_SEAT) -> list[Record]:
+    """Decide and append ``command`` given from ``seat`` (in a worker); the records it wrote."""
+    before = table.projection.seq
+    try:
+        return table.execute(command, seat=seat)
+    except (RuleError, StoreError):
+        raise
+    except Exception as exc:  # a bug must not end the GM's session
+        appended = table.store.refresh() != before
+        raise Failed(
+            f"margin failed on that command ({type(exc).__name__}: {exc}); "
+            + ("its records were written: reopen the table" if appended else "nothing was written")
+        ) from None
+
+
+@dataclass
+class Paste:
+    """Pasted lines being run: the first refused one stops the rest."""
+
+    lines: list[str]
+    ran: int = 0
+
+
+@dataclass(frozen=True)
+class Step:
+    """A line or command waiting its turn: the GM's lines run one at a time, in order."""
+
+    text: str | None = None
+    command: Command | None = None
+    #: an undo to preview before it is confirmed
+    preview: bool = False
+    #: the command line a typed line came from
+    line: CommandLine | None = None
+    paste: Paste | None = None
+
+
+class TableApp(App[None]):
+    """The panels every screen shares: header, clock, party, log, message line.
+
+    The table is folded and written in worker threads, one job at a time
+    (``submit``): a job's answer comes back as a ``JobDone`` message and is
+    shown here, on the screen's own thread, which reads the table only
+    through its ``View`` (under the table's lock).
+    """
+
+    class JobDone(Message):
+        """A table job finished in its worker: what it returned, or what it raised."""
+
+        def __init__(self, result: Any, error: Exception | None) -> None:
+            super().__init__()
+            self.result = result
+            self.error = error
+
+    # from this folder, whichever module an App subclass is defined in (the host's sessions)
+    CSS_PATH = Path(__file__).with_name("margin.tcss")
+    TITLE = "margin"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
+    # Help lists every binding with a tooltip, the screen's widgets' too (HELP_WIDGETS): a key
+    # and what it does are written once, here. A pair of keys shares the first one's line.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f3", "read", "Read", show=False, tooltip="read the log's last record shown, in full"),
+        *key_pair(
+            "Shift+Up/Down", "scroll the characters",
+            ("shift+up", "party(-1)", "Party up"),
+            ("shift+down", "party(1)", "Party down"),
+        ),
+    ]  # fmt: skip
+    #: widgets whose keys help lists too (the one that has the keyboard)
+    HELP_WIDGETS: ClassVar[tuple[type[CommandLine | LogView], ...]] = ()
+    #: the party panel of a table nobody sits at
+    EMPTY = "nobody at the table yet"
+
+    def __init__(self, view: View, name: str) -> None:
+        super().__init__()
+        self.view = view
+        self.table_name = name
+        self.last_search = ""
+        #: what to do with the answer of the table job in flight (None: no job in flight)
+        self._then: Callable[[Any, Exception | None], None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a table job (a write, a catch-up fold) is in flight."""
+        return self._then is not None
+
+    def submit(
+        self, work: Callable[[], Any], then: Callable[[Any, Exception | None], None]
+    ) -> None:
+        """Run ``work`` in a worker thread, then ``then(result, error)`` here; one job at a time."""
+        assert self._then is None, "one table job at a time"
+        self._then = then
+        self.run_worker(
+            functools.partial(self._work, work), group="table", thread=True, exit_on_error=False
+        )
+
+    def _work(self, work: Callable[[], Any]) -> None:
+        try:
+            result, error = work(), None
+        except Exception as exc:
+            result, error = None, exc
+        self.post_message(self.JobDone(result, error))
+
+    @on(JobDone)
+    def job_done(self, message: JobDone) -> None:
+        then, self._then = self._then, None
+        assert then is not None
+        then(message.result, message.error)
+        self.idle()
+
+    def idle(self) -> None:
+        """No table job is in flight any more: start what waits for one to end."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="header")
+        yield BriefLine(id="brief")
+        with Horizontal(id="body"):
+            with Vertical(id="side"):
+                with VerticalScroll(id="clock-scroll", can_focus=False):
+                    yield ClockPanel(id="clock")
+                with VerticalScroll(id="party-scroll", can_focus=False):
+                    yield PartyPanel(id="party")
+            yield LogView(self.view, id="log")
+        yield from self.compose_bottom()
+        yield KeysFooter()
+
+    def compose_bottom(self) -> Iterable[Any]:
+        yield Static(id="message")
+
+    def on_mount(self) -> None:
+        self.fit()
+        self.redraw(follow=True)
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """A narrow screen's log numbers its rows only as wide as they need, and its footer
+        packs its keys and leaves the palette's key to help."""
+        narrow = self.size.width < NARROW
+        if not self.screen_stack:
+            return  # a terminal's first size comes before the screen
+        table = self.screen_stack[0]  # the table's screen, under any dialog
+        for footer in table.query(KeysFooter):
+            footer.compact = narrow
+            footer.show_command_palette = not narrow
+        for log in table.query(LogView):
+            if log.narrow != narrow:
+                log.narrow = narrow
+                log.reload()
+
+    def action_panels(self) -> None:
+        """Switch between the log alone and the panels (on a narrow screen, one or the other)."""
+        self.screen.toggle_class("-flip")
+
+    def header_text(self) -> Text:
+        state = self.view.state()
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {state.title or self.table_name}", style="bold")
+        text.append(f"  {self.view.system.title}  record {self.view.number}", style="dim")
+        return text
+
+    def redraw(self, follow: bool = False) -> None:
+        with self.view.table.lock:  # every panel from one moment of the table
+            self._redraw(follow)
+
+    def _redraw(self, follow: bool) -> None:
+        self._show("header", self.header_text(), self.query_one("#header", Static).update)
+        clock = self.view.clock()
+        self._show("clock", clock, self.query_one(ClockPanel).show)
+        current = [i for i, row in enumerate(clock.rows) if row.current] if clock else []
+        if current:
+            # Keep whoever acts in sight when the order is longer than its panel.
+            scroll = self.query_one("#clock-scroll", VerticalScroll)
+            self.call_after_refresh(scroll.scroll_to, y=max(0, current[0] - 1), animate=False)
+        characters, own = self.view.characters(), self.own()
+        self._show("party", (characters, own), self._show_party)
+        self._show("brief", (clock, characters, own), self.query_one(BriefLine).show)
+        self.query_one(LogView).reload(follow=follow)
+
+    def _show_party(self, party: tuple[list[CharacterRow], str | None]) -> None:
+        self.query_one(PartyPanel).show(party[0], party[1], self.EMPTY)
+
+    def _show(self, panel: str, content: Any, update: Any) -> None:
+        # An update lays the whole screen out again: skip panels that did not change
+        # (a screen that many players watch at once pays this on every record).
+        shown = self.__dict__.setdefault("_shown", {})
+        if panel not in shown or shown[panel] != content:
+            shown[panel] = content
+            update(content)
+
+    def own(self) -> str | None:
+        """The name of the character whose player watches (listed first), if any."""
+        char = self.view.state().characters.get(self.view.player or "")
+        return char.name if char else None
+
+    def say(self, message: str, error: bool = False) -> None:
+        if error:
+            message = commandline.typed_words(message, self.view.state())
+        self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
+
+    def follow(self) -> None:
+        """Fold what other processes appended, in a worker; one redraw for any number of records.
+
+        Whether anything was appended is asked here: the answer reads nothing (SQLite's
+        ``data_version``, notifications already on the socket), and a worker every
+        ``FOLLOW_INTERVAL`` would more than double what an idle screen costs.
+        """
+        if self.busy:
+            return
+        table = self.view.table
+        try:
+            changed = table.changed()
+        except StoreError as exc:
+            self.say(f"cannot read the table: {exc}", error=True)
+            return
+        if changed:
+            self.submit(table.catch_up, self.followed)
+
+    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
+        if isinstance(error, StoreError):
+            self.say(f"cannot read the table: {error}", error=True)
+        elif error is not None:
+            raise error
+        elif new:
+            self.redraw()
+
+    def action_read(self) -> None:
+        """Open the record at the foot of the log in full (Up and Down step from it)."""
+        log = self.query_one(LogView)
+        if self.view.log_len():
+            log.screen_lines()
+            self.push_screen(RecordScreen(self.view, log.lowest))
+
+    def action_party(self, step: int) -> None:
+        """Scroll the characters panel (two lines a step: a name and its status)."""
+        party = self.query_one("#party-scroll", VerticalScroll)
+        party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.help_keys(), self.help_commands()))
+
+    def help_keys(self) -> list[tuple[str, str]]:
+        """Every key help lists: the widgets' that have the keyboard, then this screen's."""
+        lines: list[tuple[str, str]] = []
+        for widget in self.HELP_WIDGETS:
+            lines += help_keys(widget.BINDINGS) + getattr(widget, "HELP_NOTES", [])
+        # margin's own classes, the shared keys first; Textual's keys are not margin's to list
+        own = [
+            binding
+            for cls in reversed(type(self).__mro__)
+            if cls.__module__.startswith("margin.")
+            for binding in cls.__dict__.get("BINDINGS", ())
+        ]
+        if self.ENABLE_COMMAND_PALETTE:
+            lines.append((key_name(self.COMMAND_PALETTE_BINDING), "command palette"))
+        return lines + help_keys(own)
+
+    def action_rules(self) -> None:
+        text = render.rules_text(self.view.system.id)
+        self.push_screen(RulesScreen(commandline.typed_words(text, self.view.state())))
+
+    def help_commands(self) -> list[str | tuple[str, str]]:
+        return []
+
+    def search(self, text: str, before: int) -> int | None:
+        """``text`` sought in the log before position ``before`` (the match's position), or
+        ``@NAME`` (``@`` alone: everyone) to list only one character's records."""
+        text = text.strip()
+        if text.startswith("@"):
+            try:
+                name = self.view.set_only(text[1:].strip() or None)
+            except RuleError as exc:
+                self.say(str(exc), error=True)
+                return None
+            self.redraw(follow=True)
+            self.say(
+                f"the log lists only {name}'s records (/@ lists all)"
+                if name
+                else "the log lists every record"
+            )
+            return None
+        text = text or self.last_search
+        if not text:
+            self.say("type /TEXT to find it in the log, /@NAME for one character's records")
+            return None
+        self.last_search = text
+        found = self.view.search(text, before)
+        if found is None:
+            self.say(f"/{text}: not in the log", error=True)
+            return None
+        row = self.view.rows(found, found + 1) if self.view.at is None else []
+        number = row[0].number if row else ""
+        self.say(
+            f"/{text}: found at #{number} (/ alone finds the one before)"
+            if number
+            else f"/{text}: found"
+        )
+        return found
