@@ -16,6 +16,7 @@ table" exactly as a name nobody has.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -157,7 +158,9 @@ def given(command: Command) -> dict[str, Any]:
     }
 
 
+@functools.cache
 def _defaults(kind: type[Command]) -> dict[str, Any]:
+    """Each field's default (a type's fields never change, so they are read once)."""
     info = msgspec.structs.fields(kind)
     return {
         f.name: (f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default)

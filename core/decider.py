@@ -131,7 +131,9 @@ def _as_player(
     if permit.route == "request":
         asked = Requested(seat=cid, asked=given(command))
         return [Draft(asked, visibility=Visibility(to=cid), author=permit.author)]
-    return [replace(d, author=permit.author) for d in drafts]
+    # drafts fresh from the rules carry no dice yet (``decide_committed`` adds them after)
+    author = permit.author
+    return [Draft(d.event, cause=d.cause, visibility=d.visibility, author=author) for d in drafts]
 
 
 class _Trial:
