@@ -1,17 +1,8 @@
 """``margin host``: a table served to its seats over SSH and, with ``--web``, over HTTP.
 
-Every session is a process of its own (``python -m margin.tui.host.session TABLE SEAT``)
-with an argument list and an environment built here: the seat comes from the
-key (SSH) or the link (web), never from what a client asks for. A client's
-command, subsystem (sftp, scp), environment variables, port, agent and X11
-forwarding reach nothing. SSH sessions run on a pseudo-terminal that follows
-the client's window; web sessions speak textual-serve's protocol to the
-browser.
-
-Each session runs in a process group of its own, which is what is ended when
-its connection ends (asked, then killed): nothing a session does outlives its
-client. ``Limits`` bounds what clients may have: sessions a seat, channels a
-connection, sessions in all, terminal size, and memory a session.
+``Host`` listens by both doors (``ssh.py``, ``web.py``), counts every session either
+door starts against ``Limits``, ends those that hold too much memory, and ends them all
+when it stops.
 """
 
 from __future__ import annotations
