@@ -113,6 +113,9 @@ def _as_player(
     command: Command, state: TableState, dice: Dice, history: History, seat: Seat
 ) -> list[Draft]:
     """The drafts of a player's command, each naming the seat as its author."""
+    if isinstance(command, RollDice) and command.actor.lower() == GM:
+        # a player's free roll is their own character's
+        command = msgspec.structs.replace(command, actor=seat.name)
     permit = authorize(seat, command, state)
     cid = permit.character or GM
     try:

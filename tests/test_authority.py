@@ -187,7 +187,7 @@ def test_trust_applies_at_once_and_off_refuses_every_player_command() -> None:
         ({"type": "accept", "request": 1}, "'accept' is the GM's command"),
         ({"type": "check", "character": "Kael", "skill": "athletics", "secret_tn": True},
          "secret_tn: that is the GM's to set"),
-        ({"type": "roll", "dice": "2d6", "actor": "gm"}, "their own character"),
+        ({"type": "roll", "dice": "2d6", "actor": "Moreau"}, "their own character"),
         ({"type": "roll", "dice": "2d6", "actor": "Kael", "secret": True}, "GM's to set"),
         ({"type": "attack", "character": "Kael", "target": "Nobody", "tn": 10},
          "'Nobody' is not at the table"),
@@ -283,3 +283,9 @@ def test_a_whisper_reaches_its_one_player_and_the_gm() -> None:
     log.do(type="add-character", name="Zyxquil", hidden=True, sheet={})
     with pytest.raises(RuleError, match="Zyxquil has no player"):
         log.do(type="whisper", to="Zyxquil", text="you are seen")
+
+
+def test_a_players_free_roll_is_their_own_characters() -> None:
+    log = edge(players="trust")
+    [rolled] = log.do(KAEL, type="roll", dice="2d6")
+    assert rolled.event.actor == KAEL

@@ -101,6 +101,41 @@ def test_player_sees_their_view_and_new_records_live(site):
     assert "Kael connected over ssh" in site["host"].output()
 
 
+def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
+    kael = join(site, "Kael")
+    kael.wait_for("watching as Kael")
+    # a key typed while the view is still being drawn may come before its bindings
+    for _ in range(50):
+        kael.type(":")
+        try:
+            kael.wait_for("Enter gives it from your seat", timeout=0.5)
+            break
+        except AssertionError:
+            continue
+    kael.submit("say the cliff path is ours", "done: say the cliff path is ours")
+    kael.submit("roll 2d6 for the climb", "asked the GM (request #")
+    gm = join(site, "gm", name="gm-rules")
+    gm.wait_for("F5 accepts the first")
+    gm.key("F5")
+    gm.wait_for("GM accepts Kael's request")
+    kael.wait_for("GM accepts Kael's request")
+    table = Table.open(site["table"], readonly=True)
+    try:
+        said, asked, rolled, ruled = list(table.store.records())[-4:]
+    finally:
+        table.close()
+    fingerprint = asked.author.removeprefix("kael (ssh ").removesuffix(")")
+    assert fingerprint.startswith("SHA256:")
+    assert said.author == asked.author == rolled.author == f"kael (ssh {fingerprint})"
+    assert (type(asked.event).__name__, rolled.event.reason, ruled.author) == (
+        "Requested",
+        "the climb",
+        "gm",
+    )
+    # a key's session cannot give another seat's command: the core refuses it in one line
+    kael.submit("roll 2d6 as Zed", "Kael: roll actor: a player commands their own character")
+
+
 def test_session_follows_its_terminal_size(site):
     kael = join(site, "Kael", name="kael-resize", size=(100, 30))
     kael.wait_for("watching as Kael")

@@ -130,6 +130,7 @@ class WatchApp(TableApp):
             self.say(LINE_SAYS["off"], error=True)
             return
         line.focus()
+        self.say("your command: Enter gives it from your seat (help lists the commands)")
 
     @on(Input.Changed, "CommandLine")
     def show_odds(self, event: Input.Changed) -> None:
