@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import Character, TableState
 from ..base import Clock, ClockRow, Command, Odds, describer
-from ..shared_face import if_given
+from ..shared_face import if_given, plus
 from . import rules
 from .commands import Check
 from .decide import next_up, plan_check, turn_order
@@ -185,7 +185,7 @@ def _line_encounter_started(e: dict[str, Any]) -> str:
 
 def _line_joined(e: dict[str, Any]) -> str:
     return (
-        f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = "
+        f"{e.get('character')} joins: initiative {e.get('faces')} {plus(e.get('bonus'))} = "
         f"{e.get('initiative')}{_assumed(e)}"
     )
 
