@@ -115,7 +115,7 @@ class Host:
     def output(self) -> str:
         return "\n".join(self.lines)
 
-    def wait_line(self, text: str, timeout: float = 20) -> str:
+    def wait_line(self, text: str, timeout: float = 60) -> str:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             for line in self.lines:
@@ -132,7 +132,7 @@ class Host:
             pid for pid in children(self.proc.pid) if b"margin.tui.host.session" in cmdline(pid)
         ]
 
-    def wait_sessions(self, count: int, timeout: float = 20) -> list[int]:
+    def wait_sessions(self, count: int, timeout: float = 60) -> list[int]:
         """The host's sessions once there are ``count`` of them."""
         end = time.monotonic() + timeout
         while len(found := self.sessions()) != count:

@@ -296,8 +296,11 @@ def test_sixteen_writers_on_a_busy_machine_wait_their_turn(table_name: str) -> N
     for each in replies:
         for before, reply in itertools.pairwise(each):
             if "error" in reply.said:
-                # refused only once the writer had waited its whole bound for that line
-                assert reply.came - before.came >= WRITE_WAIT, reply
+                # refused only once the writer had waited its whole bound for that line; the
+                # reader threads stamp replies as they get to them, so a reply read late
+                # shortens the interval they see by that lag (a second at most, on a loaded
+                # machine), never lengthens it
+                assert reply.came - before.came >= WRITE_WAIT - 1.0, reply
 
 
 def test_sixteen_writers_whose_backends_are_terminated_lose_nothing(

@@ -172,12 +172,7 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
         return Parsed(command=parse_command(state.system, text))
     head, _, rest = text.partition(" ")
     if head.lower() == "alias":
-        # a macro's line is kept as typed, '= faces' and all
-        data = GENERIC.parse(["alias", rest], state)
-        assert data is not None
-        if data["name"].lower() in _command_words_only(state):
-            raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
-        return Parsed(command=convert_command(state.system, data))
+        return Parsed(command=_alias(rest, state))
     if head.lower() == "amend":
         return Parsed(command=_amend(rest, state, sheets))
     text = expand_alias(text, state)
@@ -206,6 +201,15 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
             )
         found["faces"] = faces
     return Parsed(command=convert_command(state.system, found))
+
+
+def _alias(rest: str, state: TableState) -> Command:
+    """``alias NAME LINE``: a macro, its line kept as typed, '= faces' and all."""
+    data = GENERIC.parse(["alias", rest], state)
+    assert data is not None
+    if data["name"].lower() in _command_words_only(state):
+        raise RuleError(f"alias: {data['name']!r} is a command; give the macro another name")
+    return convert_command(state.system, data)
 
 
 def _amend(rest: str, state: TableState, sheets: SheetReader | None) -> Command:
