@@ -54,6 +54,29 @@ if TYPE_CHECKING:
 QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
 
 
+def plain(value: object) -> str:
+    """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
+    record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return sep.join(plain(v) for v in value)
+    if isinstance(value, dict):
+        head = next((str(value[k]) for k in ("name", "severity", "kind") if value.get(k)), "")
+        rest = ", ".join(
+            f"{'record' if k == 'seq' else k.replace('_', ' ')} {plain(v)}"
+            for k, v in value.items()
+            if v not in (None, "", [], {}, False, 0) and not (head and str(v) == head)
+        )
+        if head:
+            return f"{head} ({rest})" if rest else head
+        return rest or "none"
+    return str(value)
+
+
 class UsageError(Exception):
     """Bad arguments; printed as one line."""
 
@@ -268,7 +291,7 @@ def cmd_state(args: argparse.Namespace) -> int:
                 for k, v in {**char, **lines(state.characters[cid])}.items()
                 if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
             }
-            bits = " ".join(f"{k}={v}" for k, v in extra.items())
+            bits = " ".join(f"{k}={plain(v)}" for k, v in extra.items())
             print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
     return 0
 
