@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import getpass
 import io
 import json
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -645,9 +647,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------
 
 
+#: argparse's refusal of a word not among the choices (a command, a --system)
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def _did_you_mean(message: str) -> str:
+    """argparse's refusal of an unknown choice, with the nearest valid one when there is one."""
+    found = _INVALID_CHOICE.search(message)
+    if found is None:
+        return message
+    near = difflib.get_close_matches(found[1], re.findall(r"'([^']*)'", found[2]), n=1)
+    return f"{message}; did you mean '{near[0]}'?" if near else message
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        _fail(f"{message} (see margin --help)", 2)
+        _fail(f"{_did_you_mean(message)} (see margin --help)", 2)
 
 
 def build_parser() -> argparse.ArgumentParser:
