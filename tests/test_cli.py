@@ -359,3 +359,14 @@ def test_a_mistyped_command_names_the_nearest(tmp_path) -> None:
     code, out, err = run_margin("zzzz")
     assert code == 2
     assert "did you mean" not in err
+
+
+def test_playing_a_missing_table_says_how_to_make_one(tmp_path) -> None:
+    path = str(tmp_path / "nosuch.margin")
+    code, out, err = run_margin("play", path)
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1
+    assert "no such table" in err
+    assert f"margin new {path} --system ID" in err
+    assert f"margin demo {path}" in err
+    assert not (tmp_path / "nosuch.margin").exists()

@@ -493,6 +493,12 @@ def _need_terminal(command: str) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.path and not is_url(args.path) and not table_exists(args.path):
+        raise UsageError(
+            f"{display_name(args.path)}: no such table; make one with "
+            f"'margin new {args.path} --system ID' (ID one of {', '.join(SYSTEMS)}) "
+            f"or 'margin demo {args.path}'"
+        )
     _need_terminal("play")
     from margin.tui.screens.app import play
 
