@@ -238,12 +238,22 @@ describe = describer(
 # -- status and clock ---------------------------------------------------------
 
 
+def _health_left(char: EdgeCharacter) -> str:
+    """Health left of the sheet's; damage beyond it (a character may live on past 0, each
+    hit's injury judged alone) is said apart rather than as a negative Health."""
+    top = health(char)
+    left = top - char.damage
+    if left >= 0:
+        return f"Health {left}/{top}"
+    return f"Health 0/{top} ({-left} damage past 0)"
+
+
 def status(char: Any, state: TableState) -> list[str]:
     if not isinstance(char, EdgeCharacter):
         return []
     out = [
         f"Edge {char.edge}/{edge_max(char)}",
-        f"Health {health(char) - char.damage}/{health(char)}",
+        _health_left(char),
     ]
     if char.stun:
         out.append(f"stun {char.stun}")
