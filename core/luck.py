@@ -38,6 +38,15 @@ class Distribution:
             return 1.0
         return min(1.0, math.fsum(self.weights[start:]))
 
+    def at_most(self, k: int) -> float:
+        """P(successes <= k)."""
+        end = k - self.offset + 1
+        if end <= 0:
+            return 0.0
+        if end >= len(self.weights):
+            return 1.0
+        return min(1.0, math.fsum(self.weights[:end]))
+
 
 def _binomial(n: int, p: float) -> Distribution:
     if p <= 0.0:
@@ -91,17 +100,36 @@ class Luck:
     actual: int
     #: the probability of at least ``actual`` successes
     at_least: float
+    #: the probability of at most ``actual`` successes
+    at_most: float = 1.0
+
+    @property
+    def unlucky(self) -> bool:
+        """Fewer successes than expected: the tail to ask about is "as few or fewer"."""
+        return self.actual < self.expected
+
+    @property
+    def tail(self) -> str:
+        """Which tail ``chance`` is: "at least as many" or, for bad luck, "at most as many"."""
+        return "at most as many" if self.unlucky else "at least as many"
+
+    @property
+    def chance(self) -> float:
+        """The probability of a result this far from expected, in the direction of the luck."""
+        return self.at_most if self.unlucky else self.at_least
 
     @property
     def percent(self) -> str:
-        """``at_least`` as a percentage to read ("12.3%", "<0.1%")."""
-        return percent(self.at_least)
+        """``chance`` as a percentage to read ("12.3%", "<0.1%")."""
+        return percent(self.chance)
 
 
 def luck(chances: Sequence[Chance], actual: int) -> Luck:
-    """Expected vs actual successes and how likely doing at least as well was."""
+    """Expected vs actual successes, and how likely a result this far from expected was
+    (at least as many successes, or for bad luck at most as many)."""
     expected = math.fsum(float(p) for p in chances)
-    return Luck(len(chances), expected, actual, successes(chances).at_least(actual))
+    dist = successes(chances)
+    return Luck(len(chances), expected, actual, dist.at_least(actual), dist.at_most(actual))
 
 
 def percent(p: float) -> str:

@@ -316,6 +316,21 @@ def _check(
         c.by_name.setdefault(name, []).append(line)
         if fact.bands is not None:
             c.bands.setdefault(name, []).append((fact.bands, fact.band))
+        else:
+            # a check of known chance but no band odds (an opposed roll, an attack) still
+            # counts in the bands, as won or lost, so they add up to the totals
+            won, lost = _UNBANDED["attack" if fact.attack else "opposed" if fact.target else ""]
+            odds = {won: fact.chance, lost: 1 - fact.chance}
+            c.bands.setdefault(name, []).append((odds, won if fact.success else lost))
+
+
+#: the bands of a check whose rules give no bands: by kind of check, (won, lost)
+_UNBANDED = {
+    "attack": ("attack hit", "attack missed"),
+    "opposed": ("won opposed", "lost opposed"),
+    "": ("succeeded", "failed"),
+}
+_UNBANDED_NAMES = {band for pair in _UNBANDED.values() for band in pair}
 
 
 def _damage(
@@ -403,7 +418,8 @@ def _character_luck(
         if subset:
             sources.append((source, _luck(subset)))
     per_band = []
-    if banded:
+    # bands only where the rules gave some: won or lost alone says no more than the totals
+    if any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
         order = dict.fromkeys(band for odds, _ in banded for band in odds)
         for band in order:
             chances = [odds.get(band, Fraction(0)) for odds, _ in banded]

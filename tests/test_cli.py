@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MARGIN, add_character, margin_do, tamper
+from support import MARGIN, add_character, margin_do, run_margin, tamper
 from support import run_margin as run
 
 from margin.events import open_store
@@ -347,3 +347,26 @@ def test_a_table_whose_file_name_is_not_utf8_is_named_without_a_traceback(tmp_pa
     # records and screens name it as text; the bytes that are not UTF-8 shown as U+FFFD
     assert "f\ufffdight.margin" in run("log", follow)[1]
     assert history_path(table).name.startswith("f\udcffight-")
+
+
+def test_a_mistyped_command_names_the_nearest(tmp_path) -> None:
+    code, out, err = run_margin("plya", str(tmp_path / "t.margin"))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "invalid choice: 'plya'" in err
+    assert "did you mean 'play'?" in err
+    # a word near none is refused without a guess
+    code, out, err = run_margin("zzzz")
+    assert code == 2
+    assert "did you mean" not in err
+
+
+def test_playing_a_missing_table_says_how_to_make_one(tmp_path) -> None:
+    path = str(tmp_path / "nosuch.margin")
+    code, out, err = run_margin("play", path)
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1
+    assert "no such table" in err
+    assert f"margin new {path} --system ID" in err
+    assert f"margin demo {path}" in err
+    assert not (tmp_path / "nosuch.margin").exists()

@@ -206,6 +206,18 @@ def test_status_and_clock(demo: Table) -> None:
     assert current[0].note.startswith("major move minor")
 
 
+def test_damage_past_health_is_said_apart(demo: Table) -> None:
+    import msgspec
+
+    guard = demo.state.characters["guard"]
+    # alive and conscious with 51 damage against Health 30: no negative Health
+    hurt = msgspec.structs.replace(guard, damage=51)
+    status = SYSTEM.status(hurt, demo.state)
+    assert "Health 0/30 (21 damage past 0)" in status
+    assert not any(s.startswith("Health -") for s in status)
+    assert "Health 0/30" in SYSTEM.status(msgspec.structs.replace(guard, damage=30), demo.state)
+
+
 def test_odds_before_rolling(demo: Table) -> None:
     assert SYSTEM.odds is not None
     climb = convert_command(

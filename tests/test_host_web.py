@@ -33,6 +33,8 @@ from hosting import (
 from support import CHROMIUM_FLAGS, chromium
 
 from margin.core.commands import AddCharacter, Note, RollDice
+from margin.tui.host.web import link_door
+from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -122,6 +124,28 @@ def test_a_players_link_shows_their_view_live_and_no_secret(site, browser):
     kael.page.screenshot(path=str(site["dir"] / "kael.png"))
     kael.page.close()
     site["host"].wait_line("Kael left (web")
+
+
+def test_a_player_says_from_their_link_and_the_record_names_the_link(site, browser):
+    kael = Seat(browser, site["host"].web["Kael"])
+    kael.wait_for("watching as Kael")
+    kael.wait_for("the GM rules on it")
+    kael.page.mouse.click(300, 300)
+    kael.page.keyboard.press(":")
+    kael.wait_for("Enter gives it")
+    kael.page.keyboard.type("say hello from the browser")
+    kael.page.keyboard.press("Enter")
+    kael.wait_for("Kael says: hello from the browser")
+    table = Table.open(site["table"], readonly=True)
+    try:
+        said = list(table.store.records())[-1]
+    finally:
+        table.close()
+    token = site["host"].web["Kael"].rsplit("/", 1)[1]
+    assert said.event.text == "hello from the browser"
+    assert said.author == f"kael ({link_door(token)})"
+    assert token not in said.author
+    kael.page.close()
 
 
 def test_the_gm_link_shows_the_table_screen(site, browser):

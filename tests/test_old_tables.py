@@ -93,7 +93,7 @@ def _as_then(state: dict[str, Any]) -> dict[str, Any]:
     ("system", "line"),
     [
         ("d100-under", "  Kael last=BR 22/35 success (wins)"),
-        ("2d6-effect", "  Mira assists={} last=Broker 8 (Effect +0, success)"),
+        ("2d6-effect", "  Mira assists=none last=Broker 8 (Effect +0, success)"),
     ],
 )
 def test_the_state_says_a_last_check_as_the_status_line_does(
@@ -103,3 +103,23 @@ def test_the_state_says_a_last_check_as_the_status_line_does(
     assert code == 0, err
     assert line in out.splitlines()
     assert "last={" not in out
+
+
+@pytest.mark.parametrize(
+    ("system", "line"),
+    [
+        (
+            "d100-chance",
+            "  Marn hp=8 effects=burning (stacks 4, turns 6, source vex, applied 13) "
+            "position=10, 0 side=none",
+        ),
+        ("2d10-edge", "injuries=serious (record 17, points 14) pending=none urgent_care=no"),
+    ],
+)
+def test_the_state_says_its_values_in_words(system: str, line: str, tmp_path: Path) -> None:
+    code, out, err = run_margin("state", _kept_copy(system, tmp_path))
+    assert code == 0, err
+    assert line in out
+    # no Python repr of a list, a record or a missing value
+    for repr_ in ("[{", "{'", "=[]", "=None", "=True", "=False"):
+        assert repr_ not in out

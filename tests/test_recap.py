@@ -71,6 +71,43 @@ def test_many_checks_of_one_chance_are_a_binomial() -> None:
     assert luck([1.0, 1.0, 0.0, 0.5], 3).at_least == pytest.approx(0.5)
 
 
+def test_bad_luck_is_the_chance_of_as_few_or_fewer() -> None:
+    # same chances as above: P(X <= 0) = 0.3, P(X <= 1) = 0.775
+    dist = successes([0.5, 0.25, 0.2])
+    assert dist.at_most(-1) == 0.0
+    assert dist.at_most(0) == pytest.approx(0.3)
+    assert dist.at_most(1) == pytest.approx(0.775)
+    assert dist.at_most(3) == 1.0
+    # expected 0.95, one success: the luck is good, and asked as at least as many
+    good = luck([0.5, 0.25, 0.2], 1)
+    assert (good.tail, good.chance) == ("at least as many", pytest.approx(0.7))
+    # ten 90% checks, three successes: bad luck, asked as at most as many
+    bad = luck([0.9] * 10, 3)
+    assert bad.tail == "at most as many"
+    assert bad.chance == pytest.approx(bad.at_most)
+    assert bad.at_most < 0.001 < 0.999 < bad.at_least
+    assert bad.percent == "<0.1%"
+
+
+def test_opposed_checks_count_in_the_bands(tmp_path: Path) -> None:
+    table = build_demo(tmp_path / "demo.margin", "d100-under")
+    r = build(_gm_view(table))
+    table.close()
+    for c in r.luck:
+        if not c.bands:
+            continue
+        # every check of known chance falls in exactly one band
+        assert sum(b.luck.actual for b in c.bands) == c.overall.checks
+        assert sum(b.luck.expected for b in c.bands) == pytest.approx(c.overall.checks)
+    bands = {b.band for b in _luck(r, "Kael").bands}
+    assert {"won opposed", "lost opposed"} <= bands
+    # the kept 2d6-effect table: Vex expected 2.11 successes and got 1
+    kept = tmp_path / "effect.margin"
+    kept.write_bytes((Path(__file__).parent / "tables" / "2d6-effect.margin").read_bytes())
+    text = run_margin("luck", str(kept)).out
+    assert "actual   ████████                       1   chance of at most as many: 17.7%" in text
+
+
 # -- 2d10-edge ------------------------------------------------------------------
 
 

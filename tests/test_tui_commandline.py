@@ -64,6 +64,9 @@ def test_typed_faces_reach_a_system_check(table):
         ("roll 1d6 = x", "'x' is not a number"),
         # an unknown word lists the commands
         ("fly away", "'fly' is not a command; commands: roll, note"),
+        # a typo names the nearest command
+        ("opossed kael BR", r"'opossed' is not a command \(did you mean 'opposed'\?\); commands"),
+        ("chek kael BR", r"'chek' is not a command \(did you mean 'check'\?\)"),
         ("set crit_reading sideways", "option"),
     ],
 )
@@ -218,3 +221,14 @@ def test_undo_takes_a_record_number_or_a_command_id(table):
 
     assert parse("undo 3", table).command == Undo(record=3)
     assert parse("undo 1a2b3c4d5e6f", table).command == Undo(command="1a2b3c4d5e6f")
+
+
+def test_a_mistyped_attack_names_the_attack(tmp_path):
+    t = Table.create(tmp_path / "c.margin", "d100-chance", title="words")
+    try:
+        with pytest.raises(
+            RuleError, match=r"'atack' is not a command \(did you mean 'attack'\?\)"
+        ):
+            parse("atack rook", t)
+    finally:
+        t.close()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import getpass
 import io
 import json
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -52,6 +54,29 @@ if TYPE_CHECKING:
 
 #: fields every character has, said in ``margin state`` only when they hold something
 QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
+
+
+def plain(value: object) -> str:
+    """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
+    record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
+    if value is None or value == "" or value == [] or value == {}:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return sep.join(plain(v) for v in value)
+    if isinstance(value, dict):
+        head = next((str(value[k]) for k in ("name", "severity", "kind") if value.get(k)), "")
+        rest = ", ".join(
+            f"{'record' if k == 'seq' else k.replace('_', ' ')} {plain(v)}"
+            for k, v in value.items()
+            if v not in (None, "", [], {}, False, 0) and not (head and str(v) == head)
+        )
+        if head:
+            return f"{head} ({rest})" if rest else head
+        return rest or "none"
+    return str(value)
 
 
 class UsageError(Exception):
@@ -268,7 +293,7 @@ def cmd_state(args: argparse.Namespace) -> int:
                 for k, v in {**char, **lines(state.characters[cid])}.items()
                 if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
             }
-            bits = " ".join(f"{k}={v}" for k, v in extra.items())
+            bits = " ".join(f"{k}={plain(v)}" for k, v in extra.items())
             print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
     return 0
 
@@ -468,6 +493,12 @@ def _need_terminal(command: str) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.path and not is_url(args.path) and not table_exists(args.path):
+        raise UsageError(
+            f"{display_name(args.path)}: no such table; make one with "
+            f"'margin new {args.path} --system ID' (ID one of {', '.join(SYSTEMS)}) "
+            f"or 'margin demo {args.path}'"
+        )
     _need_terminal("play")
     from margin.tui.screens.app import play
 
@@ -622,9 +653,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # -- parser -----------------------------------------------------------------
 
 
+#: argparse's refusal of a word not among the choices (a command, a --system)
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def _did_you_mean(message: str) -> str:
+    """argparse's refusal of an unknown choice, with the nearest valid one when there is one."""
+    found = _INVALID_CHOICE.search(message)
+    if found is None:
+        return message
+    near = difflib.get_close_matches(found[1], re.findall(r"'([^']*)'", found[2]), n=1)
+    return f"{message}; did you mean '{near[0]}'?" if near else message
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        _fail(f"{message} (see margin --help)", 2)
+        _fail(f"{_did_you_mean(message)} (see margin --help)", 2)
 
 
 def build_parser() -> argparse.ArgumentParser:

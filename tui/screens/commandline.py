@@ -12,6 +12,7 @@ rule: a line becomes a command, and the core decides it.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -190,9 +191,10 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
     if found is None:
         found = _system_forms(words, faces, state)
     if found is None:
-        raise RuleError(
-            f"{words[0]!r} is not a command; commands: {', '.join(command_words(state))}"
-        )
+        known = command_words(state)
+        near = difflib.get_close_matches(head, known, n=1)
+        mean = f" (did you mean {near[0]!r}?)" if near else ""
+        raise RuleError(f"{words[0]!r} is not a command{mean}; commands: {', '.join(known)}")
     if faces is not None:
         if not _accepts_faces(state.system, str(found.get("type"))):
             raise RuleError(

@@ -125,7 +125,7 @@ def luck_table(r: Recap) -> list[str]:
     if not r.luck:
         return ["No check of known chance was rolled."]
     out = [
-        "| Character | Dice | Checks | Expected successes | Successes | Chance of at least as many |",
+        "| Character | Dice | Checks | Expected successes | Successes | Chance of a result this far out |",
         "|---|---|---:|---:|---:|---:|",
     ]
     for c in r.luck:
@@ -134,14 +134,14 @@ def luck_table(r: Recap) -> list[str]:
     if banded:
         out += [
             "",
-            "| Character | Band | Expected | Actual | Chance of at least as many |",
+            "| Character | Band | Expected | Actual | Chance of a result this far out |",
             "|---|---|---:|---:|---:|",
         ]
         for c in banded:
             for b in c.bands:
                 out.append(
                     f"| {c.name} | {b.band} | {b.luck.expected:.2f} | {b.luck.actual} "
-                    f"| {b.luck.percent} |"
+                    f"| {b.luck.tail}: {b.luck.percent} |"
                 )
     return out
 
@@ -156,7 +156,7 @@ def luck_rows(c: CharacterLuck) -> list[tuple[str, Luck]]:
 def _luck_row(name: str, source: str, luck: Luck) -> str:
     return (
         f"| {name} | {source} | {luck.checks} | {luck.expected:.2f} | {luck.actual} "
-        f"| {luck.percent} |"
+        f"| {luck.tail}: {luck.percent} |"
     )
 
 
@@ -216,12 +216,12 @@ def luck_text(r: Recap, name: str | None = None, checks: bool = False) -> str:
             )
             out.append(
                 f"{'':{width}}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"
-                f"   chance of at least as many: {luck.percent}"
+                f"   chance of {luck.tail}: {luck.percent}"
             )
         for b in c.bands:
             out.append(
                 f"{'':{width}}    {b.band:<22} expected {b.luck.expected:6.2f}  actual "
-                f"{b.luck.actual:4d}  at least as many: {b.luck.percent}"
+                f"{b.luck.actual:4d}  {b.luck.tail}: {b.luck.percent}"
             )
         out.append("")
     out += fairness_lines(r)

@@ -180,20 +180,33 @@ def _luck_html(r: Recap) -> list[str]:
             str(luck.checks),
             f"{luck.expected:.2f}",
             str(luck.actual),
-            luck.percent,
+            f"{luck.tail}: {luck.percent}",
         ]
         for c in r.luck
         for source, luck in luck_rows(c)
     ]
-    head = ["Character", "Dice", "Checks", "Expected", "Successes", "At least as many"]
+    head = [
+        "Character",
+        "Dice",
+        "Checks",
+        "Expected",
+        "Successes",
+        "Chance of a result this far out",
+    ]
     out = [_table(head, rows), '<div class="charts">' + luck_chart(r) + "</div>"]
     banded = [
-        [c.name, b.band, f"{b.luck.expected:.2f}", str(b.luck.actual), b.luck.percent]
+        [
+            c.name,
+            b.band,
+            f"{b.luck.expected:.2f}",
+            str(b.luck.actual),
+            f"{b.luck.tail}: {b.luck.percent}",
+        ]
         for c in r.luck
         for b in c.bands
     ]
     if banded:
-        head = ["Character", "Band", "Expected", "Actual", "At least as many"]
+        head = ["Character", "Band", "Expected", "Actual", "Chance of a result this far out"]
         out += ["<h3>By band</h3>", _table(head, banded)]
     return out
 

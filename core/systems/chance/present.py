@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
 from ..base import Clock, ClockRow, Command, Odds, describer
-from ..shared_face import if_given
+from ..shared_face import if_given, sums
 from . import rules
 from .commands import Attack, Check
 from .decide import attack_gates, aware_of, next_actor, plan_check
@@ -95,7 +95,7 @@ def _attack_line(e: dict[str, Any]) -> str:
     shield = if_given(e, "absorbed", ", shield absorbs {}")
     line = f"{head}:{crit} hit{vitals} ({e['location']}) for {e['damage']}{shield}"
     if e.get("steps"):
-        line += " | " + "; ".join(f"{s[0]} {s[1]}" for s in e["steps"])
+        line += " | " + "; ".join(f"{s[0]} {sums(s[1])}" for s in e["steps"])
     return line
 
 

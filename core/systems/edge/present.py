@@ -7,7 +7,7 @@ from typing import Any
 from ...errors import RuleError
 from ...state import Character, TableState
 from ..base import Clock, ClockRow, Command, Odds, describer
-from ..shared_face import if_given
+from ..shared_face import if_given, plus
 from . import rules
 from .commands import Check
 from .decide import next_up, plan_check, turn_order
@@ -185,7 +185,7 @@ def _line_encounter_started(e: dict[str, Any]) -> str:
 
 def _line_joined(e: dict[str, Any]) -> str:
     return (
-        f"{e.get('character')} joins: initiative {e.get('faces')} + {e.get('bonus')} = "
+        f"{e.get('character')} joins: initiative {e.get('faces')} {plus(e.get('bonus'))} = "
         f"{e.get('initiative')}{_assumed(e)}"
     )
 
@@ -238,12 +238,22 @@ describe = describer(
 # -- status and clock ---------------------------------------------------------
 
 
+def _health_left(char: EdgeCharacter) -> str:
+    """Health left of the sheet's; damage beyond it (a character may live on past 0, each
+    hit's injury judged alone) is said apart rather than as a negative Health."""
+    top = health(char)
+    left = top - char.damage
+    if left >= 0:
+        return f"Health {left}/{top}"
+    return f"Health 0/{top} ({-left} damage past 0)"
+
+
 def status(char: Any, state: TableState) -> list[str]:
     if not isinstance(char, EdgeCharacter):
         return []
     out = [
         f"Edge {char.edge}/{edge_max(char)}",
-        f"Health {health(char) - char.damage}/{health(char)}",
+        _health_left(char),
     ]
     if char.stun:
         out.append(f"stun {char.stun}")
