@@ -101,9 +101,14 @@ class Host:
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
-        self.wait_line("hosting ")
-        found = re.search(r"ssh join: ssh -t -p (\d+)", self.output())
-        assert found, self.output()
+        try:
+            self.wait_line("hosting ")
+            found = re.search(r"ssh join: ssh -t -p (\d+)", self.output())
+            assert found, self.output()
+        except BaseException:
+            # a host that never came up is ended here: no fixture is left to stop it
+            self.stop()
+            raise
         self.port = int(found.group(1))
         self.web = dict(re.findall(r"^web (\S+) (\S+)$", self.output(), re.MULTILINE))
 
@@ -115,10 +120,11 @@ class Host:
     def output(self) -> str:
         return "\n".join(self.lines)
 
-    def wait_line(self, text: str, timeout: float = 60) -> str:
+    def wait_line(self, text: str, timeout: float = 60, since: int = 0) -> str:
+        """The first line holding ``text`` among those from line ``since`` on."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            for line in self.lines:
+            for line in self.lines[since:]:
                 if text in line:
                     return line
             if self.proc.poll() is not None and not self.reader.is_alive():
