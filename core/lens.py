@@ -821,6 +821,12 @@ def player_state(
             for seq, req in state.requests.items()
             if req.seat == lens.reader and seq in numbers
         },
+        # the reader's own prompts waiting for their answer, and nobody else's
+        prompts={
+            numbers[seq]: prompt
+            for seq, prompt in state.prompts.items()
+            if prompt.seat == lens.reader and not prompt.answered and seq in numbers
+        },
     )
 
 

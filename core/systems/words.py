@@ -362,9 +362,38 @@ def _roll_tail(args: list[str], out: dict[str, Any]) -> dict[str, Any]:
 @GENERIC.form("roll", Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}))
 def _roll(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
+        case [_]:
+            # a player's answer to the check the GM asked of them, with margin's dice
+            return {"type": "answer"}
         case [_, dice, *tail]:
             return _roll_tail(tail, {"type": "roll", "dice": dice})
     raise RuleError("roll: give dice notation, e.g. roll 2d10 or roll 3d6+2")
+
+
+ASK_USAGE = "ask NAMES CHECK [secret] (NAMES: kael,vex; CHECK as the check form takes it)"
+
+
+@GENERIC.form("ask", Usage(("character",), ("skill", "secret")))
+def _ask(words: list[str], state: TableState) -> dict[str, Any]:
+    """``ask kael,vex perception vs 25 [secret]``: the system's own check form after the
+    names; ``ask roll kael``: the GM rolls a prompt nobody answered."""
+    match words:
+        case [_, roll, who] if roll.lower() == "roll" and not quoted(roll):
+            return {"type": "answer", "character": who}
+        case [_, roll, who, number] if roll.lower() == "roll" and record_number(number.lstrip("#")):
+            return {"type": "answer", "character": who, "prompt": int(number.lstrip("#"))}
+        case [_, names, *check] if check:
+            asked = [n.strip() for n in names.split(",") if n.strip()]
+            rest, secret = take_flag(check, "secret", "ask")
+            if not asked or not rest:
+                raise RuleError(f"ask: write it as '{ASK_USAGE}'")
+            found = systems.get_system(state.system).parse_words(["check", asked[0], *rest], state)
+            if found is None:
+                raise RuleError(f"ask: {state.system} has no check form to ask for")
+            found.pop("type", None)
+            found.pop("character", None)
+            return {"type": "ask", "characters": asked, "check": found, "secret": secret}
+    raise RuleError(f"ask: write it as '{ASK_USAGE}', or 'ask roll NAME' to roll it for them")
 
 
 def _note(word: str, gm_only: bool) -> Parser:
