@@ -13,7 +13,8 @@ from margin.events.record import stable_schema
 from .errors import RuleError
 from .inputs import Problem, explain, problem, read_json, worded
 from .systems import SYSTEMS, get_system
-from .systems.base import MAX_GROUP, Acting, Command
+from .systems.base import MAX_GROUP, Acting
+from .systems.base import Command as Command
 from .systems.shape import check_acting
 
 #: a duration or a count of something at the table: 1 up to a bound no table reaches

@@ -93,29 +93,42 @@ def split_words(line: str) -> list[Word]:
             words.append(Word(line[i + 1 : close], line, start, close + 1, quoted=True))
             i = close + 1
             continue
-        text: list[str] = []
-        while i < size and not line[i].isspace():
-            ch = line[i]
-            opens = i == start or line[i - 1] == "="
-            end = None
-            if opens and ch in QUOTES:
-                end = _closing(line, i)
-                if end is not None:
-                    text.append(line[i + 1 : end])
-            elif opens and ch in "{[":
-                end = _bracketed(line, i)
-                if end is None and i > start:
-                    # a field's JSON left open runs to the line's end, for its error to show
-                    end = size - 1
-                if end is not None:
-                    text.append(line[i : end + 1])
-            if end is None:
-                text.append(ch)
-                i += 1
-            else:
-                i = end + 1
-        words.append(Word("".join(text), line, start, i))
+        text, i = _word_from(line, start)
+        words.append(Word(text, line, start, i))
     return words
+
+
+def _word_from(line: str, start: int) -> tuple[str, int]:
+    """The text of the word that starts at ``start`` with no quote around it, and where it
+    ends: quotes and brackets right after ``=`` group as ``split_words`` says."""
+    text: list[str] = []
+    i, size = start, len(line)
+    while i < size and not line[i].isspace():
+        grouped = _group(line, i, start) if i == start or line[i - 1] == "=" else None
+        if grouped is None:
+            text.append(line[i])
+            i += 1
+        else:
+            part, end = grouped
+            text.append(part)
+            i = end + 1
+    return "".join(text), i
+
+
+def _group(line: str, i: int, start: int) -> tuple[str, int] | None:
+    """The text of a quote or bracket that opens at ``i`` (of a word that starts at
+    ``start``) and the place of its end, or None when it is no group (a letter)."""
+    ch = line[i]
+    if ch in QUOTES:
+        end = _closing(line, i)
+        return None if end is None else (line[i + 1 : end], end)
+    if ch not in "{[":
+        return None
+    end = _bracketed(line, i)
+    if end is None and i > start:
+        # a field's JSON left open runs to the line's end, for its error to show
+        end = len(line) - 1
+    return None if end is None else (line[i : end + 1], end)
 
 
 def quoted(word: str) -> bool:
