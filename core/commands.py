@@ -285,7 +285,7 @@ PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
     Say: Acting("", at_once=True),
     Whisper: Acting("", at_once=True),
-    Entropy: Acting("seat", at_once=True),
+    Entropy: Acting("seat", at_once=True, watching=True),
 }
 #: the generic turn order's, in a system without a clock of its own: rolling one's own
 #: place (a place set by number is the GM's)
