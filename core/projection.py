@@ -132,12 +132,7 @@ class Projection:
             ):
                 ledger.feed(record)
             if kind is Undone or kind is Redone:
-                history.head = seq
-                history.change(record)
-                if not stale:
-                    event = record.event
-                    touched = event.voids if kind is Undone else event.restores
-                    stale = bool(touched) and min(touched) <= folded
+                stale |= self._changes(record, folded)
             pending.append(record)
             if seq % every == 0:
                 history.head = seq
@@ -146,6 +141,16 @@ class Projection:
         history.head = seq
         if pending:
             self._fold(pending, stale)
+
+    def _changes(self, record: Record, folded: int) -> bool:
+        """Take an undo or redo into the history; whether it reaches back to a record folded
+        already (at or before ``folded``), so the state is rebuilt from a checkpoint."""
+        history = self.history
+        history.head = record.seq
+        history.change(record)
+        event = record.event
+        touched = event.voids if isinstance(event, Undone) else event.restores
+        return bool(touched) and min(touched) <= folded
 
     def _fold(self, pending: list[Record], stale: bool) -> int:
         """Fold records read by ``extend``, skipping those void as of the last of them.

@@ -66,7 +66,7 @@ class Reads:
         self.ranges: list[tuple[int, int | None]] = []
         real = store.rows
 
-        def rows(after: int = 0, upto: int | None = None):  # type: ignore[no-untyped-def]
+        def rows(after: int = 0, upto: int | None = None):
             self.ranges.append((after, upto))
             return real(after, upto)
 
@@ -148,7 +148,7 @@ class StoreContract:
                     [Draft(Noted(text="late")), Draft(Noted(text="late too"))], 1, command="c2"
                 )
             assert (err.value.expected, err.value.actual) == (1, 2)
-            assert [r.event.text for r in store.records(1)] == ["first"]  # type: ignore[attr-defined]
+            assert [r.event.text for r in store.records(1)] == ["first"]
             assert store.refresh() == 2
             assert store.append([Draft(Noted(text="after"))], 2, command="c3")[0].seq == 3
         finally:

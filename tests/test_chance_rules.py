@@ -11,8 +11,7 @@ from support import margin_output
 
 from margin.core.errors import RuleError
 from margin.core.systems.chance import rules
-from margin.core.systems.chance.commands import AttackType, Position
-from margin.core.systems.chance.resolve import Profile
+from margin.core.systems.chance.commands import AttackType, Position, Profile
 from margin.core.systems.chance.state import EFFECTS, EffectName
 
 

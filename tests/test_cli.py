@@ -330,7 +330,7 @@ def test_log_says_characters_by_name_and_players_only_those_they_see(file_table:
 
 
 def test_a_table_whose_file_name_is_not_utf8_is_named_without_a_traceback(tmp_path: Path) -> None:
-    from margin.tui.screens.app import history_path
+    from margin.tui.screens.base import history_path
 
     table = str(tmp_path / os.fsdecode(b"f\xffight.margin"))
     assert run("new", table, "--system", "2d10-edge")[0] == 0

@@ -381,7 +381,7 @@ def role(pg: Server, name: str, *grants: str, dbname: str | None = None) -> Iter
     try:
         with psycopg.connect(pg.conninfo(db), autocommit=True) as conn:
             for grant in grants:
-                conn.execute(grant.format(db=db, role=name))  # type: ignore[arg-type]
+                conn.execute(grant.format(db=db, role=name))
         yield f"{name}:pw-of-{name}"
     finally:
         with psycopg.connect(pg.conninfo(db), autocommit=True) as conn:
@@ -462,7 +462,7 @@ def test_a_schema_an_earlier_margin_made_is_guarded_by_its_owners_next_margin(
             for (
                 statement
             ) in postgres._schema_statements():  # the schema as an earlier margin made it
-                conn.execute(statement)  # type: ignore[arg-type]
+                conn.execute(statement)
         with role(pg, f"oldwriter_{os.getpid()}", *WRITER_GRANTS, dbname=db) as writer:
             url = as_role(pg, owner_url, writer, dbname=db)
             # the writer cannot guard the schema: it writes as an earlier margin did

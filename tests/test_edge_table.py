@@ -302,8 +302,8 @@ def test_edge_burn_saves_from_death_only(party: Table) -> None:
     assert burn[0].cause == kael.injuries[0].seq
     kael = char(party, "kael")
     assert (kael.dead, kael.urgent_care, kael.edge, kael.burns) == (False, True, 2, 1)
-    assert "Edge 2/2" in SYSTEM.status(kael, party.state)  # type: ignore[misc]
-    assert "needs urgent care" in SYSTEM.status(kael, party.state)  # type: ignore[misc]
+    assert "Edge 2/2" in SYSTEM.status(kael, party.state)
+    assert "needs urgent care" in SYSTEM.status(kael, party.state)
     refused(party, "fatal result", type="edge-burn", character="kael")
     do(party, type="heal", character="kael", points=10, cared=True)
     assert not char(party, "kael").urgent_care

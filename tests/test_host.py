@@ -157,7 +157,7 @@ def test_gm_key_gets_the_table_screen_and_plays(site):
         last = table.store.record(table.projection.seq)
     finally:
         table.close()
-    assert last.event.text == "the rope holds"  # type: ignore[attr-defined]
+    assert last.event.text == "the rope holds"
 
 
 def test_a_hosted_gm_signs_with_the_hosts_key_as_margin_play_would(tmp_path, monkeypatch):
@@ -179,7 +179,7 @@ def test_a_hosted_gm_signs_with_the_hosts_key_as_margin_play_would(tmp_path, mon
     assert verified.returncode == 0, verified.stderr
     with open_store(table, readonly=True) as store:
         last = store.record(store.last_seq)
-    assert last.event.text == "signed over ssh"  # type: ignore[attr-defined]
+    assert last.event.text == "signed over ssh"
 
 
 def test_waiting_player_enters_when_seated_and_the_gm_leaving_ends_no_one_else(site):

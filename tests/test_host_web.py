@@ -158,7 +158,7 @@ def test_the_gm_link_shows_the_table_screen(site, browser):
 def _status(url: str) -> int:
     try:
         with urllib.request.urlopen(url, timeout=10) as response:
-            return response.status
+            return int(response.status)
     except urllib.error.HTTPError as exc:
         return exc.code
 

@@ -48,7 +48,7 @@ def player_text(table: Table) -> str:
 
 
 def first_name(system: str) -> str:
-    return next(d["name"] for d in get_system(system).demo if d["type"] == "add-character")
+    return str(next(d["name"] for d in get_system(system).demo if d["type"] == "add-character"))
 
 
 @pytest.mark.parametrize("system", ["2d10-edge", "d100-chance", "d100-under", "2d6-effect"])

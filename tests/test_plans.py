@@ -4,6 +4,7 @@ so the numbers the odds name are the numbers the event records."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,9 @@ def chance(tmp_path: Path) -> Table:
         {"type": "check", "character": "Moreau", "skill": "athletics", "tn": 15, "disadvantage": 2},
     ],
 )
-def test_edge_odds_name_the_bonus_tn_and_mode_the_check_rolls(edge: Table, data: dict) -> None:
+def test_edge_odds_name_the_bonus_tn_and_mode_the_check_rolls(
+    edge: Table, data: dict[str, Any]
+) -> None:
     system = get_system("2d10-edge")
     cmd = convert_command("2d10-edge", data)
     assert system.odds is not None

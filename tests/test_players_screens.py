@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from margin.tui.screens import app as appmod
 from margin.tui.screens import watch as watchmod
+from margin.tui.screens.base import TableApp
 from margin.tui.screens.widgets import CommandLine, OddsBar
 from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table
@@ -51,7 +52,7 @@ def _records(path: str) -> list[dict[str, object]]:
         table.close()
 
 
-async def _type(pilot: object, app: appmod.TableApp, text: str) -> None:
+async def _type(pilot: object, app: TableApp, text: str) -> None:
     line = app.query_one(CommandLine)
     line.value = text
     line.cursor_position = len(text)
@@ -60,7 +61,7 @@ async def _type(pilot: object, app: appmod.TableApp, text: str) -> None:
     await pilot.pause()  # type: ignore[attr-defined]
 
 
-def _message(app: appmod.TableApp) -> str:
+def _message(app: TableApp) -> str:
     return str(app.query_one("#message", Static).render())
 
 

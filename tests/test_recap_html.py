@@ -35,7 +35,7 @@ def render(html_file: Path, screenshot: Path) -> dict[str, object]:
         try:
             page = context.new_page()
 
-            def refuse(route, request):  # type: ignore[no-untyped-def]
+            def refuse(route, request):
                 if request.url != html_file.as_uri():
                     outside.append(request.url)
                     route.abort()

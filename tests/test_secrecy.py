@@ -373,7 +373,7 @@ def test_the_property_fails_when_a_leak_is_put_back(
 ) -> None:
     """A lens that forgets GM-only records shows them, and the property says so."""
 
-    from margin.core import lens
+    from margin.core import lens, policy
 
     judge = lens.judge
 
@@ -381,7 +381,7 @@ def test_the_property_fails_when_a_leak_is_put_back(
         event: Any, visibility: Any, hidden: Any, via_unseen: bool = False, reader: Any = None
     ) -> Any:
         if visibility.gm_only:
-            return lens.SHOWN
+            return policy.SHOWN
         return judge(event, visibility, hidden, via_unseen, reader)
 
     monkeypatch.setattr(lens, "judge", leaky)

@@ -23,7 +23,7 @@ from margin.tui.table.keys import key_path, signing_key
 
 
 @pytest.fixture
-def run():  # type: ignore[no-untyped-def]
+def run():
     def go(*args: str, stdin: str = "") -> tuple[int, str, str]:
         code, out, err = run_margin(*args, stdin=stdin)
         assert "Traceback" not in err

@@ -17,14 +17,14 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_secrecy import SYSTEMS, View, _demo_sheets, _screen, actions, play
+from test_secrecy import SYSTEMS, _demo_sheets, _screen, actions, play
 
 from margin.core import Projection, get_system
 from margin.core import projection as projection_module
 from margin.core import snapshot as snapshots
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Snapshot, Store, open_store
-from margin.tui.table.reader import LiveTable
+from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.table import Table
 
 

@@ -244,7 +244,7 @@ def run_as(ids: tuple[int, int] | None, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def shared_folder(tmp_path: Path):  # type: ignore[no-untyped-def]
+def shared_folder(tmp_path: Path):
     """A folder others may read but not write, holding a demo table with a few notes."""
     import tempfile
 
@@ -330,7 +330,7 @@ def test_a_table_left_in_wal_mode_by_an_earlier_margin_reads_from_a_locked_folde
 
 
 @pytest.fixture
-def full_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+def full_disk(tmp_path: Path):
     """A 1 MiB file system (tmpfs), mounted for the test and removed after it."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs to fill needs root")

@@ -14,6 +14,7 @@ from margin.core.commands import (
     RollDice,
     SetOption,
     UpdateCharacter,
+    convert_command,
 )
 from margin.tui.screens import commandline
 from margin.tui.table.reader import LiveTable, View, clock_position, parse_jump, player_id
@@ -28,7 +29,7 @@ def table(tmp_path):
     t = Table.create(tmp_path / "t.margin", SYSTEM, title="words")
     t.dice = RandomDice(3)
     for data in get_system(SYSTEM).demo[:4]:
-        t.execute(commandline.convert_command(SYSTEM, data))
+        t.execute(convert_command(SYSTEM, data))
     yield t
     t.close()
 
@@ -153,11 +154,7 @@ def test_names_are_offered_once_whatever_their_case(table):
 
 
 def test_lens_drops_hidden_characters(table):
-    table.execute(
-        commandline.convert_command(
-            SYSTEM, {"type": "add-character", "name": "Spy", "hidden": True}
-        )
-    )
+    table.execute(convert_command(SYSTEM, {"type": "add-character", "name": "Spy", "hidden": True}))
     assert "spy" in table.state.characters
     assert "spy" not in player_state_of(table).characters
     with pytest.raises(RuleError, match="no such player character"):

@@ -27,6 +27,7 @@ from textual.widgets import Input
 from margin.core.commands import AddCharacter, Note, convert_command
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
+from margin.tui.screens.base import history_path
 from margin.tui.screens.modals import HelpScreen, PasteScreen
 from margin.tui.screens.widgets import CommandLine
 from margin.tui.table.sheets import SheetFiles
@@ -409,8 +410,8 @@ async def test_history_survives_closing_the_screen_and_keeps_cleared_lines(path,
 
 
 def test_two_tables_of_one_name_keep_their_own_history(tmp_path):
-    a = appmod.history_path(tmp_path / "a" / "fight.margin")
-    b = appmod.history_path(tmp_path / "b" / "fight.margin")
+    a = history_path(tmp_path / "a" / "fight.margin")
+    b = history_path(tmp_path / "b" / "fight.margin")
     assert a != b
     assert a.parent == b.parent
     assert a.name.startswith("fight-")

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from support import player_log, player_state_of, run_margin
 
 from margin.core import RuleError, decide, get_system
+from margin.core.commands import convert_command
 from margin.core.panels import character_status
 from margin.events import Record
 from margin.tui.screens import commandline
@@ -147,7 +148,7 @@ def test_every_systems_check_takes_a_reason(demo: Callable[[str], Table], system
     table = demo(system)
     records = run(table, CHECKS[system] + " for the guard's keys")
     [check] = [r for r in records if "check" in r.event.__struct_config__.tag]
-    assert check.event.reason == "the guard's keys"  # type: ignore[attr-defined]
+    assert check.event.reason == "the guard's keys"
     line = describe(system, msgspec.to_builtins(check))
     assert "for the guard's keys" in line, line
 
@@ -250,9 +251,9 @@ def test_a_reveal_of_a_hidden_characters_roll_shows_the_dice_not_who(
     run(table, f"reveal {roll.seq}")
     seen = player_log(table)[-1]
     line = describe("2d6-effect", seen)
-    faces = "+".join(map(str, roll.event.faces))  # type: ignore[attr-defined]
+    faces = "+".join(map(str, roll.event.faces))
     assert line.startswith("GM reveals: someone unseen rolls 2d6"), line
-    assert faces in line or str(roll.event.total) in line, line  # type: ignore[attr-defined]
+    assert faces in line or str(roll.event.total) in line, line
     text = "\n".join(str(d) + describe("2d6-effect", d) for d in player_log(table)).lower()
     assert "spy" not in text
 
@@ -263,9 +264,9 @@ def test_the_next_session_keeps_a_revealed_advantage_open(tmp_path: Path) -> Non
     try:
         table.dice = RandomDice(1)
         for data in get_system("2d10-edge").demo[:1]:
-            table.execute(commandline.convert_command("2d10-edge", data))
+            table.execute(convert_command("2d10-edge", data))
         [check] = run(table, "check kael athletics vs 20 secret = 9 9")
-        assert check.event.pending_kind == "advantage"  # type: ignore[attr-defined]
+        assert check.event.pending_kind == "advantage"
         run(table, f"reveal {check.seq}")
         assert any("adv pending" in s for s in _players_status(table))
     finally:
@@ -357,4 +358,4 @@ def test_a_line_naming_many_is_written_for_all_or_for_none(demo: Callable[[str],
     refused(table, "cond kael,nobody prone 2r", "nobody")
     assert not table.state.characters["kael"].conditions
     records = run(table, "cond kael,moreau prone 2r")
-    assert [r.event.character for r in records] == ["kael", "moreau"]  # type: ignore[attr-defined]
+    assert [r.event.character for r in records] == ["kael", "moreau"]

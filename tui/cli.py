@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import msgspec
-
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.authority import GM_SEAT, Seat, author_seat
 from margin.core.carry import carried
@@ -48,35 +46,10 @@ from margin.tui.table.reader import LogRow, View, open_view
 from margin.tui.table.resolve import input_lines
 from margin.tui.table.table import Table, new_command_id
 from margin.tui.text import render
+from margin.tui.text.state import state_data, state_lines
 
 if TYPE_CHECKING:
     from margin.core.recap import Recap
-
-#: fields every character has, said in ``margin state`` only when they hold something
-QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
-
-
-def plain(value: object) -> str:
-    """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
-    record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
-    if value is None or value == "" or value == [] or value == {}:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
-        return sep.join(plain(v) for v in value)
-    if isinstance(value, dict):
-        head = next((str(value[k]) for k in ("name", "severity", "kind") if value.get(k)), "")
-        rest = ", ".join(
-            f"{'record' if k == 'seq' else k.replace('_', ' ')} {plain(v)}"
-            for k, v in value.items()
-            if v not in (None, "", [], {}, False, 0) and not (head and str(v) == head)
-        )
-        if head:
-            return f"{head} ({rest})" if rest else head
-        return rest or "none"
-    return str(value)
 
 
 class UsageError(Exception):
@@ -276,25 +249,11 @@ def cmd_state(args: argparse.Namespace) -> int:
         state = _state_for(view, args)
     finally:
         view.table.close()
-    data = msgspec.to_builtins(state)
-    # the log's names for those who left, not a part of the state's report
-    data.pop("departed", None)
-    data["revealed"] = sorted(data.get("revealed", []))
+    data = state_data(state)
     if args.json:
         print(json.dumps(data))
     else:
-        print(f"{display_name(args.path)}: {data['system']} at record {data['seq']}")
-        for k, v in data["options"].items():
-            print(f"  option {k} = {v}")
-        lines = get_system(state.system).field_lines
-        for cid, char in data["characters"].items():
-            extra = {
-                k: v
-                for k, v in {**char, **lines(state.characters[cid])}.items()
-                if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
-            }
-            bits = " ".join(f"{k}={plain(v)}" for k, v in extra.items())
-            print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
+        print("\n".join(state_lines(display_name(args.path), state, data)))
     return 0
 
 

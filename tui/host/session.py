@@ -29,7 +29,9 @@ from textual.screen import Screen
 from margin.core import RuleError
 from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
-from margin.tui.screens.app import PlayApp, TableApp, WaitingWatch
+from margin.tui.screens.app import PlayApp
+from margin.tui.screens.base import TableApp
+from margin.tui.screens.watch import WaitingWatch
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text.plain import plain_seat

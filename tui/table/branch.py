@@ -126,7 +126,7 @@ def first_difference(a: Store, b: Store) -> int | None:
     """The first record number at which two logs differ (by chain hash), or None."""
     for ra, rb in zip_longest(a.rows(), b.rows()):
         if ra is None or rb is None or ra.hash != rb.hash:
-            return (ra or rb).seq  # type: ignore[union-attr]
+            return (ra or rb).seq
     return None
 
 

@@ -238,11 +238,11 @@ _R = TypeVar("_R")
 def _locked(method: Callable[Concatenate[View, _P], _R]) -> Callable[Concatenate[View, _P], _R]:
     """A ``View`` method run holding the table's lock, so a worker never folds under it."""
 
-    @functools.wraps(method)
-    def read(view: View, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def read(view: View, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         with view.table.lock:
             return method(view, *args, **kwargs)
 
+    functools.update_wrapper(read, method)
     return read
 
 

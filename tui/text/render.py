@@ -180,6 +180,25 @@ def _ruled(e: dict[str, Any]) -> str:
     return line
 
 
+def _asked(check: Any) -> str:
+    """The check of a prompt, in a line: its fields but the character's."""
+    if not isinstance(check, dict):
+        return "a check"
+    return _command({k: v for k, v in check.items() if k != "character"})
+
+
+def _prompted(e: dict[str, Any]) -> str:
+    if e.get("secret"):
+        line = f"GM makes a secret check for {_seat(e)}"
+        return f"{line}: {_asked(e['check'])}" if "check" in e else line
+    return f"GM asks {_seat(e)} to roll now: {_asked(e.get('check'))}"
+
+
+def _answered(e: dict[str, Any]) -> str:
+    asked = f" #{e['prompt']}" if isinstance(e.get("prompt"), int) else ""
+    return f"{_seat(e)}'s check{asked} is rolled"
+
+
 def _alias(e: dict[str, Any]) -> str:
     if not e.get("line"):
         return f"macro {e['name']} forgotten"
@@ -222,6 +241,8 @@ LINES: dict[str, Line] = {
     ),
     "player.requested": lambda e: f"{_seat(e)} asks: {_command(e.get('asked'))}",
     "player.ruled": _ruled,
+    "player.prompted": _prompted,
+    "player.answered": _answered,
     "dice.committed": lambda e: f"the session's dice are committed: {e['commitment'][:16]}",
     "dice.entropy": lambda e: f"{e['seat']} adds entropy to the dice: {e['entropy'][:16]}",
     "dice.opened": lambda e: (
