@@ -315,7 +315,7 @@ PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
     Say: Acting("", at_once=True),
     Whisper: Acting("", at_once=True),
-    Entropy: Acting("seat", at_once=True),
+    Entropy: Acting("seat", at_once=True, watching=True),
     # the GM asked for it: answered at once, whatever the option (but ``off``)
     Answer: Acting("character", gm=("prompt",), at_once=True),
 }

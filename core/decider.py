@@ -366,6 +366,10 @@ def decide_committed(
     the commitment, the dice drawn and secret records' commitments go with the drafts."""
     if isinstance(command, EndSession) and seat.gm:
         return fairness.end_session(history.dice, keyring)
+    if isinstance(command, Entropy) and not seat.gm:
+        # a player's margin holds none of the GM's keys: its entropy joins the session
+        # committed already and never commits one (whose seed the player would know)
+        return decide(command, state, dicemod.TypedDice(()), history, seat)
     hint: fairness.Stream = "secret" if getattr(command, "secret", False) is True else "open"
     return fairness.committed(
         lambda dice: decide(command, state, dice, history, seat),

@@ -154,11 +154,14 @@ def entropy_start(commitment: str) -> bytes:
 
 
 def entropy_next(digest: bytes, seat: str, entropy: str) -> bytes:
-    """The digest once a seat's entropy is published after it."""
+    """The digest once a seat's entropy is published after it (entropy that is not hex, in
+    a record changed outside margin, is mixed in as its text: the verifier names it)."""
     seat_bytes = seat.encode()
-    return hashlib.sha256(
-        digest + len(seat_bytes).to_bytes(4, "big") + seat_bytes + bytes.fromhex(entropy)
-    ).digest()
+    try:
+        raw = bytes.fromhex(entropy)
+    except ValueError:
+        raw = entropy.encode()
+    return hashlib.sha256(digest + len(seat_bytes).to_bytes(4, "big") + seat_bytes + raw).digest()
 
 
 def open_key(seed: bytes, entropy: bytes, index: int) -> bytes:
