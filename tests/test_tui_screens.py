@@ -916,3 +916,18 @@ async def test_keys_typed_while_a_dialog_opens_or_closes_reach_the_command_line(
         await pilot.pause()
         assert not isinstance(app.screen, dialog)
         assert app.query_one(CommandLine).value == ""
+
+
+@pilot_test
+async def test_the_footer_shows_quit_and_ctrl_c_says_how_to_quit(path):
+    from textual.widgets._footer import FooterKey
+
+    for app, quits in ((play(path), "Ctrl+Q quits"), (appmod.watch_app(path, "Kael"), "q or")):
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            shown = {key.action for key in app.screen.query(FooterKey)}
+            assert "quit" in shown, shown
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            assert message(app).startswith(quits), message(app)
+            assert app.return_code is None

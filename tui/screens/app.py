@@ -76,7 +76,7 @@ class PlayApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_turn", "Next turn", tooltip="next turn (the system's 'next')"),
         Binding("ctrl+z", "undo", "Undo", tooltip="undo: shows what it voids, Enter confirms"),
-        Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
+        Binding("ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
@@ -91,7 +91,7 @@ class PlayApp(TableApp):
             ("pageup", "log_page(-1)", "Log up"),
             ("pagedown", "log_page(1)", "Log down"),
         ),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (CommandLine,)
 

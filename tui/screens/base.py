@@ -329,6 +329,14 @@ class TableApp(App[None]):
         party = self.query_one("#party-scroll", VerticalScroll)
         party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C copies what is selected; with nothing selected, it says how to quit."""
+        keys = sorted(
+            (key_name(k) for k, b in self.active_bindings.items() if b.binding.action == "quit"),
+            key=len,
+        )
+        self.say(f"{' or '.join(keys)} quits (Ctrl+C copies selected text)")
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.help_keys(), self.help_commands()))
 
