@@ -112,7 +112,7 @@ def authorize(seat: Seat, command: Command, state: TableState) -> Permit:
         mine = ", ".join(sorted(str(k.__struct_config__.tag) for k in allowed))
         raise Refused(f"{char.name}: {tag!r} is the GM's command (a player may give: {mine})")
     option = state.options.get("players", "ask")
-    if option == "off":
+    if option == "off" and not acting.watching:
         raise Refused(f"{char.name}: players watch only at this table (the GM's option players)")
     _check_fields(char, tag, command, acting, state)
     route: Literal["apply", "request"] = (

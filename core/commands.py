@@ -99,6 +99,33 @@ class Amend(Command, tag="amend"):
     command: dict[str, Any]
 
 
+class Ask(Command, tag="ask"):
+    """The GM asks players for a check, to roll now from their own seats.
+
+    ``check`` is the system's check command without its character (``{"skill":
+    "perception", "tn": 25}`` in 2d10-edge); each of ``characters`` is prompted for it.
+    A ``secret`` ask, and one whose check the system rolls in secret (a d100-chance
+    check by default), is rolled by the GM's dice at once: its players are told only
+    that a check is being made.
+    """
+
+    characters: Annotated[list[str], Meta(min_length=1, max_length=MAX_GROUP)]
+    check: dict[str, Any]
+    secret: bool = False
+
+
+class Answer(Command, tag="answer"):
+    """A prompt's answer: the check the GM asked for, rolled with margin's dice or with
+    ``faces`` rolled at the table. From a player's seat it answers their own prompt; from
+    the GM's, the GM rolls it for ``character``, who did not answer."""
+
+    #: whose prompt ("" from a player's seat: their own)
+    character: str = ""
+    #: which prompt, by its record number (the oldest waiting for the character if none)
+    prompt: int | None = None
+    faces: list[int] | None = None
+
+
 class Undo(Command, tag="undo"):
     """Undo a command: by its id, or by the number of any record it produced;
     the last command not yet undone when neither is given."""
@@ -278,6 +305,8 @@ GENERIC: tuple[type[Command], ...] = (
     Accept,
     Refuse,
     Amend,
+    Ask,
+    Answer,
 )
 
 #: the commands every table has that a player may give from their own seat (``Acting``
@@ -286,7 +315,9 @@ PLAYERS: dict[type[Command], Acting] = {
     RollDice: Acting("actor", gm=("secret",)),
     Say: Acting("", at_once=True),
     Whisper: Acting("", at_once=True),
-    Entropy: Acting("seat", at_once=True),
+    Entropy: Acting("seat", at_once=True, watching=True),
+    # the GM asked for it: answered at once, whatever the option (but ``off``)
+    Answer: Acting("character", gm=("prompt",), at_once=True),
 }
 #: the generic turn order's, in a system without a clock of its own: rolling one's own
 #: place (a place set by number is the GM's)

@@ -29,7 +29,7 @@ from margin.events import (
     Visibility,
     records_after,
 )
-from margin.events.players import Requested, Ruled, Said, Whispered
+from margin.events.players import Answered, Prompted, Requested, Ruled, Said, Whispered
 
 from . import clock, conditions, counters, edits, fairness
 from . import dice as dicemod
@@ -41,6 +41,8 @@ from .commands import (
     AdjustCounter,
     Alias,
     Amend,
+    Answer,
+    Ask,
     Each,
     Edit,
     EndSession,
@@ -67,7 +69,15 @@ from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
 from .lens import seal
-from .state import LastRoll, Request, TableState, character_id, find_character, snapshot
+from .state import (
+    LastRoll,
+    Prompt,
+    Request,
+    TableState,
+    character_id,
+    find_character,
+    snapshot,
+)
 from .systems import SYSTEMS, get_system
 from .systems.base import Command, Handler
 from .targets import group
@@ -116,6 +126,9 @@ def _as_player(
     if isinstance(command, RollDice) and command.actor.lower() == GM:
         # a player's free roll is their own character's
         command = msgspec.structs.replace(command, actor=seat.name)
+    if isinstance(command, Answer) and not command.character:
+        # a player answers their own prompt
+        command = msgspec.structs.replace(command, character=seat.name)
     permit = authorize(seat, command, state)
     cid = permit.character or GM
     try:
@@ -230,6 +243,118 @@ def _refuse(cmd: Refuse, state: TableState, dice: Dice, history: History) -> lis
     return [_ruling(cmd, req, "refused", reason=" ".join(cmd.reason.split()))]
 
 
+def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    """A prompt for each player named, addressed to them; a secret ask (or one whose check
+    keeps anything from players) rolled at once by the GM's dice, in GM-only records."""
+    chars = []
+    for ref in cmd.characters:
+        char = find_character(state, ref)
+        if char.hidden or char.npc:
+            raise RuleError(
+                f"ask: {char.name} has no player to ask (check {char.name} ... rolls it)"
+            )
+        if char not in chars:
+            chars.append(char)
+    checks = [_asked_check(cmd.check, char.id, state) for char in chars]
+    secret = cmd.secret or any(
+        _kept(check, char.name, state, history) for char, check in zip(chars, checks, strict=True)
+    )
+    if not secret and state.options.get("players", "ask") == "off":
+        raise RuleError(
+            "ask: players watch only at this table (option players is off): roll the check"
+            " yourself, ask it secret, or set players ask"
+        )
+    drafts: list[Draft] = []
+    now = state
+    for char, check in zip(chars, checks, strict=True):
+        at = state.seq + len(drafts) + 1
+        hidden = ("check",) if secret else ()
+        event = Prompted(seat=char.id, check=given(check), secret=secret)
+        drafts.append(Draft(event, visibility=Visibility(to=char.id, hidden=hidden)))
+        if secret:
+            now = snapshot(state) if now is state else now
+            _fold_drafts(now, drafts[-1:])
+            rolled = [
+                replace(d, cause=at if d.cause is None else d.cause, visibility=GM_ONLY)
+                for d in _decide(check, now, dice, history)
+            ]
+            _fold_drafts(now, rolled)
+            drafts += rolled
+    return drafts
+
+
+GM_ONLY = Visibility(gm_only=True)
+
+
+def _asked_check(check: dict[str, Any], cid: str, state: TableState) -> Command:
+    """The check an ask gives one player: the system's check command, theirs."""
+    if check.get("type", "check") != "check":
+        raise RuleError(f"ask: the GM asks for a check, not {check.get('type')!r}")
+    for field in ("character", "faces"):
+        if field in check:
+            raise RuleError(
+                f"ask: the check names no {field} (the characters asked are the ask's, the"
+                " dice their answer's)"
+            )
+    try:
+        return convert_command(state.system, {**check, "type": "check", "character": cid})
+    except RuleError as exc:
+        raise RuleError(f"ask: {exc}") from None
+
+
+def _kept(check: Command, name: str, state: TableState, history: History) -> bool:
+    """Whether a check, as the rules decide it, keeps anything from players (a check rolled
+    in secret, a secret TN): an ask of it is the GM's to roll. A check the rules refuse
+    is refused now, naming whose it is."""
+    try:
+        drafts = _decide(check, state, _Trial(), history)
+    except RuleError as exc:
+        raise RuleError(f"ask: {name}: {exc}") from None
+    return any(
+        d.visibility != Visibility() or getattr(d.event, "secret", False) is True for d in drafts
+    )
+
+
+def _answer(cmd: Answer, state: TableState, dice: Dice, history: History) -> list[Draft]:
+    """The asked check rolled (with the answer's faces, if typed), as caused by its prompt,
+    and the record that the prompt is answered."""
+    seq, prompt = _prompt_waiting(cmd, state)
+    check = dict(prompt.check)
+    if cmd.faces is not None:
+        check["faces"] = cmd.faces
+    drafts = _decide(convert_command(state.system, check), state, dice, history)
+    drafts = [d if d.cause is not None else replace(d, cause=seq) for d in drafts]
+    answered = Answered(prompt=seq, seat=prompt.seat)
+    return [*drafts, Draft(answered, cause=seq, visibility=Visibility(to=prompt.seat))]
+
+
+def _prompt_waiting(cmd: Answer, state: TableState) -> tuple[int, Prompt]:
+    """The prompt an answer answers: the one named, or the character's oldest waiting."""
+    waiting = {s: p for s, p in sorted(state.prompts.items()) if not p.answered}
+    if cmd.prompt is not None:
+        found = waiting.get(cmd.prompt)
+        if found is None:
+            names = {c.id: c.name for c in state.characters.values()}
+            listed = ", ".join(f"#{s} {names.get(p.seat, p.seat)}" for s, p in waiting.items())
+            raise RuleError(
+                f"answer: record #{cmd.prompt} is no check waiting for its answer"
+                f" (waiting: {listed or 'none'})"
+            )
+        if cmd.character and find_character(state, cmd.character).id != found.seat:
+            raise RuleError(f"answer: record #{cmd.prompt} is not {cmd.character}'s check")
+        return cmd.prompt, found
+    if not cmd.character:
+        raise RuleError(
+            "roll: give dice notation, e.g. roll 2d10 (ask roll NAME rolls the check asked of"
+            " a player who did not answer)"
+        )
+    char = find_character(state, cmd.character)
+    mine = [(s, p) for s, p in waiting.items() if p.seat == char.id]
+    if not mine:
+        raise RuleError(f"answer: no check the GM asked of {char.name} is waiting")
+    return mine[0]
+
+
 def decide_committed(
     command: Command,
     state: TableState,
@@ -241,6 +366,10 @@ def decide_committed(
     the commitment, the dice drawn and secret records' commitments go with the drafts."""
     if isinstance(command, EndSession) and seat.gm:
         return fairness.end_session(history.dice, keyring)
+    if isinstance(command, Entropy) and not seat.gm:
+        # a player's margin holds none of the GM's keys: its entropy joins the session
+        # committed already and never commits one (whose seed the player would know)
+        return decide(command, state, dicemod.TypedDice(()), history, seat)
     hint: fairness.Stream = "secret" if getattr(command, "secret", False) is True else "open"
     return fairness.committed(
         lambda dice: decide(command, state, dice, history, seat),
@@ -254,7 +383,8 @@ def decide_committed(
 def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """The drafts of one command, not yet sealed for players."""
     faces = getattr(command, "faces", None)
-    if faces is not None and isinstance(faces, list):
+    # an answer's faces are its check's, read as the system reads a check's
+    if faces is not None and isinstance(faces, list) and not isinstance(command, Answer):
         dice = TypedDice(faces, getattr(dice, "tally", None))
     handler = _DECIDERS.get(type(command))
     if handler is not None:
@@ -533,6 +663,8 @@ _DECIDERS: dict[type[Command], Any] = {
     Accept: _accept,
     Amend: _amend,
     Refuse: _refuse,
+    Ask: _ask,
+    Answer: _answer,
     EndSession: _end_session,
     Entropy: _entropy,
 }
@@ -615,6 +747,22 @@ def _ruled(state: TableState, record: Record) -> None:
     state.requests.pop(record.event.request, None)
 
 
+def _prompted(state: TableState, record: Record) -> None:
+    e: Prompted = record.event
+    if not e.secret:
+        state.prompts[record.seq] = Prompt(seat=e.seat, check=e.check, ask=record.command)
+
+
+def _answered(state: TableState, record: Record) -> None:
+    found = state.prompts.get(record.event.prompt)
+    if found is None:
+        return
+    found.answered = record.seq
+    if all(p.answered for p in state.prompts.values() if p.ask == found.ask):
+        # every player of the ask has answered: it is done
+        state.prompts = {s: p for s, p in state.prompts.items() if p.ask != found.ask}
+
+
 def _nothing(state: TableState, record: Record) -> None:
     """What the state does not hold: undo and redo change which records count (the
     projection handles them), dice records are followed by the history's ledger."""
@@ -639,6 +787,8 @@ HANDLERS: dict[type[Event], Handler] = {
     Whispered: _nothing,
     Requested: _requested,
     Ruled: _ruled,
+    Prompted: _prompted,
+    Answered: _answered,
     **conditions.HANDLERS,
     **counters.HANDLERS,
     **edits.HANDLERS,

@@ -8,11 +8,13 @@ opened, a secret not revealed) it counts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from margin.events import DiceOpened, Drawn, Record, Revealed
+from margin.events import DiceEntropy, DiceOpened, Drawn, Record, Revealed
 
+from .authority import GM, author_seat
 from .fairness import (
     DiceLedger,
     faces_of,
@@ -24,6 +26,10 @@ from .fairness import (
     seed_commitment,
 )
 from .lens import about
+from .state import character_id
+
+#: a seat's entropy as margin writes it
+_HEX64 = re.compile("[0-9a-f]{64}")
 
 
 @dataclass(slots=True)
@@ -128,6 +134,8 @@ class _Checker:
             self.report.sessions += 1
         if kind is DiceOpened:
             self.open(record.seq, event)
+        elif kind is DiceEntropy:
+            self.entropy(record, event)
         self.ledger.feed(record, count=False)
         if record.drawn is not None:
             self.drawn(record, record.drawn)
@@ -176,6 +184,16 @@ class _Checker:
         elif mark.stream == "hidden":
             # drawn from a key never published: they stay closed, revealed or not
             tally.closed += 1
+
+    def entropy(self, record: Record, event: DiceEntropy) -> None:
+        """A seat's entropy: 32 bytes in hex, written by the seat it names (a player's by
+        their own seat, the GM's by the GM's)."""
+        if not _HEX64.fullmatch(event.entropy):
+            self.problem(record.seq, "its entropy is not 32 bytes in hex")
+        by = author_seat(record.author) or GM
+        if character_id(event.seat) != by:
+            writer = "the GM's seat" if by == GM else f"{by}'s seat"
+            self.problem(record.seq, f"it gives entropy as {event.seat}'s but {writer} wrote it")
 
     def open(self, seq: int, event: DiceOpened) -> None:
         made = self.commits.get(event.commitment)

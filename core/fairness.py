@@ -154,11 +154,14 @@ def entropy_start(commitment: str) -> bytes:
 
 
 def entropy_next(digest: bytes, seat: str, entropy: str) -> bytes:
-    """The digest once a seat's entropy is published after it."""
+    """The digest once a seat's entropy is published after it (entropy that is not hex, in
+    a record changed outside margin, is mixed in as its text: the verifier names it)."""
     seat_bytes = seat.encode()
-    return hashlib.sha256(
-        digest + len(seat_bytes).to_bytes(4, "big") + seat_bytes + bytes.fromhex(entropy)
-    ).digest()
+    try:
+        raw = bytes.fromhex(entropy)
+    except ValueError:
+        raw = entropy.encode()
+    return hashlib.sha256(digest + len(seat_bytes).to_bytes(4, "big") + seat_bytes + raw).digest()
 
 
 def open_key(seed: bytes, entropy: bytes, index: int) -> bytes:
@@ -403,60 +406,93 @@ def committed(
     carries its commitment (``sealed``); a reveal the key and path that open the
     revealed record's commitment.
     """
-    keys = keyring.find(ledger.commitment) if ledger.commitment else None
-    if ledger.secrets >= LEAVES:
-        # every secret key of the session is used: the dice go on in a new session
-        keys = None
-    commit = keys is None
-    if keys is None:
-        keys = keyring.fresh
-        ledger = ledger.copy()
-        ledger.start(keys.commitment, "")
-    session, state = keys, ledger
-
-    def key(stream: Stream) -> Callable[[], bytes]:
-        if stream == "open":
-            return lambda: open_key(session.seed, state.entropy, state.opened)
-        if stream == "secret":
-            return lambda: secret_key(session.leaf_key(state.secrets), state.entropy)
-        return lambda: hidden_key(session.secret, state.entropy, seq + 1)
-
-    # decided with the key the command's records will most likely need, and again with
-    # the right one if they turn out otherwise; the dice are labelled with their key
-    stream = hint
-    dice = KeyedDice(key(stream))
-    drafts = decide(dice)
-    found = stream_of(drafts)
-    if found != stream:
-        stream = found
-        dice = KeyedDice(key(stream))
-        drafts = decide(dice)
+    keys, ledger, commit = _session(ledger, keyring)
+    stream, dice, drafts = _decided(decide, hint, lambda s: _stream_key(s, keys, ledger, seq))
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
     # the dice and the commitment go on the first record players see, if any
     at = next(
         (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to), 0
     )
-    if not dice.drawn and not dice.tally and stream != "secret":
-        if commit and any(type(d.event) is DiceEntropy for d in drafts):
-            # entropy counts only after a commitment, so the seed cannot follow from it
-            drafts[at] = _with(drafts[at], committed=commitment_of(keys))
-        return drafts
+    if dice.drawn or dice.tally or stream == "secret":
+        return _with_dice(drafts, at, dice, stream, ledger, keys, commit)
+    if commit and any(type(d.event) is DiceEntropy for d in drafts):
+        # entropy counts only after a commitment, so the seed cannot follow from it
+        drafts[at] = _with(drafts[at], committed=commitment_of(keys))
+    return drafts
+
+
+def _with_dice(
+    drafts: list[Draft],
+    at: int,
+    dice: KeyedDice,
+    stream: Stream,
+    ledger: DiceLedger,
+    keys: SessionKeys,
+    commit: bool,
+) -> list[Draft]:
+    """A command's drafts with the dice it drew on the first one players see (``at``), each
+    secret record sealed, and the session's commitment where players need it."""
     index = {"open": ledger.opened, "secret": ledger.secrets, "hidden": 0}[stream]
     drafts[at] = _with(drafts[at], drawn=Drawn(stream, index, tuple(dice.drawn), tuple(dice.tally)))
     if stream == "secret":
-        leaf = keys.leaf_key(ledger.secrets)
-        drafts = [
-            _with(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
-            if d.visibility.hidden and not d.visibility.gm_only
-            else d
-            for n, d in enumerate(drafts)
-        ]
-    if stream != "hidden" and not ledger.published:
-        # players have not seen the commitment (it came with commands they do not see)
-        commit = True
+        drafts = _sealed_secrets(drafts, keys.leaf_key(ledger.secrets))
+    # players have not seen the commitment (it came with commands they do not see)
+    commit = commit or (stream != "hidden" and not ledger.published)
     if commit and (dice.drawn or stream == "secret"):
         drafts[at] = _with(drafts[at], committed=commitment_of(keys))
     return drafts
+
+
+def _session(ledger: DiceLedger, keyring: Keyring) -> tuple[SessionKeys, DiceLedger, bool]:
+    """The session keys a command draws with, the ledger as of them, and whether the
+    command's records carry their commitment: a new session's (its own ledger), when
+    this margin does not hold the keys of the table's or every secret key of it is used."""
+    keys = keyring.find(ledger.commitment) if ledger.commitment else None
+    if ledger.secrets >= LEAVES:
+        # every secret key of the session is used: the dice go on in a new session
+        keys = None
+    if keys is not None:
+        return keys, ledger, False
+    keys = keyring.fresh
+    ledger = ledger.copy()
+    ledger.start(keys.commitment, "")
+    return keys, ledger, True
+
+
+def _stream_key(
+    stream: Stream, keys: SessionKeys, ledger: DiceLedger, seq: int
+) -> Callable[[], bytes]:
+    """The key of the dice a command draws from ``stream``, the table's last record ``seq``."""
+    if stream == "open":
+        return lambda: open_key(keys.seed, ledger.entropy, ledger.opened)
+    if stream == "secret":
+        return lambda: secret_key(keys.leaf_key(ledger.secrets), ledger.entropy)
+    return lambda: hidden_key(keys.secret, ledger.entropy, seq + 1)
+
+
+def _decided(
+    decide: Decide, hint: Stream, key: Callable[[Stream], Callable[[], bytes]]
+) -> tuple[Stream, KeyedDice, list[Draft]]:
+    """A command decided with the key its records will most likely need (``hint``), and
+    again with the right one if they turn out otherwise; the dice are labelled with their
+    key's stream."""
+    dice = KeyedDice(key(hint))
+    drafts = decide(dice)
+    found = stream_of(drafts)
+    if found == hint:
+        return hint, dice, drafts
+    dice = KeyedDice(key(found))
+    return found, dice, decide(dice)
+
+
+def _sealed_secrets(drafts: list[Draft], leaf: bytes) -> list[Draft]:
+    """Each secret record players see with its commitment, sealed with the session's leaf."""
+    return [
+        _with(d, sealed=seal_of(leaf, n, sealed_value(d, d.drawn)))
+        if d.visibility.hidden and not d.visibility.gm_only
+        else d
+        for n, d in enumerate(drafts)
+    ]
 
 
 def _with(

@@ -155,6 +155,16 @@ class Request(msgspec.Struct, kw_only=True):
     command: dict[str, Any]
 
 
+class Prompt(msgspec.Struct, kw_only=True):
+    """A check the GM asked of one player: whose, the check, the command that asked (one
+    ask prompts each player it names), and the record that answered it (0: waiting)."""
+
+    seat: str
+    check: dict[str, Any]
+    ask: str
+    answered: int = 0
+
+
 class TableState(msgspec.Struct, kw_only=True):
     """Everything a fold of a table's log knows at one record."""
 
@@ -178,6 +188,9 @@ class TableState(msgspec.Struct, kw_only=True):
     departed: dict[str, str] = {}
     #: players' requests waiting for a ruling, by the record number of each
     requests: dict[int, Request] = {}
+    #: the checks the GM asked of players (``ask``), by the record number of each prompt,
+    #: while any prompt of their ask is waiting for its answer
+    prompts: dict[int, Prompt] = {}
 
 
 def snapshot(state: T) -> T:

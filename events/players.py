@@ -1,5 +1,5 @@
 """Events of players acting from their own seats: what they say, what they ask the GM
-to let them do, and how the GM rules on it.
+to let them do, how the GM rules on it, and the checks the GM asks of them.
 
 A request and its ruling concern one player: they are written addressed to that
 player's character (``Visibility.to``), so that player and the GM see them and no
@@ -62,6 +62,34 @@ class Ruled(Event, frozen=True, tag="player.ruled"):
     reason: str = ""
     #: the command an amended request applies instead
     applied: dict[str, Any] = {}
+
+    PLAYER = ABOUT_SEAT
+
+
+class Prompted(Event, frozen=True, tag="player.prompted"):
+    """The GM asks one player for a check: roll it now. ``check`` is the check as the GM
+    gave it (the system's own check command, their character named). A ``secret`` ask
+    is rolled by the GM's dice at once, in records players never see; its player is
+    told only that a check is being made (the record, addressed to them, cuts ``check``).
+    """
+
+    #: the id of the player's character
+    seat: str
+    check: dict[str, Any]
+    secret: bool = False
+
+    PLAYER = PlayerForm(about=("seat",), secret=("check",))
+
+
+class Answered(Event, frozen=True, tag="player.answered"):
+    """A prompt is answered: its check's records come just before this one, in the same
+    command, rolled by the player (margin's dice or the faces they typed) or, for a
+    player who did not answer, by the GM. Undoing it puts the prompt back."""
+
+    RECORD_FIELDS = ("prompt",)
+
+    prompt: int
+    seat: str
 
     PLAYER = ABOUT_SEAT
 

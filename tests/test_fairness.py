@@ -62,7 +62,7 @@ def session(tmp_path: Path) -> Table:
     play(
         table,
         {"type": "add-character", "name": "Kael", "sheet": {}},
-        {"type": "entropy", "seat": "kael", "entropy": "ab" * 32},
+        {"type": "entropy", "seat": "gm", "entropy": "ab" * 32},
         {"type": "roll", "dice": "2d6", "actor": "kael"},
         {"type": "roll", "dice": "1d20", "secret": True},
         {"type": "roll", "dice": "3d6", "faces": [1, 2, 6], "actor": "kael"},
@@ -112,7 +112,7 @@ def test_the_dice_are_the_ones_the_seed_and_the_entropy_give(session: Table) -> 
     from margin.core.fairness import entropy_next, entropy_start
 
     start = entropy_start(committed.commitment)
-    mixed = entropy_next(start, "kael", "ab" * 32)
+    mixed = entropy_next(start, "gm", "ab" * 32)
     assert faces_of(open_key(seed, mixed, 0), [6] * 2) == list(roll.drawn.dice)
     assert faces_of(open_key(seed, start, 0), [6] * 16) != faces_of(
         open_key(seed, mixed, 0), [6] * 16
@@ -427,17 +427,63 @@ def test_a_session_whose_secret_keys_run_out_goes_on_in_another(
 
 
 def test_a_player_sitting_down_gives_the_dice_entropy(tmp_path: Path) -> None:
+    """Given a table, when a player sits down, then their entropy joins the session players
+    saw committed, comes before the next die margin draws and changes it, and verifies."""
     from margin.core.authority import Seat
+    from margin.core.fairness import entropy_next, entropy_start
 
     table = Table.create(tmp_path / "t.margin", "2d10-edge")
     fixed_keys(table, tmp_path)
     play(table, {"type": "add-character", "name": "Kael"})
-    (record,) = table.add_entropy(Seat("Kael", "ssh", "SHA256:abc"))
+    seat = Seat("Kael", "ssh", "SHA256:abc")
+    # no session committed yet: entropy now would count for nothing, so none is written
+    assert table.entropy_session() == ""
+    assert table.add_entropy(seat) == []
+    (first,) = play(table, {"type": "roll", "dice": "1d6"})[0]
+    assert first.committed is not None
+    assert table.entropy_session() == first.committed.commitment
+    (record,) = table.add_entropy(seat)
     assert record.event.__struct_config__.tag == "dice.entropy"
-    assert record.event.seat == "Kael"
-    assert record.author.startswith("kael (ssh")
-    # it came after the session's commitment, which it carries as the first to need one
-    assert record.committed is not None
-    (rolled,) = play(table, {"type": "roll", "dice": "1d6"})[0]
-    assert check_dice(records(table)).problems == []
+    assert record.event.seat == "kael"
+    assert record.author == "kael (ssh SHA256:abc)"
+    # a player's margin joins the session committed already and never commits one
+    assert record.committed is None
+    (rolled,) = play(table, {"type": "roll", "dice": "1d20"})[0]
+    assert rolled.seq > record.seq
     assert rolled.drawn is not None
+    assert rolled.drawn.index == 1
+    made = (keys_from(n) for n in range(1, 9))
+    seed = next(k.seed for k in made if k.commitment == first.committed.commitment)
+    start = table.projection.history.dice.entropy
+    mixed = entropy_next(entropy_start(first.committed.commitment), "kael", record.event.entropy)
+    assert start == mixed
+    assert faces_of(open_key(seed, mixed, 1), [20]) == list(rolled.drawn.dice)
+    play(table, {"type": "end-session"})
+    report = check_dice(records(table))
+    assert report.problems == []
+    assert report.tallies["gm"].checked == 2
+
+
+def test_a_forged_entropy_record_is_named(tmp_path: Path) -> None:
+    """Entropy changed after it was written moves the dice drawn after it and is named;
+    entropy in a player's name written by another seat, or not hex, is named too."""
+    from margin.core.authority import Seat
+
+    table = Table.create(tmp_path / "t.margin", "2d10-edge")
+    fixed_keys(table, tmp_path)
+    play(table, {"type": "add-character", "name": "Kael"}, {"type": "roll", "dice": "1d6"})
+    (given,) = table.add_entropy(Seat("Kael", "local", "alice"))
+    play(table, {"type": "roll", "dice": "10d20"}, {"type": "end-session"})
+    rs = records(table)
+    assert check_dice(rs).problems == []
+    roll = rs[given.seq]
+    changed = msgspec.structs.replace(given.event, entropy="cd" * 32)
+    problems = check_dice(edited(rs, given.seq, event=changed)).problems
+    assert problems
+    assert problems[0].startswith(f"record {roll.seq}: die ")
+    by_gm = check_dice(edited(rs, given.seq, author="gm")).problems
+    assert by_gm == [f"record {given.seq}: it gives entropy as kael's but the GM's seat wrote it"]
+    unreadable = msgspec.structs.replace(given.event, entropy="not hex")
+    problems = check_dice(edited(rs, given.seq, event=unreadable)).problems
+    assert problems[0] == f"record {given.seq}: its entropy is not 32 bytes in hex"
+    assert problems[1].startswith(f"record {roll.seq}: die ")

@@ -35,6 +35,7 @@ from support import margin_process, need, pilot_test, run_margin
 from textual.command import CommandPalette
 
 from margin.core.commands import AddCharacter
+from margin.core.dicecheck import check_dice
 from margin.events import open_store
 from margin.tui.host.session import HostedWatch, session_app
 from margin.tui.host.ssh import (
@@ -117,7 +118,10 @@ def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     kael.wait_for("GM accepts Kael's request")
     table = Table.open(site["table"], readonly=True)
     try:
-        said, asked, rolled, ruled = list(table.store.records())[-4:]
+        # the accepted roll commits the session's dice: Kael's seat gives entropy to it
+        # (``test_seats.py``), whenever its view sees the commitment
+        kept = [r for r in table.store.records() if type(r.event).__name__ != "DiceEntropy"]
+        said, asked, rolled, ruled = kept[-4:]
     finally:
         table.close()
     fingerprint = asked.author.removeprefix("kael (ssh ").removesuffix(")")
@@ -130,6 +134,24 @@ def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     )
     # a key's session cannot give another seat's command: the core refuses it in one line
     kael.submit("roll 2d6 as Zed", "Kael: roll actor: a player commands their own character")
+    # the seat's own process gave the session committed by the accepted roll its entropy
+    end = time.monotonic() + 30
+    while not any(r.author == said.author for r in _entropy(site["table"])):
+        assert time.monotonic() < end, "Kael's seat gave the dice no entropy"
+        time.sleep(0.05)
+    assert check_dice(_records(site["table"])).problems == []
+
+
+def _records(path):
+    table = Table.open(path, readonly=True)
+    try:
+        return list(table.store.records())
+    finally:
+        table.close()
+
+
+def _entropy(path):
+    return [r for r in _records(path) if type(r.event).__name__ == "DiceEntropy"]
 
 
 def test_session_follows_its_terminal_size(site):

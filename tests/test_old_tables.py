@@ -59,7 +59,7 @@ def test_a_table_written_before_opens_unchanged(
 
 #: what the state gained since those tables were written, as a table without any of it
 #: holds it: the bookkeeping every table has, and the options margin gives every system
-LATER_STATE: dict[str, Any] = {"fight": None, "aliases": {}, "requests": {}}
+LATER_STATE: dict[str, Any] = {"fight": None, "aliases": {}, "requests": {}, "prompts": {}}
 LATER_CHARACTER: dict[str, Any] = {
     "npc": False,
     "health_view": "",

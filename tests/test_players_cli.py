@@ -76,7 +76,7 @@ def test_a_player_is_refused_one_line_per_command_and_nothing_is_written(tmp_pat
     assert code == 1
     assert [r["error"] for r in replies] == [
         "line 1: Kael: check character: a player commands their own character only (Kael)",
-        "line 2: Kael: 'note' is the GM's command (a player may give: attack, check, "
+        "line 2: Kael: 'note' is the GM's command (a player may give: answer, attack, check, "
         "dismiss-pending, edge-burn, entropy, join, lessen-injury, roll, say, spend-edge, use-action, "
         "whisper)",
         "line 3: Kael: check secret_tn: that is the GM's to set",

@@ -139,9 +139,13 @@ async def test_trust_applies_at_once_and_a_refusal_is_one_line(path: str) -> Non
         assert _message(player) == "done: say I go first"
         player.query_one(CommandLine).value = ""
         await _type(pilot, player, "check kael melee vs 15")
-    check = _records(path)[-1]
+    *_, check, entropy = _records(path)
     assert check["event"]["type"] == "edge.check"  # type: ignore[index]
     assert str(check["author"]).startswith("kael (local ")
+    # the check committed the table's first session of dice: the seat gives its entropy to it
+    assert check["committed"]
+    assert entropy["event"]["type"] == "dice.entropy"  # type: ignore[index]
+    assert entropy["author"] == check["author"]
 
 
 @pilot_test

@@ -875,3 +875,46 @@ async def test_the_rules_open_from_a_key_and_a_word_for_gm_and_players(path):
         await enter_line(pilot, "rules")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)
+
+
+def queued(app, *keys):
+    """Keys as a terminal delivers a fast burst: all queued before any is handled."""
+    from textual import events
+
+    for key in keys:
+        character = None if len(key) > 1 and key != "space" else (" " if key == "space" else key)
+        app.post_message(events.Key(key, character))
+
+
+@pytest.mark.parametrize("opener", ["f1", "f2"])
+@pilot_test
+async def test_keys_typed_while_a_dialog_opens_or_closes_reach_the_command_line(path, opener):
+    from margin.tui.screens.modals import HelpScreen, RulesScreen
+
+    dialog = RulesScreen if opener == "f2" else HelpScreen
+    async with playing(path, SIZE) as (app, pilot):
+        before = len(log_texts(app))
+        # typed while the dialog opens: it closes and the line is typed beneath
+        await pilot.press(opener)
+        queued(app, *"roll 1d6", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(app.screen, dialog)
+        assert len(log_texts(app)) == before + 1
+        assert "1d6" in log_texts(app)[-1]
+        # typed while it closes
+        await pilot.press(opener)
+        queued(app, "escape", *"roll 1d8", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(app.screen, dialog)
+        assert len(log_texts(app)) == before + 2
+        assert "1d8" in log_texts(app)[-1]
+        # the dialog's own keys still are its own
+        await pilot.press(opener)
+        await pilot.pause()
+        assert isinstance(app.screen, dialog)
+        await pilot.press("pagedown", "q")
+        await pilot.pause()
+        assert not isinstance(app.screen, dialog)
+        assert app.query_one(CommandLine).value == ""

@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import msgspec
-
 from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_command
 from margin.core.authority import GM_SEAT, Seat, author_seat
 from margin.core.carry import carried
@@ -48,35 +46,10 @@ from margin.tui.table.reader import LogRow, View, open_view
 from margin.tui.table.resolve import input_lines
 from margin.tui.table.table import Table, new_command_id
 from margin.tui.text import render
+from margin.tui.text.state import state_data, state_lines
 
 if TYPE_CHECKING:
     from margin.core.recap import Recap
-
-#: fields every character has, said in ``margin state`` only when they hold something
-QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
-
-
-def plain(value: object) -> str:
-    """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
-    record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
-    if value is None or value == "" or value == [] or value == {}:
-        return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
-        return sep.join(plain(v) for v in value)
-    if isinstance(value, dict):
-        head = next((str(value[k]) for k in ("name", "severity", "kind") if value.get(k)), "")
-        rest = ", ".join(
-            f"{'record' if k == 'seq' else k.replace('_', ' ')} {plain(v)}"
-            for k, v in value.items()
-            if v not in (None, "", [], {}, False, 0) and not (head and str(v) == head)
-        )
-        if head:
-            return f"{head} ({rest})" if rest else head
-        return rest or "none"
-    return str(value)
 
 
 class UsageError(Exception):
@@ -276,25 +249,11 @@ def cmd_state(args: argparse.Namespace) -> int:
         state = _state_for(view, args)
     finally:
         view.table.close()
-    data = msgspec.to_builtins(state)
-    # the log's names for those who left, not a part of the state's report
-    data.pop("departed", None)
-    data["revealed"] = sorted(data.get("revealed", []))
+    data = state_data(state)
     if args.json:
         print(json.dumps(data))
     else:
-        print(f"{display_name(args.path)}: {data['system']} at record {data['seq']}")
-        for k, v in data["options"].items():
-            print(f"  option {k} = {v}")
-        lines = get_system(state.system).field_lines
-        for cid, char in data["characters"].items():
-            extra = {
-                k: v
-                for k, v in {**char, **lines(state.characters[cid])}.items()
-                if k not in ("id", "name", "sheet", "hidden") and (v or k not in QUIET_WHEN_EMPTY)
-            }
-            bits = " ".join(f"{k}={plain(v)}" for k, v in extra.items())
-            print(f"  {char['name']}{' (hidden)' if char.get('hidden') else ''} {bits}".rstrip())
+        print("\n".join(state_lines(display_name(args.path), state, data)))
     return 0
 
 
@@ -671,6 +630,14 @@ class _Parser(argparse.ArgumentParser):
         _fail(f"{_did_you_mean(message)} (see margin --help)", 2)
 
 
+#: ``margin host``'s options that count sessions, and what each counts
+HOST_COUNTS = (
+    ("per-seat", "sessions one seat may have open"),
+    ("channels", "sessions one SSH connection may carry"),
+    ("sessions", "sessions in all"),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="margin", description="A game master's table in the terminal.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
@@ -704,27 +671,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--sheets", metavar="DIR", help="the folder the GM's seat reads sheet files from"
     )
     limits = Limits()
-    s.add_argument(
-        "--per-seat",
-        type=_positive,
-        default=limits.per_seat,
-        metavar="N",
-        help=f"sessions one seat may have open ({limits.per_seat})",
-    )
-    s.add_argument(
-        "--channels",
-        type=_positive,
-        default=limits.channels,
-        metavar="N",
-        help=f"sessions one SSH connection may carry ({limits.channels})",
-    )
-    s.add_argument(
-        "--sessions",
-        type=_positive,
-        default=limits.sessions,
-        metavar="N",
-        help=f"sessions in all ({limits.sessions})",
-    )
+    for option, meaning in HOST_COUNTS:
+        default = getattr(limits, option.replace("-", "_"))
+        s.add_argument(
+            f"--{option}", type=_positive, default=default, metavar="N",
+            help=f"{meaning} ({default})",
+        )  # fmt: skip
     s.add_argument(
         "--max-size",
         default=f"{limits.cols}x{limits.rows}",

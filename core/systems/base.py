@@ -277,6 +277,9 @@ class Acting:
     gm: tuple[str, ...] = ()
     #: applied at once even when the table's option asks for requests (what a player says)
     at_once: bool = False
+    #: given even while players only watch (the option ``off``): no move in the game, as a
+    #: seat's entropy for the dice is none
+    watching: bool = False
 
 
 Decide = Callable[[Command, TableState, Dice, History], list[Draft]]

@@ -93,29 +93,42 @@ def split_words(line: str) -> list[Word]:
             words.append(Word(line[i + 1 : close], line, start, close + 1, quoted=True))
             i = close + 1
             continue
-        text: list[str] = []
-        while i < size and not line[i].isspace():
-            ch = line[i]
-            opens = i == start or line[i - 1] == "="
-            end = None
-            if opens and ch in QUOTES:
-                end = _closing(line, i)
-                if end is not None:
-                    text.append(line[i + 1 : end])
-            elif opens and ch in "{[":
-                end = _bracketed(line, i)
-                if end is None and i > start:
-                    # a field's JSON left open runs to the line's end, for its error to show
-                    end = size - 1
-                if end is not None:
-                    text.append(line[i : end + 1])
-            if end is None:
-                text.append(ch)
-                i += 1
-            else:
-                i = end + 1
-        words.append(Word("".join(text), line, start, i))
+        text, i = _word_from(line, start)
+        words.append(Word(text, line, start, i))
     return words
+
+
+def _word_from(line: str, start: int) -> tuple[str, int]:
+    """The text of the word that starts at ``start`` with no quote around it, and where it
+    ends: quotes and brackets right after ``=`` group as ``split_words`` says."""
+    text: list[str] = []
+    i, size = start, len(line)
+    while i < size and not line[i].isspace():
+        grouped = _group(line, i, start) if i == start or line[i - 1] == "=" else None
+        if grouped is None:
+            text.append(line[i])
+            i += 1
+        else:
+            part, end = grouped
+            text.append(part)
+            i = end + 1
+    return "".join(text), i
+
+
+def _group(line: str, i: int, start: int) -> tuple[str, int] | None:
+    """The text of a quote or bracket that opens at ``i`` (of a word that starts at
+    ``start``) and the place of its end, or None when it is no group (a letter)."""
+    ch = line[i]
+    if ch in QUOTES:
+        end = _closing(line, i)
+        return None if end is None else (line[i + 1 : end], end)
+    if ch not in "{[":
+        return None
+    end = _bracketed(line, i)
+    if end is None and i > start:
+        # a field's JSON left open runs to the line's end, for its error to show
+        end = len(line) - 1
+    return None if end is None else (line[i : end + 1], end)
 
 
 def quoted(word: str) -> bool:
@@ -362,9 +375,38 @@ def _roll_tail(args: list[str], out: dict[str, Any]) -> dict[str, Any]:
 @GENERIC.form("roll", Usage(("dice",), ("secret|as|for",), {"as": "character", "for": "text"}))
 def _roll(words: list[str], state: TableState) -> dict[str, Any]:
     match words:
+        case [_]:
+            # a player's answer to the check the GM asked of them, with margin's dice
+            return {"type": "answer"}
         case [_, dice, *tail]:
             return _roll_tail(tail, {"type": "roll", "dice": dice})
     raise RuleError("roll: give dice notation, e.g. roll 2d10 or roll 3d6+2")
+
+
+ASK_USAGE = "ask NAMES CHECK [secret] (NAMES: kael,vex; CHECK as the check form takes it)"
+
+
+@GENERIC.form("ask", Usage(("character",), ("skill", "secret")))
+def _ask(words: list[str], state: TableState) -> dict[str, Any]:
+    """``ask kael,vex perception vs 25 [secret]``: the system's own check form after the
+    names; ``ask roll kael``: the GM rolls a prompt nobody answered."""
+    match words:
+        case [_, roll, who] if roll.lower() == "roll" and not quoted(roll):
+            return {"type": "answer", "character": who}
+        case [_, roll, who, number] if roll.lower() == "roll" and record_number(number.lstrip("#")):
+            return {"type": "answer", "character": who, "prompt": int(number.lstrip("#"))}
+        case [_, names, *check] if check:
+            asked = [n.strip() for n in names.split(",") if n.strip()]
+            rest, secret = take_flag(check, "secret", "ask")
+            if not asked or not rest:
+                raise RuleError(f"ask: write it as '{ASK_USAGE}'")
+            found = systems.get_system(state.system).parse_words(["check", asked[0], *rest], state)
+            if found is None:
+                raise RuleError(f"ask: {state.system} has no check form to ask for")
+            found.pop("type", None)
+            found.pop("character", None)
+            return {"type": "ask", "characters": asked, "check": found, "secret": secret}
+    raise RuleError(f"ask: write it as '{ASK_USAGE}', or 'ask roll NAME' to roll it for them")
 
 
 def _note(word: str, gm_only: bool) -> Parser:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -34,6 +34,7 @@ from margin.tui.text import render
 from . import commandline
 from .modals import (
     HelpScreen,
+    ReadingScreen,
     RecordScreen,
     RulesScreen,
     help_keys,
@@ -230,6 +231,18 @@ class TableApp(App[None]):
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="message")
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys for a dialog that is only read are acted on here, in the order typed: handed
+        # to the dialog and acted on later, a key could overtake one typed before it.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, ReadingScreen)
+            and await self.screen.take_key(event)
+        ):
+            return
+        await super().on_event(event)
 
     def start(self) -> None:
         """The table's screen is up: draw it from the table's newest record."""

@@ -57,6 +57,9 @@ GENERIC_HELP: dict[str, str] = {
     "accept": "accept REQUEST   apply a player's request as they asked (F5: the first waiting)",
     "refuse": "refuse REQUEST [REASON]   refuse a player's request (F6: the first waiting)",
     "amend": "amend REQUEST LINE   apply LINE instead of a player's request (F7 types it)",
+    "ask": "ask NAMES CHECK [secret]   players roll a check now from their seats (ask kael,vex "
+    "then the check's words); secret: the GM's dice, players told only that a check is made; "
+    "ask roll NAME [= FACES] rolls it for a player who did not answer",
     "help": "help   every key and command",
     "rules": "rules   the rules of this table's system, as margin plays them",
 }
@@ -182,6 +185,9 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
         words, faces = _split(text), None
     else:
         words, faces = _faces(_split(text))
+    if not words and faces is not None:
+        # a player's answer to the check the GM asked of them, with the dice they rolled
+        return Parsed(command=convert_command(state.system, {"type": "answer", "faces": faces}))
     if not words:
         raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
     head = words[0].lower()

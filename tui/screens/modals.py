@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import Markdown
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Static
 
 from margin.tui.table.reader import LogRow, View
 
@@ -73,7 +76,24 @@ class PasteScreen(ConfirmScreen):
         yield from self.dialog(text, "paste-list")
 
 
-class RecordScreen(ModalScreen[None]):
+class ReadingScreen(ModalScreen[None]):
+    """A dialog that is only read. The app hands it each key as it comes (``take_key``): its
+    own keys act at once and a typed character closes it and goes on to the screen beneath,
+    so nothing typed while it opens or closes is lost or run by the wrong screen."""
+
+    async def take_key(self, event: events.Key) -> bool:
+        """Act on a key typed at this dialog; whether the key is done with (else it goes on)."""
+        bound = self.active_bindings.get(event.key)
+        if bound is not None:
+            if bound.enabled:
+                await self.app.run_action(bound.binding.action, bound.node)
+            return True
+        if event.is_printable:
+            self.dismiss(None)
+        return False
+
+
+class RecordScreen(ReadingScreen):
     """One record of the log in full, however long; Up and Down step to older and newer ones."""
 
     BINDINGS = [
@@ -165,7 +185,7 @@ def help_keys(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     return list(listed.values())
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ReadingScreen):
     """Every key of the screen it was opened from, and the commands."""
 
     BINDINGS = [Binding("escape,q,f1,question_mark,enter", "close", "Close")]
@@ -193,8 +213,11 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class RulesScreen(ModalScreen[None]):
-    """The rules of the table's system, as margin plays them (the same text as margin rules)."""
+class RulesScreen(ReadingScreen):
+    """The rules of the table's system, as margin plays them (the same text as margin rules).
+
+    One widget draws the whole document, laid out once per width (``Drawn``): a widget per
+    paragraph and table cell took seconds to open and to close on a long document."""
 
     BINDINGS = [
         Binding("escape,q,f2", "close", "Close"),
@@ -208,7 +231,7 @@ class RulesScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"), VerticalScroll(id="rules-scroll"):
-            yield Markdown(self.text, id="rules-text")
+            yield Static(_drawn_markdown(self.text), id="rules-text")
 
     def action_page(self, direction: int) -> None:
         scroll = self.query_one("#rules-scroll", VerticalScroll)
@@ -219,6 +242,30 @@ class RulesScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class Drawn:
+    """A renderable drawn once per width and kept: a long document's layout asks for its
+    lines several times (its height, then what shows), and the dialog is opened often."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._lines: dict[int, list[list[Segment]]] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        if width not in self._lines:
+            self._lines[width] = console.render_lines(
+                self.renderable, options.update(height=None), pad=False
+            )
+        for line in self._lines[width]:
+            yield from line
+            yield Segment.line()
+
+
+@functools.lru_cache(maxsize=8)
+def _drawn_markdown(text: str) -> Drawn:
+    return Drawn(Markdown(text))
 
 
 class JumpScreen(ModalScreen[str]):

@@ -196,6 +196,8 @@ class WatchApp(TableApp):
         self._cue: Cue = ""
         #: the seat the player gives commands from (None: watching only)
         self.seat = acts
+        #: the session (its commitment) this seat last gave its entropy to
+        self._gave = ""
 
     def get_default_screen(self) -> Screen[Any]:
         if not self.waits:
@@ -327,6 +329,27 @@ class WatchApp(TableApp):
         else:
             self.say(f"done: {text}")
 
+    def give_entropy(self) -> None:
+        """As the seat sits down, and as each later session is committed while it sits:
+        random bytes of this process's own for the dice (``Table.add_entropy``), in a
+        worker; a busy table is asked again at the next redraw."""
+        if self.seat is None or self.busy:
+            return
+        table = self.table
+        session = table.entropy_session()
+        if not session or session == self._gave:
+            return
+        self._gave = session
+        self.submit(functools.partial(table.add_entropy, self.seat), self._gave_entropy)
+
+    def _gave_entropy(self, records: list[Record] | None, error: Exception | None) -> None:
+        if isinstance(error, StoreError):
+            self._gave = ""
+        elif error is not None and not isinstance(error, RuleError):
+            raise error
+        elif records:
+            self.redraw()
+
     def cue(self) -> Cue:
         """Whether it is the watching player's turn, as the clock means it, or they are next."""
         own = self.own()
@@ -341,6 +364,7 @@ class WatchApp(TableApp):
         self._cue = now
         super().redraw(follow)
         self._line_option()
+        self.give_entropy()
         if now == before:
             return
         if now:

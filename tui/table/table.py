@@ -14,7 +14,7 @@ from typing import Any
 
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
-from margin.core.authority import GM_SEAT, Seat
+from margin.core.authority import GM, GM_SEAT, Seat, seated
 from margin.core.commands import Command, Entropy
 from margin.core.decider import decide_committed
 from margin.core.dice import Dice
@@ -271,11 +271,26 @@ class Table:
             self._keys = DiceKeys()
         return self._keys
 
+    def entropy_session(self) -> str:
+        """The commitment of the session a seat's entropy would join now, if players have
+        seen it ("" while they have not: entropy before a commitment counts for nothing,
+        and a seat answering one players cannot see would betray the record carrying it)."""
+        with self.lock:
+            ledger = self.projection.history.dice
+            return ledger.commitment if ledger.published else ""
+
     def add_entropy(self, seat: Seat) -> list[Record]:
         """What a seat's margin calls as it sits down: 32 random bytes of its own for the
         table's dice, in a record; every die drawn after it depends on them, so no seed
-        chosen before could steer one."""
-        name = seat.name if not seat.gm else "gm"
+        chosen before could steer one. A player's seat gives them only to a session
+        players have seen committed (``entropy_session``; nothing is written otherwise)."""
+        if seat.gm:
+            name = GM
+        elif not self.entropy_session():
+            return []
+        else:
+            with self.lock:
+                name = seated(self.state, seat).id
         command = Entropy(seat=name, entropy=secrets.token_hex(32))
         return self.execute(command, seat=seat)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from margin.core import get_system
 from margin.core.errors import RuleError
+from margin.core.policy import about_fields, name_field
 from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
@@ -40,11 +41,13 @@ def describe(
 
 
 def _named(event: dict[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
-    """The event with the characters it names said by name, where the reader knows them."""
+    """The event with the characters it names said by name, where the reader knows them:
+    the fields its player form says it is about (a winner, a turn order) and ``WHO_FIELDS``."""
     if not names:
         return event
+    about = about_fields(event.get("type", ""))
     return {
-        k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
+        k: name_field(v, names) if k in about or (k in WHO_FIELDS and isinstance(v, str)) else v
         for k, v in event.items()
     }
 
@@ -180,6 +183,25 @@ def _ruled(e: dict[str, Any]) -> str:
     return line
 
 
+def _asked(check: Any) -> str:
+    """The check of a prompt, in a line: its fields but the character's."""
+    if not isinstance(check, dict):
+        return "a check"
+    return _command({k: v for k, v in check.items() if k != "character"})
+
+
+def _prompted(e: dict[str, Any]) -> str:
+    if e.get("secret"):
+        line = f"GM makes a secret check for {_seat(e)}"
+        return f"{line}: {_asked(e['check'])}" if "check" in e else line
+    return f"GM asks {_seat(e)} to roll now: {_asked(e.get('check'))}"
+
+
+def _answered(e: dict[str, Any]) -> str:
+    asked = f" #{e['prompt']}" if isinstance(e.get("prompt"), int) else ""
+    return f"{_seat(e)}'s check{asked} is rolled"
+
+
 def _alias(e: dict[str, Any]) -> str:
     if not e.get("line"):
         return f"macro {e['name']} forgotten"
@@ -222,6 +244,8 @@ LINES: dict[str, Line] = {
     ),
     "player.requested": lambda e: f"{_seat(e)} asks: {_command(e.get('asked'))}",
     "player.ruled": _ruled,
+    "player.prompted": _prompted,
+    "player.answered": _answered,
     "dice.committed": lambda e: f"the session's dice are committed: {e['commitment'][:16]}",
     "dice.entropy": lambda e: f"{e['seat']} adds entropy to the dice: {e['entropy'][:16]}",
     "dice.opened": lambda e: (

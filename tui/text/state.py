@@ -1,0 +1,76 @@
+"""``margin state`` in words: a table's state as its system says each character."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from margin.core import get_system
+from margin.core.state import TableState
+
+#: fields every character has, said in ``margin state`` only when they hold something
+QUIET_WHEN_EMPTY = ("npc", "health_view", "conditions", "counters", "health_shown")
+#: fields of a character said apart (its name, whether it is hidden) or not at all
+UNSAID = ("id", "name", "sheet", "hidden")
+#: the fields a record's words begin with, the first one it holds
+HEADS = ("name", "severity", "kind")
+#: values a record's words leave out
+EMPTY: tuple[Any, ...] = (None, "", [], {}, False, 0)
+
+
+def state_data(state: TableState) -> dict[str, Any]:
+    """The state as plain data for ``margin state``: the log's names for those who left are
+    not a part of its report, and the revealed records are in order."""
+    data: dict[str, Any] = msgspec.to_builtins(state)
+    data.pop("departed", None)
+    data["revealed"] = sorted(data.get("revealed", []))
+    return data
+
+
+def state_lines(name: str, state: TableState, data: dict[str, Any]) -> list[str]:
+    """The table ``name``'s state in words, one line for each option and each character."""
+    lines = [f"{name}: {data['system']} at record {data['seq']}"]
+    lines += [f"  option {k} = {v}" for k, v in data["options"].items()]
+    field_lines = get_system(state.system).field_lines
+    for cid, char in data["characters"].items():
+        said = {**char, **field_lines(state.characters[cid])}
+        bits = " ".join(
+            f"{k}={plain(v)}"
+            for k, v in said.items()
+            if k not in UNSAID and (v or k not in QUIET_WHEN_EMPTY)
+        )
+        hidden = " (hidden)" if char.get("hidden") else ""
+        lines.append(f"  {char['name']}{hidden} {bits}".rstrip())
+    return lines
+
+
+def plain(value: object) -> str:
+    """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
+    record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
+    if value is None or value in ("", [], {}):
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
+        return sep.join(plain(v) for v in value)
+    if isinstance(value, dict):
+        return _record_words(value)
+    return str(value)
+
+
+def _record_words(value: dict[str, Any]) -> str:
+    head = next((str(value[k]) for k in HEADS if value.get(k)), "")
+    rest = ", ".join(
+        f"{_field_name(k)} {plain(v)}"
+        for k, v in value.items()
+        if v not in EMPTY and not (head and str(v) == head)
+    )
+    if head:
+        return f"{head} ({rest})" if rest else head
+    return rest or "none"
+
+
+def _field_name(key: str) -> str:
+    return "record" if key == "seq" else key.replace("_", " ")
