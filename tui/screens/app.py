@@ -55,6 +55,7 @@ from .modals import (
     PasteScreen,
     UndoScreen,
 )
+from .prompts import PromptsPanel
 from .replay import ReplayApp
 from .watch import WatchApp
 from .widgets import (
@@ -120,6 +121,7 @@ class PlayApp(TableApp):
 
     def compose_bottom(self) -> Iterable[Any]:
         yield Static(id="requests")
+        yield PromptsPanel(id="prompts")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, history=self.history, id="command")
@@ -130,6 +132,8 @@ class PlayApp(TableApp):
         panel = self.query_one("#requests", Static)
         self._show("requests", requests, panel.update)
         panel.display = bool(requests.plain)
+        asked = self.query_one(PromptsPanel)
+        self._show("prompts", asked.text_of(self.view.state()), asked.show_text)
 
     def requests_text(self) -> Text:
         """The players' requests waiting for a ruling, first the oldest, and the keys."""

@@ -19,6 +19,7 @@ from textual.widgets import Input, Static
 from margin.core import RuleError
 from margin.core.authority import Seat
 from margin.core.clock import Cue, cue, cue_line
+from margin.core.commands import Answer
 from margin.events import Record, StoreError
 from margin.tui.table.reader import (
     LiveTable,
@@ -39,6 +40,7 @@ from .base import (
 from .modals import (
     help_keys,
 )
+from .prompts import PromptBar
 from .widgets import (
     CommandLine,
     KeysFooter,
@@ -172,6 +174,7 @@ class WatchApp(TableApp):
         Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
         Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
+        Binding("r", "prompt", "Asked", tooltip="the check the GM asks of you: show it again"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
@@ -235,6 +238,7 @@ class WatchApp(TableApp):
         if self.seat is None:
             yield from super().compose_bottom()
             return
+        yield PromptBar(id="prompt")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, id="command")
@@ -243,6 +247,9 @@ class WatchApp(TableApp):
         super().start()
         self.watching = True
         self.query_one(LogView).focus()
+        if self.seat is not None and self.query_one(PromptBar).has_class("shown"):
+            # a check the GM asked before the player came in: the keys are its
+            self.query_one(PromptBar).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._cue:
             self.say(self.idle_line)
@@ -267,6 +274,53 @@ class WatchApp(TableApp):
             return
         line.focus()
         self.say("your command: Enter gives it from your seat (help lists the commands)")
+
+    def action_prompt(self) -> None:
+        """Show again the check the GM asks of the player, after they hid it."""
+        if self.seat is None or not self.query_one(PromptBar).reopen():
+            self.say("the GM asks no check of you now", error=True)
+
+    def _prompts(self) -> None:
+        """The banner of the check the GM asks of the player: a new one takes the keys
+        (unless the player is typing a line) and rings the bell when asked to."""
+        if self.seat is None:
+            return
+        bar = self.query_one(PromptBar)
+        if not bar.show_prompts(self.view.state()):
+            return
+        line = self.query_one(CommandLine)
+        if not (self.focused is line and line.value):
+            bar.focus()
+        self.say("the GM asks you to roll: Enter rolls margin's dice, = types your faces")
+        if self.ring:
+            self.bell()
+
+    @on(PromptBar.Roll)
+    def roll_asked(self) -> None:
+        """Answer the GM's ask with margin's dice, from the player's seat."""
+        assert self.seat is not None
+        if self.busy:
+            self.say("wait: the table is busy with your last command", error=True)
+            return
+        line = self.query_one(CommandLine)
+        line.pending += 1
+        self.submit(
+            functools.partial(write, self.view.table, Answer(), self.seat),
+            functools.partial(self._acted, line, "roll"),
+        )
+
+    @on(PromptBar.Hidden)
+    def prompt_hidden(self) -> None:
+        self.query_one(LogView).focus()
+
+    @on(PromptBar.Faces)
+    def type_faces(self) -> None:
+        """The command line, ready for the faces the player rolled at the table."""
+        line = self.query_one(CommandLine)
+        line.value = "= "
+        line.cursor_position = 2
+        line.focus()
+        self.say("type the faces you rolled (= 7 3), then Enter")
 
     @on(Input.Changed, "CommandLine")
     def show_odds(self, event: Input.Changed) -> None:
@@ -364,6 +418,7 @@ class WatchApp(TableApp):
         self._cue = now
         super().redraw(follow)
         self._line_option()
+        self._prompts()
         self.give_entropy()
         if now == before:
             return
