@@ -228,7 +228,8 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
     """
     hidden = hidden_ids(state)
     out = []
-    masked = set(history.masked)
+    # the command's own records masked so far, beside the log's
+    masked: set[int] = set()
     for n, draft in enumerate(drafts):
         event = draft.event
         to = _addressee(draft, history)
@@ -266,7 +267,7 @@ def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, 
     (every player when ""): one that answers only GM-only records (an undo of a GM-only
     roll) is unseen too, a reveal excepted."""
     event, cause = draft.event, draft.cause
-    via = cause is not None and cause in masked
+    via = cause is not None and (cause in masked or cause in history.masked)
     verdict = judge(event, draft.visibility, hidden, via, reader=to or None)
     form = type(event).PLAYER
     if verdict.shown and form is not None and form.follows and type(event) is not Revealed:
