@@ -618,9 +618,10 @@ class CommandLine(Input):
         # has already taken the keys typed next; run them here, in order.
         bindings = self._bindings.key_to_bindings.get(event.key)
         if bindings and event.key in _EDITING_KEYS:
-            event.stop()
             event.prevent_default()
-            await self.run_action(bindings[0].action)
+            if await self.app.run_action(bindings[0].action, self):
+                event.stop()
+            # else nothing to act on (Ctrl+C, nothing selected): the key goes on to the app
             return
         await super()._on_key(event)
 
