@@ -56,6 +56,7 @@ from .modals import (
     UndoScreen,
 )
 from .replay import ReplayApp
+from .seats import SeatsLine
 from .watch import WaitingWatch
 from .widgets import (
     CommandLine,
@@ -118,6 +119,7 @@ class PlayApp(TableApp):
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield SeatsLine(self.view, id="seats")
         yield Static(id="requests")
         yield OddsBar(id="odds")
         yield Static(id="message")
