@@ -1,9 +1,21 @@
-"""What undo needs to know about the log: commands, causes, voided records."""
+"""What undo needs to know about the log: commands, causes, voided records.
+
+A long table's log has a million commands; what this keeps of each is a few
+machine integers and the bytes of its id, in columns (``array``), not a
+Python object per command, so that opening from a snapshot copies bytes
+rather than building millions of objects, and a screen's memory does not
+grow by a hundred bytes a record.
+"""
 
 from __future__ import annotations
 
 import bisect
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
+
+import msgspec
 
 from margin.events import (
     Branched,
@@ -23,6 +35,133 @@ _META = (Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened)
 _DICE = (DiceEntropy, DiceOpened)
 
 
+def _column(data: bytes = b"") -> array[int]:
+    """A column of record numbers (64-bit machine integers)."""
+    out = array("q")
+    out.frombytes(data)
+    return out
+
+
+class Commands(Sequence[str]):
+    """Command ids in log order: their UTF-8 bytes end to end, and where each ends.
+
+    Looking one up by id searches the bytes from the newest (``find``): undo and redo
+    name recent commands, and a search of a million ids is one pass of ``bytes.rfind``,
+    so no dictionary of every id is kept.
+    """
+
+    __slots__ = ("_ends", "_ids")
+
+    def __init__(self, ids: bytes = b"", ends: bytes = b"") -> None:
+        self._ids = bytearray(ids)
+        self._ends = _column(ends)
+
+    def append(self, command: str) -> None:
+        self._ids += command.encode()
+        self._ends.append(len(self._ids))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        ends = self._ends
+        if i < 0:
+            i += len(ends)
+        if not 0 <= i < len(ends):
+            raise IndexError(i)
+        start = ends[i - 1] if i else 0
+        return self._ids[start : ends[i]].decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self)))
+
+    def __reversed__(self) -> Iterator[str]:
+        return (self[i] for i in range(len(self) - 1, -1, -1))
+
+    def __contains__(self, command: object) -> bool:
+        return isinstance(command, str) and self.find(command) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Commands):
+            return NotImplemented
+        return self._ids == other._ids and self._ends == other._ends
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def find(self, command: str) -> int | None:
+        """The position of ``command``, the newest if it is there more than once."""
+        want = command.encode()
+        ids, ends = self._ids, self._ends
+        if not want:
+            return next((i for i in range(len(ends) - 1, -1, -1) if self._width(i) == 0), None)
+        stop = len(ids)
+        while (at := ids.rfind(want, 0, stop)) >= 0:
+            # the entry the match starts in: it must be the whole of that entry
+            i = bisect.bisect_right(ends, at)
+            if (ends[i - 1] if i else 0) == at and ends[i] == at + len(want):
+                return i
+            stop = at + len(want) - 1
+        return None
+
+    def _width(self, i: int) -> int:
+        return self._ends[i] - (self._ends[i - 1] if i else 0)
+
+    def data(self) -> tuple[bytes, bytes]:
+        return bytes(self._ids), self._ends.tobytes()
+
+
+class Seqs(Sequence[int]):
+    """A set of record numbers, kept as a sorted column (records arrive in log order)."""
+
+    __slots__ = ("_seqs",)
+
+    def __init__(self, data: bytes = b"") -> None:
+        self._seqs = _column(data)
+
+    def add(self, seq: int) -> None:
+        seqs = self._seqs
+        if not seqs or seqs[-1] < seq:
+            seqs.append(seq)
+        elif seq not in self:
+            seqs.insert(bisect.bisect_left(seqs, seq), seq)
+
+    def __contains__(self, seq: object) -> bool:
+        if not isinstance(seq, int):
+            return False
+        seqs = self._seqs
+        i = bisect.bisect_left(seqs, seq)
+        return i < len(seqs) and seqs[i] == seq
+
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> array[int]: ...
+    def __getitem__(self, i: int | slice) -> int | array[int]:
+        return self._seqs[i]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._seqs)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Seqs):
+            return NotImplemented
+        return self._seqs == other._seqs
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def data(self) -> bytes:
+        return self._seqs.tobytes()
+
+
 @dataclass(slots=True)
 class Change:
     """An undo or redo: at record ``seq`` the listed records were voided or restored."""
@@ -33,25 +172,52 @@ class Change:
     seqs: tuple[int, ...]
 
 
+class HistoryData(msgspec.Struct, array_like=True):
+    """A ``History`` as a snapshot keeps it: its columns' bytes and its few other parts."""
+
+    ids: bytes
+    ends: bytes
+    starts: bytes
+    meta: list[str]
+    dice_commands: list[str]
+    causes: bytes
+    caused: bytes
+    backward: bool
+    voided: list[int]
+    changes: list[tuple[int, bool, str, list[int]]]
+    undone: dict[str, int]
+    redoable: list[str]
+    head: int
+    current: str
+    gm_only: bytes
+    secret: bytes
+    masked: bytes
+    addressed: dict[int, str]
+    dice: DiceLedger
+
+
 @dataclass(slots=True)
 class History:
-    """An index of the log kept beside the state (it only grows, so it is never snapshotted).
+    """An index of the log kept beside the state (it only grows; a snapshot keeps it).
 
     A command's records are contiguous (one atomic append), so a command is
     known by its first sequence number and the first of the command after it.
     This runs once per record of every rebuild, so it does as little as it can.
     """
 
-    #: command -> its position in ``order``, filled in when first needed
-    _index: dict[str, int] = field(default_factory=dict)
     #: command ids in log order, and the first sequence number of each
-    order: list[str] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
+    order: Commands = field(default_factory=Commands)
+    starts: array[int] = field(default_factory=_column)
     #: commands that are undos, redos, the table's creation or its branching
     meta: set[str] = field(default_factory=set)
     #: the meta commands that gave entropy or opened a session's dice
     dice_commands: set[str] = field(default_factory=set)
-    children: dict[int, list[int]] = field(default_factory=dict)
+    #: cause links, in log order of the record caused: ``causes[i]`` caused ``caused[i]``
+    causes: array[int] = field(default_factory=_column)
+    caused: array[int] = field(default_factory=_column)
+    #: whether some record names a cause that is not before it (a table written
+    #: outside margin): undo then follows links in any order
+    backward: bool = False
     voided: set[int] = field(default_factory=set)
     changes: list[Change] = field(default_factory=list)
     #: command -> the Undone record in force for it
@@ -61,15 +227,63 @@ class History:
     head: int = 0
     _current: str = ""
     #: records players do not see at all, and records they see only in part
-    gm_only: set[int] = field(default_factory=set)
-    secret: set[int] = field(default_factory=set)
+    gm_only: Seqs = field(default_factory=Seqs)
+    secret: Seqs = field(default_factory=Seqs)
     #: records where players see a character only as unseen (their consequences
     #: are cut to match, see ``core.lens``)
-    masked: set[int] = field(default_factory=set)
+    masked: Seqs = field(default_factory=Seqs)
     #: records for one player alone (a request, a ruling, a whisper): seq -> that player
     addressed: dict[int, str] = field(default_factory=dict)
     #: where the log's committed dice stand (``core.fairness``)
     dice: DiceLedger = field(default_factory=DiceLedger)
+
+    def data(self) -> HistoryData:
+        """What this history knows, for a snapshot (``from_data`` reads it back)."""
+        ids, ends = self.order.data()
+        return HistoryData(
+            ids=ids,
+            ends=ends,
+            starts=self.starts.tobytes(),
+            meta=sorted(self.meta),
+            dice_commands=sorted(self.dice_commands),
+            causes=self.causes.tobytes(),
+            caused=self.caused.tobytes(),
+            backward=self.backward,
+            voided=sorted(self.voided),
+            changes=[(c.seq, c.undo, c.command, list(c.seqs)) for c in self.changes],
+            undone=self.undone,
+            redoable=self.redoable,
+            head=self.head,
+            current=self._current,
+            gm_only=self.gm_only.data(),
+            secret=self.secret.data(),
+            masked=self.masked.data(),
+            addressed=self.addressed,
+            dice=self.dice,
+        )
+
+    @classmethod
+    def from_data(cls, data: HistoryData) -> History:
+        return cls(
+            order=Commands(data.ids, data.ends),
+            starts=_column(data.starts),
+            meta=set(data.meta),
+            dice_commands=set(data.dice_commands),
+            causes=_column(data.causes),
+            caused=_column(data.caused),
+            backward=data.backward,
+            voided=set(data.voided),
+            changes=[Change(s, u, c, tuple(seqs)) for s, u, c, seqs in data.changes],
+            undone=data.undone,
+            redoable=data.redoable,
+            head=data.head,
+            _current=data.current,
+            gm_only=Seqs(data.gm_only),
+            secret=Seqs(data.secret),
+            masked=Seqs(data.masked),
+            addressed=data.addressed,
+            dice=data.dice,
+        )
 
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
@@ -86,6 +300,13 @@ class History:
             # sees, leaves the redo open: whether players see a redo must not hang on what
             # they cannot see
             self.redoable.clear()
+
+    def cause(self, record: Record, cause: int) -> None:
+        """A record that names the record it answers."""
+        self.causes.append(cause)
+        self.caused.append(record.seq)
+        if cause >= record.seq:
+            self.backward = True
 
     def hide(self, record: Record) -> None:
         """A record whose visibility is not public."""
@@ -115,18 +336,9 @@ class History:
             if event.command in self.redoable:
                 self.redoable.remove(event.command)
 
-    @property
-    def index(self) -> dict[str, int]:
-        """Command id -> its position in ``order``.
-
-        Built on first use rather than during the fold: a rebuild would
-        otherwise pay a dictionary insertion per command for an index that
-        only undo and redo by id consult.
-        """
-        index, order = self._index, self.order
-        for i in range(len(index), len(order)):
-            index[order[i]] = i
-        return index
+    def position(self, command: str) -> int | None:
+        """A command's position in ``order``, None when the log has no such command."""
+        return self.order.find(command)
 
     def command_of(self, seq: int) -> str | None:
         """The id of the command that produced record ``seq``, if there is one."""
@@ -136,27 +348,49 @@ class History:
 
     def seqs(self, command: str) -> range:
         """The sequence numbers of a command's records."""
-        i = self.index[command]
+        i = self.position(command)
+        if i is None:
+            raise KeyError(command)
         end = self.starts[i + 1] if i + 1 < len(self.starts) else self.head + 1
         return range(self.starts[i], end)
 
     def __contains__(self, command: str) -> bool:
-        return command in self.index
+        return self.position(command) is not None
 
     def is_meta(self, command: str) -> bool:
         return command in self.meta
 
     def cascade(self, command: str) -> list[int]:
         """The records undoing ``command`` voids: its own and all they caused, transitively."""
+        voided = self.voided
+        out = {s for s in self.seqs(command) if s not in voided}
+        if not out:
+            return []
+        if self.backward:
+            return sorted(self._reached(out))
+        # every cause comes before what it caused, and the links are in log order of the
+        # record caused: one pass over the links after the command's first record
+        causes, caused = self.causes, self.caused
+        for i in range(bisect.bisect_right(caused, min(out)), len(caused)):
+            seq = caused[i]
+            if causes[i] in out and seq not in voided:
+                out.add(seq)
+        return sorted(out)
+
+    def _reached(self, start: Iterable[int]) -> set[int]:
+        """What ``cascade`` gives when links may point either way: a walk over them."""
+        children: dict[int, list[int]] = {}
+        for cause, seq in zip(self.causes, self.caused, strict=True):
+            children.setdefault(cause, []).append(seq)
         out: set[int] = set()
-        stack = [s for s in self.seqs(command) if s not in self.voided]
+        stack = list(start)
         while stack:
             seq = stack.pop()
             if seq in out or seq in self.voided:
                 continue
             out.add(seq)
-            stack.extend(self.children.get(seq, ()))
-        return sorted(out)
+            stack.extend(children.get(seq, ()))
+        return out
 
     def changes_upto(self, seq: int) -> int:
         """How many undos and redos the log holds up to record ``seq``."""

@@ -54,7 +54,7 @@ from .policy import (
     seq_list,
     track_hidden,
 )
-from .state import Character, LastRoll, TableState, Time
+from .state import Character, LastRoll, Prompt, Request, TableState, Time
 
 __all__ = [
     "UNSEEN",
@@ -572,18 +572,29 @@ def player_state(
         aliases={},
         # those who left, but for characters players never saw or saw hidden last
         departed={k: name for k, name in state.departed.items() if k not in hidden},
-        requests={
-            numbers[seq]: req
-            for seq, req in state.requests.items()
-            if req.seat == lens.reader and seq in numbers
-        },
-        # the reader's own prompts waiting for their answer, and nobody else's
-        prompts={
-            numbers[seq]: prompt
-            for seq, prompt in state.prompts.items()
-            if prompt.seat == lens.reader and not prompt.answered and seq in numbers
-        },
+        requests=_own_requests(state, lens),
+        prompts=_own_prompts(state, lens),
     )
+
+
+def _own_requests(state: TableState, lens: PlayerLens) -> dict[int, Request]:
+    """The reader's own requests to the GM, by the players' numbers, and nobody else's."""
+    numbers = lens.numbers
+    return {
+        numbers[seq]: req
+        for seq, req in state.requests.items()
+        if req.seat == lens.reader and seq in numbers
+    }
+
+
+def _own_prompts(state: TableState, lens: PlayerLens) -> dict[int, Prompt]:
+    """The reader's own prompts waiting for their answer, and nobody else's."""
+    numbers = lens.numbers
+    return {
+        numbers[seq]: prompt
+        for seq, prompt in state.prompts.items()
+        if prompt.seat == lens.reader and not prompt.answered and seq in numbers
+    }
 
 
 def _players_character(char: Character) -> Character:

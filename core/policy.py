@@ -15,13 +15,14 @@ what players get); ``core.lens`` reads a log by the same rules (``judge``).
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import msgspec
 
 from margin.events import (
+    ALL_EVENTS,
     CharacterAdded,
     CharacterRemoved,
     CharacterUpdated,
@@ -93,6 +94,33 @@ def about(event: Event) -> set[str]:
 def _side(value: dict[str, Any]) -> list[str]:
     actor = value.get("actor")
     return [actor] if isinstance(actor, str) else []
+
+
+#: the ``about`` fields of each event type that has a player form, by the type's tag
+_ABOUT: dict[str, tuple[str, ...]] = {
+    str(kind.__struct_config__.tag): kind.PLAYER.about
+    for kind in ALL_EVENTS
+    if kind.PLAYER is not None
+}
+
+
+def about_fields(tag: str) -> tuple[str, ...]:
+    """The fields of the event type tagged ``tag`` that name the characters it is about."""
+    return _ABOUT.get(tag, ())
+
+
+def name_field(value: Any, names: Mapping[str, str]) -> Any:
+    """A field's plain value with the character ids it names said by name (``names``: id ->
+    name); ids not in ``names`` are left as they are. The shapes are ``named_ids``'s."""
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, list):
+        return [name_field(item, names) for item in value]
+    if isinstance(value, dict):
+        if _side(value):
+            return {**value, "actor": names.get(value["actor"], value["actor"])}
+        return {names.get(k, k): v for k, v in value.items()}
+    return value
 
 
 def mask_field(value: Any, hidden: Container[str]) -> Any:
@@ -200,7 +228,8 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
     """
     hidden = hidden_ids(state)
     out = []
-    masked = set(history.masked)
+    # the command's own records masked so far, beside the log's
+    masked: set[int] = set()
     for n, draft in enumerate(drafts):
         event = draft.event
         to = _addressee(draft, history)
@@ -238,7 +267,7 @@ def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, 
     (every player when ""): one that answers only GM-only records (an undo of a GM-only
     roll) is unseen too, a reveal excepted."""
     event, cause = draft.event, draft.cause
-    via = cause is not None and cause in masked
+    via = cause is not None and (cause in masked or cause in history.masked)
     verdict = judge(event, draft.visibility, hidden, via, reader=to or None)
     form = type(event).PLAYER
     if verdict.shown and form is not None and form.follows and type(event) is not Revealed:

@@ -102,7 +102,7 @@ class Projection:
         the usual case) just skips them instead of rebuilding the state.
         """
         history = self.history
-        children = history.children
+        causes, caused = history.causes, history.caused
         ledger = history.dice
         every = self.every
         folded = self.state.seq
@@ -113,8 +113,13 @@ class Projection:
             seq = record.seq
             if record.command != history._current:
                 history.start_command(record)
-            if record.cause is not None:
-                children.setdefault(record.cause, []).append(seq)
+            cause = record.cause
+            if cause is not None:
+                if cause < seq:
+                    causes.append(cause)
+                    caused.append(seq)
+                else:
+                    history.cause(record, cause)
             visibility = record.visibility
             if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)

@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from .history import History
+from .history import History, HistoryData
 from .lens import LensIndex, PlayerLens
 from .state import TableState
 from .systems import SYSTEMS, System
@@ -47,7 +47,7 @@ class Parts(msgspec.Struct, array_like=True):
 _encoder = msgspec.msgpack.Encoder()
 _NIL = _encoder.encode(None)
 _parts = msgspec.msgpack.Decoder(Parts)
-_history = msgspec.msgpack.Decoder(History)
+_history = msgspec.msgpack.Decoder(HistoryData)
 _lens = msgspec.msgpack.Decoder(LensIndex)
 
 
@@ -91,7 +91,7 @@ def fold_version() -> str:
     the code of ``core`` (which holds every fold step), hashed. A snapshot kept by another
     fold is never read."""
     digest = hashlib.sha256(b"margin fold %d\n" % FOLD_NUMBER)
-    types = [History, LensIndex, *(_state_type(s) for s in SYSTEMS.values())]
+    types = [HistoryData, LensIndex, *(_state_type(s) for s in SYSTEMS.values())]
     digest.update(msgspec.json.encode(msgspec.json.schema_components(types)))
     for part in _sources():
         digest.update(part)
@@ -110,12 +110,7 @@ class Fold(msgspec.Struct, frozen=True):
 
 def encode_fold(state: TableState, history: History) -> Fold:
     """The state and history at ``state.seq``, encoded (a copy: the fold may go on)."""
-    index, history._index = history._index, {}
-    try:
-        encoded_history = _encoder.encode(history)
-    finally:
-        history._index = index
-    return Fold(state.seq, state.system, _encoder.encode(state), encoded_history)
+    return Fold(state.seq, state.system, _encoder.encode(state), _encoder.encode(history.data()))
 
 
 def encode(fold: Fold, lens: bytes | None = None) -> bytes:
@@ -145,7 +140,7 @@ def decode(body: bytes) -> Restored | None:
             return None
         typed = _state_decoder(parts.system).decode(parts.state)
         state = TableState(**{f: getattr(typed, f) for f in TableState.__struct_fields__})
-        history = _history.decode(parts.history)
+        history = History.from_data(_history.decode(parts.history))
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
         return None
     if state.seq != parts.seq or history.head != parts.seq:

@@ -3,6 +3,7 @@ terminals (tmux panes) running the real OpenSSH client."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -30,6 +31,62 @@ SEATS = ("gm", "Kael", "Zed")
 _ESCAPES = re.compile(
     rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)"
 )
+
+
+#: what a terminal is told between characters: a move (row;column H) or anything else
+_CONTROL = re.compile(
+    r"\x1b\[(\d+);(\d+)H|\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)"
+)
+#: a control sequence that is whole (one cut short waits for the rest of it)
+_WHOLE = re.compile(r"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[^\[\]])", re.DOTALL)
+
+
+class ScreenRows:
+    """The rows a terminal shows, from its output as it arrives, for output that places
+    each run of text with a cursor move (as Textual's does)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, list[str]] = {}
+        self._row = self._col = 0
+        self._held = ""
+        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+
+    def feed(self, data: bytes) -> None:
+        output = self._held + self._decode(data)
+        cut = output.rfind("\x1b")
+        if cut != -1 and not _WHOLE.match(output, cut):
+            output, self._held = output[:cut], output[cut:]
+        else:
+            self._held = ""
+        at = 0
+        for found in [*_CONTROL.finditer(output), None]:
+            self._text(output[at : found.start() if found else len(output)])
+            if found is None:
+                break
+            if found.group(1):
+                self._row, self._col = int(found.group(1)) - 1, int(found.group(2)) - 1
+            at = found.end()
+
+    def _text(self, text: str) -> None:
+        for char in text:
+            if char in "\r\n":
+                self._row, self._col = (self._row + 1, 0) if char == "\n" else (self._row, 0)
+                continue
+            line = self._rows.setdefault(self._row, [])
+            line.extend(" " * (self._col + 1 - len(line)))
+            line[self._col] = char
+            self._col += 1
+
+    def rows(self) -> dict[int, str]:
+        """Row number -> the text it shows."""
+        return {n: "".join(chars).rstrip() for n, chars in sorted(self._rows.items())}
+
+
+def screen_rows(output: str) -> dict[int, str]:
+    """The rows a terminal shows after ``output`` (``ScreenRows``): row number -> its text."""
+    screen = ScreenRows()
+    screen.feed(output.encode())
+    return screen.rows()
 
 
 def plain(data: bytes) -> str:

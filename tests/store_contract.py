@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -57,6 +57,27 @@ def chained(store: Store, text: str = "forged", command: str = "forger") -> Row:
     record = Record(seq=seq, at=utc_now(), author="gm", command=command, event=Noted(text=text))
     body = encode_body(record)
     return seq, command, FORMAT, last.hash, chain_hash(last.hash, body), body
+
+
+def all_at_once(writers: list[Store], write: Callable[[int, Store], None]) -> list[BaseException]:
+    """``write(w, writer)`` for each writer in a thread of its own, all at once, each writer
+    closed after; what they raised."""
+    errors: list[BaseException] = []
+
+    def run(w: int, own: Store) -> None:
+        try:
+            write(w, own)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(w, s)) for w, s in enumerate(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for s in writers:
+        s.close()
+    return errors
 
 
 class Reads:
@@ -167,32 +188,21 @@ class StoreContract:
 
     def test_concurrent_writers_leave_a_gapless_log(self, store: Store, name: str) -> None:
         writers = [self.other(name) for _ in range(4)]
-        errors: list[BaseException] = []
 
         def write(w: int, own: Store) -> None:
-            try:
-                for i in range(15):
-                    while True:
-                        try:
-                            own.append(
-                                [Draft(Noted(text=f"w{w} {i}")), Draft(Noted(text="and"))],
-                                own.refresh(),
-                                command=f"w{w}-{i}",
-                            )
-                            break
-                        except ConcurrencyError:
-                            continue
-            except BaseException as exc:
-                errors.append(exc)
+            for i in range(15):
+                while True:
+                    try:
+                        own.append(
+                            [Draft(Noted(text=f"w{w} {i}")), Draft(Noted(text="and"))],
+                            own.refresh(),
+                            command=f"w{w}-{i}",
+                        )
+                        break
+                    except ConcurrencyError:
+                        continue
 
-        threads = [threading.Thread(target=write, args=(w, s)) for w, s in enumerate(writers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
-        for s in writers:
-            s.close()
-        assert not errors
+        assert not all_at_once(writers, write)
         rows = list(store.rows())
         assert [r.seq for r in rows] == list(range(1, 122))
         by_command: dict[str, list[int]] = {}
@@ -236,28 +246,17 @@ class StoreContract:
     ) -> None:
         writers = [self.other(name) for _ in range(4)]
         decisions: list[str] = []
-        errors: list[BaseException] = []
 
         def write(w: int, own: Store) -> None:
-            try:
-                for i in range(15):
+            for i in range(15):
 
-                    def decide(command: str = f"w{w}-{i}") -> tuple[list[Draft], int]:
-                        decisions.append(command)
-                        return [Draft(Noted(text=command)), Draft(Noted(text="and"))], own.refresh()
+                def decide(command: str = f"w{w}-{i}") -> tuple[list[Draft], int]:
+                    decisions.append(command)
+                    return [Draft(Noted(text=command)), Draft(Noted(text="and"))], own.refresh()
 
-                    own.append_decided(decide, command=f"w{w}-{i}")
-            except BaseException as exc:
-                errors.append(exc)
+                own.append_decided(decide, command=f"w{w}-{i}")
 
-        threads = [threading.Thread(target=write, args=(w, s)) for w, s in enumerate(writers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
-        for s in writers:
-            s.close()
-        assert not errors
+        assert not all_at_once(writers, write)
         # no writer came between another's decision and its records
         assert sorted(decisions) == sorted({f"w{w}-{i}" for w in range(4) for i in range(15)})
         rows = list(store.rows())

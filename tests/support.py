@@ -26,7 +26,7 @@ from textual.worker import WorkerCancelled
 from margin.core import RuleError, TableState, get_system
 from margin.core.commands import Redo, Undo, convert_command
 from margin.core.lens import PlayerLens, player_state
-from margin.events import Record
+from margin.events import Draft, Noted, Record
 from margin.tui.cli import main
 from margin.tui.screens.app import play_app
 from margin.tui.table.rng import RandomDice
@@ -176,17 +176,23 @@ store.close()
 HELD_NOTE = "written by the holder of the turn"
 
 
-@contextlib.contextmanager
-def turn_held(table: str) -> Iterator[Callable[[], None]]:
-    """Another process holding ``table``'s turn to write (``TURN_HOLDER``) while the block
-    runs; the block gets a function that lets it go (at the end, if the block did not)."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", TURN_HOLDER, table, HELD_NOTE],
+def python_process(script: str, *args: str) -> subprocess.Popen[str]:
+    """Python running ``script`` with ``args`` on its own, fed and read a line at a time
+    through pipes."""
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         bufsize=1,
     )
+
+
+@contextlib.contextmanager
+def turn_held(table: str) -> Iterator[Callable[[], None]]:
+    """Another process holding ``table``'s turn to write (``TURN_HOLDER``) while the block
+    runs; the block gets a function that lets it go (at the end, if the block did not)."""
+    holder = python_process(TURN_HOLDER, table, HELD_NOTE)
     assert holder.stdin is not None
     assert holder.stdout is not None
     stdin = holder.stdin
@@ -206,6 +212,21 @@ def turn_held(table: str) -> Iterator[Callable[[], None]]:
 
 #: A band as a rules text states it: lowest and highest value (None: no end), and its name.
 Band = tuple[int | None, int | None, str]
+
+
+def exported_notes(folder: Path, name: str, commands: int) -> tuple[Path, Path]:
+    """A table ``folder/name.margin`` of ``commands`` signed commands of 100 long notes each
+    after its first record, and its export ``folder/name.jsonl``."""
+    path = folder / f"{name}.margin"
+    table = Table.create(path, "2d10-edge")
+    for k in range(commands):
+        drafts = [Draft(Noted(text=f"command {k} note {i} " + "x" * 80)) for i in range(100)]
+        table.store.append(drafts, table.store.last_seq, command=f"c{k:04d}")
+    table.close()
+    dump = folder / f"{name}.jsonl"
+    with dump.open("wb") as out:
+        assert subprocess.run([*MARGIN, "export", str(path)], stdout=out).returncode == 0
+    return path, dump
 
 
 def margin_writer(table: str, *args: str) -> subprocess.Popen[str]:

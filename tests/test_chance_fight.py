@@ -156,7 +156,7 @@ def test_the_fight(table: Path) -> None:
     code, text, _ = run_margin("log", str(table), "--as", "rook")
     assert code == 0
     assert "chance 51%" in text
-    assert "fire spreads from marn" in text
+    assert "fire spreads from Marn" in text
 
 
 def test_errors_append_nothing(table: Path) -> None:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import psycopg
 import pytest
 from pg_server import Server
-from support import HELD_NOTE, margin_process, margin_writer, turn_held
+from support import HELD_NOTE, margin_process, margin_writer, python_process, turn_held
 
 from margin.events import Noted, display_name, open_store
 from margin.events.store import WRITE_WAIT
@@ -357,13 +357,7 @@ def test_a_table_held_past_the_bound_refuses_that_line_alone(table_name: str) ->
     path = table_name
     assert margin_process("new", path, "--system", "2d10-edge").returncode == 0
     with turn_held(path) as let_go:
-        writer = subprocess.Popen(
-            [sys.executable, "-c", SHORT_WAIT, "0.3", "do", path],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
+        writer = python_process(SHORT_WAIT, "0.3", "do", path)
         assert writer.stdin is not None
         assert writer.stdout is not None
         writer.stdin.write(note("while held"))

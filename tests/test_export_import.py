@@ -12,10 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import MARGIN, margin_process, run_margin
-
-from margin.events import Draft, Noted
-from margin.tui.table.table import Table
+from support import MARGIN, exported_notes, margin_process, run_margin
 
 #: imports killed part way, at moments spread over an import
 KILLS = 12
@@ -24,19 +21,7 @@ KILLS = 12
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The export of a table of 30,001 records in 300 signed commands."""
-    folder = tmp_path_factory.mktemp("export")
-    table = Table.create(folder / "big.margin", "2d10-edge")
-    for k in range(300):
-        drafts = [Draft(Noted(text=f"command {k} note {i} " + "x" * 80)) for i in range(100)]
-        table.store.append(drafts, table.store.last_seq, command=f"c{k:04d}")
-    table.close()
-    dump = folder / "big.jsonl"
-    with dump.open("wb") as out:
-        assert (
-            subprocess.run([*MARGIN, "export", str(folder / "big.margin")], stdout=out).returncode
-            == 0
-        )
-    return dump
+    return exported_notes(tmp_path_factory.mktemp("export"), "big", 300)[1]
 
 
 @pytest.mark.slow

@@ -47,6 +47,7 @@ from margin.tui.host.ssh import (
     parse_keys,
     session_env,
 )
+from margin.tui.screens.watch import WaitingScreen
 from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
@@ -538,7 +539,7 @@ async def test_a_player_seated_while_the_command_palette_is_open_gets_their_view
         await pilot.press("ctrl+p")
         await _until(pilot, lambda: isinstance(app.screen, CommandPalette))
         write(table, AddCharacter(name="Zed"))
-        await _until(pilot, lambda: app.view is not None and len(app.screen_stack) == 1)
+        await _until(pilot, lambda: app.watching and len(app.screen_stack) == 1)
         await pilot.pause()
         assert "watching as Zed" in str(app.query_one("#header").render())
     app.table.close()
@@ -553,7 +554,7 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
     def broken(self):
         raise KeyError(HIDDEN_NAME)
 
-    monkeypatch.setattr(HostedWatch, "look_for_seat", broken)
+    monkeypatch.setattr(WaitingScreen, "look_for_seat", broken)
     # the session runs until the waiting screen's next look for the seat ends it
     await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), 60)
     assert app.return_code == 1

@@ -20,11 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import MARGIN, margin_process, run_margin
+from support import MARGIN, exported_notes, margin_process, run_margin
 
-from margin.events import Draft, Noted
 from margin.events.sqlite import STALE_PARTIAL, clear_partials
-from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
 
@@ -35,17 +33,7 @@ RECORDS = 10_001
 @pytest.fixture(scope="module")
 def large(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A table of ``RECORDS`` records in 100 signed commands, and its export."""
-    folder = tmp_path_factory.mktemp("large")
-    table = Table.create(folder / "large.margin", "2d10-edge")
-    for k in range(100):
-        drafts = [Draft(Noted(text=f"command {k} note {i} " + "x" * 80)) for i in range(100)]
-        table.store.append(drafts, table.store.last_seq, command=f"c{k:04d}")
-    table.close()
-    dump = folder / "large.jsonl"
-    with dump.open("wb") as out:
-        exported = subprocess.run([*MARGIN, "export", str(folder / "large.margin")], stdout=out)
-    assert exported.returncode == 0
-    return folder / "large.margin", dump
+    return exported_notes(tmp_path_factory.mktemp("large"), "large", RECORDS // 100)
 
 
 def partials(folder: Path, target: str = "") -> list[str]:

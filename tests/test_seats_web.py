@@ -8,12 +8,11 @@ folder to be looked at.
 
 from __future__ import annotations
 
-import re
 import time
 from urllib.parse import urlsplit
 
 import pytest
-from hosting import hosted, plain, the_hosts_gm, write
+from hosting import hosted, plain, screen_rows, the_hosts_gm, write
 from support import CHROMIUM_FLAGS, chromium
 
 from margin.core.commands import Note
@@ -24,34 +23,6 @@ pytestmark = pytest.mark.slow
 SIZES = {"phone": (412, 915), "small-phone": (360, 640), "desktop": (1280, 800)}
 #: a record whose text must fit one line of the log at every size (each size its own)
 MARK = "Kael ducks low ({})"
-#: what a terminal is told between characters: a move (row;column H) or anything else
-_CONTROL = re.compile(
-    r"\x1b\[(\d+);(\d+)H|\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)"
-)
-
-
-def screen_rows(output: str) -> dict[int, str]:
-    """The rows a terminal shows after ``output``, for output that places each run of text
-    with a cursor move (as Textual's does): row number -> its text."""
-    rows: dict[int, list[str]] = {}
-    row = col = 0
-    at = 0
-    for found in [*_CONTROL.finditer(output), None]:
-        text = output[at : found.start() if found else len(output)]
-        for char in text:
-            if char in "\r\n":
-                row, col = (row + 1, 0) if char == "\n" else (row, 0)
-                continue
-            line = rows.setdefault(row, [])
-            line.extend(" " * (col + 1 - len(line)))
-            line[col] = char
-            col += 1
-        if found is None:
-            break
-        if found.group(1):
-            row, col = int(found.group(1)) - 1, int(found.group(2)) - 1
-        at = found.end()
-    return {n: "".join(chars).rstrip() for n, chars in sorted(rows.items())}
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ naming the word and what is valid, the same in every system."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -359,3 +360,33 @@ def test_a_line_naming_many_is_written_for_all_or_for_none(demo: Callable[[str],
     assert not table.state.characters["kael"].conditions
     records = run(table, "cond kael,moreau prone 2r")
     assert [r.event.character for r in records] == ["kael", "moreau"]
+
+
+# -- records say characters by the names the reader knows ---------------------------------
+
+
+#: a line of each system naming characters in fields of its own (a winner, a turn order)
+NAMING = {
+    "d100-chance": "opposed rook lockpick marn perception",
+    "d100-under": "opposed kael br vs cultist 30",
+}
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_records_name_characters_by_name_not_id(demo: Callable[[str], Table], system: str) -> None:
+    table = demo(system)
+    if system in NAMING:
+        run(table, NAMING[system])
+    ids = {c.id: c.name for c in table.state.characters.values() if c.id != c.name}
+    typed = [
+        " ".join(str(v) for k, v in msgspec.to_builtins(r.event).items() if k in ("reason", "text"))
+        for r in table.store.records()
+    ]
+    done = run_margin("log", table.store.name)
+    assert done.code == 0, done.err
+    lines = done.out.splitlines()
+    assert len(lines) == len(typed)
+    for line, words in zip(lines, typed, strict=True):
+        for cid in ids:
+            said = re.findall(rf"(?<![\w-]){re.escape(cid)}(?![\w-])", line)
+            assert len(said) <= len(re.findall(rf"\b{re.escape(cid)}\b", words)), (cid, line)

@@ -630,6 +630,14 @@ class _Parser(argparse.ArgumentParser):
         _fail(f"{_did_you_mean(message)} (see margin --help)", 2)
 
 
+#: ``margin host``'s options that count sessions, and what each counts
+HOST_COUNTS = (
+    ("per-seat", "sessions one seat may have open"),
+    ("channels", "sessions one SSH connection may carry"),
+    ("sessions", "sessions in all"),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="margin", description="A game master's table in the terminal.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
@@ -663,27 +671,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--sheets", metavar="DIR", help="the folder the GM's seat reads sheet files from"
     )
     limits = Limits()
-    s.add_argument(
-        "--per-seat",
-        type=_positive,
-        default=limits.per_seat,
-        metavar="N",
-        help=f"sessions one seat may have open ({limits.per_seat})",
-    )
-    s.add_argument(
-        "--channels",
-        type=_positive,
-        default=limits.channels,
-        metavar="N",
-        help=f"sessions one SSH connection may carry ({limits.channels})",
-    )
-    s.add_argument(
-        "--sessions",
-        type=_positive,
-        default=limits.sessions,
-        metavar="N",
-        help=f"sessions in all ({limits.sessions})",
-    )
+    for option, meaning in HOST_COUNTS:
+        default = getattr(limits, option.replace("-", "_"))
+        s.add_argument(
+            f"--{option}", type=_positive, default=default, metavar="N",
+            help=f"{meaning} ({default})",
+        )  # fmt: skip
     s.add_argument(
         "--max-size",
         default=f"{limits.cols}x{limits.rows}",

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from margin.core import RuleError, TableState, get_system, parse_command
 from margin.core.authority import given
-from margin.core.commands import Amend, command_type, convert_command
+from margin.core.commands import Amend, command_type, convert_command, player_commands
 from margin.core.systems.base import Command, Usage
 from margin.core.systems.words import CLOCK, GENERIC, parse_generic, split_words
 from margin.core.targets import find_characters
@@ -354,21 +356,28 @@ def typed_words(message: str, state: TableState) -> str:
 
 def kinds(text: str, state: TableState) -> list[str]:
     """What the word being typed at the end of ``text`` may be, by the command's grammar."""
+    return _kinds(text, state)[0]
+
+
+def _kinds(text: str, state: TableState) -> tuple[list[str], bool]:
+    """The kinds of the word being typed, and whether it stands in the command's first
+    character slot (the one who acts)."""
     # quoted names of several words ("Rat 1") count as one word
     words = _split(text)
     before = words if not text or text[-1].isspace() else words[:-1]
     if not before:
-        return ["command"]
+        return ["command"], False
     head = before[0].lower()
     usage = grammar_of(head, state)
     if usage is None:
-        return []
+        return [], False
     args = [word.lower() for word in before[1:]]
     if args and args[-1] in usage.after:
-        return [usage.after[args[-1]]]
+        return [usage.after[args[-1]]], False
     if len(args) < len(usage.slots):
-        return [usage.slots[len(args)]]
-    return list(usage.rest)
+        slot = usage.slots[len(args)]
+        return [slot], slot == "character" and "character" not in usage.slots[: len(args)]
+    return list(usage.rest), False
 
 
 def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
@@ -391,16 +400,58 @@ def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str
     return kind.split("|")
 
 
-def candidates(text: str, state: TableState) -> list[str]:
-    """Completions of the last word of ``text``, in offer order, of the kinds its place takes."""
+#: words a player's command line offers besides their system's player commands: the
+#: screen's own
+PLAYER_WORDS = ("help", "rules")
+
+
+def player_words(state: TableState) -> list[str]:
+    """The first words a player may type: the forms that make a command their system marks
+    as a player's (``core.commands.player_commands``), and help."""
+    allowed = {str(kind.__struct_config__.tag) for kind in player_commands(state.system)}
+    out = []
+    for word in command_words(state):
+        usage = grammar_of(word, state)
+        made = usage.makes if usage is not None and usage.makes else word
+        if made in allowed or word in PLAYER_WORDS:
+            out.append(word)
+    return out
+
+
+def _player_pool(
+    kind: str, acting: bool, state: TableState, player: str, vocab: dict[str, list[str]]
+) -> list[str]:
+    """What a player's command line offers for a word of ``kind``: their player words, their
+    own character where the one who acts goes, and their own character's skills and
+    weapons (``vocab`` is their character's alone)."""
+    if kind == "command":
+        return player_words(state)
+    if kind == "character" and acting:
+        return [player] if player in state.characters else []
+    if kind == "character":
+        return [c.id for c in state.characters.values()]
+    if kind in ("condition", "counter", "option"):
+        return []
+    return _pool(kind, state, vocab)
+
+
+def candidates(text: str, state: TableState, player: str | None = None) -> list[str]:
+    """Completions of the last word of ``text``, in offer order, of the kinds its place takes;
+    for ``player`` (a player's character id), only the words a player may give."""
     if text.startswith("{"):
         return []
     last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
-    vocab = vocabulary(state)
+    found, acting = _kinds(text, state)
+    if player is None:
+        vocab = vocabulary(state)
+        pools = [_pool(kind, state, vocab) for kind in found]
+    else:
+        vocab = _own_vocabulary(state, player)
+        pools = [_player_pool(kind, acting, state, player, vocab) for kind in found]
     out: list[str] = []
     seen: set[str] = set()
-    for kind in kinds(text, state):
-        for word in _pool(kind, state, vocab):
+    for pool in pools:
+        for word in pool:
             low = word.lower()
             if low.startswith(last) and low != last and low not in seen:
                 seen.add(low)
@@ -408,14 +459,21 @@ def candidates(text: str, state: TableState) -> list[str]:
     return out
 
 
-def complete(text: str, state: TableState) -> str | None:
+def _own_vocabulary(state: TableState, player: str) -> dict[str, list[str]]:
+    """The names a player's own character gives completion (their skills, their weapons)."""
+    own = state.characters.get(player)
+    mine = msgspec.structs.replace(state, characters={player: own} if own is not None else {})
+    return vocabulary(mine)
+
+
+def complete(text: str, state: TableState, player: str | None = None) -> str | None:
     """``text`` with its last word completed (to the first candidate), or None.
 
     Nothing is inserted for a word not yet begun: the message line lists what may come.
     """
     if not text or text[-1].isspace():
         return None
-    found = candidates(text, state)
+    found = candidates(text, state, player)
     if not found:
         return None
     head = text[: len(text) - len(text.split()[-1])]

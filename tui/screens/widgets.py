@@ -544,7 +544,7 @@ class WordSuggester(Suggester):
     async def get_suggestion(self, value: str) -> str | None:
         if not value or value[-1].isspace():
             return None  # no word begun: any guess would be noise
-        done = commandline.complete(value, self.view.state())
+        done = commandline.complete(value, self.view.state(), self.view.player)
         return done.rstrip() if done else None
 
 
@@ -618,9 +618,10 @@ class CommandLine(Input):
         # has already taken the keys typed next; run them here, in order.
         bindings = self._bindings.key_to_bindings.get(event.key)
         if bindings and event.key in _EDITING_KEYS:
-            event.stop()
             event.prevent_default()
-            await self.run_action(bindings[0].action)
+            if await self.app.run_action(bindings[0].action, self):
+                event.stop()
+            # else nothing to act on (Ctrl+C, nothing selected): the key goes on to the app
             return
         await super()._on_key(event)
 
@@ -687,14 +688,14 @@ class CommandLine(Input):
         self.cursor_position = len(self.value)
 
     def action_complete(self) -> None:
-        done = commandline.complete(self.value, self.view.state())
+        done = commandline.complete(self.value, self.view.state(), self.view.player)
         if done is not None:
             self.value = done
             self.cursor_position = len(done)
 
     def hint(self, state: TableState) -> str:
         """What the word being typed may be: its kind, then the first candidates."""
-        found = commandline.candidates(self.value, state)
+        found = commandline.candidates(self.value, state, self.view.player)
         if not found:
             return ""
         kinds = [k for k in commandline.kinds(self.value, state) if "|" not in k]

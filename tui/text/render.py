@@ -8,6 +8,7 @@ from typing import Any
 
 from margin.core import get_system
 from margin.core.errors import RuleError
+from margin.core.policy import about_fields, name_field
 from margin.core.systems.base import Line, describer
 
 #: event fields that hold a character's id, said by name on the screens
@@ -40,11 +41,13 @@ def describe(
 
 
 def _named(event: dict[str, Any], names: Mapping[str, str] | None) -> dict[str, Any]:
-    """The event with the characters it names said by name, where the reader knows them."""
+    """The event with the characters it names said by name, where the reader knows them:
+    the fields its player form says it is about (a winner, a turn order) and ``WHO_FIELDS``."""
     if not names:
         return event
+    about = about_fields(event.get("type", ""))
     return {
-        k: names.get(v, v) if k in WHO_FIELDS and isinstance(v, str) else v
+        k: name_field(v, names) if k in about or (k in WHO_FIELDS and isinstance(v, str)) else v
         for k, v in event.items()
     }
 

@@ -1,0 +1,60 @@
+"""The SSH door: ``margin host`` and three seats over the real OpenSSH client (``ssh -tt``
+in tmux panes), the GM's key and two players', a short fight in d100-chance.
+
+The players give their own commands from their hosted watch screens and the GM rules
+from the hosted table screen (``tests/fights.py``); each player's records name the
+fingerprint of the key they came in with. Then the refusals, from a player's seat.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
+from hosting import Host, Terminals, keys_file, make_keys, ssh_argv, the_hosts_gm
+from support import margin_output, need
+from test_doors_local import OFF, Pane
+
+from margin.tui.table.demo import build_demo
+
+pytestmark = pytest.mark.slow
+
+FIGHT = FIGHTS["d100-chance"]
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    need("ssh", "ssh-keygen", "tmux")
+    table = tmp_path / "fight.margin"
+    build_demo(table, FIGHT.system).close()
+    keys = make_keys(tmp_path / "keys", ("gm", FIGHT.a, FIGHT.b))
+    host = Host(table, keys_file(tmp_path / "seats.keys", keys), tmp_path / "data")
+    the_hosts_gm(tmp_path, monkeypatch)
+    terminals = Terminals(tmp_path)
+    yield {"host": host, "table": table, "keys": keys, "terms": terminals}
+    terminals.close()
+    host.stop()
+
+
+def _join(site, seat: str, size: tuple[int, int] = (120, 32)) -> Pane:
+    argv = ssh_argv(site["host"].port, site["keys"][seat], "-tt", "127.0.0.1")
+    return Pane(site["terms"].open(seat.lower(), argv, size))
+
+
+def test_a_fight_over_ssh_from_three_seats(site):
+    gm = _join(site, "gm", (110, 32))
+    a, b = _join(site, FIGHT.a), _join(site, FIGHT.b)
+    play(FIGHT, site["table"], gm, a, b, "ssh SHA256:")
+
+
+def test_a_players_ssh_seat_refuses_in_one_line_and_writes_nothing(site):
+    table = site["table"]
+    rook = _join(site, FIGHT.a)
+    wait_for(rook, f"watching as {FIGHT.a}")
+    wait_for(rook, "the GM rules on it")
+    refused_through(rook, table, refusals(FIGHT))
+    margin_output("do", str(table), stdin=OFF)
+    wait_for(rook, "option players = off")
+    watching_only(rook, table)
+    margin_output("do", str(table), stdin=OFF.replace("off", "trust"))
+    wait_for(rook, "option players = trust")
+    give(rook, "say back in", "done: say back in")

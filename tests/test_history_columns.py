@@ -1,0 +1,104 @@
+"""The undo history kept in columns answers as a plain index of the log would: command ids
+found by id (one a part of another's bytes included), records by command, and what an undo
+voids, with cause links pointing back as margin writes them or either way as a table
+written elsewhere may have them."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from margin.core import snapshot as snapshots
+from margin.core.history import Commands, History
+from margin.core.state import TableState
+from margin.events import Noted, Record, Undone
+
+IDS = st.text(alphabet="abé", min_size=0, max_size=4)
+
+
+@given(st.lists(IDS, max_size=30), IDS)
+def test_an_id_is_found_only_as_a_whole_id(ids: list[str], wanted: str) -> None:
+    commands = Commands()
+    for command in ids:
+        commands.append(command)
+    newest = max((i for i, c in enumerate(ids) if c == wanted), default=None)
+    assert commands.find(wanted) == newest
+    assert list(commands) == ids
+    assert list(reversed(commands)) == ids[::-1]
+    assert (wanted in commands) == (wanted in ids)
+
+
+def walked(links: dict[int, list[int]], start: set[int], voided: set[int]) -> list[int]:
+    out: set[int] = set()
+    stack = list(start)
+    while stack:
+        seq = stack.pop()
+        if seq in out or seq in voided:
+            continue
+        out.add(seq)
+        stack.extend(links.get(seq, ()))
+    return sorted(out)
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> tuple[list[Record], bool]:
+    """Records of commands of one to three records, some naming a cause; ``backward``:
+    causes may name a later record or the record itself."""
+    backward = draw(st.booleans())
+    records: list[Record] = []
+    seq = 0
+    for n in range(draw(st.integers(1, 25))):
+        for _ in range(draw(st.integers(1, 3))):
+            seq += 1
+            top = seq + 5 if backward else seq - 1
+            cause = draw(st.none() | st.integers(1, top)) if top >= 1 else None
+            event = Noted(text=f"{seq}")
+            records.append(
+                Record(seq=seq, at="", author="gm", command=f"c{n}", event=event, cause=cause)
+            )
+    return records, backward
+
+
+@given(logs(), st.data())
+def test_an_undo_voids_what_a_walk_of_the_links_reaches(
+    log: tuple[list[Record], bool], data: st.DataObject
+) -> None:
+    records, _ = log
+    history = History()
+    links: dict[int, list[int]] = {}
+    for record in records:
+        if record.command != history._current:
+            history.start_command(record)
+        if record.cause is not None:
+            history.cause(record, record.cause)
+            links.setdefault(record.cause, []).append(record.seq)
+    history.head = records[-1].seq
+    voided = set(data.draw(st.lists(st.integers(1, history.head), max_size=4)))
+    history.voided = voided
+    for command in dict.fromkeys(r.command for r in records):
+        own = {r.seq for r in records if r.command == command}
+        assert list(history.seqs(command)) == sorted(own)
+        assert history.cascade(command) == walked(links, own - voided, voided)
+    assert history.command_of(history.head) == records[-1].command
+
+
+@given(logs())
+def test_a_snapshot_keeps_the_history_whole(log: tuple[list[Record], bool]) -> None:
+    records, _ = log
+    history = History()
+    for record in records:
+        if record.command != history._current:
+            history.start_command(record)
+        if record.cause is not None:
+            history.cause(record, record.cause)
+    history.head = records[-1].seq
+    history.gm_only.add(1)
+    history.change(
+        Record(
+            seq=history.head, at="", author="gm", command="u", event=Undone(command="c0", voids=[1])
+        )
+    )
+    state = TableState(system="2d10-edge", seq=history.head)
+    restored = snapshots.decode(snapshots.encode(snapshots.encode_fold(state, history)))
+    assert restored is not None
+    assert restored.history == history
