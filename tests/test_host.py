@@ -103,6 +103,23 @@ def test_player_sees_their_view_and_new_records_live(site):
     assert "Kael connected over ssh" in site["host"].output()
 
 
+def test_a_player_back_over_ssh_reads_what_happened_while_away(site):
+    from margin.core.commands import Note
+
+    kael = join(site, "Kael", name="kael-away")
+    kael.wait_for("watching as Kael")
+    kael.type("q")
+    kael.wait_for("[exit 0]")
+    write(site["table"], Note(text="the lighthouse goes dark"))
+    write(site["table"], Note(text="a smuggler's signal", gm_only=True))
+    back = join(site, "Kael", name="kael-back")
+    shown = back.wait_for("since you left")
+    assert "the lighthouse goes dark" in shown
+    assert "smuggler" not in shown
+    back.key("Enter")
+    back.wait_for("watching as Kael")
+
+
 def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     kael = join(site, "Kael")
     kael.wait_for("watching as Kael")
@@ -113,6 +130,8 @@ def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     kael.submit("roll 2d6 for the climb", "asked the GM (request #")
     gm = join(site, "gm", name="gm-rules")
     gm.wait_for("F5 accepts the first")
+    # the GM's seat lists Kael's, by the door it came in
+    gm.wait_for("seated: Kael (ssh) up to date")
     gm.key("F5")
     gm.wait_for("GM accepts Kael's request")
     kael.wait_for("GM accepts Kael's request")

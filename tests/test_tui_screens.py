@@ -926,10 +926,37 @@ async def test_the_footer_shows_quit_and_ctrl_c_says_how_to_quit(path):
 
     for app, quits in ((play(path), "Ctrl+Q quits"), (appmod.watch_app(path, "Kael"), "q or")):
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            shown = {key.action for key in app.screen.query(FooterKey)}
+            # the footer lists its keys once the screen's bindings have settled
+            for _ in range(500):
+                await pilot.pause()
+                shown = {key.action for key in app.screen.query(FooterKey)}
+                if shown:
+                    break
             assert "quit" in shown, shown
             await pilot.press("ctrl+c")
             await pilot.pause()
             assert message(app).startswith(quits), message(app)
             assert app.return_code is None
+
+
+@pilot_test
+async def test_completion_offers_the_attackers_own_weapons_each_under_its_kind(tmp_path):
+    from margin.tui.table.demo import build_demo
+
+    path = tmp_path / "edge.margin"
+    build_demo(path, "2d10-edge", dice=RandomDice(0)).close()
+    async with playing(str(path), (120, 30)) as (app, pilot):
+        line = app.query_one(CommandLine)
+        await type_line(pilot, "attack kael ")
+        # the attacker is not offered as the target
+        assert message(app) == "character: enforcer  guard  moreau  vask"
+        await type_line(pilot, "moreau ")
+        # Kael's weapons alone, and the option words said as such, not as weapons
+        assert message(app).startswith("weapon: heavy-pistol  punch  sword; or: burst  single")
+        await type_line(pilot, "sw")
+        await pilot.press("tab")
+        assert line.value == "attack kael moreau sword "
+        await pilot.pause()
+        # a weapon is given: no more are offered
+        assert message(app).startswith("or: burst  single")
+    app.view.table.close()

@@ -57,6 +57,7 @@ from .modals import (
 )
 from .prompts import PromptsPanel
 from .replay import ReplayApp
+from .seats import SeatsLine
 from .watch import WatchApp
 from .widgets import (
     CommandLine,
@@ -120,6 +121,7 @@ class PlayApp(TableApp):
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield SeatsLine(self.view, id="seats")
         yield Static(id="requests")
         yield PromptsPanel(id="prompts")
         yield OddsBar(id="odds")

@@ -26,6 +26,7 @@ from margin.tui.table.reader import (
     View,
     player_id,
 )
+from margin.tui.table.seats import BEAT, Sitting
 
 from . import commandline
 from .base import (
@@ -41,6 +42,7 @@ from .modals import (
     help_keys,
 )
 from .prompts import PromptBar
+from .seats import DigestScreen
 from .widgets import (
     CommandLine,
     KeysFooter,
@@ -201,6 +203,8 @@ class WatchApp(TableApp):
         self.seat = acts
         #: the session (its commitment) this seat last gave its entropy to
         self._gave = ""
+        #: the seat as the GM's margin sees it, once the view is open
+        self.sitting: Sitting | None = None
 
     def get_default_screen(self) -> Screen[Any]:
         if not self.waits:
@@ -253,6 +257,29 @@ class WatchApp(TableApp):
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._cue:
             self.say(self.idle_line)
+        self.sit_down()
+
+    def sit_down(self) -> None:
+        """Announce the seat to the GM's margin, and first show a returning player what
+        happened since they last read (through their lens), before the live view."""
+        player = self.view.player
+        if player is None or self.sitting is not None:
+            return
+        door = self.seat.door if self.seat is not None else "local"
+        self.sitting = Sitting(self.view.table.store.name, player, self.own() or player, door)
+        lines = self.sitting.arrive(self.view)
+        self.set_interval(BEAT, self.read_on)
+        if lines:
+            self.push_screen(DigestScreen(lines))
+
+    def read_on(self) -> None:
+        """Tell the GM's margin the seat is still here and how far its screen has read."""
+        if self.sitting is not None:
+            self.sitting.read(self.view)
+
+    def on_unmount(self) -> None:
+        if self.sitting is not None:
+            self.sitting.leave(self.view)
 
     def _line_option(self) -> None:
         """The command line as the table's option players has it: off, it takes nothing."""
@@ -420,6 +447,7 @@ class WatchApp(TableApp):
         self._line_option()
         self._prompts()
         self.give_entropy()
+        self.read_on()
         if now == before:
             return
         if now:

@@ -694,15 +694,21 @@ class CommandLine(Input):
             self.cursor_position = len(done)
 
     def hint(self, state: TableState) -> str:
-        """What the word being typed may be: its kind, then the first candidates."""
-        found = commandline.candidates(self.value, state, self.view.player)
-        if not found:
-            return ""
-        kinds = [k for k in commandline.kinds(self.value, state) if "|" not in k]
-        label = f"{' or '.join(kinds)}: " if kinds else ""
-        more = f"  (+{len(found) - 12})" if len(found) > 12 else ""
-        return label + "  ".join(found[:12]) + more
+        """What the word being typed may be: the first candidates, each group after its kind
+        (``weapon: sword  punch; or: burst  single``)."""
+        groups = commandline.offers(self.value, state, self.view.player)
+        room, parts = HINT_WORDS, []
+        for kind, words in groups:
+            if room <= 0:
+                break
+            parts.append(f"{kind}: " + "  ".join(words[:room]))
+            room -= len(words)
+        left = -room
+        return "; ".join(parts) + (f"  (+{left})" if left > 0 else "")
 
+
+#: how many candidates the hint under the command line lists
+HINT_WORDS = 12
 
 #: keys the command line acts on itself (Input's and its own), rather than the screen
 _EDITING_KEYS = frozenset(
