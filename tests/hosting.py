@@ -1,8 +1,9 @@
-"""What the ``margin host`` tests share: a table with secrets, seat keys, a running host, and
-terminals (tmux panes) running the real OpenSSH client."""
+"""What the ``margin host`` tests share: a table with secrets, seat keys, a running host,
+terminals (tmux panes) running the real OpenSSH client, and browsers at its web seats."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import re
@@ -11,10 +12,12 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support import MARGIN, need
+from support import CHROMIUM_FLAGS, MARGIN, chromium, need
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.table.demo import build_demo
@@ -30,6 +33,62 @@ SEATS = ("gm", "Kael", "Zed")
 _ESCAPES = re.compile(
     rb"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)"
 )
+
+
+#: what a terminal is told between characters: a move (row;column H) or anything else
+_CONTROL = re.compile(
+    r"\x1b\[(\d+);(\d+)H|\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)"
+)
+#: a control sequence that is whole (one cut short waits for the rest of it)
+_WHOLE = re.compile(r"\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[^\[\]])", re.DOTALL)
+
+
+class ScreenRows:
+    """The rows a terminal shows, from its output as it arrives, for output that places
+    each run of text with a cursor move (as Textual's does)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, list[str]] = {}
+        self._row = self._col = 0
+        self._held = ""
+        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+
+    def feed(self, data: bytes) -> None:
+        output = self._held + self._decode(data)
+        cut = output.rfind("\x1b")
+        if cut != -1 and not _WHOLE.match(output, cut):
+            output, self._held = output[:cut], output[cut:]
+        else:
+            self._held = ""
+        at = 0
+        for found in [*_CONTROL.finditer(output), None]:
+            self._text(output[at : found.start() if found else len(output)])
+            if found is None:
+                break
+            if found.group(1):
+                self._row, self._col = int(found.group(1)) - 1, int(found.group(2)) - 1
+            at = found.end()
+
+    def _text(self, text: str) -> None:
+        for char in text:
+            if char in "\r\n":
+                self._row, self._col = (self._row + 1, 0) if char == "\n" else (self._row, 0)
+                continue
+            line = self._rows.setdefault(self._row, [])
+            line.extend(" " * (self._col + 1 - len(line)))
+            line[self._col] = char
+            self._col += 1
+
+    def rows(self) -> dict[int, str]:
+        """Row number -> the text it shows."""
+        return {n: "".join(chars).rstrip() for n, chars in sorted(self._rows.items())}
+
+
+def screen_rows(output: str) -> dict[int, str]:
+    """The rows a terminal shows after ``output`` (``ScreenRows``): row number -> its text."""
+    screen = ScreenRows()
+    screen.feed(output.encode())
+    return screen.rows()
 
 
 def plain(data: bytes) -> str:
@@ -330,3 +389,52 @@ def hosted(
     seats_file = keys_file(folder / "seats.keys", listed)
     host = Host(table, seats_file, folder / "data", web=web, options=options)
     return host, table, keys
+
+
+def web_site(folder: Path, options: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """``hosted``'s fight served from ``folder`` to the GM and Kael over SSH and the web (with
+    the host's ``options``), for a module's ``site`` fixture: the host, the table and the
+    folder, the host stopped after."""
+    host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
+    try:
+        yield {"host": host, "table": table, "dir": folder}
+    finally:
+        host.stop()
+
+
+def gm_of_the_site(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a test that uses its module's ``site`` writes, the host's GM writes."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+
+
+def browser_at(playwright: Any, profile: Path, size: tuple[int, int]) -> Any:
+    """Headless Chromium with a profile of its own and a window of ``size`` (width, height)."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=chromium(),
+        args=CHROMIUM_FLAGS,
+        headless=True,
+        viewport={"width": size[0], "height": size[1]},
+    )
+
+
+class Frames:
+    """What a page's websockets received: every byte of its sessions, less the page's
+    keep-alive answers (they carry the browser's clock, whose digits say nothing of the
+    table)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload: bytes | str) -> None:
+        if isinstance(payload, str):
+            if payload.startswith('["pong"'):
+                return
+            payload = payload.encode()
+        self.frames.append(payload)
+
+    def received(self) -> str:
+        return plain(b"".join(self.frames))

@@ -8,13 +8,11 @@ folder to be looked at.
 
 from __future__ import annotations
 
-import re
 import time
 from urllib.parse import urlsplit
 
 import pytest
-from hosting import hosted, plain, the_hosts_gm, write
-from support import CHROMIUM_FLAGS, chromium
+from hosting import Frames, browser_at, gm_of_the_site, screen_rows, web_site, write
 
 from margin.core.commands import Note
 
@@ -24,48 +22,16 @@ pytestmark = pytest.mark.slow
 SIZES = {"phone": (412, 915), "small-phone": (360, 640), "desktop": (1280, 800)}
 #: a record whose text must fit one line of the log at every size (each size its own)
 MARK = "Kael ducks low ({})"
-#: what a terminal is told between characters: a move (row;column H) or anything else
-_CONTROL = re.compile(
-    r"\x1b\[(\d+);(\d+)H|\x1b(\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|.)"
-)
-
-
-def screen_rows(output: str) -> dict[int, str]:
-    """The rows a terminal shows after ``output``, for output that places each run of text
-    with a cursor move (as Textual's does): row number -> its text."""
-    rows: dict[int, list[str]] = {}
-    row = col = 0
-    at = 0
-    for found in [*_CONTROL.finditer(output), None]:
-        text = output[at : found.start() if found else len(output)]
-        for char in text:
-            if char in "\r\n":
-                row, col = (row + 1, 0) if char == "\n" else (row, 0)
-                continue
-            line = rows.setdefault(row, [])
-            line.extend(" " * (col + 1 - len(line)))
-            line[col] = char
-            col += 1
-        if found is None:
-            break
-        if found.group(1):
-            row, col = int(found.group(1)) - 1, int(found.group(2)) - 1
-        at = found.end()
-    return {n: "".join(chars).rstrip() for n, chars in sorted(rows.items())}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("seats")
-    host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
-    yield {"host": host, "table": table, "dir": folder}
-    host.stop()
+    yield from web_site(tmp_path_factory.mktemp("seats"))
 
 
 @pytest.fixture(autouse=True)
 def as_the_hosts_gm(request, monkeypatch):
-    if "site" in request.fixturenames:
-        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+    gm_of_the_site(request, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -76,32 +42,14 @@ def playwright():
         yield playwright
 
 
-class Page:
+class Page(Frames):
     """A fresh browser (its own profile) at one size, with every request it made."""
 
     def __init__(self, playwright, profile, size: tuple[int, int]) -> None:
-        self.context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=chromium(),
-            args=CHROMIUM_FLAGS,
-            headless=True,
-            viewport={"width": size[0], "height": size[1]},
-        )
+        self.context = browser_at(playwright, profile, size)
         self.requests: list[str] = []
-        self.frames: list[bytes] = []
         self.context.on("request", lambda request: self.requests.append(request.url))
-        self.page = self.context.new_page()
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
-
-    def _frame(self, payload) -> None:
-        if isinstance(payload, str):
-            if payload.startswith('["pong"'):
-                return
-            payload = payload.encode()
-        self.frames.append(payload)
-
-    def received(self) -> str:
-        return plain(b"".join(self.frames))
+        super().__init__(self.context.new_page())
 
     def rows(self) -> dict[int, str]:
         return screen_rows(b"".join(self.frames).decode("utf-8", "replace"))

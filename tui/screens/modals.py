@@ -83,10 +83,10 @@ class ReadingScreen(ModalScreen[None]):
 
     async def take_key(self, event: events.Key) -> bool:
         """Act on a key typed at this dialog; whether the key is done with (else it goes on)."""
-        bound = self.active_bindings.get(event.key)
-        if bound is not None:
-            if bound.enabled:
-                await self.app.run_action(bound.binding.action, bound.node)
+        if event.key in self.active_bindings:
+            # as Textual runs a key: each binding for it in turn until one acts (the
+            # scroll's Up does nothing when there is no scrolling, and the dialog's Up does)
+            await self.app._check_bindings(event.key)
             return True
         if event.is_printable:
             self.dismiss(None)

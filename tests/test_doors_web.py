@@ -1,0 +1,124 @@
+"""The browser door: ``margin host --web`` and three seats in headless Chromium (Debian's,
+driven by Playwright, a fresh profile), the GM's link and two players', a short fight in
+d100-under.
+
+The players give their own commands from the watch screens in their pages and the GM
+rules from the table screen in theirs (``tests/fights.py``); each player's records name
+their link's door (the start of its hash, never the link). What a page shows is read from
+the websocket frames it received. Then the refusals, from a player's page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
+from hosting import Host, ScreenRows, keys_file, make_keys, plain, the_hosts_gm
+from support import CHROMIUM_FLAGS, chromium, log_json, margin_output
+from test_doors_local import OFF
+
+from margin.tui.host.web import link_door
+from margin.tui.table.demo import build_demo
+
+pytestmark = pytest.mark.slow
+
+FIGHT = FIGHTS["d100-under"]
+#: Playwright's names for the keys the fights press
+KEYS = {"F5": "F5", "F6": "F6", "F7": "F7", "Enter": "Enter", "Home": "Home"}
+KEYS["ctrl+k"] = "Control+k"
+
+
+class Page:
+    """A seat's page in the browser as a fight's screen."""
+
+    def __init__(self, browser, url: str) -> None:
+        self.frames: list[bytes] = []
+        self.screen = ScreenRows()
+        self.page = browser.new_page()
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        self.page.goto(url)
+
+    def _frame(self, payload: str | bytes) -> None:
+        if isinstance(payload, str):
+            # the page's keep-alive answer carries the browser's clock
+            if payload.startswith('["pong"'):
+                return
+            payload = payload.encode()
+        self.frames.append(payload)
+        self.screen.feed(payload)
+
+    def _focus(self) -> None:
+        self.page.bring_to_front()
+        self.page.focus(".xterm-helper-textarea")
+
+    def type(self, text: str) -> None:
+        self._focus()
+        self.page.keyboard.type(text)
+
+    def key(self, name: str) -> None:
+        self._focus()
+        self.page.keyboard.press(KEYS[name])
+
+    def shows(self) -> str:
+        # the page's events (its frames) are taken while Playwright waits
+        self.page.wait_for_timeout(10)
+        return "\n".join(self.screen.rows().values())
+
+    def received(self) -> str:
+        return plain(b"".join(self.frames))
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch):
+    from playwright.sync_api import sync_playwright
+
+    table = tmp_path / "fight.margin"
+    build_demo(table, FIGHT.system).close()
+    keys = make_keys(tmp_path / "keys", ("gm", FIGHT.a, FIGHT.b))
+    seats = keys_file(tmp_path / "seats.keys", keys)
+    host = Host(table, seats, tmp_path / "data", web=True, options=("--max-size", "120x32"))
+    the_hosts_gm(tmp_path, monkeypatch)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch_persistent_context(
+                str(tmp_path / "profile"),
+                executable_path=chromium(),
+                args=CHROMIUM_FLAGS,
+                headless=True,
+                viewport={"width": 1200, "height": 720},
+            )
+            try:
+                yield {"host": host, "table": table, "browser": browser}
+            finally:
+                browser.close()
+    finally:
+        host.stop()
+
+
+def _open(site, seat: str) -> Page:
+    return Page(site["browser"], site["host"].web[seat])
+
+
+def test_a_fight_in_the_browser_from_three_seats(site):
+    gm = _open(site, "gm")
+    a, b = _open(site, FIGHT.a), _open(site, FIGHT.b)
+    play(FIGHT, site["table"], gm, a, b, "web ")
+    token = site["host"].web[FIGHT.a].rsplit("/", 1)[1]
+    authors = {r["author"] for r in log_json(site["table"])}
+    assert f"{FIGHT.a_id} ({link_door(token)})" in authors
+    assert not any(token in author for author in authors)
+
+
+def test_a_players_page_refuses_in_one_line_and_writes_nothing(site):
+    table = site["table"]
+    kael = _open(site, FIGHT.a)
+    wait_for(kael, f"watching as {FIGHT.a}")
+    wait_for(kael, "the GM rules on it")
+    refused_through(kael, table, refusals(FIGHT))
+    margin_output("do", str(table), stdin=OFF)
+    wait_for(kael, "option players = off")
+    watching_only(kael, table)
+    margin_output("do", str(table), stdin=OFF.replace("off", "trust"))
+    wait_for(kael, "option players = trust")
+    give(kael, "say back in", "done: say back in")
