@@ -16,6 +16,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import pilot_test, run_margin
@@ -26,6 +27,7 @@ from margin.core.dicecheck import check_dice
 from margin.events import Record
 from margin.tui.screens import app as appmod
 from margin.tui.screens.seats import DigestScreen, SeatsLine
+from margin.tui.screens.watch import WatchApp
 from margin.tui.table import seats
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.table import Table
@@ -65,12 +67,18 @@ def path(tmp_path: Path) -> str:
     return target
 
 
+async def _settle(app: WatchApp, pilot: Any) -> None:
+    """Let the view follow what was written and finish what it writes in turn."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 @pilot_test
 async def test_a_player_sitting_down_gives_entropy_before_the_next_die(path: str) -> None:
     player = appmod.watch_app(path, "Kael")
     async with player.run_test(size=SIZE) as pilot:
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(player, pilot)
         given = [r for r in _records(path) if _tag(r) == "dice.entropy"]
         assert [(r.event.seat, r.author.split(" (")[0]) for r in given] == [("kael", "kael")]
         (rolled,) = _gm(path, {"type": "roll", "dice": "1d20"})
@@ -78,9 +86,7 @@ async def test_a_player_sitting_down_gives_entropy_before_the_next_die(path: str
         assert rolled.seq > given[0].seq
         # a new session, committed as the old one is opened: the seated player gives again
         _gm(path, {"type": "end-session"})
-        await pilot.pause()
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(player, pilot)
         again = [r for r in _records(path) if _tag(r) == "dice.entropy"]
         assert len(again) == 2
         assert again[1].seq > next(r.seq for r in _records(path) if _tag(r) == "dice.opened")
@@ -105,13 +111,10 @@ async def test_no_entropy_before_players_see_a_session_committed(tmp_path: Path)
     before = len(_records(target))
     player = appmod.watch_app(target, "Kael")
     async with player.run_test(size=SIZE) as pilot:
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(player, pilot)
         assert len(_records(target)) == before
         _gm(target, {"type": "roll", "dice": "1d8"})
-        await pilot.pause()
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(player, pilot)
         assert _tag(_records(target)[-1]) == "dice.entropy"
 
 
@@ -177,10 +180,11 @@ def _say(table: str, *texts: str, gm_only: bool = False) -> None:
 async def test_a_returning_player_reads_what_happened_before_the_live_view(path: str) -> None:
     player = appmod.watch_app(path, "Kael")
     async with player.run_test(size=SIZE) as pilot:
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _settle(player, pilot)
         assert not isinstance(player.screen, DigestScreen)  # the first time: straight in
+        assert [(p.name, p.door) for p in seats.seated(path)] == [("Kael", "local")]
         left_at = player.view.log_len()
+    assert seats.seated(path) == []  # the seat left with its screen
     assert seats.last_read(path, "kael") == left_at
     _say(path, "the bridge falls", "the gulls scatter")
     _say(path, "the ambush is set", gm_only=True)
