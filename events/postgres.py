@@ -806,12 +806,18 @@ class PostgresStore(Store):
         if not self._query("SELECT to_regclass('margin.snapshots') IS NOT NULL", ())[0][0]:
             return
         found = self._query(
-            "SELECT seq, hash, body FROM margin.snapshots "
+            "SELECT seq, hash FROM margin.snapshots "
             "WHERE tbl = %s AND fold = %s AND seq <= %s ORDER BY seq DESC LIMIT %s",
             (self.table, fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
         )
-        for seq, digest, body in found:
-            yield Snapshot(int(seq), str(digest), fold, bytes(body))
+        # a body (tens of megabytes on a long table) is read only when it is next to be tried
+        for seq, digest in found:
+            bodies = self._query(
+                "SELECT body FROM margin.snapshots WHERE tbl = %s AND fold = %s AND seq = %s",
+                (self.table, fold, seq),
+            )
+            if bodies:
+                yield Snapshot(int(seq), str(digest), fold, bytes(bodies[0][0]))
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         """Kept in ``margin.snapshots`` (made by the first margin to keep one, as its role);
