@@ -635,7 +635,7 @@ def _numbered_struct(
     value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str]
 ) -> msgspec.Struct:
     fields = getattr(type(value), "RECORD_FIELDS", ())
-    changes = {}
+    changes: dict[str, Any] = {}
     for name in value.__struct_fields__:
         old = getattr(value, name)
         if isinstance(old, msgspec.Struct) and _unseen_origin(old, numbers):
