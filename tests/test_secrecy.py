@@ -399,6 +399,23 @@ def test_a_revealed_check_keeps_its_hidden_helper_unseen(system: str, tmp_path: 
     check_session(tmp_path, system, [*steps, ("roll", "h", 0)])
 
 
+@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [("secret-ask-other", "h", 0), ("roll", 0, 0)],
+        [("roll", "h", 0), ("secret-ask", 0, 0)],
+    ],
+)
+def test_a_check_the_gm_rolls_for_one_player_tells_none_whether_the_dice_were_new(
+    system: str, steps: list[tuple[str, Any, int]], tmp_path: Path
+) -> None:
+    """A secret ask draws the GM's dice for one player's check: the session's commitment
+    and the dice go on a record no player sees, so whether it was the first to draw
+    changes nothing another command shows, nor its own prompt."""
+    check_session(tmp_path, system, steps)
+
+
 def test_the_property_fails_when_a_leak_is_put_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
