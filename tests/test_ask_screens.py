@@ -138,7 +138,11 @@ async def test_a_player_types_the_faces_they_rolled_after_equals(path: str) -> N
         line = player.query_one(CommandLine)
         assert player.focused is line
         assert line.value == "= "
-        await _type(pilot, player, "= 7 3")
+        await pilot.press("7", "space", "3")
+        assert line.value == "= 7 3"
+        await pilot.press("enter")
+        await player.workers.wait_for_complete()
+        await pilot.pause()
         assert not player.query_one(PromptBar).has_class("shown")
     check, done = _last(path, "edge.check", "player.answered")
     assert check["event"]["faces"] == [7, 3]

@@ -82,12 +82,12 @@ def test_the_gm_asks_in_one_terminal_and_the_player_answers_in_another(
     gm_line(gm, "ask roll moreau")
     wait_records(table, "player.answered", 2)
 
-    gm_line(gm, "ask kael athletics vs 30")
+    gm_line(gm, "ask kael athletics vs 30 no-pending")
     wait_for(kael, "vs TN 30")
     kael.type("=")
-    wait_for(kael, "type the faces you rolled")
+    wait_for(kael, "type the faces you rolled after")
     kael.type("7 3")
-    wait_for(kael, "= 7 3")
+    wait_for(kael, " = 7 3")
     kael.key("Enter")
     *_, typed = wait_records(table, "player.answered", 3)
 
