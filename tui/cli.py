@@ -638,6 +638,11 @@ HOST_COUNTS = (
 )
 
 
+def _flag(parser: argparse.ArgumentParser, option: str, meaning: str | None = None) -> None:
+    """An option that is on when given."""
+    parser.add_argument(option, action="store_true", help=meaning)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="margin", description="A game master's table in the terminal.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
@@ -649,15 +654,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("watch", help="a player's live, read-only view of a table")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
-    s.add_argument(
-        "--bell",
-        action="store_true",
-        help="ring the terminal's bell when you are on deck and when your turn begins",
-    )
-    s.add_argument(
+    _flag(s, "--bell", "ring the terminal's bell when you are on deck and when your turn begins")
+    _flag(
+        s,
         "--plain",
-        action="store_true",
-        help="each new record as a line of text, never redrawn (screen readers, slow links); "
+        "each new record as a line of text, never redrawn (screen readers, slow links); "
         "keys: t whose turn, c the clock, s your character, h help, q quit",
     )
     s.set_defaults(func=cmd_watch)
@@ -714,7 +715,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("do", help="run JSON commands from standard input, one per line")
     s.add_argument("path", nargs="?")
-    s.add_argument("--schema", action="store_true", help="print the JSON Schema of the commands")
+    _flag(s, "--schema", "print the JSON Schema of the commands")
     s.add_argument("--system", help="with --schema: only this system's commands")
     s.add_argument("--author", help="who the GM's records name as their author (gm)")
     s.add_argument(
@@ -727,7 +728,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("log", help="print the records")
     s.add_argument("path")
-    s.add_argument("--json", action="store_true")
+    _flag(s, "--json")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.add_argument("--about", metavar="NAME", help="only the records about this character")
     s.add_argument("--grep", metavar="TEXT", help="only the records whose line holds TEXT")
@@ -735,9 +736,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("state", help="print the projection")
     s.add_argument("path")
-    s.add_argument("--json", action="store_true")
+    _flag(s, "--json")
     s.add_argument("--at", type=int, metavar="SEQ", help="state right after record SEQ")
-    s.add_argument("--corrected", action="store_true", help="apply every later undo too")
+    _flag(s, "--corrected", "apply every later undo too")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.set_defaults(func=cmd_state)
 
@@ -746,20 +747,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--as", dest="as_", metavar="NAME", help="the recap this player may see")
     s.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
-    s.add_argument(
-        "--as-it-happened",
-        action="store_true",
-        help="count undone records where they were made (default: as corrected)",
+    _flag(
+        s, "--as-it-happened", "count undone records where they were made (default: as corrected)"
     )
     s.set_defaults(func=cmd_recap)
 
     s = sub.add_parser("luck", help="each character's checks against their exact odds")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", help="what this player may see")
-    s.add_argument("--checks", action="store_true", help="list every check with its chance")
-    s.add_argument(
-        "--as-it-happened", action="store_true", help="count undone rolls too (default: not)"
-    )
+    _flag(s, "--checks", "list every check with its chance")
+    _flag(s, "--as-it-happened", "count undone rolls too (default: not)")
     s.set_defaults(func=cmd_luck)
 
     s = sub.add_parser("branch", help="a new table sharing a table's records up to one")
@@ -786,11 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
     )
-    s.add_argument(
-        "--dice",
-        action="store_true",
-        help="also recompute every die margin drew and open every revealed secret",
-    )
+    _flag(s, "--dice", "also recompute every die margin drew and open every revealed secret")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser(
@@ -801,10 +794,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
     s.add_argument("path")
-    s.add_argument(
+    _flag(
+        s,
         "--salvage",
-        action="store_true",
-        help="of a damaged table: the intact records before the damage, as margin salvage keeps them",
+        "of a damaged table: the intact records before the damage, as margin salvage keeps them",
     )
     s.set_defaults(func=cmd_export)
 
@@ -827,7 +820,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_backup)
 
     s = sub.add_parser("key", help="print the GM's public key (made on first use)")
-    s.add_argument("--path", action="store_true", help="also say where the private key is")
+    _flag(s, "--path", "also say where the private key is")
     s.set_defaults(func=cmd_key)
 
     s = sub.add_parser("resolve", help="the rules as a JSON Lines filter")

@@ -31,7 +31,7 @@ from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp
 from margin.tui.screens.base import TableApp
-from margin.tui.screens.watch import WaitingWatch
+from margin.tui.screens.watch import WatchApp
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text.plain import plain_seat
@@ -68,7 +68,7 @@ class HostedPlay(Hosted, PlayApp):
     """The GM's table screen, served by ``margin host``."""
 
 
-class HostedWatch(Hosted, WaitingWatch):
+class HostedWatch(Hosted, WatchApp):
     """A player's live view, served by ``margin host``; a waiting screen until seated."""
 
 
@@ -144,8 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app.run()
     finally:
-        table = app.table if isinstance(app, HostedWatch) else app.view.table
-        table.close()
+        app.table.close()
     return 0
 
 

@@ -57,7 +57,8 @@ from .modals import (
 )
 from .prompts import PromptsPanel
 from .replay import ReplayApp
-from .watch import WaitingWatch
+from .seats import SeatsLine
+from .watch import WatchApp
 from .widgets import (
     CommandLine,
     LogView,
@@ -77,7 +78,7 @@ class PlayApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_turn", "Next turn", tooltip="next turn (the system's 'next')"),
         Binding("ctrl+z", "undo", "Undo", tooltip="undo: shows what it voids, Enter confirms"),
-        Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
+        Binding("ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
@@ -92,7 +93,7 @@ class PlayApp(TableApp):
             ("pageup", "log_page(-1)", "Log up"),
             ("pagedown", "log_page(1)", "Log down"),
         ),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (CommandLine,)
 
@@ -103,7 +104,8 @@ class PlayApp(TableApp):
         history: Path | None = None,
         sheets: SheetFiles | None = None,
     ) -> None:
-        super().__init__(view, name)
+        super().__init__(view.table, name)
+        self.view = view
         self.history = history
         #: where ``add NAME from FILE`` reads its file
         self.sheets = sheets or SheetFiles(table=view.table.store.name)
@@ -119,6 +121,7 @@ class PlayApp(TableApp):
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield SeatsLine(self.view, id="seats")
         yield Static(id="requests")
         yield PromptsPanel(id="prompts")
         yield OddsBar(id="odds")
@@ -175,8 +178,8 @@ class PlayApp(TableApp):
             else f"amending request #{seq}: change the command, then Enter"
         )
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def start(self) -> None:
+        super().start()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.set_interval(NOTICE_INTERVAL, self.host_notices)
@@ -439,7 +442,7 @@ class PlayApp(TableApp):
         """Decide and append ``command`` in a worker; what it wrote is said when it lands."""
         self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
         self.submit(
-            functools.partial(write, self.view.table, command),
+            functools.partial(write, self.table, command),
             functools.partial(self._executed, quiet),
         )
         return True
@@ -525,7 +528,7 @@ class PlayApp(TableApp):
 
     def preview_undo(self, command: Undo) -> bool:
         """Show what the undo voids (decided in a worker, not appended); Enter appends it."""
-        table = self.view.table
+        table = self.table
 
         def decided() -> list[Any]:
             table.catch_up()
@@ -578,7 +581,7 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WaitingWatch:
+def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WatchApp:
     """A player's live view of the table at ``path``, waiting until ``name`` is seated; with
     ``act``, and a table this account may write, with a command line for the player's
     commands from a seat at this account."""
@@ -593,9 +596,9 @@ def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> Wai
             table = None
     if table is None:
         table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
-        return WaitingWatch(table, name, short_name(path), bell=bell)
+        return WatchApp(table, name, short_name(path), bell=bell)
     seat = Seat(name, "local", getpass.getuser())
-    return WaitingWatch(table, name, short_name(path), bell=bell, acts=seat)
+    return WatchApp(table, name, short_name(path), bell=bell, acts=seat)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
@@ -609,7 +612,7 @@ def _run(app: TableApp) -> int:
     try:
         app.run()
     finally:
-        (app.table if isinstance(app, WaitingWatch) else app.view.table).close()
+        app.table.close()
     return 0
 
 

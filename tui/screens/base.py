@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 from margin.core import RuleError
@@ -114,6 +115,24 @@ class Step:
     paste: Paste | None = None
 
 
+class TableScreen(Screen[None]):
+    """The table's own screen: the panels of the App that shows the table, under any
+    dialog. The GM's and the replay's App start on it; a player's App switches to it
+    once their character is seated."""
+
+    @property
+    def table_app(self) -> TableApp:
+        app = self.app
+        assert isinstance(app, TableApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield from self.table_app.compose_table()
+
+    def on_mount(self) -> None:
+        self.table_app.start()
+
+
 class TableApp(App[None]):
     """The panels every screen shares: header, clock, party, log, message line.
 
@@ -150,9 +169,12 @@ class TableApp(App[None]):
     #: the party panel of a table nobody sits at
     EMPTY = "nobody at the table yet"
 
-    def __init__(self, view: View, name: str) -> None:
+    #: what the table's screen shows of the table (a player's: once they are seated)
+    view: View
+
+    def __init__(self, table: LiveTable, name: str) -> None:
         super().__init__()
-        self.view = view
+        self.table = table
         self.table_name = name
         self.last_search = ""
         #: what to do with the answer of the table job in flight (None: no job in flight)
@@ -190,7 +212,11 @@ class TableApp(App[None]):
     def idle(self) -> None:
         """No table job is in flight any more: start what waits for one to end."""
 
-    def compose(self) -> ComposeResult:
+    def get_default_screen(self) -> Screen[Any]:
+        return TableScreen(id="_default")
+
+    def compose_table(self) -> ComposeResult:
+        """The table screen's panels."""
         yield Static(id="header")
         yield BriefLine(id="brief")
         with Horizontal(id="body"):
@@ -218,7 +244,8 @@ class TableApp(App[None]):
             return
         await super().on_event(event)
 
-    def on_mount(self) -> None:
+    def start(self) -> None:
+        """The table's screen is up: draw it from the table's newest record."""
         self.fit()
         self.redraw(follow=True)
 
@@ -231,7 +258,7 @@ class TableApp(App[None]):
         narrow = self.size.width < NARROW
         if not self.screen_stack:
             return  # a terminal's first size comes before the screen
-        table = self.screen_stack[0]  # the table's screen, under any dialog
+        table = self.screen_stack[0]  # the table's screen (or the waiting one), under any dialog
         for footer in table.query(KeysFooter):
             footer.compact = narrow
             footer.show_command_palette = not narrow
@@ -253,7 +280,7 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
-        with self.view.table.lock:  # every panel from one moment of the table
+        with self.table.lock:  # every panel from one moment of the table
             self._redraw(follow)
 
     def _redraw(self, follow: bool) -> None:
@@ -300,7 +327,7 @@ class TableApp(App[None]):
         """
         if self.busy:
             return
-        table = self.view.table
+        table = self.table
         try:
             changed = table.changed()
         except StoreError as exc:
@@ -328,6 +355,14 @@ class TableApp(App[None]):
         """Scroll the characters panel (two lines a step: a name and its status)."""
         party = self.query_one("#party-scroll", VerticalScroll)
         party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C copies what is selected; with nothing selected, it says how to quit."""
+        keys = sorted(
+            (key_name(k) for k, b in self.active_bindings.items() if b.binding.action == "quit"),
+            key=len,
+        )
+        self.say(f"{' or '.join(keys)} quits (Ctrl+C copies selected text)")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.help_keys(), self.help_commands()))

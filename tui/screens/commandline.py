@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from margin.core import RuleError, TableState, get_system, parse_command
+from margin.core import RuleError, TableState, find_character, get_system, parse_command
 from margin.core.authority import given
 from margin.core.commands import Amend, command_type, convert_command, player_commands
 from margin.core.systems.base import Command, Usage
@@ -356,28 +356,56 @@ def typed_words(message: str, state: TableState) -> str:
 
 def kinds(text: str, state: TableState) -> list[str]:
     """What the word being typed at the end of ``text`` may be, by the command's grammar."""
-    return _kinds(text, state)[0]
+    return _place(text, state).kinds
 
 
-def _kinds(text: str, state: TableState) -> tuple[list[str], bool]:
-    """The kinds of the word being typed, and whether it stands in the command's first
-    character slot (the one who acts)."""
+@dataclass(frozen=True)
+class _Place:
+    """The place of the word being typed: its kinds, whether it is the command's first
+    character slot (the one who acts), the characters the line names before it, and the
+    words given after the slots (a weapon already named is one of them)."""
+
+    kinds: list[str]
+    acting: bool = False
+    named: tuple[str, ...] = ()
+    given: frozenset[str] = frozenset()
+
+
+def _place(text: str, state: TableState) -> _Place:
     # quoted names of several words ("Rat 1") count as one word
     words = _split(text)
     before = words if not text or text[-1].isspace() else words[:-1]
     if not before:
-        return ["command"], False
-    head = before[0].lower()
-    usage = grammar_of(head, state)
+        return _Place(["command"])
+    usage = grammar_of(before[0].lower(), state)
     if usage is None:
-        return [], False
-    args = [word.lower() for word in before[1:]]
-    if args and args[-1] in usage.after:
-        return [usage.after[args[-1]]], False
+        return _Place([])
+    args = before[1:]
+    named = tuple(
+        _character_id(word, state)
+        for kind, word in zip(usage.slots, args, strict=False)
+        if kind == "character"
+    )
+    if args and args[-1].lower() in usage.after:
+        return _Place([usage.after[args[-1].lower()]], named=named)
     if len(args) < len(usage.slots):
         slot = usage.slots[len(args)]
-        return [slot], slot == "character" and "character" not in usage.slots[: len(args)]
-    return list(usage.rest), False
+        return _Place([slot], slot == "character" and not named, named)
+    given = frozenset(word.lower() for word in args[len(usage.slots) :])
+    return _Place(list(usage.rest), named=named, given=given)
+
+
+def _character_id(word: str, state: TableState) -> str:
+    """The id of the character ``word`` names (``word`` itself when it names none)."""
+    try:
+        return find_character(state, word).id
+    except RuleError:
+        return word
+
+
+#: kinds of word a character's own sheet gives (its skills, its weapons): offered from the
+#: sheet of the one who acts, once the line names them
+SHEET_KINDS = frozenset({"skill", "weapon", "characteristic", "attribute", "action"})
 
 
 def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
@@ -400,6 +428,22 @@ def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str
     return kind.split("|")
 
 
+def _gm_pool(kind: str, place: _Place, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
+    """What the GM's command line offers for a word of ``kind``: the acting character's own
+    skills and weapons once the line names them, and no character twice where one acts on
+    another (the attacker is not the target)."""
+    actor = place.named[0] if place.named else None
+    if kind in SHEET_KINDS and actor in state.characters:
+        own = _own_vocabulary(state, actor).get(kind)
+        if own:
+            return own
+    pool = _pool(kind, state, vocab)
+    if kind == "character" and place.named:
+        taken = set(place.named)
+        return [word for word in pool if _character_id(word, state) not in taken]
+    return pool
+
+
 #: words a player's command line offers besides their system's player commands: the
 #: screen's own
 PLAYER_WORDS = ("help", "rules")
@@ -419,14 +463,14 @@ def player_words(state: TableState) -> list[str]:
 
 
 def _player_pool(
-    kind: str, acting: bool, state: TableState, player: str, vocab: dict[str, list[str]]
+    kind: str, place: _Place, state: TableState, player: str, vocab: dict[str, list[str]]
 ) -> list[str]:
     """What a player's command line offers for a word of ``kind``: their player words, their
     own character where the one who acts goes, and their own character's skills and
     weapons (``vocab`` is their character's alone)."""
     if kind == "command":
         return player_words(state)
-    if kind == "character" and acting:
+    if kind == "character" and place.acting:
         return [player] if player in state.characters else []
     if kind == "character":
         return [c.id for c in state.characters.values()]
@@ -438,24 +482,38 @@ def _player_pool(
 def candidates(text: str, state: TableState, player: str | None = None) -> list[str]:
     """Completions of the last word of ``text``, in offer order, of the kinds its place takes;
     for ``player`` (a player's character id), only the words a player may give."""
+    return [word for _, words in offers(text, state, player) for word in words]
+
+
+def offers(text: str, state: TableState, player: str | None = None) -> list[tuple[str, list[str]]]:
+    """``candidates`` by the kind of word each is (a kind of literal words says ``or``)."""
     if text.startswith("{"):
         return []
     last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
-    found, acting = _kinds(text, state)
+    place = _place(text, state)
     if player is None:
         vocab = vocabulary(state)
-        pools = [_pool(kind, state, vocab) for kind in found]
+        pools = [_gm_pool(kind, place, state, vocab) for kind in place.kinds]
     else:
         vocab = _own_vocabulary(state, player)
-        pools = [_player_pool(kind, acting, state, player, vocab) for kind in found]
-    out: list[str] = []
-    seen: set[str] = set()
-    for pool in pools:
+        pools = [_player_pool(kind, place, state, player, vocab) for kind in place.kinds]
+    out: list[tuple[str, list[str]]] = []
+    # a word the line already gives is not offered again (the weapon, once it is named)
+    seen = {word.lower() for word in _split(text)[1:]} - {last}
+    for kind, pool in zip(place.kinds, pools, strict=True):
+        if "|" not in kind and place.given & {word.lower() for word in pool}:
+            continue  # one word of this kind is given (one weapon, one location)
+        words = []
         for word in pool:
             low = word.lower()
             if low.startswith(last) and low != last and low not in seen:
                 seen.add(low)
-                out.append(word)
+                words.append(word)
+        label = "or" if "|" in kind else kind
+        if words and out and out[-1][0] == label:
+            out[-1][1].extend(words)
+        elif words:
+            out.append((label, words))
     return out
 
 
