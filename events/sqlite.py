@@ -722,15 +722,29 @@ class SQLiteStore(Store):
             if not self._has_snapshots():
                 return
             found = self._db.execute(
-                "SELECT seq, hash, body FROM snapshots WHERE fold = ? AND seq <= ? "
+                "SELECT seq, hash FROM snapshots WHERE fold = ? AND seq <= ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None
-        for seq, digest, body in found:
-            if type(seq) is int and isinstance(digest, str) and isinstance(body, bytes):
-                yield Snapshot(seq, digest, fold, body)
+        # a body (tens of megabytes on a long table) is read only when it is next to be tried
+        for seq, digest in found:
+            if type(seq) is not int or not isinstance(digest, str):
+                continue
+            try:
+                row = self._db.execute(
+                    "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
+                    (fold, seq),
+                ).fetchone()
+                if row is None or row[1] != "blob":
+                    continue
+                # read straight into one bytes object (a row's value would be copied twice)
+                with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
+                    body = blob.read()
+            except sqlite3.DatabaseError as exc:
+                raise ReadError(self.name, str(exc)) from None
+            yield Snapshot(seq, digest, fold, body)
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:

@@ -6,7 +6,6 @@ import functools
 from collections.abc import Iterable
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
@@ -265,6 +264,10 @@ class Drawn:
 
 @functools.lru_cache(maxsize=8)
 def _drawn_markdown(text: str) -> Drawn:
+    # read when the rules are first shown: rich's Markdown brings a Markdown parser that
+    # would otherwise cost every screen's start
+    from rich.markdown import Markdown
+
     return Drawn(Markdown(text))
 
 

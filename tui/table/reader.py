@@ -618,22 +618,33 @@ def open_view(
 def parse_jump(text: str, view: View) -> int:
     """A replay position from ``42`` (a record) or ``round 3`` / ``turn 2`` / ``count 5``."""
     words = text.lower().split()
-    if len(words) == 1 and words[0].isascii() and words[0].isdigit():
+    if len(words) == 1 and _whole_number(words[0]):
         return view.position_of(int(words[0]))
-    if len(words) % 2 == 0 and words:
-        target: dict[str, int] = {}
-        for word, number in zip(words[::2], words[1::2], strict=True):
-            if word not in _NUMBER or not (number.isascii() and number.isdigit()):
-                break
-            target[word] = int(number)
-        else:
-            if "turn" in target and "round" not in target:
-                now = clock_position(view.clock()).get("round")
-                if now is None:
-                    raise RuleError(
-                        f"jump: {text.strip()!r} counts turns in the current round, and no "
-                        "round is running here (give round N turn N)"
-                    )
-                target = {"round": now, **target}
-            return view.find(target)
-    raise RuleError(f"jump: {text!r} not understood (a record number, or round N, turn N, count N)")
+    target = _clock_target(words)
+    if target is None:
+        raise RuleError(
+            f"jump: {text!r} not understood (a record number, or round N, turn N, count N)"
+        )
+    if "turn" in target and "round" not in target:
+        now = clock_position(view.clock()).get("round")
+        if now is None:
+            raise RuleError(
+                f"jump: {text.strip()!r} counts turns in the current round, and no "
+                "round is running here (give round N turn N)"
+            )
+        target = {"round": now, **target}
+    return view.find(target)
+
+
+def _whole_number(word: str) -> bool:
+    return word.isascii() and word.isdigit()
+
+
+def _clock_target(words: list[str]) -> dict[str, int] | None:
+    """A place on the clock from words in pairs (``round 3 turn 2``); None when they are not."""
+    if not words or len(words) % 2:
+        return None
+    pairs = list(zip(words[::2], words[1::2], strict=True))
+    if not all(word in _NUMBER and _whole_number(number) for word, number in pairs):
+        return None
+    return {word: int(number) for word, number in pairs}

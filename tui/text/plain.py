@@ -196,24 +196,31 @@ def plain_seat(path: str, name: str, bell: bool = False, door: Door = "local") -
             if not seat.seat():
                 seat.say(f"waiting for the GM to seat {name} (q quits)")
             seat.catch_up()
-            fd = stdin.fileno()
-            reading = True
-            while True:
-                ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
-                # what the GM wrote first, so that an answer is about the table as it is now
-                if table.poll() and seat.seat():
-                    seat.catch_up()
-                seat.read_on()
-                if ready:
-                    data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
-                    if not data:
-                        reading = False  # the input ended: go on following
-                        continue
-                    keys = data if single else [line.strip()[:1] for line in data.splitlines()]
-                    if not all(seat.answer(key) for key in keys):
-                        return 0
+            _follow(seat, stdin.fileno(), single)
+            return 0
     except KeyboardInterrupt:
         return 0
     finally:
         seat.leave()
         table.close()
+
+
+def _follow(seat: PlainSeat, fd: int, single: bool) -> None:
+    """Follow the table and answer the keys read from ``fd`` (each a key when ``single``, else
+    a line each) until one asks to quit; once the input has ended, follow on."""
+    reading = True
+    while True:
+        ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
+        # what the GM wrote first, so that an answer is about the table as it is now
+        if seat.table.poll() and seat.seat():
+            seat.catch_up()
+        seat.read_on()
+        if not ready:
+            continue
+        data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
+        if not data:
+            reading = False  # the input ended: go on following
+            continue
+        keys = data if single else [line.strip()[:1] for line in data.splitlines()]
+        if not all(seat.answer(key) for key in keys):
+            return

@@ -8,7 +8,7 @@ from html import escape
 import pygal
 from pygal.style import Style
 
-from margin.core.recap import Encounter, Recap
+from margin.core.recap import Encounter, Recap, Tally
 
 from .recap import ending, how_read, luck_rows
 
@@ -135,20 +135,8 @@ def _encounter(enc: Encounter, charted: bool) -> list[str]:
     out = [f"<h2>{escape(enc.name)}</h2>"]
     if ending(enc):
         out.append(f"<p>{escape(ending(enc))}</p>")
-    rows = [
-        [
-            t.name,
-            str(t.turns),
-            f"{t.successes}/{t.checks}",
-            f"{t.hits}/{t.attacks}" if t.attacks else "-",
-            str(t.dealt),
-            str(t.taken),
-            ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
-        ]
-        for t in enc.tallies.values()
-    ]
     head = ["Character", "Turns", "Checks passed", "Hits", "Dealt", "Taken", "Spent"]
-    out.append(_table(head, rows))
+    out.append(_table(head, [_tally_row(t) for t in enc.tallies.values()]))
     harms = [f"{t.name}: {'; '.join(t.harms)}" for t in enc.tallies.values() if t.harms]
     if harms:
         out += ["<h3>Injuries and conditions</h3>", _list(harms)]
@@ -157,6 +145,19 @@ def _encounter(enc: Encounter, charted: bool) -> list[str]:
         more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
         out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
     return out + (_encounter_charts(enc) if charted else [])
+
+
+def _tally_row(t: Tally) -> list[str]:
+    """One character's row of an encounter's table."""
+    return [
+        t.name,
+        str(t.turns),
+        f"{t.successes}/{t.checks}",
+        f"{t.hits}/{t.attacks}" if t.attacks else "-",
+        str(t.dealt),
+        str(t.taken),
+        ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
+    ]
 
 
 def _encounter_charts(enc: Encounter) -> list[str]:
