@@ -725,7 +725,7 @@ async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_tur
         assert app.check_action("next_turn", ()) is True
         assert "Next turn" in [c.title for c in app.get_system_commands(app.screen)]
         await burst_run(app, pilot, "add Vex\radd Guard x2\rstart vex guard\r")
-        assert app.view.clock().title == "Encounter: not begun"
+        assert app.view.clock().title == "Not begun: next begins it"
         await pilot.press("ctrl+n")
         await pilot.pause()
         clock = app.view.clock()
@@ -842,3 +842,37 @@ async def test_a_command_as_json_pasted_on_several_lines_is_one_line(path):
         await pilot.press("enter")
         await pilot.pause()
         assert notes(app) == ["laid out"]
+
+
+def clock_lines(app):
+    """The clock panel as drawn, one string per line."""
+    return str(app.query_one("#clock").render()).splitlines()
+
+
+@pytest.mark.parametrize("width", [80, 100])
+@pilot_test
+async def test_the_clocks_title_is_said_in_words_whole_and_marks_whom_players_do_not_see(
+    tmp_path, width
+):
+    path = tmp_path / "edge.margin"
+    Table.create(path, "2d10-edge").close()
+    async with playing(str(path), (width, 30)) as (app, pilot):
+        await burst_run(
+            app,
+            pilot,
+            'add Kael\radd "Sniper in the tower" hidden\rstart Ambush on the old bridge road\r'
+            'join kael\rjoin "Sniper in the tower"\r',
+        )
+        lines = clock_lines(app)
+        # the title wraps at its words rather than being cut, and says what to type
+        title = lines[: next(i for i, line in enumerate(lines) if "Kael" in line)]
+        said = " ".join(" ".join(title).split())
+        assert said == "Not begun: next begins it (Ambush on the old bridge road)"
+        [sniper] = [line for line in lines if "Sniper" in line]
+        assert "(hidden)" in sniper
+    app.view.table.close()
+    watcher = appmod.watch_app(str(path), "Kael")
+    async with watcher.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        assert not any("Sniper" in line or "hidden" in line for line in clock_lines(watcher))
+    watcher.view.table.close()

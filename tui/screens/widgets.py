@@ -65,24 +65,32 @@ def band_styles(odds: Odds) -> list[tuple[str, str]]:
 def clock_text(clock: Clock | None, width: int = 80, console: Console | None = None) -> Text:
     """The clock's title, then one line per row.
 
-    The row of whoever acts wraps (indented) so none of what they have left is
-    lost; the title and the other rows end in an ellipsis rather than wrap, to
-    keep the order compact. Without a ``console`` every line ends in an ellipsis.
+    The title wraps at its words, and the row of whoever acts wraps (indented),
+    so neither where the clock stands nor what they have left is lost; the other
+    rows end in an ellipsis rather than wrap, to keep the order compact. Without
+    a ``console`` every line ends in an ellipsis. A row players do not see says
+    so (only the GM's clock has such rows).
     """
     if clock is None:
         return Text("no encounter running", style="dim")
-    lines = [(Text(clock.title, style="bold"), False)]
+    width = max(8, width)
+    title = Text(clock.title, style="bold")
+    # the title wraps at its words: where the clock stands is never cut
+    if console is None:
+        title.truncate(width, overflow="ellipsis")
+    out: list[Text] = list(title.wrap(console, width)) if console is not None else [title]
+    lines: list[tuple[Text, bool]] = []
     for row in clock.rows:
         line = Text()
         line.append("▶ " if row.current else "  ", style="bold yellow")
+        if row.hidden:  # before the name, which a narrow panel may cut
+            line.append("(hidden) ", style="italic dim")
         line.append(row.name, style="bold" if row.current else "")
         if row.value:
             line.append(f"  {row.value}")
         if row.note:
             line.append(f"  {row.note}", style="dim")
         lines.append((line, row.current))
-    width = max(8, width)
-    out: list[Text] = []
     for line, whole in lines:
         if whole and console is not None and line.cell_len > width:
             parts = list(line.wrap(console, width - 4, overflow="fold"))

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState, find_character
-from ..base import Clock, ClockRow, Command, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer, fight_title
 from ..shared_face import if_given, sums
 from . import rules
 from .commands import Attack, Check
@@ -295,7 +295,7 @@ def clock(state: TableState) -> Clock | None:
                 on_deck=on_deck,
             )
         )
-    title = f"round {enc.round}" if enc.round else "fight: before the first turn"
+    title = fight_title(enc.round)
     return Clock(title=title, rows=tuple(rows), round=enc.round or None)
 
 
