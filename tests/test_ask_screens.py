@@ -61,7 +61,7 @@ async def _enter(pilot: Any, app: Any) -> None:
 
 def _last(path: str, *kinds: str) -> list[dict[str, Any]]:
     """The last record of each kind, in the order asked (a seat's entropy falls between)."""
-    records = _records(path)
+    records: list[dict[str, Any]] = _records(path)
     return [next(r for r in reversed(records) if r["event"]["type"] == k) for k in kinds]
 
 
