@@ -427,15 +427,26 @@ def _character_luck(
         subset = [line for line in lines if line.typed is typed]
         if subset:
             sources.append((source, _luck(subset)))
-    per_band = []
-    # bands only where the rules gave some: won or lost alone says no more than the totals
-    if any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
-        order = dict.fromkeys(band for odds, _ in banded for band in odds)
-        for band in order:
-            chances = [odds.get(band, Fraction(0)) for odds, _ in banded]
-            actual = sum(1 for _, got in banded if got == band)
-            per_band.append(BandLuck(band, luck(chances, actual)))
-    return CharacterLuck(name, overall, tuple(sources), tuple(per_band))
+    return CharacterLuck(name, overall, tuple(sources), _band_luck(banded))
+
+
+def _band_luck(banded: list[tuple[Mapping[str, Fraction], str]]) -> tuple[BandLuck, ...]:
+    """The luck in each band of a character's checks (each its bands' odds and the band it
+    got), in the order the bands first came; none where the rules gave no bands: won or lost
+    alone says no more than the totals."""
+    if not any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
+        return ()
+    order = dict.fromkeys(band for odds, _ in banded for band in odds)
+    return tuple(
+        BandLuck(
+            band,
+            luck(
+                [odds.get(band, Fraction(0)) for odds, _ in banded],
+                sum(1 for _, got in banded if got == band),
+            ),
+        )
+        for band in order
+    )
 
 
 def _luck(lines: list[CheckLine]) -> Luck:

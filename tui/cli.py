@@ -20,7 +20,7 @@ from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_co
 from margin.core.authority import GM_SEAT, Seat, author_seat
 from margin.core.carry import carried
 from margin.core.commands import EndSession
-from margin.core.dicecheck import check_dice
+from margin.core.dicecheck import DiceReport, check_dice
 from margin.core.dicecheck import report_lines as dice_lines
 from margin.core.state import TableState, character_id
 from margin.events import (
@@ -42,7 +42,7 @@ from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 from margin.tui.host.limits import Limits, parse_size
 from margin.tui.table.keys import sign_as_gm
-from margin.tui.table.reader import LogRow, View, open_view
+from margin.tui.table.reader import LogRow, View, open_view, player_id
 from margin.tui.table.resolve import input_lines
 from margin.tui.table.table import Table, new_command_id
 from margin.tui.text import render
@@ -284,8 +284,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
     if authors:
         print(f"{name}: written by " + "; ".join(f"{a}: {n}" for a, n in authors.items()))
-    if report is None:
-        return 0
+    return 0 if report is None else _dice_verdict(name, report)
+
+
+def _dice_verdict(name: str, report: DiceReport) -> int:
+    """``margin verify --dice``'s report on a table's dice, and its exit status."""
     for line in dice_lines(report):
         print(line)
     for problem in report.problems:
@@ -480,7 +483,6 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     from margin.tui.host.host import Host, serve
     from margin.tui.host.ssh import HostError, parse_address, parse_keys
-    from margin.tui.table.reader import player_id
 
     try:
         cols, rows = parse_size(args.max_size)
@@ -495,25 +497,36 @@ def cmd_host(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         raise UsageError(f"--keys {args.keys}: not a text file of public keys") from None
     limits = Limits(args.per_seat, args.channels, args.sessions, cols, rows, args.memory)
-    sheets = None
-    if args.sheets is not None:
-        sheets = Path(args.sheets).expanduser().resolve()
-        if not sheets.is_dir():
-            raise UsageError(f"--sheets {args.sheets}: not a folder (give the folder of sheets)")
+    sheets = _sheets_folder(args.sheets)
     path = args.path if is_url(args.path) else str(Path(args.path).resolve())
-    table = Table.open(path, readonly=True)
-    state = table.state
-    table.close()
-    for seat in sorted(set(seats.values()) - {"gm"}):
-        try:
-            player_id(state, seat)
-        except RuleError:
-            print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
+    _say_unseated(path, set(seats.values()) - {"gm"})
     try:
         asyncio.run(serve(Host(path, seats, ssh, web, say=_say, limits=limits, sheets=sheets)))
     except OSError as exc:
         raise UsageError(f"cannot listen: {exc.strerror or exc}") from None
     return 0
+
+
+def _sheets_folder(given: str | None) -> Path | None:
+    """The folder ``--sheets`` names, if any; a UsageError when it is not a folder."""
+    if given is None:
+        return None
+    sheets = Path(given).expanduser().resolve()
+    if not sheets.is_dir():
+        raise UsageError(f"--sheets {given}: not a folder (give the folder of sheets)")
+    return sheets
+
+
+def _say_unseated(path: str, players: set[str]) -> None:
+    """Say which of the players the host seats have no character at the table yet."""
+    table = Table.open(path, readonly=True)
+    state = table.state
+    table.close()
+    for seat in sorted(players):
+        try:
+            player_id(state, seat)
+        except RuleError:
+            print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
 
 
 def _say(line: str) -> None:

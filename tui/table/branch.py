@@ -51,20 +51,8 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
         raise StoreError(f"{display_name(new)}: already exists; branch writes a new table")
     table, intact = _shared(source, at)
     try:
-        last = table.projection.seq
-        at = last if at is None else at
-        if not 1 <= at <= last:
-            if intact is not None:
-                raise _past_damage(source, at, intact)
-            raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
+        at = _branch_point(table, source, at, intact)
         history = table.projection.history
-        command = history.command_of(at)
-        if command is not None and history.seqs(command)[-1] != at:
-            span = history.seqs(command)
-            raise StoreError(
-                f"--at {at}: record {at} is inside one command (records {span[0]}..{span[-1]}); "
-                f"branch at {span[0] - 1} or {span[-1]}"
-            )
         rows = list(table.store.rows(0, at))
         drafts = branch_drafts(history, at, short_name(source), table.state.title, rows[-1].hash)
     finally:
@@ -91,6 +79,26 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
             ) from None
         count = store.last_seq
     return Branch(at, count, intact)
+
+
+def _branch_point(table: Table, source: str | Path, at: int | None, intact: Intact | None) -> int:
+    """The record a branch of ``table`` shares up to: ``at`` (None: the last), which must be
+    one of its records and end a command."""
+    last = table.projection.seq
+    at = last if at is None else at
+    if not 1 <= at <= last:
+        if intact is not None:
+            raise _past_damage(source, at, intact)
+        raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
+    history = table.projection.history
+    command = history.command_of(at)
+    if command is not None and history.seqs(command)[-1] != at:
+        span = history.seqs(command)
+        raise StoreError(
+            f"--at {at}: record {at} is inside one command (records {span[0]}..{span[-1]}); "
+            f"branch at {span[0] - 1} or {span[-1]}"
+        )
+    return at
 
 
 def _past_damage(source: str | Path, at: int, intact: Intact) -> StoreError:
