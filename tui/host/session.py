@@ -133,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     _own_terminal()
     if args[2:] == ["--plain"] and args[1] != GM:
-        return plain_seat(args[0], args[1])
+        return plain_seat(args[0], args[1], door="ssh")
     try:
         app = session_app(*args)
     except (StoreError, RuleError) as exc:

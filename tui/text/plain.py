@@ -18,9 +18,11 @@ from collections.abc import Iterator
 from typing import IO
 
 from margin.core import RuleError
+from margin.core.authority import Door
 from margin.core.clock import Cue, cue, cue_line
 from margin.events import short_name
 from margin.tui.table.reader import LiveTable, LogRow, View, player_id
+from margin.tui.table.seats import Sitting
 
 #: how often the seat looks for new records (and for its character, while it waits)
 FOLLOW_INTERVAL = 0.1
@@ -38,14 +40,19 @@ def row_line(row: LogRow) -> str:
 class PlainSeat:
     """One player's plain seat at a table: what it prints, and its answers to the keys."""
 
-    def __init__(self, table: LiveTable, name: str, out: IO[str], bell: bool = False) -> None:
+    def __init__(
+        self, table: LiveTable, name: str, out: IO[str], bell: bool = False, door: Door = "local"
+    ) -> None:
         self.table = table
         self.name = name
         self.out = out
         self.bell = bell
+        self.door: Door = door
         self.view: View | None = None
         self.printed = 0
         self.cue: Cue = ""
+        #: the seat as the GM's margin sees it, once seated
+        self.sitting: Sitting | None = None
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -76,11 +83,25 @@ class PlainSeat:
         for row in self.view.rows(self.printed, count):
             self.say(row_line(row))
         self.printed = count
+        self.read_on()
         now = cue(self.view.clock(), self.own())
         if now != self.cue:
             self.cue = now
             if now:
                 self.say(("\a" if self.bell else "") + "* " + cue_line(now, self.own()))
+
+    def read_on(self) -> None:
+        """Tell the GM's margin the seat is here and how far it has printed (the whole log
+        is printed as it sits down, so a returning player needs no digest)."""
+        if self.view is None or self.view.player is None:
+            return
+        if self.sitting is None:
+            self.sitting = Sitting(self.table.store.name, self.view.player, self.own(), self.door)
+        self.sitting.read(self.view)
+
+    def leave(self) -> None:
+        if self.sitting is not None and self.view is not None:
+            self.sitting.leave(self.view)
 
     # -- the keys ----------------------------------------------------------
 
@@ -164,11 +185,11 @@ def _keys(stdin: IO[str]) -> Iterator[bool]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def plain_seat(path: str, name: str, bell: bool = False) -> int:
-    """``margin watch PATH --as NAME --plain`` (and ``ssh -t HOST plain``): the plain seat,
-    until q; once its input has ended, until it is stopped."""
+def plain_seat(path: str, name: str, bell: bool = False, door: Door = "local") -> int:
+    """``margin watch PATH --as NAME --plain`` (and ``ssh -t HOST plain``, by the door
+    ``ssh``): the plain seat, until q; once its input has ended, until it is stopped."""
     table = LiveTable.open_live(path, readonly=True, lens=True, player=name)
-    seat = PlainSeat(table, name, sys.stdout, bell)
+    seat = PlainSeat(table, name, sys.stdout, bell, door)
     stdin = sys.stdin
     try:
         with _keys(stdin) as single:
@@ -180,6 +201,7 @@ def plain_seat(path: str, name: str, bell: bool = False) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
+        seat.leave()
         table.close()
 
 
@@ -192,6 +214,7 @@ def _follow(seat: PlainSeat, fd: int, single: bool) -> None:
         # what the GM wrote first, so that an answer is about the table as it is now
         if seat.table.poll() and seat.seat():
             seat.catch_up()
+        seat.read_on()
         if not ready:
             continue
         data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")

@@ -18,7 +18,10 @@ from . import rules
 
 
 class LastCheck(msgspec.Struct, kw_only=True):
-    """A character's last check, as the table screen shows it."""
+    """A character's last check, as the table screen shows it, and the record it came from
+    (players who did not see that record, a check the GM rolled in secret, see none)."""
+
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     label: str
     roll: int
@@ -27,6 +30,7 @@ class LastCheck(msgspec.Struct, kw_only=True):
     verdict: str
     #: the side that won an opposed check
     won: bool = False
+    seq: int = 0
 
 
 class UnderCharacter(Character, kw_only=True):
