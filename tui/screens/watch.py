@@ -245,7 +245,8 @@ class WatchApp(TableApp):
         yield PromptBar(id="prompt")
         yield OddsBar(id="odds")
         yield Static(id="message")
-        yield CommandLine(self.view, id="command")
+        # the line keeps what is put on it as it takes the focus (the '= ' for faces)
+        yield CommandLine(self.view, id="command", select_on_focus=False)
 
     def start(self) -> None:
         super().start()
@@ -345,9 +346,9 @@ class WatchApp(TableApp):
         """The command line, ready for the faces the player rolled at the table."""
         line = self.query_one(CommandLine)
         line.value = "= "
-        line.cursor_position = 2
+        line.cursor_position = len(line.value)
         line.focus()
-        self.say("type the faces you rolled (= 7 3), then Enter")
+        self.say("type the faces you rolled after the '=', then Enter")
 
     @on(Input.Changed, "CommandLine")
     def show_odds(self, event: Input.Changed) -> None:

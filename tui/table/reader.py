@@ -13,7 +13,7 @@ import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
@@ -196,6 +196,49 @@ class LiveTable(Table):
         return new
 
 
+class Skipping(Sequence[int]):
+    """A sorted column of record numbers less a few of them (a replay as corrected: the
+    undone records and the undos), read through the column rather than copied from it, so
+    switching to as corrected costs what the undos do, not what the log does."""
+
+    __slots__ = ("_len", "_seqs", "_shift", "_skip")
+
+    def __init__(self, seqs: Sequence[int], skip: Iterable[int]) -> None:
+        self._seqs = seqs
+        count = len(seqs)
+        places = []
+        for seq in sorted(set(skip)):
+            i = bisect.bisect_left(seqs, seq, 0, count)
+            if i < count and seqs[i] == seq:
+                places.append(i)
+        self._skip = frozenset(seqs[i] for i in places)
+        #: for the j-th skipped place p, the records kept before it (p - j): how many
+        #: places a position in this list lies past its place in the column
+        self._shift = array("q", (p - j for j, p in enumerate(places)))
+        self._len = count - len(places)
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        return self._seqs[i + bisect.bisect_right(self._shift, i)]
+
+    def __iter__(self) -> Iterator[int]:
+        skip = self._skip
+        seqs = self._seqs
+        return (seqs[i] for i in range(self._len + len(self._shift)) if seqs[i] not in skip)
+
+
 def player_id(state: TableState, name: str) -> str:
     """The id of a player's character; hidden characters (the GM's) are refused."""
     try:
@@ -266,7 +309,7 @@ class View:
         self._state: TableState = table.state
         self._gm_state: TableState = table.state
         self._seqs_key: tuple[int, int] = (-1, -1)
-        self._corrected_seqs: list[int] = []
+        self._corrected_seqs: Sequence[int] = ()
         #: list only the records about this character (an id), or every record
         self.only: str | None = None
         self._only_key: tuple[int, bool, str] = (-1, False, "")
@@ -297,7 +340,7 @@ class View:
         key = (len(self.table.seqs), len(history.changes))
         if key != self._seqs_key:
             skip = history.voided | {c.seq for c in history.changes}
-            self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
+            self._corrected_seqs = Skipping(self.table.seqs, skip)
             self._seqs_key = key
         return self._corrected_seqs
 
