@@ -693,13 +693,26 @@ def _numbered_struct(
     value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str]
 ) -> msgspec.Struct:
     fields = getattr(type(value), "RECORD_FIELDS", ())
-    changes = {}
+    changes: dict[str, Any] = {}
     for name in value.__struct_fields__:
         old = getattr(value, name)
+        if isinstance(old, msgspec.Struct) and _unseen_origin(old, numbers):
+            # what a record players did not see left (the last check, rolled by the GM in
+            # secret): none, to players
+            changes[name] = None
+            continue
         new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
         if new is not old and new != old:
             changes[name] = new
     return msgspec.structs.replace(value, **changes) if changes else value
+
+
+def _unseen_origin(value: msgspec.Struct, numbers: Mapping[int, int]) -> bool:
+    """Whether a piece of state is one a record players did not see left."""
+    if "seq" not in getattr(type(value), "RECORD_FIELDS", ()):
+        return False
+    seq = getattr(value, "seq", 0)
+    return bool(seq) and seq not in numbers
 
 
 def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> bool:

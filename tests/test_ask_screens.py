@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 from support import pilot_test
+from test_players_screens import _records
 from textual.widgets import Static
 
 from margin.core.commands import Ask
@@ -35,14 +35,6 @@ def path(tmp_path: Path) -> str:
     return target
 
 
-def _records(path: str) -> list[dict[str, Any]]:
-    table = Table.open(path, readonly=True)
-    try:
-        return [msgspec.to_builtins(r) for r in table.store.records()]
-    finally:
-        table.close()
-
-
 def _ask(path: str, *names: str, secret: bool = False) -> None:
     table = Table.open(path)
     try:
@@ -57,6 +49,11 @@ async def _type(pilot: Any, app: Any, text: str) -> None:
     line.focus()
     line.value = text
     line.cursor_position = len(text)
+    await _enter(pilot, app)
+
+
+async def _enter(pilot: Any, app: Any) -> None:
+    """Enter, and what it writes written and drawn."""
     await pilot.press("enter")
     await app.workers.wait_for_complete()
     await pilot.pause()
@@ -64,7 +61,7 @@ async def _type(pilot: Any, app: Any, text: str) -> None:
 
 def _last(path: str, *kinds: str) -> list[dict[str, Any]]:
     """The last record of each kind, in the order asked (a seat's entropy falls between)."""
-    records = _records(path)
+    records: list[dict[str, Any]] = _records(path)
     return [next(r for r in reversed(records) if r["event"]["type"] == k) for k in kinds]
 
 
@@ -85,15 +82,17 @@ async def test_the_gm_asks_and_sees_who_is_waiting_then_rolls_for_the_one_who_is
         assert "ask roll NAME" in _text(panel)
     player = appmod.watch_app(path, "Kael")
     async with player.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("enter")
-        await player.workers.wait_for_complete()
+        await _enter(pilot, player)
     gm = appmod.play_app(path)
     async with gm.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert "Kael answered, Moreau waiting" in _text(gm.query_one(PromptsPanel))
-        await _type(pilot, gm, "ask roll moreau")
+        await pilot.press("f8")
+        assert gm.query_one(CommandLine).value == "ask roll Moreau "
+        await _enter(pilot, gm)
         assert not gm.query_one(PromptsPanel).has_class("shown")
+        await pilot.press("f8")
+        assert "no check asked of a player is waiting" in _text(gm.query_one("#message"))
     check, done = _last(path, "edge.check", "player.answered")
     assert (check["author"], done["author"]) == ("gm", "gm")
 
@@ -116,9 +115,7 @@ async def test_a_players_banner_takes_the_keys_and_enter_rolls_their_check(path:
         await pilot.press("r")
         assert bar.has_class("shown")
         assert player.focused is bar
-        await pilot.press("enter")
-        await player.workers.wait_for_complete()
-        await pilot.pause()
+        await _enter(pilot, player)
         assert not bar.has_class("shown")
         await pilot.press("r")
         assert "the GM asks no check of you now" in _text(player.query_one("#message", Static))
@@ -138,7 +135,9 @@ async def test_a_player_types_the_faces_they_rolled_after_equals(path: str) -> N
         line = player.query_one(CommandLine)
         assert player.focused is line
         assert line.value == "= "
-        await _type(pilot, player, "= 7 3")
+        await pilot.press("7", "space", "3")
+        assert line.value == "= 7 3"
+        await _enter(pilot, player)
         assert not player.query_one(PromptBar).has_class("shown")
     check, done = _last(path, "edge.check", "player.answered")
     assert check["event"]["faces"] == [7, 3]

@@ -88,6 +88,8 @@ class PlayApp(TableApp):
                 tooltip="refuse the first player's request waiting (type a reason, Enter)"),
         Binding("f7", "rule('amend')", "Amend", show=False,
                 tooltip="amend the first player's request waiting: its line, to change and run"),
+        Binding("f8", "roll_asked", "Roll asked", show=False,
+                tooltip="roll the first check asked of a player who has not answered (Enter)"),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
@@ -177,6 +179,19 @@ class PlayApp(TableApp):
             if ruling == "refuse"
             else f"amending request #{seq}: change the command, then Enter"
         )
+
+    def action_roll_asked(self) -> None:
+        """Put ``ask roll NAME`` on the command line for the first prompt waiting: Enter rolls
+        it with the GM's dice (or add ``= FACES`` the player called out)."""
+        found = PromptsPanel.first_waiting(self.view.state())
+        if found is None:
+            self.say("no check asked of a player is waiting", error=True)
+            return
+        line = self.query_one(CommandLine)
+        line.value = f"ask roll {found} "
+        line.cursor_position = len(line.value)
+        line.focus()
+        self.say(f"rolling the check asked of {found}: Enter (= FACES for the dice they rolled)")
 
     def start(self) -> None:
         super().start()

@@ -144,6 +144,15 @@ class PromptsPanel(Static):
     """
 
     @staticmethod
+    def first_waiting(state: TableState) -> str | None:
+        """The name of the player whose prompt has waited longest, None when none waits."""
+        for _seq, prompt in sorted(state.prompts.items()):
+            if not prompt.answered:
+                char = state.characters.get(prompt.seat)
+                return char.name if char is not None else prompt.seat
+        return None
+
+    @staticmethod
     def text_of(state: TableState) -> Text:
         return prompts_text(state, str(state.options.get("players", "ask")))
 
@@ -174,9 +183,9 @@ def prompts_text(state: TableState, players: str = "ask") -> Text:
                 text.append(f"{name} waiting", style="bold")
         text.append("\n")
     how = (
-        "players watch only (option players off): ask roll NAME rolls each"
+        "players watch only (option players off): F8 (ask roll NAME) rolls each"
         if players == "off"
-        else "ask roll NAME rolls it for a player who has not answered"
+        else "F8 (ask roll NAME) rolls it for a player who has not answered"
     )
     text.append(how, style="dim")
     return text

@@ -26,7 +26,7 @@ from margin.tui.table.reader import (
     View,
     player_id,
 )
-from margin.tui.table.seats import BEAT, Sitting
+from margin.tui.table.seats import HASTE, Sitting
 
 from . import commandline
 from .base import (
@@ -245,7 +245,8 @@ class WatchApp(TableApp):
         yield PromptBar(id="prompt")
         yield OddsBar(id="odds")
         yield Static(id="message")
-        yield CommandLine(self.view, id="command")
+        # the line keeps what is put on it as it takes the focus (the '= ' for faces)
+        yield CommandLine(self.view, id="command", select_on_focus=False)
 
     def start(self) -> None:
         super().start()
@@ -268,7 +269,7 @@ class WatchApp(TableApp):
         door = self.seat.door if self.seat is not None else "local"
         self.sitting = Sitting(self.view.table.store.name, player, self.own() or player, door)
         lines = self.sitting.arrive(self.view)
-        self.set_interval(BEAT, self.read_on)
+        self.set_interval(HASTE, self.read_on)
         if lines:
             self.push_screen(DigestScreen(lines))
 
@@ -345,9 +346,9 @@ class WatchApp(TableApp):
         """The command line, ready for the faces the player rolled at the table."""
         line = self.query_one(CommandLine)
         line.value = "= "
-        line.cursor_position = 2
+        line.cursor_position = len(line.value)
         line.focus()
-        self.say("type the faces you rolled (= 7 3), then Enter")
+        self.say("type the faces you rolled after the '=', then Enter")
 
     @on(Input.Changed, "CommandLine")
     def show_odds(self, event: Input.Changed) -> None:
