@@ -26,7 +26,7 @@ from margin.tui.table.reader import (
     View,
     player_id,
 )
-from margin.tui.table.seats import BEAT, Sitting
+from margin.tui.table.seats import HASTE, Sitting
 
 from . import commandline
 from .base import (
@@ -270,7 +270,7 @@ class WatchApp(TableApp):
         door = self.seat.door if self.seat is not None else "local"
         self.sitting = Sitting(self.view.table.store.name, player, self.own() or player, door)
         lines = self.sitting.arrive(self.view)
-        self.set_interval(BEAT, self.read_on)
+        self.set_interval(HASTE, self.read_on)
         if lines:
             self.push_screen(DigestScreen(lines))
 

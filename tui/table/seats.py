@@ -34,6 +34,9 @@ from .reader import View
 
 #: seconds between two rewrites of a seat's file while nothing else moves it
 BEAT = 2.0
+#: seconds at least between two rewrites as the seat reads on (a record a moment costs a
+#: seat no write each); a seat's screen looks this often whether one is due
+HASTE = 0.25
 #: seconds after which a seat's file not rewritten is a seat that left
 GONE = 10.0
 #: the records a returning player's digest lists at most (the newest)
@@ -60,10 +63,13 @@ _mark = msgspec.json.Decoder(int).decode
 
 def _write(path: Path, data: bytes) -> None:
     """Put ``data`` in place at ``path`` whole: readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
     try:
-        part.write_bytes(data)
+        try:
+            part.write_bytes(data)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part.write_bytes(data)
         os.replace(part, path)
     except OSError:
         with contextlib.suppress(OSError):
@@ -99,10 +105,11 @@ class SeatFile:
         self.written = 0.0
 
     def sit(self, read: int) -> None:
-        """Say the seat has read to record ``read`` (rewritten only when it moved on, or a
-        beat has passed)."""
+        """Say the seat has read to record ``read`` (rewritten when it moved on and ``HASTE``
+        has passed since the last rewrite, or a beat has passed)."""
         now = time.time()
-        if read == self.read and now - self.written < BEAT:
+        since = now - self.written
+        if since < BEAT and (read == self.read or since < HASTE):
             return
         self.read = read
         presence = Presence(self.name, self.door, read, os.getpid(), socket.gethostname(), now)
