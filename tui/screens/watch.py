@@ -232,7 +232,8 @@ class WatchApp(TableApp):
         keys = super().help_keys()
         if self.seat is None:
             return keys
-        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+        asked = help_keys(PromptBar.BINDINGS)
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + asked + keys
 
     @property
     def idle_line(self) -> str:

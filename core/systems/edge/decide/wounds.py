@@ -89,12 +89,7 @@ def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> l
             f"character: {char.name} is dead; healing does not bring them back "
             "(edge-burn against the fatal result, or undo it)"
         )
-    if cmd.points < 0:
-        raise RuleError("points: healing cannot be negative")
-    if cmd.points == 0 and not cmd.cared:
-        raise RuleError("heal: give points to recover or cared true")
-    if cmd.cared and not char.urgent_care:
-        raise RuleError(f"cared: {char.name} does not need urgent care")
+    _check_heal(cmd, char)
     current = char.stun if cmd.stun else char.damage
     points = min(cmd.points, current)
     if cmd.points and points == 0:
@@ -112,6 +107,16 @@ def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> l
             )
         )
     ]
+
+
+def _check_heal(cmd: Heal, char: EdgeCharacter) -> None:
+    """Refuse healing of no points and no care, of negative points, or care not needed."""
+    if cmd.points < 0:
+        raise RuleError("points: healing cannot be negative")
+    if cmd.points == 0 and not cmd.cared:
+        raise RuleError("heal: give points to recover or cared true")
+    if cmd.cared and not char.urgent_care:
+        raise RuleError(f"cared: {char.name} does not need urgent care")
 
 
 def decide_repair(cmd: RepairArmor, state: TableState, dice: Dice, history: History) -> list[Draft]:
