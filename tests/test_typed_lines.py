@@ -390,3 +390,14 @@ def test_records_name_characters_by_name_not_id(demo: Callable[[str], Table], sy
         for cid in ids:
             said = re.findall(rf"(?<![\w-]){re.escape(cid)}(?![\w-])", line)
             assert len(said) <= len(re.findall(rf"\b{re.escape(cid)}\b", words)), (cid, line)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_demo_table_has_a_fight_under_way(demo: Callable[[str], Table], system: str) -> None:
+    from margin.core.clock import table_clock
+    from margin.tui.table.reader import clock_position
+
+    clock = table_clock(demo(system).state)
+    assert clock is not None, system
+    assert len(clock.rows) >= 2
+    assert clock_position(clock), clock.title  # a round or a count the fight has reached
