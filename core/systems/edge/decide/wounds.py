@@ -22,17 +22,24 @@ def injury_of(
     char: EdgeCharacter, seq: int | None, fits: Callable[[Injury], bool], what: str
 ) -> Injury:
     if seq is not None:
-        found = next((i for i in char.injuries if i.seq == seq), None)
-        if found is None:
-            have = ", ".join(str(i.seq) for i in char.injuries) or "none"
-            raise RuleError(f"injury: {seq} is not an injury of {char.name} (injuries: {have})")
-        if not fits(found):
-            raise RuleError(f"injury: {seq} is not {what}")
-        return found
+        return _named_injury(char, seq, fits, what)
     candidates = [i for i in char.injuries if fits(i)]
     if not candidates:
         raise RuleError(f"injury: {char.name} has no injury that is {what}")
     return candidates[-1]
+
+
+def _named_injury(
+    char: EdgeCharacter, seq: int, fits: Callable[[Injury], bool], what: str
+) -> Injury:
+    """The injury of record ``seq``, which must be the character's and fit."""
+    found = next((i for i in char.injuries if i.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(i.seq) for i in char.injuries) or "none"
+        raise RuleError(f"injury: {seq} is not an injury of {char.name} (injuries: {have})")
+    if not fits(found):
+        raise RuleError(f"injury: {seq} is not {what}")
+    return found
 
 
 def decide_lessen(
