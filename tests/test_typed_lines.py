@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import player_log, player_state_of, run_margin
 
-from margin.core import RuleError, decide, get_system
+from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
 from margin.core.panels import character_status
 from margin.events import Record
