@@ -252,13 +252,9 @@ class _Checker:
             )
             return
         first = secret.records[0]
-        for place, record in enumerate(secret.records):
-            if record.seq != target or not record.sealed:
-                continue
-            value = sealed_value(record, record.drawn)
-            if seal_of(key, place, value) != record.sealed:
-                self.problem(target, "what it reveals does not match its commitment")
-                return
+        if not _seals_hold(secret.records, target, key):
+            self.problem(target, "what it reveals does not match its commitment")
+            return
         got = faces_of(secret_key(key, secret.entropy), (s for s, _ in mark.dice))
         wrong = _differs(mark, got)
         if wrong:
@@ -312,3 +308,12 @@ def report_lines(report: DiceReport) -> list[str]:
         if parts:
             lines.append(f"  {actor}: " + "; ".join(parts))
     return lines
+
+
+def _seals_hold(records: list[Record], target: int, key: bytes) -> bool:
+    """Whether the seals of a secret's record ``target`` open with the secret key ``key``."""
+    return all(
+        seal_of(key, place, sealed_value(record, record.drawn)) == record.sealed
+        for place, record in enumerate(records)
+        if record.seq == target and record.sealed
+    )

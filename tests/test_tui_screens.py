@@ -271,6 +271,7 @@ async def test_help_lists_every_key(path):
                 "f5": "F5",
                 "f6": "F6",
                 "f7": "F7",
+                "f8": "F8",
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",

@@ -28,7 +28,8 @@ from margin.core.commands import AddCharacter, Note, convert_command
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
 from margin.tui.screens.base import history_path
-from margin.tui.screens.modals import HelpScreen, PasteScreen
+from margin.tui.screens.messages import StepAnswered
+from margin.tui.screens.modals import HelpScreen, PasteScreen, UndoScreen
 from margin.tui.screens.widgets import CommandLine
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.table.table import Table
@@ -244,6 +245,47 @@ async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeyp
         burst(app, "note fourth\r")
         await pilot.pause()
     assert notes(app) == ["first", "second", "third", "fourth"]
+
+
+@pilot_test
+async def test_every_step_is_answered_once_in_the_order_entered(path, monkeypatch):
+    """A burst of keys, a bracketed paste and an undo, all entered while the first line is
+    held in its write: the steps' worker answers each once, in the order entered (the
+    messages the screen handled), and the undo previews the last line pasted."""
+    answered: list[tuple[str, str | None]] = []
+
+    def hook(message):
+        if isinstance(message, StepAnswered):
+            answered.append((type(message).__name__, message.step.text))
+
+    app = play(path)
+    hold = Hold(monkeypatch, app.view.table.store, "append_decided")
+    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
+        with unsettled():
+            burst(app, "note one\rfly\rnote two\r")
+            await hold.begin()
+            await paste(app, pilot, "note three\nnote four")
+            await pilot.press("enter")
+            await pilot.press("ctrl+z")
+            hold.go.set()
+        await settled(pilot)
+        assert isinstance(app.screen, UndoScreen)
+        assert "note: four" in str(app.screen.query_one("#undo-list").render())
+        await pilot.press("enter")
+        await pilot.pause()
+    assert answered == [
+        ("Written", "note one"),
+        ("Refused", "fly"),
+        ("Written", "note two"),
+        ("Written", "note three"),
+        ("Written", "note four"),
+        ("UndoDecided", None),
+        ("Written", None),
+    ]
+    assert notes(app) == ["one", "two", "three", "four"]
+    assert type(app.view.table.store.record(app.view.table.store.last_seq).event).__name__ == (
+        "Undone"
+    )
 
 
 @pilot_test

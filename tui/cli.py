@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -616,9 +617,11 @@ def cmd_branch(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from margin.tui.table.branch import diff
+    from margin.tui.table.branch import PLAIN_WIDTH, diff
 
-    sys.stdout.write(diff(args.a, args.b))
+    # as wide as the terminal; a pipe or a file gets lines any reader can take
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PLAIN_WIDTH
+    sys.stdout.write(diff(args.a, args.b, width))
     return 0
 
 

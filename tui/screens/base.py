@@ -3,18 +3,16 @@ and runs its writes; the GM's, a player's and the replay's screens are kinds of 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -32,6 +30,7 @@ from margin.tui.table.reader import (
 from margin.tui.text import render
 
 from . import commandline
+from .messages import Folded, ReadFailed
 from .modals import (
     HelpScreen,
     ReadingScreen,
@@ -100,6 +99,8 @@ class Paste:
 
     lines: list[str]
     ran: int = 0
+    #: set by the steps' worker when a line of the paste is refused: the rest are dropped
+    refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,19 +137,11 @@ class TableScreen(Screen[None]):
 class TableApp(App[None]):
     """The panels every screen shares: header, clock, party, log, message line.
 
-    The table is folded and written in worker threads, one job at a time
-    (``submit``): a job's answer comes back as a ``JobDone`` message and is
-    shown here, on the screen's own thread, which reads the table only
+    The table is folded and written in Textual workers (group ``table``), one table
+    job at a time: each job's worker says what came of it in a message of its own
+    (``messages``), shown here, on the screen's own thread, which reads the table only
     through its ``View`` (under the table's lock).
     """
-
-    class JobDone(Message):
-        """A table job finished in its worker: what it returned, or what it raised."""
-
-        def __init__(self, result: Any, error: Exception | None) -> None:
-            super().__init__()
-            self.result = result
-            self.error = error
 
     # from this folder, whichever module an App subclass is defined in (the host's sessions)
     CSS_PATH = Path(__file__).with_name("margin.tcss")
@@ -177,37 +170,13 @@ class TableApp(App[None]):
         self.table = table
         self.table_name = name
         self.last_search = ""
-        #: what to do with the answer of the table job in flight (None: no job in flight)
-        self._then: Callable[[Any, Exception | None], None] | None = None
+        #: table jobs started whose answer has not been handled yet (a fold, a write)
+        self._jobs = 0
 
     @property
     def busy(self) -> bool:
         """Whether a table job (a write, a catch-up fold) is in flight."""
-        return self._then is not None
-
-    def submit(
-        self, work: Callable[[], Any], then: Callable[[Any, Exception | None], None]
-    ) -> None:
-        """Run ``work`` in a worker thread, then ``then(result, error)`` here; one job at a time."""
-        assert self._then is None, "one table job at a time"
-        self._then = then
-        self.run_worker(
-            functools.partial(self._work, work), group="table", thread=True, exit_on_error=False
-        )
-
-    def _work(self, work: Callable[[], Any]) -> None:
-        try:
-            result, error = work(), None
-        except Exception as exc:
-            result, error = None, exc
-        self.post_message(self.JobDone(result, error))
-
-    @on(JobDone)
-    def job_done(self, message: JobDone) -> None:
-        then, self._then = self._then, None
-        assert then is not None
-        then(message.result, message.error)
-        self.idle()
+        return self._jobs > 0
 
     def idle(self) -> None:
         """No table job is in flight any more: start what waits for one to end."""
@@ -334,15 +303,31 @@ class TableApp(App[None]):
             self.say(f"cannot read the table: {exc}", error=True)
             return
         if changed:
-            self.submit(table.catch_up, self.followed)
+            self._jobs += 1
+            self.fold()
 
-    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
-        if isinstance(error, StoreError):
-            self.say(f"cannot read the table: {error}", error=True)
-        elif error is not None:
-            raise error
-        elif new:
+    @work(thread=True, exclusive=True, group="table")
+    def fold(self) -> None:
+        """Fold what other processes appended; ``Folded`` says what (``ReadFailed``: no)."""
+        try:
+            new = self.table.catch_up()
+        except StoreError as exc:
+            self.post_message(ReadFailed(f"cannot read the table: {exc}"))
+            return
+        self.post_message(Folded(new))
+
+    @on(Folded)
+    def folded(self, message: Folded) -> None:
+        self._jobs -= 1
+        if message.new:
             self.redraw()
+        self.idle()
+
+    @on(ReadFailed)
+    def read_failed(self, message: ReadFailed) -> None:
+        self._jobs -= 1
+        self.say(message.reason, error=True)
+        self.idle()
 
     def action_read(self) -> None:
         """Open the record at the foot of the log in full (Up and Down step from it)."""

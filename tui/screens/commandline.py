@@ -195,6 +195,14 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
     head = words[0].lower()
     if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
         return Parsed(action=head)
+    return Parsed(command=_command(words, faces, state, sheets))
+
+
+def _command(
+    words: list[str], faces: list[int] | None, state: TableState, sheets: SheetReader | None
+) -> Command:
+    """The command a line's words make, its typed ``faces`` (if any) given to it."""
+    head = words[0].lower()
     found = parse_generic(_read_sheet_files(words, sheets), state)
     if found is None:
         found = _system_forms(words, faces, state)
@@ -210,7 +218,7 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
                 "give its dice in its own words (help shows how)"
             )
         found["faces"] = faces
-    return Parsed(command=convert_command(state.system, found))
+    return convert_command(state.system, found)
 
 
 def _alias(rest: str, state: TableState) -> Command:
@@ -491,30 +499,39 @@ def offers(text: str, state: TableState, player: str | None = None) -> list[tupl
         return []
     last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
     place = _place(text, state)
-    if player is None:
-        vocab = vocabulary(state)
-        pools = [_gm_pool(kind, place, state, vocab) for kind in place.kinds]
-    else:
-        vocab = _own_vocabulary(state, player)
-        pools = [_player_pool(kind, place, state, player, vocab) for kind in place.kinds]
     out: list[tuple[str, list[str]]] = []
     # a word the line already gives is not offered again (the weapon, once it is named)
     seen = {word.lower() for word in _split(text)[1:]} - {last}
-    for kind, pool in zip(place.kinds, pools, strict=True):
+    for kind, pool in zip(place.kinds, _pools(place, state, player), strict=True):
         if "|" not in kind and place.given & {word.lower() for word in pool}:
             continue  # one word of this kind is given (one weapon, one location)
-        words = []
-        for word in pool:
-            low = word.lower()
-            if low.startswith(last) and low != last and low not in seen:
-                seen.add(low)
-                words.append(word)
+        words = _fresh(pool, last, seen)
         label = "or" if "|" in kind else kind
         if words and out and out[-1][0] == label:
             out[-1][1].extend(words)
         elif words:
             out.append((label, words))
     return out
+
+
+def _pools(place: _Place, state: TableState, player: str | None) -> list[list[str]]:
+    """The words each kind of ``place`` takes, the GM's or (``player``) a player's own."""
+    if player is None:
+        vocab = vocabulary(state)
+        return [_gm_pool(kind, place, state, vocab) for kind in place.kinds]
+    vocab = _own_vocabulary(state, player)
+    return [_player_pool(kind, place, state, player, vocab) for kind in place.kinds]
+
+
+def _fresh(pool: list[str], last: str, seen: set[str]) -> list[str]:
+    """The words of ``pool`` that complete ``last`` and are not ``seen`` yet (now seen)."""
+    words = []
+    for word in pool:
+        low = word.lower()
+        if low.startswith(last) and low != last and low not in seen:
+            seen.add(low)
+            words.append(word)
+    return words
 
 
 def _own_vocabulary(state: TableState, player: str) -> dict[str, list[str]]:

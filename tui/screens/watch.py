@@ -3,7 +3,6 @@ waits until their character is seated."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -19,8 +18,8 @@ from textual.widgets import Input, Static
 from margin.core import RuleError
 from margin.core.authority import Seat
 from margin.core.clock import Cue, cue, cue_line
-from margin.core.commands import Answer
-from margin.events import Record, StoreError
+from margin.core.commands import Answer, Command
+from margin.events import StoreError
 from margin.tui.table.reader import (
     LiveTable,
     View,
@@ -38,6 +37,7 @@ from .base import (
     TableScreen,
     write,
 )
+from .messages import Acted, EntropyGiven
 from .modals import (
     help_keys,
 )
@@ -232,7 +232,8 @@ class WatchApp(TableApp):
         keys = super().help_keys()
         if self.seat is None:
             return keys
-        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+        asked = help_keys(PromptBar.BINDINGS)
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + asked + keys
 
     @property
     def idle_line(self) -> str:
@@ -332,10 +333,8 @@ class WatchApp(TableApp):
             return
         line = self.query_one(CommandLine)
         line.pending += 1
-        self.submit(
-            functools.partial(write, self.view.table, Answer(), self.seat),
-            functools.partial(self._acted, line, "roll"),
-        )
+        self._jobs += 1
+        self.give(Answer(), line, "roll")
 
     @on(PromptBar.Hidden)
     def prompt_hidden(self) -> None:
@@ -386,22 +385,30 @@ class WatchApp(TableApp):
             line.pending -= 1
             self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
             return
-        self.submit(
-            functools.partial(write, self.table, parsed.command, self.seat),
-            functools.partial(self._acted, line, event.text),
-        )
+        self._jobs += 1
+        self.give(parsed.command, line, event.text)
 
-    def _acted(
-        self, line: CommandLine, text: str, records: list[Record] | None, error: Exception | None
-    ) -> None:
-        line.pending -= 1
-        if error is not None:
-            if not isinstance(error, RuleError | StoreError | Failed):
-                raise error
-            line.refused(text)
-            self.say(str(error), error=True)
+    @work(thread=True, exclusive=True, group="table")
+    def give(self, command: Command, line: CommandLine, text: str) -> None:
+        """Give ``command`` from the player's seat; ``Acted`` says what came of it."""
+        assert self.seat is not None
+        try:
+            records = write(self.table, command, self.seat)
+        except (RuleError, StoreError, Failed) as exc:
+            self.post_message(Acted(line, text, [], str(exc)))
             return
-        assert records is not None
+        self.post_message(Acted(line, text, records))
+
+    @on(Acted)
+    def acted(self, message: Acted) -> None:
+        """The player's command is decided: done, asked of the GM, or refused."""
+        self._jobs -= 1
+        line, text, records = message.line, message.text, message.records
+        line.pending -= 1
+        if message.reason is not None:
+            line.refused(text)
+            self.say(message.reason, error=True)
+            return
         self.query_one(OddsBar).show_odds(None)
         self.redraw(follow=True)
         asked = [r for r in records if r.visibility.to]
@@ -422,14 +429,28 @@ class WatchApp(TableApp):
         if not session or session == self._gave:
             return
         self._gave = session
-        self.submit(functools.partial(table.add_entropy, self.seat), self._gave_entropy)
+        self._jobs += 1
+        self.add_entropy()
 
-    def _gave_entropy(self, records: list[Record] | None, error: Exception | None) -> None:
-        if isinstance(error, StoreError):
+    @work(thread=True, exclusive=True, group="table")
+    def add_entropy(self) -> None:
+        """The seat's entropy for the session committed; ``EntropyGiven`` says so."""
+        assert self.seat is not None
+        try:
+            records = self.table.add_entropy(self.seat)
+        except StoreError:
+            self.post_message(EntropyGiven([], failed=True))
+            return
+        except RuleError:
+            records = []
+        self.post_message(EntropyGiven(records))
+
+    @on(EntropyGiven)
+    def entropy_given(self, message: EntropyGiven) -> None:
+        self._jobs -= 1
+        if message.failed:
             self._gave = ""
-        elif error is not None and not isinstance(error, RuleError):
-            raise error
-        elif records:
+        elif message.records:
             self.redraw()
 
     def cue(self) -> Cue:

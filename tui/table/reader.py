@@ -477,7 +477,7 @@ class View:
     def names(self) -> dict[str, str]:
         """Who the log says by name, as this view's reader knows them: the characters at the
         table (those the reader may see) and those who have left, as they were last called."""
-        return _names(self.state())
+        return names_of(self.state())
 
     @_locked
     def rows(self, start: int, stop: int) -> list[LogRow]:
@@ -542,7 +542,7 @@ class View:
     def gm_rows(self, seqs: Iterable[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them, whatever the view shows."""
         voided = self.table.projection.history.voided
-        names = _names(self.table.state)
+        names = names_of(self.table.state)
         rows = []
         for seq in seqs:
             record = self.table.reads.record(seq)
@@ -631,7 +631,7 @@ class View:
         return low
 
 
-def _names(state: TableState) -> dict[str, str]:
+def names_of(state: TableState) -> dict[str, str]:
     """The names map of a state (the GM's, or a player's through the lens): id -> name."""
     return {**state.departed, **{c.id: c.name for c in state.characters.values()}}
 
