@@ -48,6 +48,7 @@ from margin.tui.host.ssh import (
     session_env,
 )
 from margin.tui.screens.watch import WaitingScreen
+from margin.tui.table import seats
 from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
@@ -110,6 +111,10 @@ def test_a_player_back_over_ssh_reads_what_happened_while_away(site):
     kael.wait_for("watching as Kael")
     kael.type("q")
     kael.wait_for("[exit 0]")
+    # Kael left long enough ago to be shown the digest (``seats.AWAY``)
+    mark = seats.last_read(str(site["table"]), "kael")
+    assert mark is not None
+    seats.keep_read(str(site["table"]), "kael", mark.read, at=mark.at - seats.AWAY)
     write(site["table"], Note(text="the lighthouse goes dark"))
     write(site["table"], Note(text="a smuggler's signal", gm_only=True))
     back = join(site, "Kael", name="kael-back")

@@ -185,9 +185,19 @@ async def test_a_returning_player_reads_what_happened_before_the_live_view(path:
         assert [(p.name, p.door) for p in seats.seated(path)] == [("Kael", "local")]
         left_at = player.view.log_len()
     assert seats.seated(path) == []  # the seat left with its screen
-    assert seats.last_read(path, "kael") == left_at
+    mark = seats.last_read(path, "kael")
+    assert mark is not None
+    assert mark.read == left_at
     _say(path, "the bridge falls", "the gulls scatter")
     _say(path, "the ambush is set", gm_only=True)
+    # back at once (a dropped connection): straight to the live view, where the seat
+    # gives its entropy (the third record since Kael left)
+    again = appmod.watch_app(path, "Kael")
+    async with again.run_test(size=SIZE) as pilot:
+        await _settle(again, pilot)
+        assert not isinstance(again.screen, DigestScreen)
+    # back after a while: the digest first
+    seats.keep_read(path, "kael", left_at, at=mark.at - seats.AWAY)
     back = appmod.watch_app(path, "Kael")
     async with back.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -199,15 +209,16 @@ async def test_a_returning_player_reads_what_happened_before_the_live_view(path:
         head = str(back.screen.query_one("#digest-head", Static).render())
         assert (
             head
-            == f"While you were away: 2 records since you left (#{left_at + 1} to #{left_at + 2}):"
+            == f"While you were away: 3 records since you left (#{left_at + 1} to #{left_at + 3}):"
         )
         await pilot.press("enter")
         assert not isinstance(back.screen, DigestScreen)
         assert "watching as Kael" in str(back.query_one("#header", Static).render())
-        # the seat's entropy for the dice came after the digest: read in the live view
+        # the seat's entropy for the dice (given again as it sat down once more) came
+        # after the digest: read in the live view
         now = back.view.log_len()
-        assert now == left_at + 3
-    assert seats.last_read(path, "kael") == now
+        assert now == left_at + 4
+    assert seats.last_read(path, "kael") == seats.Mark(now, seats.last_read(path, "kael").at)
 
 
 def _digest(path: str, since: int) -> list[str]:

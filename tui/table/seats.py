@@ -41,6 +41,9 @@ HASTE = 0.25
 GONE = 10.0
 #: the records a returning player's digest lists at most (the newest)
 DIGEST_LINES = 40
+#: seconds away after which a returning player reads the digest first: one back sooner (a
+#: dropped connection, a terminal reopened) goes straight on, the log's last lines in view
+AWAY = 300.0
 
 
 class Presence(msgspec.Struct, frozen=True):
@@ -58,7 +61,16 @@ class Presence(msgspec.Struct, frozen=True):
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Presence).decode
-_mark = msgspec.json.Decoder(int).decode
+
+
+class Mark(msgspec.Struct, frozen=True):
+    """How far a character's player had read (their own numbering), and when."""
+
+    read: int
+    at: float
+
+
+_mark = msgspec.json.Decoder(Mark).decode
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -155,18 +167,19 @@ def _mark_path(table: str, character: str) -> Path:
     return per_table("read", table, "") / f"{urllib.parse.quote(character, safe='')}.json"
 
 
-def last_read(table: str, character: str) -> int | None:
-    """How far ``character``'s player had read (their own numbering), None if never kept."""
+def last_read(table: str, character: str) -> Mark | None:
+    """How far ``character``'s player had read, and when; None if never kept."""
     try:
         return _mark(_mark_path(table, character).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
 
 
-def keep_read(table: str, character: str, number: int) -> None:
-    """Keep how far ``character``'s player has read (their own numbering)."""
+def keep_read(table: str, character: str, number: int, at: float | None = None) -> None:
+    """Keep how far ``character``'s player has read (their own numbering), now (or ``at``)."""
+    mark = Mark(number, time.time() if at is None else at)
     with contextlib.suppress(OSError):
-        _write(_mark_path(table, character), _encode(number))
+        _write(_mark_path(table, character), _encode(mark))
 
 
 def digest(view: View, since: int, most: int = DIGEST_LINES) -> list[str]:
@@ -218,9 +231,11 @@ class Sitting:
 
     def arrive(self, view: View) -> list[str]:
         """Sit down: the digest of what happened since the player last read (none the first
-        time, or when nothing did), then the seat is announced."""
-        since = last_read(self.table, self.character)
-        lines = digest(view, since) if since is not None else []
+        time, when nothing did, or when they were away less than ``AWAY`` seconds), then
+        the seat is announced."""
+        mark = last_read(self.table, self.character)
+        away = mark is not None and time.time() - mark.at >= AWAY
+        lines = digest(view, mark.read) if mark is not None and away else []
         self.read(view)
         return lines
 
@@ -231,7 +246,7 @@ class Sitting:
             head, number = view.table.projection.seq, view.log_len()
         self.file.sit(head)
         now = time.time()
-        if number != self.kept and (final or now - self.kept_at >= BEAT or self.kept is None):
+        if final or (number != self.kept and (now - self.kept_at >= BEAT or self.kept is None)):
             keep_read(self.table, self.character, number)
             self.kept, self.kept_at = number, now
 
