@@ -14,7 +14,7 @@ import contextlib
 import os
 import select
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from margin.core import RuleError
@@ -112,20 +112,17 @@ class PlainSeat:
             return False
         if key in ("", " ", "\n", "\r"):
             return True
-        if key == "h" or key == "?":
-            self.say(KEYS)
-        elif self.view is None:
-            self.say(f"waiting for the GM to seat {self.name} (q quits)")
-        elif key == "t":
-            self.say(self.turn_words())
-        elif key == "c":
-            for line in self.clock_words():
-                self.say(line)
-        elif key == "s":
-            self.say(self.state_words())
-        else:
-            self.say(f"{key!r}: not a key here; {KEYS}")
+        for line in self._lines_for(key):
+            self.say(line)
         return True
+
+    def _lines_for(self, key: str) -> list[str]:
+        if key in ("h", "?"):
+            return [KEYS]
+        if self.view is None:
+            return [f"waiting for the GM to seat {self.name} (q quits)"]
+        words = ANSWERS.get(key)
+        return [f"{key!r}: not a key here; {KEYS}"] if words is None else words(self)
 
     def turn_words(self) -> str:
         assert self.view is not None
@@ -165,6 +162,14 @@ class PlainSeat:
             if row.name == own:
                 return f"{own}: " + (", ".join(row.status) or "nothing to say")
         return f"{own} is not at the table"
+
+
+#: the keys that ask the seat for words, and its answer to each
+ANSWERS: dict[str, Callable[[PlainSeat], list[str]]] = {
+    "t": lambda seat: [seat.turn_words()],
+    "c": PlainSeat.clock_words,
+    "s": lambda seat: [seat.state_words()],
+}
 
 
 @contextlib.contextmanager
