@@ -1,8 +1,10 @@
 """Measure ``margin host`` with a full table over SSH (run by hand, not part of the tests).
 
-    python bench/host.py [--players 20] [--commits 40]
+    python bench/host.py [--players 20] [--commits 40] [--records 1000000]
 
-A table with the demo fight and PLAYERS seated characters is hosted by a real
+A table with the demo fight and PLAYERS seated characters (and with
+``--records``, a session of that many records after them, as ``bench/length.py``
+writes one, its snapshots kept by a first opening) is hosted by a real
 ``margin host`` process; PLAYERS player sessions and the GM's connect over
 SSH (asyncssh clients with a pseudo-terminal, 100x30) and read their screens.
 Then:
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import random
 import re
@@ -34,9 +37,14 @@ from pathlib import Path
 
 import asyncssh
 
-from margin.core.commands import AddCharacter, Note
-from margin.tui.table.demo import build_demo
-from margin.tui.table.table import Table
+sys.path.insert(0, str(Path(__file__).parent))
+
+import length  # noqa: E402
+
+from margin.core.commands import AddCharacter, Note  # noqa: E402
+from margin.tui.table.demo import build_demo  # noqa: E402
+from margin.tui.table.reader import LiveTable  # noqa: E402
+from margin.tui.table.table import Table  # noqa: E402
 
 SIZE = (100, 30)
 
@@ -133,12 +141,32 @@ async def commits(table: Table, screens: list[Screen], count: int, tag: str) -> 
     return delays
 
 
-async def run(players: int, count: int, folder: Path) -> None:
+def lengthen(table: Table, path: Path, records: int) -> None:
+    """The table's log grown to ``records`` records of a session, and its snapshots (the
+    GM's fold, a player's index) kept as a table in use has them."""
+    store = table.store
+    last = store.last_seq
+    prev = next(iter(store.rows(last - 1, last))).hash
+    rows = length.session(last + 1, prev, records)
+    while batch := list(itertools.islice(rows, 20_000)):
+        store.import_rows(batch)
+    table.catch_up()
+    # the session's records were imported unsigned: this writer appends after them without
+    # checking the log it signs after (what that check costs is bench/log.py's "signing")
+    table.store.vouch = lambda upto, keep=True: None  # type: ignore[method-assign]
+    table.execute(Note(text="the session goes on"))
+    Table.open(path).close()
+    LiveTable.open_live(str(path), readonly=True, lens=True).close()
+
+
+async def run(players: int, count: int, folder: Path, records: int) -> None:
     path = folder / "bench.margin"
     table = build_demo(path, "2d10-edge")
     names = [f"P{n:02d}" for n in range(1, players + 1)]
     for name in names:
         table.execute(AddCharacter(name=name))
+    if records:
+        lengthen(table, path, records)
     keys = {name: asyncssh.generate_private_key("ssh-ed25519") for name in ["gm", *names]}
     lines = [f"{name} {key.export_public_key().decode().strip()}" for name, key in keys.items()]
     (folder / "seats.keys").write_text("\n".join(lines) + "\n")
@@ -192,7 +220,10 @@ async def run(players: int, count: int, folder: Path) -> None:
         table.close()
 
     sessions = len(screens)
-    print(f"margin host: {players} player sessions and the GM over SSH, {count} commits each phase")
+    print(
+        f"margin host: {players} player sessions and the GM over SSH, {count} commits each "
+        f"phase, a table of {table.projection.seq:,} records"
+    )
     print(f"  {sessions - 1} sessions connected at once in {opening:.1f} s")
     for label, values in (("one player alone (baseline)", baseline), ("every session", everyone)):
         print(
@@ -221,10 +252,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=20)
     parser.add_argument("--commits", type=int, default=40)
+    parser.add_argument("--records", type=int, default=0, help="grow the table to this many")
     args = parser.parse_args()
     random.seed(7)
     with tempfile.TemporaryDirectory(prefix="margin-bench-") as folder:
-        asyncio.run(run(args.players, args.commits, Path(folder)))
+        # the GM's key and checked ledger of this run, never the account's
+        os.environ["XDG_DATA_HOME"] = str(Path(folder) / "data")
+        asyncio.run(run(args.players, args.commits, Path(folder), args.records))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ some of the bearer's turns count on.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from collections.abc import Container
 from typing import Any, Literal
@@ -39,7 +40,7 @@ from .errors import RuleError
 from .history import History
 from .state import Combatant, Fight, Moment, TableState, Time, snapshot
 from .systems import get_system
-from .systems.base import Clock, ClockRow, Handler
+from .systems.base import Clock, ClockRow, Handler, fight_title
 from .targets import find_characters
 
 #: the generic turn order's events
@@ -295,17 +296,23 @@ def fight_clock(state: TableState) -> Clock | None:
                 on_deck=up is not None and up[0].id == c.id and c.id != fight.current,
             )
         )
-    name = f" ({fight.name})" if fight.name else ""
-    title = f"Round {fight.round}{name}" if fight.round else f"Encounter{name}: not begun"
-    return Clock(title=title, rows=tuple(rows), round=fight.round or None)
+    return Clock(
+        title=fight_title(fight.round, fight.name), rows=tuple(rows), round=fight.round or None
+    )
 
 
 def table_clock(state: TableState) -> Clock | None:
     """The clock the screens show: the system's own, or the generic turn order."""
     system = get_system(state.system)
-    if system.moment is None:
-        return fight_clock(state)
-    return system.clock(state)
+    clock = fight_clock(state) if system.moment is None else system.clock(state)
+    hidden = {c.name for c in state.characters.values() if c.hidden}
+    if clock is None or not hidden:
+        return clock
+    # the GM's clock marks whom players do not see (their own never lists them)
+    rows = tuple(
+        dataclasses.replace(row, hidden=True) if row.name in hidden else row for row in clock.rows
+    )
+    return dataclasses.replace(clock, rows=rows)
 
 
 #: what a cue tells a player about their character's place on the clock

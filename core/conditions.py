@@ -17,6 +17,8 @@ condition back exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from margin.events import ConditionAdded, ConditionEnded, Draft, Event, Record, Visibility
 
 from .clock import moment
@@ -54,17 +56,37 @@ def _until(cmd: AddCondition, char: Character, state: TableState) -> dict[str, o
             f"add-condition: {unit} are not counted in {state.system} "
             f"(durations here: {', '.join(units)})"
         )
-    n: int = getattr(cmd, unit)
+    return _UNTIL[unit](getattr(cmd, unit), char, state)
+
+
+def _until_round(n: int, char: Character, state: TableState) -> dict[str, object]:
+    """``n`` rounds from now: to the acting character's turn that many rounds on (from the
+    start of round ``n + 1`` when no round is running)."""
     now = moment(state)
-    if unit == "rounds":
-        if now is None or now.round == 0:
-            return {"until_round": n + 1}
-        return {"until_round": now.round + n, "anchor": now.actor}
-    if unit == "turns":
-        return {"until_turn": state.time.turns.get(char.id, 0) + n}
+    if now is None or now.round == 0:
+        return {"until_round": n + 1}
+    return {"until_round": now.round + n, "anchor": now.actor}
+
+
+def _until_turn(n: int, char: Character, state: TableState) -> dict[str, object]:
+    """The end of the bearer's ``n``-th turn from now."""
+    return {"until_turn": state.time.turns.get(char.id, 0) + n}
+
+
+def _until_count(n: int, char: Character, state: TableState) -> dict[str, object]:
+    """``n`` counts on the running timing track."""
+    now = moment(state)
     if now is None:
         raise RuleError("add-condition: counts need a running timing track (start-track)")
     return {"until_count": now.count + n}
+
+
+#: when a condition of each unit of duration ends, on the table's clock
+_UNTIL: dict[str, Callable[[int, Character, TableState], dict[str, object]]] = {
+    "rounds": _until_round,
+    "turns": _until_turn,
+    "counts": _until_count,
+}
 
 
 def add(cmd: AddCondition, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -175,6 +197,14 @@ def _plural(n: int, unit: str) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}"
 
 
+def _rounds_left(cond: Condition, left: int, state: TableState) -> str:
+    """``2 rounds left``; in its last round, the turn it ends at (``until Mira's turn``)."""
+    if left > 0:
+        return f"{_plural(left, 'round')} left"
+    anchor = state.characters.get(cond.anchor) if cond.anchor else None
+    return f"until {anchor.name}'s turn" if anchor is not None else "ends this round"
+
+
 def status(char: Character, state: TableState) -> list[str]:
     """A character's conditions as the panels show them (``prone, 2 rounds left``)."""
     now = moment(state)
@@ -182,7 +212,7 @@ def status(char: Character, state: TableState) -> list[str]:
     for c in char.conditions:
         if c.rounds:
             left = c.rounds if now is None or not now.round else c.until_round - now.round
-            out.append(f"{c.name}, {_plural(max(left, 0), 'round')} left")
+            out.append(f"{c.name}, {_rounds_left(c, left, state)}")
         elif c.turns:
             # the bearer's turn under way counts as one left, unless the condition came on
             # during it: its turns are the ones after that turn

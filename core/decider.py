@@ -68,8 +68,9 @@ from .commands import (
 from .dice import Dice, TypedDice
 from .errors import RuleError
 from .history import History
-from .lens import seal
+from .policy import seal
 from .state import (
+    Character,
     LastRoll,
     Prompt,
     Request,
@@ -247,15 +248,7 @@ def _refuse(cmd: Refuse, state: TableState, dice: Dice, history: History) -> lis
 def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draft]:
     """A prompt for each player named, addressed to them; a secret ask (or one whose check
     keeps anything from players) rolled at once by the GM's dice, in GM-only records."""
-    chars = []
-    for ref in cmd.characters:
-        char = find_character(state, ref)
-        if char.hidden or char.npc:
-            raise RuleError(
-                f"ask: {char.name} has no player to ask (check {char.name} ... rolls it)"
-            )
-        if char not in chars:
-            chars.append(char)
+    chars = _asked(cmd, state)
     checks = [_asked_check(cmd.check, char.id, state) for char in chars]
     secret = cmd.secret or any(
         _kept(check, char.name, state, history) for char, check in zip(chars, checks, strict=True)
@@ -282,6 +275,20 @@ def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draf
             _fold_drafts(now, rolled)
             drafts += rolled
     return drafts
+
+
+def _asked(cmd: Ask, state: TableState) -> list[Character]:
+    """The characters an ask names, each once, in order: players' characters only."""
+    chars: list[Character] = []
+    for ref in cmd.characters:
+        char = find_character(state, ref)
+        if char.hidden or char.npc:
+            raise RuleError(
+                f"ask: {char.name} has no player to ask (check {char.name} ... rolls it)"
+            )
+        if char not in chars:
+            chars.append(char)
+    return chars
 
 
 GM_ONLY = Visibility(gm_only=True)

@@ -118,14 +118,7 @@ class _Checker:
     def feed(self, record: Record) -> None:
         if record.command != self.command:
             self.command, self.marked = record.command, record.drawn is not None
-        secret = self.of_command.get(record.command)
-        if (
-            secret is not None
-            and record.command == self.command
-            and secret.records[0] is not record
-        ):
-            secret.records.append(record)
-            self.by_seq[record.seq] = secret
+        self._with_secret(record)
         event = record.event
         kind = type(event)
         commitment = record.committed
@@ -139,15 +132,33 @@ class _Checker:
         self.ledger.feed(record, count=False)
         if record.drawn is not None:
             self.drawn(record, record.drawn)
-        elif not self.marked and getattr(event, "source", None) in ("rng", "typed"):
-            tally = self.report.tally(actor_of(record))
-            if event.source == "typed":
-                tally.typed += 1
-            else:
-                tally.uncommitted += 1
+        elif not self.marked:
+            self._unmarked(record)
         self.ledger.count(record)
         if kind is Revealed:
             self.reveal(record.seq, event)
+
+    def _with_secret(self, record: Record) -> None:
+        """A record of a command whose dice are secret goes with that command's secret."""
+        secret = self.of_command.get(record.command)
+        if (
+            secret is not None
+            and record.command == self.command
+            and secret.records[0] is not record
+        ):
+            secret.records.append(record)
+            self.by_seq[record.seq] = secret
+
+    def _unmarked(self, record: Record) -> None:
+        """A roll of a command that carries no dice: typed dice, or dice never committed."""
+        source = getattr(record.event, "source", None)
+        if source not in ("rng", "typed"):
+            return
+        tally = self.report.tally(actor_of(record))
+        if source == "typed":
+            tally.typed += 1
+        else:
+            tally.uncommitted += 1
 
     def drawn(self, record: Record, mark: Drawn) -> None:
         seq, ledger = record.seq, self.ledger
@@ -241,13 +252,9 @@ class _Checker:
             )
             return
         first = secret.records[0]
-        for place, record in enumerate(secret.records):
-            if record.seq != target or not record.sealed:
-                continue
-            value = sealed_value(record, record.drawn)
-            if seal_of(key, place, value) != record.sealed:
-                self.problem(target, "what it reveals does not match its commitment")
-                return
+        if not _seals_hold(secret.records, target, key):
+            self.problem(target, "what it reveals does not match its commitment")
+            return
         got = faces_of(secret_key(key, secret.entropy), (s for s, _ in mark.dice))
         wrong = _differs(mark, got)
         if wrong:
@@ -301,3 +308,12 @@ def report_lines(report: DiceReport) -> list[str]:
         if parts:
             lines.append(f"  {actor}: " + "; ".join(parts))
     return lines
+
+
+def _seals_hold(records: list[Record], target: int, key: bytes) -> bool:
+    """Whether the seals of a secret's record ``target`` open with the secret key ``key``."""
+    return all(
+        seal_of(key, place, sealed_value(record, record.drawn)) == record.sealed
+        for place, record in enumerate(records)
+        if record.seq == target and record.sealed
+    )

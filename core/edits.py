@@ -70,19 +70,9 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
     for char in targets:
         sheet: dict[str, Any] = {}
         for field, value in cmd.fields.items():
-            low = field.lower()
-            if low == "npc":
-                if not isinstance(value, bool):
-                    raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
-                out.append({"type": "update-character", "character": char.id, "npc": value})
-                continue
-            if low == "name":
-                if len(targets) > 1:
-                    raise RuleError("edit: name=... renames one character, not a group")
-                out.append({"type": "rename", "character": char.id, "name": str(value)})
-                continue
-            if counters.key(field) in char.counters:
-                out.append(_counter(char, field, value))
+            own = _own_command(char, field, value, len(targets) > 1)
+            if own is not None:
+                out.append(own)
                 continue
             path = field.split(".")
             top = next((k for k in char.sheet if k.lower() == path[0].lower()), path[0])
@@ -90,6 +80,23 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
         if sheet:
             out.append({"type": "update-character", "character": char.id, "sheet": sheet})
     return out
+
+
+def _own_command(char: Character, field: str, value: Any, group: bool) -> dict[str, Any] | None:
+    """The command of an edit of a field that is no sheet field (npc, name, a counter) of a
+    character (one of a ``group``); None for a sheet field."""
+    low = field.lower()
+    if low == "npc":
+        if not isinstance(value, bool):
+            raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
+        return {"type": "update-character", "character": char.id, "npc": value}
+    if low == "name":
+        if group:
+            raise RuleError("edit: name=... renames one character, not a group")
+        return {"type": "rename", "character": char.id, "name": str(value)}
+    if counters.key(field) in char.counters:
+        return _counter(char, field, value)
+    return None
 
 
 def _counter(char: Character, field: str, value: Any) -> dict[str, Any]:

@@ -286,7 +286,9 @@ class DiceLedger:
         if commitment is not None:
             if commitment.commitment != self.commitment:
                 self.start(commitment.commitment, commitment.secrets)
-            self.published = self.published or not record.visibility.gm_only
+            # players at large have seen it (not on a record no player or one player sees)
+            seen = not record.visibility.gm_only and not record.visibility.to
+            self.published = self.published or seen
         if kind is DiceEntropy and self.commitment:
             self.entropy = entropy_next(self.entropy, event.seat, event.entropy)
         if count:
@@ -409,9 +411,12 @@ def committed(
     keys, ledger, commit = _session(ledger, keyring)
     stream, dice, drafts = _decided(decide, hint, lambda s: _stream_key(s, keys, ledger, seq))
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
-    # the dice and the commitment go on the first record players see, if any
+    # the dice and the commitment go on the first record players see, if any; else on one
+    # no player sees (a check the GM rolls in secret for a player, whose prompt that
+    # player sees, must not tell them whether the session's dice were new)
     at = next(
-        (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to), 0
+        (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to),
+        next((n for n, d in enumerate(drafts) if d.visibility.gm_only), 0),
     )
     if dice.drawn or dice.tally or stream == "secret":
         return _with_dice(drafts, at, dice, stream, ledger, keys, commit)

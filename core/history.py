@@ -35,11 +35,16 @@ _META = (Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened)
 _DICE = (DiceEntropy, DiceOpened)
 
 
-def _column(data: bytes = b"") -> array[int]:
+def _column(data: bytes | memoryview = b"") -> array[int]:
     """A column of record numbers (64-bit machine integers)."""
     out = array("q")
     out.frombytes(data)
     return out
+
+
+def _column_bytes(column: array[int]) -> memoryview:
+    """A column's bytes for a snapshot (read back as a view of the snapshot, not a copy)."""
+    return memoryview(column.tobytes())
 
 
 class Commands(Sequence[str]):
@@ -52,7 +57,7 @@ class Commands(Sequence[str]):
 
     __slots__ = ("_ends", "_ids")
 
-    def __init__(self, ids: bytes = b"", ends: bytes = b"") -> None:
+    def __init__(self, ids: bytes | memoryview = b"", ends: bytes | memoryview = b"") -> None:
         self._ids = bytearray(ids)
         self._ends = _column(ends)
 
@@ -112,8 +117,8 @@ class Commands(Sequence[str]):
     def _width(self, i: int) -> int:
         return self._ends[i] - (self._ends[i - 1] if i else 0)
 
-    def data(self) -> tuple[bytes, bytes]:
-        return bytes(self._ids), self._ends.tobytes()
+    def data(self) -> tuple[memoryview, memoryview]:
+        return memoryview(bytes(self._ids)), _column_bytes(self._ends)
 
 
 class Seqs(Sequence[int]):
@@ -121,7 +126,7 @@ class Seqs(Sequence[int]):
 
     __slots__ = ("_seqs",)
 
-    def __init__(self, data: bytes = b"") -> None:
+    def __init__(self, data: bytes | memoryview = b"") -> None:
         self._seqs = _column(data)
 
     def add(self, seq: int) -> None:
@@ -158,8 +163,8 @@ class Seqs(Sequence[int]):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def data(self) -> bytes:
-        return self._seqs.tobytes()
+    def data(self) -> memoryview:
+        return _column_bytes(self._seqs)
 
 
 @dataclass(slots=True)
@@ -175,13 +180,13 @@ class Change:
 class HistoryData(msgspec.Struct, array_like=True):
     """A ``History`` as a snapshot keeps it: its columns' bytes and its few other parts."""
 
-    ids: bytes
-    ends: bytes
-    starts: bytes
+    ids: memoryview
+    ends: memoryview
+    starts: memoryview
     meta: list[str]
     dice_commands: list[str]
-    causes: bytes
-    caused: bytes
+    causes: memoryview
+    caused: memoryview
     backward: bool
     voided: list[int]
     changes: list[tuple[int, bool, str, list[int]]]
@@ -189,9 +194,9 @@ class HistoryData(msgspec.Struct, array_like=True):
     redoable: list[str]
     head: int
     current: str
-    gm_only: bytes
-    secret: bytes
-    masked: bytes
+    gm_only: memoryview
+    secret: memoryview
+    masked: memoryview
     addressed: dict[int, str]
     dice: DiceLedger
 
@@ -243,11 +248,11 @@ class History:
         return HistoryData(
             ids=ids,
             ends=ends,
-            starts=self.starts.tobytes(),
+            starts=_column_bytes(self.starts),
             meta=sorted(self.meta),
             dice_commands=sorted(self.dice_commands),
-            causes=self.causes.tobytes(),
-            caused=self.caused.tobytes(),
+            causes=_column_bytes(self.causes),
+            caused=_column_bytes(self.caused),
             backward=self.backward,
             voided=sorted(self.voided),
             changes=[(c.seq, c.undo, c.command, list(c.seqs)) for c in self.changes],

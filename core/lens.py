@@ -91,6 +91,11 @@ class Words:
         return found
 
 
+def _column_bytes(column: array[Any]) -> memoryview:
+    """A column's bytes for a snapshot (read back as a view of the snapshot, not a copy)."""
+    return memoryview(column.tobytes())
+
+
 class Rolls:
     """The free rolls players saw, in log order, a column of machine integers each (a
     long table's hundreds of thousands of rolls cost bytes, not objects)."""
@@ -138,11 +143,11 @@ class Rolls:
 
     def index_data(self) -> RollsIndex:
         return RollsIndex(
-            self._seqs.tobytes(),
-            self._totals.tobytes(),
-            self._actors.tobytes(),
-            self._dice.tobytes(),
-            self._secret.tobytes(),
+            _column_bytes(self._seqs),
+            _column_bytes(self._totals),
+            _column_bytes(self._actors),
+            _column_bytes(self._dice),
+            _column_bytes(self._secret),
             self.names.words,
         )
 
@@ -150,11 +155,11 @@ class Rolls:
 class RollsIndex(msgspec.Struct, array_like=True):
     """``Rolls`` as a snapshot keeps it: its columns' bytes and the strings they name."""
 
-    seqs: bytes
-    totals: bytes
-    actors: bytes
-    dice: bytes
-    secret: bytes
+    seqs: memoryview
+    totals: memoryview
+    actors: memoryview
+    dice: memoryview
+    secret: memoryview
     names: list[str]
 
 
@@ -195,15 +200,68 @@ class Verdicts:
         return None
 
     def index_data(self) -> VerdictsIndex:
-        return VerdictsIndex(self._seqs.tobytes(), self._which.tobytes(), self._kinds)
+        return VerdictsIndex(_column_bytes(self._seqs), _column_bytes(self._which), self._kinds)
 
 
 class VerdictsIndex(msgspec.Struct, array_like=True):
     """``Verdicts`` as a snapshot keeps them."""
 
-    seqs: bytes
-    which: bytes
+    seqs: memoryview
+    which: memoryview
     kinds: list[Masking]
+
+
+class Unseen:
+    """Records players do not see, for a reveal to show: their events encoded end to end
+    (each decoded when a reveal asks for it), by the GM's number."""
+
+    __slots__ = ("_ends", "_events", "_seqs")
+
+    def __init__(self, index: UnseenIndex | None = None) -> None:
+        self._seqs, self._ends = array("q"), array("q")
+        self._events = bytearray()
+        if index is not None:
+            self._seqs.frombytes(index.seqs)
+            self._ends.frombytes(index.ends)
+            self._events += index.events
+
+    def __setitem__(self, seq: int, event: Event) -> None:
+        # records are indexed in log order, so the column stays sorted
+        self._events += _event_encoder.encode(event)
+        self._seqs.append(seq)
+        self._ends.append(len(self._events))
+
+    def get(self, seq: int) -> Event | None:
+        seqs = self._seqs
+        i = bisect.bisect_left(seqs, seq)
+        if i == len(seqs) or seqs[i] != seq:
+            return None
+        start = self._ends[i - 1] if i else 0
+        event: Event = _event_decoder.decode(self._events[start : self._ends[i]])
+        return event
+
+    def __getitem__(self, seq: int) -> Event:
+        event = self.get(seq)
+        if event is None:
+            raise KeyError(seq)
+        return event
+
+    def index_data(self) -> UnseenIndex:
+        return UnseenIndex(
+            _column_bytes(self._seqs), _column_bytes(self._ends), memoryview(bytes(self._events))
+        )
+
+
+class UnseenIndex(msgspec.Struct, array_like=True):
+    """``Unseen`` as a snapshot keeps it."""
+
+    seqs: memoryview
+    ends: memoryview
+    events: memoryview
+
+
+_event_encoder = msgspec.msgpack.Encoder()
+_event_decoder: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(AnyEvent)
 
 
 class Numbers(Mapping[int, int]):
@@ -251,12 +309,12 @@ class LensIndex(msgspec.Struct, array_like=True):
     hidden: set[str]
     hidden_ever: set[str]
     #: the GM's numbers of the records players see (``array("q")`` bytes)
-    seqs: bytes
+    seqs: memoryview
     #: players' numbers of their notes (``array("q")`` bytes)
-    notes: bytes
+    notes: memoryview
     rolls: RollsIndex
     verdicts: VerdictsIndex
-    unseen: dict[int, AnyEvent]
+    unseen: UnseenIndex
     #: a reveal's record -> the record it shows and who was hidden when it was made
     shows: dict[int, tuple[int, frozenset[str]]]
     names: dict[str, str]
@@ -293,7 +351,7 @@ class PlayerLens:
         #: shown records with fields cut or masked: their verdict and the ids masked
         self._verdicts = Verdicts()
         #: records players do not see, for a reveal to show
-        self._unseen: dict[int, Event] = {}
+        self._unseen = Unseen()
         #: a reveal's record -> the record it shows and who was hidden when it was made
         self._shows: dict[int, tuple[int, frozenset[str]]] = {}
         #: every character's name by id, so a revealed record can say who it was about
@@ -305,11 +363,11 @@ class PlayerLens:
             seq=self.last,
             hidden=self.hidden,
             hidden_ever=self.hidden_ever,
-            seqs=self.seqs.tobytes(),
-            notes=self.notes.tobytes(),
+            seqs=_column_bytes(self.seqs),
+            notes=_column_bytes(self.notes),
             rolls=self.rolls.index_data(),
             verdicts=self._verdicts.index_data(),
-            unseen=self._unseen,
+            unseen=self._unseen.index_data(),
             shows=self._shows,
             names=self._names,
         )
@@ -328,7 +386,7 @@ class PlayerLens:
         lens.seqs.frombytes(index.seqs)
         lens.notes.frombytes(index.notes)
         lens.rolls = Rolls(index.rolls)
-        lens._verdicts, lens._unseen = Verdicts(index.verdicts), index.unseen
+        lens._verdicts, lens._unseen = Verdicts(index.verdicts), Unseen(index.unseen)
         lens._shows, lens._names = index.shows, index.names
         return lens
 
@@ -635,13 +693,26 @@ def _numbered_struct(
     value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str]
 ) -> msgspec.Struct:
     fields = getattr(type(value), "RECORD_FIELDS", ())
-    changes = {}
+    changes: dict[str, Any] = {}
     for name in value.__struct_fields__:
         old = getattr(value, name)
+        if isinstance(old, msgspec.Struct) and _unseen_origin(old, numbers):
+            # what a record players did not see left (the last check, rolled by the GM in
+            # secret): none, to players
+            changes[name] = None
+            continue
         new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
         if new is not old and new != old:
             changes[name] = new
     return msgspec.structs.replace(value, **changes) if changes else value
+
+
+def _unseen_origin(value: msgspec.Struct, numbers: Mapping[int, int]) -> bool:
+    """Whether a piece of state is one a record players did not see left."""
+    if "seq" not in getattr(type(value), "RECORD_FIELDS", ()):
+        return False
+    seq = getattr(value, "seq", 0)
+    return bool(seq) and seq not in numbers
 
 
 def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> bool:

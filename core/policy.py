@@ -257,11 +257,7 @@ def _addressee(draft: Draft, history: History) -> str:
     reports on records of one player's (an undo of a ruling on their request), that player."""
     if draft.visibility.to:
         return draft.visibility.to
-    event = draft.event
-    form = type(event).PLAYER
-    if form is None or not form.follows or type(event) is Revealed:
-        return ""
-    refs = [r for name in form.follows for r in seq_list(getattr(event, name))]
+    refs = _reported(draft.event)
     if not refs or any(r not in history.gm_only and r not in history.addressed for r in refs):
         return ""
     readers = {history.addressed[r] for r in refs if r in history.addressed}
@@ -275,13 +271,22 @@ def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, 
     event, cause = draft.event, draft.cause
     via = cause is not None and (cause in masked or cause in history.masked)
     verdict = judge(event, draft.visibility, hidden, via, reader=to or None)
-    form = type(event).PLAYER
-    if verdict.shown and form is not None and form.follows and type(event) is not Revealed:
-        refs = [r for name in form.follows for r in seq_list(getattr(event, name))]
+    if not verdict.shown or to:
         # addressed to one player: what it reports is that player's (``_addressee``)
-        if not to and all(r in history.gm_only or r in history.addressed for r in refs):
-            return UNSEEN_VERDICT
+        return verdict
+    refs = _reported(event)
+    if refs is not None and all(r in history.gm_only or r in history.addressed for r in refs):
+        return UNSEEN_VERDICT
     return verdict
+
+
+def _reported(event: Event) -> list[int] | None:
+    """The records a record reports on (an undo's), by its form's ``follows``; None for a
+    record of a kind that reports on none, and for a reveal (it shows what it reveals)."""
+    form = type(event).PLAYER
+    if form is None or not form.follows or type(event) is Revealed:
+        return None
+    return [r for name in form.follows for r in seq_list(getattr(event, name))]
 
 
 def _stored(verdict: Verdict, event: Event) -> Visibility:

@@ -58,6 +58,9 @@ class Projection:
         self._snaps: list[TableState] = [TableState()]
         #: as corrected: record -> the state, and how many changes it was folded with
         self._fresh: dict[int, tuple[TableState, int]] = {}
+        #: the records of the stretch folded last, which a rebuild for an undo just after
+        #: a checkpoint reads again rather than fetch and decode them
+        self._recent: list[Record] = []
 
     @classmethod
     def restored(
@@ -162,7 +165,8 @@ class Projection:
         voided = self.history.voided
         if stale:
             changes = len(self.history.changes)
-            state = self.state = self._rebuild(last, voided, changes, refresh=True)
+            held = self._recent + pending
+            state = self.state = self._rebuild(last, voided, changes, refresh=True, held=held)
         else:
             state = self.state
             for record in pending:
@@ -170,6 +174,7 @@ class Projection:
                 if kind is not Undone and kind is not Redone and record.seq not in voided:
                     HANDLERS[kind](state, record)
                 state.seq = record.seq
+        self._recent = pending[:]
         pending.clear()
         if last % self.every == 0:
             self._marks.append(last)
@@ -238,12 +243,27 @@ class Projection:
         return None
 
     def _rebuild(
-        self, upto: int, voided: set[int], changes: int, refresh: bool = False
+        self,
+        upto: int,
+        voided: set[int],
+        changes: int,
+        refresh: bool = False,
+        held: list[Record] | None = None,
     ) -> TableState:
+        """The state after record ``upto`` folded from the nearest checkpoint that agrees;
+        ``held``: records in memory, one after another, read instead of fetched when they
+        are the ones wanted."""
         mark, start = self._checkpoint(upto, changes)
         state = snapshot(start)
         every = self.every
-        for record in self.fetch(mark, upto):
+        records: Iterable[Record] | None = None
+        if held:
+            first = held[0].seq
+            if first <= mark + 1 and held[-1].seq >= upto and held[-1].seq - first == len(held) - 1:
+                records = held[mark + 1 - first : upto + 1 - first]
+        if records is None:
+            records = self.fetch(mark, upto)
+        for record in records:
             seq = record.seq
             if seq in voided or isinstance(record.event, (Undone, Redone)):
                 state.seq = seq

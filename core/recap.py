@@ -294,12 +294,7 @@ def _check(
     name = c.names.get(fact.actor)
     if name is None:
         return
-    other = c.names.get(fact.target) if fact.target else None
-    label = fact.label
-    if fact.attack:
-        label = f"attack on {other or 'someone unseen'}" + (f" ({label})" if label else "")
-    elif fact.target:
-        label += f" against {other or 'someone unseen'}"
+    label = _check_label(c, fact)
     t = enc.tally(name)
     t.checks += 1
     t.successes += fact.success
@@ -314,14 +309,29 @@ def _check(
     c.recap.checks.append(line)
     if fact.chance is not None:
         c.by_name.setdefault(name, []).append(line)
-        if fact.bands is not None:
-            c.bands.setdefault(name, []).append((fact.bands, fact.band))
-        else:
-            # a check of known chance but no band odds (an opposed roll, an attack) still
-            # counts in the bands, as won or lost, so they add up to the totals
-            won, lost = _UNBANDED["attack" if fact.attack else "opposed" if fact.target else ""]
-            odds = {won: fact.chance, lost: 1 - fact.chance}
-            c.bands.setdefault(name, []).append((odds, won if fact.success else lost))
+        c.bands.setdefault(name, []).append(_banded(fact, fact.chance))
+
+
+def _check_label(c: _Counting, fact: f.Check) -> str:
+    """What a check was, as the recap names it: an attack by its target, an opposed check
+    by the other side (someone unseen to a reader who may not see them)."""
+    other = c.names.get(fact.target) if fact.target else None
+    label = fact.label
+    if fact.attack:
+        return f"attack on {other or 'someone unseen'}" + (f" ({label})" if label else "")
+    if fact.target:
+        return label + f" against {other or 'someone unseen'}"
+    return label
+
+
+def _banded(fact: f.Check, chance: Fraction) -> tuple[Mapping[str, Fraction], str]:
+    """A check of known chance as the bands count it: its bands' odds and the band it got.
+    One with no band odds (an opposed roll, an attack) still counts in the bands, as won or
+    lost, so they add up to the totals."""
+    if fact.bands is not None:
+        return fact.bands, fact.band
+    won, lost = _UNBANDED["attack" if fact.attack else "opposed" if fact.target else ""]
+    return {won: chance, lost: 1 - chance}, won if fact.success else lost
 
 
 #: the bands of a check whose rules give no bands: by kind of check, (won, lost)
@@ -417,15 +427,26 @@ def _character_luck(
         subset = [line for line in lines if line.typed is typed]
         if subset:
             sources.append((source, _luck(subset)))
-    per_band = []
-    # bands only where the rules gave some: won or lost alone says no more than the totals
-    if any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
-        order = dict.fromkeys(band for odds, _ in banded for band in odds)
-        for band in order:
-            chances = [odds.get(band, Fraction(0)) for odds, _ in banded]
-            actual = sum(1 for _, got in banded if got == band)
-            per_band.append(BandLuck(band, luck(chances, actual)))
-    return CharacterLuck(name, overall, tuple(sources), tuple(per_band))
+    return CharacterLuck(name, overall, tuple(sources), _band_luck(banded))
+
+
+def _band_luck(banded: list[tuple[Mapping[str, Fraction], str]]) -> tuple[BandLuck, ...]:
+    """The luck in each band of a character's checks (each its bands' odds and the band it
+    got), in the order the bands first came; none where the rules gave no bands: won or lost
+    alone says no more than the totals."""
+    if not any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
+        return ()
+    order = dict.fromkeys(band for odds, _ in banded for band in odds)
+    return tuple(
+        BandLuck(
+            band,
+            luck(
+                [odds.get(band, Fraction(0)) for odds, _ in banded],
+                sum(1 for _, got in banded if got == band),
+            ),
+        )
+        for band in order
+    )
 
 
 def _luck(lines: list[CheckLine]) -> Luck:

@@ -46,6 +46,14 @@ class Parts(msgspec.Struct, array_like=True):
 
 _encoder = msgspec.msgpack.Encoder()
 _NIL = _encoder.encode(None)
+
+
+def _nil(part: msgspec.Raw) -> bool:
+    """Whether a part is MessagePack's nil (read without copying a long part)."""
+    view = memoryview(part)
+    return view.nbytes == len(_NIL) and view.tobytes() == _NIL
+
+
 _parts = msgspec.msgpack.Decoder(Parts)
 _history = msgspec.msgpack.Decoder(HistoryData)
 _lens = msgspec.msgpack.Decoder(LensIndex)
@@ -53,11 +61,11 @@ _lens = msgspec.msgpack.Decoder(LensIndex)
 
 class Restored(msgspec.Struct):
     """What a snapshot gives back: the state and history at ``state.seq``, and the encoded
-    players' index if it has one (``lens``)."""
+    players' index if it has one (``lens``, a view of the snapshot's bytes, not a copy)."""
 
     state: TableState
     history: History
-    lens: bytes | None
+    lens: msgspec.Raw | None
 
 
 @functools.cache
@@ -145,8 +153,7 @@ def decode(body: bytes) -> Restored | None:
         return None
     if state.seq != parts.seq or history.head != parts.seq:
         return None
-    lens = bytes(parts.lens)
-    return Restored(state, history, lens if lens != _NIL else None)
+    return Restored(state, history, None if _nil(parts.lens) else parts.lens)
 
 
 #: checkpoints a table keeps beside its snapshots: the state as it happened after each
@@ -188,7 +195,19 @@ def decode_checkpoint(body: bytes, seq: int) -> TableState | None:
     return state if state.seq == seq else None
 
 
-def decode_lens(data: bytes, seq: int) -> PlayerLens | None:
+def decode_lens_of(body: bytes, seq: int) -> PlayerLens | None:
+    """The players' index a snapshot of record ``seq`` holds (None: none, or unreadable),
+    decoded without the rest of the snapshot."""
+    try:
+        parts = _parts.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if parts.seq != seq or _nil(parts.lens):
+        return None
+    return decode_lens(parts.lens, seq)
+
+
+def decode_lens(data: bytes | msgspec.Raw, seq: int) -> PlayerLens | None:
     """The players' index a snapshot at record ``seq`` holds, or None when it cannot be read."""
     try:
         index = _lens.decode(data)

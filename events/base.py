@@ -82,17 +82,21 @@ def declared(namespace: Mapping[str, object], base: type[_T]) -> tuple[type[_T],
     return tuple(found)
 
 
+def _form_names(form: PlayerForm) -> list[str]:
+    """Every field name a player form names."""
+    names = [*form.about, *form.unseen, *form.secret, *form.private]
+    names += [*form.via_unseen, *form.follows, *form.health]
+    for gives in form.unseen.values():
+        names += gives
+    return names
+
+
 def check_player_forms(events: tuple[type[Event], ...]) -> None:
     """Refuse, at load, a player form or record field naming a field the event lacks."""
     for kind in events:
         fields = set(kind.__struct_fields__)
         form = kind.PLAYER
-        names: list[str] = list(kind.RECORD_FIELDS)
-        if form is not None:
-            names += [*form.about, *form.unseen, *form.secret, *form.private]
-            names += [*form.via_unseen, *form.follows, *form.health]
-            for gives in form.unseen.values():
-                names += gives
+        names = [*kind.RECORD_FIELDS, *(_form_names(form) if form is not None else ())]
         unknown = sorted({n for n in names if n not in fields})
         if unknown:
             raise TypeError(

@@ -87,27 +87,11 @@ class ExportReader:
         self.head = ""
 
     def rows(self, lines: Iterable[bytes]) -> Iterator[Row]:
-        fast = _FAST
         for lineno, line in enumerate(lines, 1):
             try:
-                if self.end is not None:
-                    if line.strip():
-                        raise StoreError(
-                            f"{self.source} line {lineno}: more lines after the end line"
-                        )
+                row = self._row(line, lineno)
+                if row is None:
                     continue
-                if line.startswith(fast):
-                    row = self._fast(line)
-                elif line.startswith(_END):
-                    self.end = _end_decoder.decode(line).end
-                    continue
-                elif not line.strip():
-                    continue
-                else:
-                    relaid = self._reencode(line)
-                    if relaid is None:
-                        continue
-                    row = relaid
             except (msgspec.DecodeError, KeyError, TypeError, ValueError) as exc:
                 if not line.endswith(b"\n"):
                     raise StoreError(
@@ -127,6 +111,22 @@ class ExportReader:
                 ) from None
             self.count, self.head = row[0], row[4]
             yield row
+
+    def _row(self, line: bytes, lineno: int) -> Row | None:
+        """The row of one line of the export; None for a line that holds none (the end line,
+        a blank one, a record that is not stored)."""
+        if self.end is not None:
+            if line.strip():
+                raise StoreError(f"{self.source} line {lineno}: more lines after the end line")
+            return None
+        if line.startswith(_FAST):
+            return self._fast(line)
+        if line.startswith(_END):
+            self.end = _end_decoder.decode(line).end
+            return None
+        if not line.strip():
+            return None
+        return self._reencode(line)
 
     def _fast(self, line: bytes) -> Row:
         """The layout export writes: one decode gives the record, a cut the body."""

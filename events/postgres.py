@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlencode, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -82,6 +82,23 @@ class TableURL:
 
 def parse_url(url: str) -> TableURL:
     """Check a table URL; a bad one is a ``StoreError`` naming what is wrong."""
+    parts, port = _split(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    tables = [v for k, v in query if k == "table"]
+    rest = [(k, v) for k, v in query if k != "table"]
+    user = unquote(parts.username) if parts.username else None
+    password = unquote(parts.password) if parts.password is not None else None
+    dbname = parts.path.lstrip("/")
+    base = f"postgresql://{_netloc(user, parts.hostname, port)}/{dbname}"
+    shown = urlencode([*rest, *(("table", t) for t in tables)])
+    display = base + ("?" + shown if shown else "")
+    _check_names(display, tables, dbname)
+    conninfo = base + ("?" + urlencode(rest) if rest else "")
+    return TableURL(conninfo, tables[0], display, password)
+
+
+def _split(url: str) -> tuple[SplitResult, int | None]:
+    """A table URL's parts and port; a ``StoreError`` when it is no PostgreSQL URL."""
     try:
         url.encode("utf-8")
     except UnicodeEncodeError:
@@ -103,18 +120,7 @@ def parse_url(url: str) -> TableURL:
         raise StoreError(
             f"{_shown(url)}: not a PostgreSQL table URL (a / in a password is written %2F)"
         )
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    tables = [v for k, v in query if k == "table"]
-    rest = [(k, v) for k, v in query if k != "table"]
-    user = unquote(parts.username) if parts.username else None
-    password = unquote(parts.password) if parts.password is not None else None
-    dbname = parts.path.lstrip("/")
-    base = f"postgresql://{_netloc(user, parts.hostname, port)}/{dbname}"
-    shown = urlencode([*rest, *(("table", t) for t in tables)])
-    display = base + ("?" + shown if shown else "")
-    _check_names(display, tables, dbname)
-    conninfo = base + ("?" + urlencode(rest) if rest else "")
-    return TableURL(conninfo, tables[0], display, password)
+    return parts, port
 
 
 def _netloc(user: str | None, host: str | None, port: int | None) -> str:
@@ -800,12 +806,18 @@ class PostgresStore(Store):
         if not self._query("SELECT to_regclass('margin.snapshots') IS NOT NULL", ())[0][0]:
             return
         found = self._query(
-            "SELECT seq, hash, body FROM margin.snapshots "
+            "SELECT seq, hash FROM margin.snapshots "
             "WHERE tbl = %s AND fold = %s AND seq <= %s ORDER BY seq DESC LIMIT %s",
             (self.table, fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
         )
-        for seq, digest, body in found:
-            yield Snapshot(int(seq), str(digest), fold, bytes(body))
+        # a body (tens of megabytes on a long table) is read only when it is next to be tried
+        for seq, digest in found:
+            bodies = self._query(
+                "SELECT body FROM margin.snapshots WHERE tbl = %s AND fold = %s AND seq = %s",
+                (self.table, fold, seq),
+            )
+            if bodies:
+                yield Snapshot(int(seq), str(digest), fold, bytes(bodies[0][0]))
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         """Kept in ``margin.snapshots`` (made by the first margin to keep one, as its role);

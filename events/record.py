@@ -104,6 +104,12 @@ def chain_hash(prev: str, body: bytes) -> str:
     return hashlib.sha256(prev.encode() + b"\n" + body).hexdigest()
 
 
+def current_decoder() -> msgspec.json.Decoder[Record]:
+    """The decoder of a body of this margin's format (``decode_body`` without its checks,
+    for a store's reading loop)."""
+    return _record_decoder
+
+
 def decode_body(body: bytes | str, version: int = FORMAT) -> Record:
     """Decode a stored body, upgrading it step by step if it is older."""
     if type(version) is not int:

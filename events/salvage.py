@@ -91,20 +91,33 @@ def find_intact(store: Store) -> Intact:
     if verdict.bad is None:
         return found
     found.bad, found.reason = verdict.bad, verdict.reason
-    last = watched.last
-    if last is not None and not last.sig:
-        # an unsigned record ends its command only where the next one is of another
-        after = held if held is not None and held.seq == last.seq + 1 else None
-        if after is None or after.command == last.command:
-            found.kept = watched.start - 1
+    if _command_cut(watched.last, held):
+        found.kept = watched.start - 1
     found.stored += watched.unreadable or (held is not None and held.seq == verdict.bad)
-    try:
-        for _ in store.rows(verdict.bad):
-            found.after += 1
-    except StoreError:
-        found.unread = True
+    found.after, found.unread = _rows_from(store, verdict.bad)
     found.stored += found.after
     return found
+
+
+def _command_cut(last: StoredRow | None, held: StoredRow | None) -> bool:
+    """Whether the damage cuts the command of the last intact record ``last`` short (``held``:
+    the row read after it, if any): an unsigned record ends its command only where the next
+    one is of another."""
+    if last is None or last.sig:
+        return False
+    after = held if held is not None and held.seq == last.seq + 1 else None
+    return after is None or after.command == last.command
+
+
+def _rows_from(store: Store, seq: int) -> tuple[int, bool]:
+    """How many rows can be read from record ``seq`` on, and whether a read failed first."""
+    count = 0
+    try:
+        for _ in store.rows(seq):
+            count += 1
+    except StoreError:
+        return count, True
+    return count, False
 
 
 def salvage(source: Store, dest: str) -> Intact:

@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .record import Record
+import msgspec
+
+from .record import FORMAT, Record, current_decoder
 from .signing import SigningKey
 from .store import (
     SNAPSHOTS_LOOKED_AT,
@@ -644,6 +646,13 @@ class SQLiteStore(Store):
 
     def _read(self, sql: str, after: int, upto: int | None) -> Iterator[tuple[object, ...]]:
         """Rows of ``sql`` (``seq > ?`` already in it) in order, an engine failure as ``ReadError``."""
+        for batch in self._batches(sql, after, upto):
+            yield from batch
+
+    def _batches(
+        self, sql: str, after: int, upto: int | None
+    ) -> Iterator[list[tuple[object, ...]]]:
+        """``_read``'s rows, a few thousand at a time."""
         args: tuple[int, ...] = (after,)
         if upto is not None:
             sql += " AND r.seq <= ?"
@@ -652,7 +661,7 @@ class SQLiteStore(Store):
             cursor = self._db.execute(sql + " ORDER BY r.seq", args)
             cursor.arraysize = 4096
             while batch := cursor.fetchmany():
-                yield from batch
+                yield batch
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None
 
@@ -674,12 +683,23 @@ class SQLiteStore(Store):
             yield StoredRow(seq, v, prev, digest, body, command, key or "", sig or "")  # type: ignore[arg-type]
 
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
-        """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive)."""
+        """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive).
+
+        Every rebuild runs through here: a row of this margin's format is decoded right
+        away, and any other (an older format, a damaged row) the long way round."""
         sql = "SELECT seq, v, body FROM records r WHERE seq > ?"
-        for seq, v, body in self._read(sql, after, upto):
-            if type(v) is not int or not isinstance(body, bytes | str):
-                raise self._damaged(seq, "a column holds the wrong kind of value")
-            yield self._decode(seq, v, body)
+        decode = current_decoder().decode
+        for batch in self._batches(sql, after, upto):
+            for seq, v, body in batch:
+                record = None
+                if v == FORMAT and type(v) is int and type(body) is bytes:
+                    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                        record = decode(body)
+                if record is None:
+                    if type(v) is not int or not isinstance(body, bytes | str):
+                        raise self._damaged(seq, "a column holds the wrong kind of value")
+                    record = self._decode(seq, v, body)
+                yield record
 
     def data_version(self) -> int:
         try:
@@ -722,15 +742,29 @@ class SQLiteStore(Store):
             if not self._has_snapshots():
                 return
             found = self._db.execute(
-                "SELECT seq, hash, body FROM snapshots WHERE fold = ? AND seq <= ? "
+                "SELECT seq, hash FROM snapshots WHERE fold = ? AND seq <= ? "
                 "ORDER BY seq DESC LIMIT ?",
                 (fold, upto if upto is not None else self.last_seq, SNAPSHOTS_LOOKED_AT),
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None
-        for seq, digest, body in found:
-            if type(seq) is int and isinstance(digest, str) and isinstance(body, bytes):
-                yield Snapshot(seq, digest, fold, body)
+        # a body (tens of megabytes on a long table) is read only when it is next to be tried
+        for seq, digest in found:
+            if type(seq) is not int or not isinstance(digest, str):
+                continue
+            try:
+                row = self._db.execute(
+                    "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
+                    (fold, seq),
+                ).fetchone()
+                if row is None or row[1] != "blob":
+                    continue
+                # read straight into one bytes object (a row's value would be copied twice)
+                with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
+                    body = blob.read()
+            except sqlite3.DatabaseError as exc:
+                raise ReadError(self.name, str(exc)) from None
+            yield Snapshot(seq, digest, fold, body)
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:

@@ -1,5 +1,5 @@
-"""What the ``margin host`` tests share: a table with secrets, seat keys, a running host, and
-terminals (tmux panes) running the real OpenSSH client."""
+"""What the ``margin host`` tests share: a table with secrets, seat keys, a running host,
+terminals (tmux panes) running the real OpenSSH client, and browsers at its web seats."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support import MARGIN, need
+from support import CHROMIUM_FLAGS, MARGIN, chromium, need
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.table.demo import build_demo
@@ -387,3 +389,56 @@ def hosted(
     seats_file = keys_file(folder / "seats.keys", listed)
     host = Host(table, seats_file, folder / "data", web=web, options=options)
     return host, table, keys
+
+
+def web_site(folder: Path, options: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """``hosted``'s fight served from ``folder`` to the GM and Kael over SSH and the web (with
+    the host's ``options``), for a module's ``site`` fixture: the host, the table and the
+    folder, the host stopped after."""
+    host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
+    try:
+        yield {"host": host, "table": table, "dir": folder}
+    finally:
+        host.stop()
+
+
+def gm_of_the_site(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a test that uses its module's ``site`` writes, the host's GM writes."""
+    if "site" in request.fixturenames:
+        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+
+
+def browser_at(playwright: Any, profile: Path, size: tuple[int, int]) -> Any:
+    """Headless Chromium with a profile of its own and a window of ``size`` (width, height)."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=chromium(),
+        args=CHROMIUM_FLAGS,
+        headless=True,
+        viewport={"width": size[0], "height": size[1]},
+    )
+
+
+class Frames:
+    """What a page's websockets received: every byte of its sessions, less the page's
+    keep-alive answers (they carry the browser's clock, whose digits say nothing of the
+    table)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.frames: list[bytes] = []
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload: bytes | str) -> None:
+        if isinstance(payload, str):
+            if payload.startswith('["pong"'):
+                return
+            payload = payload.encode()
+        self.frames.append(payload)
+        self.took(payload)
+
+    def took(self, payload: bytes) -> None:
+        """One more frame of the session (for a page that reads them as they come)."""
+
+    def received(self) -> str:
+        return plain(b"".join(self.frames))

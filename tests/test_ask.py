@@ -19,6 +19,7 @@ from test_authority import Log
 
 from margin.core import RuleError, get_system
 from margin.core.authority import GM, Refused, Seat
+from margin.core.lens import PlayerLens, player_state
 from margin.core.systems.words import parse_generic, split_words
 from margin.events.players import Answered, Prompted
 
@@ -112,6 +113,10 @@ def test_a_secret_ask_is_rolled_by_the_gm_and_its_player_learns_only_that(system
     assert log.state.prompts == {}
     with pytest.raises(Refused, match="no check the GM asked of .* is waiting"):
         log.do(first, type="answer")
+    # nor does their state show what the check left (its result as their last check)
+    lens = PlayerLens(log.state.revealed, first)
+    lens.feed(log.records)
+    assert getattr(player_state(log.state, lens, None).characters[first], "last", None) is None
 
 
 def test_a_d100_chance_ask_is_secret_unless_the_gm_says_open() -> None:
@@ -238,8 +243,6 @@ def test_undo_of_an_answer_puts_the_prompt_back_and_undo_of_the_ask_voids_all() 
 
 
 def test_the_players_state_holds_their_own_waiting_prompts_alone() -> None:
-    from margin.core.lens import PlayerLens, player_state
-
     log = table("2d10-edge")
     typed(log, "ask kael,moreau athletics vs 20")
     for who in ("kael", "moreau", "vask"):

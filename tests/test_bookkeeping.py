@@ -22,6 +22,7 @@ from support import message, run_margin, settled
 from margin.core import get_system
 from margin.core.commands import Undo
 from margin.tui.screens.app import play_app
+from margin.tui.screens.base import Step
 from margin.tui.table.rng import RandomDice
 from margin.tui.table.table import Table
 
@@ -224,7 +225,7 @@ def test_the_same_fight_in_short_forms(system: str, tmp_path: Path) -> None:
             states.append(_state(app.view.table))
             for line in lines:
                 before = app.view.table.projection.seq
-                assert app.run_line(line), (line, message(app))
+                app.enqueue(Step(text=line))
                 await settled(pilot)  # the line is written in a worker
                 assert app.view.table.projection.seq > before, (line, message(app))
                 states.append(_state(app.view.table))

@@ -51,19 +51,31 @@ def test_branch_shares_records_verifies_and_diverges(demo: Path, tmp_path: Path)
     assert _hashes(demo) == source
     code, out, _ = run_margin("diff", str(demo), str(new))
     assert code == 0
-    assert f"share records 1..{at}; they part at record {at + 1}:" in out
-    assert "A: attack on enforcer with stracher-p11" in out
+    assert f"They share records 1..{at} and part at record {at + 1}:" in out
+    assert "A: attack on Enforcer with stracher-p11" in out
     assert f"B: a branch of {demo.name} at record {at}" in out
     # the source's Enforcer took 14 from Vask; in the branch he is untouched
-    enforcer = next(line for line in out.splitlines() if "Enforcer" in line)
+    enforcer = _row(out, "Enforcer")
     assert enforcer.startswith("* ")
     assert "Health 21/35" in enforcer
     assert "Health 35/35" in enforcer
-    moreau = next(line for line in out.splitlines() if "Moreau" in line)
-    assert moreau.startswith("  ")
+    assert _row(out, "Moreau").startswith("  ")
+    # every line fits the 80 columns of output that is not a terminal
+    assert max(len(line) for line in out.splitlines()) <= 80
     code, out, _ = run_margin("diff", str(demo), str(demo))
     assert code == 0
     assert f"hold the same {len(source)} records" in out
+
+
+def _row(out: str, name: str) -> str:
+    """The side-by-side row of ``name`` in ``margin diff``'s output, its wrapped lines joined
+    (a status column wraps in lines whose name column is blank)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line[2:].startswith(name))
+    end = start + 1
+    while end < len(lines) and lines[end][:3].isspace() and lines[end].strip():
+        end += 1
+    return " ".join(lines[start:end])
 
 
 def test_branch_starts_from_the_source_as_corrected(demo: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -328,6 +328,16 @@ def test_many_tables_in_one_database_keep_their_own_logs(pg_url: str) -> None:
         s.close()
 
 
+def forged_by(
+    url: str, owner_url: str, write: Callable[[str, list[Row]], str]
+) -> subprocess.CompletedProcess[str]:
+    """psql, logged in as ``url`` names, adding a note chained onto the last record of the
+    table ``owner_url`` names, by the SQL ``write`` gives."""
+    with open_store(owner_url, readonly=True) as store:
+        rows = list(store.rows())
+    return shell(owner_url, write(owner_url, [chained(rows[-1])]), url.partition("?")[0])
+
+
 def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
     pg: Server, pg_url: str
 ) -> None:
@@ -352,8 +362,7 @@ def test_a_players_role_granted_as_the_docs_say_reads_but_cannot_write(
         assert "not allowed" in json.loads(out)["error"]
         assert run("verify", url)[0] == 0
         # nor through the function writers append with
-        rows = list(open_store(pg_url, readonly=True).rows())
-        done = shell(pg_url, appended(pg_url, [chained(rows[-1])]), url.partition("?")[0])
+        done = forged_by(url, pg_url, appended)
         assert done.returncode != 0
         assert "players_role may not add records" in done.stderr
     finally:
@@ -477,8 +486,7 @@ def test_a_schema_an_earlier_margin_made_is_guarded_by_its_owners_next_margin(
             code, out, _ = run("verify", owner_url)
             assert code == 0
             assert "4 records checked" in out
-            rows = list(open_store(owner_url, readonly=True).rows())
-            done = shell(owner_url, sql(owner_url, [chained(rows[-1])]), url.partition("?")[0])
+            done = forged_by(url, owner_url, sql)
             assert done.returncode != 0
             assert "row-level security" in done.stderr
     finally:

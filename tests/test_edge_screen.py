@@ -199,7 +199,7 @@ def test_status_and_clock(demo: Table) -> None:
     assert any("serious injury 14" in s for s in guard)
     clock = SYSTEM.clock(demo.state)
     assert clock is not None
-    assert clock.title == "Round 1, turn 3 - Ambush at the cliff top"
+    assert clock.title == "Round 1, turn 3 (Ambush at the cliff top)"
     assert [r.name for r in clock.rows] == ["Moreau", "Vask", "Kael", "Enforcer", "Guard"]
     current = [r for r in clock.rows if r.current]
     assert [r.name for r in current] == ["Kael"]

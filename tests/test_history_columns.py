@@ -1,10 +1,15 @@
-"""The undo history kept in columns answers as a plain index of the log would: command ids
+"""The undo history kept in columns answers as a plain index of the log would (and a
+replay as corrected lists what a filtered copy of the log's list would): command ids
 found by id (one a part of another's bytes included), records by command, and what an undo
 voids, with cause links pointing back as margin writes them or either way as a table
 written elsewhere may have them."""
 
 from __future__ import annotations
 
+import bisect
+from array import array
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,6 +17,7 @@ from margin.core import snapshot as snapshots
 from margin.core.history import Commands, History
 from margin.core.state import TableState
 from margin.events import Noted, Record, Undone
+from margin.tui.table.reader import Skipping
 
 IDS = st.text(alphabet="abé", min_size=0, max_size=4)
 
@@ -102,3 +108,22 @@ def test_a_snapshot_keeps_the_history_whole(log: tuple[list[Record], bool]) -> N
     restored = snapshots.decode(snapshots.encode(snapshots.encode_fold(state, history)))
     assert restored is not None
     assert restored.history == history
+
+
+@given(st.sets(st.integers(1, 60)), st.sets(st.integers(0, 70)), st.integers(-70, 70))
+def test_a_replay_as_corrected_lists_the_records_less_the_skipped(
+    listed: set[int], skip: set[int], place: int
+) -> None:
+    seqs = array("q", sorted(listed))
+    kept = [s for s in seqs if s not in skip]
+    corrected = Skipping(seqs, skip)
+    assert len(corrected) == len(kept)
+    assert list(corrected) == kept
+    assert [corrected[i] for i in range(len(kept))] == kept
+    assert corrected[2:7] == kept[2:7]
+    if -len(kept) <= place < len(kept):
+        assert corrected[place] == kept[place]
+    else:
+        with pytest.raises(IndexError):
+            corrected[place]
+    assert bisect.bisect_right(corrected, place) == bisect.bisect_right(kept, place)

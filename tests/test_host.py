@@ -47,6 +47,8 @@ from margin.tui.host.ssh import (
     parse_keys,
     session_env,
 )
+from margin.tui.screens.watch import WaitingScreen
+from margin.tui.table import seats
 from margin.tui.table.table import Table
 
 pytestmark = pytest.mark.slow
@@ -102,6 +104,27 @@ def test_player_sees_their_view_and_new_records_live(site):
     assert "Kael connected over ssh" in site["host"].output()
 
 
+def test_a_player_back_over_ssh_reads_what_happened_while_away(site):
+    from margin.core.commands import Note
+
+    kael = join(site, "Kael", name="kael-away")
+    kael.wait_for("watching as Kael")
+    kael.type("q")
+    kael.wait_for("[exit 0]")
+    # Kael left long enough ago to be shown the digest (``seats.AWAY``)
+    mark = seats.last_read(str(site["table"]), "kael")
+    assert mark is not None
+    seats.keep_read(str(site["table"]), "kael", mark.read, at=mark.at - seats.AWAY)
+    write(site["table"], Note(text="the lighthouse goes dark"))
+    write(site["table"], Note(text="a smuggler's signal", gm_only=True))
+    back = join(site, "Kael", name="kael-back")
+    shown = back.wait_for("since you left")
+    assert "the lighthouse goes dark" in shown
+    assert "smuggler" not in shown
+    back.key("Enter")
+    back.wait_for("watching as Kael")
+
+
 def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     kael = join(site, "Kael")
     kael.wait_for("watching as Kael")
@@ -112,6 +135,8 @@ def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     kael.submit("roll 2d6 for the climb", "asked the GM (request #")
     gm = join(site, "gm", name="gm-rules")
     gm.wait_for("F5 accepts the first")
+    # the GM's seat lists Kael's, by the door it came in
+    gm.wait_for("seated: Kael (ssh) up to date")
     gm.key("F5")
     gm.wait_for("GM accepts Kael's request")
     kael.wait_for("GM accepts Kael's request")
@@ -538,7 +563,7 @@ async def test_a_player_seated_while_the_command_palette_is_open_gets_their_view
         await pilot.press("ctrl+p")
         await _until(pilot, lambda: isinstance(app.screen, CommandPalette))
         write(table, AddCharacter(name="Zed"))
-        await _until(pilot, lambda: app.view is not None and len(app.screen_stack) == 1)
+        await _until(pilot, lambda: app.watching and len(app.screen_stack) == 1)
         await pilot.pause()
         assert "watching as Zed" in str(app.query_one("#header").render())
     app.table.close()
@@ -553,7 +578,7 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
     def broken(self):
         raise KeyError(HIDDEN_NAME)
 
-    monkeypatch.setattr(HostedWatch, "look_for_seat", broken)
+    monkeypatch.setattr(WaitingScreen, "look_for_seat", broken)
     # the session runs until the waiting screen's next look for the seat ends it
     await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), 60)
     assert app.return_code == 1

@@ -24,13 +24,14 @@ from hosting import (
     GM_NOTE,
     HIDDEN_NAME,
     SECRET_FACE,
-    hosted,
+    Frames,
+    browser_at,
+    gm_of_the_site,
     plain,
-    the_hosts_gm,
     wait_gone,
+    web_site,
     write,
 )
-from support import CHROMIUM_FLAGS, chromium
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.host.web import link_door
@@ -44,18 +45,13 @@ COLS, ROWS = 160, 50
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("web")
-    options = ("--max-size", f"{COLS}x{ROWS}")
-    host, table, _ = hosted(folder, ("gm", "Kael"), web=True, options=options)
-    yield {"host": host, "table": table, "dir": folder}
-    host.stop()
+    yield from web_site(tmp_path_factory.mktemp("web"), ("--max-size", f"{COLS}x{ROWS}"))
 
 
 @pytest.fixture(autouse=True)
 def as_the_hosts_gm(request, monkeypatch):
     """What the tests write, the host's GM writes."""
-    if "site" in request.fixturenames:
-        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+    gm_of_the_site(request, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -63,40 +59,17 @@ def browser(site):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(site["dir"] / "profile"),
-            executable_path=chromium(),
-            args=CHROMIUM_FLAGS,
-            headless=True,
-            viewport={"width": 1100, "height": 700},
-        )
+        context = browser_at(playwright, site["dir"] / "profile", (1100, 700))
         yield context
         context.close()
 
 
-class Seat:
+class Seat(Frames):
     """A page open at a seat's link, keeping what the session sent."""
 
     def __init__(self, browser, url: str) -> None:
-        self.frames: list[bytes] = []
-        self.page = browser.new_page()
-        self.page.on("websocket", self._socket)
+        super().__init__(browser.new_page())
         self.response = self.page.goto(url)
-
-    def _socket(self, ws) -> None:
-        ws.on("framereceived", self._frame)
-
-    def _frame(self, payload) -> None:
-        if isinstance(payload, str):
-            # the page's keep-alive answer carries the browser's clock, whose
-            # digits say nothing of the table
-            if payload.startswith('["pong"'):
-                return
-            payload = payload.encode()
-        self.frames.append(payload)
-
-    def received(self) -> str:
-        return plain(b"".join(self.frames))
 
     def wait_for(self, text: str, timeout: float = 20) -> None:
         end = time.monotonic() + timeout

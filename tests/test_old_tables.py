@@ -86,6 +86,11 @@ def _as_then(state: dict[str, Any]) -> dict[str, Any]:
         for key, default in extra.items():
             if key in into:
                 assert into.pop(key) == default, key
+    for char in state["characters"].values():
+        # a last check names the record it came from (added later): a number of the log
+        last = char.get("last")
+        if isinstance(last, dict) and "seq" in last:
+            assert isinstance(last.pop("seq"), int)
     return state
 
 

@@ -18,6 +18,7 @@ from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, build_table
 from support import MARGIN, margin_output
 
 from margin.core.commands import convert_command
+from margin.tui.table import seats
 from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table
 
@@ -155,8 +156,16 @@ def test_the_plain_seat_waits_for_its_character(tmp_path: Path) -> None:
         _play(table, {"type": "add-character", "name": "Ilse"})
         seat.wait_for("watching as Ilse")
         seat.wait_for("Ilse joins the table")
+        # seated, the GM's margin lists the seat, up to date, until it leaves
+        end = time.monotonic() + 20
+        while not seats.seated(str(table)):
+            assert time.monotonic() < end, "the plain seat never told the GM's margin"
+            time.sleep(0.02)
+        (found,) = seats.seated(str(table))
+        assert (found.name, found.door) == ("Ilse", "local")
     finally:
         seat.quit()
+    assert seats.seated(str(table)) == []
 
 
 def _session(path: Path, gm_only: bool) -> Path:

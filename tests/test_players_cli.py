@@ -121,3 +121,22 @@ def test_trust_applies_at_once_and_undo_voids_it(tmp_path: Path) -> None:
     assert check.endswith("(undone)")
     assert f"gm       undo of #{first} " in undo
     assert undo.endswith("(voids 1 record)")
+
+
+def test_the_gm_asks_through_margin_do_and_the_player_answers_through_theirs(
+    tmp_path: Path,
+) -> None:
+    path = _table(tmp_path)
+    ask = {"type": "ask", "characters": ["Kael"], "check": {"skill": "melee", "tn": 15}}
+    margin_output("do", path, stdin=json.dumps(ask) + "\n")
+    assert "GM asks Kael to roll now: check skill=melee tn=15" in margin_output(
+        "log", path, "--as", "Kael"
+    )
+    assert "GM asks" not in margin_output("log", path, "--as", "Moreau")
+    code, [reply] = _as(path, "Kael", {"type": "answer", "faces": [8, 2]})
+    assert code == 0
+    check, done = (r for r in log_json(path) if r["seq"] in reply["seq"])
+    assert (check["author"], check["faces"], done["type"]) == (ME, [8, 2], "player.answered")
+    code, [again] = _as(path, "Kael", {"type": "answer"})
+    assert code == 1
+    assert again["error"] == "line 1: Kael: answer: no check the GM asked of Kael is waiting"

@@ -459,3 +459,52 @@ def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> N
     assert "Timeline" not in page
     assert f"{fights} encounters" in page
     assert page.count("<h2>Cellar ") == fights
+
+
+def _chart_colours(page: str) -> list[tuple[str, dict[str, str]]]:
+    """Each chart of an HTML recap: its title and the colour of each series, by its name."""
+    import re
+
+    out = []
+    for chart in page.split('<div class="chart">')[1:]:
+        fills = dict(re.findall(r"\.color-(\d+),[^{]*\{stroke:(#[0-9a-f]{6})", chart))
+        legends = re.findall(r'class="color-(\d+) reactive" /><text[^>]*>([^<]*)</text>', chart)
+        title = re.search(r'class="title plot_title">([^<]*)<', chart)
+        out.append((title[1] if title else "", {who: fills[n] for n, who in legends}))
+    return out
+
+
+@pytest.mark.parametrize("system", ["2d10-edge", "d100-chance"])
+def test_a_character_has_one_colour_in_every_chart_of_the_html_recap(
+    tmp_path: Path, system: str
+) -> None:
+    build_demo(tmp_path / "demo.margin", system).close()
+    code, page, err = run_margin("recap", str(tmp_path / "demo.margin"), "--format", "html")
+    assert code == 0, err
+    charts = [c for c in _chart_colours(page) if not c[0].startswith("Luck")]
+    assert len(charts) >= 2, [c[0] for c in charts]
+    colour: dict[str, str] = {}
+    for title, series in charts:
+        for who, fill in series.items():
+            assert colour.setdefault(who, fill) == fill, (who, title)
+    # and no two characters share one
+    assert len(set(colour.values())) == len(colour)
+
+
+def test_a_character_keeps_its_colour_when_the_charts_list_others_first() -> None:
+    from margin.core.recap import Encounter
+    from margin.tui.text.recap_html import html
+
+    # Kael only checks and the guard only hurts: the charts side by side list them apart
+    fight = Encounter(
+        "Ambush",
+        rounds=1,
+        damage={1: {"Guard": 7}},
+        activity={1: {"Kael": 1, "Guard": 1}},
+    )
+    fight.tally("Kael").checks = 1
+    fight.tally("Guard").dealt = 7
+    charts = dict(_chart_colours(html(Recap(system="2d10-edge", encounters=[fight]))))
+    damage, timeline = charts["Damage dealt by round"], charts["Timeline: checks by round"]
+    assert damage["Guard"] == timeline["Guard"]
+    assert timeline["Kael"] != timeline["Guard"]

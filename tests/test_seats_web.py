@@ -12,8 +12,7 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-from hosting import hosted, plain, screen_rows, the_hosts_gm, write
-from support import CHROMIUM_FLAGS, chromium
+from hosting import Frames, browser_at, gm_of_the_site, screen_rows, web_site, write
 
 from margin.core.commands import Note
 
@@ -27,16 +26,12 @@ MARK = "Kael ducks low ({})"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("seats")
-    host, table, _ = hosted(folder, ("gm", "Kael"), web=True)
-    yield {"host": host, "table": table, "dir": folder}
-    host.stop()
+    yield from web_site(tmp_path_factory.mktemp("seats"))
 
 
 @pytest.fixture(autouse=True)
 def as_the_hosts_gm(request, monkeypatch):
-    if "site" in request.fixturenames:
-        the_hosts_gm(request.getfixturevalue("site")["dir"], monkeypatch)
+    gm_of_the_site(request, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -47,32 +42,14 @@ def playwright():
         yield playwright
 
 
-class Page:
+class Page(Frames):
     """A fresh browser (its own profile) at one size, with every request it made."""
 
     def __init__(self, playwright, profile, size: tuple[int, int]) -> None:
-        self.context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=chromium(),
-            args=CHROMIUM_FLAGS,
-            headless=True,
-            viewport={"width": size[0], "height": size[1]},
-        )
+        self.context = browser_at(playwright, profile, size)
         self.requests: list[str] = []
-        self.frames: list[bytes] = []
         self.context.on("request", lambda request: self.requests.append(request.url))
-        self.page = self.context.new_page()
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
-
-    def _frame(self, payload) -> None:
-        if isinstance(payload, str):
-            if payload.startswith('["pong"'):
-                return
-            payload = payload.encode()
-        self.frames.append(payload)
-
-    def received(self) -> str:
-        return plain(b"".join(self.frames))
+        super().__init__(self.context.new_page())
 
     def rows(self) -> dict[int, str]:
         return screen_rows(b"".join(self.frames).decode("utf-8", "replace"))

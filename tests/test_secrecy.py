@@ -17,7 +17,9 @@ position. Three properties hold:
 
 Whispers between the GM and the other player, and that player's requests from their
 own seat, are among the actions the watched player never sees: a whisper to one
-player changes nothing any other player receives.
+player changes nothing any other player receives. So are the checks the GM asks of the
+other player (open, or secret and rolled by the GM at once); the watched player is
+asked too, openly or in secret, and answers from their seat.
 
 Dice are committed (``core.fairness``), from the same session keys in every run; the
 one thing masked is a secret record's commitment to what it hides (``sealed``).
@@ -93,12 +95,15 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
 PUBLIC = (
     "roll", "secret-roll", "check", "note", "undo", "redo", "reveal",
-    "cond", "counter", "npc-hurt",
+    "cond", "counter", "npc-hurt", "ask", "secret-ask", "answer",
 )  # fmt: skip
 GM_ONLY = (
     "roll", "secret-roll", "check", "gm-note", "undo", "cond", "counter", "gm-cond",
-    "whisper", "request", "their-whisper",
+    "whisper", "request", "their-whisper", "ask-other", "secret-ask-other",
 )  # fmt: skip
+#: the GM asks the watched player (the first) for a check, and they answer from their seat;
+#: the GM asks the other player, who never answers (their answer is a check all see)
+ASKS = ("ask", "secret-ask", "ask-other", "secret-ask-other")
 #: what the other player's seat does, which the player watched (the first) never sees:
 #: whispers between the GM and them, and their requests
 OTHER_SEAT = ("request", "their-whisper")
@@ -150,8 +155,8 @@ def _command(
         return _checks(system, actor)
     if kind == "note":
         return {"type": "note", "text": "the lights go out"}
-    if kind in ("whisper", "their-whisper", "request"):
-        return _between(system, kind, names[1], pick)
+    if kind in ("whisper", "their-whisper", "request", "answer", *ASKS):
+        return _between(system, kind, names, pick)
     if kind == "gm-note":
         return {"type": "note", "text": "reinforcements in two rounds", "gm_only": True}
     if kind == "mixed":
@@ -164,13 +169,28 @@ def _command(
     return {"type": "undo", "command": ids[pick % len(ids)]}
 
 
-def _between(system: str, kind: str, other: str, pick: int) -> dict[str, Any]:
-    """What passes between the GM and the other player: whispers, and their request."""
+def _between(system: str, kind: str, names: list[str], pick: int) -> dict[str, Any]:
+    """What passes between the GM and a player: whispers and the other player's request,
+    checks the GM asks of either, and the watched player's answer."""
+    other = names[1]
+    if kind in ASKS:
+        return _asked(system, other if kind.endswith("other") else names[0], "secret" in kind)
+    if kind == "answer":
+        return {"type": "answer"}
     if kind == "whisper":
         return {"type": "whisper", "to": other, "text": f"a secret for you alone {pick}"}
     if kind == "their-whisper":
         return {"type": "whisper", "to": "gm", "text": f"I pocket the gem {pick}"}
     return _checks(system, other)
+
+
+def _asked(system: str, who: str, secret: bool) -> dict[str, Any]:
+    """The GM asks ``who`` for the system's check, openly (a d100-chance check said open) or
+    in secret."""
+    check = {k: v for k, v in _checks(system, who).items() if k not in ("type", "character")}
+    if system == "d100-chance" and not secret:
+        check["secret"] = False
+    return {"type": "ask", "characters": [who], "check": check, "secret": secret}
 
 
 def play(
@@ -227,6 +247,8 @@ def play(
         secret = gm and kind == "secret-roll"
         table.dice = RandomDice(n * 7919 + variant) if secret else None
         seat = Seat(names[1], "ssh", "SHA256:other") if kind in OTHER_SEAT else GM_SEAT
+        if kind == "answer":
+            seat = Seat(names[0], "local", "watched")
         with contextlib.suppress(RuleError):
             records = table.execute(convert_command(system, data), command_id=f"c{n}", seat=seat)
             firsts[f"c{n}"] = records[0].seq
@@ -352,6 +374,15 @@ EVERY_KIND: list[tuple[str, Any, int]] = [
     ("npc-hurt", 0, 1),
     ("undo", 0, 0),
     ("npc-hurt", 1, 2),
+    ("ask-other", "h", 0),
+    ("ask", 0, 0),
+    ("secret-ask-other", "h", 0),
+    ("answer", 0, 0),
+    ("secret-ask", 1, 0),
+    ("ask", 1, 0),
+    ("undo", 0, 0),
+    ("undo", "h", 1),
+    ("answer", 0, 0),
 ]
 
 
@@ -366,6 +397,23 @@ def test_a_revealed_check_keeps_its_hidden_helper_unseen(system: str, tmp_path: 
     (a secret roll's dice, a secret target), never who is still hidden."""
     steps: list[tuple[str, Any, int]] = [("mixed", 0, 0), ("check", 0, 0), ("reveal", 0, 0)]
     check_session(tmp_path, system, [*steps, ("roll", "h", 0)])
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [("secret-ask-other", "h", 0), ("roll", 0, 0)],
+        [("roll", "h", 0), ("secret-ask", 0, 0)],
+    ],
+)
+def test_a_check_the_gm_rolls_for_one_player_tells_none_whether_the_dice_were_new(
+    system: str, steps: list[tuple[str, Any, int]], tmp_path: Path
+) -> None:
+    """A secret ask draws the GM's dice for one player's check: the session's commitment
+    and the dice go on a record no player sees, so whether it was the first to draw
+    changes nothing another command shows, nor its own prompt."""
+    check_session(tmp_path, system, steps)
 
 
 def test_the_property_fails_when_a_leak_is_put_back(

@@ -195,6 +195,17 @@ def test_a_replay_from_kept_checkpoints_stands_where_a_whole_fold_does(
     assert kept == seen(path, _demo_sheets("2d10-edge")[0][0]["name"])
 
 
+def kept_with_lens(path: Path) -> tuple[Snapshot, bytes]:
+    """The newest snapshot a table keeps of this fold, and the players' index it carries."""
+    with open_store(path, readonly=True) as store:
+        kept = store.snapshot(snapshots.fold_version())
+    assert kept is not None
+    restored = snapshots.decode(kept.body)
+    assert restored is not None
+    assert restored.lens is not None
+    return kept, restored.lens
+
+
 def test_a_table_keeps_a_snapshot_and_opens_from_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -213,29 +224,20 @@ def test_a_table_keeps_a_snapshot_and_opens_from_it(
     # a player's screen opening on the GM's snapshot indexes the log and keeps its index
     live = LiveTable.open_live(str(path), readonly=True, lens=True)
     live.close()
-    with open_store(path, readonly=True) as store:
-        kept = store.snapshot(snapshots.fold_version())
-        assert kept is not None
-        restored = snapshots.decode(kept.body)
-        assert restored is not None
-        assert restored.lens is not None
+    kept_with_lens(path)
     # and the GM's next snapshot carries it on
     table = Table.open(path)
     for _ in range(5):
         table.execute(convert_note("on"))
     assert table.snapshot_seq == table.projection.seq
     table.close()
+    kept, lens_body = kept_with_lens(path)
+    lens = snapshots.decode_lens(lens_body, kept.seq)
+    assert lens is not None
     with open_store(path, readonly=True) as store:
-        kept = store.snapshot(snapshots.fold_version())
-        assert kept is not None
-        restored = snapshots.decode(kept.body)
-        assert restored is not None
-        assert restored.lens is not None
-        lens = snapshots.decode_lens(restored.lens, kept.seq)
-        assert lens is not None
         whole = PlayerLens()
         whole.feed(store.records())
-        assert list(lens.seqs) == list(whole.seqs)
+    assert list(lens.seqs) == list(whole.seqs)
 
 
 def convert_note(text: str) -> Any:

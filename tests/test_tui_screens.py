@@ -25,6 +25,7 @@ from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_com
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
 from margin.tui.screens.modals import HelpScreen, JumpScreen, UndoScreen
+from margin.tui.screens.watch import WaitingScreen
 from margin.tui.screens.widgets import CommandLine, LogView, OddsBar
 from margin.tui.table import table as tablemod
 from margin.tui.table.reader import LiveTable
@@ -270,6 +271,7 @@ async def test_help_lists_every_key(path):
                 "f5": "F5",
                 "f6": "F6",
                 "f7": "F7",
+                "f8": "F8",
                 "pageup": "PageUp",
                 "pagedown": "PageDown",
                 "escape": "Escape",
@@ -492,8 +494,8 @@ async def test_watch_waits_for_its_character_to_be_seated(path, tmp_path):
     app = appmod.watch_app(path, "Nobody")
     hidden = appmod.watch_app(path, "Shade")  # the GM's hidden character: never a view
     async with app.run_test(size=SIZE) as pilot, hidden.run_test(size=SIZE) as other:
-        assert app.view is None
-        assert hidden.view is None
+        assert isinstance(app.screen, WaitingScreen)
+        assert isinstance(hidden.screen, WaitingScreen)
         waiting = str(app.query_one("#waiting", Static).render())
         assert "Waiting for the GM to seat Nobody" in waiting
         gm = Table.open(path)
@@ -505,7 +507,8 @@ async def test_watch_waits_for_its_character_to_be_seated(path, tmp_path):
         await _until(pilot, lambda: app.query("#log"), "the view opens")
         await _until(pilot, lambda: "watching as Nobody" in str(app.header_text()), "header")
         await other.pause(0.3)
-        assert hidden.view is None
+        assert isinstance(hidden.screen, WaitingScreen)
+        assert not hidden.watching
         assert not hidden.query("#log")
     app.table.close()
     hidden.table.close()
@@ -892,22 +895,16 @@ async def test_keys_typed_while_a_dialog_opens_or_closes_reach_the_command_line(
     dialog = RulesScreen if opener == "f2" else HelpScreen
     async with playing(path, SIZE) as (app, pilot):
         before = len(log_texts(app))
-        # typed while the dialog opens: it closes and the line is typed beneath
-        await pilot.press(opener)
-        queued(app, *"roll 1d6", "enter")
-        await pilot.pause()
-        await pilot.pause()
-        assert not isinstance(app.screen, dialog)
-        assert len(log_texts(app)) == before + 1
-        assert "1d6" in log_texts(app)[-1]
+        # typed while the dialog opens (it closes, and the line is typed beneath), then
         # typed while it closes
-        await pilot.press(opener)
-        queued(app, "escape", *"roll 1d8", "enter")
-        await pilot.pause()
-        await pilot.pause()
-        assert not isinstance(app.screen, dialog)
-        assert len(log_texts(app)) == before + 2
-        assert "1d8" in log_texts(app)[-1]
+        for n, keys in enumerate(([*"roll 1d6", "enter"], ["escape", *"roll 1d8", "enter"]), 1):
+            await pilot.press(opener)
+            queued(app, *keys)
+            await pilot.pause()
+            await pilot.pause()
+            assert not isinstance(app.screen, dialog)
+            assert len(log_texts(app)) == before + n
+            assert "".join(keys[-4:-1]) in log_texts(app)[-1]
         # the dialog's own keys still are its own
         await pilot.press(opener)
         await pilot.pause()
@@ -916,3 +913,45 @@ async def test_keys_typed_while_a_dialog_opens_or_closes_reach_the_command_line(
         await pilot.pause()
         assert not isinstance(app.screen, dialog)
         assert app.query_one(CommandLine).value == ""
+
+
+@pilot_test
+async def test_the_footer_shows_quit_and_ctrl_c_says_how_to_quit(path):
+    from textual.widgets._footer import FooterKey
+
+    for app, quits in ((play(path), "Ctrl+Q quits"), (appmod.watch_app(path, "Kael"), "q or")):
+        async with app.run_test(size=(80, 24)) as pilot:
+            # the footer lists its keys once the screen's bindings have settled
+            for _ in range(500):
+                await pilot.pause()
+                shown = {key.action for key in app.screen.query(FooterKey)}
+                if shown:
+                    break
+            assert "quit" in shown, shown
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            assert message(app).startswith(quits), message(app)
+            assert app.return_code is None
+
+
+@pilot_test
+async def test_completion_offers_the_attackers_own_weapons_each_under_its_kind(tmp_path):
+    from margin.tui.table.demo import build_demo
+
+    path = tmp_path / "edge.margin"
+    build_demo(path, "2d10-edge", dice=RandomDice(0)).close()
+    async with playing(str(path), (120, 30)) as (app, pilot):
+        line = app.query_one(CommandLine)
+        await type_line(pilot, "attack kael ")
+        # the attacker is not offered as the target
+        assert message(app) == "character: enforcer  guard  moreau  vask"
+        await type_line(pilot, "moreau ")
+        # Kael's weapons alone, and the option words said as such, not as weapons
+        assert message(app).startswith("weapon: heavy-pistol  punch  sword; or: burst  single")
+        await type_line(pilot, "sw")
+        await pilot.press("tab")
+        assert line.value == "attack kael moreau sword "
+        await pilot.pause()
+        # a weapon is given: no more are offered
+        assert message(app).startswith("or: burst  single")
+    app.view.table.close()

@@ -28,7 +28,8 @@ from margin.core.commands import AddCharacter, Note, convert_command
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
 from margin.tui.screens.base import history_path
-from margin.tui.screens.modals import HelpScreen, PasteScreen
+from margin.tui.screens.messages import StepAnswered
+from margin.tui.screens.modals import HelpScreen, PasteScreen, UndoScreen
 from margin.tui.screens.widgets import CommandLine
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.table.table import Table
@@ -244,6 +245,47 @@ async def test_a_paste_behind_a_slow_write_lands_in_order_after_it(path, monkeyp
         burst(app, "note fourth\r")
         await pilot.pause()
     assert notes(app) == ["first", "second", "third", "fourth"]
+
+
+@pilot_test
+async def test_every_step_is_answered_once_in_the_order_entered(path, monkeypatch):
+    """A burst of keys, a bracketed paste and an undo, all entered while the first line is
+    held in its write: the steps' worker answers each once, in the order entered (the
+    messages the screen handled), and the undo previews the last line pasted."""
+    answered: list[tuple[str, str | None]] = []
+
+    def hook(message):
+        if isinstance(message, StepAnswered):
+            answered.append((type(message).__name__, message.step.text))
+
+    app = play(path)
+    hold = Hold(monkeypatch, app.view.table.store, "append_decided")
+    async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
+        with unsettled():
+            burst(app, "note one\rfly\rnote two\r")
+            await hold.begin()
+            await paste(app, pilot, "note three\nnote four")
+            await pilot.press("enter")
+            await pilot.press("ctrl+z")
+            hold.go.set()
+        await settled(pilot)
+        assert isinstance(app.screen, UndoScreen)
+        assert "note: four" in str(app.screen.query_one("#undo-list").render())
+        await pilot.press("enter")
+        await pilot.pause()
+    assert answered == [
+        ("Written", "note one"),
+        ("Refused", "fly"),
+        ("Written", "note two"),
+        ("Written", "note three"),
+        ("Written", "note four"),
+        ("UndoDecided", None),
+        ("Written", None),
+    ]
+    assert notes(app) == ["one", "two", "three", "four"]
+    assert type(app.view.table.store.record(app.view.table.store.last_seq).event).__name__ == (
+        "Undone"
+    )
 
 
 @pilot_test
@@ -725,7 +767,7 @@ async def test_a_system_without_a_clock_of_its_own_gets_the_turn_orders_next_tur
         assert app.check_action("next_turn", ()) is True
         assert "Next turn" in [c.title for c in app.get_system_commands(app.screen)]
         await burst_run(app, pilot, "add Vex\radd Guard x2\rstart vex guard\r")
-        assert app.view.clock().title == "Encounter: not begun"
+        assert app.view.clock().title == "Not begun: next begins it"
         await pilot.press("ctrl+n")
         await pilot.pause()
         clock = app.view.clock()
@@ -842,3 +884,37 @@ async def test_a_command_as_json_pasted_on_several_lines_is_one_line(path):
         await pilot.press("enter")
         await pilot.pause()
         assert notes(app) == ["laid out"]
+
+
+def clock_lines(app):
+    """The clock panel as drawn, one string per line."""
+    return str(app.query_one("#clock").render()).splitlines()
+
+
+@pytest.mark.parametrize("width", [80, 100])
+@pilot_test
+async def test_the_clocks_title_is_said_in_words_whole_and_marks_whom_players_do_not_see(
+    tmp_path, width
+):
+    path = tmp_path / "edge.margin"
+    Table.create(path, "2d10-edge").close()
+    async with playing(str(path), (width, 30)) as (app, pilot):
+        await burst_run(
+            app,
+            pilot,
+            'add Kael\radd "Sniper in the tower" hidden\rstart Ambush on the old bridge road\r'
+            'join kael\rjoin "Sniper in the tower"\r',
+        )
+        lines = clock_lines(app)
+        # the title wraps at its words rather than being cut, and says what to type
+        title = lines[: next(i for i, line in enumerate(lines) if "Kael" in line)]
+        said = " ".join(" ".join(title).split())
+        assert said == "Not begun: next begins it (Ambush on the old bridge road)"
+        [sniper] = [line for line in lines if "Sniper" in line]
+        assert "(hidden)" in sniper
+    app.view.table.close()
+    watcher = appmod.watch_app(str(path), "Kael")
+    async with watcher.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        assert not any("Sniper" in line or "hidden" in line for line in clock_lines(watcher))
+    watcher.view.table.close()

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import player_log, player_state_of, run_margin
 
-from margin.core import RuleError, decide, get_system
+from margin.core import RuleError, get_system
 from margin.core.commands import convert_command
 from margin.core.panels import character_status
 from margin.events import Record
@@ -311,19 +311,23 @@ def effect_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
 
 
 def _written(table: Table, line: str) -> list[dict[str, object]] | None:
-    """The events ``line`` would write on ``table``, or None when it is refused."""
+    """The events ``line`` wrote on ``table``, read back from its log, or None when it was
+    refused; a refused line writes nothing and changes nothing."""
+    before, state = table.projection.seq, msgspec.to_builtins(table.state)
     try:
         parsed = commandline.parse_line(line, table.state)
         assert parsed.command is not None
-        assert table.dice is not None
-        drafts = decide(parsed.command, table.state, table.dice)
+        records = table.execute(parsed.command)
     except RuleError:
+        assert table.projection.seq == before, line
+        assert msgspec.to_builtins(table.state) == state, line
         return None
-    return [msgspec.to_builtins(d.event) for d in drafts]
+    kept = [table.store.record(r.seq) for r in records]
+    return [msgspec.to_builtins(r.event) for r in kept]
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=TEXTS, name=NAMES)
 def test_a_typed_text_is_written_exactly_or_refused(
@@ -339,6 +343,8 @@ def test_a_typed_text_is_written_exactly_or_refused(
         if written is not None:
             [found] = [e for e in written if e["type"] == tag]
             assert found[field] == text, line
+    # a line naming one character at the table and one not there writes for neither
+    assert _written(effect_state, f"cond vex,nobody-{name.split()[0]} {name} 2r") is None
     bare = _written(effect_state, f"cond vex {name} 2r")
     if bare is not None:
         [added] = bare
@@ -390,3 +396,29 @@ def test_records_name_characters_by_name_not_id(demo: Callable[[str], Table], sy
         for cid in ids:
             said = re.findall(rf"(?<![\w-]){re.escape(cid)}(?![\w-])", line)
             assert len(said) <= len(re.findall(rf"\b{re.escape(cid)}\b", words)), (cid, line)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_demo_table_has_a_fight_under_way(demo: Callable[[str], Table], system: str) -> None:
+    from margin.core.clock import table_clock
+    from margin.tui.table.reader import clock_position
+
+    clock = table_clock(demo(system).state)
+    assert clock is not None, system
+    assert len(clock.rows) >= 2
+    assert clock_position(clock), clock.title  # a round or a count the fight has reached
+
+
+def test_a_condition_in_its_last_round_says_whose_turn_ends_it(
+    demo: Callable[[str], Table],
+) -> None:
+    # the demo's guard is pinned down for 1 round on Mira's turn of round 1
+    table = demo("2d6-effect")
+    guard = "port-guard"
+    assert "pinned down, 1 round left" in character_status(
+        table.state.characters[guard], table.state
+    )
+    run(table, "next")  # round 2: Vex's turn; it ends when Mira's comes
+    assert "pinned down, until Mira's turn" in character_status(
+        table.state.characters[guard], table.state
+    )

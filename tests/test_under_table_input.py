@@ -182,10 +182,10 @@ def test_ending_the_track_does_not_name_hidden_tokens_to_players(tmp_path: Path)
     finally:
         t.close()
     lines = margin_output("log", str(path)).splitlines()
-    assert "timing track ends at count 0, dropping kael" in lines[-1]
+    assert "timing track ends at count 0, dropping Kael" in lines[-1]
     assert "Rifleman's arc rifle (due on count 6) is interrupted (the track ends)" in lines[-2]
     player = margin_output("log", str(path), "--as", "Kael").splitlines()[-1]
-    assert player.endswith("timing track ends at count 0, dropping kael")
+    assert player.endswith("timing track ends at count 0, dropping Kael")
     out = margin_output("log", str(path), "--as", "Kael", "--json").splitlines()
     assert json.loads(out[-1])["dropped"] == ["kael"]
     assert json.loads(out[-2])["type"] != "under.interrupted"

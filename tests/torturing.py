@@ -298,6 +298,12 @@ class Torture:
         if code not in (0, -signal.SIGKILL):
             self._problem(f"margin do ended with {code}: {err.strip()}")
 
+    def _margin(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        """``margin ARGS`` as this run's GM, run to its end (two minutes at the most)."""
+        return subprocess.run(
+            [*MARGIN, *args], input=stdin, capture_output=True, text=True, env=self.env, timeout=120
+        )
+
     def _reader(self, args: list[str], kind: str = "reader") -> int | None:
         """A margin command run to its end (or its kill): its exit status, None if killed."""
         proc = subprocess.Popen(
@@ -437,14 +443,7 @@ class Torture:
     def _converge(self) -> None:
         """A last note; every watcher and seat still running must come to show it."""
         last = f"last{self.seed}"
-        done = subprocess.run(
-            [*MARGIN, "do", self.table],
-            input=note_line(last),
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=120,
-        )
+        done = self._margin("do", self.table, stdin=note_line(last))
         if done.returncode != 0:
             self._problem(f"the last note was refused: {done.stderr.strip()}")
             return
@@ -477,13 +476,7 @@ class Torture:
             [*MARGIN, "key"], capture_output=True, text=True, env=self.env, check=True
         ).stdout.strip()
         # the last process out: it may write, so it folds the log back into the file
-        done = subprocess.run(
-            [*MARGIN, "verify", self.table, "--key", key],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=120,
-        )
+        done = self._margin("verify", self.table, "--key", key)
         if done.returncode != 0:
             self._problem(f"margin verify --key: {done.stderr.strip()}")
         source = self.table

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from margin.core import SYSTEMS, RuleError, command_schema, get_system, parse_co
 from margin.core.authority import GM_SEAT, Seat, author_seat
 from margin.core.carry import carried
 from margin.core.commands import EndSession
-from margin.core.dicecheck import check_dice
+from margin.core.dicecheck import DiceReport, check_dice
 from margin.core.dicecheck import report_lines as dice_lines
 from margin.core.state import TableState, character_id
 from margin.events import (
@@ -42,7 +43,7 @@ from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 from margin.tui.host.limits import Limits, parse_size
 from margin.tui.table.keys import sign_as_gm
-from margin.tui.table.reader import LogRow, View, open_view
+from margin.tui.table.reader import LogRow, View, open_view, player_id
 from margin.tui.table.resolve import input_lines
 from margin.tui.table.table import Table, new_command_id
 from margin.tui.text import render
@@ -284,8 +285,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"{name}: {verdict.records} records checked {where}; chain intact; {signed}")
     if authors:
         print(f"{name}: written by " + "; ".join(f"{a}: {n}" for a, n in authors.items()))
-    if report is None:
-        return 0
+    return 0 if report is None else _dice_verdict(name, report)
+
+
+def _dice_verdict(name: str, report: DiceReport) -> int:
+    """``margin verify --dice``'s report on a table's dice, and its exit status."""
     for line in dice_lines(report):
         print(line)
     for problem in report.problems:
@@ -480,7 +484,6 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     from margin.tui.host.host import Host, serve
     from margin.tui.host.ssh import HostError, parse_address, parse_keys
-    from margin.tui.table.reader import player_id
 
     try:
         cols, rows = parse_size(args.max_size)
@@ -495,25 +498,36 @@ def cmd_host(args: argparse.Namespace) -> int:
     except UnicodeDecodeError:
         raise UsageError(f"--keys {args.keys}: not a text file of public keys") from None
     limits = Limits(args.per_seat, args.channels, args.sessions, cols, rows, args.memory)
-    sheets = None
-    if args.sheets is not None:
-        sheets = Path(args.sheets).expanduser().resolve()
-        if not sheets.is_dir():
-            raise UsageError(f"--sheets {args.sheets}: not a folder (give the folder of sheets)")
+    sheets = _sheets_folder(args.sheets)
     path = args.path if is_url(args.path) else str(Path(args.path).resolve())
-    table = Table.open(path, readonly=True)
-    state = table.state
-    table.close()
-    for seat in sorted(set(seats.values()) - {"gm"}):
-        try:
-            player_id(state, seat)
-        except RuleError:
-            print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
+    _say_unseated(path, set(seats.values()) - {"gm"})
     try:
         asyncio.run(serve(Host(path, seats, ssh, web, say=_say, limits=limits, sheets=sheets)))
     except OSError as exc:
         raise UsageError(f"cannot listen: {exc.strerror or exc}") from None
     return 0
+
+
+def _sheets_folder(given: str | None) -> Path | None:
+    """The folder ``--sheets`` names, if any; a UsageError when it is not a folder."""
+    if given is None:
+        return None
+    sheets = Path(given).expanduser().resolve()
+    if not sheets.is_dir():
+        raise UsageError(f"--sheets {given}: not a folder (give the folder of sheets)")
+    return sheets
+
+
+def _say_unseated(path: str, players: set[str]) -> None:
+    """Say which of the players the host seats have no character at the table yet."""
+    table = Table.open(path, readonly=True)
+    state = table.state
+    table.close()
+    for seat in sorted(players):
+        try:
+            player_id(state, seat)
+        except RuleError:
+            print(f"{seat}: not seated yet; their session waits until the GM seats {seat}")
 
 
 def _say(line: str) -> None:
@@ -603,9 +617,11 @@ def cmd_branch(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from margin.tui.table.branch import diff
+    from margin.tui.table.branch import PLAIN_WIDTH, diff
 
-    sys.stdout.write(diff(args.a, args.b))
+    # as wide as the terminal; a pipe or a file gets lines any reader can take
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else PLAIN_WIDTH
+    sys.stdout.write(diff(args.a, args.b, width))
     return 0
 
 
@@ -638,6 +654,11 @@ HOST_COUNTS = (
 )
 
 
+def _flag(parser: argparse.ArgumentParser, option: str, meaning: str | None = None) -> None:
+    """An option that is on when given."""
+    parser.add_argument(option, action="store_true", help=meaning)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="margin", description="A game master's table in the terminal.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
@@ -649,15 +670,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("watch", help="a player's live, read-only view of a table")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", required=True, help="the player's character")
-    s.add_argument(
-        "--bell",
-        action="store_true",
-        help="ring the terminal's bell when you are on deck and when your turn begins",
-    )
-    s.add_argument(
+    _flag(s, "--bell", "ring the terminal's bell when you are on deck and when your turn begins")
+    _flag(
+        s,
         "--plain",
-        action="store_true",
-        help="each new record as a line of text, never redrawn (screen readers, slow links); "
+        "each new record as a line of text, never redrawn (screen readers, slow links); "
         "keys: t whose turn, c the clock, s your character, h help, q quit",
     )
     s.set_defaults(func=cmd_watch)
@@ -714,7 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("do", help="run JSON commands from standard input, one per line")
     s.add_argument("path", nargs="?")
-    s.add_argument("--schema", action="store_true", help="print the JSON Schema of the commands")
+    _flag(s, "--schema", "print the JSON Schema of the commands")
     s.add_argument("--system", help="with --schema: only this system's commands")
     s.add_argument("--author", help="who the GM's records name as their author (gm)")
     s.add_argument(
@@ -727,7 +744,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("log", help="print the records")
     s.add_argument("path")
-    s.add_argument("--json", action="store_true")
+    _flag(s, "--json")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.add_argument("--about", metavar="NAME", help="only the records about this character")
     s.add_argument("--grep", metavar="TEXT", help="only the records whose line holds TEXT")
@@ -735,9 +752,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("state", help="print the projection")
     s.add_argument("path")
-    s.add_argument("--json", action="store_true")
+    _flag(s, "--json")
     s.add_argument("--at", type=int, metavar="SEQ", help="state right after record SEQ")
-    s.add_argument("--corrected", action="store_true", help="apply every later undo too")
+    _flag(s, "--corrected", "apply every later undo too")
     s.add_argument("--as", dest="as_", metavar="NAME", help="through this player's lens")
     s.set_defaults(func=cmd_state)
 
@@ -746,20 +763,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--as", dest="as_", metavar="NAME", help="the recap this player may see")
     s.add_argument("--format", choices=("md", "html"), default="md", help="md (default) or html")
     s.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
-    s.add_argument(
-        "--as-it-happened",
-        action="store_true",
-        help="count undone records where they were made (default: as corrected)",
+    _flag(
+        s, "--as-it-happened", "count undone records where they were made (default: as corrected)"
     )
     s.set_defaults(func=cmd_recap)
 
     s = sub.add_parser("luck", help="each character's checks against their exact odds")
     s.add_argument("path")
     s.add_argument("--as", dest="as_", metavar="NAME", help="what this player may see")
-    s.add_argument("--checks", action="store_true", help="list every check with its chance")
-    s.add_argument(
-        "--as-it-happened", action="store_true", help="count undone rolls too (default: not)"
-    )
+    _flag(s, "--checks", "list every check with its chance")
+    _flag(s, "--as-it-happened", "count undone rolls too (default: not)")
     s.set_defaults(func=cmd_luck)
 
     s = sub.add_parser("branch", help="a new table sharing a table's records up to one")
@@ -786,11 +799,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--key", metavar="KEY", help="require every record signed by this public key (or key file)"
     )
-    s.add_argument(
-        "--dice",
-        action="store_true",
-        help="also recompute every die margin drew and open every revealed secret",
-    )
+    _flag(s, "--dice", "also recompute every die margin drew and open every revealed secret")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser(
@@ -801,10 +810,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("export", help="write the records as JSON Lines")
     s.add_argument("path")
-    s.add_argument(
+    _flag(
+        s,
         "--salvage",
-        action="store_true",
-        help="of a damaged table: the intact records before the damage, as margin salvage keeps them",
+        "of a damaged table: the intact records before the damage, as margin salvage keeps them",
     )
     s.set_defaults(func=cmd_export)
 
@@ -827,7 +836,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_backup)
 
     s = sub.add_parser("key", help="print the GM's public key (made on first use)")
-    s.add_argument("--path", action="store_true", help="also say where the private key is")
+    _flag(s, "--path", "also say where the private key is")
     s.set_defaults(func=cmd_key)
 
     s = sub.add_parser("resolve", help="the rules as a JSON Lines filter")

@@ -121,6 +121,8 @@ class ClockRow:
     turn: bool = False
     #: next to act: the next turn starts with this one, or the next count resolves it
     on_deck: bool = False
+    #: players do not see this one (only the GM's clock lists them)
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,16 @@ class Clock:
     round: int | None = None
     turn: int | None = None
     count: int | None = None
+
+
+def fight_title(round: int, name: str = "", turn: int | None = None) -> str:
+    """An initiative order's title, the same words in every system: ``Round 2, turn 3``,
+    or ``Not begun: next begins it``, then the fight's name if it has one (``(Docks)``)."""
+    if round:
+        where = f"Round {round}" + (f", turn {turn}" if turn is not None else "")
+    else:
+        where = "Not begun: next begins it"
+    return f"{where} ({name})" if name else where
 
 
 #: most characters one ``add NAME xN`` (an add-character's ``count``) seats

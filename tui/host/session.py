@@ -33,7 +33,7 @@ from margin.core.authority import Door, Seat
 from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp
 from margin.tui.screens.base import TableApp
-from margin.tui.screens.watch import WaitingWatch
+from margin.tui.screens.watch import WatchApp
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text.plain import plain_seat
@@ -77,7 +77,7 @@ class HostedPlay(Hosted, PlayApp):
     """The GM's table screen, served by ``margin host``."""
 
 
-class HostedWatch(Hosted, WaitingWatch):
+class HostedWatch(Hosted, WatchApp):
     """A player's live view, served by ``margin host``; a waiting screen until seated."""
 
 
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     _own_terminal()
     if args[2:] == ["--plain"] and args[1] != GM:
-        return plain_seat(args[0], args[1])
+        return plain_seat(args[0], args[1], door="ssh")
     try:
         app = session_app(*args)
     except (StoreError, RuleError) as exc:
@@ -153,8 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app.run()
     finally:
-        table = app.table if isinstance(app, HostedWatch) else app.view.table
-        table.close()
+        app.table.close()
     return 0
 
 

@@ -6,28 +6,28 @@ screens render a ``View`` of the table and send commands; rules stay in core.
 
 from __future__ import annotations
 
-import functools
 import getpass
 import json
-from collections import deque
+import queue
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 from margin.core import RuleError
 from margin.core.authority import Seat
 from margin.core.commands import Accept, Command, Redo, Undo
 from margin.core.systems.words import NAMES_NOTE
-from margin.events import Record, StoreError, short_name
+from margin.events import StoreError, short_name
 from margin.tui.table.notices import Notices
 from margin.tui.table.reader import (
     LiveTable,
@@ -51,12 +51,23 @@ from .base import (
     write,
 )
 from .commandline import SheetReader
+from .messages import (
+    Dropped,
+    LineOpens,
+    Refused,
+    StepAnswered,
+    StepsDone,
+    UndoDecided,
+    Written,
+)
 from .modals import (
     PasteScreen,
     UndoScreen,
 )
+from .prompts import PromptsPanel
 from .replay import ReplayApp
-from .watch import WaitingWatch
+from .seats import SeatsLine
+from .watch import WatchApp
 from .widgets import (
     CommandLine,
     LogView,
@@ -68,6 +79,14 @@ from .widgets import (
 BUSY_NOTICE = 0.5
 
 
+def line_refusal(error: Exception) -> str:
+    """Why a line could not be run: core's reason, or (a bug in a short form, which must
+    not end the GM's session) what margin failed on."""
+    if isinstance(error, RuleError):
+        return str(error)
+    return f"margin could not read that line ({type(error).__name__}: {error})"
+
+
 class PlayApp(TableApp):
     """The GM's table: every panel live, a command line, undo with a preview."""
 
@@ -76,7 +95,7 @@ class PlayApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "next_turn", "Next turn", tooltip="next turn (the system's 'next')"),
         Binding("ctrl+z", "undo", "Undo", tooltip="undo: shows what it voids, Enter confirms"),
-        Binding("ctrl+y", "redo", "Redo", tooltip="redo the last undo"),
+        Binding("ctrl+y", "redo", "Redo", show=False, tooltip="redo the last undo"),
         Binding("f1", "help", "Help", tooltip="this help"),
         Binding("f2", "rules", "Rules", tooltip="the rules of this table's system"),
         Binding("f4", "panels", "Panels", tooltip=PANELS_HELP),
@@ -86,12 +105,14 @@ class PlayApp(TableApp):
                 tooltip="refuse the first player's request waiting (type a reason, Enter)"),
         Binding("f7", "rule('amend')", "Amend", show=False,
                 tooltip="amend the first player's request waiting: its line, to change and run"),
+        Binding("f8", "roll_asked", "Roll asked", show=False,
+                tooltip="roll the first check asked of a player who has not answered (Enter)"),
         *key_pair(
             "PageUp / PageDown", "scroll the log",
             ("pageup", "log_page(-1)", "Log up"),
             ("pagedown", "log_page(1)", "Log down"),
         ),
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (CommandLine,)
 
@@ -102,23 +123,31 @@ class PlayApp(TableApp):
         history: Path | None = None,
         sheets: SheetFiles | None = None,
     ) -> None:
-        super().__init__(view, name)
+        super().__init__(view.table, name)
+        self.view = view
         self.history = history
         #: where ``add NAME from FILE`` reads its file
         self.sheets = sheets or SheetFiles(table=view.table.store.name)
         self.greeting = "help lists the commands; F1 lists the keys"
         #: the records each recent command wrote, newest last
         self._ran: list[list[int]] = []
-        #: lines and commands waiting for the one in flight, and the one in flight
-        self._steps: deque[Step] = deque()
-        self._step: Step | None = None
+        #: the steps entered and not yet taken by the steps' worker, oldest first
+        self._waiting: queue.SimpleQueue[Step] = queue.SimpleQueue()
+        #: steps entered whose answer has not been handled here yet
+        self._unanswered = 0
+        #: whether the steps' worker runs (until its StepsDone is handled)
+        self._stepping = False
+        #: Ctrl+Q a second time: the steps' worker drops the steps still waiting
+        self._dropping = False
         self._busy_notice: Timer | None = None
         self._quitting = False
         #: what the table's host says of seats it refused or ended
         self.notices = Notices(view.table.store.name)
 
     def compose_bottom(self) -> Iterable[Any]:
+        yield SeatsLine(self.view, id="seats")
         yield Static(id="requests")
+        yield PromptsPanel(id="prompts")
         yield OddsBar(id="odds")
         yield Static(id="message")
         yield CommandLine(self.view, history=self.history, id="command")
@@ -129,6 +158,8 @@ class PlayApp(TableApp):
         panel = self.query_one("#requests", Static)
         self._show("requests", requests, panel.update)
         panel.display = bool(requests.plain)
+        asked = self.query_one(PromptsPanel)
+        self._show("prompts", asked.text_of(self.view.state()), asked.show_text)
 
     def requests_text(self) -> Text:
         """The players' requests waiting for a ruling, first the oldest, and the keys."""
@@ -171,8 +202,21 @@ class PlayApp(TableApp):
             else f"amending request #{seq}: change the command, then Enter"
         )
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def action_roll_asked(self) -> None:
+        """Put ``ask roll NAME`` on the command line for the first prompt waiting: Enter rolls
+        it with the GM's dice (or add ``= FACES`` the player called out)."""
+        found = PromptsPanel.first_waiting(self.view.state())
+        if found is None:
+            self.say("no check asked of a player is waiting", error=True)
+            return
+        line = self.query_one(CommandLine)
+        line.value = f"ask roll {found} "
+        line.cursor_position = len(line.value)
+        line.focus()
+        self.say(f"rolling the check asked of {found}: Enter (= FACES for the dice they rolled)")
+
+    def start(self) -> None:
+        super().start()
         self.query_one(CommandLine).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         self.set_interval(NOTICE_INTERVAL, self.host_notices)
@@ -273,51 +317,176 @@ class PlayApp(TableApp):
         )
 
     # -- lines and commands, one at a time -----------------------------------
+    #
+    # The GM's steps (lines typed or pasted, keys' commands, an undo's preview) go to one
+    # worker in the order entered, which runs each once the one before is on the table
+    # and answers each with one message (messages.StepAnswered); a step entered while the
+    # worker runs is taken by it, or by the next one if it had ended (StepsDone).
 
     @property
     def busy(self) -> bool:
-        return super().busy or self._step is not None
+        return super().busy or self._stepping or self._unanswered > 0
 
     def enqueue(self, *steps: Step) -> None:
         """Run ``steps`` after the ones already waiting, each once the one before has landed."""
-        self._steps.extend(steps)
-        self._advance()
+        for step in steps:
+            self._waiting.put(step)
+        self._unanswered += len(steps)
+        if self._busy_notice is None:
+            self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
+        self._start_steps()
 
     def idle(self) -> None:
-        self._advance()
+        self._start_steps()
 
-    def follow(self) -> None:
-        if not self._steps:
-            super().follow()
+    def _start_steps(self) -> None:
+        # one table job at a time: not while a fold is in flight (its answer starts them)
+        if not self._stepping and not super().busy and not self._waiting.empty():
+            self._stepping = True
+            self.run_steps()
 
-    def _advance(self) -> None:
-        while not self.busy and self._steps:
-            step = self._step = self._steps.popleft()
-            if step.text is not None:
-                ok = self.run_line(step.text, step.paste is not None)
-            elif step.preview:
-                assert isinstance(step.command, Undo)
-                ok = self.preview_undo(step.command)
+    @work(thread=True, exclusive=True, group="table")
+    def run_steps(self) -> None:
+        """Run the steps waiting, oldest first, until none is left; each is answered by a
+        message, and ``StepsDone`` says the worker has ended."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            try:
+                step = self._waiting.get_nowait()
+            except queue.Empty:
+                break
+            self.post_message(self.run_step(step))
+        self.post_message(StepsDone())
+
+    def run_step(self, step: Step) -> StepAnswered:
+        """Run one step (in the steps' worker): what came of it."""
+        paste = step.paste
+        if self._dropping or (paste is not None and paste.refused):
+            return Dropped(step)
+        if step.text is not None:
+            answer = self.run_line(step, step.text)
+        elif step.preview:
+            assert isinstance(step.command, Undo)
+            answer = self.preview_undo(step, step.command)
+        else:
+            assert step.command is not None
+            answer = self.execute(step, step.command)
+        if paste is not None and isinstance(answer, Refused):
+            paste.refused = True
+        return answer
+
+    def run_line(self, step: Step, text: str) -> StepAnswered:
+        """Run a typed line (in the steps' worker): a search, help and rules are the
+        screen's to show; a command is decided and appended."""
+        if text.startswith("/"):
+            return LineOpens(step, "search")
+        sheets: SheetReader | None = None
+        try:
+            # a file may be slow to read (a network folder): the screen answers keys meanwhile
+            files = commandline.sheet_files(text, self.view.state())
+            if files:
+                sheets = {name: self.sheets.read(name) for name in files}.__getitem__
+            parsed = commandline.parse_line(text, self.view.state(), sheets)
+        except Exception as exc:
+            return Refused(step, line_refusal(exc))
+        if parsed.action == "undo":
+            return self.preview_undo(step, Undo())
+        if isinstance(parsed.command, Undo):
+            return self.preview_undo(step, parsed.command)
+        if parsed.action in ("help", "rules"):
+            return LineOpens(step, parsed.action)
+        assert parsed.command is not None
+        return self.execute(step, parsed.command)
+
+    def execute(self, step: Step, command: Command) -> StepAnswered:
+        """Decide and append ``command`` (in the steps' worker)."""
+        try:
+            return Written(step, write(self.table, command))
+        except (RuleError, StoreError, Failed) as exc:
+            return Refused(step, str(exc))
+
+    def preview_undo(self, step: Step, command: Undo) -> StepAnswered:
+        """Decide the undo, not appended (in the steps' worker): what it voids is shown
+        for the GM to confirm."""
+        try:
+            self.table.catch_up()
+            return UndoDecided(step, self.table.decide(command))
+        except (RuleError, StoreError) as exc:
+            return Refused(step, str(exc))
+
+    @on(Written)
+    def written(self, message: Written) -> None:
+        """A step's command is on the table: what it wrote, on the message line."""
+        self.query_one(OddsBar).show_odds(None)
+        self._ran = [*self._ran[-99:], [r.seq for r in message.records]]
+        if message.step.paste is None:
+            self.say(self.results(lines_run=1))
+        self.redraw(follow=True)
+        self._answered(message.step, True)
+
+    @on(Refused)
+    def step_refused(self, message: Refused) -> None:
+        self.say(message.reason, error=True)
+        self._answered(message.step, False)
+
+    @on(UndoDecided)
+    def undo_decided(self, message: UndoDecided) -> None:
+        """Show what the undo voids; Enter appends it (after the steps entered meanwhile)."""
+        undone = message.drafts[0].event
+        target: str = undone.command
+        rows = self.view.gm_rows(undone.voids)
+
+        def done(confirmed: bool | None) -> None:
+            if confirmed:
+                self.enqueue(Step(command=Undo(command=target)))
             else:
-                assert step.command is not None
-                ok = self.execute(step.command)
-            if not super().busy:  # answered at once, without a worker
-                self._finish(ok)
-        if self._quitting and not self.busy and not self.query_one(CommandLine).pending:
-            self.exit()
+                self.say("undo cancelled; nothing changed")
 
-    def _finish(self, ok: bool) -> None:
-        """The step in flight is over: ``ok``, or refused (the reason on the message line)."""
-        step, self._step = self._step, None
-        if step is None:
-            return
+        self.push_screen(UndoScreen(rows), done)
+        self._answered(message.step, True)
+
+    @on(LineOpens)
+    def line_opens(self, message: LineOpens) -> None:
+        if message.action == "help":
+            self.action_help()
+        elif message.action == "rules":
+            self.action_rules()
+        else:
+            log = self.query_one(LogView)
+            log.screen_lines()
+            found = self.search((message.step.text or "")[1:], log.lowest)
+            if found is not None:
+                log.show(found)
+        self._answered(message.step, True)
+
+    @on(Dropped)
+    def dropped(self, message: Dropped) -> None:
+        self._answered(message.step, None)
+
+    @on(StepsDone)
+    def steps_done(self) -> None:
+        self._stepping = False
+        self._start_steps()
+        self._quit_if_written()
+
+    def _answered(self, step: Step, ok: bool | None) -> None:
+        """A step is answered: ``ok``, refused (False; the reason is on the message line)
+        or dropped (None)."""
+        self._unanswered -= 1
+        if self._busy_notice is not None:
+            self._busy_notice.stop()
+            self._busy_notice = None
+        if self._unanswered:
+            self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
         if step.line is not None:
             step.line.pending -= 1
-            if not ok:
+            if ok is False:
                 step.line.refused(step.text or "")
-        paste = step.paste
-        if paste is None:
-            return
+        if step.paste is not None and ok is not None:
+            self._paste_answered(step, step.paste, ok)
+        self._quit_if_written()
+
+    def _paste_answered(self, step: Step, paste: Paste, ok: bool) -> None:
         lines = paste.lines
         if not ok:
             n = paste.ran + 1
@@ -325,7 +494,6 @@ class PlayApp(TableApp):
             rest = f"lines {n}-{len(lines)} were" if n < len(lines) else f"line {n} was"
             self.say(f"pasted line {n} of {len(lines)} refused ({rest} not run): {reason}", True)
             self.query_one(CommandLine).refused(step.text or "")
-            self._steps = deque(s for s in self._steps if s.paste is not paste)
             return
         paste.ran += 1
         if paste.ran == len(lines):
@@ -364,99 +532,6 @@ class PlayApp(TableApp):
         paste = Paste(lines)
         self.enqueue(*(Step(text=text, paste=paste) for text in lines))
 
-    def run_line(self, text: str, quiet: bool = False) -> bool:
-        """Run a typed line; False when it is refused (the reason is on the message line).
-
-        A command goes to a worker: whether it was refused is said when it lands.
-        """
-        if text.startswith("/"):
-            log = self.query_one(LogView)
-            log.screen_lines()
-            found = self.search(text[1:], log.lowest)
-            if found is not None:
-                log.show(found)
-            return True
-        files = commandline.sheet_files(text, self.view.state())
-        if files:
-            # a file may be slow to read (a network folder): the screen answers keys meanwhile
-            self.submit(
-                functools.partial(self._read_sheets, files),
-                functools.partial(self._sheets_read, text, quiet),
-            )
-            return True
-        return self._run_read(text, quiet)
-
-    def _read_sheets(self, files: list[str]) -> dict[str, dict[str, Any]]:
-        return {name: self.sheets.read(name) for name in files}
-
-    def _sheets_read(
-        self,
-        text: str,
-        quiet: bool,
-        sheets: dict[str, dict[str, Any]] | None,
-        error: Exception | None,
-    ) -> None:
-        if error is not None:
-            self._refuse_line(error)
-            self._finish(False)
-            return
-        assert sheets is not None
-        ok = self._run_read(text, quiet, sheets.__getitem__)
-        if not super().busy:  # refused at once: no command went to the worker
-            self._finish(ok)
-
-    def _refuse_line(self, error: Exception) -> None:
-        if isinstance(error, RuleError):
-            self.say(str(error), error=True)
-        else:  # a bug in a short form must not end the GM's session
-            self.say(f"margin could not read that line ({type(error).__name__}: {error})", True)
-
-    def _run_read(self, text: str, quiet: bool, sheets: SheetReader | None = None) -> bool:
-        """Run a line whose sheet files, if it names any, ``sheets`` has read."""
-        try:
-            parsed = commandline.parse_line(text, self.view.state(), sheets)
-        except Exception as exc:
-            self._refuse_line(exc)
-            return False
-        if parsed.action == "undo":
-            return self.preview_undo(Undo())
-        if isinstance(parsed.command, Undo):
-            return self.preview_undo(parsed.command)
-        if parsed.action in ("help", "rules"):
-            if parsed.action == "help":
-                self.action_help()
-            else:
-                self.action_rules()
-            return True
-        assert parsed.command is not None
-        return self.execute(parsed.command, quiet=quiet)
-
-    def execute(self, command: Command, quiet: bool = False) -> bool:
-        """Decide and append ``command`` in a worker; what it wrote is said when it lands."""
-        self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
-        self.submit(
-            functools.partial(write, self.view.table, command),
-            functools.partial(self._executed, quiet),
-        )
-        return True
-
-    def _executed(self, quiet: bool, records: list[Record] | None, error: Exception | None) -> None:
-        if self._busy_notice is not None:
-            self._busy_notice.stop()
-        if error is not None:
-            if not isinstance(error, RuleError | StoreError | Failed):
-                raise error
-            self.say(str(error), error=True)
-            self._finish(False)
-            return
-        assert records is not None
-        self.query_one(OddsBar).show_odds(None)
-        self._ran = [*self._ran[-99:], [r.seq for r in records]]
-        if not quiet:
-            self.say(self.results(lines_run=1))
-        self.redraw(follow=True)
-        self._finish(True)
-
     def say(self, message: str, error: bool = False) -> None:
         # once quitting has begun, the message line says how the screen quits, whatever lands
         if not self._quitting:
@@ -465,8 +540,12 @@ class PlayApp(TableApp):
     def _say_quitting(self, message: str) -> None:
         super().say(message)
 
+    def _waiting_count(self) -> int:
+        """Steps entered and not yet taken, besides the one being run (if any)."""
+        return max(0, self._unanswered - (1 if self._stepping else 0))
+
     def _say_busy(self) -> None:
-        waiting = len(self._steps)
+        waiting = self._waiting_count()
         self.say(
             "writing to the table..."
             + (
@@ -479,15 +558,12 @@ class PlayApp(TableApp):
     async def action_quit(self) -> None:
         """Quit once every line entered is on the table; again: once the one being written is."""
         if self._quitting:
-            dropped = len(self._steps)
-            for step in self._steps:
-                if step.line is not None:
-                    step.line.pending -= 1
-            self._steps.clear()
+            self._dropping = True
             self._say_quitting(
-                f"quitting once the command being written is on the table ({dropped} not run)"
+                "quitting once the command being written is on the table "
+                f"({self._waiting_count()} not run)"
             )
-            self._advance()
+            self._quit_if_written()
             return
         # Keys typed before this one may not have reached the command line yet: look once
         # they have, so that a line entered before the quit is not lost.
@@ -495,12 +571,16 @@ class PlayApp(TableApp):
 
     def _quit_when_written(self) -> None:
         self._quitting = True
-        if self.busy or self._steps or self.query_one(CommandLine).pending:
+        if self.busy or self.query_one(CommandLine).pending:
             self._say_quitting(
                 "quitting once the lines entered are on the table "
                 "(Ctrl+Q again: once the one being written is)"
             )
-        self._advance()
+        self._quit_if_written()
+
+    def _quit_if_written(self) -> None:
+        if self._quitting and not self.busy and not self.query_one(CommandLine).pending:
+            self.exit()
 
     def results(self, lines_run: int) -> str:
         """What the last commands wrote, one record a line, each in full."""
@@ -518,38 +598,6 @@ class PlayApp(TableApp):
 
     def action_undo(self) -> None:
         self.enqueue(Step(command=Undo(), preview=True))
-
-    def preview_undo(self, command: Undo) -> bool:
-        """Show what the undo voids (decided in a worker, not appended); Enter appends it."""
-        table = self.view.table
-
-        def decided() -> list[Any]:
-            table.catch_up()
-            return table.decide(command)
-
-        self.submit(decided, self._previewed)
-        return True
-
-    def _previewed(self, drafts: list[Any] | None, error: Exception | None) -> None:
-        if error is not None:
-            if not isinstance(error, RuleError | StoreError):
-                raise error
-            self.say(str(error), error=True)
-            self._finish(False)
-            return
-        assert drafts
-        undone = drafts[0].event
-        target: str = undone.command
-        rows = self.view.gm_rows(undone.voids)
-
-        def done(confirmed: bool | None) -> None:
-            if confirmed:
-                self.enqueue(Step(command=Undo(command=target)))
-            else:
-                self.say("undo cancelled; nothing changed")
-
-        self.push_screen(UndoScreen(rows), done)
-        self._finish(True)
 
     def action_redo(self) -> None:
         self.enqueue(Step(command=Redo()))
@@ -574,7 +622,7 @@ def play_app(path: str, default: bool = False) -> PlayApp:
     return app
 
 
-def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WaitingWatch:
+def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> WatchApp:
     """A player's live view of the table at ``path``, waiting until ``name`` is seated; with
     ``act``, and a table this account may write, with a command line for the player's
     commands from a seat at this account."""
@@ -589,9 +637,9 @@ def watch_app(path: str, name: str, bell: bool = False, act: bool = True) -> Wai
             table = None
     if table is None:
         table = LiveTable.open_live(path, readonly=True, lens=True, worker=True, player=name)
-        return WaitingWatch(table, name, short_name(path), bell=bell)
+        return WatchApp(table, name, short_name(path), bell=bell)
     seat = Seat(name, "local", getpass.getuser())
-    return WaitingWatch(table, name, short_name(path), bell=bell, acts=seat)
+    return WatchApp(table, name, short_name(path), bell=bell, acts=seat)
 
 
 def replay_app(path: str, name: str | None = None) -> ReplayApp:
@@ -605,7 +653,7 @@ def _run(app: TableApp) -> int:
     try:
         app.run()
     finally:
-        (app.table if isinstance(app, WaitingWatch) else app.view.table).close()
+        app.table.close()
     return 0
 
 

@@ -3,18 +3,17 @@ and runs its writes; the GM's, a player's and the replay's screens are kinds of 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 from margin.core import RuleError
@@ -31,6 +30,7 @@ from margin.tui.table.reader import (
 from margin.tui.text import render
 
 from . import commandline
+from .messages import Folded, ReadFailed
 from .modals import (
     HelpScreen,
     ReadingScreen,
@@ -99,6 +99,8 @@ class Paste:
 
     lines: list[str]
     ran: int = 0
+    #: set by the steps' worker when a line of the paste is refused: the rest are dropped
+    refused: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,22 +116,32 @@ class Step:
     paste: Paste | None = None
 
 
+class TableScreen(Screen[None]):
+    """The table's own screen: the panels of the App that shows the table, under any
+    dialog. The GM's and the replay's App start on it; a player's App switches to it
+    once their character is seated."""
+
+    @property
+    def table_app(self) -> TableApp:
+        app = self.app
+        assert isinstance(app, TableApp)
+        return app
+
+    def compose(self) -> ComposeResult:
+        yield from self.table_app.compose_table()
+
+    def on_mount(self) -> None:
+        self.table_app.start()
+
+
 class TableApp(App[None]):
     """The panels every screen shares: header, clock, party, log, message line.
 
-    The table is folded and written in worker threads, one job at a time
-    (``submit``): a job's answer comes back as a ``JobDone`` message and is
-    shown here, on the screen's own thread, which reads the table only
+    The table is folded and written in Textual workers (group ``table``), one table
+    job at a time: each job's worker says what came of it in a message of its own
+    (``messages``), shown here, on the screen's own thread, which reads the table only
     through its ``View`` (under the table's lock).
     """
-
-    class JobDone(Message):
-        """A table job finished in its worker: what it returned, or what it raised."""
-
-        def __init__(self, result: Any, error: Exception | None) -> None:
-            super().__init__()
-            self.result = result
-            self.error = error
 
     # from this folder, whichever module an App subclass is defined in (the host's sessions)
     CSS_PATH = Path(__file__).with_name("margin.tcss")
@@ -150,47 +162,30 @@ class TableApp(App[None]):
     #: the party panel of a table nobody sits at
     EMPTY = "nobody at the table yet"
 
-    def __init__(self, view: View, name: str) -> None:
+    #: what the table's screen shows of the table (a player's: once they are seated)
+    view: View
+
+    def __init__(self, table: LiveTable, name: str) -> None:
         super().__init__()
-        self.view = view
+        self.table = table
         self.table_name = name
         self.last_search = ""
-        #: what to do with the answer of the table job in flight (None: no job in flight)
-        self._then: Callable[[Any, Exception | None], None] | None = None
+        #: table jobs started whose answer has not been handled yet (a fold, a write)
+        self._jobs = 0
 
     @property
     def busy(self) -> bool:
         """Whether a table job (a write, a catch-up fold) is in flight."""
-        return self._then is not None
-
-    def submit(
-        self, work: Callable[[], Any], then: Callable[[Any, Exception | None], None]
-    ) -> None:
-        """Run ``work`` in a worker thread, then ``then(result, error)`` here; one job at a time."""
-        assert self._then is None, "one table job at a time"
-        self._then = then
-        self.run_worker(
-            functools.partial(self._work, work), group="table", thread=True, exit_on_error=False
-        )
-
-    def _work(self, work: Callable[[], Any]) -> None:
-        try:
-            result, error = work(), None
-        except Exception as exc:
-            result, error = None, exc
-        self.post_message(self.JobDone(result, error))
-
-    @on(JobDone)
-    def job_done(self, message: JobDone) -> None:
-        then, self._then = self._then, None
-        assert then is not None
-        then(message.result, message.error)
-        self.idle()
+        return self._jobs > 0
 
     def idle(self) -> None:
         """No table job is in flight any more: start what waits for one to end."""
 
-    def compose(self) -> ComposeResult:
+    def get_default_screen(self) -> Screen[Any]:
+        return TableScreen(id="_default")
+
+    def compose_table(self) -> ComposeResult:
+        """The table screen's panels."""
         yield Static(id="header")
         yield BriefLine(id="brief")
         with Horizontal(id="body"):
@@ -218,7 +213,8 @@ class TableApp(App[None]):
             return
         await super().on_event(event)
 
-    def on_mount(self) -> None:
+    def start(self) -> None:
+        """The table's screen is up: draw it from the table's newest record."""
         self.fit()
         self.redraw(follow=True)
 
@@ -231,7 +227,7 @@ class TableApp(App[None]):
         narrow = self.size.width < NARROW
         if not self.screen_stack:
             return  # a terminal's first size comes before the screen
-        table = self.screen_stack[0]  # the table's screen, under any dialog
+        table = self.screen_stack[0]  # the table's screen (or the waiting one), under any dialog
         for footer in table.query(KeysFooter):
             footer.compact = narrow
             footer.show_command_palette = not narrow
@@ -253,7 +249,7 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
-        with self.view.table.lock:  # every panel from one moment of the table
+        with self.table.lock:  # every panel from one moment of the table
             self._redraw(follow)
 
     def _redraw(self, follow: bool) -> None:
@@ -300,22 +296,38 @@ class TableApp(App[None]):
         """
         if self.busy:
             return
-        table = self.view.table
+        table = self.table
         try:
             changed = table.changed()
         except StoreError as exc:
             self.say(f"cannot read the table: {exc}", error=True)
             return
         if changed:
-            self.submit(table.catch_up, self.followed)
+            self._jobs += 1
+            self.fold()
 
-    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
-        if isinstance(error, StoreError):
-            self.say(f"cannot read the table: {error}", error=True)
-        elif error is not None:
-            raise error
-        elif new:
+    @work(thread=True, exclusive=True, group="table")
+    def fold(self) -> None:
+        """Fold what other processes appended; ``Folded`` says what (``ReadFailed``: no)."""
+        try:
+            new = self.table.catch_up()
+        except StoreError as exc:
+            self.post_message(ReadFailed(f"cannot read the table: {exc}"))
+            return
+        self.post_message(Folded(new))
+
+    @on(Folded)
+    def folded(self, message: Folded) -> None:
+        self._jobs -= 1
+        if message.new:
             self.redraw()
+        self.idle()
+
+    @on(ReadFailed)
+    def read_failed(self, message: ReadFailed) -> None:
+        self._jobs -= 1
+        self.say(message.reason, error=True)
+        self.idle()
 
     def action_read(self) -> None:
         """Open the record at the foot of the log in full (Up and Down step from it)."""
@@ -328,6 +340,14 @@ class TableApp(App[None]):
         """Scroll the characters panel (two lines a step: a name and its status)."""
         party = self.query_one("#party-scroll", VerticalScroll)
         party.scroll_to(y=party.scroll_offset.y + 2 * step, animate=False)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C copies what is selected; with nothing selected, it says how to quit."""
+        keys = sorted(
+            (key_name(k) for k, b in self.active_bindings.items() if b.binding.action == "quit"),
+            key=len,
+        )
+        self.say(f"{' or '.join(keys)} quits (Ctrl+C copies selected text)")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.help_keys(), self.help_commands()))

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from margin.core import RuleError, TableState, get_system, parse_command
+import msgspec
+
+from margin.core import RuleError, TableState, find_character, get_system, parse_command
 from margin.core.authority import given
-from margin.core.commands import Amend, command_type, convert_command
+from margin.core.commands import Amend, command_type, convert_command, player_commands
 from margin.core.systems.base import Command, Usage
 from margin.core.systems.words import CLOCK, GENERIC, parse_generic, split_words
 from margin.core.targets import find_characters
@@ -193,6 +195,14 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
     head = words[0].lower()
     if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
         return Parsed(action=head)
+    return Parsed(command=_command(words, faces, state, sheets))
+
+
+def _command(
+    words: list[str], faces: list[int] | None, state: TableState, sheets: SheetReader | None
+) -> Command:
+    """The command a line's words make, its typed ``faces`` (if any) given to it."""
+    head = words[0].lower()
     found = parse_generic(_read_sheet_files(words, sheets), state)
     if found is None:
         found = _system_forms(words, faces, state)
@@ -208,7 +218,7 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
                 "give its dice in its own words (help shows how)"
             )
         found["faces"] = faces
-    return Parsed(command=convert_command(state.system, found))
+    return convert_command(state.system, found)
 
 
 def _alias(rest: str, state: TableState) -> Command:
@@ -354,21 +364,56 @@ def typed_words(message: str, state: TableState) -> str:
 
 def kinds(text: str, state: TableState) -> list[str]:
     """What the word being typed at the end of ``text`` may be, by the command's grammar."""
+    return _place(text, state).kinds
+
+
+@dataclass(frozen=True)
+class _Place:
+    """The place of the word being typed: its kinds, whether it is the command's first
+    character slot (the one who acts), the characters the line names before it, and the
+    words given after the slots (a weapon already named is one of them)."""
+
+    kinds: list[str]
+    acting: bool = False
+    named: tuple[str, ...] = ()
+    given: frozenset[str] = frozenset()
+
+
+def _place(text: str, state: TableState) -> _Place:
     # quoted names of several words ("Rat 1") count as one word
     words = _split(text)
     before = words if not text or text[-1].isspace() else words[:-1]
     if not before:
-        return ["command"]
-    head = before[0].lower()
-    usage = grammar_of(head, state)
+        return _Place(["command"])
+    usage = grammar_of(before[0].lower(), state)
     if usage is None:
-        return []
-    args = [word.lower() for word in before[1:]]
-    if args and args[-1] in usage.after:
-        return [usage.after[args[-1]]]
+        return _Place([])
+    args = before[1:]
+    named = tuple(
+        _character_id(word, state)
+        for kind, word in zip(usage.slots, args, strict=False)
+        if kind == "character"
+    )
+    if args and args[-1].lower() in usage.after:
+        return _Place([usage.after[args[-1].lower()]], named=named)
     if len(args) < len(usage.slots):
-        return [usage.slots[len(args)]]
-    return list(usage.rest)
+        slot = usage.slots[len(args)]
+        return _Place([slot], slot == "character" and not named, named)
+    given = frozenset(word.lower() for word in args[len(usage.slots) :])
+    return _Place(list(usage.rest), named=named, given=given)
+
+
+def _character_id(word: str, state: TableState) -> str:
+    """The id of the character ``word`` names (``word`` itself when it names none)."""
+    try:
+        return find_character(state, word).id
+    except RuleError:
+        return word
+
+
+#: kinds of word a character's own sheet gives (its skills, its weapons): offered from the
+#: sheet of the one who acts, once the line names them
+SHEET_KINDS = frozenset({"skill", "weapon", "characteristic", "attribute", "action"})
 
 
 def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
@@ -391,31 +436,119 @@ def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str
     return kind.split("|")
 
 
-def candidates(text: str, state: TableState) -> list[str]:
-    """Completions of the last word of ``text``, in offer order, of the kinds its place takes."""
-    if text.startswith("{"):
-        return []
-    last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
-    vocab = vocabulary(state)
-    out: list[str] = []
-    seen: set[str] = set()
-    for kind in kinds(text, state):
-        for word in _pool(kind, state, vocab):
-            low = word.lower()
-            if low.startswith(last) and low != last and low not in seen:
-                seen.add(low)
-                out.append(word)
+def _gm_pool(kind: str, place: _Place, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
+    """What the GM's command line offers for a word of ``kind``: the acting character's own
+    skills and weapons once the line names them, and no character twice where one acts on
+    another (the attacker is not the target)."""
+    actor = place.named[0] if place.named else None
+    if kind in SHEET_KINDS and actor in state.characters:
+        own = _own_vocabulary(state, actor).get(kind)
+        if own:
+            return own
+    pool = _pool(kind, state, vocab)
+    if kind == "character" and place.named:
+        taken = set(place.named)
+        return [word for word in pool if _character_id(word, state) not in taken]
+    return pool
+
+
+#: words a player's command line offers besides their system's player commands: the
+#: screen's own
+PLAYER_WORDS = ("help", "rules")
+
+
+def player_words(state: TableState) -> list[str]:
+    """The first words a player may type: the forms that make a command their system marks
+    as a player's (``core.commands.player_commands``), and help."""
+    allowed = {str(kind.__struct_config__.tag) for kind in player_commands(state.system)}
+    out = []
+    for word in command_words(state):
+        usage = grammar_of(word, state)
+        made = usage.makes if usage is not None and usage.makes else word
+        if made in allowed or word in PLAYER_WORDS:
+            out.append(word)
     return out
 
 
-def complete(text: str, state: TableState) -> str | None:
+def _player_pool(
+    kind: str, place: _Place, state: TableState, player: str, vocab: dict[str, list[str]]
+) -> list[str]:
+    """What a player's command line offers for a word of ``kind``: their player words, their
+    own character where the one who acts goes, and their own character's skills and
+    weapons (``vocab`` is their character's alone)."""
+    if kind == "command":
+        return player_words(state)
+    if kind == "character" and place.acting:
+        return [player] if player in state.characters else []
+    if kind == "character":
+        return [c.id for c in state.characters.values()]
+    if kind in ("condition", "counter", "option"):
+        return []
+    return _pool(kind, state, vocab)
+
+
+def candidates(text: str, state: TableState, player: str | None = None) -> list[str]:
+    """Completions of the last word of ``text``, in offer order, of the kinds its place takes;
+    for ``player`` (a player's character id), only the words a player may give."""
+    return [word for _, words in offers(text, state, player) for word in words]
+
+
+def offers(text: str, state: TableState, player: str | None = None) -> list[tuple[str, list[str]]]:
+    """``candidates`` by the kind of word each is (a kind of literal words says ``or``)."""
+    if text.startswith("{"):
+        return []
+    last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
+    place = _place(text, state)
+    out: list[tuple[str, list[str]]] = []
+    # a word the line already gives is not offered again (the weapon, once it is named)
+    seen = {word.lower() for word in _split(text)[1:]} - {last}
+    for kind, pool in zip(place.kinds, _pools(place, state, player), strict=True):
+        if "|" not in kind and place.given & {word.lower() for word in pool}:
+            continue  # one word of this kind is given (one weapon, one location)
+        words = _fresh(pool, last, seen)
+        label = "or" if "|" in kind else kind
+        if words and out and out[-1][0] == label:
+            out[-1][1].extend(words)
+        elif words:
+            out.append((label, words))
+    return out
+
+
+def _pools(place: _Place, state: TableState, player: str | None) -> list[list[str]]:
+    """The words each kind of ``place`` takes, the GM's or (``player``) a player's own."""
+    if player is None:
+        vocab = vocabulary(state)
+        return [_gm_pool(kind, place, state, vocab) for kind in place.kinds]
+    vocab = _own_vocabulary(state, player)
+    return [_player_pool(kind, place, state, player, vocab) for kind in place.kinds]
+
+
+def _fresh(pool: list[str], last: str, seen: set[str]) -> list[str]:
+    """The words of ``pool`` that complete ``last`` and are not ``seen`` yet (now seen)."""
+    words = []
+    for word in pool:
+        low = word.lower()
+        if low.startswith(last) and low != last and low not in seen:
+            seen.add(low)
+            words.append(word)
+    return words
+
+
+def _own_vocabulary(state: TableState, player: str) -> dict[str, list[str]]:
+    """The names a player's own character gives completion (their skills, their weapons)."""
+    own = state.characters.get(player)
+    mine = msgspec.structs.replace(state, characters={player: own} if own is not None else {})
+    return vocabulary(mine)
+
+
+def complete(text: str, state: TableState, player: str | None = None) -> str | None:
     """``text`` with its last word completed (to the first candidate), or None.
 
     Nothing is inserted for a word not yet begun: the message line lists what may come.
     """
     if not text or text[-1].isspace():
         return None
-    found = candidates(text, state)
+    found = candidates(text, state, player)
     if not found:
         return None
     head = text[: len(text) - len(text.split()[-1])]

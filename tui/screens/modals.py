@@ -6,7 +6,6 @@ import functools
 from collections.abc import Iterable
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Table
@@ -83,10 +82,10 @@ class ReadingScreen(ModalScreen[None]):
 
     async def take_key(self, event: events.Key) -> bool:
         """Act on a key typed at this dialog; whether the key is done with (else it goes on)."""
-        bound = self.active_bindings.get(event.key)
-        if bound is not None:
-            if bound.enabled:
-                await self.app.run_action(bound.binding.action, bound.node)
+        if event.key in self.active_bindings:
+            # as Textual runs a key: each binding for it in turn until one acts (the
+            # scroll's Up does nothing when there is no scrolling, and the dialog's Up does)
+            await self.app._check_bindings(event.key)
             return True
         if event.is_printable:
             self.dismiss(None)
@@ -265,6 +264,10 @@ class Drawn:
 
 @functools.lru_cache(maxsize=8)
 def _drawn_markdown(text: str) -> Drawn:
+    # read when the rules are first shown: rich's Markdown brings a Markdown parser that
+    # would otherwise cost every screen's start
+    from rich.markdown import Markdown
+
     return Drawn(Markdown(text))
 
 

@@ -67,13 +67,14 @@ class ReplayApp(TableApp):
     ]  # fmt: skip
 
     def __init__(self, view: View, name: str) -> None:
-        super().__init__(view, name)
+        super().__init__(view.table, name)
+        self.view = view
         self.speed = 2
         self.playing = False
         self.view.goto(0)
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def start(self) -> None:
+        super().start()
         # The log never takes focus here, so its scrolling keys leave Left, Right,
         # Home and End to the replay.
         self.query_one(LogView).can_focus = False

@@ -3,26 +3,29 @@ waits until their character is seated."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events, on
-from textual.app import SystemCommand
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from margin.core import RuleError
 from margin.core.authority import Seat
 from margin.core.clock import Cue, cue, cue_line
-from margin.events import Record, StoreError
+from margin.core.commands import Answer, Command
+from margin.events import StoreError
 from margin.tui.table.reader import (
     LiveTable,
     View,
     player_id,
 )
+from margin.tui.table.seats import HASTE, Sitting
 
 from . import commandline
 from .base import (
@@ -31,11 +34,15 @@ from .base import (
     SEAT_INTERVAL,
     Failed,
     TableApp,
+    TableScreen,
     write,
 )
+from .messages import Acted, EntropyGiven
 from .modals import (
     help_keys,
 )
+from .prompts import PromptBar
+from .seats import DigestScreen
 from .widgets import (
     CommandLine,
     KeysFooter,
@@ -57,8 +64,103 @@ LINE_SAYS = {
 CUE_MARKS: dict[str, str] = {"turn": " YOUR TURN ", "on deck": " ON DECK "}
 
 
+class WaitingScreen(Screen[None]):
+    """What a player sees until the GM seats their character: the table's title and what
+    it waits for, nothing else of the table (fail closed: the player's ``View`` is made
+    only once the lens can be).
+
+    It folds what the GM appends in a worker and posts ``Seated`` to its App once the
+    character is at the table.
+    """
+
+    class Seated(Message):
+        """Posted by the waiting screen, on the screen's thread, once the player's
+        character is at the table: ``view`` is the player's view of it, through the lens."""
+
+        def __init__(self, view: View) -> None:
+            super().__init__()
+            self.view = view
+
+    class Folded(Message):
+        """Posted by the waiting screen's worker, from its thread, once it has folded what
+        the GM appended (``error``: the table could not be read this time)."""
+
+        def __init__(self, error: StoreError | None = None) -> None:
+            super().__init__()
+            self.error = error
+
+    def __init__(self, table: LiveTable, seat: str, name: str) -> None:
+        super().__init__()
+        self.table = table
+        #: the name the player sat down with
+        self.seat_name = seat
+        self.table_name = name
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.waiting_text(), id="waiting")
+        yield KeysFooter()
+
+    def waiting_text(self) -> Text:
+        with self.table.lock:
+            title = self.table.state.title or self.table_name
+        text = Text()
+        text.append(" margin ", style="bold reverse")
+        text.append(f" {title}\n\n", style="bold")
+        text.append(f"Waiting for the GM to seat {self.seat_name}.\n", style="bold cyan")
+        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
+        return text
+
+    def on_mount(self) -> None:
+        #: whether a fold is in flight (its ``Folded`` not handled yet)
+        self.folding = False
+        self.looking = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
+
+    def look_for_seat(self) -> None:
+        """Fold what the GM appended (in a worker), then look for the seat's character."""
+        if self.folding:
+            return
+        try:
+            changed = self.table.changed()
+        except StoreError:
+            return
+        if changed:
+            self.folding = True
+            self.fold()
+
+    @work(thread=True, exclusive=True, group="seat")
+    def fold(self) -> None:
+        """Fold what the GM appended; ``Folded`` says so."""
+        try:
+            self.table.catch_up()
+        except StoreError as exc:
+            self.post_message(self.Folded(exc))
+            return
+        self.post_message(self.Folded())
+
+    @on(Folded)
+    def folded(self, message: Folded) -> None:
+        self.folding = False
+        view = seated_view(self.table, self.seat_name) if message.error is None else None
+        if view is not None:
+            self.looking.stop()
+            self.folding = True  # looks no more
+            self.post_message(self.Seated(view))
+
+
+def seated_view(table: LiveTable, seat: str) -> View | None:
+    """The player's view of ``table`` once a character ``seat`` names is at it (else None)."""
+    try:
+        with table.lock:
+            player = player_id(table.state, seat)
+    except RuleError:
+        return None
+    return View(table, player)
+
+
 class WatchApp(TableApp):
-    """A player's view: the same table, read-only, through the player lens."""
+    """A player's view: the same table, read-only, through the player lens; a waiting
+    screen until the GM seats the character, then the table's screen (a mode of its own,
+    so that whatever was open over the waiting screen is left with it)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -74,25 +176,64 @@ class WatchApp(TableApp):
         Binding("p,f4", "panels", "Panels", tooltip=PANELS_HELP),
         Binding("q", "quit", "Quit", tooltip="quit"),
         Binding("colon", "act", "Act", tooltip="give a command from your seat: the command line"),
+        Binding("r", "prompt", "Asked", tooltip="the check the GM asks of you: show it again"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, tooltip="quit"),
     ]  # fmt: skip
     HELP_WIDGETS = (LogView,)
 
-    def __init__(self, view: View, name: str, bell: bool = False, seat: Seat | None = None) -> None:
-        super().__init__(view, name)
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {"watching": TableScreen}
+
+    def __init__(
+        self, table: LiveTable, seat: str, name: str, bell: bool = False, acts: Seat | None = None
+    ) -> None:
+        super().__init__(table, name)
+        #: the name the player sat down with (``seat`` is the seat they act from, if any)
+        self.seat_name = seat
+        #: whether the table's screen is up (False: the waiting screen)
+        self.watching = False
+        view = seated_view(table, seat)
+        #: whether the character was not at the table yet when the view opened
+        self.waits = view is None
+        if view is not None:
+            self.view = view
         #: ring the terminal's bell when the player is on deck and when their turn begins
         self.ring = bell
         self._cue: Cue = ""
         #: the seat the player gives commands from (None: watching only)
-        self.seat = seat
+        self.seat = acts
         #: the session (its commitment) this seat last gave its entropy to
         self._gave = ""
+        #: the seat as the GM's margin sees it, once the view is open
+        self.sitting: Sitting | None = None
+
+    def get_default_screen(self) -> Screen[Any]:
+        if not self.waits:
+            return super().get_default_screen()
+        return WaitingScreen(self.table, self.seat_name, self.table_name)
+
+    def _get_dom_base(self) -> DOMNode:
+        # The App's queries read the screen it composed first (Textual's default): the
+        # waiting screen's, until the table's screen takes over in the watching mode.
+        if self.current_mode == "watching":
+            return self.screen_stack[0]
+        return super()._get_dom_base()
+
+    @on(WaitingScreen.Seated)
+    def seated(self, message: WaitingScreen.Seated) -> None:
+        """The character is at the table: the player's view replaces the waiting screen."""
+        self.view = message.view
+        self.switch_mode("watching")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the waiting screen draws nothing of the table: only quitting (and the palette)
+        return self.watching or action in ("quit", "command_palette")
 
     def help_keys(self) -> list[tuple[str, str]]:
         keys = super().help_keys()
         if self.seat is None:
             return keys
-        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + keys
+        asked = help_keys(PromptBar.BINDINGS)
+        return help_keys(CommandLine.BINDINGS) + CommandLine.HELP_NOTES + asked + keys
 
     @property
     def idle_line(self) -> str:
@@ -102,16 +243,45 @@ class WatchApp(TableApp):
         if self.seat is None:
             yield from super().compose_bottom()
             return
+        yield PromptBar(id="prompt")
         yield OddsBar(id="odds")
         yield Static(id="message")
-        yield CommandLine(self.view, id="command")
+        # the line keeps what is put on it as it takes the focus (the '= ' for faces)
+        yield CommandLine(self.view, id="command", select_on_focus=False)
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def start(self) -> None:
+        super().start()
+        self.watching = True
         self.query_one(LogView).focus()
+        if self.seat is not None and self.query_one(PromptBar).has_class("shown"):
+            # a check the GM asked before the player came in: the keys are its
+            self.query_one(PromptBar).focus()
         self.set_interval(FOLLOW_INTERVAL, self.follow)
         if not self._cue:
             self.say(self.idle_line)
+        self.sit_down()
+
+    def sit_down(self) -> None:
+        """Announce the seat to the GM's margin, and first show a returning player what
+        happened since they last read (through their lens), before the live view."""
+        player = self.view.player
+        if player is None or self.sitting is not None:
+            return
+        door = self.seat.door if self.seat is not None else "local"
+        self.sitting = Sitting(self.view.table.store.name, player, self.own() or player, door)
+        lines = self.sitting.arrive(self.view)
+        self.set_interval(HASTE, self.read_on)
+        if lines:
+            self.push_screen(DigestScreen(lines))
+
+    def read_on(self) -> None:
+        """Tell the GM's margin the seat is still here and how far its screen has read."""
+        if self.sitting is not None:
+            self.sitting.read(self.view)
+
+    def on_unmount(self) -> None:
+        if self.sitting is not None:
+            self.sitting.leave(self.view)
 
     def followed(self, new: list[Record] | None, error: Exception | None) -> None:
         # Records this player cannot see change nothing they are shown (the lens's
@@ -147,6 +317,51 @@ class WatchApp(TableApp):
             return
         line.focus()
         self.say("your command: Enter gives it from your seat (help lists the commands)")
+
+    def action_prompt(self) -> None:
+        """Show again the check the GM asks of the player, after they hid it."""
+        if self.seat is None or not self.query_one(PromptBar).reopen():
+            self.say("the GM asks no check of you now", error=True)
+
+    def _prompts(self) -> None:
+        """The banner of the check the GM asks of the player: a new one takes the keys
+        (unless the player is typing a line) and rings the bell when asked to."""
+        if self.seat is None:
+            return
+        bar = self.query_one(PromptBar)
+        if not bar.show_prompts(self.view.state()):
+            return
+        line = self.query_one(CommandLine)
+        if not (self.focused is line and line.value):
+            bar.focus()
+        self.say("the GM asks you to roll: Enter rolls margin's dice, = types your faces")
+        if self.ring:
+            self.bell()
+
+    @on(PromptBar.Roll)
+    def roll_asked(self) -> None:
+        """Answer the GM's ask with margin's dice, from the player's seat."""
+        assert self.seat is not None
+        if self.busy:
+            self.say("wait: the table is busy with your last command", error=True)
+            return
+        line = self.query_one(CommandLine)
+        line.pending += 1
+        self._jobs += 1
+        self.give(Answer(), line, "roll")
+
+    @on(PromptBar.Hidden)
+    def prompt_hidden(self) -> None:
+        self.query_one(LogView).focus()
+
+    @on(PromptBar.Faces)
+    def type_faces(self) -> None:
+        """The command line, ready for the faces the player rolled at the table."""
+        line = self.query_one(CommandLine)
+        line.value = "= "
+        line.cursor_position = len(line.value)
+        line.focus()
+        self.say("type the faces you rolled after the '=', then Enter")
 
     @on(Input.Changed, "CommandLine")
     def show_odds(self, event: Input.Changed) -> None:
@@ -184,27 +399,35 @@ class WatchApp(TableApp):
             line.pending -= 1
             self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
             return
-        self.submit(
-            functools.partial(write, self.view.table, parsed.command, self.seat),
-            functools.partial(self._acted, line, event.text),
-        )
+        self._jobs += 1
+        self.give(parsed.command, line, event.text)
 
-    def _acted(
-        self, line: CommandLine, text: str, records: list[Record] | None, error: Exception | None
-    ) -> None:
-        line.pending -= 1
-        if error is not None:
-            if not isinstance(error, RuleError | StoreError | Failed):
-                raise error
-            line.refused(text)
-            self.say(str(error), error=True)
+    @work(thread=True, exclusive=True, group="table")
+    def give(self, command: Command, line: CommandLine, text: str) -> None:
+        """Give ``command`` from the player's seat; ``Acted`` says what came of it."""
+        assert self.seat is not None
+        try:
+            records = write(self.table, command, self.seat)
+        except (RuleError, StoreError, Failed) as exc:
+            self.post_message(Acted(line, text, [], str(exc)))
             return
-        assert records is not None
+        self.post_message(Acted(line, text, records))
+
+    @on(Acted)
+    def acted(self, message: Acted) -> None:
+        """The player's command is decided: done, asked of the GM, or refused."""
+        self._jobs -= 1
+        line, text, records = message.line, message.text, message.records
+        line.pending -= 1
+        if message.reason is not None:
+            line.refused(text)
+            self.say(message.reason, error=True)
+            return
         self.query_one(OddsBar).show_odds(None)
         self.redraw(follow=True)
         asked = [r for r in records if r.visibility.to]
         if asked and len(asked) == len(records):
-            number = self.view.table.reader.number(asked[0].seq) if self.view.table.reader else None
+            number = self.table.reader.number(asked[0].seq) if self.table.reader else None
             self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
         else:
             self.say(f"done: {text}")
@@ -215,19 +438,33 @@ class WatchApp(TableApp):
         worker; a busy table is asked again at the next redraw."""
         if self.seat is None or self.busy:
             return
-        table = self.view.table
+        table = self.table
         session = table.entropy_session()
         if not session or session == self._gave:
             return
         self._gave = session
-        self.submit(functools.partial(table.add_entropy, self.seat), self._gave_entropy)
+        self._jobs += 1
+        self.add_entropy()
 
-    def _gave_entropy(self, records: list[Record] | None, error: Exception | None) -> None:
-        if isinstance(error, StoreError):
+    @work(thread=True, exclusive=True, group="table")
+    def add_entropy(self) -> None:
+        """The seat's entropy for the session committed; ``EntropyGiven`` says so."""
+        assert self.seat is not None
+        try:
+            records = self.table.add_entropy(self.seat)
+        except StoreError:
+            self.post_message(EntropyGiven([], failed=True))
+            return
+        except RuleError:
+            records = []
+        self.post_message(EntropyGiven(records))
+
+    @on(EntropyGiven)
+    def entropy_given(self, message: EntropyGiven) -> None:
+        self._jobs -= 1
+        if message.failed:
             self._gave = ""
-        elif error is not None and not isinstance(error, RuleError):
-            raise error
-        elif records:
+        elif message.records:
             self.redraw()
 
     def cue(self) -> Cue:
@@ -244,7 +481,9 @@ class WatchApp(TableApp):
         self._cue = now
         super().redraw(follow)
         self._line_option()
+        self._prompts()
         self.give_entropy()
+        self.read_on()
         if now == before:
             return
         if now:
@@ -257,8 +496,9 @@ class WatchApp(TableApp):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # A player's palette holds a player's actions only: no screenshot written on
         # the machine that runs the view (often the GM's), no theme or layout tools.
-        yield SystemCommand("Help", "Every key of this view", self.action_help)
-        yield SystemCommand("Rules", "The rules of this table's system", self.action_rules)
+        if self.watching:
+            yield SystemCommand("Help", "Every key of this view", self.action_help)
+            yield SystemCommand("Rules", "The rules of this table's system", self.action_rules)
         yield SystemCommand("Quit", "Leave the table", self.action_quit)
 
     def header_text(self) -> Text:
@@ -270,103 +510,3 @@ class WatchApp(TableApp):
             text.append("  ", style="")
             text.append(CUE_MARKS[now], style="bold reverse yellow" if now == "turn" else "bold")
         return text
-
-
-class WaitingWatch(WatchApp):
-    """A player's live view that waits for the character: a waiting screen until the GM
-    seats them, then the view.
-
-    Until the character is seated there is no ``View`` at all, so nothing of the
-    table but its title is drawn: the view is made only for the seated player,
-    through the lens.
-    """
-
-    def __init__(
-        self, table: LiveTable, seat: str, name: str, bell: bool = False, acts: Seat | None = None
-    ) -> None:
-        # Fail closed: no view until the player's lens can be made.
-        super().__init__(None, name, bell, seat=acts)  # type: ignore[arg-type]
-        self.table = table
-        #: the name the player sat down with (``seat`` is the seat they act from, if any)
-        self.seat_name = seat
-        self._seat_view()
-
-    def compose(self) -> Any:
-        if self.view is None:
-            yield Static(self.waiting_text(), id="waiting")
-            yield KeysFooter()
-        else:
-            yield from super().compose()
-
-    def waiting_text(self) -> Text:
-        with self.table.lock:
-            title = self.table.state.title or self.table_name
-        text = Text()
-        text.append(" margin ", style="bold reverse")
-        text.append(f" {title}\n\n", style="bold")
-        text.append(f"Waiting for the GM to seat {self.seat_name}.\n", style="bold cyan")
-        text.append("Your view opens here as soon as you are at the table; q quits.", style="dim")
-        return text
-
-    def on_mount(self, event: events.Mount | None = None) -> None:
-        if self.view is not None:
-            return  # seated already: the view's own start (Textual calls each class's)
-        if event is not None:
-            event.prevent_default()
-        self.waiting = self.set_interval(SEAT_INTERVAL, self.look_for_seat)
-
-    def look_for_seat(self) -> None:
-        """Fold what the GM appended (in a worker), then look for the seat's character."""
-        if self.view is not None or self.busy:
-            return
-        try:
-            changed = self.table.changed()
-        except StoreError:
-            return
-        if changed:
-            self.submit(self.table.catch_up, lambda _new, _error: self.seated())
-
-    def _seat_view(self) -> bool:
-        try:
-            with self.table.lock:
-                player = player_id(self.table.state, self.seat_name)
-        except RuleError:
-            return False
-        self.view = View(self.table, player)
-        return True
-
-    def seated(self) -> None:
-        """Open the player's view once their character is at the table."""
-        if self.view is not None or not self._seat_view():
-            return
-        self.waiting.stop()
-        # Outside the timer's callback: stopping the timer cancels that.
-        self.call_later(self.open_view)
-
-    async def open_view(self) -> None:
-        # A recompose redraws the screen on top: the view replaces the waiting screen, so
-        # the command palette (or anything else open over it) closes first.
-        while len(self.screen_stack) > 1:
-            await self.pop_screen()
-        await self.recompose()
-        WatchApp.on_mount(self)
-
-    def fit(self) -> None:
-        if self.view is not None:
-            super().fit()
-
-    def follow(self) -> None:
-        if self.view is not None:
-            super().follow()
-
-    def action_help(self) -> None:
-        if self.view is not None:
-            super().action_help()
-
-    def action_rules(self) -> None:
-        if self.view is not None:
-            super().action_rules()
-
-    def action_panels(self) -> None:
-        if self.view is not None:
-            super().action_panels()

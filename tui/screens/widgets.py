@@ -65,24 +65,32 @@ def band_styles(odds: Odds) -> list[tuple[str, str]]:
 def clock_text(clock: Clock | None, width: int = 80, console: Console | None = None) -> Text:
     """The clock's title, then one line per row.
 
-    The row of whoever acts wraps (indented) so none of what they have left is
-    lost; the title and the other rows end in an ellipsis rather than wrap, to
-    keep the order compact. Without a ``console`` every line ends in an ellipsis.
+    The title wraps at its words, and the row of whoever acts wraps (indented),
+    so neither where the clock stands nor what they have left is lost; the other
+    rows end in an ellipsis rather than wrap, to keep the order compact. Without
+    a ``console`` every line ends in an ellipsis. A row players do not see says
+    so (only the GM's clock has such rows).
     """
     if clock is None:
         return Text("no encounter running", style="dim")
-    lines = [(Text(clock.title, style="bold"), False)]
+    width = max(8, width)
+    title = Text(clock.title, style="bold")
+    # the title wraps at its words: where the clock stands is never cut
+    if console is None:
+        title.truncate(width, overflow="ellipsis")
+    out: list[Text] = list(title.wrap(console, width)) if console is not None else [title]
+    lines: list[tuple[Text, bool]] = []
     for row in clock.rows:
         line = Text()
         line.append("▶ " if row.current else "  ", style="bold yellow")
+        if row.hidden:  # before the name, which a narrow panel may cut
+            line.append("(hidden) ", style="italic dim")
         line.append(row.name, style="bold" if row.current else "")
         if row.value:
             line.append(f"  {row.value}")
         if row.note:
             line.append(f"  {row.note}", style="dim")
         lines.append((line, row.current))
-    width = max(8, width)
-    out: list[Text] = []
     for line, whole in lines:
         if whole and console is not None and line.cell_len > width:
             parts = list(line.wrap(console, width - 4, overflow="fold"))
@@ -544,7 +552,7 @@ class WordSuggester(Suggester):
     async def get_suggestion(self, value: str) -> str | None:
         if not value or value[-1].isspace():
             return None  # no word begun: any guess would be noise
-        done = commandline.complete(value, self.view.state())
+        done = commandline.complete(value, self.view.state(), self.view.player)
         return done.rstrip() if done else None
 
 
@@ -618,9 +626,10 @@ class CommandLine(Input):
         # has already taken the keys typed next; run them here, in order.
         bindings = self._bindings.key_to_bindings.get(event.key)
         if bindings and event.key in _EDITING_KEYS:
-            event.stop()
             event.prevent_default()
-            await self.run_action(bindings[0].action)
+            if await self.app.run_action(bindings[0].action, self):
+                event.stop()
+            # else nothing to act on (Ctrl+C, nothing selected): the key goes on to the app
             return
         await super()._on_key(event)
 
@@ -687,21 +696,27 @@ class CommandLine(Input):
         self.cursor_position = len(self.value)
 
     def action_complete(self) -> None:
-        done = commandline.complete(self.value, self.view.state())
+        done = commandline.complete(self.value, self.view.state(), self.view.player)
         if done is not None:
             self.value = done
             self.cursor_position = len(done)
 
     def hint(self, state: TableState) -> str:
-        """What the word being typed may be: its kind, then the first candidates."""
-        found = commandline.candidates(self.value, state)
-        if not found:
-            return ""
-        kinds = [k for k in commandline.kinds(self.value, state) if "|" not in k]
-        label = f"{' or '.join(kinds)}: " if kinds else ""
-        more = f"  (+{len(found) - 12})" if len(found) > 12 else ""
-        return label + "  ".join(found[:12]) + more
+        """What the word being typed may be: the first candidates, each group after its kind
+        (``weapon: sword  punch; or: burst  single``)."""
+        groups = commandline.offers(self.value, state, self.view.player)
+        room, parts = HINT_WORDS, []
+        for kind, words in groups:
+            if room <= 0:
+                break
+            parts.append(f"{kind}: " + "  ".join(words[:room]))
+            room -= len(words)
+        left = -room
+        return "; ".join(parts) + (f"  (+{left})" if left > 0 else "")
 
+
+#: how many candidates the hint under the command line lists
+HINT_WORDS = 12
 
 #: keys the command line acts on itself (Input's and its own), rather than the screen
 _EDITING_KEYS = frozenset(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
@@ -23,6 +24,7 @@ from margin.events.salvage import Intact, find_intact
 from margin.tui.text import render
 
 from .keys import sign_as_gm
+from .reader import names_of
 from .table import Table, new_command_id
 
 
@@ -51,20 +53,8 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
         raise StoreError(f"{display_name(new)}: already exists; branch writes a new table")
     table, intact = _shared(source, at)
     try:
-        last = table.projection.seq
-        at = last if at is None else at
-        if not 1 <= at <= last:
-            if intact is not None:
-                raise _past_damage(source, at, intact)
-            raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
+        at = _branch_point(table, source, at, intact)
         history = table.projection.history
-        command = history.command_of(at)
-        if command is not None and history.seqs(command)[-1] != at:
-            span = history.seqs(command)
-            raise StoreError(
-                f"--at {at}: record {at} is inside one command (records {span[0]}..{span[-1]}); "
-                f"branch at {span[0] - 1} or {span[-1]}"
-            )
         rows = list(table.store.rows(0, at))
         drafts = branch_drafts(history, at, short_name(source), table.state.title, rows[-1].hash)
     finally:
@@ -91,6 +81,26 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
             ) from None
         count = store.last_seq
     return Branch(at, count, intact)
+
+
+def _branch_point(table: Table, source: str | Path, at: int | None, intact: Intact | None) -> int:
+    """The record a branch of ``table`` shares up to: ``at`` (None: the last), which must be
+    one of its records and end a command."""
+    last = table.projection.seq
+    at = last if at is None else at
+    if not 1 <= at <= last:
+        if intact is not None:
+            raise _past_damage(source, at, intact)
+        raise StoreError(f"--at {at}: {display_name(source)} has records 1..{last}")
+    history = table.projection.history
+    command = history.command_of(at)
+    if command is not None and history.seqs(command)[-1] != at:
+        span = history.seqs(command)
+        raise StoreError(
+            f"--at {at}: record {at} is inside one command (records {span[0]}..{span[-1]}); "
+            f"branch at {span[0] - 1} or {span[-1]}"
+        )
+    return at
 
 
 def _past_damage(source: str | Path, at: int, intact: Intact) -> StoreError:
@@ -134,31 +144,44 @@ def _line(table: Table, seq: int) -> str:
     if seq > table.projection.seq:
         return "(no such record: the log ends before it)"
     data = record_to_builtins(table.store.record(seq))
-    return render.describe(table.state.system, data)
+    return render.describe(table.state.system, data, names_of(table.state))
 
 
-def diff(path_a: str | Path, path_b: str | Path) -> str:
-    """Where two tables part, and their characters' state side by side at their ends."""
+#: the width ``margin diff`` fits when its output is not a terminal
+PLAIN_WIDTH = 80
+
+
+def diff(path_a: str | Path, path_b: str | Path, width: int = PLAIN_WIDTH) -> str:
+    """Where two tables part, and their characters' state side by side at their ends, in
+    lines of at most ``width`` columns (a long status wraps within its column)."""
     a, b = Table.open(path_a, readonly=True), Table.open(path_b, readonly=True)
     name_a, name_b = display_name(path_a), display_name(path_b)
     try:
-        out = []
+        out = [
+            *_wrapped(f"A: {name_a}", width, "", "   "),
+            *_wrapped(f"B: {name_b}", width, "", "   "),
+        ]
         parted = first_difference(a.store, b.store)
         if parted is None:
-            out.append(f"{name_a} and {name_b} hold the same {a.projection.seq} records.")
+            out.append(f"They hold the same {a.projection.seq} records.")
         else:
-            shared = f"records 1..{parted - 1}" if parted > 1 else "no records"
-            out += [
-                f"{name_a} and {name_b} share {shared}; they part at record {parted}:",
-                f"  A: {_line(a, parted)}",
-                f"  B: {_line(b, parted)}",
-            ]
+            shared = f"share records 1..{parted - 1}" if parted > 1 else "share no records"
+            out.append(f"They {shared} and part at record {parted}:")
+            out += _wrapped(f"A: {_line(a, parted)}", width, "  ", "     ")
+            out += _wrapped(f"B: {_line(b, parted)}", width, "  ", "     ")
         out.append("")
-        out += side_by_side(a, b, name_a, name_b)
+        out += side_by_side(a, b, width)
         return "\n".join(out) + "\n"
     finally:
         a.close()
         b.close()
+
+
+def _wrapped(text: str, width: int, first: str = "", later: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken between words."""
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=later, break_on_hyphens=False
+    ) or [first]
 
 
 def _status(table: Table) -> dict[str, str]:
@@ -166,19 +189,45 @@ def _status(table: Table) -> dict[str, str]:
     return {c.name: ", ".join(character_status(c, state)) for c in state.characters.values()}
 
 
-def side_by_side(a: Table, b: Table, name_a: str, name_b: str) -> list[str]:
-    """Each character's state at the end of both tables; differing rows marked with *."""
+#: the narrowest a status column of ``margin diff`` is made, however narrow the terminal
+MIN_COLUMN = 16
+
+
+def side_by_side(a: Table, b: Table, width: int = PLAIN_WIDTH) -> list[str]:
+    """Each character's state at the end of both tables; differing rows marked with *.
+    The two status columns share what ``width`` leaves beside the names, each wrapping."""
     if a.state.system != b.state.system:
         return [f"A plays {a.state.system}, B plays {b.state.system}."]
     sa, sb = _status(a), _status(b)
     names = list(dict.fromkeys([*sa, *sb]))
-    width = max([len(n) for n in names] + [9])
-    col = max([len(v) for v in sa.values()] + [len(name_a), 1])
-    out = [f"  {'character':<{width}}  {'A: ' + name_a:<{col + 3}}  B: {name_b}"]
+    who = min(max([len(n) for n in names] + [9]), max(9, width // 4))
+    room = max(2 * MIN_COLUMN, width - who - 6)
+    # as wide as A's statuses need, or half the room when both need more
+    need_a = max([len(v) for v in sa.values()] + [1])
+    need_b = max([len(v) for v in sb.values()] + [1])
+    col_a = need_a if need_a + need_b <= room else max(room // 2, room - need_b)
+    col_b = room - col_a
+    widths = (who, col_a, col_b)
+    out = _row(" ", ("character", "A", "B"), widths)
     for n in names:
         left, right = sa.get(n, "(not at the table)"), sb.get(n, "(not at the table)")
-        mark = "*" if left != right else " "
-        out.append(f"{mark} {n:<{width}}  {left:<{col + 3}}  {right}")
+        out += _row("*" if left != right else " ", (n, left, right), widths)
     same = sum(1 for n in names if sa.get(n) == sb.get(n))
     out.append(f"\n{len(names) - same} of {len(names)} characters differ (marked *).")
+    return out
+
+
+def _row(mark: str, cells: tuple[str, str, str], widths: tuple[int, int, int]) -> list[str]:
+    """One row of the side-by-side table: each cell wrapped in its column, lines aligned."""
+    wrapped = [
+        textwrap.wrap(cell, w, break_on_hyphens=False) or [""]
+        for cell, w in zip(cells, widths, strict=True)
+    ]
+    out = []
+    for i in range(max(len(lines) for lines in wrapped)):
+        parts = [
+            f"{lines[i] if i < len(lines) else '':<{w}}"
+            for lines, w in zip(wrapped, widths, strict=True)
+        ]
+        out.append(f"{mark if i == 0 else ' '} {'  '.join(parts)}".rstrip())
     return out

@@ -13,7 +13,7 @@ import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
@@ -196,6 +196,49 @@ class LiveTable(Table):
         return new
 
 
+class Skipping(Sequence[int]):
+    """A sorted column of record numbers less a few of them (a replay as corrected: the
+    undone records and the undos), read through the column rather than copied from it, so
+    switching to as corrected costs what the undos do, not what the log does."""
+
+    __slots__ = ("_len", "_seqs", "_shift", "_skip")
+
+    def __init__(self, seqs: Sequence[int], skip: Iterable[int]) -> None:
+        self._seqs = seqs
+        count = len(seqs)
+        places = []
+        for seq in sorted(set(skip)):
+            i = bisect.bisect_left(seqs, seq, 0, count)
+            if i < count and seqs[i] == seq:
+                places.append(i)
+        self._skip = frozenset(seqs[i] for i in places)
+        #: for the j-th skipped place p, the records kept before it (p - j): how many
+        #: places a position in this list lies past its place in the column
+        self._shift = array("q", (p - j for j, p in enumerate(places)))
+        self._len = count - len(places)
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError(i)
+        return self._seqs[i + bisect.bisect_right(self._shift, i)]
+
+    def __iter__(self) -> Iterator[int]:
+        skip = self._skip
+        seqs = self._seqs
+        return (seqs[i] for i in range(self._len + len(self._shift)) if seqs[i] not in skip)
+
+
 def player_id(state: TableState, name: str) -> str:
     """The id of a player's character; hidden characters (the GM's) are refused."""
     try:
@@ -266,7 +309,7 @@ class View:
         self._state: TableState = table.state
         self._gm_state: TableState = table.state
         self._seqs_key: tuple[int, int] = (-1, -1)
-        self._corrected_seqs: list[int] = []
+        self._corrected_seqs: Sequence[int] = ()
         #: list only the records about this character (an id), or every record
         self.only: str | None = None
         self._only_key: tuple[int, bool, str] = (-1, False, "")
@@ -297,7 +340,7 @@ class View:
         key = (len(self.table.seqs), len(history.changes))
         if key != self._seqs_key:
             skip = history.voided | {c.seq for c in history.changes}
-            self._corrected_seqs = [s for s in self.table.seqs if s not in skip]
+            self._corrected_seqs = Skipping(self.table.seqs, skip)
             self._seqs_key = key
         return self._corrected_seqs
 
@@ -434,7 +477,7 @@ class View:
     def names(self) -> dict[str, str]:
         """Who the log says by name, as this view's reader knows them: the characters at the
         table (those the reader may see) and those who have left, as they were last called."""
-        return _names(self.state())
+        return names_of(self.state())
 
     @_locked
     def rows(self, start: int, stop: int) -> list[LogRow]:
@@ -499,7 +542,7 @@ class View:
     def gm_rows(self, seqs: Iterable[int]) -> list[LogRow]:
         """Log rows of the given records, as the GM reads them, whatever the view shows."""
         voided = self.table.projection.history.voided
-        names = _names(self.table.state)
+        names = names_of(self.table.state)
         rows = []
         for seq in seqs:
             record = self.table.reads.record(seq)
@@ -588,7 +631,7 @@ class View:
         return low
 
 
-def _names(state: TableState) -> dict[str, str]:
+def names_of(state: TableState) -> dict[str, str]:
     """The names map of a state (the GM's, or a player's through the lens): id -> name."""
     return {**state.departed, **{c.id: c.name for c in state.characters.values()}}
 
@@ -618,22 +661,33 @@ def open_view(
 def parse_jump(text: str, view: View) -> int:
     """A replay position from ``42`` (a record) or ``round 3`` / ``turn 2`` / ``count 5``."""
     words = text.lower().split()
-    if len(words) == 1 and words[0].isascii() and words[0].isdigit():
+    if len(words) == 1 and _whole_number(words[0]):
         return view.position_of(int(words[0]))
-    if len(words) % 2 == 0 and words:
-        target: dict[str, int] = {}
-        for word, number in zip(words[::2], words[1::2], strict=True):
-            if word not in _NUMBER or not (number.isascii() and number.isdigit()):
-                break
-            target[word] = int(number)
-        else:
-            if "turn" in target and "round" not in target:
-                now = clock_position(view.clock()).get("round")
-                if now is None:
-                    raise RuleError(
-                        f"jump: {text.strip()!r} counts turns in the current round, and no "
-                        "round is running here (give round N turn N)"
-                    )
-                target = {"round": now, **target}
-            return view.find(target)
-    raise RuleError(f"jump: {text!r} not understood (a record number, or round N, turn N, count N)")
+    target = _clock_target(words)
+    if target is None:
+        raise RuleError(
+            f"jump: {text!r} not understood (a record number, or round N, turn N, count N)"
+        )
+    if "turn" in target and "round" not in target:
+        now = clock_position(view.clock()).get("round")
+        if now is None:
+            raise RuleError(
+                f"jump: {text.strip()!r} counts turns in the current round, and no "
+                "round is running here (give round N turn N)"
+            )
+        target = {"round": now, **target}
+    return view.find(target)
+
+
+def _whole_number(word: str) -> bool:
+    return word.isascii() and word.isdigit()
+
+
+def _clock_target(words: list[str]) -> dict[str, int] | None:
+    """A place on the clock from words in pairs (``round 3 turn 2``); None when they are not."""
+    if not words or len(words) % 2:
+        return None
+    pairs = list(zip(words[::2], words[1::2], strict=True))
+    if not all(word in _NUMBER and _whole_number(number) for word, number in pairs):
+        return None
+    return {word: int(number) for word, number in pairs}

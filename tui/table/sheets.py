@@ -16,7 +16,6 @@ import datetime
 import math
 import os
 import stat
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +148,8 @@ def _regular(name: str, info: os.stat_result) -> None:
 
 
 def _parse_toml(name: str, text: str) -> Any:
+    import tomllib  # read with the first sheet, not at every start
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

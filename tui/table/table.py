@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from margin.core import Projection, RuleError, TableState, create_table, decide
 from margin.core import snapshot as snapshots
 from margin.core.authority import GM, GM_SEAT, Seat, seated
@@ -75,10 +77,13 @@ class Table:
         self.lock = threading.RLock()
         if not store.readonly and store.signer is None:
             sign_as_gm(store)
-        #: the record of the newest snapshot this table read or kept, and the players'
-        #: index it held (encoded), which a later snapshot carries on
+        #: the record of the newest snapshot this table read or kept, and whether it held
+        #: a players' index, which a later snapshot carries on (read from the store again
+        #: when it is wanted, rather than held: it grows with the log)
         self.snapshot_seq = 0
-        self._snapshot_lens: bytes | None = None
+        self._snapshot_lens = False
+        #: while opening, the snapshot's players' index as read (let go once open)
+        self._opening_lens: bytes | msgspec.Raw | None = None
         #: the newest checkpoint the store keeps (None: not asked yet)
         self._checkpoints_to: int | None = None
         self.projection = self._restore(every)
@@ -88,7 +93,10 @@ class Table:
         self.catch_up(keep=False)
         if self.projection.seq == 0:
             raise StoreError(f"{store.name}: an empty table (no creation record)")
-        self._opened()
+        try:
+            self._opened()
+        finally:
+            self._opening_lens = None
 
     def _restore(self, every: int) -> Projection:
         """The projection from the newest good snapshot, or an empty one."""
@@ -102,7 +110,8 @@ class Table:
         if restored is None:
             return Projection(fetch, every=every, recall=self._recall)
         self.snapshot_seq = restored.state.seq
-        self._snapshot_lens = restored.lens
+        self._snapshot_lens = restored.lens is not None
+        self._opening_lens = restored.lens
         return Projection.restored(
             fetch, restored.state, restored.history, every=every, recall=self._recall
         )
@@ -159,7 +168,8 @@ class Table:
         body = snapshots.encode(fold, lens)
         if not self.store.keep_snapshot(fold.seq, snapshots.fold_version(), body):
             return False
-        self.snapshot_seq, self._snapshot_lens = fold.seq, lens
+        self.snapshot_seq, self._snapshot_lens = fold.seq, lens is not None
+        self._opening_lens = None
         self._keep_checkpoints()
         return True
 
@@ -171,9 +181,7 @@ class Table:
     def _carried_lens(self, seq: int) -> bytes | None:
         """The players' index of the newest snapshot, read on to record ``seq``: a table
         that keeps none carries on what a reader that did left in its snapshot."""
-        if self._snapshot_lens is None:
-            return None
-        lens = snapshots.decode_lens(self._snapshot_lens, self.snapshot_seq)
+        lens = self._stored_lens()
         if lens is None:
             return None
         lens.feed(self.store.records(self.snapshot_seq, seq))
@@ -181,12 +189,23 @@ class Table:
 
     def _snapshot_reader(self, revealed: set[int]) -> PlayerLens | None:
         """The players' index the snapshot this table opened from holds, if it holds one."""
-        if self._snapshot_lens is None:
-            return None
-        lens = snapshots.decode_lens(self._snapshot_lens, self.snapshot_seq)
+        lens = self._stored_lens()
         if lens is not None:
             lens.revealed = revealed
         return lens
+
+    def _stored_lens(self) -> PlayerLens | None:
+        """The players' index of the newest snapshot this table read or kept, read from the
+        store (None: it held none, or the store no longer has it)."""
+        if not self._snapshot_lens:
+            return None
+        if self._opening_lens is not None:
+            return snapshots.decode_lens(self._opening_lens, self.snapshot_seq)
+        reads = getattr(self, "reads", self.store)
+        snap = reads.snapshot(snapshots.fold_version(), self.snapshot_seq)
+        if snap is None or snap.seq != self.snapshot_seq:
+            return None
+        return snapshots.decode_lens_of(snap.body, self.snapshot_seq)
 
     @classmethod
     def create(

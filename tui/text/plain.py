@@ -14,13 +14,16 @@ import contextlib
 import os
 import select
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from margin.core import RuleError
+from margin.core.authority import Door
 from margin.core.clock import Cue, cue, cue_line
+from margin.core.systems.base import Clock
 from margin.events import short_name
 from margin.tui.table.reader import LiveTable, LogRow, View, player_id
+from margin.tui.table.seats import Sitting
 
 #: how often the seat looks for new records (and for its character, while it waits)
 FOLLOW_INTERVAL = 0.1
@@ -38,14 +41,19 @@ def row_line(row: LogRow) -> str:
 class PlainSeat:
     """One player's plain seat at a table: what it prints, and its answers to the keys."""
 
-    def __init__(self, table: LiveTable, name: str, out: IO[str], bell: bool = False) -> None:
+    def __init__(
+        self, table: LiveTable, name: str, out: IO[str], bell: bool = False, door: Door = "local"
+    ) -> None:
         self.table = table
         self.name = name
         self.out = out
         self.bell = bell
+        self.door: Door = door
         self.view: View | None = None
         self.printed = 0
         self.cue: Cue = ""
+        #: the seat as the GM's margin sees it, once seated
+        self.sitting: Sitting | None = None
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -76,11 +84,25 @@ class PlainSeat:
         for row in self.view.rows(self.printed, count):
             self.say(row_line(row))
         self.printed = count
+        self.read_on()
         now = cue(self.view.clock(), self.own())
         if now != self.cue:
             self.cue = now
             if now:
                 self.say(("\a" if self.bell else "") + "* " + cue_line(now, self.own()))
+
+    def read_on(self) -> None:
+        """Tell the GM's margin the seat is here and how far it has printed (the whole log
+        is printed as it sits down, so a returning player needs no digest)."""
+        if self.view is None or self.view.player is None:
+            return
+        if self.sitting is None:
+            self.sitting = Sitting(self.table.store.name, self.view.player, self.own(), self.door)
+        self.sitting.read(self.view)
+
+    def leave(self) -> None:
+        if self.sitting is not None and self.view is not None:
+            self.sitting.leave(self.view)
 
     # -- the keys ----------------------------------------------------------
 
@@ -91,20 +113,17 @@ class PlainSeat:
             return False
         if key in ("", " ", "\n", "\r"):
             return True
-        if key == "h" or key == "?":
-            self.say(KEYS)
-        elif self.view is None:
-            self.say(f"waiting for the GM to seat {self.name} (q quits)")
-        elif key == "t":
-            self.say(self.turn_words())
-        elif key == "c":
-            for line in self.clock_words():
-                self.say(line)
-        elif key == "s":
-            self.say(self.state_words())
-        else:
-            self.say(f"{key!r}: not a key here; {KEYS}")
+        for line in self._lines_for(key):
+            self.say(line)
         return True
+
+    def _lines_for(self, key: str) -> list[str]:
+        if key in ("h", "?"):
+            return [KEYS]
+        if self.view is None:
+            return [f"waiting for the GM to seat {self.name} (q quits)"]
+        words = ANSWERS.get(key)
+        return [f"{key!r}: not a key here; {KEYS}"] if words is None else words(self)
 
     def turn_words(self) -> str:
         assert self.view is not None
@@ -114,14 +133,7 @@ class PlainSeat:
         now = cue(clock, self.own())
         if now == "turn":
             return cue_line(now, self.own())
-        turn = [row.name for row in clock.rows if row.turn]
-        deck = [row.name for row in clock.rows if row.on_deck]
-        words = f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
-        if now == "on deck":
-            words += "; you act next"
-        elif deck:
-            words += f"; {' and '.join(deck)} next"
-        return f"{words} ({clock.title})"
+        return f"{_whose_turn(clock)}{_next(clock, now)} ({clock.title})"
 
     def clock_words(self) -> list[str]:
         assert self.view is not None
@@ -146,6 +158,27 @@ class PlainSeat:
         return f"{own} is not at the table"
 
 
+def _whose_turn(clock: Clock) -> str:
+    turn = [row.name for row in clock.rows if row.turn]
+    return f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
+
+
+def _next(clock: Clock, now: Cue) -> str:
+    """Who acts next, as the seat's cue says it: the reader, or those on deck."""
+    if now == "on deck":
+        return "; you act next"
+    deck = [row.name for row in clock.rows if row.on_deck]
+    return f"; {' and '.join(deck)} next" if deck else ""
+
+
+#: the keys that ask the seat for words, and its answer to each
+ANSWERS: dict[str, Callable[[PlainSeat], list[str]]] = {
+    "t": lambda seat: [seat.turn_words()],
+    "c": PlainSeat.clock_words,
+    "s": lambda seat: [seat.state_words()],
+}
+
+
 @contextlib.contextmanager
 def _keys(stdin: IO[str]) -> Iterator[bool]:
     """Single keys from a terminal (cbreak mode, restored after); lines from anything else."""
@@ -164,33 +197,42 @@ def _keys(stdin: IO[str]) -> Iterator[bool]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def plain_seat(path: str, name: str, bell: bool = False) -> int:
-    """``margin watch PATH --as NAME --plain`` (and ``ssh -t HOST plain``): the plain seat,
-    until q; once its input has ended, until it is stopped."""
+def plain_seat(path: str, name: str, bell: bool = False, door: Door = "local") -> int:
+    """``margin watch PATH --as NAME --plain`` (and ``ssh -t HOST plain``, by the door
+    ``ssh``): the plain seat, until q; once its input has ended, until it is stopped."""
     table = LiveTable.open_live(path, readonly=True, lens=True, player=name)
-    seat = PlainSeat(table, name, sys.stdout, bell)
+    seat = PlainSeat(table, name, sys.stdout, bell, door)
     stdin = sys.stdin
     try:
         with _keys(stdin) as single:
             if not seat.seat():
                 seat.say(f"waiting for the GM to seat {name} (q quits)")
             seat.catch_up()
-            fd = stdin.fileno()
-            reading = True
-            while True:
-                ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
-                # what the GM wrote first, so that an answer is about the table as it is now
-                if table.poll() and seat.seat():
-                    seat.catch_up()
-                if ready:
-                    data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
-                    if not data:
-                        reading = False  # the input ended: go on following
-                        continue
-                    keys = data if single else [line.strip()[:1] for line in data.splitlines()]
-                    if not all(seat.answer(key) for key in keys):
-                        return 0
+            _follow(seat, stdin.fileno(), single)
+            return 0
     except KeyboardInterrupt:
         return 0
     finally:
+        seat.leave()
         table.close()
+
+
+def _follow(seat: PlainSeat, fd: int, single: bool) -> None:
+    """Follow the table and answer the keys read from ``fd`` (each a key when ``single``, else
+    a line each) until one asks to quit; once the input has ended, follow on."""
+    reading = True
+    while True:
+        ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
+        # what the GM wrote first, so that an answer is about the table as it is now
+        if seat.table.poll() and seat.seat():
+            seat.catch_up()
+        seat.read_on()
+        if not ready:
+            continue
+        data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
+        if not data:
+            reading = False  # the input ended: go on following
+            continue
+        keys = data if single else [line.strip()[:1] for line in data.splitlines()]
+        if not all(seat.answer(key) for key in keys):
+            return

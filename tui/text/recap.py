@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
-from margin.core.recap import CharacterLuck, Encounter, Recap, recap
+from margin.core.recap import CharacterLuck, CheckLine, Encounter, Recap, recap
 
 if TYPE_CHECKING:
     from margin.tui.table.reader import View
@@ -208,32 +208,39 @@ def luck_text(r: Recap, name: str | None = None, checks: bool = False) -> str:
         out.append("No check of known chance was rolled.")
     width = max((len(c.name) for c in r.luck), default=0)
     for c in r.luck:
-        for i, (source, luck) in enumerate(luck_rows(c)):
-            who = (c.name if i == 0 else "").ljust(width)
-            out.append(f"{who}  {source}: {luck.checks} checks")
-            out.append(
-                f"{'':{width}}    expected {bar(luck.expected, luck.checks)} {luck.expected:7.2f}"
-            )
-            out.append(
-                f"{'':{width}}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"
-                f"   chance of {luck.tail}: {luck.percent}"
-            )
-        for b in c.bands:
-            out.append(
-                f"{'':{width}}    {b.band:<22} expected {b.luck.expected:6.2f}  actual "
-                f"{b.luck.actual:4d}  {b.luck.tail}: {b.luck.percent}"
-            )
-        out.append("")
+        out += _luck_lines(c, width)
     out += fairness_lines(r)
     if checks:
         out.append("Every check:")
-        for line in r.checks:
-            chance = "unknown" if line.chance is None else percent(float(line.chance))
-            result = "success" if line.success else "failure"
-            marks = (" typed" if line.typed else "") + (" (undone)" if line.undone else "")
-            band = f" ({line.band})" if line.band else ""
-            out.append(
-                f"{line.record:>7}  {line.name}: {line.label}: chance {chance}, "
-                f"{result}{band}{marks}"
-            )
+        out += [_check_line(line) for line in r.checks]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _luck_lines(c: CharacterLuck, width: int) -> list[str]:
+    """One character's luck, by source of dice then by band, its name ``width`` wide."""
+    out = []
+    pad = f"{'':{width}}"
+    for i, (source, luck) in enumerate(luck_rows(c)):
+        who = (c.name if i == 0 else "").ljust(width)
+        out.append(f"{who}  {source}: {luck.checks} checks")
+        out.append(f"{pad}    expected {bar(luck.expected, luck.checks)} {luck.expected:7.2f}")
+        out.append(
+            f"{pad}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"
+            f"   chance of {luck.tail}: {luck.percent}"
+        )
+    for b in c.bands:
+        out.append(
+            f"{pad}    {b.band:<22} expected {b.luck.expected:6.2f}  actual "
+            f"{b.luck.actual:4d}  {b.luck.tail}: {b.luck.percent}"
+        )
+    out.append("")
+    return out
+
+
+def _check_line(line: CheckLine) -> str:
+    """One check of ``margin luck --checks``."""
+    chance = "unknown" if line.chance is None else percent(float(line.chance))
+    result = "success" if line.success else "failure"
+    marks = (" typed" if line.typed else "") + (" (undone)" if line.undone else "")
+    band = f" ({line.band})" if line.band else ""
+    return f"{line.record:>7}  {line.name}: {line.label}: chance {chance}, {result}{band}{marks}"

@@ -8,23 +8,40 @@ from html import escape
 import pygal
 from pygal.style import Style
 
-from margin.core.recap import Encounter, Recap
+from margin.core.recap import Encounter, Recap, Tally
 
 from .recap import ending, how_read, luck_rows
 
-STYLE = Style(
+#: the page's colours: a character keeps one in every chart (``palette``)
+COLOURS = (
+    "#3b6ea5", "#c0504d", "#6a9a3a", "#8064a2", "#d08a2c", "#3a9a9a",
+    "#b5527f", "#7a6a3a", "#4f81bd", "#9bbb59", "#f79646", "#7f7f7f",
+)  # fmt: skip
+STYLE = dict(
     background="#ffffff",
     plot_background="#ffffff",
     foreground="#222222",
     foreground_strong="#111111",
     foreground_subtle="#888888",
-    colors=("#3b6ea5", "#c0504d", "#6a9a3a", "#8064a2", "#d08a2c", "#3a9a9a", "#7f7f7f"),
     font_family="sans-serif",
     title_font_size=18,
     label_font_size=13,
     legend_font_size=13,
     major_label_font_size=13,
 )
+
+
+def palette(r: Recap) -> dict[str, str]:
+    """Each character's colour, the same in every chart of the page: in the order they
+    first appear in the recap (a session of more characters than colours repeats them)."""
+    names: dict[str, None] = {}
+    for enc in r.encounters:
+        names.update(dict.fromkeys(t.name for t in enc.tallies.values()))
+        for rounds in (enc.damage, enc.activity):
+            names.update(dict.fromkeys(who for n in sorted(rounds) for who in rounds[n]))
+    names.update(dict.fromkeys(c.name for c in r.luck))
+    return {who: COLOURS[i % len(COLOURS)] for i, who in enumerate(names)}
+
 
 CSS = """
 body { font-family: sans-serif; max-width: 60em; margin: 2em auto; color: #222; }
@@ -39,11 +56,17 @@ th { text-align: left; } td.text { text-align: left; }
 """
 
 
-def _chart(kind: type[pygal.graph.graph.Graph], title: str, **config: object) -> pygal.Graph:
+def _chart(
+    kind: type[pygal.graph.graph.Graph],
+    title: str,
+    colours: tuple[str, ...] = COLOURS,
+    **config: object,
+) -> pygal.Graph:
+    """A chart whose series take ``colours`` in the order they are added."""
     # no scripts fetched from anywhere: the page must read offline
     return kind(
         title=title,
-        style=STYLE,
+        style=Style(**STYLE, colors=colours),
         js=[],
         disable_xml_declaration=True,
         width=560,
@@ -57,29 +80,36 @@ def _svg(chart: pygal.Graph) -> str:
     return f'<div class="chart">{chart.render(is_unicode=True)}</div>'
 
 
-def damage_chart(enc: Encounter) -> str:
+def damage_chart(enc: Encounter, colours: Mapping[str, str]) -> str:
     """Damage dealt in each round, stacked by who dealt it."""
-    chart = _chart(pygal.StackedBar, "Damage dealt by round", x_title="round")
-    return _by_round(chart, enc.damage, 0)
+    return _by_round(pygal.StackedBar, "Damage dealt by round", enc.damage, 0, colours)
 
 
-def timeline_chart(enc: Encounter) -> str:
+def timeline_chart(enc: Encounter, colours: Mapping[str, str]) -> str:
     """Who rolled checks in which round: one row of dots per character."""
-    chart = _chart(pygal.Dot, "Timeline: checks by round", x_title="round")
-    return _by_round(chart, enc.activity, None)
+    return _by_round(pygal.Dot, "Timeline: checks by round", enc.activity, None, colours)
 
 
 def _by_round(
-    chart: pygal.Graph, rounds: Mapping[int, Mapping[str, int]], absent: int | None
+    kind: type[pygal.graph.graph.Graph],
+    title: str,
+    rounds: Mapping[int, Mapping[str, int]],
+    absent: int | None,
+    colours: Mapping[str, str],
 ) -> str:
-    """``chart`` with a series per character, in order of first appearance, over the rounds;
+    """A chart with a series per character, in order of first appearance, over the rounds;
     ``absent`` stands where a character has nothing in a round."""
     numbers = sorted(rounds)
     names = list(dict.fromkeys(who for n in numbers for who in rounds[n]))
+    chart = _chart(kind, title, _colours_of(names, colours), x_title="round")
     chart.x_labels = [str(n) for n in numbers]
     for who in names:
         chart.add(who, [rounds[n].get(who, absent) for n in numbers])
     return _svg(chart)
+
+
+def _colours_of(names: list[str], colours: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(colours.get(who, COLOURS[-1]) for who in names)
 
 
 #: sessions with more encounters than this get one chart over all their
@@ -88,7 +118,7 @@ def _by_round(
 CHARTED_ENCOUNTERS = 20
 
 
-def session_chart(r: Recap) -> str:
+def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
     """Damage dealt in each encounter, stacked by who dealt it."""
     fights = [e for e in r.encounters if not e.outside]
     dealt = [{t.name: t.dealt for t in e.tallies.values()} for e in fights]
@@ -96,6 +126,7 @@ def session_chart(r: Recap) -> str:
     chart = _chart(
         pygal.StackedBar,
         "Damage dealt by encounter",
+        _colours_of(dealers, colours),
         x_title="encounter",
         show_x_labels=len(fights) <= 40,
     )
@@ -131,24 +162,12 @@ def _list(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in items) + "</ul>"
 
 
-def _encounter(enc: Encounter, charted: bool) -> list[str]:
+def _encounter(enc: Encounter, charted: bool, colours: Mapping[str, str]) -> list[str]:
     out = [f"<h2>{escape(enc.name)}</h2>"]
     if ending(enc):
         out.append(f"<p>{escape(ending(enc))}</p>")
-    rows = [
-        [
-            t.name,
-            str(t.turns),
-            f"{t.successes}/{t.checks}",
-            f"{t.hits}/{t.attacks}" if t.attacks else "-",
-            str(t.dealt),
-            str(t.taken),
-            ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
-        ]
-        for t in enc.tallies.values()
-    ]
     head = ["Character", "Turns", "Checks passed", "Hits", "Dealt", "Taken", "Spent"]
-    out.append(_table(head, rows))
+    out.append(_table(head, [_tally_row(t) for t in enc.tallies.values()]))
     harms = [f"{t.name}: {'; '.join(t.harms)}" for t in enc.tallies.values() if t.harms]
     if harms:
         out += ["<h3>Injuries and conditions</h3>", _list(harms)]
@@ -156,16 +175,29 @@ def _encounter(enc: Encounter, charted: bool) -> list[str]:
     if notable:
         more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
         out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
-    return out + (_encounter_charts(enc) if charted else [])
+    return out + (_encounter_charts(enc, colours) if charted else [])
 
 
-def _encounter_charts(enc: Encounter) -> list[str]:
+def _tally_row(t: Tally) -> list[str]:
+    """One character's row of an encounter's table."""
+    return [
+        t.name,
+        str(t.turns),
+        f"{t.successes}/{t.checks}",
+        f"{t.hits}/{t.attacks}" if t.attacks else "-",
+        str(t.dealt),
+        str(t.taken),
+        ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
+    ]
+
+
+def _encounter_charts(enc: Encounter, colours: Mapping[str, str]) -> list[str]:
     """An encounter's charts: damage by round, and who acted when (a fight's alone)."""
     charts = []
     if enc.damage:
-        charts.append(damage_chart(enc))
+        charts.append(damage_chart(enc, colours))
     if enc.activity and not enc.outside:
-        charts.append(timeline_chart(enc))
+        charts.append(timeline_chart(enc, colours))
     return ['<div class="charts">' + "".join(charts) + "</div>"] if charts else []
 
 
@@ -223,15 +255,16 @@ def html(r: Recap, name: str | None = None) -> str:
     ]
     fights = sum(1 for e in r.encounters if not e.outside)
     charted = fights <= CHARTED_ENCOUNTERS
+    colours = palette(r)
     if not charted:
         out += [
             "<h2>The session</h2>",
             f'<p class="note">{fights} encounters; each has its own charts in a session of '
             f"up to {CHARTED_ENCOUNTERS}.</p>",
-            '<div class="charts">' + session_chart(r) + "</div>",
+            '<div class="charts">' + session_chart(r, colours) + "</div>",
         ]
     for enc in r.encounters:
-        out += _encounter(enc, charted)
+        out += _encounter(enc, charted, colours)
     out += ["<h2>Luck</h2>", *_luck_html(r)]
     if r.revealed:
         out += ["<h2>Secrets revealed</h2>", _list(r.revealed)]

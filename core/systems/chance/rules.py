@@ -291,21 +291,13 @@ def damage_pipeline(
     res = exact(resistance_percent)
     if not -100 <= res <= 100:
         raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
-    worn = max(Fraction(0), arm - pierced)
     crit = crit or unaware_percent > 0
     b = exact(base) + exact(scaling)
     steps: list[tuple[str, str]] = [
         ("base", f"{show(exact(base))} + {show(exact(scaling))} = {show(b)}")
     ]
-    if crit:
-        d = b * mult
-        steps.append(("crit", f"x {show(mult)} = {show(d)}"))
-    else:
-        lo, hi = PROFILES[profile]
-        if range_percent is None or not lo <= range_percent <= hi:
-            raise RuleError(f"range_percent: {range_percent!r} is not in {profile}'s {lo}..{hi}")
-        d = b * range_percent / 100
-        steps.append(("range", f"x {range_percent}% = {show(d)}"))
+    d, step = _crit_or_range(b, mult) if crit else _at_range(b, profile, range_percent)
+    steps.append(step)
     if vit != 1:
         d *= vit
         steps.append(("vitals", f"x {show(vit)} = {show(d)}"))
@@ -313,19 +305,44 @@ def damage_pipeline(
     if bonus:
         d *= 1 + Fraction(bonus, 100)
         steps.append(("position", f"+{bonus}% = {show(d)}"))
-    if worn:
-        d *= 1 - worn / (worn + 100)
-        less = f" - {show(pierced)} pierce" if pierced else ""
-        cut = show(100 * worn / (worn + 100))
-        steps.append(("armor", f"{show(arm)}{less}: -{cut}% = {show(d)}"))
-    elif arm:
-        steps.append(("armor", f"{show(arm)} - {show(pierced)} pierce: no cut"))
+    if arm:
+        d, step = _through_armor(d, arm, pierced)
+        steps.append(step)
     if res:
         d *= 1 - res / 100
         steps.append(("resistance", f"{show(res)}% = {show(d)}"))
     final = max(1, round_half_up(d))
     steps.append(("final", f"rounded half up, at least 1 = {final}"))
     return Damage(final, tuple(steps), b)
+
+
+def _crit_or_range(b: Fraction, mult: Fraction) -> tuple[Fraction, tuple[str, str]]:
+    d = b * mult
+    return d, ("crit", f"x {show(mult)} = {show(d)}")
+
+
+def _at_range(
+    b: Fraction, profile: str, range_percent: int | None
+) -> tuple[Fraction, tuple[str, str]]:
+    """Damage at a range, a percent within the weapon's profile."""
+    lo, hi = PROFILES[profile]
+    if range_percent is None or not lo <= range_percent <= hi:
+        raise RuleError(f"range_percent: {range_percent!r} is not in {profile}'s {lo}..{hi}")
+    d = b * range_percent / 100
+    return d, ("range", f"x {range_percent}% = {show(d)}")
+
+
+def _through_armor(
+    d: Fraction, arm: Fraction, pierced: Fraction
+) -> tuple[Fraction, tuple[str, str]]:
+    """Damage through armor ``arm`` less the weapon's pierce: a cut of worn/(worn+100)."""
+    worn = max(Fraction(0), arm - pierced)
+    if not worn:
+        return d, ("armor", f"{show(arm)} - {show(pierced)} pierce: no cut")
+    d *= 1 - worn / (worn + 100)
+    less = f" - {show(pierced)} pierce" if pierced else ""
+    cut = show(100 * worn / (worn + 100))
+    return d, ("armor", f"{show(arm)}{less}: -{cut}% = {show(d)}")
 
 
 def scaling_of(stats: dict[str, int], attack_type: str, governing: Iterable[str] = ()) -> int:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...errors import RuleError
 from ...state import Character, TableState
-from ..base import Clock, ClockRow, Command, Odds, describer
+from ..base import Clock, ClockRow, Command, Odds, describer, fight_title
 from ..shared_face import if_given, plus
 from . import rules
 from .commands import Check
@@ -294,12 +294,7 @@ def clock(state: TableState) -> Clock | None:
     enc = world(state).encounter
     if enc is None:
         return None
-    if enc.round:
-        title = f"Round {enc.round}, turn {len(enc.acted)}"
-    else:
-        title = "Encounter (not started: next-turn)"
-    if enc.name:
-        title += f" - {enc.name}"
+    title = fight_title(enc.round, enc.name, len(enc.acted) if enc.round else None)
     up = next_up(state, enc)
     rows = [
         _clock_row(c, state.characters[c.id], enc, up is not None and up[0].id == c.id)

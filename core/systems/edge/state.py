@@ -242,19 +242,7 @@ def _preset(
 
 
 def _weapon(given: str | WeaponForm, where: str) -> Weapon:
-    form = WeaponForm(preset=given) if isinstance(given, str) else given
-    fields = msgspec.structs.asdict(form)
-    mine = {k: v for k, v in fields.items() if v is not None and k != "preset"}
-    if not form.name:
-        mine.pop("name")
-    base: dict[str, Any] = {}
-    if form.preset:
-        base = _preset(WEAPON_PRESETS, form.preset, f"{where}.preset", "a weapon")
-    elif form.dice is None:
-        raise RuleError(f"{where}: give a preset or the weapon's dice")
-    merged = {**base, **mine}
-    if merged.pop("gauss", False):
-        merged = {**GAUSS, **merged}
+    merged = _weapon_fields(WeaponForm(preset=given) if isinstance(given, str) else given, where)
     name = str(merged.get("name", "")).strip()
     if not name:
         raise RuleError(f"{where}.name: a custom weapon needs a name")
@@ -270,6 +258,23 @@ def _weapon(given: str | WeaponForm, where: str) -> Weapon:
         pt_burst=merged.get("pt_burst", 0),
         skill=key(merged.get("skill") or (MELEE_SKILL if melee else RANGED_SKILL)),
     )
+
+
+def _weapon_fields(form: WeaponForm, where: str) -> dict[str, Any]:
+    """A weapon form's fields over its preset's (and a gauss weapon's), those it gives."""
+    fields = msgspec.structs.asdict(form)
+    mine = {k: v for k, v in fields.items() if v is not None and k != "preset"}
+    if not form.name:
+        mine.pop("name")
+    base: dict[str, Any] = {}
+    if form.preset:
+        base = _preset(WEAPON_PRESETS, form.preset, f"{where}.preset", "a weapon")
+    elif form.dice is None:
+        raise RuleError(f"{where}: give a preset or the weapon's dice")
+    merged = {**base, **mine}
+    if merged.pop("gauss", False):
+        merged = {**GAUSS, **merged}
+    return merged
 
 
 def armor_class_of(pt: int) -> str:

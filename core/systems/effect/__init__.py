@@ -26,7 +26,8 @@ OPTIONS = (
 )
 
 
-#: Commands that build the demo table: a password, help refused and given, a law check, a door.
+#: Commands that build the demo table: a password, help refused and given, a law check, a
+#: door, and a fight in the cargo bay.
 DEMO: tuple[dict[str, Any], ...] = (
     {
         "type": "add-character",
@@ -125,6 +126,50 @@ DEMO: tuple[dict[str, Any], ...] = (
         "characteristic": "SOC",
         "faces": [4, 5],
         "reason": "selling the salvage",
+    },
+    # a fight in the cargo bay on margin's turn order, Endurance kept on a counter
+    {
+        "type": "add-character",
+        "name": "Port Guard",
+        "sheet": {
+            "characteristics": {"STR": 7, "DEX": 8, "END": 7},
+            "skills": {"Gun Combat": 1},
+        },
+    },
+    {"type": "set-counter", "character": "Port Guard", "name": "END", "max": 7},
+    {"type": "set-counter", "character": "Vex", "name": "END", "max": 6},
+    {
+        "type": "start-encounter",
+        "name": "the cargo bay",
+        "characters": ["Vex", "Mira", "Port Guard"],
+        "faces": [5, 4, 3, 3, 5, 3],
+    },
+    {"type": "next-turn"},
+    {
+        "type": "check",
+        "character": "Vex",
+        "skill": "Gun Combat",
+        "characteristic": "DEX",
+        "faces": [5, 6],
+        "reason": "a shot at the guard",
+    },
+    {"type": "adjust-counter", "character": "Port Guard", "name": "END", "by": -5},
+    {"type": "next-turn"},
+    {
+        "type": "check",
+        "character": "Port Guard",
+        "skill": "Gun Combat",
+        "characteristic": "DEX",
+        "faces": [2, 3],
+        "reason": "firing back at Vex",
+    },
+    {"type": "next-turn"},
+    {
+        "type": "add-condition",
+        "character": "Port Guard",
+        "name": "pinned down",
+        "rounds": 1,
+        "reason": "Mira's covering fire",
     },
 )
 

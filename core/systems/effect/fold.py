@@ -23,7 +23,9 @@ def _on_check(state: TableState, record: Record) -> None:
     char = state.characters.get(e.actor)
     if isinstance(char, EffectCharacter):
         char.assists.pop(assist_key(e.skill, e.characteristic), None)
-        char.last = LastCheck(label=e.label, total=e.total, effect=e.effect, band=e.band)
+        char.last = LastCheck(
+            label=e.label, total=e.total, effect=e.effect, band=e.band, seq=record.seq
+        )
     if e.task:
         task = world(state).tasks.setdefault(e.task, TaskState())
         task.attempts += 1
@@ -51,6 +53,7 @@ def _on_opposed(state: TableState, record: Record) -> None:
                 total=side.total,
                 effect=side.effect,
                 won=e.winner == side.actor,
+                seq=record.seq,
             )
 
 

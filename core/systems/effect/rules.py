@@ -301,26 +301,43 @@ def parse(text: str) -> WrittenTask:
     if not stripped:
         raise RuleError(f"{name}: the task statement is empty")
     head, colon, body = stripped.partition(":")
+    description = head.strip() if colon else ""
     formal = body if colon else stripped
     parts = _split_top(formal)
     if len(parts) == 4:
-        skill, characteristic, time, diff = parts
-        if not skill or not characteristic:
-            raise RuleError(f"{name}: a formal task names a skill and a characteristic")
-        rung, dm = _rung(diff, name)
-        return WrittenTask(
-            description=head.strip() if colon else "",
-            skill=skill,
-            characteristic=characteristic,
-            increment=increment(time, name),
-            difficulty=rung,
-            difficulty_dm=dm,
-        )
+        return _formal(parts, description, name)
     if len(parts) != 1:
         raise RuleError(
             f"{name}: {text!r} is neither 'Task: Skill, Characteristic, time, Difficulty' "
             "nor 'Difficulty (DM) Skill'"
         )
+    found = _informal(formal, description, name)
+    if found is None:
+        raise RuleError(
+            f"{name}: {text!r} does not start with a difficulty (as in 'Difficult (-2) Engineering')"
+        )
+    return found
+
+
+def _formal(parts: list[str], description: str, name: str) -> WrittenTask:
+    """A formal task statement's four parts: skill, characteristic, time, difficulty."""
+    skill, characteristic, time, diff = parts
+    if not skill or not characteristic:
+        raise RuleError(f"{name}: a formal task names a skill and a characteristic")
+    rung, dm = _rung(diff, name)
+    return WrittenTask(
+        description=description,
+        skill=skill,
+        characteristic=characteristic,
+        increment=increment(time, name),
+        difficulty=rung,
+        difficulty_dm=dm,
+    )
+
+
+def _informal(formal: str, description: str, name: str) -> WrittenTask | None:
+    """An informal task statement (``a Difficult (-2) Engineering task``); None when it does
+    not start with a difficulty."""
     informal = re.sub(r"^(an?\s+)", "", formal.strip(), flags=re.IGNORECASE)
     informal = re.sub(r"\s+(task|check)$", "", informal, flags=re.IGNORECASE)
     for rung in sorted(LADDER, key=len, reverse=True):
@@ -332,13 +349,11 @@ def parse(text: str) -> WrittenTask:
             f"{match.group(1)}" + (f" ({match.group(2)})" if match.group(2) else ""), name
         )
         return WrittenTask(
-            description=head.strip() if colon else "",
+            description=description,
             skill=match.group(3).strip(),
             characteristic=None,
             increment=None,
             difficulty=written_rung,
             difficulty_dm=dm,
         )
-    raise RuleError(
-        f"{name}: {text!r} does not start with a difficulty (as in 'Difficult (-2) Engineering')"
-    )
+    return None

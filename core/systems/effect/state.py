@@ -38,7 +38,10 @@ class PendingAssist(msgspec.Struct, kw_only=True):
 
 
 class LastCheck(msgspec.Struct, kw_only=True):
-    """A character's last check, as the table screen shows it."""
+    """A character's last check, as the table screen shows it, and the record it came from
+    (players who did not see that record, a check the GM rolled in secret, see none)."""
+
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     label: str
     total: int
@@ -47,6 +50,7 @@ class LastCheck(msgspec.Struct, kw_only=True):
     band: str = ""
     #: the side that won an opposed check
     won: bool = False
+    seq: int = 0
 
 
 class EffectCharacter(Character, kw_only=True):

@@ -11,7 +11,7 @@ from .state import LastCheck, TrackWorld, UnderCharacter, track
 
 
 def _set_last(
-    state: TableState, check: ev.UnderChecked | ev.OpposedSide, won: bool = False
+    state: TableState, seq: int, check: ev.UnderChecked | ev.OpposedSide, won: bool = False
 ) -> None:
     char = state.characters.get(check.actor)
     if isinstance(char, UnderCharacter):
@@ -25,18 +25,23 @@ def _set_last(
             else "failure"
         )
         char.last = LastCheck(
-            label=check.label, roll=check.roll, target=check.target, verdict=verdict, won=won
+            label=check.label,
+            roll=check.roll,
+            target=check.target,
+            verdict=verdict,
+            won=won,
+            seq=seq,
         )
 
 
 def _on_check(state: TableState, record: Record) -> None:
-    _set_last(state, record.event)
+    _set_last(state, record.seq, record.event)
 
 
 def _on_opposed(state: TableState, record: Record) -> None:
     e: ev.UnderOpposed = record.event
     for side in (e.a, e.b):
-        _set_last(state, side, won=e.winner == side.actor)
+        _set_last(state, record.seq, side, won=e.winner == side.actor)
 
 
 def _on_escalated(state: TableState, record: Record) -> None:

@@ -18,7 +18,10 @@ from . import rules
 
 
 class LastCheck(msgspec.Struct, kw_only=True):
-    """A character's last check, as the table screen shows it."""
+    """A character's last check, as the table screen shows it, and the record it came from
+    (players who did not see that record, a check the GM rolled in secret, see none)."""
+
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
 
     label: str
     roll: int
@@ -27,6 +30,7 @@ class LastCheck(msgspec.Struct, kw_only=True):
     verdict: str
     #: the side that won an opposed check
     won: bool = False
+    seq: int = 0
 
 
 class UnderCharacter(Character, kw_only=True):
@@ -76,20 +80,9 @@ def target_for(
     if target is not None:
         return target, skill or attribute or f"target {target}", False
     if skill is not None:
-        found = lookup(sheet.get("skills", {}), skill)
+        found = _skill_target(char, skill, attribute)
         if found is not None:
-            if attribute is not None:
-                raise RuleError(
-                    f"attribute: {char.name} has {found[0]} (target {found[1]}); "
-                    "an attribute is only for unskilled attempts"
-                )
             return found[1], found[0], False
-        if attribute is None:
-            known = ", ".join(sheet.get("skills", {})) or "none"
-            raise RuleError(
-                f"skill {skill!r}: {char.name} has no such skill (skills: {known}); "
-                "name an attribute for an unskilled attempt"
-            )
     if attribute is None:
         raise RuleError("check: name a skill, an attribute or a target")
     found = lookup(sheet.get("attributes", {}), attribute)
@@ -102,6 +95,25 @@ def target_for(
     if skill is not None:
         return value, f"{skill} (unskilled, {found[0]})", True
     return value, found[0], False
+
+
+def _skill_target(char: Character, skill: str, attribute: str | None) -> tuple[str, int] | None:
+    """The skill a check names, as the sheet names it, and its target; None when the sheet
+    has no such skill and the check names an attribute for an unskilled attempt."""
+    skills = char.sheet.get("skills", {})
+    found = lookup(skills, skill)
+    if found is not None and attribute is not None:
+        raise RuleError(
+            f"attribute: {char.name} has {found[0]} (target {found[1]}); "
+            "an attribute is only for unskilled attempts"
+        )
+    if found is None and attribute is None:
+        known = ", ".join(skills) or "none"
+        raise RuleError(
+            f"skill {skill!r}: {char.name} has no such skill (skills: {known}); "
+            "name an attribute for an unskilled attempt"
+        )
+    return found
 
 
 class TrackWorld(msgspec.Struct, kw_only=True):

@@ -36,15 +36,20 @@ def _check_move(state: TableState, char: ChanceCharacter, to: list[int], feet: i
         raise RuleError(f"to: {char.name} is feared and must flee first (flee {char.id})")
     if char.position is None:
         return
+    _check_speed(char, feet, enc.moved if enc.actor == char.id else 0)
+    _check_flight(state, char, char.position, to)
+
+
+def _check_speed(char: ChanceCharacter, feet: int, used: int) -> None:
+    """Refuse a move farther than the character's speed allows this turn (``used``: the feet
+    it has moved this turn already)."""
     limit = speed(char)
     if limit == 0 and feet:
         held = ", ".join(e.name for e in char.effects if EFFECTS[e.name].move_divisor == 0)
         raise RuleError(f"to: {char.name} cannot move ({held}; override)")
-    used = enc.moved if enc.actor == char.id else 0
     if feet + used > limit:
         left = f" ({limit - used} ft left)" if used else ""
         raise RuleError(f"to: {feet} ft is more than {char.name}'s {limit} ft this turn{left}")
-    _check_flight(state, char, char.position, to)
 
 
 def _check_flight(
@@ -68,16 +73,20 @@ def flight(
     that ends as the turn starts, a character down, without a place, or unable to move
     (rooted, frozen, stunned) flees nowhere."""
     fear = actor.effect("feared")
-    ended = any(
-        isinstance(d.event, EffectTicked) and d.event.effect == "feared" and d.event.ended
-        for d in ticks
-    )
-    if fear is None or ended or hp <= 0 or actor.position is None or speed(actor) == 0:
+    if fear is None or _fear_ends(ticks) or hp <= 0 or actor.position is None or not speed(actor):
         return "", None
     source = state.characters.get(fear.source)
     if not isinstance(source, ChanceCharacter) or source.position is None:
         return fear.source or "gm", None
     return source.id, away(actor.position, source.position, speed(actor))
+
+
+def _fear_ends(ticks: list[Draft]) -> bool:
+    """Whether a fear ends as the turn starts, among the effects that tick then."""
+    return any(
+        isinstance(d.event, EffectTicked) and d.event.effect == "feared" and d.event.ended
+        for d in ticks
+    )
 
 
 def away(start: list[int], source: list[int], feet: int) -> list[int]:

@@ -34,10 +34,7 @@ def decide_start(
         raise RuleError("encounter: a fight is already running (end-encounter first)")
     if not cmd.order:
         raise RuleError("order: name the characters in turn order")
-    order = [c.id for ref in cmd.order for c in find_characters(state, ref)]
-    doubled = sorted({c for c in order if order.count(c) > 1})
-    if doubled:
-        raise RuleError(f"order: {doubled[0]!r} is listed twice")
+    order = _turn_order(cmd.order, state)
     positions = {
         char_of(state, ref).id: place(value, f"positions.{ref}")
         for ref, value in cmd.positions.items()
@@ -46,6 +43,15 @@ def decide_start(
     # with hidden fighters in it, players learn only that a fight began
     event = EncounterStarted(order=order, positions=positions, hidden=hidden)
     return [Draft(event)]
+
+
+def _turn_order(refs: list[str], state: TableState) -> list[str]:
+    """The ids of the characters a fight's order names, each named once."""
+    order = [c.id for ref in refs for c in find_characters(state, ref)]
+    doubled = sorted({c for c in order if order.count(c) > 1})
+    if doubled:
+        raise RuleError(f"order: {doubled[0]!r} is listed twice")
+    return order
 
 
 def decide_join(cmd: Join, state: TableState, dice: Dice, history: History) -> list[Draft]:

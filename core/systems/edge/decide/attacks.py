@@ -69,9 +69,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     if cmd.edge_damage and not cmd.damage:
         raise RuleError("edge_damage: damage is not rolled now (damage false); boost it then")
     action = _encounter_action(cmd, state, char)
-    spends = (1 if cmd.edge else 0) + (1 if cmd.edge_damage else 0)
-    if spends and char.edge < spends:
-        raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
+    spends = _edge_spent(cmd, char)
     checked = roll_check(cmd, state, dice, plan, attack=True)
     blow = _blow(cmd, char, arm, checked)
     held = checked["success"] and (not cmd.damage or _hit_faces_only(dice, cmd))
@@ -106,6 +104,14 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
         target, pool, arm.stun, blow.pt_reduction, attack=attack_seq, edge_boost=cmd.edge_damage
     )
     return drafts + _hit(state, dice, hit, first_seq=state.seq + len(drafts) + 1)
+
+
+def _edge_spent(cmd: Attack, char: EdgeCharacter) -> int:
+    """The Edge an attack spends (on its roll, on its damage), which the attacker must have."""
+    spends = (1 if cmd.edge else 0) + (1 if cmd.edge_damage else 0)
+    if spends and char.edge < spends:
+        raise RuleError(f"edge: {char.name} has {char.edge} Edge, this attack spends {spends}")
+    return spends
 
 
 def _hit_faces_only(dice: Dice, cmd: Attack) -> bool:
@@ -155,11 +161,7 @@ def _blow(cmd: Attack, char: EdgeCharacter, arm: Weapon, checked: dict[str, Any]
 
 def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) -> list[Draft]:
     if cmd.attack is not None or cmd.attacker is not None:
-        if cmd.target is not None or cmd.dice or cmd.bonus or cmd.stun or cmd.pt_reduction:
-            raise RuleError(
-                "damage: for an attack's damage give only attack/attacker and edge_boost"
-            )
-        return _attack_damage(cmd, state, dice)
+        return _attack_damage(_only_attack(cmd), state, dice)
     if cmd.target is None:
         raise RuleError("damage: give an attack (its seq), an attacker, or a target with dice")
     if cmd.edge_boost:
@@ -172,6 +174,13 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
     pool = rules.Pool(cmd.dice, cmd.bonus)
     hit = _Damage(target, pool, cmd.stun, cmd.pt_reduction, use_armor=cmd.armor, reason=cmd.reason)
     return _hit(state, dice, hit, first_seq=state.seq + 1)
+
+
+def _only_attack(cmd: Damage) -> Damage:
+    """A damage command for an attack's damage, which names nothing the attack says."""
+    if cmd.target is not None or cmd.dice or cmd.bonus or cmd.stun or cmd.pt_reduction:
+        raise RuleError("damage: for an attack's damage give only attack/attacker and edge_boost")
+    return cmd
 
 
 def _awaiting(cmd: Damage, state: TableState) -> OpenAttack:

@@ -36,12 +36,7 @@ def decide_spend(cmd: SpendEdge, state: TableState, dice: Dice, history: History
     if enc is None or me is None:
         raise RuleError(f"purpose: {purpose} needs {char.name} in a running encounter")
     if purpose == "reaction":
-        if enc.current == char.id:
-            raise RuleError("purpose: an extra reaction is gained outside the character's own turn")
-        if me.extra_reaction:
-            raise RuleError(
-                f"purpose: {char.name} already gained an extra reaction since their last turn"
-            )
+        _check_reaction(char, enc.current == char.id, me.extra_reaction)
         return [edge_spend(char, "reaction")]
     if me.boost:
         raise RuleError(f"purpose: {char.name}'s initiative is already boosted for a turn")
@@ -53,6 +48,16 @@ def decide_spend(cmd: SpendEdge, state: TableState, dice: Dice, history: History
             char, "initiative", faces=faces, value=sum(faces), actions=gained, source=dice.source
         )
     ]
+
+
+def _check_reaction(char: EdgeCharacter, own_turn: bool, gained: bool) -> None:
+    """Refuse an extra reaction on the character's own turn, or a second since their last."""
+    if own_turn:
+        raise RuleError("purpose: an extra reaction is gained outside the character's own turn")
+    if gained:
+        raise RuleError(
+            f"purpose: {char.name} already gained an extra reaction since their last turn"
+        )
 
 
 def _check_purpose(purpose: str, typed: str) -> None:

@@ -22,17 +22,24 @@ def injury_of(
     char: EdgeCharacter, seq: int | None, fits: Callable[[Injury], bool], what: str
 ) -> Injury:
     if seq is not None:
-        found = next((i for i in char.injuries if i.seq == seq), None)
-        if found is None:
-            have = ", ".join(str(i.seq) for i in char.injuries) or "none"
-            raise RuleError(f"injury: {seq} is not an injury of {char.name} (injuries: {have})")
-        if not fits(found):
-            raise RuleError(f"injury: {seq} is not {what}")
-        return found
+        return _named_injury(char, seq, fits, what)
     candidates = [i for i in char.injuries if fits(i)]
     if not candidates:
         raise RuleError(f"injury: {char.name} has no injury that is {what}")
     return candidates[-1]
+
+
+def _named_injury(
+    char: EdgeCharacter, seq: int, fits: Callable[[Injury], bool], what: str
+) -> Injury:
+    """The injury of record ``seq``, which must be the character's and fit."""
+    found = next((i for i in char.injuries if i.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(i.seq) for i in char.injuries) or "none"
+        raise RuleError(f"injury: {seq} is not an injury of {char.name} (injuries: {have})")
+    if not fits(found):
+        raise RuleError(f"injury: {seq} is not {what}")
+    return found
 
 
 def decide_lessen(
@@ -89,12 +96,7 @@ def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> l
             f"character: {char.name} is dead; healing does not bring them back "
             "(edge-burn against the fatal result, or undo it)"
         )
-    if cmd.points < 0:
-        raise RuleError("points: healing cannot be negative")
-    if cmd.points == 0 and not cmd.cared:
-        raise RuleError("heal: give points to recover or cared true")
-    if cmd.cared and not char.urgent_care:
-        raise RuleError(f"cared: {char.name} does not need urgent care")
+    _check_heal(cmd, char)
     current = char.stun if cmd.stun else char.damage
     points = min(cmd.points, current)
     if cmd.points and points == 0:
@@ -112,6 +114,16 @@ def decide_heal(cmd: Heal, state: TableState, dice: Dice, history: History) -> l
             )
         )
     ]
+
+
+def _check_heal(cmd: Heal, char: EdgeCharacter) -> None:
+    """Refuse healing of no points and no care, of negative points, or care not needed."""
+    if cmd.points < 0:
+        raise RuleError("points: healing cannot be negative")
+    if cmd.points == 0 and not cmd.cared:
+        raise RuleError("heal: give points to recover or cared true")
+    if cmd.cared and not char.urgent_care:
+        raise RuleError(f"cared: {char.name} does not need urgent care")
 
 
 def decide_repair(cmd: RepairArmor, state: TableState, dice: Dice, history: History) -> list[Draft]:
