@@ -98,7 +98,7 @@ def test_a_players_page_refuses_in_one_line_and_writes_nothing(site):
     kael = _open(site, FIGHT.a)
     wait_for(kael, f"watching as {FIGHT.a}")
     wait_for(kael, "the GM rules on it")
-    refused_through(kael, table, refusals(FIGHT))
+    refused_through(kael, table, refusals(FIGHT), FIGHT.a)
     margin_output("do", str(table), stdin=OFF)
     wait_for(kael, "option players = off")
     watching_only(kael, table)
