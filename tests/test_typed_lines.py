@@ -94,6 +94,8 @@ def test_a_conditions_name_keeps_its_apostrophe_and_its_duration(
     table = demo("2d10-edge")
     added = event(run(table, "cond kael can't see 2r"), "condition.added")
     assert (added["name"], added["rounds"]) == ("can't see", 2)
+    # and the log says it as written, whatever words the name is
+    assert describe("2d10-edge", {"event": added}) == "kael: can't see for 2 rounds"
     added = event(run(table, 'cond kael "prone 2x" 1r for the blast'), "condition.added")
     assert (added["name"], added["rounds"], added["reason"]) == ("prone 2x", 1, "the blast")
 
