@@ -319,9 +319,13 @@ class TableApp(App[None]):
     @on(Folded)
     def folded(self, message: Folded) -> None:
         self._jobs -= 1
-        if message.new:
+        if message.new and self.sees(message.new):
             self.redraw()
         self.idle()
+
+    def sees(self, new: list[Record]) -> bool:
+        """Whether this screen shows anything of ``new`` (records just folded)."""
+        return True
 
     @on(ReadFailed)
     def read_failed(self, message: ReadFailed) -> None:
