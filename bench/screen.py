@@ -111,6 +111,7 @@ async def keystroke(path: str, runs: int) -> tuple[float, float]:
     from textual.widgets import Input, Static
 
     from margin.tui.screens.app import play_app
+    from margin.tui.screens.base import Step
     from margin.tui.table.rng import RandomDice
 
     times: list[float] = []
@@ -137,14 +138,15 @@ async def keystroke(path: str, runs: int) -> tuple[float, float]:
     started: list[float] = []
     app = play_app(path)
     app.view.table.dice = RandomDice(1)
-    line = app.run_line
+    enqueue = app.enqueue
 
-    def run_line(*args: object) -> object:
+    def entered(*steps: Step) -> None:
         started.append(time.perf_counter())
-        return line(*args)  # type: ignore[arg-type]
+        enqueue(*steps)
 
-    app.run_line = run_line  # type: ignore[method-assign]
-    app._executed = landed(app, app._executed, started)  # type: ignore[method-assign]
+    app.enqueue = entered  # type: ignore[method-assign]
+    # the step's answer, handled on the screen's thread once its records are drawn
+    app._answered = landed(app, app._answered, started)  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(runs):
             seq = app.view.table.projection.seq

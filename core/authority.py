@@ -53,13 +53,19 @@ class Seat:
     def author(self, character: str) -> str:
         """The author a record of this seat names: ``gm``, or the player's character and
         how they came in (``kael (ssh SHA256:...)``)."""
-        if self.gm:
-            return GM
-        how = f"{self.door} {self.via}".strip()
-        return f"{character} ({how})"
+        return _author(self, character)
 
 
 GM_SEAT = Seat()
+
+
+@functools.lru_cache(maxsize=256)
+def _author(seat: Seat, character: str) -> str:
+    """``Seat.author``: a seat writes every record of its session, so it is worded once."""
+    if seat.gm:
+        return GM
+    how = f"{seat.door} {seat.via}".strip()
+    return f"{character} ({how})"
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,9 @@ def _check_fields(
 ) -> None:
     if acting.actor:
         actor = getattr(command, acting.actor)
-        if not isinstance(actor, str) or _seen(state, actor) is not char:
+        # the player's own character by id (as the screens give it) needs no search
+        mine = isinstance(actor, str) and character_id(actor) == char.id
+        if not mine and (not isinstance(actor, str) or _seen(state, actor) is not char):
             raise Refused(
                 f"{char.name}: {tag} {acting.actor}: a player commands their own character"
                 f" only ({char.name})"

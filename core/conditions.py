@@ -197,6 +197,14 @@ def _plural(n: int, unit: str) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}"
 
 
+def _rounds_left(cond: Condition, left: int, state: TableState) -> str:
+    """``2 rounds left``; in its last round, the turn it ends at (``until Mira's turn``)."""
+    if left > 0:
+        return f"{_plural(left, 'round')} left"
+    anchor = state.characters.get(cond.anchor) if cond.anchor else None
+    return f"until {anchor.name}'s turn" if anchor is not None else "ends this round"
+
+
 def status(char: Character, state: TableState) -> list[str]:
     """A character's conditions as the panels show them (``prone, 2 rounds left``)."""
     now = moment(state)
@@ -204,7 +212,7 @@ def status(char: Character, state: TableState) -> list[str]:
     for c in char.conditions:
         if c.rounds:
             left = c.rounds if now is None or not now.round else c.until_round - now.round
-            out.append(f"{c.name}, {_plural(max(left, 0), 'round')} left")
+            out.append(f"{c.name}, {_rounds_left(c, left, state)}")
         elif c.turns:
             # the bearer's turn under way counts as one left, unless the condition came on
             # during it: its turns are the ones after that turn

@@ -114,7 +114,8 @@ def decide(
     """
     history = history if history is not None else History()
     if not seat.gm:
-        return seal(_as_player(command, state, dice, history, seat), state, history)
+        drafts, author = _as_player(command, state, dice, history, seat)
+        return seal(drafts, state, history, author)
     drafts = _decide(command, state, dice, history)
     drafts += _expiries(drafts, state)
     return seal(drafts, state, history)
@@ -122,8 +123,8 @@ def decide(
 
 def _as_player(
     command: Command, state: TableState, dice: Dice, history: History, seat: Seat
-) -> list[Draft]:
-    """The drafts of a player's command, each naming the seat as its author."""
+) -> tuple[list[Draft], str]:
+    """The drafts of a player's command, and the author each names: the seat."""
     if isinstance(command, RollDice) and command.actor.lower() == GM:
         # a player's free roll is their own character's
         command = msgspec.structs.replace(command, actor=seat.name)
@@ -147,10 +148,10 @@ def _as_player(
         raise player_error(state.characters[cid].name, exc, state) from None
     if permit.route == "request":
         asked = Requested(seat=cid, asked=given(command))
-        return [Draft(asked, visibility=Visibility(to=cid), author=permit.author)]
-    # drafts fresh from the rules carry no dice yet (``decide_committed`` adds them after)
-    author = permit.author
-    return [Draft(d.event, cause=d.cause, visibility=d.visibility, author=author) for d in drafts]
+        return [Draft(asked, visibility=Visibility(to=cid))], permit.author
+    # drafts fresh from the rules carry no dice yet (``decide_committed`` adds them after):
+    # sealing them names the author
+    return drafts, permit.author
 
 
 class _Trial:

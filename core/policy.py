@@ -218,8 +218,11 @@ def hidden_ids(state: TableState) -> set[str]:
     return {c.id for c in state.characters.values() if c.hidden}
 
 
-def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft]:
-    """The drafts of one command with the visibility the policy gives them.
+def seal(
+    drafts: list[Draft], state: TableState, history: History, author: str | None = None
+) -> list[Draft]:
+    """The drafts of one command with the visibility the policy gives them (and, when
+    ``author`` is given, naming it: a player's seat, whose records are all theirs).
 
     The stored visibility then says what players get: whether they see the
     record at all, and which fields they do not see (``PlayerLens`` reads
@@ -241,7 +244,10 @@ def seal(drafts: list[Draft], state: TableState, history: History) -> list[Draft
         visibility = _stored(verdict, event)
         if to and not visibility.gm_only:
             visibility = msgspec.structs.replace(visibility, to=to)
-        out.append(replace(draft, visibility=visibility))
+        if author is None:
+            out.append(replace(draft, visibility=visibility))
+        else:
+            out.append(replace(draft, visibility=visibility, author=author))
         track_hidden(event, hidden)
     return out
 

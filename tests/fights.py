@@ -359,8 +359,10 @@ def refusals(fight: Fight) -> list[Refusal]:
     ]
 
 
-def refused_through(screen: Screen, table: Path, tried: list[Refusal]) -> None:
-    """Each of ``tried`` given from ``screen`` is refused in one line and writes nothing."""
+def refused_through(screen: Screen, table: Path, tried: list[Refusal], player: str) -> None:
+    """Each of ``tried`` given from ``player``'s ``screen`` is refused in one line and
+    writes nothing."""
+    wait_for(screen, f"watching as {player}")
     before = len(log_json(table))
     for refusal in tried:
         shown = give(screen, refusal.line, refusal.says)

@@ -435,6 +435,10 @@ class Frames:
                 return
             payload = payload.encode()
         self.frames.append(payload)
+        self.took(payload)
+
+    def took(self, payload: bytes) -> None:
+        """One more frame of the session (for a page that reads them as they come)."""
 
     def received(self) -> str:
         return plain(b"".join(self.frames))

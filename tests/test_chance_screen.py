@@ -87,7 +87,7 @@ def test_status_and_clock(demo: Table) -> None:
     assert clock.title == "Round 2"
     current = [row for row in clock.rows if row.current]
     assert [r.name for r in current] == ["Rook"]
-    assert current[0].value == "1 action(s)"
+    assert current[0].value == "1 action"
     assert any(row.name == "Brakk" and "burning" in row.note for row in clock.rows)
 
 

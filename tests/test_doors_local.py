@@ -77,7 +77,7 @@ def test_a_players_watch_refuses_in_one_line_and_writes_nothing(tmp_path, termin
     [kael] = _seats(terminals, table, fight.a)
     wait_for(kael, f"watching as {fight.a}")
     wait_for(kael, "the GM rules on it")
-    refused_through(kael, table, refusals(fight))
+    refused_through(kael, table, refusals(fight), fight.a)
     margin_output("do", str(table), stdin=OFF)
     wait_for(kael, "option players = off")
     watching_only(kael, table)

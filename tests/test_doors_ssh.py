@@ -51,7 +51,7 @@ def test_a_players_ssh_seat_refuses_in_one_line_and_writes_nothing(site):
     rook = _join(site, FIGHT.a)
     wait_for(rook, f"watching as {FIGHT.a}")
     wait_for(rook, "the GM rules on it")
-    refused_through(rook, table, refusals(FIGHT))
+    refused_through(rook, table, refusals(FIGHT), FIGHT.a)
     margin_output("do", str(table), stdin=OFF)
     wait_for(rook, "option players = off")
     watching_only(rook, table)

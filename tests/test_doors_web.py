@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
-from hosting import Host, ScreenRows, keys_file, make_keys, plain, the_hosts_gm
-from support import CHROMIUM_FLAGS, chromium, log_json, margin_output
+from hosting import Frames, Host, ScreenRows, browser_at, keys_file, make_keys, the_hosts_gm
+from support import log_json, margin_output
 from test_doors_local import OFF
 
 from margin.tui.host.web import link_door
@@ -29,23 +29,15 @@ KEYS = {"F5": "F5", "F6": "F6", "F7": "F7", "Enter": "Enter", "Home": "Home"}
 KEYS["ctrl+k"] = "Control+k"
 
 
-class Page:
+class Page(Frames):
     """A seat's page in the browser as a fight's screen."""
 
     def __init__(self, browser, url: str) -> None:
-        self.frames: list[bytes] = []
         self.screen = ScreenRows()
-        self.page = browser.new_page()
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+        super().__init__(browser.new_page())
         self.page.goto(url)
 
-    def _frame(self, payload: str | bytes) -> None:
-        if isinstance(payload, str):
-            # the page's keep-alive answer carries the browser's clock
-            if payload.startswith('["pong"'):
-                return
-            payload = payload.encode()
-        self.frames.append(payload)
+    def took(self, payload: bytes) -> None:
         self.screen.feed(payload)
 
     def _focus(self) -> None:
@@ -65,9 +57,6 @@ class Page:
         self.page.wait_for_timeout(10)
         return "\n".join(self.screen.rows().values())
 
-    def received(self) -> str:
-        return plain(b"".join(self.frames))
-
 
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch):
@@ -81,13 +70,7 @@ def site(tmp_path: Path, monkeypatch):
     the_hosts_gm(tmp_path, monkeypatch)
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch_persistent_context(
-                str(tmp_path / "profile"),
-                executable_path=chromium(),
-                args=CHROMIUM_FLAGS,
-                headless=True,
-                viewport={"width": 1200, "height": 720},
-            )
+            browser = browser_at(playwright, tmp_path / "profile", (1200, 720))
             try:
                 yield {"host": host, "table": table, "browser": browser}
             finally:
@@ -115,7 +98,7 @@ def test_a_players_page_refuses_in_one_line_and_writes_nothing(site):
     kael = _open(site, FIGHT.a)
     wait_for(kael, f"watching as {FIGHT.a}")
     wait_for(kael, "the GM rules on it")
-    refused_through(kael, table, refusals(FIGHT))
+    refused_through(kael, table, refusals(FIGHT), FIGHT.a)
     margin_output("do", str(table), stdin=OFF)
     wait_for(kael, "option players = off")
     watching_only(kael, table)

@@ -17,8 +17,11 @@ from support import add_character, margin_do, margin_output, pilot_test
 from margin.tui.screens import app as appmod
 from margin.tui.screens.widgets import row_text
 
-#: a line of ``margin log``: number, time, author, then the line
-LOG_LINE = re.compile(r"^ *(\d+)  \d\d:\d\d:\d\d  \S+ +(.*?)( \[secret\])?( \(undone\))?$")
+#: a line of ``margin log``: number, time, author (a player's with the door they came in by),
+#: then the line
+LOG_LINE = re.compile(
+    r"^ *(\d+)  \d\d:\d\d:\d\d  \S+(?: \([^)]*\))? +(.*?)( \[secret\])?( \(undone\))?$"
+)
 
 
 @pytest.fixture

@@ -94,6 +94,8 @@ def test_a_conditions_name_keeps_its_apostrophe_and_its_duration(
     table = demo("2d10-edge")
     added = event(run(table, "cond kael can't see 2r"), "condition.added")
     assert (added["name"], added["rounds"]) == ("can't see", 2)
+    # and the log says it as written, whatever words the name is
+    assert describe("2d10-edge", {"event": added}) == "kael: can't see for 2 rounds"
     added = event(run(table, 'cond kael "prone 2x" 1r for the blast'), "condition.added")
     assert (added["name"], added["rounds"], added["reason"]) == ("prone 2x", 1, "the blast")
 
@@ -407,3 +409,18 @@ def test_every_demo_table_has_a_fight_under_way(demo: Callable[[str], Table], sy
     assert clock is not None, system
     assert len(clock.rows) >= 2
     assert clock_position(clock), clock.title  # a round or a count the fight has reached
+
+
+def test_a_condition_in_its_last_round_says_whose_turn_ends_it(
+    demo: Callable[[str], Table],
+) -> None:
+    # the demo's guard is pinned down for 1 round on Mira's turn of round 1
+    table = demo("2d6-effect")
+    guard = "port-guard"
+    assert "pinned down, 1 round left" in character_status(
+        table.state.characters[guard], table.state
+    )
+    run(table, "next")  # round 2: Vex's turn; it ends when Mira's comes
+    assert "pinned down, until Mira's turn" in character_status(
+        table.state.characters[guard], table.state
+    )

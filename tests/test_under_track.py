@@ -385,7 +385,7 @@ def test_a_fight_through_margin_do_with_undo_and_replay(tmp_path: Path) -> None:
     assert state_json(path, "--at", str(interrupted[0]["seq"]))["world"]["tokens"] == []
 
     out = margin_output("log", path)
-    assert "count 5: kid revolver resolves" in out
+    assert "count 5: Kid revolver resolves" in out
     assert "(undone)" in out
 
 

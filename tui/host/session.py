@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import SystemCommand
 from textual.screen import Screen
+from textual.widgets import Input
 
 from margin.core import RuleError
 from margin.core.authority import Door, Seat
@@ -54,6 +56,13 @@ class Hosted(TableApp):
         for command in super().get_system_commands(screen):
             if command.title != "Screenshot":
                 yield command
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # A hosted line's cursor stays lit instead of blinking: each blink is a frame drawn
+        # and sent over the network twice a second, from every seat whose line is open
+        # (twenty seats drew more than all their records did).
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
 
     def _fatal_error(self) -> None:
         # Textual's report of an unexpected error shows source lines, install paths and

@@ -283,6 +283,20 @@ class WatchApp(TableApp):
         if self.sitting is not None:
             self.sitting.leave(self.view)
 
+    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
+        # Records this player cannot see change nothing they are shown (the lens's
+        # promise), so the screen is not drawn again for them: with many players, each
+        # one's request and ruling, addressed to that player alone, redraws one screen
+        # besides the GM's, not every seat's.
+        if error is None and new and not self._sees(new):
+            return
+        super().followed(new, error)
+
+    def _sees(self, new: list[Record]) -> bool:
+        """Whether this player may see any of ``new`` (records just folded)."""
+        seen = self.view.table.seqs
+        return not seen or seen[-1] >= new[0].seq
+
     def _line_option(self) -> None:
         """The command line as the table's option players has it: off, it takes nothing."""
         if self.seat is None:

@@ -14,12 +14,13 @@ import contextlib
 import os
 import select
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO
 
 from margin.core import RuleError
 from margin.core.authority import Door
 from margin.core.clock import Cue, cue, cue_line
+from margin.core.systems.base import Clock
 from margin.events import short_name
 from margin.tui.table.reader import LiveTable, LogRow, View, player_id
 from margin.tui.table.seats import Sitting
@@ -112,20 +113,17 @@ class PlainSeat:
             return False
         if key in ("", " ", "\n", "\r"):
             return True
-        if key == "h" or key == "?":
-            self.say(KEYS)
-        elif self.view is None:
-            self.say(f"waiting for the GM to seat {self.name} (q quits)")
-        elif key == "t":
-            self.say(self.turn_words())
-        elif key == "c":
-            for line in self.clock_words():
-                self.say(line)
-        elif key == "s":
-            self.say(self.state_words())
-        else:
-            self.say(f"{key!r}: not a key here; {KEYS}")
+        for line in self._lines_for(key):
+            self.say(line)
         return True
+
+    def _lines_for(self, key: str) -> list[str]:
+        if key in ("h", "?"):
+            return [KEYS]
+        if self.view is None:
+            return [f"waiting for the GM to seat {self.name} (q quits)"]
+        words = ANSWERS.get(key)
+        return [f"{key!r}: not a key here; {KEYS}"] if words is None else words(self)
 
     def turn_words(self) -> str:
         assert self.view is not None
@@ -135,14 +133,7 @@ class PlainSeat:
         now = cue(clock, self.own())
         if now == "turn":
             return cue_line(now, self.own())
-        turn = [row.name for row in clock.rows if row.turn]
-        deck = [row.name for row in clock.rows if row.on_deck]
-        words = f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
-        if now == "on deck":
-            words += "; you act next"
-        elif deck:
-            words += f"; {' and '.join(deck)} next"
-        return f"{words} ({clock.title})"
+        return f"{_whose_turn(clock)}{_next(clock, now)} ({clock.title})"
 
     def clock_words(self) -> list[str]:
         assert self.view is not None
@@ -165,6 +156,27 @@ class PlainSeat:
             if row.name == own:
                 return f"{own}: " + (", ".join(row.status) or "nothing to say")
         return f"{own} is not at the table"
+
+
+def _whose_turn(clock: Clock) -> str:
+    turn = [row.name for row in clock.rows if row.turn]
+    return f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
+
+
+def _next(clock: Clock, now: Cue) -> str:
+    """Who acts next, as the seat's cue says it: the reader, or those on deck."""
+    if now == "on deck":
+        return "; you act next"
+    deck = [row.name for row in clock.rows if row.on_deck]
+    return f"; {' and '.join(deck)} next" if deck else ""
+
+
+#: the keys that ask the seat for words, and its answer to each
+ANSWERS: dict[str, Callable[[PlainSeat], list[str]]] = {
+    "t": lambda seat: [seat.turn_words()],
+    "c": PlainSeat.clock_words,
+    "s": lambda seat: [seat.state_words()],
+}
 
 
 @contextlib.contextmanager

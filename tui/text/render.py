@@ -133,7 +133,9 @@ def _duration(e: dict[str, Any]) -> str:
 def _condition(e: dict[str, Any]) -> str:
     gm = " (GM only)" if e.get("gm_only") else ""
     why = f" ({e['reason']})" if e.get("reason") else ""
-    return f"{_who(e)} is {e['name']}{_duration(e)}{why}{gm}"
+    # a condition's name is as the GM typed it (prone, can't see, level 3): said after a
+    # colon, which any name fits, as a counter's is
+    return f"{_who(e)}: {e['name']}{_duration(e)}{why}{gm}"
 
 
 def _counter(e: dict[str, Any]) -> str:
@@ -225,7 +227,7 @@ LINES: dict[str, Line] = {
     "table.branched": lambda e: f"a branch of {e['source']} at record {e['at']}",
     "condition.added": _condition,
     "condition.ended": lambda e: (
-        f"{_who(e)} is no longer {e['name']}" + (" (time is up)" if e.get("expired") else "")
+        f"{_who(e)}: {e['name']} ends" + (" (time is up)" if e.get("expired") else "")
     ),
     "counter.set": _counter,
     "counter.removed": lambda e: f"{_who(e)}: {e['name']} is no longer counted",

@@ -179,8 +179,12 @@ def _line_joined(e: dict[str, Any]) -> str:
     return f"{e['character']} joins the fight"
 
 
+def _actions(count: int) -> str:
+    return f"{count} action" + ("" if count == 1 else "s")
+
+
 def _line_turn(e: dict[str, Any]) -> str:
-    line = f"round {e['round']}: {e['actor']}'s turn, {e['actions']} action(s)"
+    line = f"round {e['round']}: {e['actor']}'s turn, {_actions(e['actions'])}"
     if e.get("flee_to"):
         frm = e.get("flee_from")
         line += f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
@@ -282,7 +286,7 @@ def clock(state: TableState) -> Clock | None:
         if not isinstance(char, ChanceCharacter):
             continue
         current = i == enc.current
-        value = f"{enc.actions} action(s)" if current else f"HP {char.hp}/{char.max_hp}"
+        value = _actions(enc.actions) if current else f"HP {char.hp}/{char.max_hp}"
         note = ", ".join(e.name for e in char.effects)
         on_deck = i == up and not current
         rows.append(

@@ -202,13 +202,20 @@ def player_world(state: TableState) -> ChanceWorld | None:
     hidden = {c.id for c in state.characters.values() if c.hidden}
     hidden |= {c for c in enc.hidden if c not in state.characters}
     shown = [c for c in enc.order if c not in hidden]
-    current = -1
-    for i in range(enc.current, -1, -1) if enc.current >= 0 else ():
-        if enc.order[i] not in hidden:
-            current = shown.index(enc.order[i])
-            break
-    visible = Encounter(order=shown, current=current, round=enc.round, actions=enc.actions)
+    current = _last_seen(enc.order, enc.current, hidden)
+    visible = Encounter(
+        order=shown,
+        current=-1 if current is None else shown.index(current),
+        round=enc.round,
+        actions=enc.actions,
+    )
     return ChanceWorld(encounter=visible, failed=world.failed, journey=world.journey)
+
+
+def _last_seen(order: list[str], current: int, hidden: set[str]) -> str | None:
+    """The participant players saw act last: the one acting (at ``current`` in ``order``, -1
+    before the first), or while a hidden one acts, the last shown one before it."""
+    return next((order[i] for i in range(current, -1, -1) if order[i] not in hidden), None)
 
 
 # -- the sheet ------------------------------------------------------------------

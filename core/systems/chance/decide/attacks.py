@@ -170,8 +170,17 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
     caught = [
         (other, _Aim(burst_of=target.id)) for other in _caught_in_burst(state, attacker, target, w)
     ]
+    return _struck(state, strike, [(target, aim), *caught])
+
+
+def _struck(
+    state: TableState, strike: _Strike, aims: list[tuple[ChanceCharacter, _Aim]]
+) -> list[Draft]:
+    """The records of a strike at each victim aimed at, and the effect its weapon puts on
+    each it connects with."""
+    w = strike.w
     drafts: list[Draft] = []
-    for victim, at in [(target, aim), *caught]:
+    for victim, at in aims:
         event = strike.at(victim, at)
         seq = state.seq + len(drafts) + 1
         # the target's record is the command's first: those caught in its burst answer it
@@ -184,7 +193,7 @@ def decide_attack(cmd: Attack, state: TableState, dice: Dice, history: History) 
                     state,
                     victim,
                     w.effect,
-                    source=attacker.id,
+                    source=strike.attacker.id,
                     potency=potency,
                     reason="attack",
                     cause=seq,

@@ -71,22 +71,35 @@ def plan_check(cmd: Check, state: TableState) -> CheckPlan:
     return CheckPlan(char, skill, proficiency, difficulty, total, counted, odds)
 
 
+def _retry(
+    cmd: Check,
+    state: TableState,
+    char: ChanceCharacter,
+    task: str,
+    counted: list[str],
+    approach: str,
+) -> str:
+    """What a check is of a task the character failed before: "" a first attempt, "changed"
+    with other modifiers or another approach, "override" the same way, as the GM allows."""
+    failed = world_of(state).failed.get(char.id, {}).get(task)
+    if failed is None:
+        return ""
+    same = sorted(failed.modifiers) == sorted(counted) and failed.approach == approach
+    if same and not cmd.override:
+        raise RuleError(
+            f"retry: {char.name} failed {task!r} at record {failed.seq} the same way; "
+            "change a modifier or the approach, or set override (the GM's ruling)"
+        )
+    return "override" if same else "changed"
+
+
 def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) -> list[Draft]:
     standing(char_of(state, cmd.character), "character", "make a check")
     plan = plan_check(cmd, state)
     char, odds, counted = plan.character, plan.odds, plan.modifiers
     task = cmd.task.strip().lower() or plan.skill
     approach = cmd.approach.strip()
-    retry = ""
-    failed = world_of(state).failed.get(char.id, {}).get(task)
-    if failed is not None:
-        same = sorted(failed.modifiers) == sorted(counted) and failed.approach == approach
-        if same and not cmd.override:
-            raise RuleError(
-                f"retry: {char.name} failed {task!r} at record {failed.seq} the same way; "
-                "change a modifier or the approach, or set override (the GM's ruling)"
-            )
-        retry = "override" if same else "changed"
+    retry = _retry(cmd, state, char, task, counted, approach)
     roll = margin = None
     if odds.automatic:
         success, band = True, rules.AUTOMATIC_BAND
