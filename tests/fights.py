@@ -31,6 +31,8 @@ from typing import Any, Protocol
 
 from support import log_json, margin_output, state_json
 
+from margin.tui.table.table import Table
+
 #: the state a ruling and its undo are compared on (the record number moves on)
 RULED_STATE = ("characters", "world", "fight", "requests")
 
@@ -359,10 +361,31 @@ def refusals(fight: Fight) -> list[Refusal]:
     ]
 
 
+def sat_down(table: Path, player: str) -> None:
+    """Once ``player``'s seat has given the dice its entropy, as it does when it sits down
+    at a table whose dice session players have seen committed (a record of its own)."""
+    opened = Table.open(str(table), readonly=True)
+    try:
+        committed = bool(opened.entropy_session())
+    finally:
+        opened.close()
+    if not committed:
+        return
+    mine = f"{player.lower()} ("
+
+    def given() -> bool:
+        return any(
+            r["type"] == "dice.entropy" and r["author"].startswith(mine) for r in log_json(table)
+        )
+
+    _until(given, f"{player}'s seat gave the dice no entropy")
+
+
 def refused_through(screen: Screen, table: Path, tried: list[Refusal], player: str) -> None:
     """Each of ``tried`` given from ``player``'s ``screen`` is refused in one line and
     writes nothing."""
     wait_for(screen, f"watching as {player}")
+    sat_down(table, player)
     before = len(log_json(table))
     for refusal in tried:
         shown = give(screen, refusal.line, refusal.says)
