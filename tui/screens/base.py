@@ -319,9 +319,13 @@ class TableApp(App[None]):
     @on(Folded)
     def folded(self, message: Folded) -> None:
         self._jobs -= 1
-        if message.new:
+        if message.new and self.shows(message.new):
             self.redraw()
         self.idle()
+
+    def shows(self, new: list[Record]) -> bool:
+        """Whether records just folded change what this screen shows (the GM's: always)."""
+        return True
 
     @on(ReadFailed)
     def read_failed(self, message: ReadFailed) -> None:

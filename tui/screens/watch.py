@@ -19,7 +19,7 @@ from margin.core import RuleError
 from margin.core.authority import Seat
 from margin.core.clock import Cue, cue, cue_line
 from margin.core.commands import Answer, Command
-from margin.events import StoreError
+from margin.events import Record, StoreError
 from margin.tui.table.reader import (
     LiveTable,
     View,
@@ -283,17 +283,12 @@ class WatchApp(TableApp):
         if self.sitting is not None:
             self.sitting.leave(self.view)
 
-    def followed(self, new: list[Record] | None, error: Exception | None) -> None:
-        # Records this player cannot see change nothing they are shown (the lens's
-        # promise), so the screen is not drawn again for them: with many players, each
-        # one's request and ruling, addressed to that player alone, redraws one screen
-        # besides the GM's, not every seat's.
-        if error is None and new and not self._sees(new):
-            return
-        super().followed(new, error)
-
-    def _sees(self, new: list[Record]) -> bool:
-        """Whether this player may see any of ``new`` (records just folded)."""
+    def shows(self, new: list[Record]) -> bool:
+        """Whether this player may see any of ``new`` (records just folded): records this
+        player cannot see change nothing they are shown (the lens's promise), so the screen
+        is not drawn again for them; with many players, each one's request and ruling,
+        addressed to that player alone, redraws one screen besides the GM's, not every
+        seat's."""
         seen = self.view.table.seqs
         return not seen or seen[-1] >= new[0].seq
 
