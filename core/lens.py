@@ -72,6 +72,9 @@ __all__ = [
 #: was secret to them
 Roll = tuple[int, str, str, int, bool]
 
+#: whether players see the GM's record of that number without its numbers
+Kept = Callable[[int], bool]
+
 
 class Words:
     """A few strings said again and again (who rolled, which dice), each kept once and
@@ -312,6 +315,8 @@ class LensIndex(msgspec.Struct, array_like=True):
     seqs: memoryview
     #: players' numbers of their notes (``array("q")`` bytes)
     notes: memoryview
+    #: the GM's numbers of shown records whose numbers players do not see (``array("q")``)
+    secrets: memoryview
     rolls: RollsIndex
     verdicts: VerdictsIndex
     unseen: UnseenIndex
@@ -346,6 +351,9 @@ class PlayerLens:
         self.last = 0
         #: players' numbers of their notes (a count the state shows)
         self.notes: array[int] = array("q")
+        #: the GM's numbers of shown records that keep their numbers from players (a
+        #: secret check's dice and total), in order; ``kept`` reads them
+        self.secrets: array[int] = array("q")
         #: free rolls players saw (the state's last roll is the last of these)
         self.rolls = Rolls()
         #: shown records with fields cut or masked: their verdict and the ids masked
@@ -365,6 +373,7 @@ class PlayerLens:
             hidden_ever=self.hidden_ever,
             seqs=_column_bytes(self.seqs),
             notes=_column_bytes(self.notes),
+            secrets=_column_bytes(self.secrets),
             rolls=self.rolls.index_data(),
             verdicts=self._verdicts.index_data(),
             unseen=self._unseen.index_data(),
@@ -385,6 +394,7 @@ class PlayerLens:
         lens.hidden, lens.hidden_ever = index.hidden, index.hidden_ever
         lens.seqs.frombytes(index.seqs)
         lens.notes.frombytes(index.notes)
+        lens.secrets.frombytes(index.secrets)
         lens.rolls = Rolls(index.rolls)
         lens._verdicts, lens._unseen = Verdicts(index.verdicts), Unseen(index.unseen)
         lens._shows, lens._names = index.shows, index.names
@@ -430,8 +440,17 @@ class PlayerLens:
                 if i in around or name in stored
             )
             self._verdicts[record.seq] = (verdict, masked)
+            if _keeps_numbers(type(event).PLAYER, verdict):
+                self.secrets.append(record.seq)
         self._number(record)
         return True
+
+    def kept(self, seq: int) -> bool:
+        """Whether players see the GM's record ``seq`` without its numbers (a secret check
+        the GM has not revealed): what it left in the state tells them none either."""
+        secrets = self.secrets
+        i = bisect.bisect_left(secrets, seq)
+        return i < len(secrets) and secrets[i] == seq and seq not in self.revealed
 
     def _via_unseen(self, cause: int | None) -> bool:
         """Whether a record's cause was shown with a character masked as unseen."""
@@ -539,6 +558,17 @@ class PlayerLens:
                     body.pop(name, None)
 
 
+def _keeps_numbers(form: PlayerForm | None, verdict: Verdict) -> bool:
+    """Whether a shown record's verdict cuts what it came to (a secret's fields, a health
+    the GM keeps), beyond fields players never see and those that would name a hidden
+    character."""
+    if form is None:
+        return bool(verdict.cut)
+    masked = {f for name in verdict.unseen for f in form.unseen.get(name, ())}
+    kept = {*form.private, *form.via_unseen, *masked}
+    return any(c not in kept for c in verdict.cut)
+
+
 def _unseen_masked(event: Event, hidden: frozenset[str]) -> dict[str, Any]:
     """A revealed event's plain form with the hidden characters it names masked, and the
     fields its player form says would give them away cut."""
@@ -612,19 +642,20 @@ def player_state(
     numbers = lens.numbers
     # every character players cannot see, here now or gone
     hidden = hidden_ids(state) | lens.hidden_ever
+    kept = lens.kept
     return msgspec.structs.replace(
         state,
         characters={
-            k: _numbered(_players_character(for_players(c, state)), numbers, hidden)
+            k: _numbered(_players_character(for_players(c, state)), numbers, hidden, kept)
             for k, c in state.characters.items()
             if not c.hidden
         },
-        world=_numbered(world, numbers, hidden),
+        world=_numbered(world, numbers, hidden, kept),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
         notes=bisect.bisect_right(lens.notes, shown),
-        fight=_numbered(player_fight(state.fight, hidden), numbers, hidden),
+        fight=_numbered(player_fight(state.fight, hidden), numbers, hidden, kept),
         # turns begun, of the characters players see (where the clock is: the fight's)
         time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),
         aliases={},
@@ -662,27 +693,33 @@ def _players_character(char: Character) -> Character:
     return msgspec.structs.replace(char, conditions=[c for c in char.conditions if not c.gm_only])
 
 
-def _numbered(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> Any:
+def _numbered(value: Any, numbers: Mapping[int, int], hidden: Container[str], kept: Kept) -> Any:
     """A part of the state as players may see it.
 
     Record numbers are the players' (state structs name their record-number
     fields in ``RECORD_FIELDS``); an item of a list or mapping that stems from
-    a record players did not see (a pending Advantage from a GM-only check), or
+    a record players did not see (a pending Advantage from a GM-only check) or saw
+    without its numbers, or
     that is a hidden character (an id, a mapping key, a struct with that
     ``id`` or ``actor``), is left out; any other value that is a hidden
-    character's id reads ``UNSEEN`` (the helper behind a pending bonus).
+    character's id reads ``UNSEEN`` (the helper behind a pending bonus). ``kept``
+    tells the records players see without their numbers (``PlayerLens.kept``).
     """
     if isinstance(value, str):
         return UNSEEN if value in hidden else value
     if isinstance(value, msgspec.Struct):
-        return _numbered_struct(value, numbers, hidden)
+        return _numbered_struct(value, numbers, hidden, kept)
     if isinstance(value, list):
-        return [_numbered(v, numbers, hidden) for v in value if _seen_item(v, numbers, hidden)]
+        return [
+            _numbered(v, numbers, hidden, kept)
+            for v in value
+            if _seen_item(v, numbers, hidden, kept)
+        ]
     if isinstance(value, dict):
         return {
-            k: _numbered(v, numbers, hidden)
+            k: _numbered(v, numbers, hidden, kept)
             for k, v in value.items()
-            if k not in hidden and _seen_item(v, numbers, hidden)
+            if k not in hidden and _seen_item(v, numbers, hidden, kept)
         }
     if isinstance(value, set | frozenset):
         return type(value)(v for v in value if v not in hidden)
@@ -690,34 +727,36 @@ def _numbered(value: Any, numbers: Mapping[int, int], hidden: Container[str]) ->
 
 
 def _numbered_struct(
-    value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str]
+    value: msgspec.Struct, numbers: Mapping[int, int], hidden: Container[str], kept: Kept
 ) -> msgspec.Struct:
     fields = getattr(type(value), "RECORD_FIELDS", ())
     changes: dict[str, Any] = {}
     for name in value.__struct_fields__:
         old = getattr(value, name)
-        if isinstance(old, msgspec.Struct) and _unseen_origin(old, numbers):
-            # what a record players did not see left (the last check, rolled by the GM in
-            # secret): none, to players
+        if isinstance(old, msgspec.Struct) and _unseen_origin(old, numbers, kept):
+            # what a record players did not see left (the last check, rolled by the GM
+            # alone), or one they saw without its numbers (a secret check): none, to players
             changes[name] = None
             continue
-        new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden)
+        new = _seqs(old, numbers) if name in fields else _numbered(old, numbers, hidden, kept)
         if new is not old and new != old:
             changes[name] = new
     return msgspec.structs.replace(value, **changes) if changes else value
 
 
-def _unseen_origin(value: msgspec.Struct, numbers: Mapping[int, int]) -> bool:
-    """Whether a piece of state is one a record players did not see left."""
+def _unseen_origin(value: msgspec.Struct, numbers: Mapping[int, int], kept: Kept) -> bool:
+    """Whether a piece of state is one a record players did not see left, or one they saw
+    without its numbers."""
     if "seq" not in getattr(type(value), "RECORD_FIELDS", ()):
         return False
     seq = getattr(value, "seq", 0)
-    return bool(seq) and seq not in numbers
+    return bool(seq) and (seq not in numbers or kept(seq))
 
 
-def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -> bool:
-    """False for a state item born of a record players did not see, or that is a
-    hidden character."""
+def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str], kept: Kept) -> bool:
+    """False for a state item born of a record players did not see or saw without its
+    numbers (a pending Advantage a secret TN's margin left), or that is a hidden
+    character."""
     if isinstance(value, str):
         return value not in hidden
     for name in ("id", "actor"):
@@ -727,7 +766,7 @@ def _seen_item(value: Any, numbers: Mapping[int, int], hidden: Container[str]) -
     if "seq" not in getattr(type(value), "RECORD_FIELDS", ()):
         return True
     seq = value.seq
-    return not seq or seq in numbers
+    return not seq or (seq in numbers and not kept(seq))
 
 
 def _seqs(value: Any, numbers: Mapping[int, int]) -> Any:

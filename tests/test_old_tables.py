@@ -115,7 +115,7 @@ def test_the_state_says_a_last_check_as_the_status_line_does(
     [
         (
             "d100-chance",
-            "  Marn hp=8 effects=burning (stacks 4, turns 6, source vex, applied 13) "
+            "  Marn hp=8 effects=burning (stacks 4, turns 6, source Vex, applied 13) "
             "position=10, 0 side=none",
         ),
         ("2d10-edge", "injuries=serious (record 17, points 14) pending=none urgent_care=no"),

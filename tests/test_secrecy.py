@@ -1,7 +1,7 @@
 """Players learn nothing the GM hides: a property over random sessions of every system.
 
 Each session is a list of actions taken on a new table with two visible
-characters: public ones (rolls, secret rolls, checks, notes), GM-only ones
+characters: public ones (rolls, secret rolls, checks, secret checks, notes), GM-only ones
 (a hidden character joins, rolls and checks; GM notes) and mixed ones (the
 hidden character acts on a visible one, which players see masked), with undo
 and redo among them. Every player-facing output is gathered: ``margin log
@@ -13,7 +13,8 @@ position. Three properties hold:
     exactly the same outputs;
 (b) no hidden character's name or id appears in any player output;
 (c) the same session with another hidden name and other secret dice gives
-    players exactly the same outputs.
+    players exactly the same outputs (a visible character's secret check comes to
+    other numbers with the same outcome: its total or TN, its margin).
 
 Whispers between the GM and the other player, and that player's requests from their
 own seat, are among the actions the watched player never sees: a whisper to one
@@ -77,6 +78,19 @@ def _checks(system: str, who: str) -> dict[str, Any]:
     return checks[system]
 
 
+def _secret_check(system: str, who: str, variant: int) -> dict[str, Any]:
+    """A secret check by the visible ``who``, with the demo's first sheet: the variant's
+    numbers differ by one (dice typed, or a secret TN) and its outcome does not."""
+    step = 1 if variant else 0
+    checks: dict[str, dict[str, Any]] = {
+        "2d10-edge": {"tn": 10 + step, "secret_tn": True, "faces": [5, 6]},
+        "d100-chance": {"secret": True, "faces": [30 + step]},
+        "d100-under": {"secret": True, "faces": [4, step]},
+        "2d6-effect": {"secret": True, "faces": [3 + step, 4]},
+    }
+    return {**_checks(system, who), **checks[system]}
+
+
 def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
     """The hidden character acting on a visible one: players see it, masked."""
     acts: dict[str, dict[str, Any]] = {
@@ -94,7 +108,7 @@ def _mixed(system: str, hidden: str, seen: str) -> dict[str, Any]:
 
 #: (kind, who): who is 0 or 1 for a visible character, "h" for the hidden one
 PUBLIC = (
-    "roll", "secret-roll", "check", "note", "undo", "redo", "reveal",
+    "roll", "secret-roll", "check", "secret-check", "note", "undo", "redo", "reveal",
     "cond", "counter", "npc-hurt", "ask", "secret-ask", "answer",
 )  # fmt: skip
 GM_ONLY = (
@@ -153,6 +167,9 @@ def _command(
         return {"type": "roll", "actor": actor, "dice": "1d20", "secret": True}
     if kind == "check":
         return _checks(system, actor)
+    if kind == "secret-check":
+        # by the first visible character, whose sheet the variant's numbers are made for
+        return _secret_check(system, names[0], variant)
     if kind == "note":
         return {"type": "note", "text": "the lights go out"}
     if kind in ("whisper", "their-whisper", "request", "answer", *ASKS):
@@ -224,8 +241,9 @@ def play(
     done: dict[bool, list[str]] = {True: [], False: []}
     firsts: dict[str, int] = {}
     gm_notes: list[str] = []
-    # a reveal of the hidden character's blow would name them, and one of the brute's hurt
-    # would show its health: those stay unrevealed here
+    # a reveal of the hidden character's blow would name them, one of the brute's hurt
+    # would show its health, and one of a secret check its numbers (other in the
+    # variant): those stay unrevealed here
     revealable: list[str] = []
     for n, kind, who, pick in steps:
         gm = who == "h"
@@ -256,7 +274,7 @@ def play(
                 gm_notes.append(f"c{n}")
             if kind not in ("undo", "redo", "reveal", "reveal-note"):
                 done[gm].append(f"c{n}")
-                if not gm and kind not in ("mixed", "npc-hurt"):
+                if not gm and kind not in ("mixed", "npc-hurt", "secret-check"):
                     revealable.append(f"c{n}")
     return table
 
@@ -353,6 +371,7 @@ EVERY_KIND: list[tuple[str, Any, int]] = [
     ("secret-roll", "h", 0),
     ("check", "h", 0),
     ("check", 0, 0),
+    ("secret-check", 0, 0),
     ("gm-note", "h", 0),
     ("mixed", 1, 0),
     ("secret-roll", 1, 0),
@@ -397,6 +416,16 @@ def test_a_revealed_check_keeps_its_hidden_helper_unseen(system: str, tmp_path: 
     (a secret roll's dice, a secret target), never who is still hidden."""
     steps: list[tuple[str, Any, int]] = [("mixed", 0, 0), ("check", 0, 0), ("reveal", 0, 0)]
     check_session(tmp_path, system, [*steps, ("roll", "h", 0)])
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_visible_characters_secret_check_tells_players_how_it_went_only(
+    system: str, tmp_path: Path
+) -> None:
+    """A secret check by a character players see, helped by a hidden one in the 2d6-effect
+    system: its numbers (other in the variant) reach no player, nor its last check."""
+    steps: list[tuple[str, Any, int]] = [("mixed", 0, 0), ("secret-check", 1, 0), ("note", 0, 0)]
+    check_session(tmp_path, system, steps)
 
 
 @pytest.mark.parametrize("system", SYSTEMS)

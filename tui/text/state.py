@@ -33,8 +33,9 @@ def state_lines(name: str, state: TableState, data: dict[str, Any]) -> list[str]
     lines = [f"{name}: {data['system']} at record {data['seq']}"]
     lines += [f"  option {k} = {v}" for k, v in data["options"].items()]
     field_lines = get_system(state.system).field_lines
+    names = {**state.departed, **{c.id: c.name for c in state.characters.values()}}
     for cid, char in data["characters"].items():
-        said = {**char, **field_lines(state.characters[cid])}
+        said = _named({**char, **field_lines(state.characters[cid])}, names)
         bits = " ".join(
             f"{k}={plain(v)}"
             for k, v in said.items()
@@ -43,6 +44,22 @@ def state_lines(name: str, state: TableState, data: dict[str, Any]) -> list[str]
         hidden = " (hidden)" if char.get("hidden") else ""
         lines.append(f"  {char['name']}{hidden} {bits}".rstrip())
     return lines
+
+
+#: fields inside a character's state that hold another character's id (a fire's source)
+NAMED = frozenset({"source", "character", "target", "actor", "helper", "by", "anchor"})
+
+
+def _named(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with the ids its ``NAMED`` fields hold said by name, at any depth."""
+    if isinstance(value, dict):
+        return {
+            k: names.get(v, v) if k in NAMED and isinstance(v, str) else _named(v, names)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_named(v, names) for v in value]
+    return value
 
 
 def plain(value: object) -> str:
