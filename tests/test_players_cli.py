@@ -86,6 +86,7 @@ def test_a_player_is_refused_one_line_per_command_and_nothing_is_written(tmp_pat
 
 def test_off_leaves_players_watching_and_a_forged_author_is_refused(tmp_path: Path) -> None:
     path = _table(tmp_path, "off")
+    before = len(log_json(path))
     code, [reply] = _as(path, "Kael", {"type": "say", "text": "hello"})
     assert code == 1
     assert reply == {
@@ -99,6 +100,7 @@ def test_off_leaves_players_watching_and_a_forged_author_is_refused(tmp_path: Pa
     done = run_margin("do", path, "--as", "gm", stdin="{}\n")
     assert done.code != 0
     assert "the GM's seat is margin do alone" in done.err
+    assert len(log_json(path)) == before
 
 
 def test_trust_applies_at_once_and_undo_voids_it(tmp_path: Path) -> None:

@@ -319,12 +319,12 @@ class TableApp(App[None]):
     @on(Folded)
     def folded(self, message: Folded) -> None:
         self._jobs -= 1
-        if message.new and self.shows(message.new):
+        if message.new and self.sees(message.new):
             self.redraw()
         self.idle()
 
-    def shows(self, new: list[Record]) -> bool:
-        """Whether records just folded change what this screen shows (the GM's: always)."""
+    def sees(self, new: list[Record]) -> bool:
+        """Whether this screen shows anything of ``new`` (records just folded)."""
         return True
 
     @on(ReadFailed)

@@ -283,12 +283,11 @@ class WatchApp(TableApp):
         if self.sitting is not None:
             self.sitting.leave(self.view)
 
-    def shows(self, new: list[Record]) -> bool:
-        """Whether this player may see any of ``new`` (records just folded): records this
-        player cannot see change nothing they are shown (the lens's promise), so the screen
-        is not drawn again for them; with many players, each one's request and ruling,
-        addressed to that player alone, redraws one screen besides the GM's, not every
-        seat's."""
+    def sees(self, new: list[Record]) -> bool:
+        """Whether this player may see any of ``new`` (records just folded): records they
+        cannot see change nothing they are shown (the lens's promise), so the screen is
+        not drawn again for them. With many players, each one's request and ruling,
+        addressed to that player alone, redraws one seat's screen besides the GM's."""
         seen = self.view.table.seqs
         return not seen or seen[-1] >= new[0].seq
 
