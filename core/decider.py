@@ -379,6 +379,17 @@ def decide_committed(
         # committed already and never commits one (whose seed the player would know)
         return decide(command, state, dicemod.TypedDice(()), history, seat)
     hint: fairness.Stream = "secret" if getattr(command, "secret", False) is True else "open"
+    ledger = history.dice
+    if not seat.gm and ledger.commitment and keyring.find(ledger.commitment) is None:
+        # a player's margin that holds none of the GM's keys would draw from a session of
+        # its own, whose seed its player knows: it takes typed faces only
+        return fairness.committed(
+            lambda dice: decide(command, state, _TypedOnly(dice), history, seat),
+            ledger,
+            keyring,
+            state.seq,
+            hint,
+        )
     return fairness.committed(
         lambda dice: decide(command, state, dice, history, seat),
         history.dice,
@@ -386,6 +397,23 @@ def decide_committed(
         state.seq,
         hint,
     )
+
+
+class _TypedOnly:
+    """The dice of a player's margin that holds none of the GM's dice keys: it draws no die
+    (its faces would come from a seed its player knows), and says what to do instead."""
+
+    source = "drawn"
+
+    def __init__(self, dice: Any) -> None:
+        #: the typed faces it tells go on the record as any typed faces do
+        self.tally = getattr(dice, "tally", None)
+
+    def roll(self, sides: int, count: int = 1) -> list[int]:
+        raise RuleError(
+            f"dice: this seat cannot roll margin's dice (the d{sides} due): type the faces"
+            " you rolled (= FACES), or the GM's margin rolls it (players ask)"
+        )
 
 
 def _decide(command: Command, state: TableState, dice: Dice, history: History) -> list[Draft]:

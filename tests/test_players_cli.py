@@ -142,3 +142,22 @@ def test_the_gm_asks_through_margin_do_and_the_player_answers_through_theirs(
     code, [again] = _as(path, "Kael", {"type": "answer"})
     assert code == 1
     assert again["error"] == "line 1: Kael: answer: no check the GM asked of Kael is waiting"
+
+
+def test_a_seat_without_the_gms_dice_keys_rolls_only_typed_faces(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A player's margin on another account holds none of the GM's dice keys: drawing a die
+    there would come from a seed its player knows, so it takes typed faces only."""
+    path = _table(tmp_path, "trust")
+    margin_output("do", path, stdin=json.dumps({"type": "roll", "dice": "1d6"}) + "\n")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "another-account"))
+    before = len(log_json(path))
+    code, [refused] = _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
+    assert code != 0
+    assert "this seat cannot roll margin's dice" in refused["error"], refused
+    assert len(log_json(path)) == before
+    check = {"type": "check", "character": "Kael", "skill": "melee", "faces": [8, 2]}
+    code, [reply] = _as(path, "Kael", check)
+    assert code == 0, reply
+    assert [r["faces"] for r in log_json(path) if r["seq"] in reply["seq"]][0] == [8, 2]
