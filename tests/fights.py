@@ -128,8 +128,6 @@ class Fight:
     a_refused: str
     #: B spending their own resource: accepted, then the ruling undone
     b_spends: str
-    #: what the GM types first, to start the fight (none when the demo's is running)
-    start: tuple[str, ...] = ()
 
     @property
     def a_id(self) -> str:
@@ -188,7 +186,6 @@ FIGHTS = {
         a_refused="check vex streetwise",
         # Mira's help on Vex's next electronics check
         b_spends="assist mira vex electronics",
-        start=("start vex mira",),
     ),
 }
 
@@ -210,14 +207,6 @@ def _asked(table: Path, screen: Screen, line: str, seen: int) -> int:
     return int(requests(table)[-1]["seq"])
 
 
-def _gm_writes(gm: Screen, table: Path, line: str) -> None:
-    """The GM's ``line``, given once it is typed, and written to the log."""
-    written = len(log_json(table))
-    enter(gm, line, line)
-    _until(lambda: len(log_json(table)) > written, f"{line!r} wrote nothing")
-    clear_line(gm)
-
-
 def _until(done: Callable[[], bool], failure: str, timeout: float = 30) -> None:
     end = time.monotonic() + timeout
     while not done():
@@ -231,8 +220,6 @@ def play(fight: Fight, table: Path, gm: Screen, a: Screen, b: Screen, door: str)
     ``door`` is how the players' records name their door: ``local``, ``ssh`` or ``web``.
     """
     wait_for(gm, "type a command")
-    for line in fight.start:
-        _gm_writes(gm, table, line)
     for player, name in ((a, fight.a), (b, fight.b)):
         wait_for(player, f"watching as {name}")
     seen = len(requests(table))
