@@ -238,6 +238,8 @@ def play(fight: Fight, table: Path, gm: Screen, a: Screen, b: Screen, door: str)
     # the line holds the request's command as JSON, to change; its start, once at it
     gm.key("Home")
     wait_for(gm, f"amend {second} {{")
+    # once the line holds it, from its start (a short line showed it whole before Home)
+    gm.key("Home")
     gm.key("ctrl+k")
     enter(gm, f"amend {second} {fight.b_amended}", f"GM amends {fight.b}'s request #{second}")
     wait_for(b, f"GM amends {fight.b}'s request")
