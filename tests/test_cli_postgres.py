@@ -76,7 +76,7 @@ def test_tables_move_between_the_stores(pg_url: str, tmp_path: Path) -> None:
     assert code == 0, err
     code, out, _ = run("diff", pg_url, pg_url + "-what-if")
     assert code == 0
-    assert "they part at record 4" in out
+    assert "and part at record 4:" in out
     code, _, err = run("import", str(dump), pg_url)
     assert code == 1
     assert "already exists" in err

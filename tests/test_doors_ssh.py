@@ -24,11 +24,12 @@ FIGHT = FIGHTS["d100-chance"]
 @pytest.fixture
 def site(tmp_path, monkeypatch):
     need("ssh", "ssh-keygen", "tmux")
+    # the GM makes the table with the data folder the host reads, so its dice keys too
+    the_hosts_gm(tmp_path, monkeypatch)
     table = tmp_path / "fight.margin"
     build_demo(table, FIGHT.system).close()
     keys = make_keys(tmp_path / "keys", ("gm", FIGHT.a, FIGHT.b))
     host = Host(table, keys_file(tmp_path / "seats.keys", keys), tmp_path / "data")
-    the_hosts_gm(tmp_path, monkeypatch)
     terminals = Terminals(tmp_path)
     yield {"host": host, "table": table, "keys": keys, "terms": terminals}
     terminals.close()
