@@ -21,6 +21,7 @@ any command at all: each is one line on the player's screen and writes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import weakref
@@ -397,3 +398,23 @@ def watching_only(screen: Screen, table: Path) -> None:
     screen.type(":")
     wait_for(screen, WATCH_ONLY)
     assert len(log_json(table)) == before
+
+
+def _players(value: str) -> str:
+    """The GM's ``margin do`` line that sets the table's ``players`` option."""
+    return json.dumps({"type": "set-option", "name": "players", "value": value}) + "\n"
+
+
+def refuses_everything(fight: Fight, screen: Screen, table: Path) -> None:
+    """A player's seat at any door: each of ``refusals(fight)`` is refused in one line and
+    writes nothing; with ``players=off`` the seat watches only; turned on again (``trust``),
+    the same seat acts."""
+    wait_for(screen, f"watching as {fight.a}")
+    wait_for(screen, "the GM rules on it")
+    refused_through(screen, table, refusals(fight), fight.a)
+    margin_output("do", str(table), stdin=_players("off"))
+    wait_for(screen, "option players = off")
+    watching_only(screen, table)
+    margin_output("do", str(table), stdin=_players("trust"))
+    wait_for(screen, "option players = trust")
+    give(screen, "say back in", "done: say back in")

@@ -12,9 +12,9 @@ import getpass
 from pathlib import Path
 
 import pytest
-from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
+from fights import FIGHTS, play, refuses_everything
 from hosting import Terminal, Terminals
-from support import MARGIN, margin_output
+from support import MARGIN
 
 from margin.tui.table.demo import build_demo
 
@@ -75,16 +75,4 @@ def test_a_players_watch_refuses_in_one_line_and_writes_nothing(tmp_path, termin
     table = tmp_path / "fight.margin"
     build_demo(table, fight.system).close()
     [kael] = _seats(terminals, table, fight.a)
-    wait_for(kael, f"watching as {fight.a}")
-    wait_for(kael, "the GM rules on it")
-    refused_through(kael, table, refusals(fight), fight.a)
-    margin_output("do", str(table), stdin=OFF)
-    wait_for(kael, "option players = off")
-    watching_only(kael, table)
-    # the GM turns players' commands on again, and the same seat acts
-    margin_output("do", str(table), stdin=OFF.replace("off", "trust"))
-    wait_for(kael, "option players = trust")
-    give(kael, "say back in", "done: say back in")
-
-
-OFF = '{"type": "set-option", "name": "players", "value": "off"}\n'
+    refuses_everything(fight, kael, table)

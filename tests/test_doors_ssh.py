@@ -9,10 +9,10 @@ fingerprint of the key they came in with. Then the refusals, from a player's sea
 from __future__ import annotations
 
 import pytest
-from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
+from fights import FIGHTS, play, refuses_everything
 from hosting import Host, Terminals, keys_file, make_keys, ssh_argv, the_hosts_gm
-from support import margin_output, need
-from test_doors_local import OFF, Pane
+from support import need
+from test_doors_local import Pane
 
 from margin.tui.table.demo import build_demo
 
@@ -50,12 +50,4 @@ def test_a_fight_over_ssh_from_three_seats(site):
 def test_a_players_ssh_seat_refuses_in_one_line_and_writes_nothing(site):
     table = site["table"]
     rook = _join(site, FIGHT.a)
-    wait_for(rook, f"watching as {FIGHT.a}")
-    wait_for(rook, "the GM rules on it")
-    refused_through(rook, table, refusals(FIGHT), FIGHT.a)
-    margin_output("do", str(table), stdin=OFF)
-    wait_for(rook, "option players = off")
-    watching_only(rook, table)
-    margin_output("do", str(table), stdin=OFF.replace("off", "trust"))
-    wait_for(rook, "option players = trust")
-    give(rook, "say back in", "done: say back in")
+    refuses_everything(FIGHT, rook, table)

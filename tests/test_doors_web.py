@@ -13,10 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fights import FIGHTS, give, play, refusals, refused_through, wait_for, watching_only
+from fights import FIGHTS, play, refuses_everything
 from hosting import Frames, Host, ScreenRows, browser_at, keys_file, make_keys, the_hosts_gm
-from support import log_json, margin_output
-from test_doors_local import OFF
+from support import log_json
 
 from margin.tui.host.web import link_door
 from margin.tui.table.demo import build_demo
@@ -96,12 +95,4 @@ def test_a_fight_in_the_browser_from_three_seats(site):
 def test_a_players_page_refuses_in_one_line_and_writes_nothing(site):
     table = site["table"]
     kael = _open(site, FIGHT.a)
-    wait_for(kael, f"watching as {FIGHT.a}")
-    wait_for(kael, "the GM rules on it")
-    refused_through(kael, table, refusals(FIGHT), FIGHT.a)
-    margin_output("do", str(table), stdin=OFF)
-    wait_for(kael, "option players = off")
-    watching_only(kael, table)
-    margin_output("do", str(table), stdin=OFF.replace("off", "trust"))
-    wait_for(kael, "option players = trust")
-    give(kael, "say back in", "done: say back in")
+    refuses_everything(FIGHT, kael, table)
