@@ -131,14 +131,7 @@ def _check_fields(
     char: Character, tag: Any, command: Command, acting: Acting, state: TableState
 ) -> None:
     if acting.actor:
-        actor = getattr(command, acting.actor)
-        # the player's own character by id (as the screens give it) needs no search
-        mine = isinstance(actor, str) and character_id(actor) == char.id
-        if not mine and (not isinstance(actor, str) or _seen(state, actor) is not char):
-            raise Refused(
-                f"{char.name}: {tag} {acting.actor}: a player commands their own character"
-                f" only ({char.name})"
-            )
+        _check_actor(char, tag, getattr(command, acting.actor), acting.actor, state)
     for name in acting.others:
         value = getattr(command, name)
         if value is None:
@@ -149,6 +142,19 @@ def _check_fields(
     for name in acting.gm:
         if getattr(command, name) != defaults[name]:
             raise Refused(f"{char.name}: {tag} {name}: that is the GM's to set")
+
+
+def _check_actor(char: Character, tag: Any, actor: Any, field: str, state: TableState) -> None:
+    """Refuse a command whose actor is not the player's own character."""
+    if not isinstance(actor, str):
+        mine = False
+    else:
+        # the player's own character by id (as the screens give it) needs no search
+        mine = character_id(actor) == char.id or _seen(state, actor) is char
+    if not mine:
+        raise Refused(
+            f"{char.name}: {tag} {field}: a player commands their own character only ({char.name})"
+        )
 
 
 def given(command: Command) -> dict[str, Any]:

@@ -282,22 +282,23 @@ def fight_clock(state: TableState) -> Clock | None:
     fight = state.fight
     if fight is None:
         return None
-    rows = []
     up = next_up(fight)
-    for c in turn_order(fight):
-        char = state.characters.get(c.id)
-        rows.append(
-            ClockRow(
-                name=char.name if char is not None else c.id,
-                value=str(c.initiative),
-                current=c.id == fight.current,
-                note="acted" if c.id in fight.acted and c.id != fight.current else "",
-                turn=c.id == fight.current,
-                on_deck=up is not None and up[0].id == c.id and c.id != fight.current,
-            )
-        )
-    return Clock(
-        title=fight_title(fight.round, fight.name), rows=tuple(rows), round=fight.round or None
+    on_deck = up[0].id if up is not None else None
+    rows = tuple(_fight_row(state, fight, c, on_deck) for c in turn_order(fight))
+    return Clock(title=fight_title(fight.round, fight.name), rows=rows, round=fight.round or None)
+
+
+def _fight_row(state: TableState, fight: Fight, c: Combatant, on_deck: str | None) -> ClockRow:
+    """A combatant's line of the generic clock."""
+    char = state.characters.get(c.id)
+    now = c.id == fight.current
+    return ClockRow(
+        name=char.name if char is not None else c.id,
+        value=str(c.initiative),
+        current=now,
+        note="acted" if c.id in fight.acted and not now else "",
+        turn=now,
+        on_deck=on_deck == c.id and not now,
     )
 
 
@@ -343,19 +344,27 @@ def player_fight(fight: Fight | None, hidden: Container[str]) -> Fight | None:
     one's turn the clock stays with the last one they saw act this round."""
     if fight is None:
         return None
-    current = fight.current
-    if current in hidden:
-        acted = [a for a in fight.acted if a not in hidden and a != current]
-        current = acted[-1] if acted else ""
-    # places in the order of joining, renumbered so they count no hidden joiner
-    shown = sorted((c for c in fight.order if c.id not in hidden), key=lambda c: c.joined)
+    order = _shown_order(fight, hidden)
     return Fight(
         name=fight.name,
         round=fight.round,
-        current=current,
+        current=_seen_current(fight, hidden),
         acted=[a for a in fight.acted if a not in hidden],
-        order=[
-            Combatant(id=c.id, initiative=c.initiative, joined=n) for n, c in enumerate(shown, 1)
-        ],
-        joins=len(shown),
+        order=order,
+        joins=len(order),
     )
+
+
+def _seen_current(fight: Fight, hidden: Container[str]) -> str:
+    """Whose turn players see: during a hidden one's, the last they saw act this round."""
+    if fight.current not in hidden:
+        return fight.current
+    acted = [a for a in fight.acted if a not in hidden and a != fight.current]
+    return acted[-1] if acted else ""
+
+
+def _shown_order(fight: Fight, hidden: Container[str]) -> list[Combatant]:
+    """The combatants players see, their places in the order of joining renumbered so
+    they count no hidden joiner."""
+    shown = sorted((c for c in fight.order if c.id not in hidden), key=lambda c: c.joined)
+    return [Combatant(id=c.id, initiative=c.initiative, joined=n) for n, c in enumerate(shown, 1)]

@@ -278,21 +278,29 @@ class DiceLedger:
         event = record.event
         kind = type(event)
         if kind is DiceOpened:
-            if event.commitment in self.unopened:
-                self.unopened.remove(event.commitment)
-            if event.commitment == self.commitment:
-                self.commitment, self.root, self.published = "", "", False
-        commitment = record.committed
-        if commitment is not None:
-            if commitment.commitment != self.commitment:
-                self.start(commitment.commitment, commitment.secrets)
-            # players at large have seen it (not on a record no player or one player sees)
-            seen = not record.visibility.gm_only and not record.visibility.to
-            self.published = self.published or seen
+            self._close(event.commitment)
+        if record.committed is not None:
+            self._committed(record, record.committed)
         if kind is DiceEntropy and self.commitment:
             self.entropy = entropy_next(self.entropy, event.seat, event.entropy)
         if count:
             self.count(record)
+
+    def _close(self, commitment: str) -> None:
+        """A session opened: it is no longer waiting, and no longer the current one."""
+        if commitment in self.unopened:
+            self.unopened.remove(commitment)
+        if commitment == self.commitment:
+            self.commitment, self.root, self.published = "", "", False
+
+    def _committed(self, record: Record, commitment: Commitment) -> None:
+        """A record carrying a commitment: a new session starts, or the current one has
+        been published once players at large have seen it (not on a record no player or
+        one player sees)."""
+        if commitment.commitment != self.commitment:
+            self.start(commitment.commitment, commitment.secrets)
+        seen = not record.visibility.gm_only and not record.visibility.to
+        self.published = self.published or seen
 
     def count(self, record: Record) -> None:
         """Move the session's counters on past a record's dice (``feed`` does it too)."""
@@ -411,19 +419,21 @@ def committed(
     keys, ledger, commit = _session(ledger, keyring)
     stream, dice, drafts = _decided(decide, hint, lambda s: _stream_key(s, keys, ledger, seq))
     drafts = [_opened(d, ledger, keyring) if type(d.event) is Revealed else d for d in drafts]
-    # the dice and the commitment go on the first record players see, if any; else on one
-    # no player sees (a check the GM rolls in secret for a player, whose prompt that
-    # player sees, must not tell them whether the session's dice were new)
-    at = next(
-        (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to),
-        next((n for n, d in enumerate(drafts) if d.visibility.gm_only), 0),
-    )
+    at = _dice_draft(drafts)
     if dice.drawn or dice.tally or stream == "secret":
         return _with_dice(drafts, at, dice, stream, ledger, keys, commit)
     if commit and any(type(d.event) is DiceEntropy for d in drafts):
         # entropy counts only after a commitment, so the seed cannot follow from it
         drafts[at] = _with(drafts[at], committed=commitment_of(keys))
     return drafts
+
+
+def _dice_draft(drafts: list[Draft]) -> int:
+    """Which draft carries a command's dice and commitment: the first record players see,
+    if any; else one no player sees (a check the GM rolls in secret for a player, whose
+    prompt that player sees, must not tell them whether the session's dice were new)."""
+    public = (n for n, d in enumerate(drafts) if not d.visibility.gm_only and not d.visibility.to)
+    return next(public, next((n for n, d in enumerate(drafts) if d.visibility.gm_only), 0))
 
 
 def _with_dice(

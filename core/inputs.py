@@ -67,17 +67,18 @@ def check_value(value: Any) -> None:
         item, path = stack.pop()
         if len(path) > MAX_DEPTH:
             raise RuleError(f"{_where(path[:MAX_DEPTH])}: nested more than {MAX_DEPTH} deep")
-        if isinstance(item, bool) or item is None:
-            continue
-        if isinstance(item, int):
-            if not -_LIMIT <= item < _LIMIT:
-                raise RuleError(f"{_where(path)}: number too large (more than 100 digits)")
-        elif isinstance(item, dict):
-            for key, sub in item.items():
-                stack.append((sub, [*path, f".{key}"]))
-        elif isinstance(item, list):
-            for i, sub in enumerate(item):
-                stack.append((sub, [*path, f"[{i}]"]))
+        if isinstance(item, int) and not isinstance(item, bool) and not -_LIMIT <= item < _LIMIT:
+            raise RuleError(f"{_where(path)}: number too large (more than 100 digits)")
+        stack += _children(item, path)
+
+
+def _children(item: Any, path: list[str]) -> list[tuple[Any, list[str]]]:
+    """The values an object or a list holds, each with its path."""
+    if isinstance(item, dict):
+        return [(sub, [*path, f".{key}"]) for key, sub in item.items()]
+    if isinstance(item, list):
+        return [(sub, [*path, f"[{i}]"]) for i, sub in enumerate(item)]
+    return []
 
 
 # -- msgspec's complaints in margin's words -------------------------------------------
@@ -193,16 +194,22 @@ _FITS: dict[type, Callable[[Any], bool]] = {
 def _fields(info: Any, value: dict[Any, Any], names: tuple[str, ...]) -> Problem | None:
     fields = {f.encode_name: f for f in info.fields}
     for key, item in value.items():
-        field = fields.get(key)
-        if field is not None:
-            found = _find(field.type, item, (*names, key))
-            if found is not None:
-                return found
-        elif key != info.tag_field and info.forbid_unknown_fields:
-            return Problem(names, info, unknown=key)
+        found = _field(info, fields.get(key), key, item, names)
+        if found is not None:
+            return found
     lacking = (f.encode_name for f in info.fields if f.required and f.encode_name not in value)
     missing = next(lacking, None)
     return None if missing is None else Problem(names, info, missing=missing)
+
+
+def _field(info: Any, field: Any, key: Any, item: Any, names: tuple[str, ...]) -> Problem | None:
+    """The first problem in one field of an object (``field`` None: a field the type has
+    not, which a type that forbids unknown fields refuses)."""
+    if field is not None:
+        return _find(field.type, item, (*names, key))
+    if key != info.tag_field and info.forbid_unknown_fields:
+        return Problem(names, info, unknown=key)
+    return None
 
 
 def _items(info: Any, value: list[Any], names: tuple[str, ...]) -> Problem | None:
@@ -283,11 +290,19 @@ def _number(info: Any, value: Any) -> str | None:
     if not (_whole(value) if whole else _real(value)):
         return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
     step = 1 if whole else 0
-    lo = info.ge if info.ge is not None else None if info.gt is None else info.gt + step
-    hi = info.le if info.le is not None else None if info.lt is None else info.lt - step
+    lo = _bound(info.ge, info.gt, step)
+    hi = _bound(info.le, info.lt, -step)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         return f"{value} is out of range ({_span(lo, hi)})"
     return None
+
+
+def _bound(inclusive: Any, exclusive: Any, step: int) -> Any:
+    """A bound as the value it allows: the inclusive one, or the exclusive one moved a
+    step in (a whole number's; a real number's step is 0)."""
+    if inclusive is not None:
+        return inclusive
+    return None if exclusive is None else exclusive + step
 
 
 def _object(info: Any, value: Any) -> str | None:

@@ -396,17 +396,22 @@ def _ask(words: list[str], state: TableState) -> dict[str, Any]:
         case [_, roll, who, number] if roll.lower() == "roll" and record_number(number.lstrip("#")):
             return {"type": "answer", "character": who, "prompt": int(number.lstrip("#"))}
         case [_, names, *check] if check:
-            asked = [n.strip() for n in names.split(",") if n.strip()]
-            rest, secret = take_flag(check, "secret", "ask")
-            if not asked or not rest:
-                raise RuleError(f"ask: write it as '{ASK_USAGE}'")
-            found = systems.get_system(state.system).parse_words(["check", asked[0], *rest], state)
-            if found is None:
-                raise RuleError(f"ask: {state.system} has no check form to ask for")
-            found.pop("type", None)
-            found.pop("character", None)
-            return {"type": "ask", "characters": asked, "check": found, "secret": secret}
+            return _ask_check(names, check, state)
     raise RuleError(f"ask: write it as '{ASK_USAGE}', or 'ask roll NAME' to roll it for them")
+
+
+def _ask_check(names: str, check: list[str], state: TableState) -> dict[str, Any]:
+    """``ask kael,vex perception vs 25``: the check, read by the system's own check form."""
+    asked = [n.strip() for n in names.split(",") if n.strip()]
+    rest, secret = take_flag(check, "secret", "ask")
+    if not asked or not rest:
+        raise RuleError(f"ask: write it as '{ASK_USAGE}'")
+    found = systems.get_system(state.system).parse_words(["check", asked[0], *rest], state)
+    if found is None:
+        raise RuleError(f"ask: {state.system} has no check form to ask for")
+    found.pop("type", None)
+    found.pop("character", None)
+    return {"type": "ask", "characters": asked, "check": found, "secret": secret}
 
 
 def _note(word: str, gm_only: bool) -> Parser:
@@ -609,6 +614,15 @@ def _cond_word(words: list[str], at: int) -> bool:
 def _condition(words: list[str], out: dict[str, Any]) -> dict[str, Any]:
     """``prone 2r gm for the blast``: the condition's name (the words up to its duration,
     ``gm`` or ``for``), its one duration, whether it is the GM's, and the reason."""
+    name = _condition_name(words, out["character"])
+    at = len(name)
+    while at < len(words):
+        at = _condition_word(words, at, out, name)
+    return {**out, "name": name_text(name)}
+
+
+def _condition_name(words: list[str], who: str) -> list[str]:
+    """The words of the condition's name: those before its duration, ``gm`` or ``for``."""
     at = 0
     while at < len(words) and not _cond_word(words, at):
         at += 1
@@ -619,31 +633,35 @@ def _condition(words: list[str], out: dict[str, Any]) -> dict[str, Any]:
     if not quoted(last) and NEAR_DURATION.fullmatch(last):
         raise RuleError(
             f"cond: {last!r} is not a duration (2r rounds, 1t turns, 3c counts); quote the "
-            f'name if it is part of it (cond {out["character"]} "{name_text(name)}")'
+            f'name if it is part of it (cond {who} "{name_text(name)}")'
         )
-    while at < len(words):
-        word = words[at]
-        duration = _duration(words, at)
-        if duration is not None:
-            if any(u in out for u in UNITS.values()):
-                typed = typed_text(words[at : at + duration[2]])
-                raise RuleError(f"cond: {typed!r} is a second duration (give one: 2r, 1t or 3c)")
-            out[duration[0]] = duration[1]
-            at += duration[2]
-        elif word.lower() == "gm" and not quoted(word) and not out.get("gm_only"):
-            out["gm_only"] = True
-            at += 1
-        elif word.lower() == "for" and not quoted(word):
-            _, reason = cut_reason(words[at:], "cond")
-            _no_duration_in(words[at + 1 :])
-            out.update(reason)
-            break
-        else:
-            raise RuleError(
-                f"cond: {word!r} after the condition {name_text(name)!r} is not understood "
-                f"(then: 2r|1t|3c, gm, for REASON; quote a name of several words)"
-            )
-    return {**out, "name": name_text(name)}
+    return name
+
+
+def _condition_word(words: list[str], at: int, out: dict[str, Any], name: list[str]) -> int:
+    """Read the duration, ``gm`` or ``for REASON`` at ``words[at]`` into ``out``; the place
+    of the next word (past the end once the reason has taken the rest)."""
+    word = words[at]
+    duration = _duration(words, at)
+    if duration is not None:
+        if any(u in out for u in UNITS.values()):
+            typed = typed_text(words[at : at + duration[2]])
+            raise RuleError(f"cond: {typed!r} is a second duration (give one: 2r, 1t or 3c)")
+        out[duration[0]] = duration[1]
+        return at + duration[2]
+    plain = word.lower() if not quoted(word) else ""
+    if plain == "gm" and not out.get("gm_only"):
+        out["gm_only"] = True
+        return at + 1
+    if plain == "for":
+        _, reason = cut_reason(words[at:], "cond")
+        _no_duration_in(words[at + 1 :])
+        out.update(reason)
+        return len(words)
+    raise RuleError(
+        f"cond: {word!r} after the condition {name_text(name)!r} is not understood "
+        f"(then: 2r|1t|3c, gm, for REASON; quote a name of several words)"
+    )
 
 
 def _no_duration_in(reason: list[str]) -> None:

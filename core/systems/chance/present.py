@@ -25,7 +25,7 @@ from .words import GRAMMAR, MODIFIER_WORDS
 
 def _check_line(e: dict[str, Any]) -> str:
     who, skill = e["character"], e["skill"] + if_given(e, "reason", " for {}")
-    secret = " in secret" if e.get("secret") else ""
+    secret = if_given(e, "secret", " in secret")
     if e.get("automatic"):
         head = f"{who} {skill}: automatic success, no roll"
     elif "roll" in e:
@@ -70,28 +70,35 @@ def _opposed_line(e: dict[str, Any]) -> str:
     return f"{a} vs {b}: {e['winner']} wins"
 
 
-def _attack_line(e: dict[str, Any]) -> str:
+def _attacker(e: dict[str, Any]) -> str:
+    """Who attacks whom, with what: ``Vex attacks Brute with pistol``."""
+    if "attacker" not in e:
+        return f"someone unseen attacks {e['target']}"
+    weapon = f" with {e['weapon']}" if "weapon" in e else ""
+    return f"{e['attacker']} attacks {e['target']}{weapon}"
+
+
+def _attack_head(e: dict[str, Any]) -> str:
+    """An attack's line up to its outcome: who, from where, and the hit roll."""
     where = "" if e.get("position", "front") == "front" else f" from the {e['position']}"
     surround = if_given(e, "extra_attackers", ", {} more around")
     unaware = f", unaware (+{e['unaware_percent']}%)" if not e.get("aware", True) else ""
-    if "attacker" in e:
-        weapon = f" with {e['weapon']}" if "weapon" in e else ""
-        head = f"{e['attacker']} attacks {e['target']}{weapon}"
-    else:
-        head = f"someone unseen attacks {e['target']}"
-    head += where + surround + unaware
-    if e.get("intended"):
-        head += f" (confused: meant {e['intended']})"
-    if e.get("burst_of"):
-        head += f" (caught in the burst at {e['burst_of']})"
+    head = _attacker(e) + where + surround + unaware
+    head += if_given(e, "intended", " (confused: meant {})")
+    head += if_given(e, "burst_of", " (caught in the burst at {})")
     if "hit_chance" in e:
         head += f" [hit {e['hit_chance']}%, rolled {e['roll']}]"
+    return head
+
+
+def _attack_line(e: dict[str, Any]) -> str:
+    head = _attack_head(e)
     if not e.get("hit"):
         return head + ": miss"
     if e.get("dodged"):
         return head + ": dodged"
-    crit = " critical" if e.get("crit") else ""
-    vitals = " to the vitals" if e.get("vitals") else ""
+    crit = if_given(e, "crit", " critical")
+    vitals = if_given(e, "vitals", " to the vitals")
     shield = if_given(e, "absorbed", ", shield absorbs {}")
     line = f"{head}:{crit} hit{vitals} ({e['location']}) for {e['damage']}{shield}"
     if e.get("steps"):

@@ -34,32 +34,48 @@ def _no_more(head: str, extra: list[str], usage: str) -> None:
         raise RuleError(f"{head}: {extra[0]!r} is not understood ({usage})")
 
 
+#: the words of a check or an attack that set one field of the command
+CHECK_FLAGS: dict[str, tuple[str, bool]] = {
+    "open": ("secret", False),
+    "secret": ("secret", True),
+    "override": ("override", True),
+}
+ATTACK_FLAGS: dict[str, tuple[str, bool]] = {
+    "vitals": ("vitals", True),
+    "override": ("override", True),
+}
+
+
+def _difficulty(word: str) -> str | int:
+    """A check's difficulty: a band of the ladder (``hard``) or a number."""
+    given = word.lower()
+    if given in rules.DIFFICULTY_MIDDLES:
+        return given
+    if not given.lstrip("-").isdigit():
+        bands = ", ".join(rules.DIFFICULTY_MIDDLES)
+        raise RuleError(f"difficulty: expected 1..100 or a band ({bands}), got {word!r}")
+    return int(given)
+
+
 def _check_words(rest: list[str]) -> dict[str, Any]:
     if len(rest) < 3:
         raise RuleError(
             "check: check WHO SKILL DIFFICULTY [tools ideal helper ... open override] [for REASON]"
         )
-    given = rest[2].lower()
-    if given not in rules.DIFFICULTY_MIDDLES and not given.lstrip("-").isdigit():
-        bands = ", ".join(rules.DIFFICULTY_MIDDLES)
-        raise RuleError(f"difficulty: expected 1..100 or a band ({bands}), got {rest[2]!r}")
     out: dict[str, Any] = {
         "type": "check",
         "character": rest[0],
         "skill": rest[1],
-        "difficulty": given if given in rules.DIFFICULTY_MIDDLES else int(given),
+        "difficulty": _difficulty(rest[2]),
     }
     mods: list[str] = []
     for word in rest[3:]:
         low = word.lower()
         if low in MODIFIER_WORDS:
             mods.append(MODIFIER_WORDS[low])
-        elif low == "open":
-            out["secret"] = False
-        elif low == "secret":
-            out["secret"] = True
-        elif low == "override":
-            out["override"] = True
+        elif low in CHECK_FLAGS:
+            key, value = CHECK_FLAGS[low]
+            out[key] = value
         else:
             words = ", ".join(sorted(MODIFIER_WORDS))
             raise RuleError(
@@ -80,36 +96,42 @@ def _attack_words(rest: list[str], state: TableState) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "attack", "attacker": rest[0], "target": rest[1]}
     attacker = find_character(state, rest[0])
     target = find_character(state, rest[1])
-    weapons = sheet_of(attacker).weapons
-    locations = sheet_of(target).armor
+    # a word both sheets name is the attacker's weapon
+    named = {
+        **dict.fromkeys(sheet_of(target).armor, "location"),
+        **dict.fromkeys(sheet_of(attacker).weapons, "weapon"),
+    }
     words = rest[2:]
     i = 0
     while i < len(words):
         low = words[i].lower()
-        if low in rules.POSITIONS:
-            out["position"] = low
-        elif low == "unaware":
+        if low == "unaware":
             out["aware"] = False
             if i + 1 < len(words) and words[i + 1].isdigit():
                 i += 1
                 out["unaware_percent"] = int(words[i])
-        elif low == "vitals":
-            out["vitals"] = True
-        elif low == "override":
-            out["override"] = True
-        elif low.startswith("+") and low[1:].isdigit():
-            out["extra_attackers"] = int(low[1:])
-        elif low in weapons:
-            out["weapon"] = low
-        elif low in locations:
-            out["location"] = low
         else:
-            raise RuleError(
-                f"attack: {words[i]!r} is not a weapon of {attacker.name}, a location, or one of "
-                "front, side, rear, unaware, vitals, +N, override"
-            )
+            key, value = _attack_word(low, named)
+            if key is None:
+                raise RuleError(
+                    f"attack: {words[i]!r} is not a weapon of {attacker.name}, a location, or "
+                    "one of front, side, rear, unaware, vitals, +N, override"
+                )
+            out[key] = value
         i += 1
     return out
+
+
+def _attack_word(low: str, named: dict[str, str]) -> tuple[str | None, Any]:
+    """The field an attack's word sets and its value (None: the word is not understood):
+    a position, a flag, ``+N`` more attackers, or a weapon or location the sheets name."""
+    if low in rules.POSITIONS:
+        return "position", low
+    if low in ATTACK_FLAGS:
+        return ATTACK_FLAGS[low]
+    if low.startswith("+") and low[1:].isdigit():
+        return "extra_attackers", int(low[1:])
+    return named.get(low), low
 
 
 @GRAMMAR.form(

@@ -32,7 +32,7 @@ def _check_line(e: dict[str, Any]) -> str:
     mode = {"advantage": " with Advantage", "disadvantage": " with Disadvantage"}.get(
         e.get("mode", ""), ""
     )
-    edge = " (Edge)" if e.get("edge") else ""
+    edge = if_given(e, "edge", " (Edge)")
     if "faces" not in e:
         return f"{who}: {e.get('skill', '?')} check{mode}{edge} (secret)"
     skill = f"{e['skill']} +{e.get('bonus', 0)}" if "skill" in e else "attack"
@@ -40,7 +40,7 @@ def _check_line(e: dict[str, Any]) -> str:
     if "mos" not in e:
         outcome = "success" if e.get("success") else "failure"
         return head + f"{e.get('total')} vs a secret TN: {outcome}"
-    secret = " (secret TN)" if e.get("secret_tn") else ""
+    secret = if_given(e, "secret_tn", " (secret TN)")
     band = e.get("band", "").replace("-", " ")
     return head + f"{e.get('total')} vs {tn}{secret}: MoS {e.get('mos')}, {band}" + _assumed(e)
 
@@ -87,10 +87,8 @@ def _line_attack(e: dict[str, Any]) -> str:
         line += f", damage dice +{e.get('damage_dice', 0)}"
     if e.get("damage_held"):
         line += f"; damage{_held_pool(e)} waits for damage {e.get('character')}"
-    if e.get("dodge_penalty"):
-        line += f" (defense -{e['dodge_penalty']} for the target's armor)"
-    line += if_given(e, "reason", ", for {}")
-    return line
+    line += if_given(e, "dodge_penalty", " (defense -{} for the target's armor)")
+    return line + if_given(e, "reason", ", for {}")
 
 
 def _held_pool(e: dict[str, Any]) -> str:
@@ -115,7 +113,7 @@ def _line_spent(e: dict[str, Any]) -> str:
 
 def _line_damage(e: dict[str, Any]) -> str:
     pool = rules.Pool(e.get("dice", 0), e.get("bonus", 0))
-    kind = " stun" if e.get("stun") else ""
+    kind = if_given(e, "stun", " stun")
     armor = ""
     if e.get("pt") or e.get("dr"):
         reduction = if_given(e, "pt_reduction", "-{}")
@@ -125,7 +123,7 @@ def _line_damage(e: dict[str, Any]) -> str:
         if e.get("penetrated")
         else "stopped by the armor"
     )
-    edge = " (+2d6 Edge)" if e.get("edge_boost") else ""
+    edge = if_given(e, "edge_boost", " (+2d6 Edge)")
     if e.get("degraded"):
         result += f", the armor degrades: PT -{e['degraded']}"
     if "faces" not in e:
@@ -135,7 +133,7 @@ def _line_damage(e: dict[str, Any]) -> str:
 
 def _line_injury(e: dict[str, Any]) -> str:
     sev = if_given(e, "severity", "{} ")
-    kind = "stun " if e.get("stun") else ""
+    kind = if_given(e, "stun", "stun ")
     end = ""
     if e.get("overwhelmed") or e.get("severity") == "fatal":
         end = " - knocked out" if e.get("stun") else " - FATAL"
@@ -169,7 +167,7 @@ def _line_pending_dismissed(e: dict[str, Any]) -> str:
 
 def _line_healed(e: dict[str, Any]) -> str:
     kind = "stun" if e.get("stun") else "damage"
-    care = ", urgent care given" if e.get("cared") else ""
+    care = if_given(e, "cared", ", urgent care given")
     left = f" (left {e['damage_after']})" if "damage_after" in e else ""
     return f"{e.get('character')} recovers {e.get('points')} {kind}{left}{care}"
 
@@ -258,21 +256,36 @@ def status(char: Any, state: TableState) -> list[str]:
     if char.stun:
         out.append(f"stun {char.stun}")
     players = world(state).players
+    return (
+        out + _injuries(char, players) + _pending(char, state, players) + _conditions(char, state)
+    )
 
-    def number(seq: int) -> str:
-        # players' logs are numbered apart from the GM's, so a GM record number means nothing there
-        return "" if players else f" (#{seq})"
 
-    for i in char.injuries:
-        label = f"{i.severity} injury" if i.severity else "injury"
-        out.append(f"{label} {i.points}{' stun' if i.stun else ''}{number(i.seq)}")
+def _numbered(seq: int, players: bool) -> str:
+    """A record's number for the GM; players' logs are numbered apart from the GM's, so a
+    GM record number means nothing there."""
+    return "" if players else f" (#{seq})"
+
+
+def _injuries(char: EdgeCharacter, players: bool) -> list[str]:
+    """The status items of a character's injuries: ``serious injury 4 stun (#12)``."""
+    return [
+        f"{f'{i.severity} injury' if i.severity else 'injury'} {i.points}"
+        f"{' stun' if i.stun else ''}{_numbered(i.seq, players)}"
+        for i in char.injuries
+    ]
+
+
+def _pending(char: EdgeCharacter, state: TableState, players: bool) -> list[str]:
+    """The status items of pending Advantage and Disadvantage: ``adv pending: melee``."""
+    out = []
     for p in char.pending:
         if players and p.secret and p.seq not in state.revealed:
             continue  # what a secret-TN check left pending tells its margin
         what = "adv" if p.kind == "advantage" else "dis"
         scope = p.skill if p.scope == "related" else "any check"
-        out.append(f"{what} pending: {scope}{number(p.seq)}")
-    return out + _conditions(char, state)
+        out.append(f"{what} pending: {scope}{_numbered(p.seq, players)}")
+    return out
 
 
 def _conditions(char: EdgeCharacter, state: TableState) -> list[str]:
@@ -310,17 +323,28 @@ def clock(state: TableState) -> Clock | None:
 def _clock_row(c: Combatant, char: Character, enc: Encounter, up: bool) -> ClockRow:
     """A combatant's line of the clock: initiative (and a boost), actions and reactions left."""
     value = str(c.initiative) + (f"+{c.boost}" if c.boost else "")
+    now = c.id == enc.current
+    return ClockRow(
+        name=char.name,
+        value=value,
+        current=now,
+        note=_clock_note(c, char, enc),
+        turn=now,
+        on_deck=up and not now,
+    )
+
+
+def _clock_note(c: Combatant, char: Character, enc: Encounter) -> str:
+    """What the clock says beside a combatant: actions left on its turn, reactions left,
+    that it has acted this round; or that it is dead or knocked out."""
+    if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
+        return "dead" if char.dead else "knocked out"
     note = " ".join(c.actions) if c.id == enc.current else ""
     if c.reactions:
         note = f"{note} | reaction x{c.reactions}".strip(" |")
     if c.id in enc.acted and c.id != enc.current:
         note = f"acted {note}".strip()
-    if isinstance(char, EdgeCharacter) and (char.dead or char.knocked_out):
-        note = "dead" if char.dead else "knocked out"
-    now = c.id == enc.current
-    return ClockRow(
-        name=char.name, value=value, current=now, note=note, turn=now, on_deck=up and not now
-    )
+    return note
 
 
 def odds(cmd: Command, state: TableState) -> Odds | None:

@@ -286,11 +286,7 @@ def _armor(given: str | ArmorForm | None) -> Armor | None:
     if given is None:
         return None
     form = ArmorForm(preset=given) if isinstance(given, str) else given
-    base: dict[str, Any] = {}
-    if form.preset:
-        base = _preset(ARMOR_PRESETS, form.preset, "sheet.armor", "an armor")
-        if base["name"] in ARMOR_CLASSES:
-            base["worn_class"] = base["name"]
+    base = _armor_preset(form.preset) if form.preset else {}
     mine = {k: v for k, v in msgspec.structs.asdict(form).items() if v is not None}
     merged = {**base, **{k: v for k, v in mine.items() if k != "preset"}}
     if "pt" not in merged or "dr" not in merged:
@@ -301,6 +297,14 @@ def _armor(given: str | ArmorForm | None) -> Armor | None:
         dr=merged["dr"],
         worn_class=merged.get("worn_class") or armor_class_of(merged["pt"]),
     )
+
+
+def _armor_preset(preset: str) -> dict[str, Any]:
+    """The fields of a named armor; one named after a class is worn as that class."""
+    base = _preset(ARMOR_PRESETS, preset, "sheet.armor", "an armor")
+    if base["name"] in ARMOR_CLASSES:
+        return {**base, "worn_class": base["name"]}
+    return base
 
 
 def _skill(name: str, form: SkillForm, attributes: dict[str, int]) -> Skill:

@@ -58,7 +58,7 @@ def _line_check(e: dict[str, Any]) -> str:
         # a secret check as players see it: how it went, not its numbers
         return f"{e['actor']} checks {e['label']}{why}{task} in secret -> {e['band']}"
     typed = " (typed)" if e.get("source") == "typed" else ""
-    secret = " in secret" if e.get("secret") else ""
+    secret = if_given(e, "secret", " in secret")
     faces = "+".join(str(f) for f in e["faces"])
     time = ""
     if e.get("seconds") is not None:

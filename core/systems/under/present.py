@@ -44,7 +44,7 @@ def _line_check(e: dict[str, Any]) -> str:
     if "roll" not in e:
         # a secret check as players see it: how it went, not its numbers
         return f"{e['actor']} checks {e['label']}{why} in secret -> {_verdict(e)}"
-    secret = " in secret" if e.get("secret") else ""
+    secret = if_given(e, "secret", " in secret")
     return (
         f"{e['actor']} checks {e['label']}{why}{secret}: rolls {e['roll']:02d}{typed} vs "
         f"{e['target']} -> {_verdict(e)}, margin {e['margin']}"

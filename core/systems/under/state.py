@@ -182,17 +182,27 @@ def action_cost(action: str, cost: int | None, sheet_actions: dict[str, int]) ->
     if cost is not None and (isinstance(cost, bool) or not 1 <= cost <= MAX_COST):
         raise RuleError(f"cost: {cost!r} is not a cost in counts (1..{MAX_COST})")
     if is_spell(name):
-        low, high = SPELL_COSTS
-        if cost is None:
-            raise RuleError(f"cost: a spell costs {low}..{high} counts; name its cost")
-        if not low <= cost <= high:
-            raise RuleError(f"cost: {cost} is not a spell's cost ({low}..{high} counts)")
-        return name, cost
+        return name, _spell_cost(cost)
     if cost is not None:
         return name, cost
+    return name, _usual_cost(name, sheet_actions)
+
+
+def _spell_cost(cost: int | None) -> int:
+    """A spell's cost as named: spells have no usual cost, and keep to 2..8."""
+    low, high = SPELL_COSTS
+    if cost is None:
+        raise RuleError(f"cost: a spell costs {low}..{high} counts; name its cost")
+    if not low <= cost <= high:
+        raise RuleError(f"cost: {cost} is not a spell's cost ({low}..{high} counts)")
+    return cost
+
+
+def _usual_cost(name: str, sheet_actions: dict[str, int]) -> int:
+    """The usual cost of an action: the standard table's, or the sheet's own."""
     known = {**STANDARD_COSTS, **{k.lower(): v for k, v in sheet_actions.items()}}
     if name in known:
-        return name, known[name]
+        return known[name]
     names = ", ".join(f"{k} {v}" for k, v in sorted(known.items()))
     raise RuleError(f"cost: {name!r} has no usual cost (known: {names}, spell 2..8); name its cost")
 

@@ -27,18 +27,8 @@ def _side_words(words: list[str], state: TableState, who: str = "check") -> dict
         raise RuleError(f"{who}: name a character, then a skill, an attribute or a target")
     char = find_character(state, words[0])
     out: dict[str, Any] = {"character": char.name}
-    rest = words[1:]
-    low = [w.lower() for w in rest]
-    if "roll" in low:
-        at = low.index("roll")
-        out.update(_typed_roll(rest[at + 1 : at + 2]))
-        rest = rest[:at] + rest[at + 2 :]
-    numbers = [i for i, word in enumerate(rest) if record_number(word) is not None]
-    if len(numbers) > 1:
-        given = ", ".join(rest[i] for i in numbers)
-        raise RuleError(f"{who}: {given} are several targets; give one (or 'roll NN' for the dice)")
-    if numbers:
-        out["target"] = int(rest.pop(numbers[0]))
+    rest = _take_roll(words[1:], out)
+    _take_target(rest, out, who)
     attributes = char.sheet.get("attributes", {})
     if rest and lookup(attributes, rest[-1]) is not None:
         out["attribute"] = rest.pop()
@@ -46,6 +36,26 @@ def _side_words(words: list[str], state: TableState, who: str = "check") -> dict
         out["skill"] = " ".join(rest)
         stray_words(char.sheet.get("skills", {}), rest, who, AFTER_SKILL)
     return out
+
+
+def _take_roll(words: list[str], out: dict[str, Any]) -> list[str]:
+    """The words without ``roll NN``, whose dice go into ``out``."""
+    low = [w.lower() for w in words]
+    if "roll" not in low:
+        return words
+    at = low.index("roll")
+    out.update(_typed_roll(words[at + 1 : at + 2]))
+    return words[:at] + words[at + 2 :]
+
+
+def _take_target(words: list[str], out: dict[str, Any], who: str) -> None:
+    """Take the one number among ``words`` out of them, as the check's target."""
+    numbers = [i for i, word in enumerate(words) if record_number(word) is not None]
+    if len(numbers) > 1:
+        given = ", ".join(words[i] for i in numbers)
+        raise RuleError(f"{who}: {given} are several targets; give one (or 'roll NN' for the dice)")
+    if numbers:
+        out["target"] = int(words.pop(numbers[0]))
 
 
 def _typed_roll(dice: list[str]) -> dict[str, Any]:

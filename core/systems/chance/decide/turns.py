@@ -119,9 +119,8 @@ def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: Histor
 
 def next_actor(state: TableState, order: list[str], current: int, rnd: int) -> tuple[int, int]:
     """The next participant still at the table and standing (HP above 0)."""
-    up = [i for i, c in enumerate(order) if c in state.characters and char_of(state, c).hp > 0] or [
-        i for i, c in enumerate(order) if c in state.characters
-    ]
+    here = [i for i, c in enumerate(order) if c in state.characters]
+    up = [i for i in here if char_of(state, order[i]).hp > 0] or here
     if not up:
         raise RuleError("next: nobody in the fight is still at the table")
     later = [i for i in up if i > current]
@@ -149,23 +148,22 @@ def _tick(
     tick_seq = turn_seq + offset
     drafts = [Draft(tick, cause=effect.applied or None)]
     if effect.name == "burning" and effect.stacks >= int(state.options.get("spread_stacks", 3)):
-        reach = int(state.options.get("spread_feet", 5))
-        drafts += [
-            effect_draft(
-                state,
-                other,
-                "burning",
-                source=char.id,
-                reason="spread",
-                cause=tick_seq,
-                turns=max(1, left),
-            )
-            for other in near(state, char.position, reach, besides={char.id})
-            if not other.has("burning") and other.hp > 0
-        ]
+        drafts += _spread(state, char, tick_seq, max(1, left))
     if ended:
         drafts += _after_end(state, char, effect.name, tick_seq)
     return drafts
+
+
+def _spread(state: TableState, char: ChanceCharacter, cause: int, turns: int) -> list[Draft]:
+    """Fire spreading from a character burning hard enough to those standing near it."""
+    reach = int(state.options.get("spread_feet", 5))
+    return [
+        effect_draft(
+            state, other, "burning", source=char.id, reason="spread", cause=cause, turns=turns
+        )
+        for other in near(state, char.position, reach, besides={char.id})
+        if not other.has("burning") and other.hp > 0
+    ]
 
 
 def _tick_hp(kind: EffectKind, char: ChanceCharacter, stacks: int, now: int) -> int:
