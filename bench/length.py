@@ -24,13 +24,17 @@ taken in the same run:
 
 Times are processor time, not wall time: the machine is shared. The table's
 first opening (and the first player's) builds the snapshots the later
-openings read, as a table in use has them.
+openings read, as a table in use has them. margin's modules are compiled to
+bytecode before the first frames, as installing margin compiles them (and as
+Textual's are): an environment saying ``PYTHONDONTWRITEBYTECODE`` would
+otherwise have every fresh process compile margin from its source again.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import gc
 import itertools
 import json
@@ -220,8 +224,19 @@ def cpu_of(fn: object) -> float:
     return time.process_time() - t0
 
 
+def compiled() -> None:
+    """margin's modules compiled to bytecode where Python looks for it, as an install has them."""
+    import margin.core
+    import margin.events
+    import margin.tui
+
+    for package in (margin.core, margin.events, margin.tui):
+        compileall.compile_dir(Path(package.__file__).parent, quiet=1)
+
+
 def first_frames(path: Path, runs: int) -> dict[str, tuple[float, float, float, float]]:
     """Screen -> (median processor s, its ratio to the empty app's, peak MiB, its ratio)."""
+    compiled()
     got: dict[str, list[tuple[float, float]]] = {
         w: [] for w in ("empty", "play", "watch", "replay")
     }

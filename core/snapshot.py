@@ -22,6 +22,8 @@ from typing import Any
 
 import msgspec
 
+import margin.events as events
+
 from .history import History, HistoryData
 from .lens import LensIndex, PlayerLens
 from .state import TableState
@@ -87,20 +89,23 @@ def _state_type(system: System) -> type[TableState]:
 
 
 def _sources() -> Iterator[bytes]:
-    root = Path(__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        yield str(path.relative_to(root)).encode()
-        yield path.read_bytes()
+    """The code of ``core`` and of ``events``, file by file: every fold step, and every type
+    a state, its history and the players' index are made of."""
+    for root in (Path(__file__).parent, Path(events.__file__).parent):
+        for path in sorted(root.rglob("*.py")):
+            yield f"{root.name}/{path.relative_to(root)}".encode()
+            yield path.read_bytes()
 
 
 @functools.cache
 def fold_version() -> str:
-    """The name of this margin's fold: ``FOLD_NUMBER``, the shape of every state type, and
-    the code of ``core`` (which holds every fold step), hashed. A snapshot kept by another
-    fold is never read."""
-    digest = hashlib.sha256(b"margin fold %d\n" % FOLD_NUMBER)
-    types = [HistoryData, LensIndex, *(_state_type(s) for s in SYSTEMS.values())]
-    digest.update(msgspec.json.encode(msgspec.json.schema_components(types)))
+    """The name of this margin's fold: ``FOLD_NUMBER``, the version of msgspec (which lays the
+    types out) and the code of ``core`` and ``events`` (which hold every fold step and every
+    state type), hashed. A snapshot kept by another fold is never read. The code names the
+    types' shapes, so none is laid out here, nor any system imported for it."""
+    digest = hashlib.sha256(
+        b"margin fold %d\nmsgspec %s\n" % (FOLD_NUMBER, msgspec.__version__.encode())
+    )
     for part in _sources():
         digest.update(part)
     return f"{FOLD_NUMBER}-{digest.hexdigest()[:24]}"

@@ -206,6 +206,15 @@ class Host:
             time.sleep(0.02)
         return found
 
+    def wait_all_left(self, timeout: float = 30) -> None:
+        """Once the host has said of every session that connected that it left (it
+        forgets a session after its process has ended)."""
+        end = time.monotonic() + timeout
+        while (said := self.output()).count(" connected over ") != said.count(" left ("):
+            if time.monotonic() > end:
+                raise AssertionError(f"a session never left:\n{said}")
+            time.sleep(0.02)
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)

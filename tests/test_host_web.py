@@ -249,6 +249,7 @@ async def _many(url: str, count: int) -> list[bytes]:
 
 def test_twenty_sockets_on_one_link_get_the_seats_sessions_and_one_line_each(site):
     url = site["host"].web["Kael"].replace("http://", "ws://", 1) + "/ws"
+    site["host"].wait_all_left()
     got = apart(_many(url, 20))
     line = b"margin: Kael has 2 sessions open already; close one and try again\r\n"
     assert sum(g == line for g in got) == 18

@@ -246,10 +246,14 @@ def convert_note(text: str) -> Any:
     return Note(text=text)
 
 
-def test_the_fold_version_names_the_state_types_and_the_code() -> None:
+def test_the_fold_version_names_the_code_of_the_fold_and_of_its_types() -> None:
     version = snapshots.fold_version()
     assert version.startswith(f"{snapshots.FOLD_NUMBER}-")
     assert version == snapshots.fold_version()
+    named = set(snapshots._sources())
+    # every fold step (core) and every type a state is made of (core and events)
+    for part in ("core/decider.py", "core/systems/edge/state.py", "events/record.py"):
+        assert part.encode() in named
 
 
 def test_a_snapshot_that_will_not_decode_is_passed_over(tmp_path: Path) -> None:

@@ -82,7 +82,7 @@ class LiveTable(Table):
         self.player = player
         self.reads = reads or store
         self.reader: PlayerLens | None = None
-        self.seqs: Sequence[int] = array("q")
+        self.seqs: Sequence[int] = range(0)
         self._ready = False
         super().__init__(store, every)
         self._ready = True
@@ -128,7 +128,8 @@ class LiveTable(Table):
         (the snapshot had none) is kept in a new snapshot, for the next to open."""
         upto = self.projection.seq
         if not self.lens:
-            self.seqs = array("q", range(1, upto + 1))
+            # the GM reads every record: their numbers are a range, not a column to fill
+            self.seqs = range(1, upto + 1)
             super()._opened()
             return
         revealed = self.projection.state.revealed
@@ -167,8 +168,7 @@ class LiveTable(Table):
             self.reader.revealed = self.projection.state.revealed
             self.reader.feed(records)
         else:
-            assert isinstance(self.seqs, array)
-            self.seqs.extend(r.seq for r in records)
+            self.seqs = range(1, self.projection.seq + 1)
 
     def _extend(self, records: Iterable[Record]) -> None:
         if not self._ready:  # opening: folded as read, then indexed in one pass
