@@ -36,7 +36,7 @@ from margin.events.base import UNSEEN
 
 from .health import tells_health, view_of
 from .history import History
-from .state import TableState
+from .state import TableState, hidden_ids
 
 __all__ = [
     "SHOWN",
@@ -212,10 +212,6 @@ def _masked_about(
             return None
         more.append(name)
     return None if named and not seen else more
-
-
-def hidden_ids(state: TableState) -> set[str]:
-    return {c.id for c in state.characters.values() if c.hidden}
 
 
 def seal(
