@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any
 
 from margin.core import get_system
+from margin.core.authority import GM
 from margin.core.errors import RuleError
 from margin.core.policy import about_fields, name_field
 from margin.core.systems.base import Line, describer
@@ -93,7 +94,7 @@ def _updated(e: dict[str, Any]) -> str:
 
 
 def _rolled(e: dict[str, Any]) -> str:
-    who = e["actor"]
+    who = "GM" if e["actor"] == GM else e["actor"]
     if "total" not in e:
         return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
     faces = e.get("faces", [])
