@@ -31,11 +31,13 @@ def describe(
     say what it undid.
     """
     event = data["event"]
+    if isinstance(event.get("names"), dict):
+        # the names a player's record gives of characters out of that player's sight now
+        names = {**event["names"], **(names or {})}
     if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
         # a record players never saw, shown to them now
         # it may name characters players have not met; the reveal says who they are
-        known = {**event.get("names", {}), **(names or {})}
-        return "GM reveals: " + describe(system, {"event": event["shown"]}, known)
+        return "GM reveals: " + describe(system, {"event": event["shown"]}, names)
     event = _with_undone(_named(event, names), lookup)
     text = _system_line(system, event)
     return text if text is not None else _generic(event) or _fields(event)
