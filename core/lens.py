@@ -492,8 +492,17 @@ class PlayerLens:
         shows = self._shows.get(record.seq)
         if shows is not None:
             self._show(data["event"], *shows)
+        self._name_shown_or_hidden(record.event, data["event"])
         self._renumber(type(record.event), data)
         return data
+
+    def _name_shown_or_hidden(self, event: Event, body: dict[str, Any]) -> None:
+        """A character shown to players, or hidden from them, is news players read by name,
+        even once the character is out of their sight again (then no state names them)."""
+        if type(event) is CharacterUpdated and event.hidden is not None:
+            name = self._names.get(event.id)
+            if name is not None and body.get("id") == event.id:
+                body["names"] = {event.id: name}
 
     def _lensed(
         self, record: Record, body: dict[str, Any], verdict: Verdict, masked: frozenset[str]

@@ -320,7 +320,8 @@ def hidden_around(event: Event, hidden: set[str]) -> set[str]:
     if isinstance(event, CharacterAdded):
         return hidden | {event.id} if event.hidden else hidden - {event.id}
     if isinstance(event, CharacterUpdated) and event.hidden is not None:
-        return hidden - {event.id}
+        # hiding one already hidden is no news: players never learn who that was
+        return hidden if event.hidden and event.id in hidden else hidden - {event.id}
     return hidden
 
 
