@@ -252,7 +252,7 @@ def _luck_lines(c: CharacterLuck, width: int) -> list[str]:
     pad = f"{'':{width}}"
     for i, (source, luck) in enumerate(luck_rows(c)):
         who = (c.name if i == 0 else "").ljust(width)
-        out.append(f"{who}  {source}: {luck.checks} checks")
+        out.append(f"{who}  {source}: {luck.checks} check{'' if luck.checks == 1 else 's'}")
         out.append(f"{pad}    expected {bar(luck.expected, luck.checks)} {luck.expected:7.2f}")
         out.append(
             f"{pad}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"
