@@ -492,8 +492,17 @@ class PlayerLens:
         shows = self._shows.get(record.seq)
         if shows is not None:
             self._show(data["event"], *shows)
+        self._name_shown_or_hidden(record.event, data["event"])
         self._renumber(type(record.event), data)
         return data
+
+    def _name_shown_or_hidden(self, event: Event, body: dict[str, Any]) -> None:
+        """A character shown to players, or hidden from them, is news players read by name,
+        even once the character is out of their sight again (then no state names them)."""
+        if type(event) is CharacterUpdated and event.hidden is not None:
+            name = self._names.get(event.id)
+            if name is not None and body.get("id") == event.id:
+                body["names"] = {event.id: name}
 
     def _lensed(
         self, record: Record, body: dict[str, Any], verdict: Verdict, masked: frozenset[str]
@@ -709,21 +718,28 @@ def _numbered(value: Any, numbers: Mapping[int, int], hidden: Container[str], ke
         return UNSEEN if value in hidden else value
     if isinstance(value, msgspec.Struct):
         return _numbered_struct(value, numbers, hidden, kept)
-    if isinstance(value, list):
-        return [
-            _numbered(v, numbers, hidden, kept)
-            for v in value
-            if _seen_item(v, numbers, hidden, kept)
-        ]
-    if isinstance(value, dict):
-        return {
-            k: _numbered(v, numbers, hidden, kept)
-            for k, v in value.items()
-            if k not in hidden and _seen_item(v, numbers, hidden, kept)
-        }
+    if isinstance(value, list | dict):
+        return _numbered_items(value, numbers, hidden, kept)
     if isinstance(value, set | frozenset):
         return type(value)(v for v in value if v not in hidden)
     return value
+
+
+def _numbered_items(
+    value: list[Any] | dict[Any, Any],
+    numbers: Mapping[int, int],
+    hidden: Container[str],
+    kept: Kept,
+) -> list[Any] | dict[Any, Any]:
+    """A list or mapping of the state as players may see it, less the items they may not."""
+    if isinstance(value, list):
+        seen = [v for v in value if _seen_item(v, numbers, hidden, kept)]
+        return [_numbered(v, numbers, hidden, kept) for v in seen]
+    return {
+        k: _numbered(v, numbers, hidden, kept)
+        for k, v in value.items()
+        if k not in hidden and _seen_item(v, numbers, hidden, kept)
+    }
 
 
 def _numbered_struct(

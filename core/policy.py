@@ -36,7 +36,7 @@ from margin.events.base import UNSEEN
 
 from .health import tells_health, view_of
 from .history import History
-from .state import TableState
+from .state import TableState, hidden_ids
 
 __all__ = [
     "SHOWN",
@@ -214,10 +214,6 @@ def _masked_about(
     return None if named and not seen else more
 
 
-def hidden_ids(state: TableState) -> set[str]:
-    return {c.id for c in state.characters.values() if c.hidden}
-
-
 def seal(
     drafts: list[Draft], state: TableState, history: History, author: str | None = None
 ) -> list[Draft]:
@@ -324,7 +320,8 @@ def hidden_around(event: Event, hidden: set[str]) -> set[str]:
     if isinstance(event, CharacterAdded):
         return hidden | {event.id} if event.hidden else hidden - {event.id}
     if isinstance(event, CharacterUpdated) and event.hidden is not None:
-        return hidden - {event.id}
+        # hiding one already hidden is no news: players never learn who that was
+        return hidden if event.hidden and event.id in hidden else hidden - {event.id}
     return hidden
 
 

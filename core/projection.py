@@ -20,6 +20,9 @@ Fetch = Callable[[int, int], Iterable[Record]]
 #: records back: asking costs about what folding them does
 RECALL_AFTER = 100
 
+#: the events that change which earlier records count
+_CHANGES = frozenset((Undone, Redone))
+
 Recall = Callable[[int], tuple[int, TableState] | None]
 """``recall(upto)``: a checkpoint kept outside the projection (a store's, see
 ``core.snapshot``): the state as it happened right after a record at or before ``upto``,
@@ -105,7 +108,6 @@ class Projection:
         the usual case) just skips them instead of rebuilding the state.
         """
         history = self.history
-        causes, caused = history.causes, history.caused
         ledger = history.dice
         every = self.every
         folded = self.state.seq
@@ -116,13 +118,8 @@ class Projection:
             seq = record.seq
             if record.command != history._current:
                 history.start_command(record)
-            cause = record.cause
-            if cause is not None:
-                if cause < seq:
-                    causes.append(cause)
-                    caused.append(seq)
-                else:
-                    history.cause(record, cause)
+            if record.cause is not None:
+                history.cause(record, record.cause)
             visibility = record.visibility
             if visibility.gm_only or visibility.hidden or visibility.to:
                 history.hide(record)
@@ -134,7 +131,7 @@ class Projection:
                 or record.command == ledger.secret_command
             ):
                 ledger.feed(record)
-            if kind is Undone or kind is Redone:
+            if kind in _CHANGES:
                 stale |= self._changes(record, folded)
             pending.append(record)
             if seq % every == 0:
@@ -171,7 +168,7 @@ class Projection:
             state = self.state
             for record in pending:
                 kind = type(record.event)
-                if kind is not Undone and kind is not Redone and record.seq not in voided:
+                if kind not in _CHANGES and record.seq not in voided:
                     HANDLERS[kind](state, record)
                 state.seq = record.seq
         self._recent = pending[:]
@@ -256,14 +253,8 @@ class Projection:
         mark, start = self._checkpoint(upto, changes)
         state = snapshot(start)
         every = self.every
-        records: Iterable[Record] | None = None
-        if held:
-            first = held[0].seq
-            if first <= mark + 1 and held[-1].seq >= upto and held[-1].seq - first == len(held) - 1:
-                records = held[mark + 1 - first : upto + 1 - first]
-        if records is None:
-            records = self.fetch(mark, upto)
-        for record in records:
+        records = _stretch(held, mark, upto) if held else None
+        for record in self.fetch(mark, upto) if records is None else records:
             seq = record.seq
             if seq in voided or isinstance(record.event, (Undone, Redone)):
                 state.seq = seq
@@ -272,3 +263,12 @@ class Projection:
             if refresh and seq % every == 0:
                 self._fresh[seq] = (snapshot(state), changes)
         return state
+
+
+def _stretch(held: list[Record], after: int, upto: int) -> list[Record] | None:
+    """The records ``after < seq <= upto`` of ``held`` (records one after another), or None
+    when ``held`` does not hold them all."""
+    first, last = held[0].seq, held[-1].seq
+    if first > after + 1 or last < upto or last - first != len(held) - 1:
+        return None
+    return held[after + 1 - first : upto + 1 - first]

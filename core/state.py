@@ -193,6 +193,11 @@ class TableState(msgspec.Struct, kw_only=True):
     prompts: dict[int, Prompt] = {}
 
 
+def hidden_ids(state: TableState) -> set[str]:
+    """The ids of the characters players cannot see."""
+    return {c.id for c in state.characters.values() if c.hidden}
+
+
 def snapshot(state: T) -> T:
     """An independent copy of a state (or a part of one), for replay checkpoints."""
     copied: T = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))

@@ -543,11 +543,7 @@ class PostgresStore(Store):
         self, decide: Callable[[], Appending | None], deadline: float
     ) -> list[Record]:
         if not self._building:
-            # a connection the server ended while idle is found (and made again) here,
-            # before any of the command is sent, rather than refusing the command
-            self._notified(0)
-            if self._conn.closed:
-                self._reconnect()
+            self._awake()
         conn = self._conn
         pid = conn.info.backend_pid
         appending: Appending | None = None
@@ -580,24 +576,43 @@ class PostgresStore(Store):
             expected = appending.expected_seq if appending is not None else actual
             raise ConcurrencyError(expected, actual) from None
         except psycopg.Error as exc:
-            lost = self._conn is not conn or self._lost(exc)
-            if self._building or not lost:
-                with contextlib.suppress(psycopg.Error):
-                    self._last = self._read_last()
-                raise _error(self.target, exc) from None
-            if not sent or appending is None:
-                # lost before the command was sent: nothing of it can be in the log (the
-                # next call connects again)
-                with contextlib.suppress(Exception):
-                    conn.close()
-                raise ConnectionLost(
-                    f"{self.name}: the connection to the database was lost; "
-                    "the command was not written: run it again"
-                ) from None
-            return self._after_loss(pid, appending.expected_seq, appending.command)
+            return self._failed_write(exc, conn, pid, appending if sent else None)
         self._last = (rows[-1][0], rows[-1][4])
         self._notify()
         return records
+
+    def _awake(self) -> None:
+        """Find (and make again) a connection the server ended while idle, before any of a
+        command is sent, rather than refusing the command."""
+        self._notified(0)
+        if self._conn.closed:
+            self._reconnect()
+
+    def _failed_write(
+        self,
+        exc: psycopg.Error,
+        conn: psycopg.Connection[Any],
+        pid: int,
+        sent: Appending | None,
+    ) -> list[Record]:
+        """A write that failed with ``exc`` on ``conn`` (whose server process was ``pid``):
+        the error, or where the connection was lost after the command ``sent`` went out,
+        the records it wrote if it did."""
+        lost = self._conn is not conn or self._lost(exc)
+        if self._building or not lost:
+            with contextlib.suppress(psycopg.Error):
+                self._last = self._read_last()
+            raise _error(self.target, exc) from None
+        if sent is None:
+            # lost before the command was sent: nothing of it can be in the log (the
+            # next call connects again)
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise ConnectionLost(
+                f"{self.name}: the connection to the database was lost; "
+                "the command was not written: run it again"
+            ) from None
+        return self._after_loss(pid, sent.expected_seq, sent.command)
 
     def _notify(self) -> None:
         """Wake the table's followers, once its records are committed.
@@ -871,21 +886,8 @@ class PostgresStore(Store):
         A connection hears its own ``NOTIFY`` too; those are passed over, as
         SQLite's ``data_version`` passes over a connection's own commits.
         """
-        came = False
-        deadline = time.monotonic() + timeout
         try:
-            own = self._conn.info.backend_pid
-            while True:
-                left = max(0.0, deadline - time.monotonic())
-                heard = False
-                for note in self._conn.notifies(timeout=left, stop_after=1):
-                    heard = True
-                    came = came or note.pid != own
-                # more may be queued behind the first: take them all now, without waiting
-                for note in self._conn.notifies(timeout=0):
-                    came = came or note.pid != own
-                if came or not heard or left == 0:
-                    break
+            came = self._others_notified(time.monotonic() + timeout)
         except psycopg.Error:
             if timeout > 0:
                 self._reconnect()
@@ -900,6 +902,22 @@ class PostgresStore(Store):
         if came:
             self._version += 1
         return came
+
+    def _others_notified(self, deadline: float) -> bool:
+        """Whether another connection's notification comes by ``deadline`` (the queued ones
+        taken)."""
+        own = self._conn.info.backend_pid
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            heard = came = False
+            for note in self._conn.notifies(timeout=left, stop_after=1):
+                heard = True
+                came = note.pid != own
+            # more may be queued behind the first: take them all now, without waiting
+            for note in self._conn.notifies(timeout=0):
+                came = came or note.pid != own
+            if came or not heard or left == 0:
+                return came
 
     def data_version(self) -> int:
         """Moves when a commit to this table was notified; reads only what already arrived.

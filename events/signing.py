@@ -207,18 +207,8 @@ class SignatureCheck(msgspec.Struct, kw_only=True):
         if not made and not signature_valid(signer, signature, seq, digest):
             self._fail(seq, f"has a signature by {signer} that does not match")
             return
-        if self.own is not None:
-            if signer == self.own:
-                self.own_from = self.own_from or seq
-            elif signer not in self.trusted and signer not in self.adopted:
-                if self.own_from:
-                    self._fail(
-                        self.start,
-                        f"is signed by another key, {signer}, not by this GM's "
-                        "(inserted outside margin? a key of the GM's own goes in trusted-keys)",
-                    )
-                    return
-                self.adopted.add(signer)
+        if self.own is not None and not self._takes(seq, signer):
+            return
         if not self.signed:
             self.unsigned = self.start - 1
         self.signers[signer] = self.signers.get(signer, 0) + seq - self.start + 1
@@ -226,6 +216,22 @@ class SignatureCheck(msgspec.Struct, kw_only=True):
             self.covered = seq
         self.signed = seq
         self.start = 0
+
+    def _takes(self, seq: int, signer: str) -> bool:
+        """Whether the writer ``own`` takes the head ``seq`` signed by ``signer``: its own, a
+        trusted key's, or one that signed before its first; the check fails otherwise."""
+        if signer == self.own:
+            self.own_from = self.own_from or seq
+        elif signer not in self.trusted and signer not in self.adopted:
+            if self.own_from:
+                self._fail(
+                    self.start,
+                    f"is signed by another key, {signer}, not by this GM's "
+                    "(inserted outside margin? a key of the GM's own goes in trusted-keys)",
+                )
+                return False
+            self.adopted.add(signer)
+        return True
 
     def _fail(self, seq: int, reason: str) -> None:
         self.bad, self.reason = seq, reason

@@ -324,6 +324,11 @@ def _sound(*columns: object) -> bool:
     )
 
 
+def _writable(path: Path) -> bool:
+    """Whether this process may write the file at ``path`` and the files beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
 class SQLiteStore(Store):
     """A table's log in one SQLite file (WAL while open, synchronous=FULL).
 
@@ -351,26 +356,11 @@ class SQLiteStore(Store):
         self.readonly = readonly
         _check_path(self.path, create)
         # a reader that may write the file opens it read-write, to tidy up when it closes
-        self._can_write = create or (
-            os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK | os.X_OK)
-        )
+        self._can_write = create or _writable(self.path)
         if not self._can_write and not readonly:
             raise StoreError(f"{self.path}: cannot write here: the file or its folder is read-only")
         try:
-            self._db = self._connect()
-            if create:
-                self._create()
-            self._check_table()
-            if not readonly:
-                _into_wal(self._db)
-                self._upgrade()
-            elif self._can_write:
-                self._db.execute("PRAGMA query_only=ON")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._last = self._read_last()
-            self._waited = self.data_version()
-            #: whether this connection had to wait for its last turn to write
-            self._contended = False
+            self._open(create, readonly)
         except BaseException as exc:
             with contextlib.suppress(Exception):
                 self._db.close()
@@ -382,6 +372,23 @@ class SQLiteStore(Store):
             raise refusal from None
 
     # -- opening -----------------------------------------------------------
+
+    def _open(self, create: bool, readonly: bool) -> None:
+        """Connect to the file (made first when ``create``) and check the table in it."""
+        self._db = self._connect()
+        if create:
+            self._create()
+        self._check_table()
+        if not readonly:
+            _into_wal(self._db)
+            self._upgrade()
+        elif self._can_write:
+            self._db.execute("PRAGMA query_only=ON")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._last = self._read_last()
+        self._waited = self.data_version()
+        #: whether this connection had to wait for its last turn to write
+        self._contended = False
 
     def _connect(self) -> sqlite3.Connection:
         def connect(uri: str) -> sqlite3.Connection:

@@ -424,9 +424,7 @@ class Store(Protocol):
         read = history.records < upto
         if read:
             history.feed(self.rows(history.records))
-        bad = (history.bad, history.reason) if history.bad is not None else None
-        if bad is None and history.records == upto:
-            bad = history.signatures.open_tail()
+        bad = _fault(history, upto)
         if bad is not None:
             # kept only while sound: the next look goes on from the ledger, under the keys
             # trusted then
@@ -550,6 +548,13 @@ class Appending:
             rows.append((record.seq, self.command, FORMAT, prev, digest, body))
             prev = digest
         return records, rows
+
+
+def _fault(history: History, upto: int) -> tuple[int, str] | None:
+    """The first record a signer checking the log up to ``upto`` cannot vouch for, and why."""
+    if history.bad is not None:
+        return history.bad, history.reason
+    return history.signatures.open_tail() if history.records == upto else None
 
 
 def utc_now() -> str:

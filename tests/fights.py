@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from support import log_json, margin_output, state_json
+from support import log_json, margin_output, state_json, until, wait_until
 
 from margin.tui.table.table import Table
 
@@ -55,27 +53,25 @@ class Screen(Protocol):
 
 def wait_for(screen: Screen, text: str, timeout: float = 30) -> str:
     """What ``screen`` shows once it holds ``text``; fails after ``timeout``."""
-    end = time.monotonic() + timeout
-    while True:
-        shown = screen.shows()
-        if text in shown:
-            return shown
-        if time.monotonic() > end:
-            raise AssertionError(f"{text!r} never shown:\n{shown}")
-        time.sleep(0.02)
+    return wait_until(
+        screen.shows,
+        lambda shown: text in shown,
+        lambda shown: f"{text!r} never shown:\n{shown}",
+        timeout,
+    )
 
 
 def wait_match(screen: Screen, pattern: str, timeout: float = 30) -> re.Match[str]:
     """The first match of ``pattern`` on ``screen`` once there is one."""
-    end = time.monotonic() + timeout
-    while True:
-        shown = screen.shows()
-        found = re.search(pattern, shown)
-        if found:
-            return found
-        if time.monotonic() > end:
-            raise AssertionError(f"{pattern!r} never shown:\n{shown}")
-        time.sleep(0.02)
+    shown = wait_until(
+        screen.shows,
+        lambda shown: re.search(pattern, shown),
+        lambda shown: f"{pattern!r} never shown:\n{shown}",
+        timeout,
+    )
+    found = re.search(pattern, shown)
+    assert found is not None
+    return found
 
 
 def give(screen: Screen, line: str, shown: str) -> str:
@@ -204,15 +200,8 @@ def requests(table: Path) -> list[dict[str, Any]]:
 def _asked(table: Path, screen: Screen, line: str, seen: int) -> int:
     """``line`` given from ``screen`` as a request: its record number in the GM's log."""
     give(screen, line, "asked the GM (request #")
-    _until(lambda: len(requests(table)) > seen, f"no request for {line!r} in the log")
+    until(lambda: len(requests(table)) > seen, f"no request for {line!r} in the log", step=0.05)
     return int(requests(table)[-1]["seq"])
-
-
-def _until(done: Callable[[], bool], failure: str, timeout: float = 30) -> None:
-    end = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < end, failure
-        time.sleep(0.05)
 
 
 def play(fight: Fight, table: Path, gm: Screen, a: Screen, b: Screen, door: str) -> None:
@@ -368,7 +357,7 @@ def sat_down(table: Path, player: str) -> None:
             r["type"] == "dice.entropy" and r["author"].startswith(mine) for r in log_json(table)
         )
 
-    _until(given, f"{player}'s seat gave the dice no entropy")
+    until(given, f"{player}'s seat gave the dice no entropy", step=0.05)
 
 
 def refused_through(screen: Screen, table: Path, tried: list[Refusal], player: str) -> None:

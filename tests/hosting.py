@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CHROMIUM_FLAGS, MARGIN, chromium, need
+from support import CHROMIUM_FLAGS, MARGIN, chromium, need, wait_until
 
 from margin.core.commands import AddCharacter, Note, RollDice
 from margin.tui.table.demo import build_demo
@@ -199,21 +199,22 @@ class Host:
 
     def wait_sessions(self, count: int, timeout: float = 60) -> list[int]:
         """The host's sessions once there are ``count`` of them."""
-        end = time.monotonic() + timeout
-        while len(found := self.sessions()) != count:
-            if time.monotonic() > end:
-                raise AssertionError(f"{len(found)} sessions, not {count}:\n{self.output()}")
-            time.sleep(0.02)
-        return found
+        return wait_until(
+            self.sessions,
+            lambda found: len(found) == count,
+            lambda found: f"{len(found)} sessions, not {count}:\n{self.output()}",
+            timeout,
+        )
 
     def wait_all_left(self, timeout: float = 30) -> None:
         """Once the host has said of every session that connected that it left (it
         forgets a session after its process has ended)."""
-        end = time.monotonic() + timeout
-        while (said := self.output()).count(" connected over ") != said.count(" left ("):
-            if time.monotonic() > end:
-                raise AssertionError(f"a session never left:\n{said}")
-            time.sleep(0.02)
+        wait_until(
+            self.output,
+            lambda said: said.count(" connected over ") == said.count(" left ("),
+            lambda said: f"a session never left:\n{said}",
+            timeout,
+        )
 
     def stop(self) -> int:
         if self.proc.poll() is None:
@@ -258,10 +259,12 @@ def group(pgid: int) -> list[int]:
 def wait_gone(pgid: int, timeout: float) -> float:
     """Seconds until no process is left in the group ``pgid``; fails after ``timeout``."""
     start = time.monotonic()
-    while group(pgid):
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"process group {pgid} still there: {group(pgid)}")
-        time.sleep(0.02)
+    wait_until(
+        lambda: group(pgid),
+        lambda left: not left,
+        lambda left: f"process group {pgid} still there: {left}",
+        timeout,
+    )
     return time.monotonic() - start
 
 
@@ -356,14 +359,12 @@ class Terminal:
         return plain(self.log.read_bytes())
 
     def wait_for(self, text: str, timeout: float = 20) -> str:
-        end = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            if time.monotonic() > end:
-                raise AssertionError(f"{text!r} never shown on {self.name}:\n{shown}")
-            time.sleep(0.02)
+        return wait_until(
+            self.screen,
+            lambda shown: text in shown,
+            lambda shown: f"{text!r} never shown on {self.name}:\n{shown}",
+            timeout,
+        )
 
     def type(self, text: str) -> None:
         self.terminals.tmux("send-keys", "-t", self.name, "-l", text)
@@ -451,3 +452,11 @@ class Frames:
 
     def received(self) -> str:
         return plain(b"".join(self.frames))
+
+    def wait_for(self, text: str, timeout: float = 30) -> None:
+        """Once the session has sent ``text`` (the page's events served while it waits)."""
+        end = time.monotonic() + timeout
+        while text not in self.received():
+            if time.monotonic() > end:
+                raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
+            self.page.wait_for_timeout(20)

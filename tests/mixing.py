@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hosting import Terminal, Terminals, children
-from support import MARGIN
+from support import MARGIN, until, wait_until
 
 #: what the GM's command line shows when it is empty and ready for a line
 PROMPT = "type a command"
@@ -38,11 +38,12 @@ def pane_process(terminal: Terminal, timeout: float = 20) -> int:
     shell = int(
         terminal.terminals.tmux("display-message", "-p", "-t", terminal.name, "#{pane_pid}")
     )
-    end = time.monotonic() + timeout
-    while not (found := children(shell)):
-        if time.monotonic() > end:
-            raise AssertionError(f"{terminal.name}: no process in the pane:\n{terminal.screen()}")
-        time.sleep(0.02)
+    found = wait_until(
+        lambda: children(shell),
+        bool,
+        lambda _: f"{terminal.name}: no process in the pane:\n{terminal.screen()}",
+        timeout,
+    )
     return found[0]
 
 
@@ -59,8 +60,33 @@ def deleted_files(pid: int, table: str) -> list[str]:
     return found
 
 
-class GmScreen:
-    """``margin play TABLE`` in a terminal of ``terminals``, as a GM at a keyboard uses it."""
+class Pane:
+    """A screen's process in a tmux pane; ``quit`` presses ``QUIT`` as its user leaves."""
+
+    QUIT = "q"
+    term: Terminal
+    pid: int
+
+    def alive(self) -> bool:
+        return _alive(self.pid)
+
+    def kill(self) -> None:
+        """``kill -9`` of the screen's process."""
+        os.kill(self.pid, signal.SIGKILL)
+        _wait_gone(self.pid)
+
+    def quit(self, timeout: float = 60) -> None:
+        """Press ``QUIT``; the screen (and an SSH client with it) ends."""
+        if self.alive():
+            self.term.key(self.QUIT)
+            _wait_gone(self.pid, timeout)
+
+
+class GmScreen(Pane):
+    """``margin play TABLE`` in a terminal of ``terminals``, as a GM at a keyboard uses it.
+    Quitting is Ctrl+Q, as a GM does, once what was typed is on the table."""
+
+    QUIT = "C-q"
 
     def __init__(
         self, terminals: Terminals, name: str, table: str, data: Path, argv: list[str] | None = None
@@ -101,44 +127,17 @@ class GmScreen:
                 raise AssertionError(f"note {text!r} never acknowledged:\n{shown}")
             time.sleep(0.02)
 
-    def alive(self) -> bool:
-        return _alive(self.pid)
 
-    def kill(self) -> None:
-        """``kill -9`` of the screen's process."""
-        os.kill(self.pid, signal.SIGKILL)
-        _wait_gone(self.pid)
-
-    def quit(self, timeout: float = 60) -> None:
-        """Quit the screen as a GM does (Ctrl+Q), once what was typed is on the table."""
-        if self.alive():
-            self.term.key("C-q")
-            _wait_gone(self.pid, timeout)
-
-
-class Watcher:
+class Watcher(Pane):
     """A player following the table in a terminal: ``margin watch`` (``watch_argv``), or a
-    seat's SSH client (``hosting.ssh_argv``)."""
+    seat's SSH client (``hosting.ssh_argv``); q quits, as a player leaving does."""
 
     def __init__(self, terminals: Terminals, name: str, argv: list[str]) -> None:
         self.term = terminals.open(name, argv, (120, 30))
         self.pid = pane_process(self.term)
 
-    def alive(self) -> bool:
-        return _alive(self.pid)
-
     def shows(self, text: str, timeout: float = 60) -> None:
         self.term.wait_for(text, timeout=timeout)
-
-    def kill(self) -> None:
-        os.kill(self.pid, signal.SIGKILL)
-        _wait_gone(self.pid)
-
-    def quit(self, timeout: float = 60) -> None:
-        """Press q, as a player leaving does; the screen (and an SSH client with it) ends."""
-        if self.alive():
-            self.term.key("q")
-            _wait_gone(self.pid, timeout)
 
 
 def watch_argv(table: str, data: Path, seat: str) -> list[str]:
@@ -155,11 +154,7 @@ def _alive(pid: int) -> bool:
 
 
 def _wait_gone(pid: int, timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
-    while _alive(pid):
-        if time.monotonic() > end:
-            raise AssertionError(f"process {pid} did not end")
-        time.sleep(0.02)
+    until(lambda: not _alive(pid), f"process {pid} did not end", timeout)
 
 
 def note_line(text: str) -> str:

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, TypeVar
@@ -33,6 +34,7 @@ from margin.tui.table.rng import RandomDice
 from margin.tui.table.table import Table
 
 _Kind = TypeVar("_Kind")
+_Seen = TypeVar("_Seen")
 
 #: ``margin`` as a process of its own, run by this Python
 MARGIN = [sys.executable, "-m", "margin.tui"]
@@ -48,6 +50,43 @@ PACKAGES = {
     "sqlite3": "sqlite3",
     "psql": "postgresql-client",
 }
+
+
+def wait_until(
+    look: Callable[[], _Seen],
+    done: Callable[[_Seen], object],
+    failure: Callable[[_Seen], str],
+    timeout: float = 30,
+    step: float = 0.02,
+) -> _Seen:
+    """What ``look`` sees once ``done`` holds of it, looked at every ``step`` seconds; after
+    ``timeout`` seconds an AssertionError says ``failure`` of what it saw last."""
+    end = time.monotonic() + timeout
+    while True:
+        seen = look()
+        if done(seen):
+            return seen
+        if time.monotonic() > end:
+            raise AssertionError(failure(seen))
+        time.sleep(step)
+
+
+def until(
+    done: Callable[[], object], failure: str, timeout: float = 30, step: float = 0.02
+) -> None:
+    """Once ``done()`` holds; an AssertionError saying ``failure`` after ``timeout`` seconds."""
+    wait_until(done, bool, lambda _: failure, timeout, step)
+
+
+async def pilot_until(
+    pilot: Pilot[Any], done: Callable[[], object], failure: str, timeout: float = 30
+) -> None:
+    """Once ``done()`` holds of a running screen, its Pilot pausing between looks; an
+    AssertionError saying ``failure`` after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < end, failure
+        await pilot.pause(0.02)
 
 
 def lacking(what: str, packages: Iterable[str]) -> NoReturn:
@@ -120,9 +159,9 @@ def margin_output(*args: str, stdin: str | bytes = "") -> str:
     return done.out
 
 
-def margin_demo(folder: Path, system: str) -> str:
+def margin_demo(folder: Path, system: str, name: str = "demo.margin") -> str:
     """The path of the table ``margin demo`` writes in ``folder`` for ``system``."""
-    path = str(folder / "demo.margin")
+    path = str(folder / name)
     margin_output("demo", path, "--system", system)
     return path
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import pilot_test
+from support import margin_demo, pilot_test
 from test_players_screens import _records
 from textual.widgets import Static
 
@@ -22,7 +22,6 @@ from margin.tui.screens import app as appmod
 from margin.tui.screens.commandline import candidates
 from margin.tui.screens.prompts import PromptBar, PromptsPanel
 from margin.tui.screens.widgets import CommandLine, LogView
-from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table
 
 SIZE = (100, 34)
@@ -30,9 +29,7 @@ SIZE = (100, 34)
 
 @pytest.fixture
 def path(tmp_path: Path) -> str:
-    target = str(tmp_path / "t.margin")
-    build_demo(target, "2d10-edge").close()
-    return target
+    return margin_demo(tmp_path, "2d10-edge", "t.margin")
 
 
 def _ask(path: str, *names: str, secret: bool = False) -> None:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fights import wait_for
 from hosting import Terminals
-from support import MARGIN, margin_output
+from support import MARGIN, log_json, margin_output, wait_until
 from test_doors_local import Pane
 
 from margin.tui.table.demo import build_demo
@@ -45,15 +44,13 @@ def terminals(tmp_path: Path) -> Any:
 
 def wait_records(table: Path, kind: str, count: int, timeout: float = 60) -> list[dict[str, Any]]:
     """The table's records of ``kind`` once there are ``count`` of them."""
-    end = time.monotonic() + timeout
-    while True:
-        lines = margin_output("log", str(table), "--json").splitlines()
-        found = [r for r in map(json.loads, lines) if r.get("type") == kind]
-        if len(found) >= count:
-            return found
-        if time.monotonic() > end:
-            raise AssertionError(f"{count} {kind} records never written ({len(found)})")
-        time.sleep(0.1)
+    return wait_until(
+        lambda: [r for r in log_json(table) if r.get("type") == kind],
+        lambda found: len(found) >= count,
+        lambda found: f"{count} {kind} records never written ({len(found)})",
+        timeout,
+        step=0.1,
+    )
 
 
 def gm_line(gm: Pane, line: str) -> None:

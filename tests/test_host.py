@@ -31,7 +31,7 @@ from hosting import (
     the_hosts_gm,
     write,
 )
-from support import margin_process, need, pilot_test, run_margin
+from support import margin_process, need, pilot_test, run_margin, until
 from textual.command import CommandPalette
 
 from margin.core.commands import AddCharacter
@@ -159,10 +159,11 @@ def test_a_player_asks_over_ssh_and_the_gm_accepts_it_with_one_key(site):
     # a key's session cannot give another seat's command: the core refuses it in one line
     kael.submit("roll 2d6 as Zed", "Kael: roll actor: a player commands their own character")
     # the seat's own process gave the session committed by the accepted roll its entropy
-    end = time.monotonic() + 30
-    while not any(r.author == said.author for r in _entropy(site["table"])):
-        assert time.monotonic() < end, "Kael's seat gave the dice no entropy"
-        time.sleep(0.05)
+    until(
+        lambda: any(r.author == said.author for r in _entropy(site["table"])),
+        "Kael's seat gave the dice no entropy",
+        step=0.05,
+    )
     assert check_dice(_records(site["table"])).problems == []
 
 

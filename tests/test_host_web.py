@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -70,13 +69,6 @@ class Seat(Frames):
     def __init__(self, browser, url: str) -> None:
         super().__init__(browser.new_page())
         self.response = self.page.goto(url)
-
-    def wait_for(self, text: str, timeout: float = 20) -> None:
-        end = time.monotonic() + timeout
-        while text not in self.received():
-            if time.monotonic() > end:
-                raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
-            self.page.wait_for_timeout(20)
 
 
 def test_a_players_link_shows_their_view_live_and_no_secret(site, browser):

@@ -69,8 +69,26 @@ def test_hide_show_and_sheet_edits(tmp_path: Path) -> None:
     events_of(table, type="update-character", character="Shade", hidden=False)
     events_of(table, type="update-character", character="Kael", hidden=True)
     lines = [describe("2d10-edge", d) for d in player_log(table)][len(before) :]
-    assert lines == ["shade is shown to the players", "kael is hidden from the players"]
+    # by name, though neither is in the player's sight now
+    events_of(table, type="update-character", character="Shade", hidden=True)
+    lines = [describe("2d10-edge", d) for d in player_log(table)][len(before) :]
+    assert lines == [
+        "Shade is shown to the players",
+        "Kael is hidden from the players",
+        "Shade is hidden from the players",
+    ]
     assert "visibility" not in " ".join(lines)
+
+
+@pytest.mark.parametrize("system", ["2d10-edge", "d100-chance", "d100-under", "2d6-effect"])
+def test_hiding_a_character_already_hidden_tells_players_nothing(
+    tmp_path: Path, system: str
+) -> None:
+    table = table_with_shade(tmp_path / "t.margin", system)
+    before = player_log(table)
+    events_of(table, type="update-character", character="Shade", hidden=True)
+    assert player_log(table) == before
+    assert "shade" not in player_text(table)
 
 
 def test_opposed_checks_against_a_hidden_character_mask_them(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import add_character, margin_do, margin_output, pilot_test
+from support import add_character, margin_do, margin_output, pilot_test, pilot_until
 
 from margin.tui.screens import app as appmod
 from margin.tui.screens.widgets import row_text
@@ -22,6 +22,9 @@ from margin.tui.screens.widgets import row_text
 LOG_LINE = re.compile(
     r"^ *(\d+)  \d\d:\d\d:\d\d  \S+(?: \([^)]*\))? +(.*?)( \[secret\])?( \(undone\))?$"
 )
+
+#: how the log says the record of a seat's entropy for the dice
+SEAT_ENTROPY = "Kael adds entropy to the dice"
 
 
 @pytest.fixture
@@ -79,11 +82,20 @@ async def test_margin_log_is_the_gms_log_panel_after_a_character_leaves(table: s
 @pilot_test
 async def test_margin_log_as_a_player_is_their_log_panel_line_for_line(table: str) -> None:
     app = appmod.watch_app(table, "Kael")
-    async with app.run_test(size=(100, 30)):
+    async with app.run_test(size=(100, 30)) as pilot:
+        # sitting down, Kael's seat gives the committed dice its entropy from a worker: the
+        # last record the table gets, read once the panel holds it and nothing is in flight
+        await pilot_until(
+            pilot,
+            lambda: any(SEAT_ENTROPY in line for _, line in panel_lines(app)),
+            "the seat's entropy never reached its log panel",
+        )
+        await pilot.pause()
         panel = panel_lines(app)
     app.view.table.close()
     log = log_lines(table, "--as", "Kael")
     assert log == panel
+    assert SEAT_ENTROPY in log[-1][1]
     assert [number for number, _ in log] == list(range(1, len(log) + 1))
     text = "\n".join(line for _, line in log)
     assert "Old Tom rolls 1d6" in text, "a character who left is still said by name"

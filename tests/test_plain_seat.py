@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from hosting import GM_NOTE, HIDDEN_NAME, SECRET_FACE, build_table
-from support import MARGIN, margin_output
+from support import MARGIN, margin_output, until, wait_until
 
 from margin.core.commands import convert_command
 from margin.tui.table import seats
@@ -50,15 +49,13 @@ class Plain:
             self.lines.append(line.rstrip("\n"))
 
     def wait_for(self, text: str, timeout: float = 20) -> str:
-        end = time.monotonic() + timeout
-        while True:
-            found = [line for line in self.lines if text in line]
-            if found:
-                return found[-1]
-            if time.monotonic() > end:
-                shown = "\n".join(self.lines[-20:])
-                raise AssertionError(f"{text!r} never printed:\n{shown}")
-            time.sleep(0.02)
+        found = wait_until(
+            lambda: [line for line in self.lines if text in line],
+            bool,
+            lambda _: f"{text!r} never printed:\n" + "\n".join(self.lines[-20:]),
+            timeout,
+        )
+        return found[-1]
 
     def press(self, keys: str) -> None:
         assert self.process.stdin is not None
@@ -157,10 +154,7 @@ def test_the_plain_seat_waits_for_its_character(tmp_path: Path) -> None:
         seat.wait_for("watching as Ilse")
         seat.wait_for("Ilse joins the table")
         # seated, the GM's margin lists the seat, up to date, until it leaves
-        end = time.monotonic() + 20
-        while not seats.seated(str(table)):
-            assert time.monotonic() < end, "the plain seat never told the GM's margin"
-            time.sleep(0.02)
+        until(lambda: seats.seated(str(table)), "the plain seat never told the GM's margin", 20)
         (found,) = seats.seated(str(table))
         assert (found.name, found.door) == ("Ilse", "local")
     finally:

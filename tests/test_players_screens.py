@@ -12,14 +12,13 @@ import json
 from pathlib import Path
 
 import pytest
-from support import pilot_test
+from support import margin_demo, pilot_test
 from textual.widgets import Static
 
 from margin.tui.screens import app as appmod
 from margin.tui.screens import watch as watchmod
 from margin.tui.screens.base import TableApp
 from margin.tui.screens.widgets import CommandLine, OddsBar
-from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table
 
 SIZE = (100, 30)
@@ -27,9 +26,7 @@ SIZE = (100, 30)
 
 @pytest.fixture
 def path(tmp_path: Path) -> str:
-    target = str(tmp_path / "t.margin")
-    build_demo(target, "2d10-edge").close()
-    return target
+    return margin_demo(tmp_path, "2d10-edge", "t.margin")
 
 
 def _option(path: str, value: str) -> None:

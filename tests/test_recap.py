@@ -108,6 +108,10 @@ def test_opposed_checks_count_in_the_bands(tmp_path: Path) -> None:
     kept.write_bytes((Path(__file__).parent / "tables" / "2d6-effect.margin").read_bytes())
     text = run_margin("luck", str(kept)).out
     assert "actual   ████████                       1   chance of at most as many: 17.7%" in text
+    # a count of one says one check: the 2d10-edge demo's characters made one each
+    build_demo(tmp_path / "edge.margin", "2d10-edge").close()
+    text = run_margin("luck", str(tmp_path / "edge.margin")).out
+    assert "Kael    typed dice: 1 check\n" in text, text
 
 
 # -- 2d10-edge ------------------------------------------------------------------

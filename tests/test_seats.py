@@ -14,12 +14,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import pilot_test, run_margin
+from support import pilot_test, run_margin, until
 from textual.widgets import Static
 
 from margin.core.commands import convert_command
@@ -285,10 +284,12 @@ def test_the_gm_sees_a_local_watch_seated_beside_play(path: str, tmp_path: Path)
         kael.wait_for("the rain starts", timeout=30)
         gm.wait_for("seated: Kael (local) up to date", timeout=30)
         kael.type("q")
-        end = time.monotonic() + 60
-        while "seated: Kael" in gm.screen():
-            assert time.monotonic() < end, "Kael's seat never dropped off the GM's screen"
-            time.sleep(0.05)
+        until(
+            lambda: "seated: Kael" not in gm.screen(),
+            "Kael's seat never dropped off the GM's screen",
+            60,
+            step=0.05,
+        )
     finally:
         terms.close_all()
         terms.close()

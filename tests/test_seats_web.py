@@ -66,13 +66,6 @@ class Page(Frames):
                 raise AssertionError(f"{text!r} is on no one row:\n{screen}")
             self.page.wait_for_timeout(20)
 
-    def wait_for(self, text: str, timeout: float = 30) -> None:
-        end = time.monotonic() + timeout
-        while text not in self.received():
-            if time.monotonic() > end:
-                raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
-            self.page.wait_for_timeout(20)
-
     def close(self) -> None:
         self.context.close()
 

@@ -13,6 +13,7 @@ from support import (
     margin_process,
     message,
     pilot_test,
+    pilot_until,
     play,
     playing,
     saved_table,
@@ -24,6 +25,7 @@ from margin.core import get_system
 from margin.core.commands import AddCharacter, Note, RollDice, Undo, convert_command
 from margin.events import StoreError
 from margin.tui.screens import app as appmod
+from margin.tui.screens.base import SPEEDS
 from margin.tui.screens.modals import HelpScreen, JumpScreen, UndoScreen
 from margin.tui.screens.watch import WaitingScreen
 from margin.tui.screens.widgets import CommandLine, LogView, OddsBar
@@ -482,13 +484,6 @@ async def test_watch_shows_no_secrets(path):
         assert "watching as Kael" in str(app.query_one("#header").render())
 
 
-async def _until(pilot, done, what: str) -> None:
-    deadline = time.monotonic() + 10
-    while not done():
-        assert time.monotonic() < deadline, what
-        await pilot.pause(0.02)
-
-
 @pilot_test
 async def test_watch_waits_for_its_character_to_be_seated(path, tmp_path):
     app = appmod.watch_app(path, "Nobody")
@@ -502,12 +497,22 @@ async def test_watch_waits_for_its_character_to_be_seated(path, tmp_path):
         try:
             gm.execute(AddCharacter(name="Nobody"))
             gm.execute(Note(text="Nobody sits down"))
+            last = gm.projection.seq
         finally:
             gm.close()
-        await _until(pilot, lambda: app.query("#log"), "the view opens")
-        await _until(pilot, lambda: "watching as Nobody" in str(app.header_text()), "header")
-        await other.pause(0.3)
-        assert isinstance(hidden.screen, WaitingScreen)
+        await pilot_until(pilot, lambda: app.query("#log"), "the view opens")
+        await pilot_until(
+            pilot, lambda: "watching as Nobody" in str(app.header_text()), "the header"
+        )
+        # the hidden character's waiting screen has folded those records and looked again
+        shade = hidden.screen
+        assert isinstance(shade, WaitingScreen)
+        await pilot_until(
+            other,
+            lambda: hidden.table.projection.seq == last and not shade.folding,
+            "the waiting screen never read the GM's records",
+        )
+        assert hidden.screen is shade
         assert not hidden.watching
         assert not hidden.query("#log")
     app.table.close()
@@ -523,10 +528,11 @@ async def test_revealed_record_shows_to_the_watcher(path):
     app = appmod.watch_app(path, "Kael")
     async with app.run_test(size=SIZE) as pilot:
         gm.execute(convert_command(SYSTEM, {"type": "reveal", "seq": secret}))
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.view.table.projection.seq == gm.projection.seq:
-                break
+        await pilot_until(
+            pilot,
+            lambda: app.view.table.projection.seq == gm.projection.seq,
+            "the watcher never folded the reveal",
+        )
         await pilot.pause()
         row = next(r for r in app.view.rows(0, app.view.log_len()) if r.seq == secret)
         assert "17" in row.text
@@ -545,9 +551,11 @@ async def test_watch_follows_another_process_writing_through_margin_do(path):
         )
         proc = margin_process("do", path, stdin=lines)
         assert proc.returncode == 0, proc.stderr
-        t0 = time.monotonic()
-        while app.view.table.projection.seq < start + 61 and time.monotonic() - t0 < 5:
-            await pilot.pause(0.02)
+        await pilot_until(
+            pilot,
+            lambda: app.view.table.projection.seq >= start + 61,
+            "the watcher never folded what margin do wrote",
+        )
         await pilot.pause()
         texts = log_texts(app)
         assert "note: from another terminal" in texts
@@ -563,10 +571,9 @@ async def test_gm_screen_follows_other_writers_too(path):
         other = Table.open(path)
         other.execute(Note(text="co-GM says hi"))
         other.close()
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if "note: co-GM says hi" in log_texts(app):
-                break
+        await pilot_until(
+            pilot, lambda: "note: co-GM says hi" in log_texts(app), "the co-GM's note never shown"
+        )
         assert log_texts(app)[-1] == "note: co-GM says hi"
 
 
@@ -644,18 +651,16 @@ async def test_replay_plays_and_changes_speed(path):
         start = app.view.at
         assert start is not None
         assert app.playing
-        for _ in range(250):  # at 10 records a second the next comes within 0.1 s
-            await pilot.pause(0.02)
-            if (app.view.at or 0) > start:
-                break
-        assert (app.view.at or 0) > start
+        await pilot_until(pilot, lambda: (app.view.at or 0) > start, "the replay never moved on")
         await pilot.press("space")
         await pilot.pause()
         assert not app.playing
         stopped = app.view.at
-        # a paused replay moves on no tick: two ticks' worth of frames later it stays put
-        for _ in range(10):
-            await pilot.pause(0.02)
+        # a paused replay moves on no tick: it stays put while two of its ticks go by
+        ticks: list[None] = []
+        beat = app.set_interval(1 / SPEEDS[app.speed], lambda: ticks.append(None))
+        await pilot_until(pilot, lambda: len(ticks) >= 2, "two ticks never went by")
+        beat.stop()
         assert app.view.at == stopped
 
 
@@ -771,17 +776,15 @@ async def test_palette_runs_undo_from_the_keyboard(path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Undo")
-        for _ in range(50):
-            await pilot.pause(0.02)
-            found = app.screen.query(CommandList)
-            if found and found.first().option_count:
-                break
+        await pilot_until(
+            pilot,
+            lambda: (found := app.screen.query(CommandList)) and found.first().option_count,
+            "the palette never offered Undo",
+        )
         await pilot.press("enter")
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, UndoScreen):
-                break
-        assert isinstance(app.screen, UndoScreen)
+        await pilot_until(
+            pilot, lambda: isinstance(app.screen, UndoScreen), "the palette never ran Undo"
+        )
 
 
 @pilot_test

@@ -84,6 +84,9 @@ def test_an_apostrophe_in_a_rolls_reason_is_written_as_typed(
     table = demo(system)
     rolled = event(run(table, "roll 1d6 for the guard's keys"), "dice.rolled")
     assert rolled["reason"] == "the guard's keys"
+    # the GM's own roll says the GM as a person writes it, not the seat's id
+    line = describe(system, {"event": rolled})
+    assert line.startswith("GM rolls 1d6 for the guard's keys: ["), line
     rolled = event(run(table, 'roll 1d6 for \'tis the  "red" door'), "dice.rolled")
     assert rolled["reason"] == '\'tis the  "red" door'
 

@@ -96,6 +96,17 @@ def character_step(kind: type[C]) -> Callable[[Callable[[C, Record], None]], Han
     return wrap
 
 
+def copied(kind: type[C], **fields: str) -> Handler:
+    """A fold step that sets fields of the event's ``character`` (one of ``kind``) from the
+    event's own: ``copied(Hero, edge="edge_after")`` sets ``edge`` to ``edge_after``."""
+
+    def step(char: C, record: Record) -> None:
+        for name, source in fields.items():
+            setattr(char, name, getattr(record.event, source))
+
+    return character_step(kind)(step)
+
+
 @dataclass(frozen=True)
 class Odds:
     """Exact chances of a check before it is rolled."""
@@ -209,11 +220,21 @@ CLOCK_OPTIONS: tuple[Option, ...] = (
 Line = Callable[[dict[str, Any]], str]
 
 
-def describer(lines: Mapping[str, Line]) -> Callable[[dict[str, Any]], str | None]:
-    """A system's ``describe``: the line of each event by its tag, None for tags not in ``lines``."""
+class _Fields(dict[str, Any]):
+    """An event's fields for a line's form: a field the event lacks reads as None."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def describer(lines: Mapping[str, Line | str]) -> Callable[[dict[str, Any]], str | None]:
+    """A system's ``describe``: the line of each event by its tag, None for tags not in
+    ``lines``. A line given as a string is a form whose ``{field}`` is the event's."""
 
     def describe(event: dict[str, Any]) -> str | None:
         line = lines.get(event.get("type", ""))
+        if isinstance(line, str):
+            return line.format_map(_Fields(event))
         return None if line is None else line(event)
 
     return describe

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
-from margin.core.recap import CharacterLuck, CheckLine, Encounter, Recap, recap
+from margin.core.recap import CharacterLuck, CheckLine, Encounter, Recap, Tally, recap
 
 if TYPE_CHECKING:
     from margin.tui.table.reader import View
@@ -34,10 +34,6 @@ def _progress(total: int) -> Any:
 
 
 # -- text -----------------------------------------------------------------------
-
-
-def _spent(spent: dict[str, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in spent.items()) or "-"
 
 
 def how_read(r: Recap, name: str | None) -> str:
@@ -68,46 +64,101 @@ def markdown(r: Recap, name: str | None = None) -> str:
     for enc in r.encounters:
         out += _encounter_markdown(enc)
     out += ["## Luck", ""] + luck_table(r) + [""]
-    if r.revealed:
-        out += ["## Secrets revealed", ""] + [f"- {text}" for text in r.revealed] + [""]
-    if r.standing:
-        out += ["## How it ended", ""]
-        out += [f"- {who}: {', '.join(status) or 'no status'}" for who, status in r.standing]
-        out.append("")
+    for title, items in closing_lists(r):
+        out += [f"## {title}", "", *[f"- {item}" for item in items], ""]
     return "\n".join(out)
+
+
+def closing_lists(r: Recap) -> list[tuple[str, list[str]]]:
+    """What a recap ends with, each list under its heading (those with nothing left out):
+    the secrets revealed, and how each character ended."""
+    standing = [f"{who}: {', '.join(status) or 'no status'}" for who, status in r.standing]
+    return _held([("Secrets revealed", list(r.revealed)), ("How it ended", standing)])
+
+
+def encounter_lists(enc: Encounter) -> list[tuple[str, list[str]]]:
+    """An encounter's lists, each under its heading (those with nothing left out): the
+    harms each character took, then the notable rolls (the first ``NOTABLE_SHOWN``)."""
+    tallies = enc.tallies.values()
+    harms = [f"{t.name}: {'; '.join(t.harms)}" for t in tallies if t.harms]
+    notable = [f"{t.name}: {n}" for t in tallies for n in t.notable]
+    if len(notable) > NOTABLE_SHOWN:
+        notable[NOTABLE_SHOWN:] = [f"and {len(notable) - NOTABLE_SHOWN} more"]
+    return _held([("Injuries and conditions", harms), ("Notable rolls", notable)])
+
+
+def _held(lists: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    return [(title, items) for title, items in lists if items]
+
+
+#: notable rolls an encounter lists (and how many more there were)
+NOTABLE_SHOWN = 30
+
+#: the columns of an encounter's table, a character a row (``tally_cells``)
+TALLY_HEAD = ["Character", "Turns", "Checks passed", "Hits", "Dealt", "Taken", "Spent"]
+
+
+def tally_cells(t: Tally) -> list[str]:
+    """One character's row of an encounter's table."""
+    return [
+        t.name,
+        str(t.turns),
+        f"{t.successes}/{t.checks}",
+        f"{t.hits}/{t.attacks}" if t.attacks else "-",
+        str(t.dealt),
+        str(t.taken),
+        ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
+    ]
+
+
+#: the columns of the luck report by source of dice, then by band (``luck_cells``)
+FAR_OUT = "Chance of a result this far out"
+LUCK_HEAD = ["Character", "Dice", "Checks", "Expected", "Successes", FAR_OUT]
+BAND_HEAD = ["Character", "Band", "Expected", "Actual", FAR_OUT]
+
+
+def luck_cells(r: Recap) -> tuple[list[list[str]], list[list[str]]]:
+    """The luck report's rows: each character's by source of dice, then by band."""
+    by_source = [
+        [c.name, source, str(luck.checks), *_luck_cells(luck)]
+        for c in r.luck
+        for source, luck in luck_rows(c)
+    ]
+    by_band = [[c.name, b.band, *_luck_cells(b.luck)] for c in r.luck for b in c.bands]
+    return by_source, by_band
+
+
+def _luck_cells(luck: Luck) -> list[str]:
+    return [f"{luck.expected:.2f}", str(luck.actual), f"{luck.tail}: {luck.percent}"]
+
+
+def _markdown_table(head: list[str], align: str, rows: list[list[str]]) -> list[str]:
+    """A Markdown table, ``align`` its line of column alignments."""
+    return [_markdown_row(head), align] + [_markdown_row(row) for row in rows]
+
+
+def _markdown_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _encounter_markdown(enc: Encounter) -> list[str]:
     """One encounter's section: how it ended, its tallies, harms, notable rolls, damage."""
     out = [f"## {enc.name}", ""] + ([ending(enc), ""] if ending(enc) else [])
     if enc.tallies:
+        rows = [tally_cells(t) for t in enc.tallies.values()]
         out += [
-            "| Character | Turns | Checks passed | Hits | Damage dealt | Damage taken | Spent |",
-            "|---|---:|---:|---:|---:|---:|---|",
+            *_markdown_table(MARKDOWN_TALLY_HEAD, "|---|---:|---:|---:|---:|---:|---|", rows),
+            "",
         ]
-        for t in enc.tallies.values():
-            hits = f"{t.hits}/{t.attacks}" if t.attacks else "-"
-            out.append(
-                f"| {t.name} | {t.turns} | {t.successes}/{t.checks} | {hits} | {t.dealt} "
-                f"| {t.taken} | {_spent(t.spent)} |"
-            )
-        out.append("")
-    harms = [(t.name, t.harms) for t in enc.tallies.values() if t.harms]
-    if harms:
-        out += ["Injuries and conditions:", ""]
-        out += [f"- {who}: {'; '.join(h)}" for who, h in harms]
-        out.append("")
-    return out + _notable_markdown(enc) + _damage_markdown(enc)
+    for title, items in encounter_lists(enc):
+        out += [f"{title}:", "", *[f"- {item}" for item in items], ""]
+    return out + _damage_markdown(enc)
 
 
-def _notable_markdown(enc: Encounter) -> list[str]:
-    notable = [(t.name, n) for t in enc.tallies.values() for n in t.notable]
-    if not notable:
-        return []
-    out = ["Notable rolls:", ""] + [f"- {who}: {text}" for who, text in notable[:30]]
-    if len(notable) > 30:
-        out.append(f"- and {len(notable) - 30} more")
-    return [*out, ""]
+#: the Markdown recap's names of an encounter's columns
+MARKDOWN_TALLY_HEAD = [
+    *TALLY_HEAD[:4], "Damage dealt", "Damage taken", TALLY_HEAD[-1],
+]  # fmt: skip
 
 
 def _damage_markdown(enc: Encounter) -> list[str]:
@@ -124,25 +175,11 @@ def luck_table(r: Recap) -> list[str]:
     """The luck report as a Markdown table (one row per character, then per source)."""
     if not r.luck:
         return ["No check of known chance was rolled."]
-    out = [
-        "| Character | Dice | Checks | Expected successes | Successes | Chance of a result this far out |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for c in r.luck:
-        out += [_luck_row(c.name, source, luck) for source, luck in luck_rows(c)]
-    banded = [c for c in r.luck if c.bands]
-    if banded:
-        out += [
-            "",
-            "| Character | Band | Expected | Actual | Chance of a result this far out |",
-            "|---|---|---:|---:|---:|",
-        ]
-        for c in banded:
-            for b in c.bands:
-                out.append(
-                    f"| {c.name} | {b.band} | {b.luck.expected:.2f} | {b.luck.actual} "
-                    f"| {b.luck.tail}: {b.luck.percent} |"
-                )
+    by_source, by_band = luck_cells(r)
+    head = [*LUCK_HEAD[:3], "Expected successes", *LUCK_HEAD[4:]]
+    out = _markdown_table(head, "|---|---|---:|---:|---:|---:|", by_source)
+    if by_band:
+        out += ["", *_markdown_table(BAND_HEAD, "|---|---|---:|---:|---:|", by_band)]
     return out
 
 
@@ -151,13 +188,6 @@ def luck_rows(c: CharacterLuck) -> list[tuple[str, Luck]]:
     if len(c.by_source) > 1:
         return [("all dice", c.overall), *c.by_source]
     return list(c.by_source)
-
-
-def _luck_row(name: str, source: str, luck: Luck) -> str:
-    return (
-        f"| {name} | {source} | {luck.checks} | {luck.expected:.2f} | {luck.actual} "
-        f"| {luck.tail}: {luck.percent} |"
-    )
 
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -222,7 +252,7 @@ def _luck_lines(c: CharacterLuck, width: int) -> list[str]:
     pad = f"{'':{width}}"
     for i, (source, luck) in enumerate(luck_rows(c)):
         who = (c.name if i == 0 else "").ljust(width)
-        out.append(f"{who}  {source}: {luck.checks} checks")
+        out.append(f"{who}  {source}: {luck.checks} check{'' if luck.checks == 1 else 's'}")
         out.append(f"{pad}    expected {bar(luck.expected, luck.checks)} {luck.expected:7.2f}")
         out.append(
             f"{pad}    actual   {bar(luck.actual, luck.checks)} {luck.actual:7d}"

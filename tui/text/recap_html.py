@@ -8,9 +8,19 @@ from html import escape
 import pygal
 from pygal.style import Style
 
-from margin.core.recap import Encounter, Recap, Tally
+from margin.core.recap import Encounter, Recap
 
-from .recap import ending, how_read, luck_rows
+from .recap import (
+    BAND_HEAD,
+    LUCK_HEAD,
+    TALLY_HEAD,
+    closing_lists,
+    encounter_lists,
+    ending,
+    how_read,
+    luck_cells,
+    tally_cells,
+)
 
 #: the page's colours: a character keeps one in every chart (``palette``)
 COLOURS = (
@@ -166,29 +176,10 @@ def _encounter(enc: Encounter, charted: bool, colours: Mapping[str, str]) -> lis
     out = [f"<h2>{escape(enc.name)}</h2>"]
     if ending(enc):
         out.append(f"<p>{escape(ending(enc))}</p>")
-    head = ["Character", "Turns", "Checks passed", "Hits", "Dealt", "Taken", "Spent"]
-    out.append(_table(head, [_tally_row(t) for t in enc.tallies.values()]))
-    harms = [f"{t.name}: {'; '.join(t.harms)}" for t in enc.tallies.values() if t.harms]
-    if harms:
-        out += ["<h3>Injuries and conditions</h3>", _list(harms)]
-    notable = [f"{t.name}: {n}" for t in enc.tallies.values() for n in t.notable]
-    if notable:
-        more = [f"and {len(notable) - 30} more"] if len(notable) > 30 else []
-        out += ["<h3>Notable rolls</h3>", _list(notable[:30] + more)]
+    out.append(_table(TALLY_HEAD, [tally_cells(t) for t in enc.tallies.values()]))
+    for title, items in encounter_lists(enc):
+        out += [f"<h3>{escape(title)}</h3>", _list(items)]
     return out + (_encounter_charts(enc, colours) if charted else [])
-
-
-def _tally_row(t: Tally) -> list[str]:
-    """One character's row of an encounter's table."""
-    return [
-        t.name,
-        str(t.turns),
-        f"{t.successes}/{t.checks}",
-        f"{t.hits}/{t.attacks}" if t.attacks else "-",
-        str(t.dealt),
-        str(t.taken),
-        ", ".join(f"{k} {v}" for k, v in t.spent.items()) or "-",
-    ]
 
 
 def _encounter_charts(enc: Encounter, colours: Mapping[str, str]) -> list[str]:
@@ -205,41 +196,10 @@ def _luck_html(r: Recap) -> list[str]:
     """The luck report: a table by source of dice and its chart, then one by band."""
     if not r.luck:
         return ["<p>No check of known chance was rolled.</p>"]
-    rows = [
-        [
-            c.name,
-            source,
-            str(luck.checks),
-            f"{luck.expected:.2f}",
-            str(luck.actual),
-            f"{luck.tail}: {luck.percent}",
-        ]
-        for c in r.luck
-        for source, luck in luck_rows(c)
-    ]
-    head = [
-        "Character",
-        "Dice",
-        "Checks",
-        "Expected",
-        "Successes",
-        "Chance of a result this far out",
-    ]
-    out = [_table(head, rows), '<div class="charts">' + luck_chart(r) + "</div>"]
-    banded = [
-        [
-            c.name,
-            b.band,
-            f"{b.luck.expected:.2f}",
-            str(b.luck.actual),
-            f"{b.luck.tail}: {b.luck.percent}",
-        ]
-        for c in r.luck
-        for b in c.bands
-    ]
-    if banded:
-        head = ["Character", "Band", "Expected", "Actual", "Chance of a result this far out"]
-        out += ["<h3>By band</h3>", _table(head, banded)]
+    by_source, by_band = luck_cells(r)
+    out = [_table(LUCK_HEAD, by_source), '<div class="charts">' + luck_chart(r) + "</div>"]
+    if by_band:
+        out += ["<h3>By band</h3>", _table(BAND_HEAD, by_band)]
     return out
 
 
@@ -266,10 +226,7 @@ def html(r: Recap, name: str | None = None) -> str:
     for enc in r.encounters:
         out += _encounter(enc, charted, colours)
     out += ["<h2>Luck</h2>", *_luck_html(r)]
-    if r.revealed:
-        out += ["<h2>Secrets revealed</h2>", _list(r.revealed)]
-    if r.standing:
-        out += ["<h2>How it ended</h2>"]
-        out.append(_list([f"{who}: {', '.join(s) or 'no status'}" for who, s in r.standing]))
+    for title, items in closing_lists(r):
+        out += [f"<h2>{escape(title)}</h2>", _list(items)]
     out.append("</body></html>")
     return "\n".join(out) + "\n"

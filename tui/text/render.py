@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any
 
 from margin.core import get_system
+from margin.core.authority import GM
 from margin.core.errors import RuleError
 from margin.core.policy import about_fields, name_field
 from margin.core.systems.base import Line, describer
@@ -30,11 +31,13 @@ def describe(
     say what it undid.
     """
     event = data["event"]
+    if isinstance(event.get("names"), dict):
+        # the names a player's record gives of characters out of that player's sight now
+        names = {**event["names"], **(names or {})}
     if event.get("type") == "table.revealed" and isinstance(event.get("shown"), dict):
         # a record players never saw, shown to them now
         # it may name characters players have not met; the reveal says who they are
-        known = {**event.get("names", {}), **(names or {})}
-        return "GM reveals: " + describe(system, {"event": event["shown"]}, known)
+        return "GM reveals: " + describe(system, {"event": event["shown"]}, names)
     event = _with_undone(_named(event, names), lookup)
     text = _system_line(system, event)
     return text if text is not None else _generic(event) or _fields(event)
@@ -93,7 +96,7 @@ def _updated(e: dict[str, Any]) -> str:
 
 
 def _rolled(e: dict[str, Any]) -> str:
-    who = e["actor"]
+    who = "GM" if e["actor"] == GM else e["actor"]
     if "total" not in e:
         return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
     faces = e.get("faces", [])

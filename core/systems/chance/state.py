@@ -12,7 +12,7 @@ from msgspec import Meta
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, typed_sheet
+from ...state import Character, TableState, hidden_ids, typed_sheet
 from . import rules
 from .commands import AttackType, Profile
 from .rules import BASE_ACCURACY, MIN_CRIT_MULTIPLIER, exact
@@ -199,7 +199,7 @@ def player_world(state: TableState) -> ChanceWorld | None:
     if world is None or world.encounter is None:
         return world
     enc = world.encounter
-    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden = hidden_ids(state)
     hidden |= {c for c in enc.hidden if c not in state.characters}
     shown = [c for c in enc.order if c not in hidden]
     current = _last_seen(enc.order, enc.current, hidden)

@@ -6,7 +6,7 @@ from margin.events import Record
 from margin.events.systems import edge as ev
 
 from ...state import TableState, character_of
-from ..base import Handler, character_step
+from ..base import Handler, character_step, copied
 from .decide import turn_order
 from .state import (
     Combatant,
@@ -29,6 +29,11 @@ def _settle(char: EdgeCharacter) -> None:
     char.knocked_out = any(
         i.stun and (i.severity == "fatal" or i.overwhelmed) for i in char.injuries
     )
+
+
+def _track(stun: bool) -> str:
+    """The character's field that a hit or a heal of stun (or of damage) changes."""
+    return "stun" if stun else "damage"
 
 
 @character_step(EdgeCharacter)
@@ -103,10 +108,7 @@ def _damaged(state: TableState, record: Record) -> None:
 @character_step(EdgeCharacter)
 def _injured(char: EdgeCharacter, record: Record) -> None:
     e: ev.Injured = record.event
-    if e.stun:
-        char.stun = e.accumulated
-    else:
-        char.damage = e.accumulated
+    setattr(char, _track(e.stun), e.accumulated)
     char.injuries.append(
         Injury(
             seq=record.seq,
@@ -141,34 +143,18 @@ def _burned(char: EdgeCharacter, record: Record) -> None:
 
 
 @character_step(EdgeCharacter)
-def _recovered(char: EdgeCharacter, record: Record) -> None:
-    e: ev.EdgeRecovered = record.event
-    char.edge = e.edge_after
-
-
-@character_step(EdgeCharacter)
 def _dismissed(char: EdgeCharacter, record: Record) -> None:
     e: ev.PendingDismissed = record.event
     char.pending = [p for p in char.pending if p.seq != e.pending]
 
 
 @character_step(EdgeCharacter)
-def _repaired(char: EdgeCharacter, record: Record) -> None:
-    e: ev.ArmorRepaired = record.event
-    char.armor_wear = e.wear_after
-
-
-@character_step(EdgeCharacter)
 def _healed(char: EdgeCharacter, record: Record) -> None:
     e: ev.Healed = record.event
-    if e.stun:
-        char.stun = e.damage_after
-        if char.stun == 0:
-            char.injuries = [i for i in char.injuries if not i.stun]
-    else:
-        char.damage = e.damage_after
-        if char.damage == 0:
-            char.injuries = [i for i in char.injuries if i.stun]
+    setattr(char, _track(e.stun), e.damage_after)
+    if e.damage_after == 0:
+        # a track healed to nothing leaves none of its injuries
+        char.injuries = [i for i in char.injuries if i.stun != e.stun]
     if e.cared:
         char.urgent_care = False
     _settle(char)
@@ -259,10 +245,10 @@ HANDLERS: dict[type, Handler] = {
     ev.Injured: _injured,
     ev.InjuryLessened: _lessened,
     ev.EdgeBurned: _burned,
-    ev.EdgeRecovered: _recovered,
+    ev.EdgeRecovered: copied(EdgeCharacter, edge="edge_after"),
     ev.PendingDismissed: _dismissed,
     ev.Healed: _healed,
-    ev.ArmorRepaired: _repaired,
+    ev.ArmorRepaired: copied(EdgeCharacter, armor_wear="wear_after"),
     ev.EncounterStarted: _started,
     ev.Joined: _joined,
     ev.Left: _left,

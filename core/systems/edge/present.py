@@ -148,13 +148,6 @@ def _line_injury_lessened(e: dict[str, Any]) -> str:
     return f"{e.get('character')}: {which} lessened {change}"
 
 
-def _line_burned(e: dict[str, Any]) -> str:
-    return (
-        f"{e.get('character')} burns Edge to survive: Edge {e.get('edge_after')}/"
-        f"{e.get('edge_max_after')}, needs urgent medical care"
-    )
-
-
 def _line_recovered(e: dict[str, Any]) -> str:
     size = if_given(e, "size", " ({})")
     return f"{e.get('character')} regains {e.get('amount')} Edge: {e.get('reason')}{size} (now {e.get('edge_after')})"
@@ -188,10 +181,6 @@ def _line_joined(e: dict[str, Any]) -> str:
     )
 
 
-def _line_left(e: dict[str, Any]) -> str:
-    return f"{e.get('character')} leaves the encounter"
-
-
 def _line_turn(e: dict[str, Any]) -> str:
     return (
         f"round {e.get('round')}: {e.get('character')}'s turn (initiative {e.get('initiative')}; "
@@ -204,10 +193,6 @@ def _line_action(e: dict[str, Any]) -> str:
     return f"{e.get('character')} uses a {e.get('action')} action{what}"
 
 
-def _line_encounter_ended(e: dict[str, Any]) -> str:
-    return "encounter ends"
-
-
 #: one log line for a 2d10-edge event, by its tag (the event given as a dict, possibly
 #: lensed); None for a tag not here
 describe = describer(
@@ -218,17 +203,20 @@ describe = describer(
         "edge.damage": _line_damage,
         "edge.injury": _line_injury,
         "edge.injury-lessened": _line_injury_lessened,
-        "edge.burned": _line_burned,
+        "edge.burned": (
+            "{character} burns Edge to survive: Edge {edge_after}/{edge_max_after},"
+            " needs urgent medical care"
+        ),
         "edge.recovered": _line_recovered,
         "edge.pending-dismissed": _line_pending_dismissed,
         "edge.healed": _line_healed,
         "edge.armor-repaired": _line_armor_repaired,
         "edge.encounter-started": _line_encounter_started,
         "edge.joined": _line_joined,
-        "edge.left": _line_left,
+        "edge.left": "{character} leaves the encounter",
         "edge.turn": _line_turn,
         "edge.action": _line_action,
-        "edge.encounter-ended": _line_encounter_ended,
+        "edge.encounter-ended": "encounter ends",
     }
 )
 

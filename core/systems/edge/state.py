@@ -10,7 +10,15 @@ from msgspec import UNSET, Meta, UnsetType
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, FromRecord, Rounds, TableState, find_character, typed_sheet
+from ...state import (
+    Character,
+    FromRecord,
+    Rounds,
+    TableState,
+    find_character,
+    hidden_ids,
+    typed_sheet,
+)
 
 #: Ranged weapons carry their own damage; melee weapons add the wielder's ST.
 #: ``burst`` is the extra d6 of burst fire (0: no burst mode); ``pt_single`` and
@@ -468,7 +476,7 @@ def player_world(state: TableState) -> EdgeWorld:
     enc = w.encounter
     if enc is None:
         return msgspec.structs.replace(w, players=True)
-    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden = hidden_ids(state)
     hidden |= {c.id for c in enc.order if c.hidden and c.id not in state.characters}
     seen = [a for a in w.open_attacks if a.attacker not in hidden and a.target not in hidden]
     return EdgeWorld(encounter=_players_encounter(enc, hidden), open_attacks=seen, players=True)

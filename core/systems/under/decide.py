@@ -27,7 +27,7 @@ from margin.events.systems.under import (
 from ...dice import Dice
 from ...errors import RuleError
 from ...history import History
-from ...state import Character, TableState, find_character
+from ...state import Character, TableState, find_character, hidden_ids
 from ..base import Command
 from . import rules
 from .commands import (
@@ -130,7 +130,7 @@ def _start(cmd: StartTrack, state: TableState) -> list[Draft]:
 
 def _end(cmd: EndTrack, state: TableState) -> list[Draft]:
     world = _running(state)
-    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden = hidden_ids(state)
     # a hidden character's token is stopped in a record of its own (GM-only, see core.lens),
     # so the public record of the end names no one the players cannot see
     drafts = [

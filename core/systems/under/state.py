@@ -13,7 +13,7 @@ from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, lookup
+from ...state import Character, TableState, hidden_ids, lookup
 from . import rules
 
 
@@ -150,7 +150,7 @@ def initial_world(options: Mapping[str, Any]) -> TrackWorld:
 def player_world(state: TableState) -> TrackWorld:
     """The track without the tokens of hidden characters (theirs are the GM's secret)."""
     world = track(state)
-    hidden = {c.id for c in state.characters.values() if c.hidden}
+    hidden = hidden_ids(state)
     return msgspec.structs.replace(
         world,
         escalations=world.escalations - world.gm_escalations,
