@@ -82,7 +82,7 @@ async def test_a_players_check_is_a_request_the_gm_accepts_with_one_key(path: st
     async with gm.run_test(size=SIZE) as pilot:
         await pilot.pause()
         panel = str(gm.query_one("#requests", Static).render())
-        assert f"#{asked['seq']} Kael: check character=kael skill=melee tn=15" in panel
+        assert f"#{asked['seq']} Kael: check Kael melee vs 15" in panel
         assert gm.query_one("#requests").display
         await pilot.press("f5")
         await gm.workers.wait_for_complete()
@@ -143,6 +143,23 @@ async def test_trust_applies_at_once_and_a_refusal_is_one_line(path: str) -> Non
     assert check["committed"]
     assert entropy["event"]["type"] == "dice.entropy"  # type: ignore[index]
     assert entropy["author"] == check["author"]
+
+
+@pilot_test
+async def test_a_players_unknown_word_is_told_the_players_words(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        # ':' again, on the line it opened, is not typed into it
+        await pilot.press("colon")
+        line = player.query_one(CommandLine)
+        assert line.value == ""
+        await _type(pilot, player, "atack enforcer")
+        said = _message(player)
+        assert said.startswith("'atack' is not a command (did you mean 'attack'?); commands: ")
+        words = said.split("commands: ", 1)[1].split(", ")
+        assert {"check", "attack", "say", "whisper", "edge"} <= set(words), words
+        assert not {"undo", "gmnote", "reveal", "hide", "accept", "ask"} & set(words), words
 
 
 @pilot_test

@@ -378,7 +378,7 @@ class WatchApp(TableApp):
             self.say("wait: the table is busy with your last command", error=True)
             return
         try:
-            parsed = commandline.parse_line(event.text, self.view.state())
+            parsed = commandline.parse_line(event.text, self.view.state(), player=True)
         except RuleError as exc:
             line.pending -= 1
             line.refused(event.text)

@@ -44,14 +44,7 @@ def _encounter_action(cmd: Attack, state: TableState, char: EdgeCharacter) -> st
     if cmd.action == "none":
         return ""
     if cmd.action is None:
-        if enc.current != char.id:
-            raise RuleError(
-                f'action: it is not {char.name}\'s turn; give action "reaction" or "none"'
-            )
-        for candidate in ("major", "bonus"):
-            if candidate in me.actions:
-                return candidate
-        raise RuleError(f"action: {char.name} has no Major or bonus action left this turn")
+        return _turn_action(enc.current == char.id, me.actions, char.name)
     if cmd.action not in ("major", "bonus", "reaction"):
         raise RuleError(
             f"action: {cmd.action!r} is not an attack action (major, bonus, reaction, none)"
@@ -176,6 +169,17 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
     return _hit(state, dice, hit, first_seq=state.seq + 1)
 
 
+def _turn_action(turn: bool, actions: list[str], name: str) -> str:
+    """The action an attack with none named uses: on the attacker's ``turn``, a Major
+    action left, else a bonus one."""
+    if not turn:
+        raise RuleError(f'action: it is not {name}\'s turn; give action "reaction" or "none"')
+    for candidate in ("major", "bonus"):
+        if candidate in actions:
+            return candidate
+    raise RuleError(f"action: {name} has no Major or bonus action left this turn")
+
+
 def _only_attack(cmd: Damage) -> Damage:
     """A damage command for an attack's damage, which names nothing the attack says."""
     if cmd.target is not None or cmd.dice or cmd.bonus or cmd.stun or cmd.pt_reduction:
@@ -187,17 +191,22 @@ def _awaiting(cmd: Damage, state: TableState) -> OpenAttack:
     """The hit whose damage is rolled now: the attack named, or the attacker's last hit."""
     opened = world(state).open_attacks
     if cmd.attack is not None:
-        found = next((a for a in opened if a.seq == cmd.attack), None)
-        if found is None:
-            have = ", ".join(str(a.seq) for a in opened) or "none"
-            raise RuleError(f"attack: {cmd.attack} is not a hit awaiting damage (awaiting: {have})")
-        return found
+        return _open_attack(opened, cmd.attack)
     assert cmd.attacker is not None
     who = character(state, cmd.attacker)
     mine = [a for a in opened if a.attacker == who.id]
     if not mine:
         raise RuleError(f"attacker: {who.name} has no hit awaiting damage")
     return mine[-1]
+
+
+def _open_attack(opened: list[OpenAttack], seq: int) -> OpenAttack:
+    """The hit of the attack record ``seq``, which must be awaiting its damage."""
+    found = next((a for a in opened if a.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(a.seq) for a in opened) or "none"
+        raise RuleError(f"attack: {seq} is not a hit awaiting damage (awaiting: {have})")
+    return found
 
 
 def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
