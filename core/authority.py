@@ -46,29 +46,41 @@ class Seat:
     door: Door = "local"
     via: str = ""
 
-    @property
+    @functools.cached_property
     def gm(self) -> bool:
         return self.name.lower() == GM
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The character id the seat's name gives (a seat checks every command it gives,
+        so it is worked out once)."""
+        return character_id(self.name)
 
     def author(self, character: str) -> str:
         """The author a record of this seat names: ``gm``, or the player's character and
         how they came in (``kael (ssh SHA256:...)``)."""
-        return _author(self, character)
+        return self.permits(character)["apply"].author
+
+    def permits(self, character: str) -> dict[str, Permit]:
+        """The two permits this seat's commands for ``character`` get, by route (a seat
+        writes every record of its session as the same author, so it is worded once)."""
+        made = self._permits.get(character)
+        if made is None:
+            if self.gm:
+                author = GM
+            else:
+                how = f"{self.door} {self.via}".strip()
+                author = f"{character} ({how})"
+            made = {r: Permit(r, character, author) for r in ("apply", "request")}
+            self._permits[character] = made
+        return made
+
+    @functools.cached_property
+    def _permits(self) -> dict[str, dict[str, Permit]]:
+        return {}
 
 
-GM_SEAT = Seat()
-
-
-@functools.lru_cache(maxsize=256)
-def _author(seat: Seat, character: str) -> str:
-    """``Seat.author``: a seat writes every record of its session, so it is worded once."""
-    if seat.gm:
-        return GM
-    how = f"{seat.door} {seat.via}".strip()
-    return f"{character} ({how})"
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Permit:
     """What a seat's allowed command does: ``apply`` it, or make it a ``request``."""
 
@@ -77,6 +89,11 @@ class Permit:
     character: str | None
     #: the author its records name
     author: str
+
+
+GM_SEAT = Seat()
+#: what the GM's every command gets
+_GM_PERMIT = Permit("apply", None, GM)
 
 
 def author_seat(author: str) -> str | None:
@@ -89,7 +106,8 @@ def author_seat(author: str) -> str | None:
 
 def seated(state: TableState, seat: Seat) -> Character:
     """The character a player's seat plays: visible and not an NPC; ``Refused`` otherwise."""
-    char = _seen(state, seat.name)
+    char = state.characters.get(seat.key)
+    char = _seen(state, seat.name) if char is None or char.hidden else char
     if char is None:
         raise Refused(f"{seat.name}: no character of that name is at the table")
     if char.npc:
@@ -105,31 +123,56 @@ def _seen(state: TableState, ref: str) -> Character | None:
     return None if found is None or found.hidden else found
 
 
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """What ``authorize`` checks of one command type a player may give, read once per
+    system: its tag, how a player gives it and the defaults of the GM's fields."""
+
+    tag: Any
+    acting: Acting
+    #: each field only the GM sets, with its default
+    gm: tuple[tuple[str, Any], ...]
+
+
+@functools.cache
+def _rules(system: str) -> tuple[dict[type[Command], _Rule], str]:
+    """The rule of every command a player may give at a table of ``system``, and their
+    tags as a refusal lists them."""
+    allowed = player_commands(system)
+    rules = {}
+    for kind, acting in allowed.items():
+        defaults = _defaults(kind)
+        rules[kind] = _Rule(
+            kind.__struct_config__.tag, acting, tuple((n, defaults[n]) for n in acting.gm)
+        )
+    mine = ", ".join(sorted(str(k.__struct_config__.tag) for k in allowed))
+    return rules, mine
+
+
 def authorize(seat: Seat, command: Command, state: TableState) -> Permit:
     """Whether ``seat`` may give ``command`` now, and what it does; ``Refused`` with the
     one line saying why when it may not."""
     if seat.gm:
-        return Permit("apply", None, GM)
+        return _GM_PERMIT
     char = seated(state, seat)
-    tag = type(command).__struct_config__.tag
-    allowed = player_commands(state.system)
-    acting = allowed.get(type(command))
-    if acting is None:
-        mine = ", ".join(sorted(str(k.__struct_config__.tag) for k in allowed))
+    rules, mine = _rules(state.system)
+    rule = rules.get(type(command))
+    if rule is None:
+        tag = type(command).__struct_config__.tag
         raise Refused(f"{char.name}: {tag!r} is the GM's command (a player may give: {mine})")
+    acting = rule.acting
     option = state.options.get("players", "ask")
     if option == "off" and not acting.watching:
         raise Refused(f"{char.name}: players watch only at this table (the GM's option players)")
-    _check_fields(char, tag, command, acting, state)
+    _check_fields(char, rule, command, state)
     route: Literal["apply", "request"] = (
         "apply" if option == "trust" or acting.at_once else "request"
     )
-    return Permit(route, char.id, seat.author(char.id))
+    return seat.permits(char.id)[route]
 
 
-def _check_fields(
-    char: Character, tag: Any, command: Command, acting: Acting, state: TableState
-) -> None:
+def _check_fields(char: Character, rule: _Rule, command: Command, state: TableState) -> None:
+    acting, tag = rule.acting, rule.tag
     if acting.actor:
         _check_actor(char, tag, getattr(command, acting.actor), acting.actor, state)
     for name in acting.others:
@@ -138,10 +181,25 @@ def _check_fields(
             continue
         if not isinstance(value, str) or _seen(state, value) is None:
             raise Refused(f"{char.name}: {tag} {name}: {value!r} is not at the table")
-    defaults = _defaults(type(command))
-    for name in acting.gm:
-        if getattr(command, name) != defaults[name]:
+    for name, default in rule.gm:
+        if getattr(command, name) != default:
             raise Refused(f"{char.name}: {tag} {name}: that is the GM's to set")
+
+
+def gm_given(system: str, command: Command, than: Command | None = None) -> tuple[str, ...]:
+    """The fields only the GM sets (a secret TN, an override) that ``command`` gives at a
+    table of ``system``: those it sets otherwise than ``than`` does (a command of the same
+    type), or than their defaults; a player's seat is refused a command that gives one.
+    Nothing for a command no player may give."""
+    rule = _rules(system)[0].get(type(command))
+    if rule is None:
+        return ()
+    base = than if type(than) is type(command) else None
+    return tuple(
+        name
+        for name, default in rule.gm
+        if getattr(command, name) != (default if base is None else getattr(base, name))
+    )
 
 
 def _check_actor(char: Character, tag: Any, actor: Any, field: str, state: TableState) -> None:
@@ -150,7 +208,7 @@ def _check_actor(char: Character, tag: Any, actor: Any, field: str, state: Table
         mine = False
     else:
         # the player's own character by id (as the screens give it) needs no search
-        mine = character_id(actor) == char.id or _seen(state, actor) is char
+        mine = actor == char.id or character_id(actor) == char.id or _seen(state, actor) is char
     if not mine:
         raise Refused(
             f"{char.name}: {tag} {field}: a player commands their own character only ({char.name})"

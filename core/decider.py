@@ -134,16 +134,7 @@ def _as_player(
     permit = authorize(seat, command, state)
     cid = permit.character or GM
     try:
-        if isinstance(command, Say):
-            drafts = _said(command, cid)
-        elif isinstance(command, Whisper):
-            drafts = _whispered(command, cid, state)
-        else:
-            # a request the rules would refuse is refused now, not when the GM rules; its
-            # trial draws no dice of the table's
-            trial = dice if permit.route == "apply" else _Trial()
-            drafts = _decide(command, state, trial, history)
-            drafts += _expiries(drafts, state)
+        drafts = _seat_drafts(command, cid, permit.route, state, dice, history)
     except RuleError as exc:
         raise player_error(state.characters[cid].name, exc, state) from None
     if permit.route == "request":
@@ -152,6 +143,20 @@ def _as_player(
     # drafts fresh from the rules carry no dice yet (``decide_committed`` adds them after):
     # sealing them names the author
     return drafts, permit.author
+
+
+def _seat_drafts(
+    command: Command, cid: str, route: str, state: TableState, dice: Dice, history: History
+) -> list[Draft]:
+    """The drafts of a command from the seat of ``cid``, as the GM would get them: a request
+    the rules would refuse is refused now, not when the GM rules (its trial draws none of
+    the table's dice)."""
+    if isinstance(command, Say):
+        return _said(command, cid)
+    if isinstance(command, Whisper):
+        return _whispered(command, cid, state)
+    drafts = _decide(command, state, dice if route == "apply" else _Trial(), history)
+    return drafts + _expiries(drafts, state)
 
 
 class _Trial:
@@ -259,22 +264,29 @@ def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draf
             " yourself, ask it secret, or set players ask"
         )
     drafts: list[Draft] = []
-    now = state
+    now = snapshot(state) if secret else state
     for char, check in zip(chars, checks, strict=True):
-        at = state.seq + len(drafts) + 1
         hidden = ("check",) if secret else ()
         event = Prompted(seat=char.id, check=given(check), secret=secret)
         drafts.append(Draft(event, visibility=Visibility(to=char.id, hidden=hidden)))
         if secret:
-            now = snapshot(state) if now is state else now
-            _fold_drafts(now, drafts[-1:])
-            rolled = [
-                replace(d, cause=at if d.cause is None else d.cause, visibility=GM_ONLY)
-                for d in _decide(check, now, dice, history)
-            ]
-            _fold_drafts(now, rolled)
-            drafts += rolled
+            drafts += _rolled_at_once(check, now, drafts[-1], dice, history)
     return drafts
+
+
+def _rolled_at_once(
+    check: Command, now: TableState, prompt: Draft, dice: Dice, history: History
+) -> list[Draft]:
+    """A secret ask's check rolled by the GM's dice right after its ``prompt``, in GM-only
+    records caused by it; ``now``, the state before the prompt, is folded on past both."""
+    at = now.seq + 1
+    _fold_drafts(now, [prompt])
+    rolled = [
+        replace(d, cause=at if d.cause is None else d.cause, visibility=GM_ONLY)
+        for d in _decide(check, now, dice, history)
+    ]
+    _fold_drafts(now, rolled)
+    return rolled
 
 
 def _asked(cmd: Ask, state: TableState) -> list[Character]:
@@ -340,17 +352,7 @@ def _prompt_waiting(cmd: Answer, state: TableState) -> tuple[int, Prompt]:
     """The prompt an answer answers: the one named, or the character's oldest waiting."""
     waiting = {s: p for s, p in sorted(state.prompts.items()) if not p.answered}
     if cmd.prompt is not None:
-        found = waiting.get(cmd.prompt)
-        if found is None:
-            names = {c.id: c.name for c in state.characters.values()}
-            listed = ", ".join(f"#{s} {names.get(p.seat, p.seat)}" for s, p in waiting.items())
-            raise RuleError(
-                f"answer: record #{cmd.prompt} is no check waiting for its answer"
-                f" (waiting: {listed or 'none'})"
-            )
-        if cmd.character and find_character(state, cmd.character).id != found.seat:
-            raise RuleError(f"answer: record #{cmd.prompt} is not {cmd.character}'s check")
-        return cmd.prompt, found
+        return cmd.prompt, _prompt_named(cmd, cmd.prompt, waiting, state)
     if not cmd.character:
         raise RuleError(
             "roll: give dice notation, e.g. roll 2d10 (ask roll NAME rolls the check asked of"
@@ -361,6 +363,21 @@ def _prompt_waiting(cmd: Answer, state: TableState) -> tuple[int, Prompt]:
     if not mine:
         raise RuleError(f"answer: no check the GM asked of {char.name} is waiting")
     return mine[0]
+
+
+def _prompt_named(cmd: Answer, seq: int, waiting: dict[int, Prompt], state: TableState) -> Prompt:
+    """The waiting prompt at record ``seq`` that an answer names, the answer's character's."""
+    found = waiting.get(seq)
+    if found is None:
+        names = {c.id: c.name for c in state.characters.values()}
+        listed = ", ".join(f"#{s} {names.get(p.seat, p.seat)}" for s, p in waiting.items())
+        raise RuleError(
+            f"answer: record #{seq} is no check waiting for its answer"
+            f" (waiting: {listed or 'none'})"
+        )
+    if cmd.character and find_character(state, cmd.character).id != found.seat:
+        raise RuleError(f"answer: record #{seq} is not {cmd.character}'s check")
+    return found
 
 
 def decide_committed(
@@ -380,19 +397,12 @@ def decide_committed(
         return decide(command, state, dicemod.TypedDice(()), history, seat)
     hint: fairness.Stream = "secret" if getattr(command, "secret", False) is True else "open"
     ledger = history.dice
-    if not seat.gm and ledger.commitment and keyring.find(ledger.commitment) is None:
-        # a player's margin that holds none of the GM's keys would draw from a session of
-        # its own, whose seed its player knows: it takes typed faces only
-        return fairness.committed(
-            lambda dice: decide(command, state, _TypedOnly(dice), history, seat),
-            ledger,
-            keyring,
-            state.seq,
-            hint,
-        )
+    # a player's margin that holds none of the GM's keys would draw from a session of its
+    # own, whose seed its player knows: it takes typed faces only
+    keyless = not seat.gm and ledger.commitment and keyring.find(ledger.commitment) is None
     return fairness.committed(
-        lambda dice: decide(command, state, dice, history, seat),
-        history.dice,
+        lambda dice: decide(command, state, _TypedOnly(dice) if keyless else dice, history, seat),
+        ledger,
         keyring,
         state.seq,
         hint,
@@ -497,10 +507,18 @@ def _expiries(drafts: list[Draft], state: TableState) -> list[Draft]:
             continue
         evolve(now, record)
         if isinstance(record.event, kinds):
-            for char, cond in conditions.expiring(now):
-                if (char.id, cond.name) not in ended:
-                    ended.add((char.id, cond.name))
-                    out.append(conditions.ended_draft(char, cond, record.seq))
+            out += _run_out(now, record.seq, ended)
+    return out
+
+
+def _run_out(now: TableState, seq: int, ended: set[tuple[str, str]]) -> list[Draft]:
+    """The ends of the conditions whose time is up once record ``seq`` has moved the clock
+    (``now``), but for those ``ended`` already (the ends are added to it)."""
+    out = []
+    for char, cond in conditions.expiring(now):
+        if (char.id, cond.name) not in ended:
+            ended.add((char.id, cond.name))
+            out.append(conditions.ended_draft(char, cond, seq))
     return out
 
 

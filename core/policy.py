@@ -155,17 +155,20 @@ def judge(
     Records naming other records (``follows``) are judged again by
     ``PlayerLens``, which knows what players saw.
     """
-    kind = type(event)
-    form: PlayerForm | None = kind.PLAYER
-    if form is None or visibility.gm_only:
-        return UNSEEN_VERDICT
-    if visibility.to and visibility.to != reader:
-        return UNSEEN_VERDICT
-    if visibility.hidden and not _secret_names_ok(visibility.hidden, kind.__struct_fields__):
+    form: PlayerForm | None = type(event).PLAYER
+    if form is None or not _may_reach(event, visibility, reader):
         return UNSEEN_VERDICT
     if not form.about and not via_unseen and not form.private:
-        return Verdict(True, visibility.hidden) if visibility.hidden else SHOWN
+        return _verdict(visibility.hidden, [])
     return _masking(event, form, visibility.hidden, hidden, via_unseen)
+
+
+def _may_reach(event: Event, visibility: Visibility, reader: str | None) -> bool:
+    """Whether a record's visibility lets it reach the player ``reader``: not GM-only, not
+    addressed to another, and cutting only fields its event has."""
+    if visibility.gm_only or (visibility.to and visibility.to != reader):
+        return False
+    return _secret_names_ok(visibility.hidden, type(event).__struct_fields__)
 
 
 def _masking(
@@ -188,9 +191,13 @@ def _masking(
     cut += [field for name in more for field in form.unseen[name]]
     if via_unseen:
         cut.extend(form.via_unseen)
-    if not cut and not unseen:
-        return SHOWN
-    return Verdict(True, tuple(dict.fromkeys(c for c in cut if c not in unseen)), tuple(unseen))
+    return _verdict(cut, unseen)
+
+
+def _verdict(cut: Iterable[str], unseen: list[str]) -> Verdict:
+    """Players see the record less the ``cut`` fields, the ``unseen`` ones masked."""
+    shown = tuple(dict.fromkeys(c for c in cut if c not in unseen))
+    return Verdict(True, shown, tuple(unseen)) if shown or unseen else SHOWN
 
 
 def _masked_about(
@@ -289,8 +296,6 @@ def _stored(verdict: Verdict, event: Event) -> Visibility:
     """The visibility a record is stored with, which says what players get of it."""
     if not verdict.shown:
         return Visibility(gm_only=True)
-    if not verdict.cut and not verdict.unseen:
-        return Visibility()
     form = type(event).PLAYER
     # an unseen single character is stored by name; a list's hidden members are
     # known to the lens from who is hidden

@@ -57,7 +57,7 @@ def test_a_request_reaches_its_player_and_no_other(tmp_path: Path) -> None:
     _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
     mine = margin_output("log", path, "--as", "Kael")
     theirs = margin_output("log", path, "--as", "Moreau")
-    assert "Kael asks: check character=Kael skill=melee" in mine
+    assert "Kael asks: check Kael melee\n" in mine, mine
     assert "asks" not in theirs
     assert len(mine.splitlines()) == len(theirs.splitlines()) + 1
     assert state_json(path, "--as", "Moreau")["requests"] == {}
@@ -131,7 +131,7 @@ def test_the_gm_asks_through_margin_do_and_the_player_answers_through_theirs(
     path = _table(tmp_path)
     ask = {"type": "ask", "characters": ["Kael"], "check": {"skill": "melee", "tn": 15}}
     margin_output("do", path, stdin=json.dumps(ask) + "\n")
-    assert "GM asks Kael to roll now: check skill=melee tn=15" in margin_output(
+    assert "GM asks Kael to roll now: check melee vs 15\n" in margin_output(
         "log", path, "--as", "Kael"
     )
     assert "GM asks" not in margin_output("log", path, "--as", "Moreau")

@@ -82,7 +82,7 @@ async def test_a_players_check_is_a_request_the_gm_accepts_with_one_key(path: st
     async with gm.run_test(size=SIZE) as pilot:
         await pilot.pause()
         panel = str(gm.query_one("#requests", Static).render())
-        assert f"#{asked['seq']} Kael: check character=kael skill=melee tn=15" in panel
+        assert f"#{asked['seq']} Kael: check Kael melee vs 15" in panel
         assert gm.query_one("#requests").display
         await pilot.press("f5")
         await gm.workers.wait_for_complete()

@@ -100,6 +100,23 @@ async def test_a_refused_line_in_a_burst_does_not_swallow_the_next(path):
         assert line.value == "fly"
 
 
+@pilot_test
+async def test_a_refused_line_put_back_keeps_its_reason_in_sight(tmp_path):
+    # the line ends in a word that completes to another: the hint must not cover the reason
+    path = saved_table(tmp_path / "edge.margin", "2d10-edge", "edge")
+    async with playing(path, (100, 30)) as (app, pilot):
+        line = app.query_one(CommandLine)
+        await burst_run(app, pilot, "check kael athletics vs 18 edge\r")
+        await settled(pilot)
+        assert line.value == "check kael athletics vs 18 edge"
+        assert message(app).startswith("edge: the check already has Advantage"), message(app)
+        # once the GM edits the line, hints come back
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert "edge" in message(app), message(app)
+        assert "Advantage" not in message(app), message(app)
+
+
 class Hold:
     """``obj.name`` made to wait, once called, until the test lets it go (as on a slow network)."""
 

@@ -427,3 +427,16 @@ def test_a_condition_in_its_last_round_says_whose_turn_ends_it(
     assert "pinned down, until Mira's turn" in character_status(
         table.state.characters[guard], table.state
     )
+
+
+def test_the_readmes_player_lines_are_what_a_player_may_type(
+    demo: Callable[[str], Table],
+) -> None:
+    """The README's lines of a player acting from their seat parse on the 2d10-edge demo."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## A player acting from their seat", 1)[1].split("```")[1]
+    lines = [line.split("  #")[0].strip() for line in block.splitlines()[1:] if line.strip()]
+    assert len(lines) >= 4, lines
+    table = demo("2d10-edge")
+    for line in lines:
+        assert commandline.parse_line(line, table.state).command is not None, line

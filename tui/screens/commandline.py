@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from margin.core import RuleError, TableState, find_character, get_system, parse_command
-from margin.core.authority import given
+from margin.core.authority import given, gm_given
 from margin.core.commands import Amend, command_type, convert_command, player_commands
 from margin.core.systems.base import Command, Usage
 from margin.core.systems.words import CLOCK, GENERIC, parse_generic, split_words
@@ -502,7 +502,10 @@ def offers(text: str, state: TableState, player: str | None = None) -> list[tupl
     out: list[tuple[str, list[str]]] = []
     # a word the line already gives is not offered again (the weapon, once it is named)
     seen = {word.lower() for word in _split(text)[1:]} - {last}
-    for kind, pool in zip(place.kinds, _pools(place, state, player), strict=True):
+    pools = _pools(place, state, player)
+    if player is not None:
+        pools = _players_words(text, place, pools, state)
+    for kind, pool in zip(place.kinds, pools, strict=True):
         if "|" not in kind and place.given & {word.lower() for word in pool}:
             continue  # one word of this kind is given (one weapon, one location)
         words = _fresh(pool, last, seen)
@@ -521,6 +524,53 @@ def _pools(place: _Place, state: TableState, player: str | None) -> list[list[st
         return [_gm_pool(kind, place, state, vocab) for kind in place.kinds]
     vocab = _own_vocabulary(state, player)
     return [_player_pool(kind, place, state, player, vocab) for kind in place.kinds]
+
+
+def _players_words(
+    text: str, place: _Place, pools: list[list[str]], state: TableState
+) -> list[list[str]]:
+    """``pools`` without the option words only the GM may give (``secret``, ``override``):
+    a word that, typed next on ``text`` (with a number after it, for a word that takes
+    one), makes a command giving a field the GM's alone (``core.authority.gm_given``)."""
+    literal = [
+        not kind.startswith(("command", "character")) and _literal(kind) for kind in place.kinds
+    ]
+    if not any(literal):
+        return pools
+    head = text if not text or text[-1].isspace() else text[: len(text) - len(text.split()[-1])]
+    base = _trial(head, state)
+    out = []
+    for pool, words in zip(literal, pools, strict=True):
+        if pool:
+            words = [w for w in words if not _gm_only(head, w, base, state)]
+        out.append(words)
+    return out
+
+
+def _literal(kind: str) -> bool:
+    """Whether a kind of word is literal words (``vs|adv|secret``), not names or values."""
+    return (
+        kind not in TYPED
+        and kind not in SHEET_KINDS
+        and kind not in ("condition", "counter", "option", "difficulty")
+    )
+
+
+def _gm_only(head: str, word: str, base: Command | None, state: TableState) -> bool:
+    """Whether ``word`` typed after ``head`` gives a field only the GM sets."""
+    for line in (f"{head}{word}", f"{head}{word} 1"):
+        command = _trial(line, state)
+        if command is not None:
+            return bool(gm_given(state.system, command, base))
+    return False
+
+
+def _trial(line: str, state: TableState) -> Command | None:
+    """The command ``line`` makes as it stands, or None (half a line, or not a command)."""
+    try:
+        return parse_line(line, state).command
+    except Exception:  # half a line may trip anything; completion must never stop typing
+        return None
 
 
 def _fresh(pool: list[str], last: str, seen: set[str]) -> list[str]:

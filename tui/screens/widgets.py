@@ -623,6 +623,8 @@ class CommandLine(Input):
         self._back = 0
         #: lines entered that the screen has not finished with yet
         self.pending = 0
+        #: a refused line put back as it was: its reason holds the message line until edited
+        self._put_back: str | None = None
 
     async def _on_key(self, event: events.Key) -> None:
         # Input leaves its bindings to the app, which runs them after this widget
@@ -663,6 +665,7 @@ class CommandLine(Input):
     def refused(self, text: str) -> None:
         """Put a refused line back to be fixed, unless the GM has typed on since."""
         if not self.value and not self.pending:
+            self._put_back = text
             self.value = text
             self.cursor_position = len(text)
 
@@ -701,7 +704,11 @@ class CommandLine(Input):
 
     def hint(self, state: TableState) -> str:
         """What the word being typed may be: the first candidates, each group after its kind
-        (``weapon: sword  punch; or: burst  single``)."""
+        (``weapon: sword  punch; or: burst  single``); none for a refused line put back
+        until it is edited, so the reason it was refused stays in sight."""
+        if self.value == self._put_back:
+            return ""
+        self._put_back = None
         groups = commandline.offers(self.value, state, self.view.player)
         room, parts = HINT_WORDS, []
         for kind, words in groups:

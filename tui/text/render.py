@@ -16,6 +16,8 @@ from margin.core.systems.base import Line, describer
 WHO_FIELDS = (
     "id", "character", "actor", "attacker", "target", "helper", "defender", "seat", "to",
 )  # fmt: skip
+#: fields of a record that hold a command (a request, an amendment, an ask's check)
+COMMAND_FIELDS = ("asked", "applied", "check")
 
 
 def describe(
@@ -52,7 +54,7 @@ def _named(event: dict[str, Any], names: Mapping[str, str] | None) -> dict[str, 
     return {
         k: name_field(v, names) if k in about or (k in WHO_FIELDS and isinstance(v, str)) else v
         for k, v in event.items()
-    }
+    } | {k: _named(event[k], names) for k in COMMAND_FIELDS if isinstance(event.get(k), dict)}
 
 
 def _with_undone(
@@ -174,12 +176,29 @@ def _seat(e: dict[str, Any]) -> str:
     return "GM" if seat == "gm" else seat
 
 
+#: a command's fields said as the command line says them, where it has a word for them
+_SAID_AS = {
+    "character": "{}", "actor": "{}", "attacker": "{}", "skill": "{}", "tn": "vs {}", "faces": "= {}", "dice": "{}", "weapon": "with {}",
+    "target": "at {}", "reason": "for {}", "text": "{}",
+}  # fmt: skip
+
+
 def _command(data: Any) -> str:
-    """A command as plain data, in a line: its type, then its fields."""
+    """A command as plain data, in a line much as it is typed: its type, then its fields,
+    each by its value or after its own word; a field left at nothing is not said."""
     if not isinstance(data, dict):
         return str(data)
-    rest = " ".join(f"{k}={v}" for k, v in data.items() if k != "type")
-    return f"{data.get('type', '?')} {rest}".strip()
+    words = [str(data.get("type", "?"))]
+    for key, value in data.items():
+        if key == "type" or value is None or value is False or value in ("", [], {}):
+            continue
+        if value is True:
+            words.append(key.replace("_", "-"))
+            continue
+        shown = " ".join(map(str, value)) if isinstance(value, list) else value
+        form = _SAID_AS.get(key)
+        words.append(form.format(shown) if form else f"{key.replace('_', ' ')} {shown}")
+    return " ".join(words)
 
 
 def _ruled(e: dict[str, Any]) -> str:

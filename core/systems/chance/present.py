@@ -15,6 +15,7 @@ from .state import (
     EFFECTS,
     ChanceCharacter,
     ChanceWorld,
+    Encounter,
     sheet_of,
     weapon,
 )
@@ -287,27 +288,25 @@ def clock(state: TableState) -> Clock | None:
         up = next_actor(state, enc.order, enc.current, enc.round)[0]
     except RuleError:  # nobody in the fight is at the table
         up = -1
-    rows = []
-    for i, cid in enumerate(enc.order):
-        char = state.characters.get(cid)
-        if not isinstance(char, ChanceCharacter):
-            continue
-        current = i == enc.current
-        value = _actions(enc.actions) if current else f"HP {char.hp}/{char.max_hp}"
-        note = ", ".join(e.name for e in char.effects)
-        on_deck = i == up and not current
-        rows.append(
-            ClockRow(
-                name=char.name,
-                value=value,
-                current=current,
-                note=note,
-                turn=current,
-                on_deck=on_deck,
-            )
-        )
-    title = fight_title(enc.round)
-    return Clock(title=title, rows=tuple(rows), round=enc.round or None)
+    rows = (
+        _clock_row(char, enc, i == enc.current, i == up)
+        for i, char in enumerate(state.characters.get(cid) for cid in enc.order)
+        if isinstance(char, ChanceCharacter)
+    )
+    return Clock(title=fight_title(enc.round), rows=tuple(rows), round=enc.round or None)
+
+
+def _clock_row(char: ChanceCharacter, enc: Encounter, current: bool, up: bool) -> ClockRow:
+    """A fighter's row of the turn order: the actions left to the one acting, the health
+    of the others; ``up``: next to act."""
+    return ClockRow(
+        name=char.name,
+        value=_actions(enc.actions) if current else f"HP {char.hp}/{char.max_hp}",
+        current=current,
+        note=", ".join(e.name for e in char.effects),
+        turn=current,
+        on_deck=up and not current,
+    )
 
 
 # -- odds -------------------------------------------------------------------------

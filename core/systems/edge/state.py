@@ -296,7 +296,8 @@ def _armor(given: str | ArmorForm | None) -> Armor | None:
     form = ArmorForm(preset=given) if isinstance(given, str) else given
     base = _armor_preset(form.preset) if form.preset else {}
     mine = {k: v for k, v in msgspec.structs.asdict(form).items() if v is not None}
-    merged = {**base, **{k: v for k, v in mine.items() if k != "preset"}}
+    mine.pop("preset", None)
+    merged = {**base, **mine}
     if "pt" not in merged or "dr" not in merged:
         raise RuleError("sheet.armor: give a preset or both pt and dr")
     return Armor(
@@ -484,11 +485,11 @@ def player_world(state: TableState) -> EdgeWorld:
 
 def _players_encounter(enc: Encounter, hidden: set[str]) -> Encounter:
     shown = [msgspec.structs.replace(c, hidden=False) for c in enc.order if c.id not in hidden]
+    acted = [a for a in enc.acted if a not in hidden]
     current = enc.current
     if current in hidden:
-        acted = [a for a in enc.acted if a not in hidden and a != current]
+        # the players' clock stays with the last one they saw act
         current = acted[-1] if acted else ""
-    acted = [a for a in enc.acted if a not in hidden]
     return msgspec.structs.replace(enc, order=shown, current=current, acted=acted)
 
 

@@ -235,19 +235,27 @@ def _injury(more: list[str], use: str) -> dict[str, Any]:
     return {}
 
 
+def _initiative_faces(more: list[str]) -> dict[str, Any]:
+    """The initiative dice typed after ``edge NAME initiative faces``, if any."""
+    match more:
+        case [faces, *typed] if faces.lower() == "faces":
+            return {"faces": [whole(w, "faces") for w in typed]}
+    nothing_after(more, "edge", "edge NAME initiative [faces ...]")
+    return {}
+
+
 def _edge_words(words: list[str], state: TableState) -> dict[str, Any]:
     match [w.lower() if i == 2 else w for i, w in enumerate(words)]:
         case [_, name, "damage", *more]:
             nothing_after(more, "edge", "edge NAME damage takes nothing after it")
             return {"type": "damage", "attacker": name, "edge_boost": True}
         case [_, name, "initiative" | "init", *more]:
-            cmd: dict[str, Any] = {"type": "spend-edge", "character": name, "purpose": "initiative"}
-            match more:
-                case [faces, *typed] if faces.lower() == "faces":
-                    cmd["faces"] = [whole(w, "faces") for w in typed]
-                case _:
-                    nothing_after(more, "edge", "edge NAME initiative [faces ...]")
-            return cmd
+            return {
+                "type": "spend-edge",
+                "character": name,
+                "purpose": "initiative",
+                **_initiative_faces(more),
+            }
         case [_, name, "reaction", *more]:
             nothing_after(more, "edge", "edge NAME reaction takes nothing after it")
             return {"type": "spend-edge", "character": name, "purpose": "reaction"}

@@ -75,11 +75,9 @@ def _read_word(
     if rung is not None:
         return "difficulty", rung[0], " ".join(words[i : i + rung[1]]), rung[1]
     word = words[i]
-    if word.lower() == "law":
-        if i + 1 < len(words) and _whole(words[i + 1]):
-            return "law_level", int(words[i + 1]), f"{word} {words[i + 1]}", 2
-        if i + 1 == len(words) and not in_skill:
-            raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
+    law = _law(words, i, who, in_skill) if word.lower() == "law" else None
+    if law is not None:
+        return "law_level", law, " ".join(words[i : i + 2]), 2
     if word in ("+1", "-1"):
         return "circumstance", int(word), word, 1
     if word[:1] in "+-" and _whole(word[1:]):
@@ -87,6 +85,15 @@ def _read_word(
     if lookup(char.sheet.get("characteristics", {}), word) is not None:
         return "characteristic", word, word, 1
     return "skill", word, word, 1
+
+
+def _law(words: list[str], i: int, who: str, in_skill: bool) -> int | None:
+    """The law level after ``law`` at word ``i``; None when ``law`` is a word of the skill."""
+    if i + 1 < len(words) and _whole(words[i + 1]):
+        return int(words[i + 1])
+    if i + 1 == len(words) and not in_skill:
+        raise RuleError(f"{who}: 'law' needs the world's law level after it (law 8)")
+    return None
 
 
 #: what may follow a skill's words in a 2d6-effect check

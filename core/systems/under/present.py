@@ -147,6 +147,13 @@ def clock(state: TableState) -> Clock | None:
     world = state.world
     if not isinstance(world, TrackWorld) or not world.running:
         return None
+    rows = (*_token_rows(world, state), *_free_rows(world, state))
+    title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
+    return Clock(title=title, rows=rows, count=world.now)
+
+
+def _token_rows(world: TrackWorld, state: TableState) -> list[ClockRow]:
+    """A row of each token on the track, in count order, the next count's marked."""
     upcoming = next_count(world)
     rows = []
     for token in sorted(world.tokens, key=lambda t: (t.at, t.declared)):
@@ -160,10 +167,18 @@ def clock(state: TableState) -> Clock | None:
                 on_deck=token.at == upcoming,
             )
         )
+    return rows
+
+
+def _free_rows(world: TrackWorld, state: TableState) -> list[ClockRow]:
+    """A row of each character with no token on the track: due or free.
+
+    An action comes due when the track reaches its count: its actor's turn,
+    until they declare their next action or the track moves on.
+    """
     busy = {t.actor for t in world.tokens}
-    # an action comes due when the track reaches its count: its actor's turn, until they
-    # declare their next action or the track moves on
     due = {t.actor: t.action for t in world.resolved.get(world.now, [])}
+    rows = []
     for char in state.characters.values():
         if char.id in busy:
             continue
@@ -172,8 +187,7 @@ def clock(state: TableState) -> Clock | None:
             rows.append(ClockRow(name=char.name, value="due", note=note, turn=True))
         else:
             rows.append(ClockRow(name=char.name, value="free", note="no action on the track"))
-    title = f"Timing track: count {world.now}" + (f" ({world.label})" if world.label else "")
-    return Clock(title=title, rows=tuple(rows), count=world.now)
+    return rows
 
 
 def odds(command: Command, state: TableState) -> Odds | None:

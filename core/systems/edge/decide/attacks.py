@@ -187,17 +187,22 @@ def _awaiting(cmd: Damage, state: TableState) -> OpenAttack:
     """The hit whose damage is rolled now: the attack named, or the attacker's last hit."""
     opened = world(state).open_attacks
     if cmd.attack is not None:
-        found = next((a for a in opened if a.seq == cmd.attack), None)
-        if found is None:
-            have = ", ".join(str(a.seq) for a in opened) or "none"
-            raise RuleError(f"attack: {cmd.attack} is not a hit awaiting damage (awaiting: {have})")
-        return found
+        return _open_attack(opened, cmd.attack)
     assert cmd.attacker is not None
     who = character(state, cmd.attacker)
     mine = [a for a in opened if a.attacker == who.id]
     if not mine:
         raise RuleError(f"attacker: {who.name} has no hit awaiting damage")
     return mine[-1]
+
+
+def _open_attack(opened: list[OpenAttack], seq: int) -> OpenAttack:
+    """The hit of the attack record ``seq``, which must be awaiting its damage."""
+    found = next((a for a in opened if a.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(a.seq) for a in opened) or "none"
+        raise RuleError(f"attack: {seq} is not a hit awaiting damage (awaiting: {have})")
+    return found
 
 
 def _attack_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
