@@ -872,12 +872,21 @@ def _build_beside(target: Path, what: str) -> Path:
 
 def _not_beside_a_table(target: Path, what: str) -> None:
     """Refuse to build at the name of a table's -wal, -shm or -journal file: SQLite would
-    take the new file for that table's log."""
+    take the new file for that table's log. Refuse too where such files of a table
+    removed without them are left: SQLite would read that table's log into the new one."""
     table = side_file_of(target)
     if table is not None:
         raise StoreError(
             f"{target}: the name of {table.name}'s own {target.name[len(table.name) :]} file; "
             f"choose another path for {what}"
+        )
+    left = [side.name for side in side_files(target) if side.exists()]
+    if left:
+        raise StoreError(
+            f"{target}: {' and '.join(left)} {'is' if len(left) == 1 else 'are'} left from a "
+            "table once at this path, removed without them (SQLite would read them into "
+            f"the new table); once no margin has that table open, remove them, or choose "
+            f"another path for {what}"
         )
 
 

@@ -428,3 +428,41 @@ def test_nothing_is_written_over_a_table_or_at_its_logs_names(tmp_path: Path) ->
         assert f"the name of t.margin's own {suffix} file; choose another path" in err, err
     assert (Path(table).read_bytes(), Path(other).read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.margin", "t.jsonl", "t.margin"]
+
+
+def test_no_table_is_made_where_a_removed_tables_log_is_left(tmp_path: Path) -> None:
+    table = tmp_path / "t.margin"
+    other = str(tmp_path / "other.margin")
+    assert run_margin("new", other, "--system", "2d10-edge").code == 0
+    dump = tmp_path / "t.jsonl"
+    dump.write_text(run_margin("export", other).out, encoding="utf-8")
+    # a process killed with the table open leaves its -wal and -shm; then the table is removed
+    script = (
+        "import os, sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+        "db.execute('PRAGMA journal_mode=WAL'); db.execute('CREATE TABLE t (a)'); "
+        "db.commit(); os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", script, str(table)], check=True)
+    table.unlink()
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["other.margin", "t.jsonl", "t.margin-shm", "t.margin-wal"]
+    for args in (
+        ["new", str(table), "--system", "2d10-edge"],
+        ["demo", str(table), "--system", "d100-under"],
+        ["backup", other, str(table)],
+        ["import", str(dump), str(table)],
+        ["branch", other, str(table), "--at", "1"],
+    ):
+        code, _, err = run_margin(*args)
+        assert code == 1, (args, err)
+        assert err == (
+            f"margin: {table}: t.margin-wal and t.margin-shm are left from a table once at "
+            "this path, removed without them (SQLite would read them into the new table); "
+            "once no margin has that table open, remove them, or choose another path for "
+            + err.split("choose another path for ", 1)[1]
+        ), err
+        assert sorted(p.name for p in tmp_path.iterdir()) == left, args
+    for side in ("t.margin-wal", "t.margin-shm"):
+        (tmp_path / side).unlink()
+    assert run_margin("new", str(table), "--system", "2d10-edge").code == 0
+    assert run_margin("verify", str(table)).code == 0
