@@ -23,17 +23,22 @@ def branch_drafts(history: History, at: int, source: str, title: str, head: str)
             visibility=Visibility(gm_only=True),
         )
     ]
-    for kind, seqs in ((Undone, final - now), (Redone, now - final)):
-        by_command: dict[str, list[int]] = {}
-        for seq in sorted(seqs):
-            command = history.command_of(seq)
-            if command is not None:
-                by_command.setdefault(command, []).append(seq)
-        for command, listed in by_command.items():
-            event = (
-                Undone(command=command, voids=listed)
-                if kind is Undone
-                else Redone(command=command, restores=listed)
-            )
-            drafts.append(Draft(event))
+    drafts += [
+        Draft(Undone(command=command, voids=seqs))
+        for command, seqs in _by_command(history, final - now).items()
+    ]
+    drafts += [
+        Draft(Redone(command=command, restores=seqs))
+        for command, seqs in _by_command(history, now - final).items()
+    ]
     return drafts
+
+
+def _by_command(history: History, seqs: set[int]) -> dict[str, list[int]]:
+    """Records by the command that wrote them, in order."""
+    by_command: dict[str, list[int]] = {}
+    for seq in sorted(seqs):
+        command = history.command_of(seq)
+        if command is not None:
+            by_command.setdefault(command, []).append(seq)
+    return by_command

@@ -44,11 +44,10 @@ def set_draft(char: Character, name: str, value: int | None, maximum: int | None
     """The record setting one counter: a new one (full unless a value is given) or an old one."""
     old = char.counters.get(key(name))
     if old is None:
-        if maximum is None:
-            if value is None:
-                raise RuleError(f"{char.name}: a new counter {name!r} needs a maximum")
-            maximum = value
-        shown, top, now = _name(name), maximum, maximum if value is None else value
+        top = maximum if maximum is not None else value
+        if top is None:
+            raise RuleError(f"{char.name}: a new counter {name!r} needs a maximum")
+        shown, now = _name(name), top if value is None else value
     else:
         if value is None and maximum is None:
             raise RuleError(f"{char.name} {old.name}: give a value or a maximum")

@@ -432,18 +432,24 @@ class PlayerLens:
             self._unseen[record.seq] = event
             return False
         if verdict is not SHOWN:
-            stored = record.visibility.hidden
-            masked = frozenset(
-                i
-                for name in verdict.unseen
-                for i in named_ids(getattr(event, name))
-                if i in around or name in stored
-            )
-            self._verdicts[record.seq] = (verdict, masked)
-            if _keeps_numbers(type(event).PLAYER, verdict):
-                self.secrets.append(record.seq)
+            self._keep_verdict(record, verdict, around)
         self._number(record)
         return True
+
+    def _keep_verdict(self, record: Record, verdict: Verdict, around: set[str]) -> None:
+        """Keep what players get of a record they see less some of it: the verdict, the
+        hidden characters it masks (``around``: who was hidden then) and whether it is
+        a secret whose numbers they do not see."""
+        event, stored = record.event, record.visibility.hidden
+        masked = frozenset(
+            i
+            for name in verdict.unseen
+            for i in named_ids(getattr(event, name))
+            if i in around or name in stored
+        )
+        self._verdicts[record.seq] = (verdict, masked)
+        if _keeps_numbers(type(event).PLAYER, verdict):
+            self.secrets.append(record.seq)
 
     def kept(self, seq: int) -> bool:
         """Whether players see the GM's record ``seq`` without its numbers (a secret check
@@ -482,11 +488,9 @@ class PlayerLens:
         data.pop("visibility", None)
         found = self._verdicts.get(record.seq)
         drawn = data.get("drawn")
-        if drawn is not None and record.seq not in self.revealed:
-            whole = found is None and record.visibility == PUBLIC and drawn["stream"] == "open"
-            if not whole:
-                # which secret key the dice come from, never the dice
-                data["drawn"] = {k: drawn[k] for k in ("stream", "index") if k in drawn}
+        if drawn is not None and not self._drawn_shown(record, drawn, found is None):
+            # which secret key the dice come from, never the dice
+            data["drawn"] = {k: drawn[k] for k in ("stream", "index") if k in drawn}
         if found is not None and self._lensed(record, data["event"], *found):
             data["secret"] = True
         shows = self._shows.get(record.seq)
@@ -503,6 +507,13 @@ class PlayerLens:
             name = self._names.get(event.id)
             if name is not None and body.get("id") == event.id:
                 body["names"] = {event.id: name}
+
+    def _drawn_shown(self, record: Record, drawn: dict[str, Any], whole: bool) -> bool:
+        """Whether players see a record's dice as drawn: a record revealed, or a public one
+        shown ``whole`` whose dice come from the open stream."""
+        if record.seq in self.revealed:
+            return True
+        return whole and record.visibility == PUBLIC and drawn["stream"] == "open"
 
     def _lensed(
         self, record: Record, body: dict[str, Any], verdict: Verdict, masked: frozenset[str]

@@ -33,16 +33,19 @@ def find_characters(state: TableState, refs: str | list[str]) -> list[Character]
         # a name with a comma in it is one character's before it is a list
         parts = [name] if _seated(state, name) else [p.strip() for p in name.split(",")]
         for part in parts:
-            if _seated(state, part):
-                char = find_character(state, part)
-                out.setdefault(char.id, char)
-                continue
-            members = group(state, part)
-            if not members:
-                find_character(state, part)  # the usual error, naming who is at the table
-            for char in members:
+            for char in _named(state, part):
                 out.setdefault(char.id, char)
     return list(out.values())
+
+
+def _named(state: TableState, name: str) -> list[Character]:
+    """The characters one name stands for: its character, or the whole group it names."""
+    if _seated(state, name):
+        return [find_character(state, name)]
+    members = group(state, name)
+    if not members:
+        find_character(state, name)  # the usual error, naming who is at the table
+    return members
 
 
 def _seated(state: TableState, ref: str) -> bool:

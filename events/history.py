@@ -55,22 +55,27 @@ class History(msgspec.Struct, kw_only=True):
             if seq != self.records + 1:
                 self.fail(self.records + 1, "is missing or out of order")
                 return
-            if row.prev != self.head or chain_hash(self.head, row.body) != row.hash:
-                self.fail(seq, "breaks the hash chain")
-                return
-            try:
-                record = decode_body(row.body, row.v)
-            except DecodeError as exc:
-                self.fail(seq, f"cannot be decoded ({exc})")
-                return
-            if record.seq != seq or record.command != row.command:
-                self.fail(seq, "has columns that disagree with its body")
+            fault = self._fault(row)
+            if fault is not None:
+                self.fail(seq, fault)
                 return
             signatures.row(seq, row.command, row.hash, row.key, row.sig, made=made)
             if signatures.bad is not None:
                 self.fail(signatures.bad, signatures.reason)
                 return
             self.records, self.head = seq, row.hash
+
+    def _fault(self, row: StoredRow) -> str | None:
+        """What is wrong with the next row, as ``margin verify`` says it; None when nothing."""
+        if row.prev != self.head or chain_hash(self.head, row.body) != row.hash:
+            return "breaks the hash chain"
+        try:
+            record = decode_body(row.body, row.v)
+        except DecodeError as exc:
+            return f"cannot be decoded ({exc})"
+        if record.seq != row.seq or record.command != row.command:
+            return "has columns that disagree with its body"
+        return None
 
     def fail(self, seq: int, reason: str) -> None:
         self.bad, self.reason = seq, reason

@@ -148,9 +148,15 @@ class Host:
     """A ``margin host`` process; its output is collected line by line."""
 
     def __init__(
-        self, table: Path, keys: Path, data: Path, web: bool = False, options: tuple[str, ...] = ()
+        self,
+        table: Path,
+        keys: Path,
+        data: Path,
+        web: bool = False,
+        options: tuple[str, ...] = (),
+        program: tuple[str, ...] = tuple(MARGIN),
     ) -> None:
-        argv = [*MARGIN, "host", str(table), "--ssh", "0", "--keys", str(keys), *options]
+        argv = [*program, "host", str(table), "--ssh", "0", "--keys", str(keys), *options]
         if web:
             argv += ["--web", "0"]
         env = {**os.environ, "XDG_DATA_HOME": str(data), "PYTHONUNBUFFERED": "1"}

@@ -146,6 +146,23 @@ async def test_trust_applies_at_once_and_a_refusal_is_one_line(path: str) -> Non
 
 
 @pilot_test
+async def test_a_players_unknown_word_is_told_the_players_words(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        # ':' again, on the line it opened, is not typed into it
+        await pilot.press("colon")
+        line = player.query_one(CommandLine)
+        assert line.value == ""
+        await _type(pilot, player, "atack enforcer")
+        said = _message(player)
+        assert said.startswith("'atack' is not a command (did you mean 'attack'?); commands: ")
+        words = said.split("commands: ", 1)[1].split(", ")
+        assert {"check", "attack", "say", "whisper", "edge"} <= set(words), words
+        assert not {"undo", "gmnote", "reveal", "hide", "accept", "ask"} & set(words), words
+
+
+@pilot_test
 async def test_off_leaves_the_player_watching_and_the_line_says_so(path: str) -> None:
     _option(path, "off")
     player = appmod.watch_app(path, "Kael")

@@ -2,7 +2,8 @@
 
 ``Host`` listens by both doors (``ssh.py``, ``web.py``), counts every session either
 door starts against ``Limits``, ends those that hold too much memory, and ends them all
-when it stops.
+when it stops. It watches the table for commits once and tells every session of each
+(``commits.py``), so that no session has to keep asking.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from margin.events import short_name
 from margin.tui.table.keys import data_dir
 from margin.tui.table.notices import post
 
+from .commits import FALLBACK, Commits
 from .limits import Limits
 from .session import GM
 from .ssh import STOP_GRACE, SeatServer, Session, host_key, resident
@@ -45,6 +47,10 @@ class Host:
     limits: Limits = field(default_factory=Limits)
     #: the folder the GM's seat reads sheet files from (None: it reads none)
     sheets: Path | None = None
+    #: seconds between a session's own looks for commits, besides the host's notices
+    fallback: float = FALLBACK
+    #: what tells every session of a commit, once the host has started
+    commits: Commits | None = None
     #: every session whose process runs, by either door
     sessions: set[Session] = field(default_factory=set)
     connections: set[SeatServer] = field(default_factory=set)
@@ -55,6 +61,8 @@ class Host:
 
     async def start(self) -> None:
         key = host_key(self.key_dir)
+        self.commits = Commits(self.table, self.fallback)
+        self.commits.start()
         acceptor = await asyncssh.create_server(
             lambda: SeatServer(self),
             self.ssh[0],
@@ -161,6 +169,8 @@ class Host:
                 await server.wait_closed()
             else:
                 await server.cleanup()
+        if self.commits is not None:
+            await asyncio.to_thread(self.commits.stop)
 
 
 async def serve(host: Host) -> None:

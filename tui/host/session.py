@@ -38,6 +38,8 @@ from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text.plain import plain_seat
 
+from .commits import told
+
 #: The seat name that gets the GM's table screen.
 GM = "gm"
 
@@ -149,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"margin: {exc}\r\n")
         return 1
 
+    # the host tells the session of each commit through a pipe (``commits.py``)
+    app.told = told(os.environ)
     end_on_signals(app.exit)
     try:
         app.run()

@@ -36,6 +36,7 @@ from margin.events import display_name, is_url
 from margin.events.postgres import url_password
 from margin.tui.table.keys import data_dir
 
+from .commits import Commits
 from .limits import Limits
 from .session import GM
 
@@ -85,6 +86,8 @@ class Hosting(Protocol):
     connections: set[Any]
     tokens: dict[str, str]
     web: tuple[str, int] | None
+    #: what tells the sessions of each commit (None: they look for themselves)
+    commits: Commits | None
 
     @property
     def say(self) -> Callable[[str], None]:
@@ -311,7 +314,14 @@ class PtyProcess:
         self.paused = False
         self.closed = False
 
-    async def start(self, argv: list[str], env: dict[str, str], cols: int, rows: int) -> None:
+    async def start(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cols: int,
+        rows: int,
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
         master, slave = os.openpty()
         self.master = master
         self.resize(cols, rows)
@@ -324,6 +334,7 @@ class PtyProcess:
                 env=env,
                 cwd="/",
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
         finally:
             os.close(slave)
@@ -425,6 +436,8 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         #: the client asked for the plain seat (``ssh -t HOST plain``)
         self.plain = False
         self.pty: PtyProcess | None = None
+        #: the host's end of the pipe that tells the session of each commit (-1: none)
+        self.told = -1
         self.stopping = False
         self.gone = False
         self.finished = asyncio.Event()
@@ -472,6 +485,12 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     async def _start(self) -> None:
         assert self.pty is not None
+        commits = self.host.commits
+        env = session_env(self.term, self.host.table)
+        given = -1
+        if commits is not None and not self.plain:
+            given, self.told = commits.pipe()
+            env.update(commits.env(given))
         try:
             await self.pty.start(
                 session_argv(
@@ -481,17 +500,27 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                     self.plain,
                     f"ssh {self.fingerprint}",
                 ),
-                session_env(self.term, self.host.table),
+                env,
                 *self.size,
+                pass_fds=(given,) if given >= 0 else (),
             )
         except OSError as exc:
+            self._forget_pipe()
             self.host.sessions.discard(self)
             self.host.say(f"{self.seat}: could not start the session ({exc})")
             self.chan.write(b"margin: the host could not start your session\r\n")
             self.chan.exit(1)
             return
+        finally:
+            if given >= 0:
+                os.close(given)  # the session's process holds its end now
         if self.gone:  # the client left while its session was starting
             await self.pty.stop()
+
+    def _forget_pipe(self) -> None:
+        if self.host.commits is not None and self.told >= 0:
+            self.host.commits.forget(self.told)
+        self.told = -1
 
     def _send(self, data: bytes) -> None:
         # The client may be gone while the screen still writes its goodbye.
@@ -499,6 +528,7 @@ class SeatSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.chan.write(data)
 
     def _ended(self, code: int) -> None:
+        self._forget_pipe()
         self.host.sessions.discard(self)
         self.finished.set()
         if not self.stopping:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 import shlex
 import socket
@@ -28,6 +29,7 @@ from textual_serve.download_manager import DownloadManager
 
 from margin.events import short_name
 
+from .commits import Commits
 from .ssh import (
     HOST_STOPPED,
     STOP_GRACE,
@@ -59,11 +61,21 @@ class SeatService(AppService):
     that ending the session reaches the session itself.
     """
 
-    def __init__(self, seat: str, argv: list[str], env: dict[str, str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        seat: str,
+        argv: list[str],
+        env: dict[str, str],
+        commits: Commits | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(shlex.join(argv), **kwargs)
         self.seat = seat
         self.argv = argv
         self.env = env
+        #: what tells the session of each commit, and the host's end of its pipe (-1: none)
+        self.commits = commits
+        self.told = -1
         #: the line the browser gets once the session has ended, if the host ended it
         self.notice: str | None = None
 
@@ -84,15 +96,28 @@ class SeatService(AppService):
         }
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=self._build_environment(width, height),
-            cwd="/",
-            start_new_session=True,
-        )
+        env = self._build_environment(width, height)
+        given = -1
+        if self.commits is not None and self.told < 0:
+            given, self.told = self.commits.pipe()
+            env.update(self.commits.env(given))
+        try:
+            self._process = process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd="/",
+                start_new_session=True,
+                pass_fds=(given,) if given >= 0 else (),
+            )
+        except OSError:
+            self.forget()
+            raise
+        finally:
+            if given >= 0:
+                os.close(given)  # the session's process holds its end now
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
@@ -123,6 +148,13 @@ class SeatService(AppService):
         """End the session's process group: asked, then killed after ``STOP_GRACE``."""
         if self._process is not None:
             await end_group(self._process)
+        self.forget()
+
+    def forget(self) -> None:
+        """Close the host's end of the pipe that told the session of commits."""
+        if self.commits is not None and self.told >= 0:
+            self.commits.forget(self.told)
+        self.told = -1
 
     async def close(self, notice: str = HOST_STOPPED, code: int = 0) -> None:
         """End the session, telling the browser why (the host stops, say)."""
@@ -198,6 +230,7 @@ class WebDoor:
                 host.table, seat, host.sheets, door=link_door(request.match_info["token"])
             ),
             session_env("xterm-256color", host.table),
+            host.commits,
             write_bytes=ws.send_bytes,
             write_str=ws.send_str,
             close=ws.close,

@@ -39,7 +39,6 @@ from margin.tui.text import render
 
 from . import commandline
 from .base import (
-    FOLLOW_INTERVAL,
     NOTICE_INTERVAL,
     PANELS_HELP,
     Failed,
@@ -218,7 +217,7 @@ class PlayApp(TableApp):
     def start(self) -> None:
         super().start()
         self.query_one(CommandLine).focus()
-        self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.follow_table()
         self.set_interval(NOTICE_INTERVAL, self.host_notices)
         self.say(self.greeting)
 

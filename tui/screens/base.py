@@ -3,6 +3,8 @@ and runs its writes; the GM's, a player's and the replay's screens are kinds of 
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +51,8 @@ from .widgets import (
     key_pair,
 )
 
-#: How often a screen looks for records other processes committed.
+#: How often a screen looks for records other processes committed (one a host tells of
+#: each commit looks by itself only as often as the host says: ``TableApp.told``).
 FOLLOW_INTERVAL = 0.02
 #: How often a waiting player's view looks whether the character is seated.
 SEAT_INTERVAL = 0.1
@@ -172,6 +175,12 @@ class TableApp(App[None]):
         self.last_search = ""
         #: table jobs started whose answer has not been handled yet (a fold, a write)
         self._jobs = 0
+        #: a pipe that tells the screen of each commit (a host's session, which reads it)
+        #: and the seconds between the screen's own looks meanwhile; None: the screen
+        #: looks every ``FOLLOW_INTERVAL``
+        self.told: tuple[int, float] | None = None
+        #: a commit was told while a table job was in flight: followed once it has ended
+        self._told_late = False
 
     @property
     def busy(self) -> bool:
@@ -286,6 +295,48 @@ class TableApp(App[None]):
         if error:
             message = commandline.typed_words(message, self.view.state())
         self.query_one("#message", Static).update(Text(message, style="bold red" if error else ""))
+
+    def follow_table(self) -> None:
+        """Follow what other processes commit from now on: told of each commit by the pipe
+        ``told`` names, and looking by itself now and then in case a notice is lost; or,
+        told by nothing, looking every ``FOLLOW_INTERVAL``."""
+        if self.told is None:
+            self.set_interval(FOLLOW_INTERVAL, self.follow)
+            return
+        fd, every = self.told
+        asyncio.get_running_loop().add_reader(fd, self._notice)
+        self.set_interval(every, self.follow)
+
+    def _notice(self) -> None:
+        """The pipe that tells of commits is readable: take what it holds, follow the table."""
+        assert self.told is not None
+        fd = self.told[0]
+        try:
+            told = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            told = b""
+        if told:
+            self.commit_told()
+            return
+        # the host's end is closed (the host is going): look as an untold screen does
+        asyncio.get_running_loop().remove_reader(fd)
+        os.close(fd)
+        self.told = None
+        self.set_interval(FOLLOW_INTERVAL, self.follow)
+
+    def commit_told(self) -> None:
+        """Another process committed: follow it now, or once the table job in flight ends."""
+        if not self.busy:
+            self.follow()
+        elif not self._told_late:
+            self._told_late = True
+            self.set_timer(FOLLOW_INTERVAL, self._told_again)
+
+    def _told_again(self) -> None:
+        self._told_late = False
+        self.commit_told()
 
     def follow(self) -> None:
         """Fold what other processes appended, in a worker; one redraw for any number of records.

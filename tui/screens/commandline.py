@@ -166,10 +166,13 @@ def _accepts_faces(system: str, tag: str) -> bool:
     return False
 
 
-def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) -> Parsed:
+def parse_line(
+    text: str, state: TableState, sheets: SheetReader | None = None, *, player: bool = False
+) -> Parsed:
     """A typed line as a command (or a screen action); ``RuleError`` names what is wrong.
 
     ``sheets`` reads the files of ``add NAME from FILE``; without it none is read.
+    ``player``: the line is a player's, whose unknown first word is told the player's words.
     """
     text = text.strip()
     if not text:
@@ -195,11 +198,15 @@ def parse_line(text: str, state: TableState, sheets: SheetReader | None = None) 
     head = words[0].lower()
     if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
         return Parsed(action=head)
-    return Parsed(command=_command(words, faces, state, sheets))
+    return Parsed(command=_command(words, faces, state, sheets, player))
 
 
 def _command(
-    words: list[str], faces: list[int] | None, state: TableState, sheets: SheetReader | None
+    words: list[str],
+    faces: list[int] | None,
+    state: TableState,
+    sheets: SheetReader | None,
+    player: bool = False,
 ) -> Command:
     """The command a line's words make, its typed ``faces`` (if any) given to it."""
     head = words[0].lower()
@@ -207,7 +214,7 @@ def _command(
     if found is None:
         found = _system_forms(words, faces, state)
     if found is None:
-        known = command_words(state)
+        known = player_words(state) if player else command_words(state)
         near = difflib.get_close_matches(head, known, n=1)
         mean = f" (did you mean {near[0]!r}?)" if near else ""
         raise RuleError(f"{words[0]!r} is not a command{mean}; commands: {', '.join(known)}")

@@ -29,7 +29,6 @@ from margin.tui.table.seats import HASTE, Sitting
 
 from . import commandline
 from .base import (
-    FOLLOW_INTERVAL,
     PANELS_HELP,
     SEAT_INTERVAL,
     Failed,
@@ -256,7 +255,7 @@ class WatchApp(TableApp):
         if self.seat is not None and self.query_one(PromptBar).has_class("shown"):
             # a check the GM asked before the player came in: the keys are its
             self.query_one(PromptBar).focus()
-        self.set_interval(FOLLOW_INTERVAL, self.follow)
+        self.follow_table()
         if not self._cue:
             self.say(self.idle_line)
         self.sit_down()
@@ -379,7 +378,7 @@ class WatchApp(TableApp):
             self.say("wait: the table is busy with your last command", error=True)
             return
         try:
-            parsed = commandline.parse_line(event.text, self.view.state())
+            parsed = commandline.parse_line(event.text, self.view.state(), player=True)
         except RuleError as exc:
             line.pending -= 1
             line.refused(event.text)

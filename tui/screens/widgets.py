@@ -627,6 +627,11 @@ class CommandLine(Input):
         self._put_back: str | None = None
 
     async def _on_key(self, event: events.Key) -> None:
+        if event.character == ":" and not self.value:
+            # ':' is the key that opens a player's line: pressed again there, it is not typed
+            event.prevent_default()
+            event.stop()
+            return
         # Input leaves its bindings to the app, which runs them after this widget
         # has already taken the keys typed next; run them here, in order.
         bindings = self._bindings.key_to_bindings.get(event.key)

@@ -49,12 +49,15 @@ def _check(e: dict[str, Any]) -> list[Fact]:
     ]
     kept = e.get("kept")
     if e.get("double") and kept:
-        adjustment = number(e, "adjustment")
-        shift = f" ({adjustment:+d})" if adjustment else ""
-        facts.append(
-            Notable(e.get("character", ""), f"doubles {kept[0]}-{kept[1]}{shift} on {label}")
-        )
+        facts.append(_doubles(e, kept, label))
     return facts
+
+
+def _doubles(e: dict[str, Any], kept: list[int], label: str) -> Notable:
+    """A check whose kept pair is a double, as the recap notes it."""
+    adjustment = number(e, "adjustment")
+    shift = f" ({adjustment:+d})" if adjustment else ""
+    return Notable(e.get("character", ""), f"doubles {kept[0]}-{kept[1]}{shift} on {label}")
 
 
 def _spent(e: dict[str, Any]) -> list[Fact]:

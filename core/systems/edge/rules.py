@@ -177,20 +177,25 @@ def resolve_check(
     keep: Sequence[int] | None = None,
 ) -> CheckResult:
     """Resolve rolled faces: the default keep is the best (Advantage) or worst (Disadvantage) MoS."""
+    need = _check_faces(faces, mode)
+    if keep is not None:
+        return outcome(mode, faces, _pair(keep, need), bonus, tn, edge)
+    if mode == "normal":
+        return outcome(mode, faces, (0, 1), bonus, tn, edge)
+    results = [outcome(mode, faces, p, bonus, tn, edge) for p in PAIRS]
+    best = max if mode == "advantage" else min
+    return best(results, key=lambda r: r.mos)
+
+
+def _check_faces(faces: Sequence[int], mode: str) -> int:
+    """How many d10 a check of ``mode`` rolls, which ``faces`` must be."""
     need = dice_count(mode)
     if len(faces) != need:
         raise RuleError(f"faces: a {mode} check rolls {need}d10, {len(faces)} faces given")
     for f in faces:
         if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 10:
             raise RuleError(f"faces: {f!r} is not a face of a d10 (1..10)")
-    if keep is not None:
-        return outcome(mode, faces, _pair(keep, need), bonus, tn, edge)
-    if mode == "normal":
-        return outcome(mode, faces, (0, 1), bonus, tn, edge)
-    results = [outcome(mode, faces, p, bonus, tn, edge) for p in PAIRS]
-    if mode == "advantage":
-        return max(results, key=lambda r: r.mos)
-    return min(results, key=lambda r: r.mos)
+    return need
 
 
 def _pair(keep: Sequence[int], dice: int) -> tuple[int, int]:

@@ -76,7 +76,6 @@ def target_for(
     char: Character, skill: str | None, attribute: str | None, target: int | None
 ) -> tuple[int, str, bool]:
     """(target, label, unskilled) from a given target, a skill, or an attribute rating."""
-    sheet = char.sheet
     if target is not None:
         return target, skill or attribute or f"target {target}", False
     if skill is not None:
@@ -85,16 +84,22 @@ def target_for(
             return found[1], found[0], False
     if attribute is None:
         raise RuleError("check: name a skill, an attribute or a target")
-    found = lookup(sheet.get("attributes", {}), attribute)
+    name, value = _attribute_target(char, attribute)
+    if skill is not None:
+        return value, f"{skill} (unskilled, {name})", True
+    return value, name, False
+
+
+def _attribute_target(char: Character, attribute: str) -> tuple[str, int]:
+    """An attribute a check names, as the sheet names it, and the target its rating gives."""
+    attributes = char.sheet.get("attributes", {})
+    found = lookup(attributes, attribute)
     if found is None:
-        known = ", ".join(sheet.get("attributes", {})) or "none"
+        known = ", ".join(attributes) or "none"
         raise RuleError(
             f"attribute {attribute!r}: {char.name} has no such attribute (attributes: {known})"
         )
-    value = rules.rating_target(found[1])
-    if skill is not None:
-        return value, f"{skill} (unskilled, {found[0]})", True
-    return value, found[0], False
+    return found[0], rules.rating_target(found[1])
 
 
 def _skill_target(char: Character, skill: str, attribute: str | None) -> tuple[str, int] | None:

@@ -20,7 +20,15 @@ from ....state import TableState
 from ...base import Deciders
 from .. import rules
 from ..commands import ApplyEffect, Bandage, ChangeHp, ClearEffect, SwitchSide
-from ..state import EFFECTS, SHIELD_PERCENT, ChanceCharacter, EffectKind, sheet_of, side_of
+from ..state import (
+    EFFECTS,
+    SHIELD_PERCENT,
+    ChanceCharacter,
+    Effect,
+    EffectKind,
+    sheet_of,
+    side_of,
+)
 from .common import char_of
 
 
@@ -96,10 +104,7 @@ class _Held:
 def _held(state: TableState, target: ChanceCharacter, name: str, land: rules.Landing) -> _Held:
     kind = EFFECTS[name]
     existing = target.effect(name)
-    pool = 0
-    if name == "shield":
-        pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, land.stacks)
-        pool += existing.pool if existing else 0
+    pool = _shield_pool(target, land.stacks, existing) if name == "shield" else 0
     stacks = land.stacks + (existing.stacks if existing else 0)
     if kind.escalates_to and stacks >= int(state.options.get("escalate_at", 3)):
         worse = target.effect(kind.escalates_to)
@@ -107,6 +112,12 @@ def _held(state: TableState, target: ChanceCharacter, name: str, land: rules.Lan
         return _Held(kind.escalates_to, 1 + (worse.stacks if worse else 0), turns, pool)
     turns = 0 if kind.until_removed else max(land.turns, existing.turns if existing else 0)
     return _Held(name, stacks, turns, pool)
+
+
+def _shield_pool(target: ChanceCharacter, stacks: int, existing: Effect | None) -> int:
+    """The HP a shield of ``stacks`` holds, on top of the one ``existing`` already (if any)."""
+    pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, stacks)
+    return pool + (existing.pool if existing else 0)
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:
@@ -165,18 +176,7 @@ def decide_switch_side(
             f"character: {char.name} is not charmed; only a charm turns a friend into an enemy"
         )
     if cmd.side is None:
-        charmer = state.characters.get(charm.source)
-        if charmer is not None and charmer.hidden:
-            # the side is shown to players with the charm; a hidden charmer's is its secret
-            raise RuleError(
-                f"side: name the side {char.name} now fights for (whoever charmed it is hidden "
-                "from the players)"
-            )
-        side = side_of(charmer) if isinstance(charmer, ChanceCharacter) else ""
-        if not side:
-            raise RuleError(
-                f"side: name the side {char.name} now fights for (whoever charmed it has no side)"
-            )
+        side = _charmer_side(state, char, charm.source)
     else:
         side = cmd.side.strip()
         if not side:
@@ -185,6 +185,23 @@ def decide_switch_side(
         raise RuleError(f"side: {char.name} already fights for {side!r}")
     event = SideSwitched(character=char.id, side=side, before=side_of(char), reason="charmed")
     return [Draft(event, cause=charm.applied or None)]
+
+
+def _charmer_side(state: TableState, char: ChanceCharacter, charmer_id: str) -> str:
+    """The side of whoever charmed ``char``, which the charmed character now fights for."""
+    charmer = state.characters.get(charmer_id)
+    if charmer is not None and charmer.hidden:
+        # the side is shown to players with the charm; a hidden charmer's is its secret
+        raise RuleError(
+            f"side: name the side {char.name} now fights for (whoever charmed it is hidden "
+            "from the players)"
+        )
+    side = side_of(charmer) if isinstance(charmer, ChanceCharacter) else ""
+    if not side:
+        raise RuleError(
+            f"side: name the side {char.name} now fights for (whoever charmed it has no side)"
+        )
+    return side
 
 
 def side_back(state: TableState, char: ChanceCharacter, cause: int) -> list[Draft]:

@@ -109,15 +109,7 @@ def decide_flee(cmd: Flee, state: TableState, dice: Dice, history: History) -> l
             f"flee: {char.name} has no forced move due (a feared character flees at the "
             "start of its turn)"
         )
-    if cmd.to is not None:
-        to = place(cmd.to, "to")
-    elif enc.flee_to is not None:
-        to = list(enc.flee_to)
-    else:
-        raise RuleError(
-            f"to: give the place {char.name} flees to ([x, y] feet): whoever frightened it "
-            "has no place on the field"
-        )
+    to = _flee_to(cmd, enc.flee_to, char)
     start = char.position
     feet = distance(start, to) if start is not None else 0
     if start is not None and not cmd.override:
@@ -129,6 +121,18 @@ def decide_flee(cmd: Flee, state: TableState, dice: Dice, history: History) -> l
         character=char.id, to=to, feet=feet, start=start, override=cmd.override, fled=True
     )
     return [Draft(event)]
+
+
+def _flee_to(cmd: Flee, proposed: list[int] | None, char: ChanceCharacter) -> list[int]:
+    """Where a feared character flees: the place given, or the one its turn proposed."""
+    if cmd.to is not None:
+        return place(cmd.to, "to")
+    if proposed is None:
+        raise RuleError(
+            f"to: give the place {char.name} flees to ([x, y] feet): whoever frightened it "
+            "has no place on the field"
+        )
+    return list(proposed)
 
 
 #: longest leg of a journey, in its unit
@@ -160,14 +164,8 @@ def decide_travel(cmd: Travel, state: TableState, dice: Dice, history: History) 
         raise RuleError(f"distance: {cmd.distance} must be above 0")
     if cmd.distance > MAX_DISTANCE:
         raise RuleError(f"distance: {cmd.distance:g} is more than {MAX_DISTANCE:g} {unit}")
-    if cmd.speed is not None and (not speed_unit or cmd.speed <= 0):
-        raise RuleError(
-            "speed: only sea and air legs take a speed, in knots above 0"
-            if not speed_unit
-            else f"speed: {cmd.speed} must be above 0"
-        )
-    if cmd.speed is not None and cmd.speed > MAX_DISTANCE:
-        raise RuleError(f"speed: {cmd.speed:g} is more than {MAX_DISTANCE:g} knots")
+    if cmd.speed is not None:
+        _check_knots(cmd.speed, speed_unit)
     event = Traveled(
         domain=domain, distance=cmd.distance, unit=unit, speed=cmd.speed, note=cmd.note
     )
@@ -180,3 +178,13 @@ DECIDERS: Deciders = {
     Flee: decide_flee,
     Travel: decide_travel,
 }
+
+
+def _check_knots(speed: float, unit: str) -> None:
+    """A leg's speed: only where the domain has a speed ``unit``, above 0 and bounded."""
+    if not unit:
+        raise RuleError("speed: only sea and air legs take a speed, in knots above 0")
+    if speed <= 0:
+        raise RuleError(f"speed: {speed} must be above 0")
+    if speed > MAX_DISTANCE:
+        raise RuleError(f"speed: {speed:g} is more than {MAX_DISTANCE:g} knots")

@@ -44,14 +44,7 @@ def _encounter_action(cmd: Attack, state: TableState, char: EdgeCharacter) -> st
     if cmd.action == "none":
         return ""
     if cmd.action is None:
-        if enc.current != char.id:
-            raise RuleError(
-                f'action: it is not {char.name}\'s turn; give action "reaction" or "none"'
-            )
-        for candidate in ("major", "bonus"):
-            if candidate in me.actions:
-                return candidate
-        raise RuleError(f"action: {char.name} has no Major or bonus action left this turn")
+        return _turn_action(enc.current == char.id, me.actions, char.name)
     if cmd.action not in ("major", "bonus", "reaction"):
         raise RuleError(
             f"action: {cmd.action!r} is not an attack action (major, bonus, reaction, none)"
@@ -174,6 +167,17 @@ def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) 
     pool = rules.Pool(cmd.dice, cmd.bonus)
     hit = _Damage(target, pool, cmd.stun, cmd.pt_reduction, use_armor=cmd.armor, reason=cmd.reason)
     return _hit(state, dice, hit, first_seq=state.seq + 1)
+
+
+def _turn_action(turn: bool, actions: list[str], name: str) -> str:
+    """The action an attack with none named uses: on the attacker's ``turn``, a Major
+    action left, else a bonus one."""
+    if not turn:
+        raise RuleError(f'action: it is not {name}\'s turn; give action "reaction" or "none"')
+    for candidate in ("major", "bonus"):
+        if candidate in actions:
+            return candidate
+    raise RuleError(f"action: {name} has no Major or bonus action left this turn")
 
 
 def _only_attack(cmd: Damage) -> Damage:
