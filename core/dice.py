@@ -187,6 +187,13 @@ class _Notation:
         """Whether the next character is one of ``chars``."""
         return self.pos < len(self.s) and self.s[self.pos] in chars
 
+    def sign(self) -> int:
+        """A term's sign: -1 for a ``-`` read, 1 for a ``+`` or none."""
+        if not self.at("+-"):
+            return 1
+        self.pos += 1
+        return -1 if self.s[self.pos - 1] == "-" else 1
+
     def number(self) -> int | None:
         start = self.pos
         while self.pos < len(self.s) and "0" <= self.s[self.pos] <= "9":
@@ -248,11 +255,7 @@ def parse(text: str) -> Expression:
         raise NotationError(text, 0, "empty notation (try 2d10 or 3d6+2)")
     terms: list[Term] = []
     while True:
-        sign = 1
-        if notation.at("+-"):
-            sign = -1 if notation.s[notation.pos] == "-" else 1
-            notation.pos += 1
-        terms.append(notation.term(sign))
+        terms.append(notation.term(notation.sign()))
         if notation.pos == len(notation.s):
             break
         if not notation.at("+-"):

@@ -171,30 +171,40 @@ class _Checker:
                 self.problem(seq, "its dice were drawn when no session's dice were committed")
             return
         if mark.stream == "open" and mark.dice:
-            if mark.index != ledger.opened:
-                self.problem(
-                    seq,
-                    f"its dice are drawn as the session's open roll {mark.index} but it is "
-                    f"roll {ledger.opened} (a record moved, added or taken out?)",
-                )
-            else:
-                opened = _Open(seq, actor, ledger.entropy, mark)
-                self.pending.setdefault(ledger.commitment, []).append(opened)
+            self._drawn_open(seq, actor, mark)
         elif mark.stream == "secret":
-            if mark.index != ledger.secrets:
-                self.problem(
-                    seq,
-                    f"its dice are drawn as the session's secret {mark.index} but it is "
-                    f"secret {ledger.secrets} (a record moved, added or taken out?)",
-                )
-                return
-            secret = _Secret(ledger.commitment, actor, ledger.entropy, mark, [record])
-            self.secrets[seq] = secret
-            self.of_command = {record.command: secret}
-            self.by_seq[seq] = secret
+            self._drawn_secret(record, actor, mark)
         elif mark.stream == "hidden":
             # drawn from a key never published: they stay closed, revealed or not
             tally.closed += 1
+
+    def _drawn_open(self, seq: int, actor: str, mark: Drawn) -> None:
+        """Dice drawn as the session's next open roll, checked once the session opens."""
+        ledger = self.ledger
+        if mark.index != ledger.opened:
+            self.problem(
+                seq,
+                f"its dice are drawn as the session's open roll {mark.index} but it is "
+                f"roll {ledger.opened} (a record moved, added or taken out?)",
+            )
+            return
+        opened = _Open(seq, actor, ledger.entropy, mark)
+        self.pending.setdefault(ledger.commitment, []).append(opened)
+
+    def _drawn_secret(self, record: Record, actor: str, mark: Drawn) -> None:
+        """Dice drawn as the session's next secret, checked once the GM reveals it."""
+        ledger = self.ledger
+        if mark.index != ledger.secrets:
+            self.problem(
+                record.seq,
+                f"its dice are drawn as the session's secret {mark.index} but it is "
+                f"secret {ledger.secrets} (a record moved, added or taken out?)",
+            )
+            return
+        secret = _Secret(ledger.commitment, actor, ledger.entropy, mark, [record])
+        self.secrets[record.seq] = secret
+        self.of_command = {record.command: secret}
+        self.by_seq[record.seq] = secret
 
     def entropy(self, record: Record, event: DiceEntropy) -> None:
         """A seat's entropy: 32 bytes in hex, written by the seat it names (a player's by
@@ -295,19 +305,24 @@ def report_lines(report: DiceReport) -> list[str]:
             + ("; every die checked agrees" if not report.problems else "")
         ]
     for actor in sorted(report.tallies):
-        t = report.tallies[actor]
-        parts = []
-        if t.drawn:
-            parts.append(f"{_count(t.drawn, 'die', 'dice')} drawn, {t.checked} checked")
-        if t.typed:
-            parts.append(f"{t.typed} typed")
-        if t.closed:
-            parts.append(f"{_count(t.closed, 'secret')} still closed")
-        if t.uncommitted:
-            parts.append(f"{_count(t.uncommitted, 'roll')} drawn before dice were committed")
+        parts = _tally_parts(report.tallies[actor])
         if parts:
             lines.append(f"  {actor}: " + "; ".join(parts))
     return lines
+
+
+def _tally_parts(t: Tally) -> list[str]:
+    """What one character's dice came to, as ``report_lines`` says it."""
+    parts = []
+    if t.drawn:
+        parts.append(f"{_count(t.drawn, 'die', 'dice')} drawn, {t.checked} checked")
+    if t.typed:
+        parts.append(f"{t.typed} typed")
+    if t.closed:
+        parts.append(f"{_count(t.closed, 'secret')} still closed")
+    if t.uncommitted:
+        parts.append(f"{_count(t.uncommitted, 'roll')} drawn before dice were committed")
+    return parts
 
 
 def _seals_hold(records: list[Record], target: int, key: bytes) -> bool:

@@ -702,11 +702,13 @@ class SQLiteStore(Store):
                 if v == FORMAT and type(v) is int and type(body) is bytes:
                     with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
                         record = decode(body)
-                if record is None:
-                    if type(v) is not int or not isinstance(body, bytes | str):
-                        raise self._damaged(seq, "a column holds the wrong kind of value")
-                    record = self._decode(seq, v, body)
-                yield record
+                yield self._read_the_long_way(seq, v, body) if record is None else record
+
+    def _read_the_long_way(self, seq: object, v: object, body: object) -> Record:
+        """A row of an older format (or a damaged one) decoded, or reported as damaged."""
+        if type(v) is not int or not isinstance(body, bytes | str):
+            raise self._damaged(seq, "a column holds the wrong kind of value")
+        return self._decode(seq, v, body)
 
     def data_version(self) -> int:
         try:
@@ -759,19 +761,24 @@ class SQLiteStore(Store):
         for seq, digest in found:
             if type(seq) is not int or not isinstance(digest, str):
                 continue
-            try:
-                row = self._db.execute(
-                    "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
-                    (fold, seq),
-                ).fetchone()
-                if row is None or row[1] != "blob":
-                    continue
-                # read straight into one bytes object (a row's value would be copied twice)
-                with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
-                    body = blob.read()
-            except sqlite3.DatabaseError as exc:
-                raise ReadError(self.name, str(exc)) from None
-            yield Snapshot(seq, digest, fold, body)
+            body = self._snapshot_body(fold, seq)
+            if body is not None:
+                yield Snapshot(seq, digest, fold, body)
+
+    def _snapshot_body(self, fold: str, seq: int) -> bytes | None:
+        """The body of a kept snapshot, read straight into one bytes object (a row's value
+        would be copied twice); None when it is no blob."""
+        try:
+            row = self._db.execute(
+                "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
+                (fold, seq),
+            ).fetchone()
+            if row is None or row[1] != "blob":
+                return None
+            with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
+                return blob.read()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:
