@@ -35,6 +35,7 @@ def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) 
     """
     try:
         value = decoder.decode(line)
+        check_value(value if decoder is _decoder else msgspec.to_builtins(value))
     except msgspec.ValidationError as exc:
         if decoder is not _decoder:
             raise
@@ -42,18 +43,19 @@ def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) 
     except RecursionError:
         raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
     except msgspec.DecodeError as exc:
-        raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-        if _SURROGATE.search(raw):
-            raise RuleError(
-                "not JSON margin accepts: a \\uD800-\\uDFFF escape that is not half of a "
-                "surrogate pair is not a character"
-            ) from None
-        raise RuleError(f"not JSON: {exc}") from None
-    try:
-        check_value(value if decoder is _decoder else msgspec.to_builtins(value))
-    except RecursionError:
-        raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
+        raise _not_json(line, exc) from None
     return value
+
+
+def _not_json(line: bytes | str, exc: msgspec.DecodeError) -> RuleError:
+    """A line that does not decode, in one line: a lone surrogate escape said as such."""
+    raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    if _SURROGATE.search(raw):
+        return RuleError(
+            "not JSON margin accepts: a \\uD800-\\uDFFF escape that is not half of a "
+            "surrogate pair is not a character"
+        )
+    return RuleError(f"not JSON: {exc}")
 
 
 def _where(path: list[str]) -> str:
