@@ -14,6 +14,7 @@ from functools import cache
 from typing import Protocol
 
 from .errors import NotationError, RuleError
+from .inputs import is_whole_in
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -52,7 +53,7 @@ class TypedDice:
                     f"faces: {len(self.faces)} given, more are needed (next is a d{sides})"
                 )
             face = self.faces[self.used]
-            if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= sides:
+            if not is_whole_in(face, 1, sides):
                 raise RuleError(f"faces: {face!r} is not a face of a d{sides} (1..{sides})")
             self.used += 1
             out.append(face)

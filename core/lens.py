@@ -566,16 +566,20 @@ class PlayerLens:
         cause = data.pop("cause", None)
         if cause is not None and cause in self.numbers:
             data["cause"] = self.numbers[cause]
-        body = data["event"]
+        self._renumber_event(kind, data["event"])
+
+    def _renumber_event(self, kind: type[Event], body: dict[str, Any]) -> None:
+        """An event's record numbers as players number records; a number of a record they
+        did not see is left out."""
+        numbers = self.numbers
         for name in kind.RECORD_FIELDS:
             value = body.get(name)
             if isinstance(value, list):
-                body[name] = [self.numbers[n] for n in value if n in self.numbers]
+                body[name] = [numbers[n] for n in value if n in numbers]
+            elif isinstance(value, int) and value in numbers:
+                body[name] = numbers[value]
             elif isinstance(value, int):
-                if value in self.numbers:
-                    body[name] = self.numbers[value]
-                else:
-                    body.pop(name, None)
+                body.pop(name, None)
 
 
 def _keeps_numbers(form: PlayerForm | None, verdict: Verdict) -> bool:

@@ -493,7 +493,7 @@ class View:
             # what players know at the record shown
             reader.revealed = self._gm_state.revealed
         names = self.names()
-        lookup = None if self.lens else self.record_line
+        lookup = self._player_line if self.lens else self.record_line
         out = []
         for record in self._fetch(self.seqs()[start:stop]):
             data, number, secret = _read(record, reader)
@@ -521,6 +521,15 @@ class View:
         with self.table.lock:
             reader.revealed = self.table.projection.state.revealed
         yield from (reader.form(r) for r in records if r.seq in reader.numbers)
+
+    def _player_line(self, number: int) -> str | None:
+        """The line of the record a player knows as ``number``, as that player reads it (an
+        undo a player sees names what it undid with this)."""
+        reader = self.table.reader
+        if reader is None or not 0 < number <= len(reader.seqs):
+            return None
+        data = reader.form(self.table.reads.record(reader.seqs[number - 1]))
+        return render.describe(self.system.id, data, self.names())
 
     @_locked
     def record_line(self, seq: int) -> str:

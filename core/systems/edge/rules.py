@@ -12,6 +12,7 @@ from functools import cache
 from itertools import product
 
 from ...errors import RuleError
+from ...inputs import is_whole, is_whole_in
 
 #: Difficulty ladder: name -> TN.
 LADDER: dict[str, int] = {
@@ -193,14 +194,14 @@ def _check_faces(faces: Sequence[int], mode: str) -> int:
     if len(faces) != need:
         raise RuleError(f"faces: a {mode} check rolls {need}d10, {len(faces)} faces given")
     for f in faces:
-        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 10:
+        if not is_whole_in(f, 1, 10):
             raise RuleError(f"faces: {f!r} is not a face of a d10 (1..10)")
     return need
 
 
 def _pair(keep: Sequence[int], dice: int) -> tuple[int, int]:
     """The two faces a check keeps, given as indices into its ``dice`` faces."""
-    whole = all(isinstance(i, int) and not isinstance(i, bool) for i in keep)
+    whole = all(is_whole(i) for i in keep)
     if len(keep) != 2 or not whole or not all(0 <= i < dice for i in keep) or keep[0] == keep[1]:
         raise RuleError(
             f"keep: {list(keep)!r} must be two different indices 0..{dice - 1} into faces"

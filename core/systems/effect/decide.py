@@ -21,6 +21,7 @@ from margin.events.systems.effect import (
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
 from ...history import History
+from ...inputs import is_whole_in
 from ...state import Character, TableState, find_character
 from ..base import Command
 from . import rules
@@ -340,7 +341,7 @@ def two_d6(dice: Dice, faces: Any, name: str) -> tuple[list[int], str]:
     if not isinstance(faces, list) or len(faces) != 2:
         raise RuleError(f"{name}.faces: expected two d6 faces, 1..6 each")
     for face in faces:
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+        if not is_whole_in(face, 1, 6):
             raise RuleError(f"{name}.faces: {face!r} is not a face of a d6 (1..6)")
     return list(faces), "typed"
 
