@@ -669,11 +669,7 @@ def player_state(
     kept = lens.kept
     return msgspec.structs.replace(
         state,
-        characters={
-            k: _numbered(_players_character(for_players(c, state)), numbers, hidden, kept)
-            for k, c in state.characters.items()
-            if not c.hidden
-        },
+        characters=_players_characters(state, numbers, hidden, kept),
         world=_numbered(world, numbers, hidden, kept),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
@@ -688,6 +684,18 @@ def player_state(
         requests=_own_requests(state, lens),
         prompts=_own_prompts(state, lens),
     )
+
+
+def _players_characters(
+    state: TableState, numbers: Mapping[int, int], hidden: Container[str], kept: Kept
+) -> dict[str, Character]:
+    """The characters players see, as they may see them (their health as the table shows it
+    to players, less the GM's own conditions)."""
+    return {
+        k: _numbered(_players_character(for_players(c, state)), numbers, hidden, kept)
+        for k, c in state.characters.items()
+        if not c.hidden
+    }
 
 
 def _own_requests(state: TableState, lens: PlayerLens) -> dict[int, Request]:

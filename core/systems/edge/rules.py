@@ -51,18 +51,21 @@ def tn_value(tn: object, field: str = "tn") -> tuple[int, str]:
         if not 1 <= tn <= MAX_TN:
             raise RuleError(f"{field}: {tn} is out of range (1 or more, at most {MAX_TN})")
         return tn, ""
-    if isinstance(tn, str):
-        key = "-".join(tn.lower().replace("_", "-").split())
-        if key == "impossible":
-            raise RuleError(
-                f"{field}: an impossible task cannot be attempted; it fails without a roll"
-            )
-        if key in LADDER:
-            return LADDER[key], key
-        if key.isdigit():
-            return tn_value(int(key), field)
+    found = _named_tn(tn, field) if isinstance(tn, str) else None
+    if found is not None:
+        return found
     names = ", ".join(f"{k} {v}" for k, v in LADDER.items())
     raise RuleError(f"{field}: {tn!r} is not a TN or a difficulty ({names})")
+
+
+def _named_tn(tn: str, field: str) -> tuple[int, str] | None:
+    """A TN typed as text: a rung of the ladder, or digits; None for anything else."""
+    key = "-".join(tn.lower().replace("_", "-").split())
+    if key == "impossible":
+        raise RuleError(f"{field}: an impossible task cannot be attempted; it fails without a roll")
+    if key in LADDER:
+        return LADDER[key], key
+    return tn_value(int(key), field) if key.isdigit() else None
 
 
 def check_mode(
