@@ -51,6 +51,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from frames import EMPTY_APP  # noqa: E402
+
 from margin.core import Projection  # noqa: E402
 from margin.events import (  # noqa: E402
     FORMAT,
@@ -70,17 +72,12 @@ from margin.tui.table import Table  # noqa: E402
 from margin.tui.table.demo import build_demo  # noqa: E402
 from margin.tui.table.reader import LiveTable  # noqa: E402
 
-CHILD = """
+CHILD = (
+    EMPTY_APP
+    + """
 import sys, time
 which, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
 if which == "empty":
-    from textual.app import App
-    from textual.widgets import Static
-
-    class Empty(App):
-        def compose(self):
-            yield Static("empty")
-
     app = Empty()
 else:
     from margin.tui.screens import app as screens
@@ -105,6 +102,7 @@ def ready(self):
 type(app).on_ready = ready
 app.run(headless=True, size=(100, 30))
 """
+)
 
 SYSTEM = "2d10-edge"
 PLAYER = "Kael"

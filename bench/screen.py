@@ -31,24 +31,21 @@ import tempfile
 import time
 from pathlib import Path
 
+from frames import EMPTY_APP
+
 from margin.core import get_system
 from margin.core.commands import Note
 from margin.events import Draft, Noted, Rolled, Undone
 from margin.tui.table.demo import build_demo
 from margin.tui.table.table import Table, new_command_id
 
-CHILD = """
+CHILD = (
+    EMPTY_APP
+    + """
 import sys, time
 start = float(sys.argv[1])
 which = sys.argv[2]
 if which == "empty":
-    from textual.app import App
-    from textual.widgets import Static
-
-    class Empty(App):
-        def compose(self):
-            yield Static("empty")
-
     app = Empty()
 else:
     from margin.tui.screens.app import play_app
@@ -63,6 +60,7 @@ def ready(self):
 type(app).on_ready = ready
 app.run(headless=True, size=(100, 30))
 """
+)
 
 
 def build(path: Path, records: int, system: str) -> None:

@@ -332,11 +332,14 @@ def cue(clock: Clock | None, name: str) -> Cue:
 
 def cue_line(kind: Cue, name: str) -> str:
     """A cue said to the player of ``name``: their turn, or that they act next."""
-    if kind == "turn":
-        return f"your turn, {name}"
-    if kind == "on deck":
-        return f"on deck, {name}: you act next"
-    return ""
+    return _CUE_LINES[kind].format(name)
+
+
+_CUE_LINES: dict[Cue, str] = {
+    "turn": "your turn, {}",
+    "on deck": "on deck, {}: you act next",
+    "": "",
+}
 
 
 def player_fight(fight: Fight | None, hidden: Container[str]) -> Fight | None:
@@ -359,7 +362,8 @@ def _seen_current(fight: Fight, hidden: Container[str]) -> str:
     """Whose turn players see: during a hidden one's, the last they saw act this round."""
     if fight.current not in hidden:
         return fight.current
-    acted = [a for a in fight.acted if a not in hidden and a != fight.current]
+    # the one acting is hidden: so is every turn of theirs
+    acted = [a for a in fight.acted if a not in hidden]
     return acted[-1] if acted else ""
 
 

@@ -205,6 +205,18 @@ def _rounds_left(cond: Condition, left: int, state: TableState) -> str:
     return f"until {anchor.name}'s turn" if anchor is not None else "ends this round"
 
 
+def _turns_left(turns: int, until: int, bearer: str, now: Moment | None, state: TableState) -> int:
+    """The turns of its bearer left to a condition of ``turns`` that ends with the bearer's
+    ``until``-th turn.
+
+    The bearer's turn under way counts as one left, unless the condition came on during
+    it: its turns are the ones after that turn.
+    """
+    begun = state.time.turns.get(bearer, 0)
+    acting = now is not None and now.actor == bearer and begun > until - turns
+    return max(until - begun + acting, 0)
+
+
 def status(char: Character, state: TableState) -> list[str]:
     """A character's conditions as the panels show them (``prone, 2 rounds left``)."""
     now = moment(state)
@@ -214,12 +226,8 @@ def status(char: Character, state: TableState) -> list[str]:
             left = c.rounds if now is None or not now.round else c.until_round - now.round
             out.append(f"{c.name}, {_rounds_left(c, left, state)}")
         elif c.turns:
-            # the bearer's turn under way counts as one left, unless the condition came on
-            # during it: its turns are the ones after that turn
-            begun = state.time.turns.get(char.id, 0)
-            acting = now is not None and now.actor == char.id and begun > c.until_turn - c.turns
-            left = c.until_turn - begun + acting
-            out.append(f"{c.name}, {_plural(max(left, 0), 'turn')} left")
+            left = _turns_left(c.turns, c.until_turn, char.id, now, state)
+            out.append(f"{c.name}, {_plural(left, 'turn')} left")
         elif c.counts:
             out.append(f"{c.name}, to count {c.until_count}")
         else:

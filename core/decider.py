@@ -255,14 +255,7 @@ def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draf
     keeps anything from players) rolled at once by the GM's dice, in GM-only records."""
     chars = _asked(cmd, state)
     checks = [_asked_check(cmd.check, char.id, state) for char in chars]
-    secret = cmd.secret or any(
-        _kept(check, char.name, state, history) for char, check in zip(chars, checks, strict=True)
-    )
-    if not secret and state.options.get("players", "ask") == "off":
-        raise RuleError(
-            "ask: players watch only at this table (option players is off): roll the check"
-            " yourself, ask it secret, or set players ask"
-        )
+    secret = _secret_ask(cmd, list(zip(chars, checks, strict=True)), state, history)
     drafts: list[Draft] = []
     now = snapshot(state) if secret else state
     for char, check in zip(chars, checks, strict=True):
@@ -272,6 +265,21 @@ def _ask(cmd: Ask, state: TableState, dice: Dice, history: History) -> list[Draf
         if secret:
             drafts += _rolled_at_once(check, now, drafts[-1], dice, history)
     return drafts
+
+
+def _secret_ask(
+    cmd: Ask, asked: list[tuple[Character, Command]], state: TableState, history: History
+) -> bool:
+    """Whether an ask is the GM's to roll: asked secret, or a check of it keeps anything from
+    players. One that is not needs players who may roll (option players not off)."""
+    if cmd.secret or any(_kept(check, char.name, state, history) for char, check in asked):
+        return True
+    if state.options.get("players", "ask") == "off":
+        raise RuleError(
+            "ask: players watch only at this table (option players is off): roll the check"
+            " yourself, ask it secret, or set players ask"
+        )
+    return False
 
 
 def _rolled_at_once(

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Protocol
 
 from .errors import NotationError, RuleError
+from .inputs import is_whole_in
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -52,7 +53,7 @@ class TypedDice:
                     f"faces: {len(self.faces)} given, more are needed (next is a d{sides})"
                 )
             face = self.faces[self.used]
-            if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= sides:
+            if not is_whole_in(face, 1, sides):
                 raise RuleError(f"faces: {face!r} is not a face of a d{sides} (1..{sides})")
             self.used += 1
             out.append(face)
@@ -187,6 +188,13 @@ class _Notation:
         """Whether the next character is one of ``chars``."""
         return self.pos < len(self.s) and self.s[self.pos] in chars
 
+    def sign(self) -> int:
+        """A term's sign: -1 for a ``-`` read, 1 for a ``+`` or none."""
+        if not self.at("+-"):
+            return 1
+        self.pos += 1
+        return -1 if self.s[self.pos - 1] == "-" else 1
+
     def number(self) -> int | None:
         start = self.pos
         while self.pos < len(self.s) and "0" <= self.s[self.pos] <= "9":
@@ -248,11 +256,7 @@ def parse(text: str) -> Expression:
         raise NotationError(text, 0, "empty notation (try 2d10 or 3d6+2)")
     terms: list[Term] = []
     while True:
-        sign = 1
-        if notation.at("+-"):
-            sign = -1 if notation.s[notation.pos] == "-" else 1
-            notation.pos += 1
-        terms.append(notation.term(sign))
+        terms.append(notation.term(notation.sign()))
         if notation.pos == len(notation.s):
             break
         if not notation.at("+-"):

@@ -171,30 +171,40 @@ class _Checker:
                 self.problem(seq, "its dice were drawn when no session's dice were committed")
             return
         if mark.stream == "open" and mark.dice:
-            if mark.index != ledger.opened:
-                self.problem(
-                    seq,
-                    f"its dice are drawn as the session's open roll {mark.index} but it is "
-                    f"roll {ledger.opened} (a record moved, added or taken out?)",
-                )
-            else:
-                opened = _Open(seq, actor, ledger.entropy, mark)
-                self.pending.setdefault(ledger.commitment, []).append(opened)
+            self._drawn_open(seq, actor, mark)
         elif mark.stream == "secret":
-            if mark.index != ledger.secrets:
-                self.problem(
-                    seq,
-                    f"its dice are drawn as the session's secret {mark.index} but it is "
-                    f"secret {ledger.secrets} (a record moved, added or taken out?)",
-                )
-                return
-            secret = _Secret(ledger.commitment, actor, ledger.entropy, mark, [record])
-            self.secrets[seq] = secret
-            self.of_command = {record.command: secret}
-            self.by_seq[seq] = secret
+            self._drawn_secret(record, actor, mark)
         elif mark.stream == "hidden":
             # drawn from a key never published: they stay closed, revealed or not
             tally.closed += 1
+
+    def _drawn_open(self, seq: int, actor: str, mark: Drawn) -> None:
+        """Dice drawn as the session's next open roll, checked once the session opens."""
+        ledger = self.ledger
+        if mark.index != ledger.opened:
+            self.problem(
+                seq,
+                f"its dice are drawn as the session's open roll {mark.index} but it is "
+                f"roll {ledger.opened} (a record moved, added or taken out?)",
+            )
+            return
+        opened = _Open(seq, actor, ledger.entropy, mark)
+        self.pending.setdefault(ledger.commitment, []).append(opened)
+
+    def _drawn_secret(self, record: Record, actor: str, mark: Drawn) -> None:
+        """Dice drawn as the session's next secret, checked once the GM reveals it."""
+        ledger = self.ledger
+        if mark.index != ledger.secrets:
+            self.problem(
+                record.seq,
+                f"its dice are drawn as the session's secret {mark.index} but it is "
+                f"secret {ledger.secrets} (a record moved, added or taken out?)",
+            )
+            return
+        secret = _Secret(ledger.commitment, actor, ledger.entropy, mark, [record])
+        self.secrets[record.seq] = secret
+        self.of_command = {record.command: secret}
+        self.by_seq[record.seq] = secret
 
     def entropy(self, record: Record, event: DiceEntropy) -> None:
         """A seat's entropy: 32 bytes in hex, written by the seat it names (a player's by
@@ -237,20 +247,10 @@ class _Checker:
         if not event.key:
             self.problem(seq, f"it reveals record {target} without the key to its commitment")
             return
-        root = self.ledger.roots.get(secret.commitment, "")
-        mark = secret.mark
-        try:
-            key = bytes.fromhex(event.key)
-        except ValueError:
-            key = b""
-        if not proves(key, mark.index, event.proof, root):
-            made = self.commits.get(secret.commitment, 0)
-            self.problem(
-                seq,
-                f"the key it gives is not secret key {mark.index} of the session committed "
-                f"in record {made}",
-            )
+        key = self._proven_key(seq, event, secret)
+        if key is None:
             return
+        mark = secret.mark
         first = secret.records[0]
         if not _seals_hold(secret.records, target, key):
             self.problem(target, "what it reveals does not match its commitment")
@@ -263,6 +263,24 @@ class _Checker:
         if not secret.opened:
             secret.opened = True
             self.report.tally(secret.actor).checked += len(mark.dice)
+
+    def _proven_key(self, seq: int, event: Revealed, secret: _Secret) -> bytes | None:
+        """The key a reveal gives, when it is the secret key the session committed to; None
+        (a problem of the reveal's record ``seq``) when it is not."""
+        mark = secret.mark
+        try:
+            key = bytes.fromhex(event.key)
+        except ValueError:
+            key = b""
+        if proves(key, mark.index, event.proof, self.ledger.roots.get(secret.commitment, "")):
+            return key
+        made = self.commits.get(secret.commitment, 0)
+        self.problem(
+            seq,
+            f"the key it gives is not secret key {mark.index} of the session committed "
+            f"in record {made}",
+        )
+        return None
 
     def finish(self) -> DiceReport:
         for secret in self.secrets.values():
@@ -295,19 +313,24 @@ def report_lines(report: DiceReport) -> list[str]:
             + ("; every die checked agrees" if not report.problems else "")
         ]
     for actor in sorted(report.tallies):
-        t = report.tallies[actor]
-        parts = []
-        if t.drawn:
-            parts.append(f"{_count(t.drawn, 'die', 'dice')} drawn, {t.checked} checked")
-        if t.typed:
-            parts.append(f"{t.typed} typed")
-        if t.closed:
-            parts.append(f"{_count(t.closed, 'secret')} still closed")
-        if t.uncommitted:
-            parts.append(f"{_count(t.uncommitted, 'roll')} drawn before dice were committed")
+        parts = _tally_parts(report.tallies[actor])
         if parts:
             lines.append(f"  {actor}: " + "; ".join(parts))
     return lines
+
+
+def _tally_parts(t: Tally) -> list[str]:
+    """What one character's dice came to, as ``report_lines`` says it."""
+    parts = []
+    if t.drawn:
+        parts.append(f"{_count(t.drawn, 'die', 'dice')} drawn, {t.checked} checked")
+    if t.typed:
+        parts.append(f"{t.typed} typed")
+    if t.closed:
+        parts.append(f"{_count(t.closed, 'secret')} still closed")
+    if t.uncommitted:
+        parts.append(f"{_count(t.uncommitted, 'roll')} drawn before dice were committed")
+    return parts
 
 
 def _seals_hold(records: list[Record], target: int, key: bytes) -> bool:

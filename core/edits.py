@@ -33,12 +33,7 @@ def rename(cmd: Rename, state: TableState, dice: Dice, history: History) -> list
     name = " ".join(cmd.name.split())
     if not name:
         raise RuleError("rename: give the new name")
-    new_id = character_id(name)
-    if new_id == "gm":
-        raise RuleError("rename: 'gm' is reserved for the game master")
-    for other in state.characters.values():
-        if other.id != char.id and (other.id == new_id or other.name.lower() == name.lower()):
-            raise RuleError(f"rename: {name!r} is already at the table")
+    _check_free(state, char, name)
     if name == char.name:
         raise RuleError(f"rename: {char.name} already has that name")
     return [
@@ -47,6 +42,16 @@ def rename(cmd: Rename, state: TableState, dice: Dice, history: History) -> list
             visibility=Visibility(gm_only=char.hidden),
         )
     ]
+
+
+def _check_free(state: TableState, char: Character, name: str) -> None:
+    """Refuse a new name for ``char`` that the GM or another character at the table has."""
+    new_id = character_id(name)
+    if new_id == "gm":
+        raise RuleError("rename: 'gm' is reserved for the game master")
+    for other in state.characters.values():
+        if other.id != char.id and (other.id == new_id or other.name.lower() == name.lower()):
+            raise RuleError(f"rename: {name!r} is already at the table")
 
 
 def _sheet_value(sheet: dict[str, Any], path: list[str], value: Any, field: str) -> Any:
@@ -66,19 +71,24 @@ def edit_commands(cmd: Edit, state: TableState) -> list[dict[str, Any]]:
     if not cmd.fields:
         raise RuleError("edit: give FIELD=VALUE (a sheet field, a counter, or name)")
     targets = find_characters(state, cmd.character)
+    return [c for char in targets for c in _edits(char, cmd.fields, len(targets) > 1)]
+
+
+def _edits(char: Character, fields: dict[str, Any], group: bool) -> list[dict[str, Any]]:
+    """The commands an edit of ``fields`` stands for on one character (of a ``group``):
+    those of its own fields, then one update of the sheet fields it changes."""
     out: list[dict[str, Any]] = []
-    for char in targets:
-        sheet: dict[str, Any] = {}
-        for field, value in cmd.fields.items():
-            own = _own_command(char, field, value, len(targets) > 1)
-            if own is not None:
-                out.append(own)
-                continue
-            path = field.split(".")
-            top = next((k for k in char.sheet if k.lower() == path[0].lower()), path[0])
-            sheet[top] = _sheet_value({**char.sheet, **sheet}, [top, *path[1:]], value, field)
-        if sheet:
-            out.append({"type": "update-character", "character": char.id, "sheet": sheet})
+    sheet: dict[str, Any] = {}
+    for field, value in fields.items():
+        own = _own_command(char, field, value, group)
+        if own is not None:
+            out.append(own)
+            continue
+        path = field.split(".")
+        top = next((k for k in char.sheet if k.lower() == path[0].lower()), path[0])
+        sheet[top] = _sheet_value({**char.sheet, **sheet}, [top, *path[1:]], value, field)
+    if sheet:
+        out.append({"type": "update-character", "character": char.id, "sheet": sheet})
     return out
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from .inputs import is_whole
+
 
 @dataclass(frozen=True, slots=True)
 class Check:
@@ -116,7 +118,7 @@ Reader = Callable[[dict[str, Any]], list[Fact]]
 def number(event: dict[str, Any], name: str) -> int | None:
     """A whole-number field of an event, or None when it is absent (cut by the lens)."""
     value = event.get(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if is_whole(value) else None
 
 
 def typed(event: dict[str, Any]) -> bool:

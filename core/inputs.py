@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import msgspec
 
@@ -35,6 +35,7 @@ def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) 
     """
     try:
         value = decoder.decode(line)
+        check_value(value if decoder is _decoder else msgspec.to_builtins(value))
     except msgspec.ValidationError as exc:
         if decoder is not _decoder:
             raise
@@ -42,18 +43,19 @@ def read_json(line: bytes | str, decoder: msgspec.json.Decoder[Any] = _decoder) 
     except RecursionError:
         raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
     except msgspec.DecodeError as exc:
-        raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-        if _SURROGATE.search(raw):
-            raise RuleError(
-                "not JSON margin accepts: a \\uD800-\\uDFFF escape that is not half of a "
-                "surrogate pair is not a character"
-            ) from None
-        raise RuleError(f"not JSON: {exc}") from None
-    try:
-        check_value(value if decoder is _decoder else msgspec.to_builtins(value))
-    except RecursionError:
-        raise RuleError(f"not JSON margin accepts: nested more than {MAX_DEPTH} deep") from None
+        raise _not_json(line, exc) from None
     return value
+
+
+def _not_json(line: bytes | str, exc: msgspec.DecodeError) -> RuleError:
+    """A line that does not decode, in one line: a lone surrogate escape said as such."""
+    raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    if _SURROGATE.search(raw):
+        return RuleError(
+            "not JSON margin accepts: a \\uD800-\\uDFFF escape that is not half of a "
+            "surrogate pair is not a character"
+        )
+    return RuleError(f"not JSON: {exc}")
 
 
 def _where(path: list[str]) -> str:
@@ -67,7 +69,7 @@ def check_value(value: Any) -> None:
         item, path = stack.pop()
         if len(path) > MAX_DEPTH:
             raise RuleError(f"{_where(path[:MAX_DEPTH])}: nested more than {MAX_DEPTH} deep")
-        if isinstance(item, int) and not isinstance(item, bool) and not -_LIMIT <= item < _LIMIT:
+        if is_whole(item) and not -_LIMIT <= item < _LIMIT:
             raise RuleError(f"{_where(path)}: number too large (more than 100 digits)")
         stack += _children(item, path)
 
@@ -172,8 +174,14 @@ def _member(info: Any, value: Any) -> Any:
     return types[0] if len(types) == 1 else info
 
 
-def _whole(value: Any) -> bool:
+def is_whole(value: object) -> TypeGuard[int]:
+    """Whether a value is a whole number as JSON has them (true and false are not)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_whole_in(value: object, lo: int, hi: int) -> TypeGuard[int]:
+    """Whether a value is a whole number from ``lo`` to ``hi``."""
+    return is_whole(value) and lo <= value <= hi
 
 
 def _real(value: Any) -> bool:
@@ -182,7 +190,7 @@ def _real(value: Any) -> bool:
 
 #: the kinds of value a union's member is chosen by
 _FITS: dict[type, Callable[[Any], bool]] = {
-    _inspect.IntType: _whole,
+    _inspect.IntType: is_whole,
     _inspect.FloatType: _real,
     _inspect.StrType: lambda value: isinstance(value, str),
     _inspect.LiteralType: lambda value: isinstance(value, (str, int)),
@@ -287,7 +295,7 @@ def _choice(info: Any, value: Any) -> str | None:
 
 def _number(info: Any, value: Any) -> str | None:
     whole = isinstance(info, _inspect.IntType)
-    if not (_whole(value) if whole else _real(value)):
+    if not (is_whole(value) if whole else _real(value)):
         return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
     step = 1 if whole else 0
     lo = _bound(info.ge, info.gt, step)

@@ -566,16 +566,20 @@ class PlayerLens:
         cause = data.pop("cause", None)
         if cause is not None and cause in self.numbers:
             data["cause"] = self.numbers[cause]
-        body = data["event"]
+        self._renumber_event(kind, data["event"])
+
+    def _renumber_event(self, kind: type[Event], body: dict[str, Any]) -> None:
+        """An event's record numbers as players number records; a number of a record they
+        did not see is left out."""
+        numbers = self.numbers
         for name in kind.RECORD_FIELDS:
             value = body.get(name)
             if isinstance(value, list):
-                body[name] = [self.numbers[n] for n in value if n in self.numbers]
+                body[name] = [numbers[n] for n in value if n in numbers]
+            elif isinstance(value, int) and value in numbers:
+                body[name] = numbers[value]
             elif isinstance(value, int):
-                if value in self.numbers:
-                    body[name] = self.numbers[value]
-                else:
-                    body.pop(name, None)
+                body.pop(name, None)
 
 
 def _keeps_numbers(form: PlayerForm | None, verdict: Verdict) -> bool:
@@ -665,11 +669,7 @@ def player_state(
     kept = lens.kept
     return msgspec.structs.replace(
         state,
-        characters={
-            k: _numbered(_players_character(for_players(c, state)), numbers, hidden, kept)
-            for k, c in state.characters.items()
-            if not c.hidden
-        },
+        characters=_players_characters(state, numbers, hidden, kept),
         world=_numbered(world, numbers, hidden, kept),
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
@@ -684,6 +684,18 @@ def player_state(
         requests=_own_requests(state, lens),
         prompts=_own_prompts(state, lens),
     )
+
+
+def _players_characters(
+    state: TableState, numbers: Mapping[int, int], hidden: Container[str], kept: Kept
+) -> dict[str, Character]:
+    """The characters players see, as they may see them (their health as the table shows it
+    to players, less the GM's own conditions)."""
+    return {
+        k: _numbered(_players_character(for_players(c, state)), numbers, hidden, kept)
+        for k, c in state.characters.items()
+        if not c.hidden
+    }
 
 
 def _own_requests(state: TableState, lens: PlayerLens) -> dict[int, Request]:

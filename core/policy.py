@@ -261,7 +261,7 @@ def _addressee(draft: Draft, history: History) -> str:
     if draft.visibility.to:
         return draft.visibility.to
     refs = _reported(draft.event)
-    if not refs or any(r not in history.gm_only and r not in history.addressed for r in refs):
+    if not refs or not all(_unpublished(r, history) for r in refs):
         return ""
     readers = {history.addressed[r] for r in refs if r in history.addressed}
     return readers.pop() if len(readers) == 1 else ""
@@ -278,9 +278,14 @@ def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, 
         # addressed to one player: what it reports is that player's (``_addressee``)
         return verdict
     refs = _reported(event)
-    if refs is not None and all(r in history.gm_only or r in history.addressed for r in refs):
+    if refs is not None and all(_unpublished(r, history) for r in refs):
         return UNSEEN_VERDICT
     return verdict
+
+
+def _unpublished(seq: int, history: History) -> bool:
+    """Whether players at large never saw record ``seq``: it is GM-only, or one player's."""
+    return seq in history.gm_only or seq in history.addressed
 
 
 def _reported(event: Event) -> list[int] | None:

@@ -276,7 +276,14 @@ def summarize(
         _character_luck(name, lines, counting.bands.get(name, []))
         for name, lines in counting.by_name.items()
     ]
-    recap.fairness = [
+    recap.fairness = _dice_fits(read_)
+    return recap
+
+
+def _dice_fits(read_: _Read) -> list[DiceFit]:
+    """How well the faces of each source's dice fit fair dice: margin's, and each
+    player's typed ones."""
+    return [
         DiceFit(
             f"{read_.names.get(source, source)}'s typed dice" if source else "margin's dice",
             sides,
@@ -285,7 +292,6 @@ def summarize(
         )
         for (source, sides), counts in sorted(read_.faces.items())
     ]
-    return recap
 
 
 def _check(

@@ -7,6 +7,7 @@ from typing import Any
 
 from .dice import Dice, TypedDice
 from .errors import RuleError
+from .inputs import is_whole
 from .systems import SYSTEMS, System
 
 
@@ -44,10 +45,6 @@ def _typed_faces(faces: Any) -> TypedDice | None:
     """The dice a request types in as ``faces``, if it does."""
     if faces is None:
         return None
-    if not isinstance(faces, list) or not all(_whole(f) for f in faces):
+    if not isinstance(faces, list) or not all(is_whole(f) for f in faces):
         raise RuleError("faces: expected a list of whole numbers")
     return TypedDice(faces)
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

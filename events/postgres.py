@@ -665,21 +665,7 @@ class PostgresStore(Store):
 
     def _after_loss(self, pid: int, expected_seq: int, command: str) -> list[Record]:
         """The connection dropped mid-command: the command is in the log, or refused."""
-        deadline = time.monotonic() + RECONNECT_SECONDS
-        while True:
-            try:
-                self._reconnect()
-                seqs = self._command_seqs(pid, expected_seq, command)
-                self._last = self._read_last()
-                break
-            except (psycopg.Error, StoreError) as exc:
-                # lost again while looking: look again on a new connection, for a while
-                again = isinstance(exc, psycopg.Error) and self._lost(exc)
-                if not again or time.monotonic() > deadline:
-                    raise StoreError(
-                        f"{self.name}: the connection to the database was lost mid-command and "
-                        "cannot be made again; margin log shows whether the command was written"
-                    ) from None
+        seqs = self._written_after_loss(pid, expected_seq, command)
         if not seqs:
             raise ConnectionLost(
                 f"{self.name}: the connection to the database was lost mid-command; "
@@ -687,6 +673,24 @@ class PostgresStore(Store):
             )
         self._notify()
         return list(self.records(seqs[0] - 1, seqs[-1]))
+
+    def _written_after_loss(self, pid: int, expected_seq: int, command: str) -> list[int]:
+        """The records of a command whose connection was lost, looked for on a new one (and
+        on another while the new ones are lost too, for a while)."""
+        deadline = time.monotonic() + RECONNECT_SECONDS
+        while True:
+            try:
+                self._reconnect()
+                seqs = self._command_seqs(pid, expected_seq, command)
+                self._last = self._read_last()
+                return seqs
+            except (psycopg.Error, StoreError) as exc:
+                again = isinstance(exc, psycopg.Error) and self._lost(exc)
+                if not again or time.monotonic() > deadline:
+                    raise StoreError(
+                        f"{self.name}: the connection to the database was lost mid-command and "
+                        "cannot be made again; margin log shows whether the command was written"
+                    ) from None
 
     def _command_seqs(self, pid: int, expected_seq: int, command: str) -> list[int]:
         """The records ``command`` wrote after ``expected_seq``, once the session ``pid`` that

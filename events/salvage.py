@@ -42,9 +42,12 @@ class Intact:
             span = f"record {first}" if first == last else f"records {first}-{last}"
             parts.append(f"{span} not kept either (the command it cuts short)")
         if self.after or self.unread:
-            some = f"at least {self.after}" if self.unread else str(self.after)
-            parts.append(f"{some} record{'' if self.after == 1 else 's'} after it not kept")
+            parts.append(self._after_bad())
         return "; ".join(parts)
+
+    def _after_bad(self) -> str:
+        some = f"at least {self.after}" if self.unread else str(self.after)
+        return f"{some} record{'' if self.after == 1 else 's'} after it not kept"
 
 
 class _Watched:

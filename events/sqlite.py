@@ -99,12 +99,24 @@ def sqlite_uri(path: Path, **params: str) -> str:
 def write_error(path: Path, exc: BaseException) -> StoreError:
     """An SQLite or OS error met while writing ``path``, as one line that says what to do."""
     code = getattr(exc, "sqlite_errorcode", None)
+    errno = getattr(exc, "errno", 0)
     text = str(exc)
-    if code == sqlite3.SQLITE_FULL or "disk is full" in text or getattr(exc, "errno", 0) == 28:
-        return StoreError(f"{path}: the disk is full; nothing more was written")
-    if code == sqlite3.SQLITE_READONLY or "readonly" in text or getattr(exc, "errno", 0) in (1, 13):
-        return StoreError(f"{path}: cannot write here: the file or its folder is read-only")
+    for codes, words, errnos, said in _WRITE_ERRORS:
+        if code == codes or words in text or errno in errnos:
+            return StoreError(f"{path}: {said}")
     return StoreError(f"{path}: cannot write ({getattr(exc, 'strerror', None) or text})")
+
+
+#: the write errors said in words of their own: SQLite's code, its text, the OS's errno
+_WRITE_ERRORS = (
+    (sqlite3.SQLITE_FULL, "disk is full", (28,), "the disk is full; nothing more was written"),
+    (
+        sqlite3.SQLITE_READONLY,
+        "readonly",
+        (1, 13),
+        "cannot write here: the file or its folder is read-only",
+    ),
+)
 
 
 def side_files(path: Path) -> list[Path]:
@@ -180,17 +192,23 @@ def clear_partials(folder: Path, target: str | None = None) -> list[Path]:
         names = os.listdir(folder)
     except OSError:
         return []
+    removed = []
+    for partial in sorted(_builders(folder, names, target)):
+        if _abandoned(partial):
+            remove_table(partial)
+            removed.append(partial)
+    return removed
+
+
+def _builders(folder: Path, names: list[str], target: str | None) -> set[Path]:
+    """The partial tables of other processes among the files ``names`` of ``folder``
+    (building ``target`` only, if given)."""
     builders = set()
     for name in names:
         found = _PARTIAL.fullmatch(name)
         if found and target in (None, found[1]) and int(found[2]) != os.getpid():
             builders.add(folder / f".{found[1]}.{found[2]}.partial")
-    removed = []
-    for partial in sorted(builders):
-        if _abandoned(partial):
-            remove_table(partial)
-            removed.append(partial)
-    return removed
+    return builders
 
 
 def _abandoned(partial: Path) -> bool:
@@ -702,11 +720,13 @@ class SQLiteStore(Store):
                 if v == FORMAT and type(v) is int and type(body) is bytes:
                     with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
                         record = decode(body)
-                if record is None:
-                    if type(v) is not int or not isinstance(body, bytes | str):
-                        raise self._damaged(seq, "a column holds the wrong kind of value")
-                    record = self._decode(seq, v, body)
-                yield record
+                yield self._read_the_long_way(seq, v, body) if record is None else record
+
+    def _read_the_long_way(self, seq: object, v: object, body: object) -> Record:
+        """A row of an older format (or a damaged one) decoded, or reported as damaged."""
+        if type(v) is not int or not isinstance(body, bytes | str):
+            raise self._damaged(seq, "a column holds the wrong kind of value")
+        return self._decode(seq, v, body)
 
     def data_version(self) -> int:
         try:
@@ -759,19 +779,24 @@ class SQLiteStore(Store):
         for seq, digest in found:
             if type(seq) is not int or not isinstance(digest, str):
                 continue
-            try:
-                row = self._db.execute(
-                    "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
-                    (fold, seq),
-                ).fetchone()
-                if row is None or row[1] != "blob":
-                    continue
-                # read straight into one bytes object (a row's value would be copied twice)
-                with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
-                    body = blob.read()
-            except sqlite3.DatabaseError as exc:
-                raise ReadError(self.name, str(exc)) from None
-            yield Snapshot(seq, digest, fold, body)
+            body = self._snapshot_body(fold, seq)
+            if body is not None:
+                yield Snapshot(seq, digest, fold, body)
+
+    def _snapshot_body(self, fold: str, seq: int) -> bytes | None:
+        """The body of a kept snapshot, read straight into one bytes object (a row's value
+        would be copied twice); None when it is no blob."""
+        try:
+            row = self._db.execute(
+                "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
+                (fold, seq),
+            ).fetchone()
+            if row is None or row[1] != "blob":
+                return None
+            with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
+                return blob.read()
+        except sqlite3.DatabaseError as exc:
+            raise ReadError(self.name, str(exc)) from None
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:

@@ -100,7 +100,7 @@ def test_player_sees_their_view_and_new_records_live(site):
     kael = join(site, "Kael")
     kael.wait_for("watching as Kael")
     write(site["table"], Note(text="a gull cries over the cliff"))
-    kael.wait_for("a gull cries over the cliff", timeout=5)
+    kael.wait_for("a gull cries over the cliff")
     assert "Kael connected over ssh" in site["host"].output()
 
 
@@ -236,13 +236,13 @@ def test_waiting_player_enters_when_seated_and_the_gm_leaving_ends_no_one_else(s
     gm = join(site, "gm", name="gm-seats")
     gm.wait_for("type a command")
     gm.submit("add Zed", "Zed joins")
-    zed.wait_for("watching as Zed", timeout=10)
+    zed.wait_for("watching as Zed")
     gm.key("C-q")
     gm.wait_for("[exit 0]")
     from margin.core.commands import Note
 
     write(site["table"], Note(text="Zed hears the tide"))
-    zed.wait_for("Zed hears the tide", timeout=5)
+    zed.wait_for("Zed hears the tide")
 
 
 def test_secrets_never_reach_a_players_terminal(site):
@@ -253,7 +253,7 @@ def test_secrets_never_reach_a_players_terminal(site):
     gm.submit("roll 1d1000 secret for trapdoor = 613", "for trapdoor: [613]")
     gm.submit("add Vesperine hidden", "Vesperine joins")
     gm.submit("note the lamp gutters", "note: the lamp gutters")
-    kael.wait_for("the lamp gutters", timeout=5)
+    kael.wait_for("the lamp gutters")
     kael.key("End")
     seen = kael.received()
     assert "trapdoor" in seen  # the secret roll reached the player: that it happened
@@ -277,7 +277,7 @@ def test_ssh_plain_gives_a_player_the_plain_seat(site):
     kael.wait_for("* your turn, Kael")
     assert "watching as Kael. Keys:" in kael.received()
     write(site["table"], Note(text="the tide is out"))
-    kael.wait_for("the tide is out", timeout=5)
+    kael.wait_for("the tide is out")
     kael.type("s")
     kael.wait_for("Kael: Edge")
     seen = kael.received()

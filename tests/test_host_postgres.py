@@ -34,11 +34,11 @@ def test_a_gm_and_a_player_on_two_hosts_of_one_table(pg_url: str, tmp_path: Path
         gm.wait_for("type a command")
         kael.wait_for("watching as Kael")
         gm.submit("note the harbour bell rings twice", "note: the harbour bell rings twice")
-        kael.wait_for("the harbour bell rings twice", timeout=10)
+        kael.wait_for("the harbour bell rings twice")
         # a GM-only note stays with the GM
         gm.submit("gmnote the smuggler is listening", "the smuggler is listening")
         gm.submit("note the tide turns", "note: the tide turns")
-        kael.wait_for("the tide turns", timeout=10)
+        kael.wait_for("the tide turns")
         assert "smuggler" not in kael.received()
     finally:
         terminals.close()

@@ -76,11 +76,11 @@ def test_a_players_link_shows_their_view_live_and_no_secret(site, browser):
     assert kael.response.status == 200
     kael.wait_for("watching as Kael")
     write(site["table"], Note(text="the tide turns"))
-    kael.wait_for("the tide turns", timeout=5)
+    kael.wait_for("the tide turns")
     write(site["table"], RollDice(dice="1d1000", faces=[613], secret=True, reason="trapdoor"))
     write(site["table"], AddCharacter(name="Vesperine", hidden=True))
     write(site["table"], Note(text="the lamp gutters"))
-    kael.wait_for("the lamp gutters", timeout=5)
+    kael.wait_for("the lamp gutters")
     seen = kael.received()
     assert "trapdoor" in seen
     for secret in (str(SECRET_FACE), "613", HIDDEN_NAME, "Vesperine", GM_NOTE):

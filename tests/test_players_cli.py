@@ -161,3 +161,20 @@ def test_a_seat_without_the_gms_dice_keys_rolls_only_typed_faces(
     code, [reply] = _as(path, "Kael", check)
     assert code == 0, reply
     assert [r["faces"] for r in log_json(path) if r["seq"] in reply["seq"]][0] == [8, 2]
+
+
+def test_an_undo_a_player_sees_says_what_it_undid_as_that_player_read_it(tmp_path: Path) -> None:
+    path = _table(tmp_path)
+    _, [reply] = _as(path, "Kael", {"type": "check", "character": "Kael", "skill": "melee"})
+    asked = reply["seq"][0]
+    gm = [{"type": "refuse", "request": asked, "reason": "no line of sight"}, {"type": "undo"}]
+    margin_output("do", path, stdin="".join(json.dumps(c) + "\n" for c in gm))
+    *_, refused, undo = margin_output("log", path, "--as", "Kael").splitlines()
+    number = int(refused.split()[0])
+    assert refused.endswith(
+        "GM refuses Kael's request #" + str(number - 1) + ": no line of sight (undone)"
+    )
+    assert undo.endswith(
+        f"undo of #{number} GM refuses Kael's request #{number - 1}: no line of sight "
+        "(voids 1 record)"
+    ), undo

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import time
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -918,18 +920,21 @@ async def test_keys_typed_while_a_dialog_opens_or_closes_reach_the_command_line(
         assert app.query_one(CommandLine).value == ""
 
 
-@pilot_test
-async def test_the_footer_shows_quit_and_ctrl_c_says_how_to_quit(path):
+def footer_actions(app: Any) -> set[str]:
+    """The actions of the keys the screen's footer lists."""
     from textual.widgets._footer import FooterKey
 
+    return {key.action for key in app.screen.query(FooterKey)}
+
+
+@pilot_test
+async def test_the_footer_shows_quit_and_ctrl_c_says_how_to_quit(path):
     for app, quits in ((play(path), "Ctrl+Q quits"), (appmod.watch_app(path, "Kael"), "q or")):
         async with app.run_test(size=(80, 24)) as pilot:
             # the footer lists its keys once the screen's bindings have settled
-            for _ in range(500):
-                await pilot.pause()
-                shown = {key.action for key in app.screen.query(FooterKey)}
-                if shown:
-                    break
+            keys = functools.partial(footer_actions, app)
+            await pilot_until(pilot, keys, "the footer never listed its keys")
+            shown = keys()
             assert "quit" in shown, shown
             await pilot.press("ctrl+c")
             await pilot.pause()

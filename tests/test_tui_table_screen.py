@@ -14,6 +14,7 @@ from support import (
     demo_sheet,
     message,
     pilot_test,
+    pilot_until,
     play,
     playing,
     saved_table,
@@ -193,13 +194,8 @@ async def test_a_sheet_file_that_is_a_pipe_a_device_or_hostile_gets_one_line(pat
         assert seated(app) == before
 
 
-async def until(pilot, condition):
-    """Pause until ``condition()`` holds: one of the screen's timers has to fire first."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the screen never got there")
+#: what the GM's screen says while a line is being written
+WRITING = "writing to the table..."
 
 
 @contextlib.asynccontextmanager
@@ -222,7 +218,7 @@ async def held_write(path, monkeypatch, lines):
 async def test_the_screen_answers_keys_while_a_slow_write_is_in_flight(path, monkeypatch):
     monkeypatch.setattr(appmod, "BUSY_NOTICE", 0.001)
     async with held_write(path, monkeypatch, "note one\r") as (app, pilot):
-        await until(pilot, lambda: message(app) == "writing to the table...")
+        await pilot_until(pilot, lambda: message(app) == WRITING, "the screen never said it writes")
         burst(app, "note two\r")
         await pilot.pause()
         line = app.query_one(CommandLine)
@@ -247,7 +243,9 @@ async def test_a_line_typed_while_another_process_writes_waits_its_turn(path, mo
         async with playing(path, (80, 24)) as (app, pilot):
             with unsettled():
                 burst(app, "note mine\r")
-                await until(pilot, lambda: message(app) == "writing to the table...")
+                await pilot_until(
+                    pilot, lambda: message(app) == WRITING, "the screen never said it writes"
+                )
             let_go()
             await settled(pilot)
             assert notes(app) == [HELD_NOTE, "mine"]
@@ -337,7 +335,9 @@ async def test_a_players_screen_that_cannot_read_the_table_says_so_and_goes_on(p
         gm = Table.open(path)
         gm.execute(Note(text="the bridge is out"))
         gm.close()
-        await until(pilot, lambda: "cannot read" in message(watcher))
+        await pilot_until(
+            pilot, lambda: "cannot read" in message(watcher), "the watcher never said so"
+        )
         assert message(watcher) == f"cannot read the table: {path}: disk I/O error"
         await pilot.press("f1")
         assert isinstance(watcher.screen, HelpScreen)
@@ -378,7 +378,7 @@ async def test_quitting_while_a_write_is_in_flight_keeps_its_record(
             await pilot.press("ctrl+q")
         # the notice that the write is slow, whether it comes before the quit or after it,
         # leaves the quitting message on the screen
-        await until(pilot, said_busy.is_set)
+        await pilot_until(pilot, said_busy.is_set, "the screen never said the table is busy")
         assert app.return_code is None, "the screen stays until the write lands"
         assert "quitting once the" in message(app)
     assert app.return_code == 0

@@ -25,7 +25,7 @@ from textual.suggester import Suggester
 from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
-from margin.core.systems.base import Clock, Odds
+from margin.core.systems.base import Clock, ClockRow, Odds
 from margin.tui.table.reader import CharacterRow, LogRow, View
 
 from . import commandline
@@ -75,31 +75,34 @@ def clock_text(clock: Clock | None, width: int = 80, console: Console | None = N
         return Text("no encounter running", style="dim")
     width = max(8, width)
     title = Text(clock.title, style="bold")
-    # the title wraps at its words: where the clock stands is never cut
     if console is None:
         title.truncate(width, overflow="ellipsis")
-    out: list[Text] = list(title.wrap(console, width)) if console is not None else [title]
-    lines: list[tuple[Text, bool]] = []
+        out = [title]
+    else:  # the title wraps at its words: where the clock stands is never cut
+        out = list(title.wrap(console, width))
     for row in clock.rows:
-        line = Text()
-        line.append("▶ " if row.current else "  ", style="bold yellow")
-        if row.hidden:  # before the name, which a narrow panel may cut
-            line.append("(hidden) ", style="italic dim")
-        line.append(row.name, style="bold" if row.current else "")
-        if row.value:
-            line.append(f"  {row.value}")
-        if row.note:
-            line.append(f"  {row.note}", style="dim")
-        lines.append((line, row.current))
-    for line, whole in lines:
-        if whole and console is not None and line.cell_len > width:
+        line = _clock_row(row)
+        if row.current and console is not None and line.cell_len > width:
             parts = list(line.wrap(console, width - 4, overflow="fold"))
-            out.append(parts[0])
-            out.extend(Text("    ") + part for part in parts[1:])
+            out += [parts[0], *(Text("    ") + part for part in parts[1:])]
         else:
             line.truncate(width, overflow="ellipsis")
             out.append(line)
     return Text("\n").join(out)
+
+
+def _clock_row(row: ClockRow) -> Text:
+    """One row of the clock: who acts marked, then the name, value and note."""
+    line = Text()
+    line.append("▶ " if row.current else "  ", style="bold yellow")
+    if row.hidden:  # before the name, which a narrow panel may cut
+        line.append("(hidden) ", style="italic dim")
+    line.append(row.name, style="bold" if row.current else "")
+    if row.value:
+        line.append(f"  {row.value}")
+    if row.note:
+        line.append(f"  {row.note}", style="dim")
+    return line
 
 
 class ClockPanel(Static):
@@ -647,18 +650,13 @@ class CommandLine(Input):
             lines = [" ".join(lines)]  # a command as JSON, laid out on several lines
         # Input's own handler would run after this one and keep only the first line.
         event.prevent_default()
+        event.stop()
         if len(lines) > 1:
-            event.stop()
             for line in lines:
                 self.remember(line)
             self.post_message(self.Pasted(self, lines))
-            return
-        event.stop()
-        if lines:
-            if self.selection.is_empty:
-                self.insert_text_at_cursor(lines[0])
-            else:
-                self.replace(lines[0], *self.selection)
+        elif lines:  # in place of what is selected, or at the cursor
+            self.replace(lines[0], *self.selection)
 
     def action_enter(self) -> None:
         text = self.value

@@ -200,11 +200,10 @@ def side_by_side(a: Table, b: Table, width: int = PLAIN_WIDTH) -> list[str]:
         return [f"A plays {a.state.system}, B plays {b.state.system}."]
     sa, sb = _status(a), _status(b)
     names = list(dict.fromkeys([*sa, *sb]))
-    who = min(max([len(n) for n in names] + [9]), max(9, width // 4))
+    who = min(max([9, *map(len, names)]), max(9, width // 4))
     room = max(2 * MIN_COLUMN, width - who - 6)
     # as wide as A's statuses need, or half the room when both need more
-    need_a = max([len(v) for v in sa.values()] + [1])
-    need_b = max([len(v) for v in sb.values()] + [1])
+    need_a, need_b = max([1, *map(len, sa.values())]), max([1, *map(len, sb.values())])
     col_a = need_a if need_a + need_b <= room else max(room // 2, room - need_b)
     col_b = room - col_a
     widths = (who, col_a, col_b)
@@ -224,10 +223,7 @@ def _row(mark: str, cells: tuple[str, str, str], widths: tuple[int, int, int]) -
         for cell, w in zip(cells, widths, strict=True)
     ]
     out = []
-    for i in range(max(len(lines) for lines in wrapped)):
-        parts = [
-            f"{lines[i] if i < len(lines) else '':<{w}}"
-            for lines, w in zip(wrapped, widths, strict=True)
-        ]
+    for i, line in enumerate(zip_longest(*wrapped, fillvalue="")):
+        parts = [f"{part:<{w}}" for part, w in zip(line, widths, strict=True)]
         out.append(f"{mark if i == 0 else ' '} {'  '.join(parts)}".rstrip())
     return out

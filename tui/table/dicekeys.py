@@ -52,9 +52,7 @@ class DiceKeys:
             try:
                 data = json.loads((self.folder / f"{commitment}.json").read_text("utf-8"))
                 keys = SessionKeys.from_json(data)
-            except FileNotFoundError:
-                keys = None
-            except (OSError, ValueError, KeyError, TypeError):
+            except (OSError, ValueError, KeyError, TypeError):  # missing, unreadable or damaged
                 keys = None
             if keys is not None and keys.commitment == commitment:
                 found = keys

@@ -3,6 +3,7 @@ take as theirs, and what their margin has checked of each table."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -43,9 +44,8 @@ def signing_key() -> SigningKey:
             SigningKey.generate().save(partial)
             try:
                 # two margins starting at once: the first key written is everyone's key
-                os.link(partial, path)
-            except FileExistsError:
-                pass
+                with contextlib.suppress(FileExistsError):
+                    os.link(partial, path)
             finally:
                 partial.unlink()
         key = SigningKey.load(path)

@@ -411,12 +411,7 @@ class View:
         key = (self.at, self.corrected, self.seq, projection.seq, len(projection.history.changes))
         if key != self._state_key:
             live = self.at is None
-            if live:
-                state = projection.state
-            elif self.corrected:
-                state = projection.state_at(self.seq, corrected=True)
-            else:
-                state = projection.state_at(self.seq)
+            state = projection.state if live else projection.state_at(self.seq, self.corrected)
             self._gm_state = state
             shown = self._lensed(state) if self.lens else state
             # a worker goes on changing the live state: the screen keeps a copy
@@ -498,18 +493,13 @@ class View:
             # what players know at the record shown
             reader.revealed = self._gm_state.revealed
         names = self.names()
-        lookup = None if self.lens else self.record_line
+        lookup = self._player_line if self.lens else self.record_line
         out = []
         for record in self._fetch(self.seqs()[start:stop]):
-            if reader is not None:
-                data = reader.form(record)
-                secret = bool(data.get("secret"))
-            else:
-                data = record_to_builtins(record)
-                secret = bool(record.visibility.hidden)
+            data, number, secret = _read(record, reader)
             row = LogRow(
                 seq=record.seq,
-                number=data["seq"] if reader is not None else record.seq,
+                number=number,
                 text=render.describe(self.system.id, data, names, lookup),
                 author=record.author,
                 undone=record.seq in voided,
@@ -531,6 +521,15 @@ class View:
         with self.table.lock:
             reader.revealed = self.table.projection.state.revealed
         yield from (reader.form(r) for r in records if r.seq in reader.numbers)
+
+    def _player_line(self, number: int) -> str | None:
+        """The line of the record a player knows as ``number``, as that player reads it (an
+        undo a player sees names what it undid with this)."""
+        reader = self.table.reader
+        if reader is None or not 0 < number <= len(reader.seqs):
+            return None
+        data = reader.form(self.table.reads.record(reader.seqs[number - 1]))
+        return render.describe(self.system.id, data, self.names())
 
     @_locked
     def record_line(self, seq: int) -> str:
@@ -629,6 +628,15 @@ class View:
                 f"jump: the clock never reaches {' '.join(f'{k} {v}' for k, v in target.items())}"
             )
         return low
+
+
+def _read(record: Record, reader: PlayerLens | None) -> tuple[dict[str, Any], int, bool]:
+    """A record as its reader may read it (through the player lens, or whole for the GM),
+    its number to them, and whether it holds what they are not shown (a secret)."""
+    if reader is None:
+        return record_to_builtins(record), record.seq, bool(record.visibility.hidden)
+    data = reader.form(record)
+    return data, data["seq"], bool(data.get("secret"))
 
 
 def names_of(state: TableState) -> dict[str, str]:

@@ -100,13 +100,13 @@ def _updated(e: dict[str, Any]) -> str:
 def _rolled(e: dict[str, Any]) -> str:
     who = "GM" if e["actor"] == GM else e["actor"]
     if "total" not in e:
-        return f"{who} rolls in secret" + (f" ({e['reason']})" if e.get("reason") else "")
+        return f"{who} rolls in secret" + _held(e, "reason", " ({})")
     faces = e.get("faces", [])
     kept = e.get("kept") or [True] * len(faces)
     shown = ", ".join(str(f) if k else f"~{f}~" for f, k in zip(faces, kept, strict=False))
     typed = " (typed)" if e.get("source") == "typed" else ""
-    secret = " (secret)" if e.get("secret") else ""
-    reason = f" for {e['reason']}" if e.get("reason") else ""
+    secret = _held(e, "secret", " (secret)")
+    reason = _held(e, "reason", " for {}")
     return f"{who} rolls {e['dice']}{reason}: [{shown}] = {e['total']}{typed}{secret}"
 
 
@@ -123,6 +123,13 @@ def _undone(e: dict[str, Any]) -> str:
 # -- the GM's bookkeeping: conditions, counters, the turn order, edits, macros ----------
 
 
+def _held(e: dict[str, Any], field: str, form: str) -> str:
+    """``form`` with the event's ``field`` in its ``{}``, or nothing where the event holds
+    none (or an empty one)."""
+    value = e.get(field)
+    return form.format(value) if value else ""
+
+
 def _who(e: dict[str, Any]) -> str:
     return str(e.get("character", e.get("id", "")))
 
@@ -136,8 +143,8 @@ def _duration(e: dict[str, Any]) -> str:
 
 
 def _condition(e: dict[str, Any]) -> str:
-    gm = " (GM only)" if e.get("gm_only") else ""
-    why = f" ({e['reason']})" if e.get("reason") else ""
+    gm = _held(e, "gm_only", " (GM only)")
+    why = _held(e, "reason", " ({})")
     # a condition's name is as the GM typed it (prone, can't see, level 3): said after a
     # colon, which any name fits, as a counter's is
     return f"{_who(e)}: {e['name']}{_duration(e)}{why}{gm}"
@@ -146,7 +153,7 @@ def _condition(e: dict[str, Any]) -> str:
 def _counter(e: dict[str, Any]) -> str:
     if "value" not in e:
         return f"{_who(e)}: {e['name']} changes"
-    change = f" ({e['change']:+d})" if e.get("change") else ""
+    change = _held(e, "change", " ({:+d})")
     return f"{_who(e)}: {e['name']} {e['value']}/{e['max']}{change}"
 
 
@@ -160,8 +167,7 @@ def _joined(e: dict[str, Any]) -> str:
 
 
 def _carried(e: dict[str, Any]) -> str:
-    source = f" from {e['source']}" if e.get("source") else ""
-    hidden = " (hidden)" if e.get("hidden") else ""
+    source, hidden = _held(e, "source", " from {}"), _held(e, "hidden", " (hidden)")
     return f"{e['name']} joins the table as they left it{source}{hidden}"
 
 
@@ -202,9 +208,7 @@ def _ruled(e: dict[str, Any]) -> str:
         line += f" #{e['request']}"
     if e["ruling"] == "amended":
         line += f": {_command(e.get('applied'))}"
-    if e.get("reason"):
-        line += f": {e['reason']}"
-    return line
+    return line + _held(e, "reason", ": {}")
 
 
 def _asked(check: Any) -> str:
@@ -236,9 +240,7 @@ def _alias(e: dict[str, Any]) -> str:
 LINES: dict[str, Line] = {
     "table.created": _created,
     "table.option": lambda e: f"option {e['name']} = {e['value']}",
-    "character.added": lambda e: (
-        f"{e['name']} joins the table" + (" (hidden)" if e.get("hidden") else "")
-    ),
+    "character.added": lambda e: f"{e['name']} joins the table" + _held(e, "hidden", " (hidden)"),
     "character.updated": _updated,
     "character.removed": lambda e: f"{e['id']} leaves the table",
     "dice.rolled": _rolled,
@@ -249,11 +251,11 @@ LINES: dict[str, Line] = {
     "table.branched": lambda e: f"a branch of {e['source']} at record {e['at']}",
     "condition.added": _condition,
     "condition.ended": lambda e: (
-        f"{_who(e)}: {e['name']} ends" + (" (time is up)" if e.get("expired") else "")
+        f"{_who(e)}: {e['name']} ends" + _held(e, "expired", " (time is up)")
     ),
     "counter.set": _counter,
     "counter.removed": lambda e: f"{_who(e)}: {e['name']} is no longer counted",
-    "fight.started": lambda e: "the encounter begins" + (f": {e['name']}" if e.get("name") else ""),
+    "fight.started": lambda e: "the encounter begins" + _held(e, "name", ": {}"),
     "fight.joined": _joined,
     "fight.left": lambda e: f"{_who(e)} leaves the turn order",
     "fight.turn": lambda e: f"round {e['round']}: {_who(e)}'s turn",

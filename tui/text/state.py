@@ -65,7 +65,7 @@ def _named(value: Any, names: dict[str, str]) -> Any:
 def plain(value: object) -> str:
     """A state's value in words for ``margin state``: yes/no, none, lists joined by commas, a
     record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
-    if value is None or value in ("", [], {}):
+    if value in (None, "", [], {}):
         return "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -82,7 +82,7 @@ def _record_words(value: dict[str, Any]) -> str:
     rest = ", ".join(
         f"{_field_name(k)} {plain(v)}"
         for k, v in value.items()
-        if v not in EMPTY and not (head and str(v) == head)
+        if v not in EMPTY and str(v) != head
     )
     if head:
         return f"{head} ({rest})" if rest else head

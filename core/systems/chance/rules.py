@@ -262,6 +262,20 @@ def _at_least(field: str, value: int | float | Fraction, floor: Fraction, said: 
     return number
 
 
+def _check_unaware(percent: int) -> None:
+    """The bonus of striking an unaware target: none (0), or within its bounds."""
+    if percent and not UNAWARE_MIN <= percent <= UNAWARE_MAX:
+        raise RuleError(f"unaware_percent: {percent} must be 0 or {UNAWARE_MIN}..{UNAWARE_MAX}")
+
+
+def _resistance(percent: int | float | Fraction) -> Fraction:
+    """A resistance as an exact percentage, -100 (double damage) to 100 (immune)."""
+    res = exact(percent)
+    if not -100 <= res <= 100:
+        raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
+    return res
+
+
 def damage_pipeline(
     base: int | float | Fraction,
     scaling: int | float | Fraction,
@@ -281,16 +295,11 @@ def damage_pipeline(
     _one_of("profile", profile, PROFILES)
     _one_of("position", position, POSITIONS)
     mult = _at_least("crit_multiplier", crit_multiplier, MIN_CRIT_MULTIPLIER, "the floor of 1.5")
-    if unaware_percent and not UNAWARE_MIN <= unaware_percent <= UNAWARE_MAX:
-        raise RuleError(
-            f"unaware_percent: {unaware_percent} must be 0 or {UNAWARE_MIN}..{UNAWARE_MAX}"
-        )
+    _check_unaware(unaware_percent)
     vit = _at_least("vitals", vitals, Fraction(1), "1 (1 is no called shot)")
     arm = _at_least("armor", armor, Fraction(0), "0")
     pierced = _at_least("pierce", pierce, Fraction(0), "0")
-    res = exact(resistance_percent)
-    if not -100 <= res <= 100:
-        raise RuleError(f"resistance_percent: {show(res)} is out of range (-100..100)")
+    res = _resistance(resistance_percent)
     crit = crit or unaware_percent > 0
     b = exact(base) + exact(scaling)
     steps: list[tuple[str, str]] = [

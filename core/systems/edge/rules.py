@@ -12,6 +12,7 @@ from functools import cache
 from itertools import product
 
 from ...errors import RuleError
+from ...inputs import is_whole, is_whole_in
 
 #: Difficulty ladder: name -> TN.
 LADDER: dict[str, int] = {
@@ -50,18 +51,21 @@ def tn_value(tn: object, field: str = "tn") -> tuple[int, str]:
         if not 1 <= tn <= MAX_TN:
             raise RuleError(f"{field}: {tn} is out of range (1 or more, at most {MAX_TN})")
         return tn, ""
-    if isinstance(tn, str):
-        key = "-".join(tn.lower().replace("_", "-").split())
-        if key == "impossible":
-            raise RuleError(
-                f"{field}: an impossible task cannot be attempted; it fails without a roll"
-            )
-        if key in LADDER:
-            return LADDER[key], key
-        if key.isdigit():
-            return tn_value(int(key), field)
+    found = _named_tn(tn, field) if isinstance(tn, str) else None
+    if found is not None:
+        return found
     names = ", ".join(f"{k} {v}" for k, v in LADDER.items())
     raise RuleError(f"{field}: {tn!r} is not a TN or a difficulty ({names})")
+
+
+def _named_tn(tn: str, field: str) -> tuple[int, str] | None:
+    """A TN typed as text: a rung of the ladder, or digits; None for anything else."""
+    key = "-".join(tn.lower().replace("_", "-").split())
+    if key == "impossible":
+        raise RuleError(f"{field}: an impossible task cannot be attempted; it fails without a roll")
+    if key in LADDER:
+        return LADDER[key], key
+    return tn_value(int(key), field) if key.isdigit() else None
 
 
 def check_mode(
@@ -193,14 +197,14 @@ def _check_faces(faces: Sequence[int], mode: str) -> int:
     if len(faces) != need:
         raise RuleError(f"faces: a {mode} check rolls {need}d10, {len(faces)} faces given")
     for f in faces:
-        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 10:
+        if not is_whole_in(f, 1, 10):
             raise RuleError(f"faces: {f!r} is not a face of a d10 (1..10)")
     return need
 
 
 def _pair(keep: Sequence[int], dice: int) -> tuple[int, int]:
     """The two faces a check keeps, given as indices into its ``dice`` faces."""
-    whole = all(isinstance(i, int) and not isinstance(i, bool) for i in keep)
+    whole = all(is_whole(i) for i in keep)
     if len(keep) != 2 or not whole or not all(0 <= i < dice for i in keep) or keep[0] == keep[1]:
         raise RuleError(
             f"keep: {list(keep)!r} must be two different indices 0..{dice - 1} into faces"

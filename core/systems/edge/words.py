@@ -141,12 +141,16 @@ def _tail(
             raise RuleError(f"{words[i]!r} is not a word of this command ({known})")
         i = read(words, i, cmd)
     if cmd.pop(_EDGE, False):
-        cmd["edge"] = (
-            "remove-disadvantage"
-            if cmd.get("disadvantage") and not cmd.get("advantage")
-            else "advantage"
-        )
+        cmd["edge"] = _edge_use(cmd)
     return rest
+
+
+def _edge_use(cmd: dict[str, Any]) -> str:
+    """What the word ``edge`` spends Edge on: removing a check's Disadvantage when it has
+    only that, Advantage otherwise."""
+    if cmd.get("disadvantage") and not cmd.get("advantage"):
+        return "remove-disadvantage"
+    return "advantage"
 
 
 _ALL_WORDS = {

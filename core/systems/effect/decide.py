@@ -21,6 +21,7 @@ from margin.events.systems.effect import (
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
 from ...history import History
+from ...inputs import is_whole_in
 from ...state import Character, TableState, find_character
 from ..base import Command
 from . import rules
@@ -129,7 +130,7 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
     cmd = _written(cmd, state)
     if cmd.skill is None and cmd.characteristic is None:
         raise RuleError("check: name a skill, a characteristic, or both")
-    skill, level = skill_of(char, cmd.skill) if cmd.skill is not None else (None, None)
+    skill, level = _skill(char, cmd.skill)
     characteristic, char_dm = _characteristic(char, cmd.characteristic, state)
     rung, diff_dm = _difficulty(state, cmd.difficulty, cmd.law_level)
     circumstance = rules.circumstance(cmd.circumstance)
@@ -158,6 +159,11 @@ def plan_check(cmd: Check, state: TableState) -> Plan:
         time_rows=rows,
         increment=increment,
     )
+
+
+def _skill(char: Character, name: str | None) -> tuple[str | None, int | None]:
+    """A skill named for a check and the character's level in it; (None, None) when none is."""
+    return (None, None) if name is None else skill_of(char, name)
 
 
 def _characteristic(char: Character, name: str | None, state: TableState) -> tuple[str | None, int]:
@@ -285,7 +291,7 @@ def plan_assist(cmd: Assist, state: TableState) -> AssistPlan:
         raise RuleError(f"helper: {helper.name} cannot help themself")
     if cmd.skill is None and cmd.characteristic is None:
         raise RuleError("assist: name the skill (or the characteristic) of the check helped")
-    skill, level = skill_of(helper, cmd.skill) if cmd.skill is not None else (None, None)
+    skill, level = _skill(helper, cmd.skill)
     label = skill or cmd.characteristic or ""
     _check_one_helper(char, label)
     given = cmd.disposition
@@ -340,7 +346,7 @@ def two_d6(dice: Dice, faces: Any, name: str) -> tuple[list[int], str]:
     if not isinstance(faces, list) or len(faces) != 2:
         raise RuleError(f"{name}.faces: expected two d6 faces, 1..6 each")
     for face in faces:
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+        if not is_whole_in(face, 1, 6):
             raise RuleError(f"{name}.faces: {face!r} is not a face of a d6 (1..6)")
     return list(faces), "typed"
 

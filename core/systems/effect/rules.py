@@ -12,6 +12,7 @@ from itertools import product
 from typing import Any
 
 from ...errors import RuleError
+from ...inputs import is_whole, is_whole_in
 
 #: The target of every check; difficulty moves the modifier, never this.
 TARGET = 8
@@ -70,14 +71,14 @@ def difficulty(value: Any, name: str = "difficulty") -> tuple[str, int]:
             value = int(value)
         except ValueError:
             raise RuleError(f"{name}: {value!r} is not a rung of the ladder ({rungs})") from None
-    if isinstance(value, bool) or not isinstance(value, int) or value not in RUNG_OF_DM:
+    if not is_whole(value) or value not in RUNG_OF_DM:
         raise RuleError(f"{name}: {value!r} is not a rung of the ladder ({rungs})")
     return RUNG_OF_DM[value], value
 
 
 def circumstance(value: Any, name: str = "circumstance") -> int:
     """A situational DM: one point either way; anything bigger is difficulty."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise RuleError(f"{name}: expected -1, 0 or 1, got {value!r}")
     if value not in CIRCUMSTANCES:
         raise RuleError(
@@ -221,7 +222,7 @@ def increment(text: str, name: str = "increment") -> str:
 
 def trade(row: str, rows: int) -> tuple[str, int]:
     """The increment after trading ``rows`` (negative: faster) and the DM it gives."""
-    if isinstance(rows, bool) or not isinstance(rows, int) or abs(rows) > MAX_TRADE:
+    if not is_whole_in(rows, -MAX_TRADE, MAX_TRADE):
         raise RuleError(
             f"time_rows: {rows!r} is not a trade (-2..2 rows: negative works faster at -1 a row)"
         )

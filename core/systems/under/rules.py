@@ -12,6 +12,7 @@ from typing import Any
 
 from ...dice import Dice, TypedDice
 from ...errors import RuleError
+from ...inputs import is_whole_in
 
 #: The two readings of the critical range (see the rules document).
 CRIT_READINGS = ("table", "example")
@@ -184,13 +185,13 @@ def check_faces(name: str, faces: Any) -> list[int]:
     if not isinstance(faces, list) or len(faces) != 2:
         raise RuleError(f"{name}: expected two d10 faces [tens, ones], each 0..9 (0,0 reads 100)")
     for face in faces:
-        if isinstance(face, bool) or not isinstance(face, int) or not 0 <= face <= 9:
+        if not is_whole_in(face, 0, 9):
             raise RuleError(f"{name}: {face!r} is not a d10 face here (0..9; 0,0 reads 100)")
     return list(faces)
 
 
 def check_roll(name: str, roll: Any) -> int:
-    if isinstance(roll, bool) or not isinstance(roll, int) or not 1 <= roll <= 100:
+    if not is_whole_in(roll, 1, 100):
         raise RuleError(f"{name}: expected a percentile roll 1..100, got {roll!r}")
     return roll
 

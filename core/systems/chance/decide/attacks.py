@@ -63,15 +63,21 @@ def _check_can_attack(
     if cmd.override:
         return turn == attacker.id and enc is not None and enc.actions > 0
     if turn is not None and enc is not None:
-        if attacker.id != turn:
-            name = state.characters[turn].name if turn in state.characters else turn
-            raise RuleError(
-                f"attacker: it is {name}'s turn, not {attacker.name}'s (override for a reaction)"
-            )
-        if enc.actions <= 0:
-            raise RuleError(f"attacker: {attacker.name} has no actions left this turn (next)")
+        _check_turn(state, turn, enc.actions, attacker)
     _check_effects(attacker, target, own_turn=turn == attacker.id)
     return turn == attacker.id
+
+
+def _check_turn(state: TableState, turn: str, actions: int, attacker: ChanceCharacter) -> None:
+    """Refuse an attack out of the attacker's turn (``turn``: whose it is), or with none of
+    its ``actions`` left."""
+    if attacker.id != turn:
+        name = state.characters[turn].name if turn in state.characters else turn
+        raise RuleError(
+            f"attacker: it is {name}'s turn, not {attacker.name}'s (override for a reaction)"
+        )
+    if actions <= 0:
+        raise RuleError(f"attacker: {attacker.name} has no actions left this turn (next)")
 
 
 def _check_effects(attacker: ChanceCharacter, target: ChanceCharacter, own_turn: bool) -> None:

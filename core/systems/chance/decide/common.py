@@ -7,6 +7,7 @@ from typing import Any
 
 from ....dice import Dice, roll_for
 from ....errors import RuleError
+from ....inputs import is_whole
 from ....state import TableState, find_character
 from .. import rules
 from ..state import ChanceCharacter, ChanceWorld, sheet_of
@@ -82,11 +83,7 @@ def near(
 
 
 def place(value: Any, field: str) -> list[int]:
-    if (
-        not isinstance(value, list)
-        or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
+    if not isinstance(value, list) or len(value) != 2 or not all(is_whole(v) for v in value):
         raise RuleError(f"{field}: expected [x, y] in whole feet, got {value!r}")
     if not all(-MAX_FEET <= v <= MAX_FEET for v in value):
         raise RuleError(f"{field}: {value!r} is off the field (each of x, y in ±{MAX_FEET} ft)")

@@ -89,15 +89,7 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         )
     index, rnd = next_actor(state, enc.order, enc.current, enc.round)
     actor = char_of(state, enc.order[index])
-    seq = state.seq + 1
-    hp = actor.hp
-    ticks: list[Draft] = []
-    for effect in list(actor.effects):
-        ticked = _tick(state, actor, effect, hp, seq, len(ticks) + 1)
-        tick = ticked[0].event
-        assert isinstance(tick, EffectTicked)
-        hp = max(0, hp + tick.hp)
-        ticks.extend(ticked)
+    ticks, hp = _ticks(state, actor, state.seq + 1)
     flee_from, flee_to = flight(state, actor, hp, ticks)
     turn = TurnStarted(
         actor=actor.id,
@@ -108,6 +100,20 @@ def decide_next(cmd: NextTurn, state: TableState, dice: Dice, history: History) 
         flee_to=flee_to,
     )
     return [Draft(turn), *ticks]
+
+
+def _ticks(state: TableState, actor: ChanceCharacter, seq: int) -> tuple[list[Draft], int]:
+    """The effects ticking as the turn of ``actor`` (record ``seq``) starts, and the HP they
+    leave it."""
+    hp = actor.hp
+    ticks: list[Draft] = []
+    for effect in list(actor.effects):
+        ticked = _tick(state, actor, effect, hp, seq, len(ticks) + 1)
+        tick = ticked[0].event
+        assert isinstance(tick, EffectTicked)
+        hp = max(0, hp + tick.hp)
+        ticks.extend(ticked)
+    return ticks, hp
 
 
 def decide_end(cmd: EndEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -31,16 +31,21 @@ def edge_spend(char: EdgeCharacter, purpose: str, cause: int | None = None, **ex
     )
 
 
+def _check_reaction(own_turn: bool, reactions: int, name: str) -> None:
+    """Refuse a reaction on the character's own turn, or with none left."""
+    if own_turn:
+        raise RuleError(f"action: a reaction is taken outside {name}'s own turn")
+    if reactions < 1:
+        raise RuleError(
+            f"action: {name} has no reaction left (spend Edge for one extra between turns)"
+        )
+
+
 def can_use(state: TableState, me: Combatant, action: str, name: str) -> None:
     enc = world(state).encounter
     assert enc is not None
     if action == "reaction":
-        if enc.current == me.id:
-            raise RuleError(f"action: a reaction is taken outside {name}'s own turn")
-        if me.reactions < 1:
-            raise RuleError(
-                f"action: {name} has no reaction left (spend Edge for one extra between turns)"
-            )
+        _check_reaction(enc.current == me.id, me.reactions, name)
         return
     if enc.current != me.id:
         raise RuleError(f"action: it is not {name}'s turn (now: {enc.current or 'nobody'})")

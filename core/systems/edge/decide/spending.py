@@ -12,7 +12,7 @@ from ....state import TableState
 from ...base import Deciders
 from .. import rules
 from ..commands import AwardEdge, DismissPending, LessenInjury, RecoverEdge, SpendEdge
-from ..state import EdgeCharacter, character, combatant, edge_max, world
+from ..state import Combatant, EdgeCharacter, character, combatant, edge_max, world
 from .common import able, edge_spend, need_edge
 from .wounds import decide_lessen
 
@@ -38,16 +38,21 @@ def decide_spend(cmd: SpendEdge, state: TableState, dice: Dice, history: History
     if purpose == "reaction":
         _check_reaction(char, enc.current == char.id, me.extra_reaction)
         return [edge_spend(char, "reaction")]
+    return [_boost(char, me, enc.current == char.id, state, dice)]
+
+
+def _boost(
+    char: EdgeCharacter, me: Combatant, own_turn: bool, state: TableState, dice: Dice
+) -> Draft:
+    """Edge spent on initiative: 2d6 more for a turn; on the character's ``own_turn`` a higher
+    initiative may bring actions at once."""
     if me.boost:
         raise RuleError(f"purpose: {char.name}'s initiative is already boosted for a turn")
     faces = dice.roll(6, 2)
-    # on the character's own turn a higher initiative may bring actions at once
-    gained = _gained(me.initiative, sum(faces), state) if enc.current == char.id else []
-    return [
-        edge_spend(
-            char, "initiative", faces=faces, value=sum(faces), actions=gained, source=dice.source
-        )
-    ]
+    gained = _gained(me.initiative, sum(faces), state) if own_turn else []
+    return edge_spend(
+        char, "initiative", faces=faces, value=sum(faces), actions=gained, source=dice.source
+    )
 
 
 def _check_reaction(char: EdgeCharacter, own_turn: bool, gained: bool) -> None:
@@ -179,14 +184,11 @@ def decide_dismiss(
     char = character(state, cmd.character)
     if not char.pending:
         raise RuleError(f"dismiss-pending: {char.name} has nothing pending")
-    if cmd.pending is None:
-        seq = char.pending[0].seq
-    else:
-        seq = cmd.pending
-        if not any(p.seq == seq for p in char.pending):
-            have = ", ".join(str(p.seq) for p in char.pending)
-            raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
-    item = next(p for p in char.pending if p.seq == seq)
+    seq = char.pending[0].seq if cmd.pending is None else cmd.pending
+    item = next((p for p in char.pending if p.seq == seq), None)
+    if item is None:
+        have = ", ".join(str(p.seq) for p in char.pending)
+        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
     # dropping what a still-secret check left pending would tell players it left something
     unseen = item.secret and seq not in state.revealed
     return [
