@@ -118,12 +118,7 @@ def _effect_line(e: dict[str, Any]) -> str:
         "haste": "haste wears off: ",
         "attack": f"{source}'s hit carries {e['effect']}: ",
     }.get(e.get("reason", ""), "")
-    forced = e.get("reason") in ("spread", "haste")
-    contest = (
-        f" (potency {e['potency']} vs resistance {e['resistance']})"
-        if "potency" in e and not forced
-        else ""
-    )
+    contest = _contest(e)
     if not e.get("landed"):
         return f"{by}{e['effect']} fails to take hold on {e['target']}{contest}"
     lasting = "until removed" if not e.get("total_turns") else _count(e["total_turns"], "turn")
@@ -132,6 +127,14 @@ def _effect_line(e: dict[str, Any]) -> str:
     stacks = f"{e['total_stacks']} stack{'s' if e['total_stacks'] != 1 else ''}"
     state = f"has {what}" if what in _NOUN_EFFECTS else f"is {what}"
     return f"{by}{e['target']} {state}{escalated}, {stacks}, {lasting}{contest}"
+
+
+def _contest(e: dict[str, Any]) -> str:
+    """An effect's potency against the target's resistance, where they were contested (not
+    for fire that spreads or haste wearing off, which take hold whatever)."""
+    if "potency" not in e or e.get("reason") in ("spread", "haste"):
+        return ""
+    return f" (potency {e['potency']} vs resistance {e['resistance']})"
 
 
 #: effects named by a noun or a verb, which read "has haste" rather than "is haste"

@@ -75,9 +75,7 @@ def _line_check(e: dict[str, Any]) -> str:
 
 def _line_attack(e: dict[str, Any]) -> str:
     if "faces" not in e and "skill" not in e:
-        # an unseen attacker: only the blow and where it landed
-        outcome = e.get("band", "").replace("-", " ") or ("hit" if e.get("success") else "miss")
-        return f"{e.get('character')} attacks {e.get('target')}: {outcome}"
+        return _unseen_attack(e)
     weapon = f" with {e['weapon']}" if "weapon" in e else ""
     line = f"attack on {e.get('target')}{weapon}"
     if e.get("fire_mode") == "burst":
@@ -89,6 +87,12 @@ def _line_attack(e: dict[str, Any]) -> str:
         line += f"; damage{_held_pool(e)} waits for damage {e.get('character')}"
     line += if_given(e, "dodge_penalty", " (defense -{} for the target's armor)")
     return line + if_given(e, "reason", ", for {}")
+
+
+def _unseen_attack(e: dict[str, Any]) -> str:
+    """An unseen attacker's attack: only the blow and where it landed."""
+    outcome = e.get("band", "").replace("-", " ") or ("hit" if e.get("success") else "miss")
+    return f"{e.get('character')} attacks {e.get('target')}: {outcome}"
 
 
 def _held_pool(e: dict[str, Any]) -> str:

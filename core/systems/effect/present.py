@@ -82,17 +82,22 @@ def _line_assist(e: dict[str, Any]) -> str:
     held = (
         f", holding back to {used} of {level} levels" if used is not None and used != level else ""
     )
+    return (
+        f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
+        f"{faces}{typed} with {', '.join(_assist_dms(e, used))} = {e['total']}, "
+        f"Effect {e['effect']:+d} -> DM {e['dm']:+d} on the check"
+    )
+
+
+def _assist_dms(e: dict[str, Any], used: int | None) -> list[str]:
+    """The DMs of a helper's roll: the skill level brought, a characteristic, the difficulty."""
     dms = []
     if used is not None:
         dms.append(f"{e['label']} {used:+d}")
     if e.get("characteristic"):
         dms.append(f"{e['characteristic']} {e.get('characteristic_dm', 0):+d}")
     dms.append(f"{e.get('difficulty', 'average')} {e.get('difficulty_dm', 0):+d}")
-    return (
-        f"{e['helper']} ({e['disposition']}{held}) helps {e['actor']} with {e['label']}: "
-        f"{faces}{typed} with {', '.join(dms)} = {e['total']}, Effect {e['effect']:+d}"
-        f" -> DM {e['dm']:+d} on the check"
-    )
+    return dms
 
 
 def _line_opposed(e: dict[str, Any]) -> str:
