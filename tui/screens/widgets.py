@@ -196,18 +196,17 @@ def party_text(
     if not rows:
         return Text(empty, style="dim")
     rows = sorted(rows, key=lambda row: row.name != own) if own else rows
-    out = Text()
-    for i, row in enumerate(rows):
-        if i:
-            out.append("\n")
-        out.append(row.name, style="bold")
+    said = []
+    for row in rows:
+        text = Text.assemble((row.name, "bold"))
         if row.name == own:
-            out.append(" (you)", style="bold cyan")
+            text.append(" (you)", style="bold cyan")
         if row.hidden:
-            out.append(" (hidden)", style="italic dim")
+            text.append(" (hidden)", style="italic dim")
         for line in _pack(list(row.status), width - 4 if width else 0):
-            out.append("\n  " + line)
-    return out
+            text.append("\n  " + line)
+        said.append(text)
+    return Text("\n").join(said)
 
 
 def _pack(items: list[str], room: int) -> list[str]:
