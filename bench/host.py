@@ -195,7 +195,7 @@ async def run(players: int, count: int, folder: Path, records: int) -> None:
         screens = [first]
         started = time.perf_counter()
         opened = await asyncio.gather(
-            connect(port, keys["gm"], "type a command"),
+            connect(port, keys["gm"], "F1 lists the keys"),
             *(connect(port, keys[n], "watching as") for n in names[1:]),
         )
         opening = time.perf_counter() - started

@@ -247,20 +247,10 @@ class _Checker:
         if not event.key:
             self.problem(seq, f"it reveals record {target} without the key to its commitment")
             return
-        root = self.ledger.roots.get(secret.commitment, "")
-        mark = secret.mark
-        try:
-            key = bytes.fromhex(event.key)
-        except ValueError:
-            key = b""
-        if not proves(key, mark.index, event.proof, root):
-            made = self.commits.get(secret.commitment, 0)
-            self.problem(
-                seq,
-                f"the key it gives is not secret key {mark.index} of the session committed "
-                f"in record {made}",
-            )
+        key = self._proven_key(seq, event, secret)
+        if key is None:
             return
+        mark = secret.mark
         first = secret.records[0]
         if not _seals_hold(secret.records, target, key):
             self.problem(target, "what it reveals does not match its commitment")
@@ -273,6 +263,24 @@ class _Checker:
         if not secret.opened:
             secret.opened = True
             self.report.tally(secret.actor).checked += len(mark.dice)
+
+    def _proven_key(self, seq: int, event: Revealed, secret: _Secret) -> bytes | None:
+        """The key a reveal gives, when it is the secret key the session committed to; None
+        (a problem of the reveal's record ``seq``) when it is not."""
+        mark = secret.mark
+        try:
+            key = bytes.fromhex(event.key)
+        except ValueError:
+            key = b""
+        if proves(key, mark.index, event.proof, self.ledger.roots.get(secret.commitment, "")):
+            return key
+        made = self.commits.get(secret.commitment, 0)
+        self.problem(
+            seq,
+            f"the key it gives is not secret key {mark.index} of the session committed "
+            f"in record {made}",
+        )
+        return None
 
     def finish(self) -> DiceReport:
         for secret in self.secrets.values():

@@ -5,6 +5,8 @@ case a notice is lost."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -23,7 +25,7 @@ from hosting import (
 from support import need, pilot_test, pilot_until
 
 from margin.core.commands import Note
-from margin.tui.host.commits import ENV, Commits, told
+from margin.tui.host.commits import ENV, Commits, Files, told
 from margin.tui.screens import app as appmod
 from margin.tui.screens.base import TableApp
 
@@ -151,3 +153,41 @@ async def test_a_told_screen_follows_at_once_and_looks_by_itself_as_a_fallback(
         await pilot_until(pilot, lambda: shows(gm, "a ship's lantern"), "never looked itself")
     for fd in (pipes[1][0], pipes[1][1]):
         os.close(fd)
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["inotify", "asking"])
+def test_the_host_tells_of_a_commit_whether_the_kernel_says_a_file_was_written_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: bool
+) -> None:
+    path = build_table(tmp_path / "fight.margin")
+    if not kernel:
+        monkeypatch.setattr(Files, "watch", classmethod(lambda cls, folder: None))
+
+    async def told_of_commits() -> int:
+        watch = Commits(str(path))
+        read, _ = watch.pipe()
+        os.set_blocking(read, False)
+        watch.start()
+        # the kernel's word is read on the host's loop; else a thread asks the table
+        assert (watch._files is not None) is kernel
+        assert (watch._thread is not None) is not kernel
+        told = 0
+        try:
+            for n in range(3):
+                await asyncio.sleep(0.2)
+                with contextlib.suppress(BlockingIOError):
+                    os.read(read, 100)  # what the host told before (the table opened)
+                await asyncio.to_thread(write, path, Note(text=f"wave {n}"))
+                for _ in range(200):
+                    await asyncio.sleep(0.01)
+                    try:
+                        told += bool(os.read(read, 100))
+                        break
+                    except BlockingIOError:
+                        continue
+        finally:
+            await asyncio.to_thread(watch.stop)
+            os.close(read)
+        return told
+
+    assert asyncio.run(told_of_commits()) == 3

@@ -2,10 +2,16 @@
 
 A session's screen would otherwise ask the table whether anything was committed 50
 times a second (``FOLLOW_INTERVAL``), and with twenty seats that asking is most of
-what an idle host costs. Instead the host asks (SQLite's ``data_version`` in a thread
-of its own, or PostgreSQL's notifications, which wait on the socket: the store's
-``wait``) and writes a byte to a pipe each session's process was started with; the
-session's screen reads the pipe in its event loop and follows the table at once.
+what an idle host costs. Instead the host watches, and writes a byte to a pipe each
+session's process was started with; the session's screen reads the pipe in its event
+loop and follows the table at once.
+
+The host watches a table file without asking it anything while nothing happens: the
+kernel tells it of writes to the file and its write-ahead log (inotify), and only then
+does it ask SQLite's ``data_version`` whether a commit is whole, a few milliseconds
+apart for a moment. Without inotify it asks ``data_version`` a hundred times a second
+in a thread of its own; a table in PostgreSQL is watched by its notifications, which
+wait on the socket (the store's ``wait``).
 
 A notice is a hint, never the only way: the byte is dropped when the pipe is full (a
 notice already waits there, which tells the same), and a session still looks for
@@ -16,11 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import stat
+import struct
 import threading
+from pathlib import Path
 
-from margin.events import StoreError, open_store
+from margin.events import StoreError, is_url, open_store
+from margin.events.store import Store
 
 #: the environment variable that names a session's end of the pipe, and how often the
 #: session looks for commits by itself: ``FD SECONDS``
@@ -29,6 +39,10 @@ ENV = "MARGIN_COMMITS"
 FALLBACK = 1.0
 #: seconds the host's watch waits for a commit at a time before looking whether it stops
 WAIT = 0.5
+#: once the table's files are written: seconds between two looks whether a commit is
+#: whole, and how many looks at most before the watch waits for the next write
+LOOK = 0.005
+LOOKS = 60
 
 
 class Commits:
@@ -42,12 +56,63 @@ class Commits:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: the watch on the table file's folder, the table as it reads it, the version it
+        #: last told of, the table's files by name, and its next look for a commit
+        self._files: Files | None = None
+        self._store: Store | None = None
+        self._version = 0
+        self._names: set[bytes] = set()
+        self._looking: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
         """Watch the table from now on (called in the host's event loop)."""
         self._loop = asyncio.get_running_loop()
+        if not is_url(self.table) and self._watch_files():
+            return
         self._thread = threading.Thread(target=self._watch, name="margin-commits", daemon=True)
         self._thread.start()
+
+    def _watch_files(self) -> bool:
+        """Watch the table file's folder by inotify; False when it cannot be watched so."""
+        path = Path(self.table)
+        files = Files.watch(path.parent)
+        if files is None:
+            return False
+        try:
+            self._store = open_store(self.table, readonly=True)
+            self._version = self._store.data_version()
+        except StoreError:
+            files.close()
+            return False
+        self._files = files
+        self._names = {os.fsencode(path.name + end) for end in ("", "-wal", "-journal")}
+        assert self._loop is not None
+        self._loop.add_reader(files.fd, self._written)
+        return True
+
+    def _written(self) -> None:
+        """A file in the table's folder was written: if it is the table's, look for a commit."""
+        assert self._files is not None
+        if self._files.names() & self._names:
+            if self._looking is not None:
+                self._looking.cancel()
+            self._look(LOOKS)
+
+    def _look(self, left: int) -> None:
+        """Tell the sessions once the table's ``data_version`` moves; look again ``LOOK``
+        seconds on, ``left`` times more (a commit's log is written before it is whole)."""
+        self._looking = None
+        assert self._store is not None
+        assert self._loop is not None
+        try:
+            version = self._store.data_version()
+        except StoreError:
+            version = -1  # unreadable this moment: the sessions' own looks will tell
+        if version != self._version:
+            self._version = version
+            self.tell()
+        elif left > 0:
+            self._looking = self._loop.call_later(LOOK, self._look, left - 1)
 
     def _watch(self) -> None:
         """Wait for commits to the table; tell the sessions of each, on the host's loop."""
@@ -108,8 +173,71 @@ class Commits:
         self._stopping.set()
         if self._thread is not None:
             self._thread.join(WAIT + 5)
+        files, self._files = self._files, None
+        if files is not None:
+            if self._loop is not None and not self._loop.is_closed():
+                with contextlib.suppress(Exception):
+                    self._loop.remove_reader(files.fd)
+            if self._looking is not None:
+                self._looking.cancel()
+            files.close()
+            if self._store is not None:
+                with contextlib.suppress(Exception):
+                    self._store.close()
+                self._store = None
         for fd in list(self.pipes):
             self.forget(fd)
+
+
+#: inotify's events margin watches a folder for: a file written, closed after writing,
+#: made, or moved in
+_IN_MODIFY, _IN_CLOSE_WRITE, _IN_CREATE, _IN_MOVED_TO = 0x2, 0x8, 0x100, 0x80
+_EVENT = struct.Struct("iIII")
+
+
+class Files:
+    """The kernel's word (inotify) of the files written in one folder."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    @classmethod
+    def watch(cls, folder: Path) -> Files | None:
+        """A watch on ``folder``; None where the system gives none (not Linux, no room)."""
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            init, add = libc.inotify_init1, libc.inotify_add_watch
+        except (OSError, AttributeError):
+            return None
+        fd = init(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            return None
+        mask = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_CREATE | _IN_MOVED_TO
+        if add(fd, os.fsencode(folder), mask) < 0:
+            os.close(fd)
+            return None
+        return cls(fd)
+
+    def names(self) -> set[bytes]:
+        """The names of the files written since the last call."""
+        found: set[bytes] = set()
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return found
+            except OSError:
+                return found
+            at = 0
+            while at + _EVENT.size <= len(data):
+                _, _, _, size = _EVENT.unpack_from(data, at)
+                at += _EVENT.size
+                found.add(data[at : at + size].rstrip(b"\0"))
+                at += size
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
 
 
 def told(environ: dict[str, str] | os._Environ[str]) -> tuple[int, float] | None:

@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from margin.core import RuleError
@@ -25,7 +26,7 @@ from margin.tui.table.reader import (
     View,
     player_id,
 )
-from margin.tui.table.seats import HASTE, Sitting
+from margin.tui.table.seats import BEAT, HASTE, Sitting
 
 from . import commandline
 from .base import (
@@ -204,6 +205,8 @@ class WatchApp(TableApp):
         self._gave = ""
         #: the seat as the GM's margin sees it, once the view is open
         self.sitting: Sitting | None = None
+        #: the timer that says how far the screen read once a move can be said
+        self._reading: Timer | None = None
 
     def get_default_screen(self) -> Screen[Any]:
         if not self.waits:
@@ -269,9 +272,21 @@ class WatchApp(TableApp):
         door = self.seat.door if self.seat is not None else "local"
         self.sitting = Sitting(self.view.table.store.name, player, self.own() or player, door)
         lines = self.sitting.arrive(self.view)
-        self.set_interval(HASTE, self.read_on)
+        # a beat's rewrite is due every BEAT; a move is said once the screen draws it, or
+        # HASTE later when it came right after a rewrite (``read_soon``)
+        self.set_interval(BEAT / 2, self.read_on)
         if lines:
             self.push_screen(DigestScreen(lines))
+
+    def read_soon(self) -> None:
+        """Say again, ``HASTE`` from now, how far the screen has read (a move drawn right
+        after a rewrite waits that long to be said)."""
+        if self._reading is None:
+            self._reading = self.set_timer(HASTE, self._read_later)
+
+    def _read_later(self) -> None:
+        self._reading = None
+        self.read_on()
 
     def read_on(self) -> None:
         """Tell the GM's margin the seat is still here and how far its screen has read."""
@@ -477,6 +492,7 @@ class WatchApp(TableApp):
         self._prompts()
         self.give_entropy()
         self.read_on()
+        self.read_soon()
         if now == before:
             return
         if now:
