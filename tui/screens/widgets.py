@@ -643,8 +643,7 @@ class CommandLine(Input):
         await super()._on_key(event)
 
     def _on_paste(self, event: events.Paste) -> None:
-        lines = [line.strip() for line in event.text.splitlines()]
-        lines = [line for line in lines if line]
+        lines = [line for line in map(str.strip, event.text.splitlines()) if line]
         if len(lines) > 1 and _one_json_object(event.text):
             lines = [" ".join(lines)]  # a command as JSON, laid out on several lines
         # Input's own handler would run after this one and keep only the first line.
