@@ -26,7 +26,7 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, ClockRow, Odds
-from margin.tui.table.reader import CharacterRow, LogRow, View
+from margin.tui.table.reader import CharacterRow, LogRow, View, turn_names
 
 from . import commandline
 
@@ -130,11 +130,10 @@ def brief_text(
     if clock is None:
         out.append("no encounter running", style="dim")
     else:
-        acting = [row.name for row in clock.rows if row.turn]
+        acting, deck = turn_names(clock)
         if acting:
             out.append("▶ ", style="bold yellow")
             out.append(", ".join(acting) + "  ", style="bold")
-        deck = [row.name for row in clock.rows if row.on_deck]
         if deck:
             out.append(f"next: {', '.join(deck)}  ")
         out.append(clock.title, style="dim")
