@@ -44,18 +44,34 @@ def set_draft(char: Character, name: str, value: int | None, maximum: int | None
     """The record setting one counter: a new one (full unless a value is given) or an old one."""
     old = char.counters.get(key(name))
     if old is None:
-        top = maximum if maximum is not None else value
-        if top is None:
-            raise RuleError(f"{char.name}: a new counter {name!r} needs a maximum")
-        shown, now = _name(name), top if value is None else value
+        shown, now, top = _name(name), *_new_counter(char, name, value, maximum)
     else:
-        if value is None and maximum is None:
-            raise RuleError(f"{char.name} {old.name}: give a value or a maximum")
-        shown, top = old.name, old.max if maximum is None else maximum
-        now = min(old.value, top) if value is None else value
+        shown, now, top = old.name, *_changed_counter(char, old, value, maximum)
     if now > top:
         raise RuleError(f"{char.name} {shown}: {now} is above its maximum {top}")
     return Draft(CounterSet(character=char.id, name=shown, value=now, max=top))
+
+
+def _new_counter(
+    char: Character, name: str, value: int | None, maximum: int | None
+) -> tuple[int, int]:
+    """A new counter's value and maximum: full unless a value is given, which is the
+    maximum when none is."""
+    top = maximum if maximum is not None else value
+    if top is None:
+        raise RuleError(f"{char.name}: a new counter {name!r} needs a maximum")
+    return (top if value is None else value), top
+
+
+def _changed_counter(
+    char: Character, old: Counter, value: int | None, maximum: int | None
+) -> tuple[int, int]:
+    """A counter's value and maximum as a setting changes them; a lower maximum lowers the
+    value kept."""
+    if value is None and maximum is None:
+        raise RuleError(f"{char.name} {old.name}: give a value or a maximum")
+    top = old.max if maximum is None else maximum
+    return (min(old.value, top) if value is None else value), top
 
 
 def set_counter(cmd: SetCounter, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -94,16 +94,14 @@ def _form_names(form: PlayerForm) -> list[str]:
 def check_player_forms(events: tuple[type[Event], ...]) -> None:
     """Refuse, at load, a player form or record field naming a field the event lacks."""
     for kind in events:
-        fields = set(kind.__struct_fields__)
         form = kind.PLAYER
         names = [*kind.RECORD_FIELDS, *(_form_names(form) if form is not None else ())]
-        unknown = sorted({n for n in names if n not in fields})
+        unknown = sorted(set(names) - set(kind.__struct_fields__))
         if unknown:
             raise TypeError(
                 f"{kind.__name__}: player form or record fields name no field of the event: "
                 + ", ".join(unknown)
             )
-        if form is not None:
-            stray = [n for n in form.unseen if n not in form.about]
-            if stray:
-                raise TypeError(f"{kind.__name__}: unseen fields not among 'about': {stray}")
+        stray = [n for n in form.unseen if n not in form.about] if form is not None else []
+        if stray:
+            raise TypeError(f"{kind.__name__}: unseen fields not among 'about': {stray}")

@@ -486,16 +486,21 @@ class Store(Protocol):
         """Keep the history in the ledger once it has news worth a file: what was read
         from the log, or ``KEEP_EVERY`` records of the signer's own."""
         history = self.vouched
-        if self.ledger is None or history is None or history.bad is not None:
-            return
-        since = self._kept_at[0] if self._kept_at is not None else 0
-        if history.records <= since or (not read and history.records - since < KEEP_EVERY):
+        if self.ledger is None or history is None or not self._news(history, read):
             return
         first = self._first_hash()
         if first is None:
             return
         self.ledger.keep(first, history, self._kept_at)
         self._kept_at = history.records, history.head
+
+    def _news(self, history: History, read: bool) -> bool:
+        """Whether a sound history has news since the ledger kept it: records ``read`` from
+        the log, or ``KEEP_EVERY`` of the signer's own."""
+        if history.bad is not None:
+            return False
+        since = self._kept_at[0] if self._kept_at is not None else 0
+        return history.records > since and (read or history.records - since >= KEEP_EVERY)
 
     def _decode(self, seq: object, v: int, body: bytes | str) -> Record:
         """A stored body decoded; one that will not decode is reported as damaged."""

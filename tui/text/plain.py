@@ -146,7 +146,7 @@ class PlainSeat:
             if row.name == self.own():
                 mark = mark.replace("their", "your") + " (you)"
             parts = [row.name, row.value, row.note]
-            lines.append("  " + ", ".join(p for p in parts if p) + mark)
+            lines.append("  " + ", ".join(filter(None, parts)) + mark)
         return lines
 
     def state_words(self) -> str:
