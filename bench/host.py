@@ -1,6 +1,6 @@
 """Measure ``margin host`` with a full table over SSH (run by hand, not part of the tests).
 
-    python bench/host.py [--players 20] [--commits 40] [--records 1000000]
+    python bench/host.py [--players 20] [--commits 40] [--records 1000000] [--untold]
 
 A table with the demo fight and PLAYERS seated characters (and with
 ``--records``, a session of that many records after them, as ``bench/length.py``
@@ -18,6 +18,10 @@ Then:
    pages split between the processes that share them), per session.
 3. idle CPU: the host and all its sessions' processor time over 10 s with
    nothing happening, as a share of one core.
+
+The host tells its sessions of each commit (``margin.tui.host.commits``); with
+``--untold`` it tells them nothing, and each session asks the table 50 times a
+second, as sessions did before, for a figure to set beside it.
 """
 
 from __future__ import annotations
@@ -47,6 +51,18 @@ from margin.tui.table.reader import LiveTable  # noqa: E402
 from margin.tui.table.table import Table  # noqa: E402
 
 SIZE = (100, 30)
+#: ``margin host`` telling its sessions nothing of commits (``--untold``)
+UNTOLD = (
+    "from margin.tui.host import host\n"
+    "start = host.Host.start\n"
+    "async def untold(self):\n"
+    "    await start(self)\n"
+    "    self.commits.stop()\n"
+    "    self.commits = None\n"
+    "host.Host.start = untold\n"
+    "from margin.tui.cli import main\n"
+    "raise SystemExit(main())\n"
+)
 
 
 class Screen(asyncssh.SSHClientSession):  # type: ignore[type-arg]
@@ -159,7 +175,7 @@ def lengthen(table: Table, path: Path, records: int) -> None:
     LiveTable.open_live(str(path), readonly=True, lens=True).close()
 
 
-async def run(players: int, count: int, folder: Path, records: int) -> None:
+async def run(players: int, count: int, folder: Path, records: int, untold: bool = False) -> None:
     path = folder / "bench.margin"
     table = build_demo(path, "2d10-edge")
     names = [f"P{n:02d}" for n in range(1, players + 1)]
@@ -172,7 +188,8 @@ async def run(players: int, count: int, folder: Path, records: int) -> None:
     (folder / "seats.keys").write_text("\n".join(lines) + "\n")
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "PYTHONUNBUFFERED": "1"}
     host = subprocess.Popen(
-        [sys.executable, "-m", "margin.tui", "host", str(path), "--ssh", "0", "--keys", str(folder / "seats.keys"),
+        [sys.executable, *(("-c", UNTOLD) if untold else ("-m", "margin.tui")), "host", str(path),
+         "--ssh", "0", "--keys", str(folder / "seats.keys"),
          "--sessions", str(len(keys))],
         stdout=subprocess.PIPE,
         text=True,
@@ -223,6 +240,7 @@ async def run(players: int, count: int, folder: Path, records: int) -> None:
     print(
         f"margin host: {players} player sessions and the GM over SSH, {count} commits each "
         f"phase, a table of {table.projection.seq:,} records"
+        + ("; sessions asking the table 50 times a second (--untold)" if untold else "")
     )
     print(f"  {sessions - 1} sessions connected at once in {opening:.1f} s")
     for label, values in (("one player alone (baseline)", baseline), ("every session", everyone)):
@@ -253,12 +271,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=20)
     parser.add_argument("--commits", type=int, default=40)
     parser.add_argument("--records", type=int, default=0, help="grow the table to this many")
+    parser.add_argument(
+        "--untold", action="store_true", help="sessions ask the table 50 times a second"
+    )
     args = parser.parse_args()
     random.seed(7)
     with tempfile.TemporaryDirectory(prefix="margin-bench-") as folder:
         # the GM's key and checked ledger of this run, never the account's
         os.environ["XDG_DATA_HOME"] = str(Path(folder) / "data")
-        asyncio.run(run(args.players, args.commits, Path(folder), args.records))
+        asyncio.run(run(args.players, args.commits, Path(folder), args.records, args.untold))
 
 
 if __name__ == "__main__":

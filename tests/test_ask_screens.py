@@ -9,12 +9,15 @@ check is being made, nothing more. A player's completion offers a player's words
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import margin_demo, pilot_test
 from test_players_screens import _records
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from margin.core.commands import Ask
@@ -62,6 +65,15 @@ def _last(path: str, *kinds: str) -> list[dict[str, Any]]:
     return [next(r for r in reversed(records) if r["event"]["type"] == k) for k in kinds]
 
 
+@contextlib.asynccontextmanager
+async def seated(path: str, name: str) -> AsyncIterator[tuple[Any, Pilot[Any]]]:
+    """``name``'s player's screen on ``path``, once it has settled, and its Pilot."""
+    player = appmod.watch_app(path, name)
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        yield player, pilot
+
+
 def _text(widget: Any) -> str:
     return str(widget.render())
 
@@ -97,9 +109,7 @@ async def test_the_gm_asks_and_sees_who_is_waiting_then_rolls_for_the_one_who_is
 @pilot_test
 async def test_a_players_banner_takes_the_keys_and_enter_rolls_their_check(path: str) -> None:
     _ask(path, "Kael", "Moreau")
-    player = appmod.watch_app(path, "Kael")
-    async with player.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with seated(path, "Kael") as (player, pilot):
         bar = player.query_one(PromptBar)
         assert bar.has_class("shown")
         assert player.focused is bar
@@ -125,9 +135,7 @@ async def test_a_players_banner_takes_the_keys_and_enter_rolls_their_check(path:
 @pilot_test
 async def test_a_player_types_the_faces_they_rolled_after_equals(path: str) -> None:
     _ask(path, "Kael", "Moreau")
-    player = appmod.watch_app(path, "Moreau")
-    async with player.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with seated(path, "Moreau") as (player, pilot):
         await pilot.press("equals_sign")
         line = player.query_one(CommandLine)
         assert player.focused is line
@@ -145,17 +153,13 @@ async def test_a_player_types_the_faces_they_rolled_after_equals(path: str) -> N
 @pilot_test
 async def test_a_secret_ask_shows_its_player_only_that_a_check_is_made(path: str) -> None:
     _ask(path, "Kael", secret=True)
-    player = appmod.watch_app(path, "Kael")
-    async with player.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with seated(path, "Kael") as (player, pilot):
         assert not player.query_one(PromptBar).has_class("shown")
         lines = [row.text for row in player.view.rows(0, player.view.log_len())]
         [told] = [line for line in lines if "secret check" in line]
         assert told.endswith("GM makes a secret check for Kael")
         assert not any("athletics" in line.lower() for line in lines[-3:])
-    other = appmod.watch_app(path, "Moreau")
-    async with other.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with seated(path, "Moreau") as (other, pilot):
         assert not any(
             "secret check" in row.text for row in other.view.rows(0, other.view.log_len())
         )

@@ -191,10 +191,10 @@ def cmd_log(args: argparse.Namespace) -> int:
     try:
         if args.about:
             view.only = _about(view, args.about)
-        want = args.grep.lower() if args.grep else None
+        want = (args.grep or "").lower()  # nothing wanted: every line holds it
         for start in range(0, view.log_len(), LOG_CHUNK):
             for row, data in view.entries(start, start + LOG_CHUNK):
-                if want is None or want in row.text.lower():
+                if want in row.text.lower():
                     sys.stdout.write(_log_json(row, data) if args.json else _log_line(row, view))
     finally:
         view.table.close()

@@ -161,6 +161,13 @@ class PromptsPanel(Static):
         self.update(text)
 
 
+def _answer(name: str, prompt: Prompt) -> Text:
+    """Whether ``name`` has answered the prompt, as the GM's list says it."""
+    if prompt.answered:
+        return Text(f"{name} answered", style="green")
+    return Text(f"{name} waiting", style="bold")
+
+
 def prompts_text(state: TableState, players: str = "ask") -> Text:
     """The GM's list of asks with a prompt waiting: the check, who answered, who has not."""
     text = Text()
@@ -174,13 +181,8 @@ def prompts_text(state: TableState, players: str = "ask") -> Text:
         first = prompts[0][0]
         text.append(f"#{first} ", style="bold yellow")
         text.append(f"asked: {asked_line(prompts[0][1].check)}: ")
-        for n, (_seq, prompt) in enumerate(prompts):
-            name = names.get(prompt.seat, prompt.seat)
-            text.append(", " if n else "")
-            if prompt.answered:
-                text.append(f"{name} answered", style="green")
-            else:
-                text.append(f"{name} waiting", style="bold")
+        said = [_answer(names.get(prompt.seat, prompt.seat), prompt) for _seq, prompt in prompts]
+        text.append_text(Text(", ").join(said))
         text.append("\n")
     how = (
         "players watch only (option players off): F8 (ask roll NAME) rolls each"

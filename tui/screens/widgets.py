@@ -26,7 +26,7 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, ClockRow, Odds
-from margin.tui.table.reader import CharacterRow, LogRow, View
+from margin.tui.table.reader import CharacterRow, LogRow, View, turn_names
 
 from . import commandline
 
@@ -130,11 +130,10 @@ def brief_text(
     if clock is None:
         out.append("no encounter running", style="dim")
     else:
-        acting = [row.name for row in clock.rows if row.turn]
+        acting, deck = turn_names(clock)
         if acting:
             out.append("▶ ", style="bold yellow")
             out.append(", ".join(acting) + "  ", style="bold")
-        deck = [row.name for row in clock.rows if row.on_deck]
         if deck:
             out.append(f"next: {', '.join(deck)}  ")
         out.append(clock.title, style="dim")
@@ -196,18 +195,17 @@ def party_text(
     if not rows:
         return Text(empty, style="dim")
     rows = sorted(rows, key=lambda row: row.name != own) if own else rows
-    out = Text()
-    for i, row in enumerate(rows):
-        if i:
-            out.append("\n")
-        out.append(row.name, style="bold")
+    said = []
+    for row in rows:
+        text = Text.assemble((row.name, "bold"))
         if row.name == own:
-            out.append(" (you)", style="bold cyan")
+            text.append(" (you)", style="bold cyan")
         if row.hidden:
-            out.append(" (hidden)", style="italic dim")
+            text.append(" (hidden)", style="italic dim")
         for line in _pack(list(row.status), width - 4 if width else 0):
-            out.append("\n  " + line)
-    return out
+            text.append("\n  " + line)
+        said.append(text)
+    return Text("\n").join(said)
 
 
 def _pack(items: list[str], room: int) -> list[str]:
@@ -644,8 +642,7 @@ class CommandLine(Input):
         await super()._on_key(event)
 
     def _on_paste(self, event: events.Paste) -> None:
-        lines = [line.strip() for line in event.text.splitlines()]
-        lines = [line for line in lines if line]
+        lines = [line for line in map(str.strip, event.text.splitlines()) if line]
         if len(lines) > 1 and _one_json_object(event.text):
             lines = [" ".join(lines)]  # a command as JSON, laid out on several lines
         # Input's own handler would run after this one and keep only the first line.

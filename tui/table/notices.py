@@ -82,4 +82,4 @@ class Notices:
             return []
         whole = data[: data.rfind(b"\n") + 1]
         self.offset += len(whole)
-        return [line for line in whole.decode("utf-8", "replace").splitlines() if line]
+        return list(filter(None, whole.decode("utf-8", "replace").splitlines()))

@@ -274,6 +274,11 @@ def clock_position(clock: Clock | None) -> dict[str, int]:
     return out
 
 
+def turn_names(clock: Clock) -> tuple[list[str], list[str]]:
+    """The names of those whose turn it is on ``clock``, and of those on deck."""
+    return [r.name for r in clock.rows if r.turn], [r.name for r in clock.rows if r.on_deck]
+
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 

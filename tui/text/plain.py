@@ -22,7 +22,7 @@ from margin.core.authority import Door
 from margin.core.clock import Cue, cue, cue_line
 from margin.core.systems.base import Clock
 from margin.events import short_name
-from margin.tui.table.reader import LiveTable, LogRow, View, player_id
+from margin.tui.table.reader import LiveTable, LogRow, View, player_id, turn_names
 from margin.tui.table.seats import Sitting
 
 #: how often the seat looks for new records (and for its character, while it waits)
@@ -146,7 +146,7 @@ class PlainSeat:
             if row.name == self.own():
                 mark = mark.replace("their", "your") + " (you)"
             parts = [row.name, row.value, row.note]
-            lines.append("  " + ", ".join(p for p in parts if p) + mark)
+            lines.append("  " + ", ".join(filter(None, parts)) + mark)
         return lines
 
     def state_words(self) -> str:
@@ -159,7 +159,7 @@ class PlainSeat:
 
 
 def _whose_turn(clock: Clock) -> str:
-    turn = [row.name for row in clock.rows if row.turn]
+    turn, _ = turn_names(clock)
     return f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
 
 
@@ -167,7 +167,7 @@ def _next(clock: Clock, now: Cue) -> str:
     """Who acts next, as the seat's cue says it: the reader, or those on deck."""
     if now == "on deck":
         return "; you act next"
-    deck = [row.name for row in clock.rows if row.on_deck]
+    _, deck = turn_names(clock)
     return f"; {' and '.join(deck)} next" if deck else ""
 
 

@@ -36,14 +36,18 @@ def _progress(total: int) -> Any:
 # -- text -----------------------------------------------------------------------
 
 
+#: how a recap read the log, as corrected or not, and what it says of the undone records
+READ_AS = {
+    True: ("as corrected", "undone records left out"),
+    False: ("as it happened", "records undone later, marked"),
+}
+
+
 def how_read(r: Recap, name: str | None) -> str:
     """One line: which records count, and whose view this is."""
-    if r.corrected:
-        kind = "as corrected" + (f" ({r.undone} undone records left out)" if r.undone else "")
-    else:
-        kind = "as it happened" + (
-            f" ({r.undone} records undone later, marked)" if r.undone else ""
-        )
+    kind, undone = READ_AS[r.corrected]
+    if r.undone:
+        kind += f" ({r.undone} {undone})"
     whose = f"; what {name}'s player saw" if name else ""
     return f"{r.records:,} records, {kind}{whose}."
 

@@ -111,13 +111,11 @@ def _rolled(e: dict[str, Any]) -> str:
 
 
 def _undone(e: dict[str, Any]) -> str:
-    undo = e["type"] == "table.undone"
-    seqs = e.get("voids" if undo else "restores", [])
+    verb, field = ("undo", "voids") if e["type"] == "table.undone" else ("redo", "restores")
+    seqs = e.get(field, [])
     count = f"{len(seqs)} record{'s' if len(seqs) != 1 else ''}"
-    what = f"#{seqs[0]}" if seqs else "a command"
-    if e.get("first"):
-        what += f" {e['first']}"
-    return f"{'undo' if undo else 'redo'} of {what} ({'voids' if undo else 'restores'} {count})"
+    what = (f"#{seqs[0]}" if seqs else "a command") + _held(e, "first", " {}")
+    return f"{verb} of {what} ({field} {count})"
 
 
 # -- the GM's bookkeeping: conditions, counters, the turn order, edits, macros ----------
