@@ -466,3 +466,11 @@ class Frames:
             if time.monotonic() > end:
                 raise AssertionError(f"{text!r} never arrived:\n{self.received()[-2000:]}")
             self.page.wait_for_timeout(20)
+
+
+def shows(seen: str, secret: str) -> bool:
+    """Whether what a player received shows ``secret``; a number, as one of its own (a seat's
+    entropy, in hex, may hold the same digits)."""
+    if not secret.isdigit():
+        return secret in seen
+    return re.search(rf"(?<![0-9a-fA-F]){secret}(?![0-9a-fA-F])", seen) is not None
