@@ -22,7 +22,7 @@ from hosting import (
     the_hosts_gm,
     write,
 )
-from support import need, pilot_test, pilot_until
+from support import need, pilot_test, pilot_until, until
 
 from margin.core.commands import Note
 from margin.tui.host.commits import ENV, Commits, Files, told
@@ -191,3 +191,23 @@ def test_the_host_tells_of_a_commit_whether_the_kernel_says_a_file_was_written_o
         return told
 
     assert asyncio.run(told_of_commits()) == 3
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
+def test_the_kernel_names_the_files_written_in_the_watched_folder(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    files = Files.watch(tmp_path)
+    assert files is not None
+    seen: set[bytes] = set()
+
+    def named() -> bool:
+        seen.update(files.names())
+        return b"t.margin-wal" in seen
+
+    try:
+        (tmp_path / "elsewhere" / "other.margin-wal").write_bytes(b"x")
+        (tmp_path / "t.margin-wal").write_bytes(b"x")
+        until(named, "the kernel never named the file written")
+        assert b"other.margin-wal" not in seen, "a file in another folder is not watched"
+    finally:
+        files.close()

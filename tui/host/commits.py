@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import stat
-import struct
 import threading
 from pathlib import Path
+
+try:
+    from inotify_simple import INotify, flags
+except ImportError:  # not Linux: the host asks data_version instead
+    INotify = flags = None
 
 from margin.events import StoreError, is_url, open_store
 from margin.events.store import Store
@@ -191,53 +194,45 @@ class Commits:
 
 #: inotify's events margin watches a folder for: a file written, closed after writing,
 #: made, or moved in
-_IN_MODIFY, _IN_CLOSE_WRITE, _IN_CREATE, _IN_MOVED_TO = 0x2, 0x8, 0x100, 0x80
-_EVENT = struct.Struct("iIII")
+_WRITTEN = (
+    (flags.MODIFY | flags.CLOSE_WRITE | flags.CREATE | flags.MOVED_TO) if flags is not None else 0
+)
 
 
 class Files:
-    """The kernel's word (inotify) of the files written in one folder."""
+    """The kernel's word (inotify, through ``inotify_simple``) of the files written in one
+    folder."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, notify: INotify) -> None:
+        self.notify = notify
+        self.fd = notify.fileno()
 
     @classmethod
     def watch(cls, folder: Path) -> Files | None:
         """A watch on ``folder``; None where the system gives none (not Linux, no room)."""
+        if INotify is None:
+            return None
         try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            init, add = libc.inotify_init1, libc.inotify_add_watch
-        except (OSError, AttributeError):
+            notify = INotify(nonblocking=True)
+        except OSError:
             return None
-        fd = init(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
+        try:
+            notify.add_watch(folder, _WRITTEN)
+        except OSError:
+            notify.close()
             return None
-        mask = _IN_MODIFY | _IN_CLOSE_WRITE | _IN_CREATE | _IN_MOVED_TO
-        if add(fd, os.fsencode(folder), mask) < 0:
-            os.close(fd)
-            return None
-        return cls(fd)
+        return cls(notify)
 
     def names(self) -> set[bytes]:
         """The names of the files written since the last call."""
-        found: set[bytes] = set()
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return found
-            except OSError:
-                return found
-            at = 0
-            while at + _EVENT.size <= len(data):
-                _, _, _, size = _EVENT.unpack_from(data, at)
-                at += _EVENT.size
-                found.add(data[at : at + size].rstrip(b"\0"))
-                at += size
+        try:
+            return {os.fsencode(event.name) for event in self.notify.read(timeout=0)}
+        except OSError:
+            return set()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
-            os.close(self.fd)
+            self.notify.close()
 
 
 def told(environ: dict[str, str] | os._Environ[str]) -> tuple[int, float] | None:
