@@ -1,6 +1,6 @@
 """The browser door: ``margin host --web`` and three seats in headless Chromium (Debian's,
 driven by Playwright, a fresh profile), the GM's link and two players', a short fight in
-d100-under.
+each dice system.
 
 The players give their own commands from the watch screens in their pages and the GM
 rules from the table screen in theirs (``tests/fights.py``); each player's records name
@@ -22,7 +22,15 @@ from margin.tui.table.demo import build_demo
 
 pytestmark = pytest.mark.slow
 
+#: the system whose fight the refusals are tried in; the fights are played in every system
 FIGHT = FIGHTS["d100-under"]
+
+
+@pytest.fixture
+def fight():
+    return FIGHT
+
+
 #: Playwright's names for the keys the fights press
 KEYS = {"F5": "F5", "F6": "F6", "F7": "F7", "Enter": "Enter", "Home": "Home"}
 KEYS["ctrl+k"] = "Control+k"
@@ -58,12 +66,12 @@ class Page(Frames):
 
 
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch):
+def site(tmp_path: Path, monkeypatch, fight):
     from playwright.sync_api import sync_playwright
 
     table = tmp_path / "fight.margin"
-    build_demo(table, FIGHT.system).close()
-    keys = make_keys(tmp_path / "keys", ("gm", FIGHT.a, FIGHT.b))
+    build_demo(table, fight.system).close()
+    keys = make_keys(tmp_path / "keys", ("gm", fight.a, fight.b))
     seats = keys_file(tmp_path / "seats.keys", keys)
     host = Host(table, seats, tmp_path / "data", web=True, options=("--max-size", "120x32"))
     the_hosts_gm(tmp_path, monkeypatch)
@@ -82,13 +90,14 @@ def _open(site, seat: str) -> Page:
     return Page(site["browser"], site["host"].web[seat])
 
 
-def test_a_fight_in_the_browser_from_three_seats(site):
+@pytest.mark.parametrize("fight", list(FIGHTS.values()), ids=list(FIGHTS))
+def test_a_fight_in_the_browser_from_three_seats(site, fight):
     gm = _open(site, "gm")
-    a, b = _open(site, FIGHT.a), _open(site, FIGHT.b)
-    play(FIGHT, site["table"], gm, a, b, "web ")
-    token = site["host"].web[FIGHT.a].rsplit("/", 1)[1]
+    a, b = _open(site, fight.a), _open(site, fight.b)
+    play(fight, site["table"], gm, a, b, "web ")
+    token = site["host"].web[fight.a].rsplit("/", 1)[1]
     authors = {r["author"] for r in log_json(site["table"])}
-    assert f"{FIGHT.a_id} ({link_door(token)})" in authors
+    assert f"{fight.a_id} ({link_door(token)})" in authors
     assert not any(token in author for author in authors)
 
 
