@@ -17,6 +17,7 @@ from fights import wait_for
 from support import margin_output
 from test_ask_terminals import wait_records
 from test_doors_ssh import _join
+from test_doors_ssh import fight as fight  # the fight of the door's tests: d100-chance
 from test_doors_ssh import site as site  # the host and its seats' keys, as the door's tests have
 
 pytestmark = pytest.mark.slow
