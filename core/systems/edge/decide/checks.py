@@ -17,7 +17,7 @@ from ...base import Deciders
 from .. import rules
 from ..commands import SECRET_TN_FIELDS, Attack, Check
 from ..state import EdgeCharacter, Pending, assumed, character, defense, skill_bonus, weapon
-from .common import able, edge_spend, need_edge
+from .common import able, edge_spend, need_edge, pending_item
 
 
 def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> list[Pending]:
@@ -26,17 +26,8 @@ def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> li
     if choice == "auto":
         return [p for p in char.pending if p.scope == "any" or p.skill == skill]
     if isinstance(choice, list):
-        return [_pending(char, seq) for seq in choice]
+        return [pending_item(char, seq) for seq in choice]
     raise RuleError(f'pending: {choice!r} must be "auto", "none" or a list of sequence numbers')
-
-
-def _pending(char: EdgeCharacter, seq: int) -> Pending:
-    """The item pending for ``char`` that record ``seq`` left."""
-    found = next((p for p in char.pending if p.seq == seq), None)
-    if found is None:
-        have = ", ".join(str(p.seq) for p in char.pending) or "none"
-        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
-    return found
 
 
 def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending], int, int]:
