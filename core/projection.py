@@ -257,30 +257,41 @@ class Projection:
             found = self.recall(below)
             if found is None or found[0] <= mark:
                 return None
-            at, state = found
-            i = bisect.bisect_right(self._marks, at)
-            if self._marks[i - 1] != at:
-                self._marks.insert(i, at)
-                self._snaps.insert(i, state)
-            if self._agrees(at, self.history.changes_upto(at), changes):
-                return at, state
-            fresh = self._recall_amended(at, changes)
-            if fresh is not None:
-                return at, fresh
+            at, state = self._remember(*found)
+            usable = self._usable(at, state, changes)
+            if usable is not None:
+                return at, usable
             below = at - 1
         return None
 
-    def _recall_amended(self, at: int, changes: int) -> TableState | None:
-        """The kept checkpoint as corrected right after record ``at``, taken into memory,
-        when a fold with the history's first ``changes`` agrees with it; else None."""
-        found = self._fresh.get(at)
-        if found is None and self.amended is not None:
-            found = self.amended(at)
-            if found is not None:
-                self._fresh[at] = found
-        if found is None or not self._agrees(at, found[1], changes):
-            return None
-        return found[0]
+    def _remember(self, at: int, state: TableState) -> tuple[int, TableState]:
+        """A kept checkpoint as it happened taken into memory (once)."""
+        i = bisect.bisect_right(self._marks, at)
+        if self._marks[i - 1] != at:
+            self._marks.insert(i, at)
+            self._snaps.insert(i, state)
+        return at, state
+
+    def _usable(self, at: int, state: TableState, changes: int) -> TableState | None:
+        """What a fold with the history's first ``changes`` may start from at record ``at``:
+        the checkpoint as it happened there when it agrees, else the one as corrected
+        (in memory or kept) when that one does; None when neither does."""
+        if self._agrees(at, self.history.changes_upto(at), changes):
+            return state
+        return self._amended_at(at, changes)
+
+    def _amended_at(self, at: int, changes: int) -> TableState | None:
+        """The checkpoint as corrected right after record ``at`` (in memory, else kept) when
+        a fold with the history's first ``changes`` agrees with it."""
+        found = self._fresh.get(at) or self._amended_kept(at)
+        return found[0] if found and self._agrees(at, found[1], changes) else None
+
+    def _amended_kept(self, at: int) -> tuple[TableState, int] | None:
+        """The checkpoint as corrected kept right after record ``at``, taken into memory."""
+        found = self.amended(at) if self.amended is not None else None
+        if found is not None:
+            self._fresh[at] = found
+        return found
 
     def _rebuild(
         self,
