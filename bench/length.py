@@ -17,6 +17,9 @@ taken in the same run:
 - replay: a jump to a random record (state, characters, clock and the log rows
   on screen) against the bare update (the same calls where the view stands),
   as it happened and as corrected, the first switch to corrected included;
+- replay memory: the peak memory of ``margin replay`` in a fresh process at its first
+  frame and after 80 jumps (half as it happened, half as corrected), on the table and on
+  one of the same length built without its undos, in alternation;
 - rebuild: a fold of the whole log with no snapshot, against the floor of
   reading and decoding the same records straight from SQLite, paired rep by
   rep (garbage collector off in both, as the table's fold has it);
@@ -89,7 +92,22 @@ else:
         app = screens.replay_app(path)
 
 
+def scrub(app):
+    # jumps to records all over the log, each way, as a GM looking back does
+    import random
+    rng = random.Random(7)
+    view = app.view
+    for corrected in (False, True):
+        view.set_corrected(corrected)
+        for _ in range(JUMPS):
+            view.goto(rng.randrange(len(view.seqs())))
+            app.redraw(follow=True)
+
+
+JUMPS = 40
 def ready(self):
+    if which == "replay-scrub":
+        scrub(self)
     cpu = time.process_time()
     # the peak of this program's own memory (getrusage's would count what the parent
     # had before exec)
@@ -112,8 +130,12 @@ SECRET = Visibility(hidden=("faces", "kept", "total", "dice"))
 GM_ONLY = Visibility(gm_only=True)
 
 
-def session(first: int, prev: str, length: int) -> Iterator[tuple[int, str, int, str, str, bytes]]:
-    """Rows of commands after record ``first - 1`` (hash ``prev``) up to ``length`` records."""
+def session(
+    first: int, prev: str, length: int, undos: bool = True
+) -> Iterator[tuple[int, str, int, str, str, bytes]]:
+    """Rows of commands after record ``first - 1`` (hash ``prev``) up to ``length`` records;
+    without ``undos`` the mistaken rolls stay and the commands after them take the undos'
+    places."""
     rng = random.Random(first)
     at = utc_now()
     seq = first
@@ -172,7 +194,8 @@ def session(first: int, prev: str, length: int) -> Iterator[tuple[int, str, int,
             prev = digest
             seq += 1
         if (
-            seq % 1000 < 4
+            undos
+            and seq % 1000 < 4
             and len(drafts) == 1
             and isinstance(drafts[0][0], Rolled)
             and drafts[0][0].faces == [1]
@@ -193,12 +216,12 @@ def session(first: int, prev: str, length: int) -> Iterator[tuple[int, str, int,
             seq += 1
 
 
-def build(path: Path, length: int) -> None:
+def build(path: Path, length: int, undos: bool = True) -> None:
     table = build_demo(path, SYSTEM)
     store = table.store
     last = store.last_seq
     prev = next(iter(store.rows(last - 1, last))).hash
-    rows = session(last + 1, prev, length)
+    rows = session(last + 1, prev, length, undos)
     while batch := list(itertools.islice(rows, 20_000)):
         store.import_rows(batch)
     table.close()
@@ -248,6 +271,21 @@ def first_frames(path: Path, runs: int) -> dict[str, tuple[float, float, float, 
         cpu = statistics.median(c for c, _ in got[which])
         rss = statistics.median(r for _, r in got[which])
         out[which] = (cpu, cpu / base_cpu, rss, rss / base_rss)
+    return out
+
+
+def replay_memory(path: Path, plain: Path, runs: int) -> dict[str, float]:
+    """Median peak MiB of ``margin replay`` in a fresh process on the table with undos and on
+    ``plain`` (the same length without), at its first frame and after scrubbing (40 jumps as
+    it happened, 40 as corrected), the four taken in alternation; and the ratios."""
+    got: dict[str, list[float]] = {}
+    for _ in range(runs):
+        for which in ("replay", "replay-scrub"):
+            for name, table in (("undos", path), ("no undos", plain)):
+                got.setdefault(f"{which}, {name}", []).append(child(which, table)[1])
+    out = {key: statistics.median(values) for key, values in got.items()}
+    for which in ("replay", "replay-scrub"):
+        out[f"{which}, undos / no undos"] = out[f"{which}, undos"] / out[f"{which}, no undos"]
     return out
 
 
@@ -358,6 +396,10 @@ def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
     first_player = cpu_of(lambda: LiveTable.open_live(str(path), readonly=True, lens=True).close())
     opened, kept = keep_cost(path)
     frames = first_frames(path, runs)
+    plain = folder / f"t{length}-no-undos.margin"
+    build(plain, length, undos=False)
+    Table.open(plain).close()
+    memory = replay_memory(path, plain, runs)
     jumps = replay_jumps(path, runs * 5)
     with open_store(path, readonly=True) as store:
         last = store.last_seq
@@ -373,6 +415,7 @@ def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
         "GM open from snapshot s": opened,
         "keep a snapshot s": kept,
         "frames": frames,
+        "replay memory": memory,
         "replay": jumps,
     }
 
@@ -382,7 +425,7 @@ def report(results: list[dict[str, object]]) -> str:
     for r in results:
         lines.append(f"## {r['records']:,} records ({r['file MiB']} MiB file)")
         for key, value in r.items():
-            if key in ("frames", "replay", "records", "file MiB"):
+            if key in ("frames", "replay", "replay memory", "records", "file MiB"):
                 continue
             lines.append(
                 f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}"
@@ -394,6 +437,12 @@ def report(results: list[dict[str, object]]) -> str:
         lines.append("|---|---|---|---|---|")
         for which, (cpu, cr, rss, rr) in frames.items():
             lines.append(f"| {which} | {cpu:.2f} | {cr:.2f} | {rss:.0f} | {rr:.2f} |")
+        memory = r["replay memory"]
+        assert isinstance(memory, dict)
+        lines.append("")
+        for key, value in memory.items():
+            unit = "" if "/" in key else " MiB"
+            lines.append(f"- peak memory, {key}: {value:.2f}{unit}")
         replay = r["replay"]
         assert isinstance(replay, dict)
         lines.append("")

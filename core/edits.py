@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from margin.events import (
@@ -95,18 +96,32 @@ def _edits(char: Character, fields: dict[str, Any], group: bool) -> list[dict[st
 def _own_command(char: Character, field: str, value: Any, group: bool) -> dict[str, Any] | None:
     """The command of an edit of a field that is no sheet field (npc, name, a counter) of a
     character (one of a ``group``); None for a sheet field."""
-    low = field.lower()
-    if low == "npc":
-        if not isinstance(value, bool):
-            raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
-        return {"type": "update-character", "character": char.id, "npc": value}
-    if low == "name":
-        if group:
-            raise RuleError("edit: name=... renames one character, not a group")
-        return {"type": "rename", "character": char.id, "name": str(value)}
+    own = _OWN_FIELDS.get(field.lower())
+    if own is not None:
+        return own(char, value, group)
     if counters.key(field) in char.counters:
         return _counter(char, field, value)
     return None
+
+
+def _npc(char: Character, value: Any, group: bool) -> dict[str, Any]:
+    if not isinstance(value, bool):
+        raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
+    return {"type": "update-character", "character": char.id, "npc": value}
+
+
+def _name(char: Character, value: Any, group: bool) -> dict[str, Any]:
+    if group:
+        raise RuleError("edit: name=... renames one character, not a group")
+    return {"type": "rename", "character": char.id, "name": str(value)}
+
+
+#: the fields an edit changes by a command of their own: the edit's command for a character
+#: (one of a group, or not)
+_OWN_FIELDS: dict[str, Callable[[Character, Any, bool], dict[str, Any]]] = {
+    "npc": _npc,
+    "name": _name,
+}
 
 
 def _counter(char: Character, field: str, value: Any) -> dict[str, Any]:

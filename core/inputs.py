@@ -294,15 +294,17 @@ def _choice(info: Any, value: Any) -> str | None:
 
 
 def _number(info: Any, value: Any) -> str | None:
-    whole = isinstance(info, _inspect.IntType)
-    if not (is_whole(value) if whole else _real(value)):
-        return f"expected {'a whole number' if whole else 'a number'}, got {shown(value)}"
-    step = 1 if whole else 0
+    if not _FITS[type(info)](value):
+        return f"expected {_KINDS[type(info)]}, got {shown(value)}"
+    step = 1 if isinstance(info, _inspect.IntType) else 0
     lo = _bound(info.ge, info.gt, step)
     hi = _bound(info.le, info.lt, -step)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        return f"{value} is out of range ({_span(lo, hi)})"
-    return None
+    return f"{value} is out of range ({_span(lo, hi)})" if _outside(value, lo, hi) else None
+
+
+def _outside(value: Any, lo: Any, hi: Any) -> bool:
+    """Whether ``value`` is below ``lo`` or above ``hi`` (None: no bound that side)."""
+    return (lo is not None and value < lo) or (hi is not None and value > hi)
 
 
 def _bound(inclusive: Any, exclusive: Any, step: int) -> Any:

@@ -116,11 +116,14 @@ def name_field(value: Any, names: Mapping[str, str]) -> Any:
         return names.get(value, value)
     if isinstance(value, list):
         return [name_field(item, names) for item in value]
-    if isinstance(value, dict):
-        if _side(value):
-            return {**value, "actor": names.get(value["actor"], value["actor"])}
-        return {names.get(k, k): v for k, v in value.items()}
-    return value
+    return _name_mapping(value, names) if isinstance(value, dict) else value
+
+
+def _name_mapping(value: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """A side with its actor said by name, or a mapping keyed by ids keyed by names."""
+    if _side(value):
+        return {**value, "actor": names.get(value["actor"], value["actor"])}
+    return {names.get(k, k): v for k, v in value.items()}
 
 
 def mask_field(value: Any, hidden: Container[str]) -> Any:
@@ -128,12 +131,20 @@ def mask_field(value: Any, hidden: Container[str]) -> Any:
     if isinstance(value, str):
         return UNSEEN if value in hidden else value
     if isinstance(value, list):
-        return [i for i in value if not any(x in hidden for x in named_ids([i]))]
-    if isinstance(value, dict):
-        if _side(value):
-            return {"actor": UNSEEN} if value["actor"] in hidden else value
-        return {k: v for k, v in value.items() if k not in hidden}
-    return value
+        return [i for i in value if not _names_hidden(i, hidden)]
+    return _mask_mapping(value, hidden) if isinstance(value, dict) else value
+
+
+def _names_hidden(value: Any, hidden: Container[str]) -> bool:
+    """Whether a value names a hidden character (the shapes are ``named_ids``'s)."""
+    return any(i in hidden for i in named_ids(value))
+
+
+def _mask_mapping(value: dict[str, Any], hidden: Container[str]) -> dict[str, Any]:
+    """A side with a hidden actor masked, or a mapping keyed by ids less the hidden ones."""
+    if _side(value):
+        return {"actor": UNSEEN} if value["actor"] in hidden else value
+    return {k: v for k, v in value.items() if k not in hidden}
 
 
 def _secret_names_ok(names: Iterable[str], fields: Container[str]) -> bool:
@@ -260,9 +271,7 @@ def _addressee(draft: Draft, history: History) -> str:
     reports on records of one player's (an undo of a ruling on their request), that player."""
     if draft.visibility.to:
         return draft.visibility.to
-    refs = _reported(draft.event)
-    if not refs or not all(_unpublished(r, history) for r in refs):
-        return ""
+    refs = _reported_unpublished(draft.event, history) or []
     readers = {history.addressed[r] for r in refs if r in history.addressed}
     return readers.pop() if len(readers) == 1 else ""
 
@@ -277,10 +286,16 @@ def _sealed(draft: Draft, hidden: set[str], masked: set[int], history: History, 
     if not verdict.shown or to:
         # addressed to one player: what it reports is that player's (``_addressee``)
         return verdict
+    return UNSEEN_VERDICT if _reported_unpublished(event, history) is not None else verdict
+
+
+def _reported_unpublished(event: Event, history: History) -> list[int] | None:
+    """The records a record reports on (``_reported``), when players at large saw none of
+    them; None when it reports on none, or on one they saw."""
     refs = _reported(event)
-    if refs is not None and all(_unpublished(r, history) for r in refs):
-        return UNSEEN_VERDICT
-    return verdict
+    if refs is None or not all(_unpublished(r, history) for r in refs):
+        return None
+    return refs
 
 
 def _unpublished(seq: int, history: History) -> bool:

@@ -28,6 +28,12 @@ Recall = Callable[[int], tuple[int, TableState] | None]
 ``core.snapshot``): the state as it happened right after a record at or before ``upto``,
 and that record's number; None when there is none."""
 
+Amended = Callable[[int], tuple[TableState, int] | None]
+"""``amended(seq)``: a checkpoint kept outside the projection right after record ``seq``
+as corrected by the history's first N undos and redos, kept where some of them reach back
+to ``seq`` or before (so the one as it happened there serves no later record): the state
+and N; None when there is none."""
+
 
 class Projection:
     """The fold of a table's log, kept current as records arrive.
@@ -47,13 +53,21 @@ class Projection:
     many undos the log holds: one folded with other changes than a rebuild
     wants is used when none of the changes between the two reaches back to a
     record before it. ``recall`` finds checkpoints kept outside (a store's
-    snapshots) when none in memory is near.
+    snapshots) when none in memory is near, and ``amended`` the ones as corrected
+    kept beside them where an undo reaches back past one as it happened.
     """
 
-    def __init__(self, fetch: Fetch, every: int = 1000, recall: Recall | None = None) -> None:
+    def __init__(
+        self,
+        fetch: Fetch,
+        every: int = 1000,
+        recall: Recall | None = None,
+        amended: Amended | None = None,
+    ) -> None:
         self.fetch = fetch
         self.every = every
         self.recall = recall
+        self.amended = amended
         self.state = TableState()
         self.history = History()
         #: as it happened: the records checkpoints were taken after, and their states
@@ -77,11 +91,12 @@ class Projection:
         history: History,
         every: int = 1000,
         recall: Recall | None = None,
+        amended: Amended | None = None,
     ) -> Projection:
         """A projection that stands where a snapshot of one stood (``core.snapshot``): the
         records after ``state.seq`` are folded on from there, and the snapshot's state
         is its first checkpoint after the empty table."""
-        projection = cls(fetch, every, recall)
+        projection = cls(fetch, every, recall, amended)
         projection.state = state
         projection.history = history
         if state.seq:
@@ -97,6 +112,18 @@ class Projection:
         """The checkpoints as it happened after record ``after`` (for a store to keep)."""
         i = bisect.bisect_right(self._marks, after)
         return list(zip(self._marks[i:], self._snaps[i:], strict=True))
+
+    def amended_checkpoints(self, after: int = 0) -> list[tuple[int, TableState, int]]:
+        """The checkpoints as corrected after record ``after`` that a fold as it happened
+        cannot stand in for (an undo or redo folded into them reaches back to their record
+        or before): record, state and how many of the history's changes it was folded
+        with, for a store to keep beside ``checkpoints``."""
+        upto = self.history.changes_upto
+        return [
+            (mark, state, made)
+            for mark, (state, made) in sorted(self._fresh.items())
+            if mark > after and not self._agrees(mark, upto(mark), made)
+        ]
 
     def apply(self, record: Record) -> None:
         """Fold the next record of the log."""
@@ -246,14 +273,41 @@ class Projection:
             found = self.recall(below)
             if found is None or found[0] <= mark:
                 return None
-            at, state = found
-            if self._agrees(at, self.history.changes_upto(at), changes):
-                i = bisect.bisect_right(self._marks, at)
-                self._marks.insert(i, at)
-                self._snaps.insert(i, state)
-                return at, state
+            at, state = self._remember(*found)
+            usable = self._usable(at, state, changes)
+            if usable is not None:
+                return at, usable
             below = at - 1
         return None
+
+    def _remember(self, at: int, state: TableState) -> tuple[int, TableState]:
+        """A kept checkpoint as it happened taken into memory (once)."""
+        i = bisect.bisect_right(self._marks, at)
+        if self._marks[i - 1] != at:
+            self._marks.insert(i, at)
+            self._snaps.insert(i, state)
+        return at, state
+
+    def _usable(self, at: int, state: TableState, changes: int) -> TableState | None:
+        """What a fold with the history's first ``changes`` may start from at record ``at``:
+        the checkpoint as it happened there when it agrees, else the one as corrected
+        (in memory or kept) when that one does; None when neither does."""
+        if self._agrees(at, self.history.changes_upto(at), changes):
+            return state
+        return self._amended_at(at, changes)
+
+    def _amended_at(self, at: int, changes: int) -> TableState | None:
+        """The checkpoint as corrected right after record ``at`` (in memory, else kept) when
+        a fold with the history's first ``changes`` agrees with it."""
+        found = self._fresh.get(at) or self._amended_kept(at)
+        return found[0] if found and self._agrees(at, found[1], changes) else None
+
+    def _amended_kept(self, at: int) -> tuple[TableState, int] | None:
+        """The checkpoint as corrected kept right after record ``at``, taken into memory."""
+        found = self.amended(at) if self.amended is not None else None
+        if found is not None:
+            self._fresh[at] = found
+        return found
 
     def _rebuild(
         self,

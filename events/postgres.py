@@ -90,11 +90,15 @@ def parse_url(url: str) -> TableURL:
     password = unquote(parts.password) if parts.password is not None else None
     dbname = parts.path.lstrip("/")
     base = f"postgresql://{_netloc(user, parts.hostname, port)}/{dbname}"
-    shown = urlencode([*rest, *(("table", t) for t in tables)])
-    display = base + ("?" + shown if shown else "")
+    display = _with_query(base, [*rest, *(("table", t) for t in tables)])
     _check_names(display, tables, dbname)
-    conninfo = base + ("?" + urlencode(rest) if rest else "")
-    return TableURL(conninfo, tables[0], display, password)
+    return TableURL(_with_query(base, rest), tables[0], display, password)
+
+
+def _with_query(base: str, pairs: list[tuple[str, str]]) -> str:
+    """A URL with the query of ``pairs``, or with none when there are none."""
+    query = urlencode(pairs)
+    return f"{base}?{query}" if query else base
 
 
 def _split(url: str) -> tuple[SplitResult, int | None]:
@@ -178,14 +182,15 @@ def exists(url: str) -> bool:
         conn.close()
 
 
+#: what margin connects with unless a table URL says otherwise
+_CONNECT_DEFAULTS: dict[str, Any] = {"application_name": "margin", "connect_timeout": 10}
+
+
 def _connect(target: TableURL) -> psycopg.Connection[Any]:
     extra: dict[str, Any] = {"autocommit": True}
-    if "application_name" not in target.conninfo:
-        extra["application_name"] = "margin"
+    extra |= {k: v for k, v in _CONNECT_DEFAULTS.items() if k not in target.conninfo}
     if target.password is not None:
         extra["password"] = target.password
-    if "connect_timeout" not in target.conninfo:
-        extra["connect_timeout"] = 10
     try:
         return psycopg.connect(target.conninfo, **extra)
     except psycopg.Error as exc:
@@ -653,8 +658,7 @@ class PostgresStore(Store):
             return
         with self._conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                f"INSERT INTO {_RECORD_COLUMNS} VALUES (%s,%s,%s,%s,%s,%s,%s)",
                 [(self.table, *row) for row in rows],
             )
             if signature is not None:
@@ -723,35 +727,16 @@ class PostgresStore(Store):
         """
         if self.readonly:
             raise StoreError(f"{self.name}: opened read-only")
-        last_seq, prev = self._last
-        count = 0
-        table = self.table
-        conn = self._conn
+        chain = chained(rows, *self._last)
         try:
-            with conn.transaction(), conn.cursor() as cur:
+            with self._conn.transaction(), self._conn.cursor() as cur:
                 guarded = cur.execute("SELECT row_security_active('margin.records')").fetchone()
-                if guarded is not None and guarded[0]:
-                    for batch in _batches(chained(rows, last_seq, prev), PAGE):
-                        cur.executemany(
-                            "INSERT INTO margin.records (tbl, seq, command, v, prev, hash, body) "
-                            "VALUES (%s,%s,%s,%s,%s,%s,%s)",
-                            [(table, *row) for row in batch],
-                        )
-                        last_seq, prev = batch[-1][0], batch[-1][4]
-                        count += len(batch)
-                else:
-                    with cur.copy(
-                        "COPY margin.records (tbl, seq, command, v, prev, hash, body) "
-                        "FROM STDIN (FORMAT BINARY)"
-                    ) as copy:
-                        copy.set_types(["text", "int8", "text", "int4", "text", "text", "bytea"])
-                        for row in chained(rows, last_seq, prev):
-                            copy.write_row((table, *row))
-                            last_seq, prev = row[0], row[4]
-                            count += 1
+                write = _insert_rows if guarded is not None and guarded[0] else _copy_rows
+                count, last = write(cur, self.table, chain)
         except psycopg.Error as exc:
             raise _error(self.target, exc) from None
-        self._last = (last_seq, prev)
+        if last is not None:
+            self._last = (last[0], last[4])
         return count
 
     def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
@@ -952,6 +937,35 @@ class PostgresStore(Store):
 
     def location(self) -> str:
         return f"from table {self.table} of {self.target.conninfo}"
+
+
+_RECORD_COLUMNS = "margin.records (tbl, seq, command, v, prev, hash, body)"
+
+
+def _insert_rows(
+    cur: psycopg.Cursor[Any], table: str, rows: Iterable[Row]
+) -> tuple[int, Row | None]:
+    """Insert rows into ``table`` a page at a time, as a role the row guard applies to must:
+    how many, and the last."""
+    count, last = 0, None
+    for batch in _batches(rows, PAGE):
+        cur.executemany(
+            f"INSERT INTO {_RECORD_COLUMNS} VALUES (%s,%s,%s,%s,%s,%s,%s)",
+            [(table, *row) for row in batch],
+        )
+        count, last = count + len(batch), batch[-1]
+    return count, last
+
+
+def _copy_rows(cur: psycopg.Cursor[Any], table: str, rows: Iterable[Row]) -> tuple[int, Row | None]:
+    """Copy rows into ``table`` in PostgreSQL's binary format: how many, and the last."""
+    count, last = 0, None
+    with cur.copy(f"COPY {_RECORD_COLUMNS} FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(["text", "int8", "text", "int4", "text", "text", "bytea"])
+        for row in rows:
+            copy.write_row((table, *row))
+            count, last = count + 1, row
+    return count, last
 
 
 def _batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:

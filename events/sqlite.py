@@ -303,13 +303,18 @@ def _into_wal(db: sqlite3.Connection) -> None:
 
 def _check_path(path: Path, create: bool) -> None:
     """Refuse a new table's path that is taken or in no folder, or an old one that holds no table."""
-    if create:
-        if path.exists():
-            raise StoreError(f"{path}: already exists; choose a new path for a new table")
-        if not path.parent.is_dir():
-            raise StoreError(f"{path}: folder {path.parent} does not exist")
-        _not_beside_a_table(path, "a new table")
-        return
+    (_check_new_path if create else _check_old_path)(path)
+
+
+def _check_new_path(path: Path) -> None:
+    if path.exists():
+        raise StoreError(f"{path}: already exists; choose a new path for a new table")
+    if not path.parent.is_dir():
+        raise StoreError(f"{path}: folder {path.parent} does not exist")
+    _not_beside_a_table(path, "a new table")
+
+
+def _check_old_path(path: Path) -> None:
     if not path.exists():
         raise StoreError(f"{path}: no such table file")
     if path.is_dir():
@@ -339,6 +344,20 @@ def _sound(*columns: object) -> bool:
         and isinstance(body, bytes)
         and all(isinstance(text, str) for text in texts)
     )
+
+
+@contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction of ``db``, taken at once: committed when the block ends, rolled
+    back when anything in it fails."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
 
 
 def _writable(path: Path) -> bool:
@@ -455,18 +474,12 @@ class SQLiteStore(Store):
         """Bring a file written by an earlier margin to this format, one step at a time."""
         if self.format >= TABLE_FORMAT:
             return
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with _immediate(self._db) as db:
             for step in range(self.format, TABLE_FORMAT):
                 for statement in TABLE_UPGRADES[step].split(";\n"):
                     if statement.strip():
                         db.execute(statement)
             db.execute(f"PRAGMA user_version={TABLE_FORMAT}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         self.format = TABLE_FORMAT
         self._has_signatures = True
 
@@ -586,17 +599,11 @@ class SQLiteStore(Store):
             db.execute("PRAGMA synchronous=OFF")
 
         def flush() -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with _immediate(db):
                 db.executemany(
                     "INSERT INTO records(seq, command, v, prev, hash, body) VALUES (?,?,?,?,?,?)",
                     pending,
                 )
-                db.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-                raise
             pending.clear()
 
         try:
@@ -618,16 +625,9 @@ class SQLiteStore(Store):
 
     def import_signatures(self, signatures: Iterable[tuple[int, str, str]]) -> None:
         """Store signatures (seq, key, sig) read with the records they sign."""
-        db = self._db
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with _immediate(self._db) as db:
                 db.executemany("INSERT INTO signatures(seq, key, sig) VALUES (?,?,?)", signatures)
-                db.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-                raise
         except sqlite3.Error as exc:
             raise write_error(self.path, exc) from None
 
@@ -845,13 +845,8 @@ class SQLiteStore(Store):
             if self.readonly:
                 db.execute("PRAGMA query_only=OFF")
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with _immediate(db):
                     write(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
             finally:
                 if self.readonly:
                     db.execute("PRAGMA query_only=ON")

@@ -158,27 +158,31 @@ def _run_commands(table: Table, author: str, seat: Seat = GM_SEAT) -> int:
         if stopped is not None:
             reply: dict[str, Any] = {"error": f"line {lineno}: not run: {stopped}"}
         else:
-            try:
-                command = parse_command(table.state.system, line)
-                records = table.execute(command, author=author, seat=seat)
-                reply = {
-                    "ok": True,
-                    "seq": [records[0].seq, records[-1].seq],
-                    "command": records[0].command,
-                }
-            except (RuleError, ConnectionLost, TableBusy) as exc:
-                # a busy table or a lost connection refuses this command only: the next
-                # one waits its turn again (the store has reconnected)
-                reply = {"error": f"line {lineno}: {exc}"}
-            except StoreError as exc:
-                stopped = str(exc)
-                reply = {"error": f"line {lineno}: {exc}"}
-            except Exception as exc:  # a bug in one command must not stop a bot's conversation
-                reply = {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}
+            reply, stopped = _run_line(table, line, lineno, author, seat)
         failed = failed or "error" in reply
         out.write(json.dumps(reply) + "\n")
         out.flush()
     return 1 if failed else 0
+
+
+def _run_line(
+    table: Table, line: bytes, lineno: int, author: str, seat: Seat
+) -> tuple[dict[str, Any], str | None]:
+    """The reply to line ``lineno``'s command, run; and, once the table cannot be written,
+    why (None while it can)."""
+    try:
+        command = parse_command(table.state.system, line)
+        records = table.execute(command, author=author, seat=seat)
+        seqs = [records[0].seq, records[-1].seq]
+        return {"ok": True, "seq": seqs, "command": records[0].command}, None
+    except (RuleError, ConnectionLost, TableBusy) as exc:
+        # a busy table or a lost connection refuses this command only: the next
+        # one waits its turn again (the store has reconnected)
+        return {"error": f"line {lineno}: {exc}"}, None
+    except StoreError as exc:
+        return {"error": f"line {lineno}: {exc}"}, str(exc)
+    except Exception as exc:  # a bug in one command must not stop a bot's conversation
+        return {"error": f"line {lineno}: margin failed ({type(exc).__name__}: {exc})"}, None
 
 
 def _view(args: argparse.Namespace) -> View:

@@ -55,17 +55,23 @@ class Option:
                 raise RuleError(f"option {self.name}: {exc}") from None
         return value
 
+    @property
+    def _switch(self) -> bool:
+        """Whether the option is on or off: its default, or every choice, true or false."""
+        choices = self.choices
+        return (
+            isinstance(self.default, bool)
+            or bool(choices)
+            and all(isinstance(c, bool) for c in choices)
+        )
+
     def parse(self, text: str) -> Any:
         """A value typed on the command line (``true``, ``3``, ``simple``)."""
         low = text.strip().lower()
-        if isinstance(self.default, bool) or (
-            self.choices and all(isinstance(c, bool) for c in self.choices)
-        ):
-            if low in ("true", "on", "yes", "1"):
-                return self.check(True)
-            if low in ("false", "off", "no", "0"):
-                return self.check(False)
-            raise RuleError(f"option {self.name}: expected true or false, got {text!r}")
+        if self._switch:
+            if low not in SWITCH_WORDS:
+                raise RuleError(f"option {self.name}: expected true or false, got {text!r}")
+            return self.check(SWITCH_WORDS[low])
         if isinstance(self.default, int):
             try:
                 number = int(low)
@@ -75,6 +81,12 @@ class Option:
                 ) from None
             return self.check(number)
         return self.check(low)
+
+
+#: the words an on/off option is typed as
+SWITCH_WORDS = dict.fromkeys(("true", "on", "yes", "1"), True) | dict.fromkeys(
+    ("false", "off", "no", "0"), False
+)
 
 
 Handler = Callable[[TableState, Record], None]

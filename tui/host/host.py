@@ -155,8 +155,15 @@ class Host:
             if isinstance(server, asyncssh.SSHAcceptor):
                 server.close()
         await asyncio.gather(*(s.close() for s in list(self.sessions)))
-        # Clients leave by themselves once their session has ended (and ssh has its
-        # exit status); what is still connected after a moment is closed.
+        await self._disconnect()
+        for server in self.servers:
+            await _closed(server)
+        if self.commits is not None:
+            await asyncio.to_thread(self.commits.stop)
+
+    async def _disconnect(self) -> None:
+        """Clients leave by themselves once their session has ended (and ssh has its
+        exit status); what is still connected after a moment is closed."""
         closing = asyncio.gather(*(c.conn.wait_closed() for c in list(self.connections)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(closing), 1.0)
@@ -164,13 +171,14 @@ class Host:
             connection.conn.close()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(closing, STOP_GRACE)
-        for server in self.servers:
-            if isinstance(server, asyncssh.SSHAcceptor):
-                await server.wait_closed()
-            else:
-                await server.cleanup()
-        if self.commits is not None:
-            await asyncio.to_thread(self.commits.stop)
+
+
+async def _closed(server: Any) -> None:
+    """A door's server closed: an SSH acceptor, or the web door's runner."""
+    if isinstance(server, asyncssh.SSHAcceptor):
+        await server.wait_closed()
+    else:
+        await server.cleanup()
 
 
 async def serve(host: Host) -> None:

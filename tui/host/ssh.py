@@ -256,13 +256,20 @@ def session_env(term: str | None = None, table: str = "") -> dict[str, str]:
     if term is not None:
         env["TERM"] = term if _TERM.fullmatch(term) else "xterm-256color"
     if is_url(table):
-        env.update({name: os.environ[name] for name in DATABASE_ENV if name in os.environ})
-        pgpass = Path.home() / ".pgpass"
-        if "PGPASSFILE" not in env and pgpass.is_file():
-            env["PGPASSFILE"] = str(pgpass)
-        password = url_password(table)
-        if password is not None:
-            env["PGPASSWORD"] = password
+        env.update(_database_env(table))
+    return env
+
+
+def _database_env(url: str) -> dict[str, str]:
+    """What a session of the table at ``url`` in PostgreSQL takes of the host's
+    environment (``DATABASE_ENV``, its ``~/.pgpass``), and the URL's password."""
+    env = {name: os.environ[name] for name in DATABASE_ENV if name in os.environ}
+    pgpass = Path.home() / ".pgpass"
+    if "PGPASSFILE" not in env and pgpass.is_file():
+        env["PGPASSFILE"] = str(pgpass)
+    password = url_password(url)
+    if password is not None:
+        env["PGPASSWORD"] = password
     return env
 
 

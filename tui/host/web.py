@@ -258,15 +258,19 @@ class WebDoor:
         if kind == "stdin" and isinstance(data, str):
             await service.send_bytes(data.encode("utf-8", "replace"))
         elif kind == "resize" and isinstance(data, dict):
-            width, height = data.get("width"), data.get("height")
-            if isinstance(width, int) and isinstance(height, int):
-                await service.set_terminal_size(*self.host.limits.size(width, height))
+            await self._resize(service, data)
         elif kind == "ping":
             await ws.send_json(["pong", data])
         elif kind == "blur":
             await service.blur()
         elif kind == "focus":
             await service.focus()
+
+    async def _resize(self, service: SeatService, size: dict[str, Any]) -> None:
+        """The browser's terminal has a new size (in characters), within the host's limits."""
+        width, height = size.get("width"), size.get("height")
+        if isinstance(width, int) and isinstance(height, int):
+            await service.set_terminal_size(*self.host.limits.size(width, height))
 
     def application(self) -> web.Application:
         app = web.Application()

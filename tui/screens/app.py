@@ -362,29 +362,28 @@ class PlayApp(TableApp):
         paste = step.paste
         if self._dropping or (paste is not None and paste.refused):
             return Dropped(step)
-        if step.text is not None:
-            answer = self.run_line(step, step.text)
-        elif step.preview:
-            assert isinstance(step.command, Undo)
-            answer = self.preview_undo(step, step.command)
-        else:
-            assert step.command is not None
-            answer = self.execute(step, step.command)
+        answer = self._answer(step)
         if paste is not None and isinstance(answer, Refused):
             paste.refused = True
         return answer
+
+    def _answer(self, step: Step) -> StepAnswered:
+        """What a step's typed line, undo preview or command answers."""
+        if step.text is not None:
+            return self.run_line(step, step.text)
+        if step.preview:
+            assert isinstance(step.command, Undo)
+            return self.preview_undo(step, step.command)
+        assert step.command is not None
+        return self.execute(step, step.command)
 
     def run_line(self, step: Step, text: str) -> StepAnswered:
         """Run a typed line (in the steps' worker): a search, help and rules are the
         screen's to show; a command is decided and appended."""
         if text.startswith("/"):
             return LineOpens(step, "search")
-        sheets: SheetReader | None = None
         try:
-            # a file may be slow to read (a network folder): the screen answers keys meanwhile
-            files = commandline.sheet_files(text, self.view.state())
-            if files:
-                sheets = {name: self.sheets.read(name) for name in files}.__getitem__
+            sheets = self._sheets_named(text)
             parsed = commandline.parse_line(text, self.view.state(), sheets)
         except Exception as exc:
             return Refused(step, line_refusal(exc))
@@ -396,6 +395,14 @@ class PlayApp(TableApp):
             return LineOpens(step, parsed.action)
         assert parsed.command is not None
         return self.execute(step, parsed.command)
+
+    def _sheets_named(self, text: str) -> SheetReader | None:
+        """The sheet files a typed line names, read now (in the steps' worker: a file may be
+        slow to read, from a network folder, and the screen answers keys meanwhile)."""
+        files = commandline.sheet_files(text, self.view.state())
+        if not files:
+            return None
+        return {name: self.sheets.read(name) for name in files}.__getitem__
 
     def execute(self, step: Step, command: Command) -> StepAnswered:
         """Decide and append ``command`` (in the steps' worker)."""

@@ -435,17 +435,7 @@ class TableApp(App[None]):
         ``@NAME`` (``@`` alone: everyone) to list only one character's records."""
         text = text.strip()
         if text.startswith("@"):
-            try:
-                name = self.view.set_only(text[1:].strip() or None)
-            except RuleError as exc:
-                self.say(str(exc), error=True)
-                return None
-            self.redraw(follow=True)
-            self.say(
-                f"the log lists only {name}'s records (/@ lists all)"
-                if name
-                else "the log lists every record"
-            )
+            self._list_only(text[1:].strip() or None)
             return None
         text = text or self.last_search
         if not text:
@@ -453,9 +443,28 @@ class TableApp(App[None]):
             return None
         self.last_search = text
         found = self.view.search(text, before)
+        self._say_found(text, found)
+        return found
+
+    def _list_only(self, name: str | None) -> None:
+        """The log lists only the records of the character ``name`` (None: every record)."""
+        try:
+            shown = self.view.set_only(name)
+        except RuleError as exc:
+            self.say(str(exc), error=True)
+            return
+        self.redraw(follow=True)
+        self.say(
+            f"the log lists only {shown}'s records (/@ lists all)"
+            if shown
+            else "the log lists every record"
+        )
+
+    def _say_found(self, text: str, found: int | None) -> None:
+        """Where a search for ``text`` found it (``found``: its position, None when nowhere)."""
         if found is None:
             self.say(f"/{text}: not in the log", error=True)
-            return None
+            return
         row = self.view.rows(found, found + 1) if self.view.at is None else []
         number = row[0].number if row else ""
         self.say(
@@ -463,4 +472,3 @@ class TableApp(App[None]):
             if number
             else f"/{text}: found"
         )
-        return found

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from margin.core import RuleError, TableState, find_character, get_system, parse_command
+from margin.core import Character, RuleError, TableState, find_character, get_system, parse_command
 from margin.core.authority import given, gm_given
 from margin.core.commands import Amend, command_type, convert_command, player_commands
 from margin.core.systems.base import Command, Usage
@@ -180,25 +180,40 @@ def parse_line(
     if text.startswith("{"):
         return Parsed(command=parse_command(state.system, text))
     head, _, rest = text.partition(" ")
-    if head.lower() == "alias":
-        return Parsed(command=_alias(rest, state))
-    if head.lower() == "amend":
-        return Parsed(command=_amend(rest, state, sheets))
-    text = expand_alias(text, state)
-    if text.split(None, 1)[0].lower() in ("note", "gmnote", "say", "whisper"):
-        # a note is its text as typed, '=' and all
-        words, faces = _split(text), None
-    else:
-        words, faces = _faces(_split(text))
-    if not words and faces is not None:
-        # a player's answer to the check the GM asked of them, with the dice they rolled
-        return Parsed(command=convert_command(state.system, {"type": "answer", "faces": faces}))
+    own = _OWN_LINES.get(head.lower())
+    if own is not None:
+        return Parsed(command=own(rest, state, sheets))
+    words, faces = _words_and_faces(expand_alias(text, state))
     if not words:
-        raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
+        return Parsed(command=_answer(faces, state))
     head = words[0].lower()
     if head in SCREEN_WORDS and (head != "undo" or len(words) == 1):
         return Parsed(action=head)
     return Parsed(command=_command(words, faces, state, sheets, player))
+
+
+#: words whose lines are read as typed, before any macro: a macro's line, an amended line
+_OWN_LINES: dict[str, Callable[[str, TableState, SheetReader | None], Command]] = {
+    "alias": lambda rest, state, _sheets: _alias(rest, state),
+    "amend": lambda rest, state, sheets: _amend(rest, state, sheets),
+}
+
+#: words whose line is their text as typed, '=' and all
+AS_TYPED = frozenset({"note", "gmnote", "say", "whisper"})
+
+
+def _words_and_faces(text: str) -> tuple[list[str], list[int] | None]:
+    """A line's words and the faces typed after its ``=`` (a note has none: it is as typed)."""
+    if text.split(None, 1)[0].lower() in AS_TYPED:
+        return _split(text), None
+    return _faces(_split(text))
+
+
+def _answer(faces: list[int] | None, state: TableState) -> Command:
+    """A line of faces alone: a player's answer to the check the GM asked of them."""
+    if faces is None:
+        raise RuleError("type a command before '=' (e.g. roll 2d10 = 4 7)")
+    return convert_command(state.system, {"type": "answer", "faces": faces})
 
 
 def _command(
@@ -209,23 +224,32 @@ def _command(
     player: bool = False,
 ) -> Command:
     """The command a line's words make, its typed ``faces`` (if any) given to it."""
-    head = words[0].lower()
     found = parse_generic(_read_sheet_files(words, sheets), state)
     if found is None:
         found = _system_forms(words, faces, state)
     if found is None:
-        known = player_words(state) if player else command_words(state)
-        near = difflib.get_close_matches(head, known, n=1)
-        mean = f" (did you mean {near[0]!r}?)" if near else ""
-        raise RuleError(f"{words[0]!r} is not a command{mean}; commands: {', '.join(known)}")
+        raise _not_a_command(words[0], state, player)
     if faces is not None:
-        if not _accepts_faces(state.system, str(found.get("type"))):
-            raise RuleError(
-                f"{words[0]}: '= faces' does not fit this command; "
-                "give its dice in its own words (help shows how)"
-            )
-        found["faces"] = faces
+        _give_faces(found, faces, words[0], state)
     return convert_command(state.system, found)
+
+
+def _not_a_command(word: str, state: TableState, player: bool) -> RuleError:
+    """The refusal of a first word that is no command: the nearest one, and all of them."""
+    known = player_words(state) if player else command_words(state)
+    near = difflib.get_close_matches(word.lower(), known, n=1)
+    mean = f" (did you mean {near[0]!r}?)" if near else ""
+    return RuleError(f"{word!r} is not a command{mean}; commands: {', '.join(known)}")
+
+
+def _give_faces(found: dict[str, Any], faces: list[int], word: str, state: TableState) -> None:
+    """Typed faces given to the command a line makes, if its kind takes them."""
+    if not _accepts_faces(state.system, str(found.get("type"))):
+        raise RuleError(
+            f"{word}: '= faces' does not fit this command; "
+            "give its dice in its own words (help shows how)"
+        )
+    found["faces"] = faces
 
 
 def _alias(rest: str, state: TableState) -> Command:
@@ -281,17 +305,22 @@ def _group_lines(words: list[str], state: TableState) -> list[list[str]] | None:
     usage = get_system(state.system).grammar.get(words[0].lower())
     if usage is None:
         return None
-    for place, kind in enumerate(usage.slots, 1):
-        if kind != "character" or place >= len(words):
+    for place, kind in enumerate(usage.slots[: len(words) - 1], 1):
+        if kind != "character":
             continue
-        word = words[place]
-        try:
-            members = find_characters(state, word)
-        except RuleError:
-            continue  # the system's own words say what is wrong
+        members = _members(state, words[place])
         if len(members) > 1:
             return [[*words[:place], m.name, *words[place + 1 :]] for m in members]
     return None
+
+
+def _members(state: TableState, word: str) -> list[Character]:
+    """The characters a word names, none when it names none (the system's own words say
+    what is wrong)."""
+    try:
+        return find_characters(state, word)
+    except RuleError:
+        return []
 
 
 def opens_screen(text: str) -> bool:
@@ -385,22 +414,43 @@ class _Place:
     named: tuple[str, ...] = ()
     given: frozenset[str] = frozenset()
 
+    @property
+    def actor(self) -> str | None:
+        """The character who acts, once the line names them."""
+        return self.named[0] if self.named else None
+
+
+def _at_new_word(text: str) -> bool:
+    """Whether the word being typed at the end of ``text`` is not begun yet."""
+    return not text or text[-1].isspace()
+
+
+def _before_last(text: str) -> str:
+    """``text`` up to the word being typed at its end."""
+    return text if _at_new_word(text) else text[: len(text) - len(text.split()[-1])]
+
 
 def _place(text: str, state: TableState) -> _Place:
     # quoted names of several words ("Rat 1") count as one word
     words = _split(text)
-    before = words if not text or text[-1].isspace() else words[:-1]
+    before = words if _at_new_word(text) else words[:-1]
     if not before:
         return _Place(["command"])
     usage = grammar_of(before[0].lower(), state)
     if usage is None:
         return _Place([])
-    args = before[1:]
-    named = tuple(
-        _character_id(word, state)
-        for kind, word in zip(usage.slots, args, strict=False)
-        if kind == "character"
-    )
+    return _place_after(usage, before[1:], state)
+
+
+def _named(usage: Usage, args: list[str], state: TableState) -> tuple[str, ...]:
+    """The ids of the characters a line's words give in its command's character slots."""
+    slots = zip(usage.slots, args, strict=False)
+    return tuple(_character_id(word, state) for kind, word in slots if kind == "character")
+
+
+def _place_after(usage: Usage, args: list[str], state: TableState) -> _Place:
+    """The place of the word typed after ``args``, the words after a command's first."""
+    named = _named(usage, args, state)
     if args and args[-1].lower() in usage.after:
         return _Place([usage.after[args[-1].lower()]], named=named)
     if len(args) < len(usage.slots):
@@ -423,40 +473,60 @@ def _character_id(word: str, state: TableState) -> str:
 SHEET_KINDS = frozenset({"skill", "weapon", "characteristic", "attribute", "action"})
 
 
+def _conditions(state: TableState) -> list[str]:
+    """The conditions any character bears."""
+    return sorted({c.name for char in state.characters.values() for c in char.conditions})
+
+
+def _counters(state: TableState) -> list[str]:
+    """The counters any character has."""
+    return sorted({c.name for char in state.characters.values() for c in char.counters.values()})
+
+
+def _options(state: TableState) -> list[str]:
+    """The rule options of the table's system."""
+    return [o.name for o in get_system(state.system).all_options]
+
+
+#: kinds of word the table itself gives, before the system's vocabulary
+STATE_POOLS: dict[str, Callable[[TableState], list[str]]] = {
+    "command": command_words,
+    "condition": _conditions,
+    "counter": _counters,
+    "option": _options,
+}
+
+
 def _pool(kind: str, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
-    if kind == "command":
-        return command_words(state)
+    if kind in STATE_POOLS:
+        return STATE_POOLS[kind](state)
     if kind == "character":
         return vocab.get("character") or [c.id for c in state.characters.values()]
-    if kind == "condition":
-        return sorted({c.name for char in state.characters.values() for c in char.conditions})
-    if kind == "counter":
-        return sorted(
-            {c.name for char in state.characters.values() for c in char.counters.values()}
-        )
-    if kind == "option":
-        return [o.name for o in get_system(state.system).all_options]
     if kind in vocab:
         return vocab[kind]
-    if kind in TYPED:
-        return []
-    return kind.split("|")
+    return [] if kind in TYPED else kind.split("|")
 
 
 def _gm_pool(kind: str, place: _Place, state: TableState, vocab: dict[str, list[str]]) -> list[str]:
     """What the GM's command line offers for a word of ``kind``: the acting character's own
     skills and weapons once the line names them, and no character twice where one acts on
     another (the attacker is not the target)."""
-    actor = place.named[0] if place.named else None
-    if kind in SHEET_KINDS and actor in state.characters:
-        own = _own_vocabulary(state, actor).get(kind)
-        if own:
-            return own
+    own = _sheet_pool(kind, place.actor, state)
+    if own:
+        return own
     pool = _pool(kind, state, vocab)
     if kind == "character" and place.named:
         taken = set(place.named)
         return [word for word in pool if _character_id(word, state) not in taken]
     return pool
+
+
+def _sheet_pool(kind: str, actor: str | None, state: TableState) -> list[str]:
+    """The words of a kind a character's sheet gives (skills, weapons) from the sheet of
+    ``actor``, the one who acts; none before the line names them."""
+    if kind not in SHEET_KINDS or actor not in state.characters:
+        return []
+    return _own_vocabulary(state, actor).get(kind, [])
 
 
 #: words a player's command line offers besides their system's player commands: the
@@ -470,8 +540,7 @@ def player_words(state: TableState) -> list[str]:
     allowed = {str(kind.__struct_config__.tag) for kind in player_commands(state.system)}
     out = []
     for word in command_words(state):
-        usage = grammar_of(word, state)
-        made = usage.makes if usage is not None and usage.makes else word
+        made = getattr(grammar_of(word, state), "makes", "") or word
         if made in allowed or word in PLAYER_WORDS:
             out.append(word)
     return out
@@ -504,24 +573,29 @@ def offers(text: str, state: TableState, player: str | None = None) -> list[tupl
     """``candidates`` by the kind of word each is (a kind of literal words says ``or``)."""
     if text.startswith("{"):
         return []
-    last = "" if not text or text[-1].isspace() else text.split()[-1].lower()
     place = _place(text, state)
-    out: list[tuple[str, list[str]]] = []
-    # a word the line already gives is not offered again (the weapon, once it is named)
-    seen = {word.lower() for word in _split(text)[1:]} - {last}
     pools = _pools(place, state, player)
     if player is not None:
         pools = _players_words(text, place, pools, state)
+    last = "" if _at_new_word(text) else text.split()[-1].lower()
+    # a word the line already gives is not offered again (the weapon, once it is named)
+    seen = {word.lower() for word in _split(text)[1:]} - {last}
+    out: list[tuple[str, list[str]]] = []
     for kind, pool in zip(place.kinds, pools, strict=True):
         if "|" not in kind and place.given & {word.lower() for word in pool}:
             continue  # one word of this kind is given (one weapon, one location)
-        words = _fresh(pool, last, seen)
-        label = "or" if "|" in kind else kind
-        if words and out and out[-1][0] == label:
-            out[-1][1].extend(words)
-        elif words:
-            out.append((label, words))
+        _offer(out, "or" if "|" in kind else kind, _fresh(pool, last, seen))
     return out
+
+
+def _offer(out: list[tuple[str, list[str]]], label: str, words: list[str]) -> None:
+    """Words offered under ``label``, beside the last offer's when it has the same label."""
+    if not words:
+        return
+    if out and out[-1][0] == label:
+        out[-1][1].extend(words)
+    else:
+        out.append((label, words))
 
 
 def _pools(place: _Place, state: TableState, player: str | None) -> list[list[str]]:
@@ -539,28 +613,25 @@ def _players_words(
     """``pools`` without the option words only the GM may give (``secret``, ``override``):
     a word that, typed next on ``text`` (with a number after it, for a word that takes
     one), makes a command giving a field the GM's alone (``core.authority.gm_given``)."""
-    literal = [
-        not kind.startswith(("command", "character")) and _literal(kind) for kind in place.kinds
-    ]
+    literal = [_literal(kind) for kind in place.kinds]
     if not any(literal):
         return pools
-    head = text if not text or text[-1].isspace() else text[: len(text) - len(text.split()[-1])]
+    head = _before_last(text)
     base = _trial(head, state)
-    out = []
-    for pool, words in zip(literal, pools, strict=True):
-        if pool:
-            words = [w for w in words if not _gm_only(head, w, base, state)]
-        out.append(words)
-    return out
+    return [
+        [w for w in words if not _gm_only(head, w, base, state)] if lit else words
+        for lit, words in zip(literal, pools, strict=True)
+    ]
+
+
+#: kinds of word that are names or values, never literal words
+NOT_LITERAL = TYPED | SHEET_KINDS | {"condition", "counter", "option", "difficulty"}
 
 
 def _literal(kind: str) -> bool:
-    """Whether a kind of word is literal words (``vs|adv|secret``), not names or values."""
-    return (
-        kind not in TYPED
-        and kind not in SHEET_KINDS
-        and kind not in ("condition", "counter", "option", "difficulty")
-    )
+    """Whether a kind of word is literal words (``vs|adv|secret``), not commands, names or
+    values."""
+    return not kind.startswith(("command", "character")) and kind not in NOT_LITERAL
 
 
 def _gm_only(head: str, word: str, base: Command | None, state: TableState) -> bool:
@@ -603,12 +674,12 @@ def complete(text: str, state: TableState, player: str | None = None) -> str | N
 
     Nothing is inserted for a word not yet begun: the message line lists what may come.
     """
-    if not text or text[-1].isspace():
+    if _at_new_word(text):
         return None
     found = candidates(text, state, player)
     if not found:
         return None
-    head = text[: len(text) - len(text.split()[-1])]
+    head = _before_last(text)
     # a name of several words (Guard 1, Dock Boss) stays one word on the line
     word = f'"{found[0]}"' if " " in found[0] else found[0]
     return head + word + " "

@@ -255,12 +255,25 @@ def odds_text(odds: Odds, width: int, result: str = "") -> Text:
     out.append("\n")
     bands = list(odds.bands.items())
     styles = band_styles(odds)
-    cells = [round(p * width) for _, p in bands]
+    _bar(out, styles, [p for _, p in bands], width)
+    _legend(out, styles, bands, width)
+    return out
+
+
+def _bar(out: Text, styles: list[tuple[str, str]], chances: list[float], width: int) -> None:
+    """The bands as one bar ``width`` cells wide, each as long as its chance."""
+    cells = [round(p * width) for p in chances]
     # Rounding may miss or overshoot the width by a cell or two; the largest band absorbs it.
     if cells:
         cells[cells.index(max(cells))] += width - sum(cells)
     for (glyph, style), n in zip(styles, cells, strict=True):
         out.append(glyph * max(0, n), style=style)
+
+
+def _legend(
+    out: Text, styles: list[tuple[str, str]], bands: list[tuple[str, float]], width: int
+) -> None:
+    """Each band's glyph, name and chance, the lines wrapped between bands to fit ``width``."""
     line = 0
     for (glyph, style), (name, p) in zip(styles, bands, strict=True):
         item = f"{glyph} {name} {p:.1%}"
@@ -273,7 +286,6 @@ def odds_text(odds: Odds, width: int, result: str = "") -> Text:
         out.append(glyph + " ", style=style)
         out.append(item[2:])
         line += len(item)
-    return out
 
 
 #: cells a log row's number takes (before a space and its mark)

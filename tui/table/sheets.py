@@ -80,8 +80,10 @@ class SheetFiles:
     def _path(self, name: str) -> Path:
         if "\0" in name:  # no file has one in its name
             raise self._missing(name)
-        if not self.hosted:
-            return Path(name).expanduser()
+        return self._in_folder(name) if self.hosted else Path(name).expanduser()
+
+    def _in_folder(self, name: str) -> Path:
+        """A hosted seat's sheet file, inside the host's folder (else missing)."""
         if self.folder is None:
             raise RuleError(f"sheet {name}: {HOSTED_OFF}")
         folder = os.path.realpath(self.folder)
@@ -92,18 +94,7 @@ class SheetFiles:
         return Path(found)
 
     def _bytes(self, name: str, path: Path) -> bytes:
-        own = RuleError(f"sheet {name}: the table's own file, not a sheet")
-        try:
-            info = os.stat(path)
-            _regular(name, info)
-            if self._is_table(info):
-                raise own
-            # no wait on a file that became a pipe since: non-blocking, and checked again
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-        except FileNotFoundError:
-            raise self._missing(name) from None
-        except OSError as exc:
-            raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
+        fd = self._open(name, path)
         kept = False
         try:
             info = os.fstat(fd)
@@ -112,32 +103,63 @@ class SheetFiles:
                 # descriptor would drop the locks of this process's connections to it
                 kept = True
                 _KEPT_OPEN.append(fd)
-                raise own
-            _regular(name, info)
-            raw = b""
-            # a file that grows as it is read is still read no further than the limit
-            while len(raw) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(raw))):
-                raw += chunk
+                raise _own(name)
+            return _read_regular(name, fd, info)
         except OSError as exc:
-            raise RuleError(f"sheet {name}: cannot be read ({exc.strerror})") from None
+            raise _unreadable(name, exc) from None
         finally:
             if not kept:
                 os.close(fd)
-        if len(raw) > MAX_BYTES:
-            raise RuleError(f"sheet {name}: larger than a sheet can be ({MAX_BYTES} bytes)")
-        return raw
+
+    def _open(self, name: str, path: Path) -> int:
+        """A descriptor of the file at ``path``, once it is a regular file, not the table's."""
+        try:
+            info = os.stat(path)
+            _regular(name, info)
+            if self._is_table(info):
+                raise _own(name)
+            # no wait on a file that became a pipe since: non-blocking, and checked again
+            return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise self._missing(name) from None
+        except OSError as exc:
+            raise _unreadable(name, exc) from None
 
     def _is_table(self, seen: os.stat_result) -> bool:
         if not self.table or is_url(self.table):
             return False
-        for suffix in TABLE_SUFFIXES:
-            try:
-                own = os.stat(self.table + suffix)
-            except OSError:
-                continue
-            if (own.st_dev, own.st_ino) == (seen.st_dev, seen.st_ino):
-                return True
-        return False
+        own = {_identity(self.table + suffix) for suffix in TABLE_SUFFIXES}
+        return (seen.st_dev, seen.st_ino) in own
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path``, None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _own(name: str) -> RuleError:
+    return RuleError(f"sheet {name}: the table's own file, not a sheet")
+
+
+def _unreadable(name: str, exc: OSError) -> RuleError:
+    return RuleError(f"sheet {name}: cannot be read ({exc.strerror})")
+
+
+def _read_regular(name: str, fd: int, info: os.stat_result) -> bytes:
+    """The bytes of the open file ``fd`` (``info``: its status), a regular file no larger
+    than a sheet can be."""
+    _regular(name, info)
+    raw = b""
+    # a file that grows as it is read is still read no further than the limit
+    while len(raw) <= MAX_BYTES and (chunk := os.read(fd, MAX_BYTES + 1 - len(raw))):
+        raw += chunk
+    if len(raw) > MAX_BYTES:
+        raise RuleError(f"sheet {name}: larger than a sheet can be ({MAX_BYTES} bytes)")
+    return raw
 
 
 def _regular(name: str, info: os.stat_result) -> None:
@@ -177,17 +199,22 @@ def _parse_json(name: str, raw: bytes) -> Any:
 
 def _json_kinds(name: str, value: Any, at: str) -> None:
     """Refuse what TOML holds and JSON cannot: dates and times, infinite numbers, NaN."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _json_kinds(name, item, f"{at}.{key}" if at else key)
-    elif isinstance(value, list):
-        for n, item in enumerate(value):
-            _json_kinds(name, item, f"{at}[{n}]")
-    elif isinstance(value, float) and not math.isfinite(value):
+    for item, path in _inside(value, at):
+        _json_kinds(name, item, path)
+    if isinstance(value, float) and not math.isfinite(value):
         raise RuleError(f"sheet {name}: {at}: {value} is not a number a sheet holds")
-    elif isinstance(value, datetime.date | datetime.time):
-        kind = next(k for t, k in _KINDS.items() if isinstance(value, t))
+    kind = next((k for t, k in _KINDS.items() if isinstance(value, t)), None)
+    if kind is not None:
         raise RuleError(
             f"sheet {name}: {at}: {kind}, which a sheet cannot hold "
             "(text, numbers, true or false, lists and tables of them)"
         )
+
+
+def _inside(value: Any, at: str) -> list[tuple[Any, str]]:
+    """The values a table or a list holds, each with its path (``a.b``, ``a[0]``)."""
+    if isinstance(value, dict):
+        return [(item, f"{at}.{key}" if at else key) for key, item in value.items()]
+    if isinstance(value, list):
+        return [(item, f"{at}[{n}]") for n, item in enumerate(value)]
+    return []

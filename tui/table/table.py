@@ -6,6 +6,7 @@ import contextlib
 import gc
 import itertools
 import secrets
+import struct
 import threading
 import uuid
 from collections.abc import Iterable
@@ -108,12 +109,17 @@ class Table:
         snap = store.snapshot(snapshots.fold_version(), self.upto)
         restored = snapshots.decode(snap.body) if snap is not None else None
         if restored is None:
-            return Projection(fetch, every=every, recall=self._recall)
+            return Projection(fetch, every=every, recall=self._recall, amended=self._amended)
         self.snapshot_seq = restored.state.seq
         self._snapshot_lens = restored.lens is not None
         self._opening_lens = restored.lens
         return Projection.restored(
-            fetch, restored.state, restored.history, every=every, recall=self._recall
+            fetch,
+            restored.state,
+            restored.history,
+            every=every,
+            recall=self._recall,
+            amended=self._amended,
         )
 
     def _recall(self, upto: int) -> tuple[int, TableState] | None:
@@ -125,20 +131,49 @@ class Table:
         state = snapshots.decode_checkpoint(point.body, point.seq)
         return (point.seq, state) if state is not None else None
 
+    def _amended(self, seq: int) -> tuple[TableState, int] | None:
+        """The checkpoint as corrected the store keeps right after record ``seq``, and how
+        many of the history's undos and redos it was folded with; None when there is none
+        or its last change is not this log's."""
+        reads = getattr(self, "reads", self.store)
+        point = reads.snapshot(_amended_fold(), seq)
+        if point is None or point.seq != seq or len(point.body) < _AMENDS.size:
+            return None
+        made, last = _AMENDS.unpack_from(point.body)
+        changes = self.projection.history.changes
+        if not 0 < made <= len(changes) or changes[made - 1].seq != last:
+            return None
+        state = snapshots.decode_checkpoint(point.body[_AMENDS.size :], seq)
+        return (state, made) if state is not None else None
+
     def _keep_checkpoints(self) -> None:
-        """Keep the checkpoints the projection took since the newest the store has."""
+        """Keep the checkpoints the projection took since the newest the store has, as it
+        happened and (where an undo reaches back past one) as corrected."""
         if self._checkpoints_to is None:
             newest = self.store.snapshot(snapshots.checkpoint_fold())
             self._checkpoints_to = newest.seq if newest is not None else 0
-        every = snapshots.CHECKPOINT_EVERY
         with self.lock:
             points = [
                 (mark, snapshots.encode_checkpoint(state))
                 for mark, state in self.projection.checkpoints(self._checkpoints_to)
-                if mark % every == 0
+                if mark % snapshots.CHECKPOINT_EVERY == 0
             ]
+            # the newest kept one's too: an undo may have reached back to it since
+            amended = self._amended_points(self._checkpoints_to - 1)
+        if amended:
+            self.store.keep_snapshots(_amended_fold(), amended, keep=0)
         if points and self.store.keep_snapshots(snapshots.checkpoint_fold(), points, keep=0):
             self._checkpoints_to = points[-1][0]
+
+    def _amended_points(self, after: int) -> list[tuple[int, bytes]]:
+        """The projection's checkpoints as corrected after record ``after`` to keep, encoded
+        with how many changes they were folded with and the last one's record."""
+        changes = self.projection.history.changes
+        return [
+            (mark, _AMENDS.pack(made, changes[made - 1].seq) + snapshots.encode_checkpoint(state))
+            for mark, state, made in self.projection.amended_checkpoints(after)
+            if made and mark % snapshots.CHECKPOINT_EVERY == 0
+        ]
 
     def _opened(self) -> None:
         """Once open: a long fold since the newest snapshot is kept as a new one."""
@@ -373,3 +408,13 @@ class Table:
         self._extend(records)
         self.keep_snapshot(self.snapshot_due())
         return records
+
+
+#: before a checkpoint as corrected: how many changes it was folded with, and the record of
+#: the last of them
+_AMENDS = struct.Struct("<qq")
+
+
+def _amended_fold() -> str:
+    """The name checkpoints as corrected are kept under, beside those as it happened."""
+    return snapshots.checkpoint_fold() + "/corrected"

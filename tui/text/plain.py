@@ -20,7 +20,7 @@ from typing import IO
 from margin.core import RuleError
 from margin.core.authority import Door
 from margin.core.clock import Cue, cue, cue_line
-from margin.core.systems.base import Clock
+from margin.core.systems.base import Clock, ClockRow
 from margin.events import short_name
 from margin.tui.table.reader import LiveTable, LogRow, View, player_id, turn_names
 from margin.tui.table.seats import Sitting
@@ -85,11 +85,21 @@ class PlainSeat:
             self.say(row_line(row))
         self.printed = count
         self.read_on()
-        now = cue(self.view.clock(), self.own())
-        if now != self.cue:
-            self.cue = now
-            if now:
-                self.say(("\a" if self.bell else "") + "* " + cue_line(now, self.own()))
+        self._cue(cue(self.view.clock(), self.own()))
+
+    def _cue(self, now: Cue) -> None:
+        """Say the cue ``now`` (the turn, on deck) when it is not the one said last."""
+        if now == self.cue:
+            return
+        self.cue = now
+        if now:
+            self.say(("\a" if self.bell else "") + "* " + cue_line(now, self.own()))
+
+    def follow(self) -> None:
+        """Print what the GM wrote since, seating the character once they are seated."""
+        if self.table.poll() and self.seat():
+            self.catch_up()
+        self.read_on()
 
     def read_on(self) -> None:
         """Tell the GM's margin the seat is here and how far it has printed (the whole log
@@ -140,14 +150,8 @@ class PlainSeat:
         clock = self.view.clock()
         if clock is None:
             return ["no encounter is running"]
-        lines = [clock.title]
-        for row in clock.rows:
-            mark = " (their turn)" if row.turn else " (on deck)" if row.on_deck else ""
-            if row.name == self.own():
-                mark = mark.replace("their", "your") + " (you)"
-            parts = [row.name, row.value, row.note]
-            lines.append("  " + ", ".join(filter(None, parts)) + mark)
-        return lines
+        own = self.own()
+        return [clock.title, *(_clock_line(row, own) for row in clock.rows)]
 
     def state_words(self) -> str:
         assert self.view is not None
@@ -161,6 +165,14 @@ class PlainSeat:
 def _whose_turn(clock: Clock) -> str:
     turn, _ = turn_names(clock)
     return f"{' and '.join(turn)}'s turn" if turn else "nobody's turn yet"
+
+
+def _clock_line(row: ClockRow, own: str) -> str:
+    """One row of the clock, marked whose turn it is, who is on deck, and which is ``own``."""
+    mark = " (their turn)" if row.turn else " (on deck)" if row.on_deck else ""
+    if row.name == own:
+        mark = mark.replace("their", "your") + " (you)"
+    return "  " + ", ".join(filter(None, [row.name, row.value, row.note])) + mark
 
 
 def _next(clock: Clock, now: Cue) -> str:
@@ -224,15 +236,20 @@ def _follow(seat: PlainSeat, fd: int, single: bool) -> None:
     while True:
         ready = select.select([fd] if reading else [], [], [], FOLLOW_INTERVAL)[0]
         # what the GM wrote first, so that an answer is about the table as it is now
-        if seat.table.poll() and seat.seat():
-            seat.catch_up()
-        seat.read_on()
+        seat.follow()
         if not ready:
             continue
-        data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
-        if not data:
+        keys = _read_keys(fd, single)
+        if keys is None:
             reading = False  # the input ended: go on following
-            continue
-        keys = data if single else [line.strip()[:1] for line in data.splitlines()]
-        if not all(seat.answer(key) for key in keys):
+        elif not all(seat.answer(key) for key in keys):
             return
+
+
+def _read_keys(fd: int, single: bool) -> str | list[str] | None:
+    """The keys read from ``fd``: one, when ``single``, else each line's first letter;
+    None once the input has ended."""
+    data = os.read(fd, 1 if single else 4096).decode("utf-8", "replace")
+    if not data:
+        return None
+    return data if single else [line.strip()[:1] for line in data.splitlines()]

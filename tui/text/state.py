@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import UnionType
 from typing import Any
 
 import msgspec
@@ -67,14 +69,18 @@ def plain(value: object) -> str:
     record by its name then its other fields (``burning (stacks 1, turns 6, source marn)``)."""
     if value in (None, "", [], {}):
         return "none"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        sep = "; " if any(isinstance(v, dict) for v in value) else ", "
-        return sep.join(plain(v) for v in value)
-    if isinstance(value, dict):
-        return _record_words(value)
-    return str(value)
+    said = next((words for kind, words in _PLAIN if isinstance(value, kind)), str)
+    return said(value)
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _listed(value: list[Any] | tuple[Any, ...]) -> str:
+    """A list's values joined by commas, or by semicolons when it holds records."""
+    sep = "; " if any(isinstance(v, dict) for v in value) else ", "
+    return sep.join(plain(v) for v in value)
 
 
 def _record_words(value: dict[str, Any]) -> str:
@@ -87,6 +93,14 @@ def _record_words(value: dict[str, Any]) -> str:
     if head:
         return f"{head} ({rest})" if rest else head
     return rest or "none"
+
+
+#: how ``plain`` says a value of each kind (anything else as ``str`` says it)
+_PLAIN: tuple[tuple[type | UnionType, Callable[[Any], str]], ...] = (
+    (bool, _yes_no),
+    (list | tuple, _listed),
+    (dict, _record_words),
+)
 
 
 def _field_name(key: str) -> str:

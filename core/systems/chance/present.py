@@ -199,7 +199,7 @@ def _line_turn(e: dict[str, Any]) -> str:
     if e.get("flee_to"):
         frm = e.get("flee_from")
         line += f"; feared, it must flee from {frm} (to {e['flee_to']} unless the GM says where)"
-    elif "flee_from" in e and e["flee_from"]:
+    elif e.get("flee_from"):
         line += f"; feared, it must flee from {e['flee_from']} (the GM says where)"
     return line
 

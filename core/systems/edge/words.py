@@ -287,13 +287,16 @@ def _damage_pool(notation: str) -> dict[str, int]:
     return out
 
 
+#: the words of direct damage that set a field of their own: the field and its value
+_DAMAGE_FLAGS = {"stun": ("stun", True), "no-armor": ("armor", False)}
+
+
 def _damage_options(rest: list[str], cmd: dict[str, Any]) -> dict[str, Any]:
     for i, w in enumerate(rest):
         low = w.lower()
-        if low == "stun":
-            cmd["stun"] = True
-        elif low == "no-armor":
-            cmd["armor"] = False
+        if low in _DAMAGE_FLAGS:
+            field, value = _DAMAGE_FLAGS[low]
+            cmd[field] = value
         elif low.startswith("pt-"):
             cmd["pt_reduction"] = whole(low[3:], "pt")
         elif low == "faces":

@@ -166,14 +166,11 @@ def opposed_odds(target_a: int, target_b: int) -> dict[str, Fraction]:
         oa = judge(target_a, ra)
         for ob in judged_b:
             winner = opposed_winner(oa, ob)
-            if winner == "a":
-                counts["a wins"] += 1
-            elif winner == "b":
-                counts["b wins"] += 1
-            elif oa.success:
-                counts["stalemate"] += 1
+            if winner is None:
+                # nobody wins: both succeeded alike (a stalemate) or both failed (escalation)
+                counts["stalemate" if oa.success else "escalation"] += 1
             else:
-                counts["escalation"] += 1
+                counts[f"{winner} wins"] += 1
     return {k: Fraction(v, 10_000) for k, v in counts.items()}
 
 

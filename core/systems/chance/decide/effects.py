@@ -101,23 +101,25 @@ class _Held:
     pool: int = 0
 
 
+#: what a character holds of an effect it does not have: no stacks, turns or pool
+_NOT_HELD = Effect(name="", stacks=0, turns=0)
+
+
 def _held(state: TableState, target: ChanceCharacter, name: str, land: rules.Landing) -> _Held:
     kind = EFFECTS[name]
-    existing = target.effect(name)
+    existing = target.effect(name) or _NOT_HELD
     pool = _shield_pool(target, land.stacks, existing) if name == "shield" else 0
-    stacks = land.stacks + (existing.stacks if existing else 0)
+    stacks = land.stacks + existing.stacks
     if kind.escalates_to and stacks >= int(state.options.get("escalate_at", 3)):
-        worse = target.effect(kind.escalates_to)
-        turns = max(land.turns, worse.turns if worse else 0)
-        return _Held(kind.escalates_to, 1 + (worse.stacks if worse else 0), turns, pool)
-    turns = 0 if kind.until_removed else max(land.turns, existing.turns if existing else 0)
+        worse = target.effect(kind.escalates_to) or _NOT_HELD
+        return _Held(kind.escalates_to, 1 + worse.stacks, max(land.turns, worse.turns), pool)
+    turns = 0 if kind.until_removed else max(land.turns, existing.turns)
     return _Held(name, stacks, turns, pool)
 
 
-def _shield_pool(target: ChanceCharacter, stacks: int, existing: Effect | None) -> int:
-    """The HP a shield of ``stacks`` holds, on top of the one ``existing`` already (if any)."""
-    pool = rules.percent_of(SHIELD_PERCENT, target.max_hp, stacks)
-    return pool + (existing.pool if existing else 0)
+def _shield_pool(target: ChanceCharacter, stacks: int, existing: Effect) -> int:
+    """The HP a shield of ``stacks`` holds, on top of the one ``existing`` already."""
+    return rules.percent_of(SHIELD_PERCENT, target.max_hp, stacks) + existing.pool
 
 
 def decide_effect(cmd: ApplyEffect, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -19,6 +19,7 @@ from ..state import (
     EdgeCharacter,
     OpenAttack,
     Weapon,
+    WornArmor,
     assumed,
     attribute,
     character,
@@ -155,6 +156,12 @@ def _blow(cmd: Attack, char: EdgeCharacter, arm: Weapon, checked: dict[str, Any]
 def decide_damage(cmd: Damage, state: TableState, dice: Dice, history: History) -> list[Draft]:
     if cmd.attack is not None or cmd.attacker is not None:
         return _attack_damage(_only_attack(cmd), state, dice)
+    return _direct_damage(cmd, state, dice)
+
+
+def _direct_damage(cmd: Damage, state: TableState, dice: Dice) -> list[Draft]:
+    """Damage the GM deals outside an attack: a target, dice and a bonus, through armor
+    unless ``armor`` is off."""
     if cmd.target is None:
         raise RuleError("damage: give an attack (its seq), an attacker, or a target with dice")
     if cmd.edge_boost:
@@ -271,9 +278,6 @@ def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list
     worn = worn_armor(target, state.options) if damage.use_armor else None
     pt, dr = (worn.pt, worn.dr) if worn else (0, 0)
     result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, damage.pt_reduction)
-    # "Damage below the PT is entirely negated (although the armor itself can become degraded)"
-    stopped = worn is not None and not result.penetrated and result.raw > 0
-    degraded = min(worn.degrade, pt) if worn is not None and stopped else 0
     damaged = Damaged(
         **damage.recorded(),
         faces=faces,
@@ -284,12 +288,20 @@ def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list
         soaked=result.soaked,
         taken=result.taken,
         source=dice.source,
-        degraded=degraded,
+        degraded=_wear(worn, result),
     )
     drafts = [Draft(damaged, cause=damage.attack or None)]
     if result.taken > 0:
         drafts.append(Draft(_injured(state, target, result.taken, damage.stun), cause=first_seq))
     return drafts
+
+
+def _wear(worn: WornArmor | None, result: rules.ArmorResult) -> int:
+    """The PT a blow takes off the armor it meets: "Damage below the PT is entirely negated
+    (although the armor itself can become degraded)"."""
+    if worn is None or result.penetrated or result.raw <= 0:
+        return 0
+    return min(worn.degrade, worn.pt)
 
 
 def _injured(state: TableState, target: EdgeCharacter, points: int, stun: bool) -> Injured:

@@ -65,16 +65,20 @@ def _check_reaction(char: EdgeCharacter, own_turn: bool, gained: bool) -> None:
         )
 
 
+#: the purposes of Edge spent on something else than a spend of its own, and where they go
+_SPENT_ELSEWHERE = {
+    "advantage": "purpose: advantage is spent on the roll itself: give edge on the check or attack",
+    "remove-disadvantage": (
+        "purpose: remove-disadvantage is spent on the roll itself: give edge on the check or attack"
+    ),
+    "damage": "purpose: a damage boost is edge_damage on the attack or edge_boost on damage",
+}
+
+
 def _check_purpose(purpose: str, typed: str) -> None:
     """Refuse a purpose that is no use of Edge spent on its own (as typed: ``typed``)."""
-    if purpose in ("advantage", "remove-disadvantage"):
-        raise RuleError(
-            f"purpose: {purpose} is spent on the roll itself: give edge on the check or attack"
-        )
-    if purpose == "damage":
-        raise RuleError(
-            "purpose: a damage boost is edge_damage on the attack or edge_boost on damage"
-        )
+    if purpose in _SPENT_ELSEWHERE:
+        raise RuleError(_SPENT_ELSEWHERE[purpose])
     if purpose not in ("initiative", "reaction"):
         raise RuleError(
             f"purpose: {typed!r} is not a use of Edge (initiative, reaction, lessen-injury; "
