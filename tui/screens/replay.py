@@ -34,22 +34,14 @@ class ReplayApp(TableApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,l", "step(1)", "Next", tooltip="next record"),
         Binding("left,h", "step(-1)", "Back", tooltip="previous record"),
-        *key_pair(
-            "PageDown / PageUp", "25 records on / back",
-            ("pagedown", "step(25)", "+25"),
-            ("pageup", "step(-25)", "-25"),
-        ),
-        *key_pair(
-            "Home / End", "first / last record",
-            ("home", "first", "First"),
-            ("end", "last", "Last"),
-        ),
+        # two keys to a line of help: what it shows and says, then each key's binding
+        *key_pair("PageDown / PageUp", "25 records on / back",
+                  ("pagedown", "step(25)", "+25"), ("pageup", "step(-25)", "-25")),
+        *key_pair("Home / End", "first / last record",
+                  ("home", "first", "First"), ("end", "last", "Last")),
         Binding("space", "play", "Play/pause", tooltip="play / pause"),
-        *key_pair(
-            "+ / -", "play faster / slower",
-            ("plus,equals_sign", "speed(1)", "Faster"),
-            ("minus", "speed(-1)", "Slower"),
-        ),
+        *key_pair("+ / -", "play faster / slower",
+                  ("plus,equals_sign", "speed(1)", "Faster"), ("minus", "speed(-1)", "Slower")),
         Binding("c", "corrected", "Corrected", tooltip="switch: as it happened / as corrected"),
         Binding("g", "jump", "Jump", tooltip="jump to a record, round, turn or count"),
         Binding(
