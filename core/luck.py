@@ -9,17 +9,22 @@ convolved. Terms below 1e-40 are dropped; they cannot change a percentage.
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 Chance = Fraction | float
 
 #: terms of a distribution smaller than this are dropped
 NEGLIGIBLE = 1e-40
+
+#: distinct runs of chances whose distributions are kept for the next to ask
+CACHED = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +90,20 @@ def _convolve(a: Distribution, b: Distribution) -> Distribution:
 
 def successes(chances: Iterable[Chance]) -> Distribution:
     """The exact distribution of the number of successes of independent checks."""
+    return _successes(_counted(chances))
+
+
+def _counted(chances: Iterable[Chance]) -> tuple[tuple[float, int], ...]:
+    """Checks as their distinct chances and how many share each, lowest chance first."""
+    return tuple(sorted(Counter(map(float, chances)).items()))
+
+
+@lru_cache(maxsize=CACHED)
+def _successes(counted: tuple[tuple[float, int], ...]) -> Distribution:
+    # a long session's characters (each fight's enemies) share a few runs of chances
     dist = Distribution(0, (1.0,))
-    for p, n in sorted(Counter(chances).items()):
-        dist = _convolve(dist, _binomial(n, float(p)))
+    for p, n in counted:
+        dist = _convolve(dist, _binomial(n, p))
     return dist
 
 
@@ -127,9 +143,15 @@ class Luck:
 def luck(chances: Sequence[Chance], actual: int) -> Luck:
     """Expected vs actual successes, and how likely a result this far from expected was
     (at least as many successes, or for bad luck at most as many)."""
-    expected = math.fsum(float(p) for p in chances)
-    dist = successes(chances)
-    return Luck(len(chances), expected, actual, dist.at_least(actual), dist.at_most(actual))
+    return _luck(_counted(chances), actual)
+
+
+@lru_cache(maxsize=CACHED)
+def _luck(counted: tuple[tuple[float, int], ...], actual: int) -> Luck:
+    expected = math.fsum(itertools.chain.from_iterable(itertools.repeat(p, n) for p, n in counted))
+    dist = _successes(counted)
+    checks = sum(n for _, n in counted)
+    return Luck(checks, expected, actual, dist.at_least(actual), dist.at_most(actual))
 
 
 def percent(p: float) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from . import facts as f
@@ -132,14 +134,19 @@ OUTSIDE = "Outside encounters"
 
 
 @dataclass(slots=True)
-class _Read:
-    """Facts read from a log, before undos are settled."""
+class Reading:
+    """A log read a record at a time into facts, before undos are settled: on its own, or
+    beside the fold that opens the table, so the log is read once."""
 
+    #: what the system's recap reads from each of its events (``System.recap``)
+    readers: Mapping[str, f.Reader] = field(default_factory=dict)
+    progress: Progress | None = None
     facts: list[tuple[int, int, int, f.Fact]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
-    encounters: list[Encounter] = field(default_factory=list)
+    encounters: list[Encounter] = field(default_factory=lambda: [Encounter(OUTSIDE, outside=True)])
     voided: set[int] = field(default_factory=set)
     title: str = ""
+    #: the last record read
     records: int = 0
     #: where the record being read happened: its encounter (an index) and round
     current: int = 0
@@ -148,8 +155,30 @@ class _Read:
     #: character's typed dice (by id)
     faces: dict[tuple[str, int], list[int]] = field(default_factory=dict)
 
+    def wants(self, tag: str) -> bool:
+        """Whether an event of this tag tells the recap anything (beyond its dice)."""
+        return tag in self.readers or tag in _TABLE_READERS
+
+    def feed(self, data: Mapping[str, Any]) -> None:
+        """Read one record, given as a dict (``record_to_builtins``'s, or the lens's)."""
+        self.read(data["seq"], data["event"], data.get("drawn"))
+
+    def read(self, seq: int, event: dict[str, Any], drawn: Mapping[str, Any] | None) -> None:
+        """Read one record's event and its dice (``Record.drawn``, as the reader sees it)."""
+        self.records = seq
+        if drawn is not None:
+            self.count_dice(drawn, event)
+        reader = self.readers.get(event["type"])
+        if reader is not None:
+            for fact in reader(event):
+                self.place(seq, fact)
+        elif event["type"] in _TABLE_READERS:
+            _TABLE_READERS[event["type"]](self, seq, event)
+        if self.progress is not None and seq % 10_000 == 0:
+            self.progress(seq)
+
     def count_dice(self, drawn: Mapping[str, Any], event: Mapping[str, Any]) -> None:
-        """Count the faces a record's dice (``Record.drawn``, as the reader sees it) show."""
+        """Count the faces a record's dice show."""
         who = event.get("actor") or event.get("character") or "gm"
         for source, dice in (("", drawn.get("dice", ())), (str(who), drawn.get("typed", ()))):
             for sides, face in dice:
@@ -174,30 +203,37 @@ class _Read:
             self.current, self.round = 0, 0
 
 
-def _added_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+def reading(system: str, progress: Progress | None = None) -> Reading:
+    """A reading of a log of ``system``'s table, to feed record by record."""
+    return Reading(get_system(system).recap, progress)
+
+
+def _added_read(out: Reading, seq: int, event: Mapping[str, Any]) -> None:
     if "id" in event and "name" in event:
         out.names[event["id"]] = event["name"]
 
 
-def _undone_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+def _undone_read(out: Reading, seq: int, event: Mapping[str, Any]) -> None:
     out.voided.update(event.get("voids", ()))
 
 
-def _redone_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+def _redone_read(out: Reading, seq: int, event: Mapping[str, Any]) -> None:
     out.voided.difference_update(event.get("restores", ()))
 
 
-def _reveal_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+def _reveal_read(out: Reading, seq: int, event: Mapping[str, Any]) -> None:
     if "record" in event:
         out.facts.append((seq, out.current, out.round, f.Revealed(event["record"])))
 
 
-def _created_read(out: _Read, seq: int, event: Mapping[str, Any]) -> None:
+def _created_read(out: Reading, seq: int, event: Mapping[str, Any]) -> None:
     out.title = event.get("title", "")
+    if "system" in event:  # a log names its system first: a reading need not be told it
+        out.readers = get_system(event["system"]).recap
 
 
 #: what a recap reads from the table's own events (each system's readers read its own)
-_TABLE_READERS: dict[str, Callable[[_Read, int, Mapping[str, Any]], None]] = {
+_TABLE_READERS: dict[str, Callable[[Reading, int, Mapping[str, Any]], None]] = {
     "character.added": _added_read,
     "table.undone": _undone_read,
     "table.redone": _redone_read,
@@ -208,27 +244,16 @@ _TABLE_READERS: dict[str, Callable[[_Read, int, Mapping[str, Any]], None]] = {
 
 def read(
     records: Iterable[Mapping[str, Any]], system: str, progress: Progress | None = None
-) -> _Read:
+) -> Reading:
     """Read every record's facts, noting where each happened (encounter, round)."""
-    readers = get_system(system).recap
-    out = _Read()
-    out.encounters.append(Encounter(OUTSIDE, outside=True))
-    seq = 0
+    out = reading(system, progress)
     for data in records:
-        seq, event = data["seq"], data["event"]
-        drawn = data.get("drawn")
-        if drawn is not None:
-            out.count_dice(drawn, event)
-        reader = readers.get(event["type"])
-        if reader is not None:
-            for fact in reader(event):
-                out.place(seq, fact)
-        elif event["type"] in _TABLE_READERS:
-            _TABLE_READERS[event["type"]](out, seq, event)
-        if progress is not None and seq % 10_000 == 0:
-            progress(seq)
-    out.records = seq
+        out.feed(data)
     return out
+
+
+#: a check as the bands count it: its bands' odds and the band it got
+Banded = tuple[Mapping[str, float], str]
 
 
 @dataclass(slots=True)
@@ -242,11 +267,21 @@ class _Counting:
     #: check record -> its line, so a reveal names what it showed
     labels: dict[int, str] = field(default_factory=dict)
     by_name: dict[str, list[CheckLine]] = field(default_factory=dict)
-    bands: dict[str, list[tuple[Mapping[str, Fraction], str]]] = field(default_factory=dict)
+    bands: dict[str, list[Banded]] = field(default_factory=dict)
+    #: each distinct set of band odds (the rules hand out one per kind of check), in floats
+    floats: dict[int, tuple[Mapping[str, Fraction], dict[str, float]]] = field(default_factory=dict)
+
+    def in_floats(self, odds: Mapping[str, Fraction]) -> dict[str, float]:
+        """Band odds as the luck report sums them: converted once for every check sharing
+        them."""
+        found = self.floats.get(id(odds))
+        if found is None or found[0] is not odds:
+            found = self.floats[id(odds)] = (odds, {k: float(v) for k, v in odds.items()})
+        return found[1]
 
 
 def summarize(
-    read_: _Read,
+    read_: Reading,
     system: str,
     corrected: bool = True,
     standing: list[tuple[str, list[str]]] | None = None,
@@ -280,7 +315,7 @@ def summarize(
     return recap
 
 
-def _dice_fits(read_: _Read) -> list[DiceFit]:
+def _dice_fits(read_: Reading) -> list[DiceFit]:
     """How well the faces of each source's dice fit fair dice: margin's, and each
     player's typed ones."""
     return [
@@ -315,7 +350,8 @@ def _check(
     c.recap.checks.append(line)
     if fact.chance is not None:
         c.by_name.setdefault(name, []).append(line)
-        c.bands.setdefault(name, []).append(_banded(fact, fact.chance))
+        odds, got = _banded(fact, fact.chance)
+        c.bands.setdefault(name, []).append((c.in_floats(odds), got))
 
 
 def _check_label(c: _Counting, fact: f.Check) -> str:
@@ -337,7 +373,13 @@ def _banded(fact: f.Check, chance: Fraction) -> tuple[Mapping[str, Fraction], st
     if fact.bands is not None:
         return fact.bands, fact.band
     won, lost = _UNBANDED["attack" if fact.attack else "opposed" if fact.target else ""]
-    return {won: chance, lost: 1 - chance}, won if fact.success else lost
+    return _unbanded_odds(won, lost, chance), won if fact.success else lost
+
+
+@lru_cache(maxsize=1024)
+def _unbanded_odds(won: str, lost: str, chance: Fraction) -> Mapping[str, Fraction]:
+    """The odds of a check with no bands of its own, one mapping for all that share them."""
+    return MappingProxyType({won: chance, lost: 1 - chance})
 
 
 #: the bands of a check whose rules give no bands: by kind of check, (won, lost)
@@ -424,9 +466,7 @@ _COUNT: dict[type, Callable[..., None]] = {
 }
 
 
-def _character_luck(
-    name: str, lines: list[CheckLine], banded: list[tuple[Mapping[str, Fraction], str]]
-) -> CharacterLuck:
+def _character_luck(name: str, lines: list[CheckLine], banded: list[Banded]) -> CharacterLuck:
     overall = _luck(lines)
     sources = []
     for source, typed in (("margin's dice", False), ("typed dice", True)):
@@ -436,7 +476,7 @@ def _character_luck(
     return CharacterLuck(name, overall, tuple(sources), _band_luck(banded))
 
 
-def _band_luck(banded: list[tuple[Mapping[str, Fraction], str]]) -> tuple[BandLuck, ...]:
+def _band_luck(banded: list[Banded]) -> tuple[BandLuck, ...]:
     """The luck in each band of a character's checks (each its bands' odds and the band it
     got), in the order the bands first came; none where the rules gave no bands: won or lost
     alone says no more than the totals."""
@@ -447,7 +487,7 @@ def _band_luck(banded: list[tuple[Mapping[str, Fraction], str]]) -> tuple[BandLu
         BandLuck(
             band,
             luck(
-                [odds.get(band, Fraction(0)) for odds, _ in banded],
+                [odds.get(band, 0.0) for odds, _ in banded],
                 sum(1 for _, got in banded if got == band),
             ),
         )

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from support import add_character, check, events_of, run_margin
 
-from margin.core import get_system
+from margin.core import SYSTEMS, get_system
 from margin.core.commands import convert_command
 from margin.core.luck import luck, successes
 from margin.core.recap import CharacterLuck, Recap
 from margin.tui.table.demo import build_demo
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.table import Table
-from margin.tui.text.recap import build, markdown
+from margin.tui.text.recap import build, markdown, recap_of
 
 
 def _gm_view(table: Table) -> View:
@@ -512,3 +512,37 @@ def test_a_character_keeps_its_colour_when_the_charts_list_others_first() -> Non
     damage, timeline = charts["Damage dealt by round"], charts["Timeline: checks by round"]
     assert damage["Guard"] == timeline["Guard"]
     assert timeline["Kael"] != timeline["Guard"]
+
+
+# -- read beside the fold ---------------------------------------------------------
+
+
+def _reread(path: Path, corrected: bool) -> str:
+    """The recap read the long way: the table opened, then every record read again."""
+    table = LiveTable(Table.open(path, readonly=True).store)
+    try:
+        return markdown(build(View(table), corrected))
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+@pytest.mark.parametrize("snapshot_at", [None, 9, "end"])
+def test_recap_read_beside_the_fold_is_the_recap_read_again(
+    tmp_path: Path, system: str, snapshot_at: int | str | None
+) -> None:
+    # the GM's recap reads each record as the fold that opens the table does; from a snapshot
+    # (mid-log, or of the whole log) it reads the records the fold skipped first
+    path = tmp_path / "t.margin"
+    table = Table.create(path, system, title="beside")
+    for i, data in enumerate(get_system(system).demo):
+        table.execute(convert_command(system, data))
+        if snapshot_at == i:
+            assert table.keep_snapshot(0)
+    if snapshot_at == "end":
+        assert table.keep_snapshot(0)
+    table.store.close()
+    for corrected in (True, False):
+        beside = markdown(recap_of(str(path), None, corrected))
+        assert beside == _reread(path, corrected)
+        assert "beside" in beside

@@ -578,11 +578,7 @@ def _recap(args: argparse.Namespace) -> Recap:
     """The recap of the table ``args`` name, as the seat and version they ask for."""
     from margin.tui.text import recap
 
-    view = _view(args)
-    try:
-        return recap.build(view, corrected=not args.as_it_happened, progress=True)
-    finally:
-        view.table.close()
+    return recap.recap_of(args.path, args.as_, corrected=not args.as_it_happened, progress=True)
 
 
 def cmd_recap(args: argparse.Namespace) -> int:

@@ -3,26 +3,70 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from margin.core.luck import Luck, percent
 from margin.core.panels import character_status
-from margin.core.recap import CharacterLuck, CheckLine, Encounter, Recap, Tally, recap
+from margin.core.recap import (
+    CharacterLuck,
+    CheckLine,
+    Encounter,
+    Reading,
+    Recap,
+    Tally,
+    read,
+    summarize,
+)
+from margin.events import Record, Store, open_store
+from margin.tui.table.reader import LiveTable, View, open_view
 
 if TYPE_CHECKING:
-    from margin.tui.table.reader import View
+    from margin.core.state import TableState
 
 
-def build(view: View, corrected: bool = True, progress: bool = False) -> Recap:
-    """The recap of the table ``view`` reads, as its reader (the GM or a player) may read it."""
+def recap_of(path: str, name: str | None, corrected: bool = True, progress: bool = False) -> Recap:
+    """The recap of the table at ``path``, as the GM reads it (``name`` None) or as the player
+    of the character ``name``. The GM's is read beside the fold that opens the table."""
+    show = progress and sys.stderr.isatty()
+    if name is not None:
+        view = open_view(path, name=name)
+        reading = None
+    else:
+        table = _RecapTable.opened(path, show)
+        view, reading = View(table), table.reading
+    try:
+        return build(view, corrected, show, reading)
+    finally:
+        view.table.close()
+
+
+def build(
+    view: View, corrected: bool = True, progress: bool = False, reading: Reading | None = None
+) -> Recap:
+    """The recap of the table ``view`` reads, as its reader (the GM or a player) may read it;
+    ``reading``: what a ``_RecapTable`` read as it opened."""
     state = view.state()
-    standing = [(c.name, character_status(c, state)) for c in state.characters.values()]
-    total = view.table.projection.seq
-    show = _progress(total) if progress and total >= 20_000 and sys.stderr.isatty() else None
-    result = recap(view.readable(), state.system, corrected, standing, progress=show)
-    if show is not None:
+    shown = progress and view.table.projection.seq >= PROGRESS_FROM
+    if reading is None:
+        total = view.table.projection.seq
+        reading = read(view.readable(), state.system, _progress(total) if shown else None)
+    else:
+        assert isinstance(view.table, _RecapTable)
+        view.table.read_rest()
+    if shown:
         sys.stderr.write("\r" + " " * 40 + "\r")
-    return result
+    return summarize(reading, state.system, corrected, _standing(state))
+
+
+#: a recap of this many records or more shows how far its reading has gone
+PROGRESS_FROM = 20_000
+
+
+def _standing(state: TableState) -> list[tuple[str, list[str]]]:
+    return [(c.name, character_status(c, state)) for c in state.characters.values()]
 
 
 def _progress(total: int) -> Any:
@@ -31,6 +75,65 @@ def _progress(total: int) -> Any:
         sys.stderr.flush()
 
     return show
+
+
+class _RecapTable(LiveTable):
+    """The GM's table, read into a recap as it opens: each record the fold reads is read
+    into ``reading`` too (those before the snapshot it opened from, if any, first), so a
+    recap reads the log once."""
+
+    def __init__(self, store: Store, reading: Reading) -> None:
+        self.reading = reading
+        super().__init__(store)
+
+    @classmethod
+    def opened(cls, path: str, progress: bool = False) -> _RecapTable:
+        """The table at ``path`` read into a recap as it opens (``progress``: shown on the
+        way, on a long table)."""
+        store = open_store(path, readonly=True)
+        try:
+            total = store.last_seq
+            shown = progress and total >= PROGRESS_FROM
+            return cls(store, Reading(progress=_progress(total) if shown else None))
+        except BaseException:
+            store.close()
+            raise
+
+    def _extend(self, records: Iterable[Record]) -> None:
+        super()._extend(self._read(records))
+
+    def _read(self, records: Iterable[Record]) -> Iterator[Record]:
+        reading = self.reading
+        for record in records:
+            if record.seq > reading.records + 1:
+                self._read_before(record.seq)
+            _feed(reading, record)
+            yield record
+
+    def _read_before(self, seq: int) -> None:
+        """Read the records the fold did not (the snapshot's), up to ``seq``."""
+        for record in self.store.records(self.reading.records, seq - 1):
+            _feed(self.reading, record)
+
+    def read_rest(self) -> None:
+        """Read what the fold did not, once open (a snapshot of the whole log)."""
+        if self.reading.records < self.projection.seq:
+            self._read_before(self.projection.seq + 1)
+
+
+def _feed(reading: Reading, record: Record) -> None:
+    """Read one record into a recap: its event as a dict only when the recap reads it."""
+    event, drawn = record.event, record.drawn
+    tag = _tag(type(event))
+    if drawn is None and not reading.wants(tag):
+        reading.read(record.seq, {"type": tag}, None)
+        return
+    body = msgspec.to_builtins(event)
+    reading.read(record.seq, body, msgspec.to_builtins(drawn) if drawn is not None else None)
+
+
+def _tag(kind: type[msgspec.Struct]) -> str:
+    return str(kind.__struct_config__.tag)
 
 
 # -- text -----------------------------------------------------------------------
