@@ -49,6 +49,20 @@ def amended(path: Path) -> list[int]:
         return [s for s in range(last + 1) if (p := store.snapshot(fold, s)) and p.seq == s]
 
 
+def found_amended(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each ask for a kept checkpoint as corrected found one, from now on."""
+    used: list[bool] = []
+    ask = Table._amended
+
+    def asked(self: Table, seq: int) -> Any:
+        found = ask(self, seq)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(Table, "_amended", asked)
+    return used
+
+
 def player(path: Path) -> str:
     return str(_demo_sheets("2d10-edge")[0][0]["name"])
 
@@ -63,15 +77,7 @@ def test_a_replay_folds_from_the_checkpoints_as_corrected_and_stands_where_a_who
     table: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert amended(table)
-    used = []
-    recall = Table._amended
-
-    def counted(self: Table, seq: int) -> Any:
-        found = recall(self, seq)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(Table, "_amended", counted)
+    used = found_amended(monkeypatch)
     kept = seen(table, player(table))
     assert any(used)
     assert kept == whole_fold(table)
@@ -102,15 +108,7 @@ def test_a_checkpoint_as_corrected_of_other_changes_is_passed_over(
             body = table_module._AMENDS.pack(*named) + point.body[size:]
             points.append((seq, body))
         assert store.keep_snapshots(fold, points, keep=0) == len(points)
-    used = []
-    recall = Table._amended
-
-    def counted(self: Table, seq: int) -> Any:
-        found = recall(self, seq)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(Table, "_amended", counted)
+    used = found_amended(monkeypatch)
     kept = seen(table, player(table))
     assert used
     assert not any(used)
