@@ -369,7 +369,9 @@ def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
     frames = first_frames(path, runs)
     plain = folder / f"t{length}-no-undos.margin"
     build(plain, length, undos=False)
+    # opened as the table was, so that both snapshots carry a players' index
     Table.open(plain).close()
+    LiveTable.open_live(str(plain), readonly=True, lens=True).close()
     memory = replay_memory(path, plain, runs)
     jumps = replay_jumps(path, runs * 5)
     with open_store(path, readonly=True) as store:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Callable, Iterable
 
 from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
-from .history import History
+from .history import Change, History
 from .state import TableState, freeze, snapshot, thaw
 
 Fetch = Callable[[int, int], Iterable[Record]]
@@ -18,6 +19,9 @@ Fetch = Callable[[int, int], Iterable[Record]]
 #: a kept checkpoint is asked for only when the nearest in memory is more than this many
 #: records back: asking costs about what folding them does
 RECALL_AFTER = 100
+
+#: where a change that reaches no record reaches: past every record
+_NOWHERE = 2**62
 
 #: how many records before a checkpoint the state is kept frozen as well, for an undo of
 #: one of them just after it
@@ -78,6 +82,8 @@ class Projection:
         #: the records of the stretch folded last, which a rebuild for an undo just after
         #: a checkpoint reads again rather than fetch and decode them
         self._recent: list[Record] = []
+        #: the changes ``_reaches`` read, and the first record each reaches
+        self._reach: tuple[list[Change], array[int]] = ([], array("q"))
         #: the state a few records before the checkpoint the last stretch ended at, frozen
         #: (``state.freeze``), and its record: a rebuild for an undo of one of those starts
         #: there rather than a whole stretch back
@@ -243,9 +249,18 @@ class Projection:
         is the state a fold with the first ``wanted`` would reach there: none of the
         changes between the two reaches back to ``mark`` or before."""
         low, high = sorted((made, wanted))
-        return all(
-            not change.seqs or min(change.seqs) > mark for change in self.history.changes[low:high]
-        )
+        return low == high or min(self._reaches()[low:high]) > mark
+
+    def _reaches(self) -> array[int]:
+        """For each of the history's changes (which only grow), the first record it undoes
+        or restores (``_NOWHERE`` for none), so ``_agrees`` reads a column, not the changes."""
+        changes = self.history.changes
+        if self._reach[0] is not changes:
+            self._reach = (changes, array("q"))
+        reach = self._reach[1]
+        if len(reach) < len(changes):
+            reach.extend(min(c.seqs) if c.seqs else _NOWHERE for c in changes[len(reach) :])
+        return reach
 
     def _checkpoint(self, upto: int, changes: int) -> tuple[int, TableState]:
         """The latest checkpoint at or before ``upto`` that a fold with the history's first
