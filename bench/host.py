@@ -175,6 +175,18 @@ def lengthen(table: Table, path: Path, records: int) -> None:
     LiveTable.open_live(str(path), readonly=True, lens=True).close()
 
 
+def host_port(host: subprocess.Popen[str]) -> int:
+    """The SSH port a started ``margin host`` says it listens on, once it is hosting."""
+    assert host.stdout is not None
+    port = 0
+    for line in host.stdout:
+        if found := re.search(r"ssh -t -p (\d+)", line):
+            port = int(found.group(1))
+        if line.startswith("hosting"):
+            break
+    return port
+
+
 async def run(players: int, count: int, folder: Path, records: int, untold: bool = False) -> None:
     path = folder / "bench.margin"
     table = build_demo(path, "2d10-edge")
@@ -195,13 +207,7 @@ async def run(players: int, count: int, folder: Path, records: int, untold: bool
         text=True,
         env=env,
     )  # fmt: skip
-    assert host.stdout is not None
-    port = 0
-    for line in host.stdout:
-        if found := re.search(r"ssh -t -p (\d+)", line):
-            port = int(found.group(1))
-        if line.startswith("hosting"):
-            break
+    port = host_port(host)
     await asyncio.sleep(1)
     host_alone = sum(pss_kib(p) for p in processes(host.pid))
     conns = []

@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import random
-import re
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 import asyncssh
-from host import Screen, cpu_seconds, percentile, processes
+from host import Screen, cpu_seconds, host_port, percentile, processes
 
 from margin.core import decide
 from margin.core.authority import GM_SEAT, Seat, authorize
@@ -160,14 +159,7 @@ def start_host(path: Path, folder: Path, sessions: int) -> tuple[subprocess.Pope
          "--keys", str(folder / "seats.keys"), "--sessions", str(sessions)],
         stdout=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
-    assert host.stdout is not None
-    port = 0
-    for line in host.stdout:
-        if found := re.search(r"ssh -t -p (\d+)", line):
-            port = int(found.group(1))
-        if line.startswith("hosting"):
-            break
-    return host, port
+    return host, host_port(host)
 
 
 async def over_ssh(

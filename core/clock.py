@@ -144,21 +144,26 @@ def _join_drafts(
         char = state.characters[cid]
         if cid in seated:
             raise RuleError(f"join: {char.name} is already in the turn order")
-        if expr is None:
-            assert initiative is not None
-            event = FightJoined(character=cid, initiative=initiative)
-        else:
-            rolled = dicemod.roll(expr, dice)
-            event = FightJoined(
-                character=cid,
-                initiative=rolled.total,
-                dice=str(expr),
-                faces=rolled.faces,
-                source=dice.source,
-            )
         seated.add(cid)
-        out.append(Draft(event))
+        out.append(Draft(_join_event(cid, initiative, expr, dice)))
     return out
+
+
+def _join_event(
+    cid: str, initiative: int | None, expr: dicemod.Expression | None, dice: Dice
+) -> FightJoined:
+    """One character's place in the turn order: the initiative given, or ``expr`` rolled."""
+    if expr is None:
+        assert initiative is not None
+        return FightJoined(character=cid, initiative=initiative)
+    rolled = dicemod.roll(expr, dice)
+    return FightJoined(
+        character=cid,
+        initiative=rolled.total,
+        dice=str(expr),
+        faces=rolled.faces,
+        source=dice.source,
+    )
 
 
 def _start(cmd: StartEncounter, state: TableState, dice: Dice, history: History) -> list[Draft]:

@@ -157,17 +157,18 @@ class Roll:
         return [k for t in self.terms for k in t.kept]
 
     def describe(self) -> str:
-        parts = []
-        for t in self.terms:
-            if isinstance(t.term, ConstTerm):
-                parts.append(("-" if t.term.sign < 0 else "+") + str(t.term.value))
-                continue
-            shown = ",".join(
-                str(f) if k else f"~{f}~" for f, k in zip(t.faces, t.kept, strict=True)
-            )
-            parts.append(("-" if t.term.sign < 0 else "+") + f"[{shown}]")
+        parts = (("-" if t.term.sign < 0 else "+") + _shown(t) for t in self.terms)
         text = "".join(parts).lstrip("+")
         return f"{text} = {self.total}"
+
+
+def _shown(t: RolledTerm) -> str:
+    """A rolled term as ``Roll.describe`` shows it: a number, or its faces in brackets with
+    the dropped ones struck through (``[6,~2~]``)."""
+    if isinstance(t.term, ConstTerm):
+        return str(t.term.value)
+    faces = ",".join(str(f) if k else f"~{f}~" for f, k in zip(t.faces, t.kept, strict=True))
+    return f"[{faces}]"
 
 
 class _Notation:
@@ -217,9 +218,9 @@ class _Notation:
         count = 1 if n is None else n
         at = self.pos
         sides = self.sides()
-        if count < 1 or count > MAX_DICE:
+        if not 1 <= count <= MAX_DICE:
             raise self.fail(start, f"{count} dice is out of range (1..{MAX_DICE})")
-        if sides < 2 or sides > MAX_SIDES:
+        if not 2 <= sides <= MAX_SIDES:
             raise self.fail(at, f"{sides} sides is out of range (2..{MAX_SIDES})")
         keep, keep_n = self.keep(count)
         return DiceTerm(count, sides, keep, keep_n, sign)

@@ -10,6 +10,7 @@ grow by a hundred bytes a record.
 from __future__ import annotations
 
 import bisect
+import itertools
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -27,12 +28,16 @@ from margin.events import (
     Undone,
 )
 
-from .fairness import DiceLedger
+from .fairness import DICE_EVENTS, DiceLedger
 
 #: a command is an undo, a redo, or one of these, known by its first record: an undo
 #: that names no command passes over it
 _META = (Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened)
 _DICE = (DiceEntropy, DiceOpened)
+_CHANGES = (Undone, Redone)
+
+#: what ``History.extend`` says when no undo or redo touched a record
+NONE = 2**63
 
 
 def _column(data: bytes | memoryview = b"") -> array[int]:
@@ -64,6 +69,18 @@ class Commands(Sequence[str]):
     def append(self, command: str) -> None:
         self._ids += command.encode()
         self._ends.append(len(self._ids))
+
+    def extend(self, commands: list[str]) -> None:
+        """Commands in log order, appended in bulk."""
+        text = "".join(commands)
+        if not text.isascii():
+            for command in commands:
+                self.append(command)
+            return
+        ends = itertools.accumulate(map(len, commands), initial=len(self._ids))
+        next(ends)
+        self._ends.extend(ends)
+        self._ids += text.encode()
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -290,12 +307,72 @@ class History:
             dice=data.dice,
         )
 
+    def extend(self, records: list[Record]) -> int:
+        """Take the next records of the log into the history (each once, in order); the
+        earliest record an undo or redo among them voids or restores (``NONE``: none).
+
+        Every record of a rebuild runs through this loop, so it does as little as it
+        can: new commands and cause links are appended to their columns in bulk.
+        """
+        ledger = self.dice
+        current = self._current
+        commands: list[str] = []
+        starts: list[int] = []
+        causes: list[int] = []
+        caused: list[int] = []
+        reach = NONE
+        for record in records:
+            seq, command, kind = record.seq, record.command, type(record.event)
+            if command != current:
+                current = command
+                commands.append(command)
+                starts.append(seq)
+                if kind in _META or self.redoable:
+                    self._started(record)
+            if (cause := record.cause) is not None:
+                causes.append(cause)
+                caused.append(seq)
+                self.backward |= cause >= seq
+            visibility = record.visibility
+            if visibility.gm_only or visibility.hidden or visibility.to:
+                self.hide(record)
+            if (
+                record.drawn is not None
+                or record.committed is not None
+                or kind in DICE_EVENTS
+                or command == ledger.current[0]
+            ):
+                ledger.feed(record)
+            if kind in _CHANGES:
+                reach = min(reach, self._changed(record))
+        self._current = current
+        self.order.extend(commands)
+        self.starts.extend(starts)
+        self.causes.extend(causes)
+        self.caused.extend(caused)
+        self.head = records[-1].seq if records else self.head
+        return reach
+
+    def _changed(self, record: Record) -> int:
+        """An undo or redo taken in (``change``); the earliest record it touches."""
+        self.head = record.seq
+        self.change(record)
+        event = record.event
+        touched = event.voids if isinstance(event, Undone) else event.restores
+        return min(touched, default=NONE)
+
     def start_command(self, record: Record) -> None:
         """The first record of a command."""
         cmd = record.command
         self._current = cmd
         self.order.append(cmd)
         self.starts.append(record.seq)
+        self._started(record)
+
+    def _started(self, record: Record) -> None:
+        """What a command's first record says of the command: whether it is a meta
+        command (and a dice one), and whether it closes the redo."""
+        cmd = record.command
         if type(record.event) in _META:
             self.meta.add(cmd)
             if type(record.event) in _DICE:

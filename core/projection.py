@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Callable, Iterable
 
 from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
-from .fairness import DICE_EVENTS
-from .history import History
-from .state import TableState, snapshot
+from .history import Change, History
+from .state import TableState, freeze, snapshot, thaw
 
 Fetch = Callable[[int, int], Iterable[Record]]
 """``fetch(after, upto)``: the records with ``after < seq <= upto``, in order."""
@@ -20,8 +20,12 @@ Fetch = Callable[[int, int], Iterable[Record]]
 #: records back: asking costs about what folding them does
 RECALL_AFTER = 100
 
-#: the events that change which earlier records count
-_CHANGES = frozenset((Undone, Redone))
+#: where a change that reaches no record reaches: past every record
+_NOWHERE = 2**62
+
+#: how many records before a checkpoint the state is kept frozen as well, for an undo of
+#: one of them just after it
+TAIL = 16
 
 Recall = Callable[[int], tuple[int, TableState] | None]
 """``recall(upto)``: a checkpoint kept outside the projection (a store's, see
@@ -78,6 +82,12 @@ class Projection:
         #: the records of the stretch folded last, which a rebuild for an undo just after
         #: a checkpoint reads again rather than fetch and decode them
         self._recent: list[Record] = []
+        #: the changes ``_reaches`` read, and the first record each reaches
+        self._reach: tuple[list[Change], array[int]] = ([], array("q"))
+        #: the state a few records before the checkpoint the last stretch ended at, frozen
+        #: (``state.freeze``), and its record: a rebuild for an undo of one of those starts
+        #: there rather than a whole stretch back
+        self._tail: tuple[int, bytes] | None = None
 
     @classmethod
     def restored(
@@ -128,82 +138,89 @@ class Projection:
     def extend(self, records: Iterable[Record]) -> None:
         """Fold the next records of the log.
 
-        This is the hot loop of every rebuild, so the history's per-record
-        bookkeeping is written out inline here. Records are read up to
-        the next checkpoint before they are folded, so an undo or redo that
-        only reaches records of that stretch (an undo right after the mistake,
-        the usual case) just skips them instead of rebuilding the state.
+        Records are read up to the next checkpoint before they are taken into
+        the history and folded, so an undo or redo that only reaches records of
+        that stretch (an undo right after the mistake, the usual case) just
+        skips them instead of rebuilding the state.
         """
-        history = self.history
-        ledger = history.dice
         every = self.every
-        folded = self.state.seq
         pending: list[Record] = []
-        stale = False
-        seq = history.head
         for record in records:
-            seq = record.seq
-            if record.command != history._current:
-                history.start_command(record)
-            if record.cause is not None:
-                history.cause(record, record.cause)
-            visibility = record.visibility
-            if visibility.gm_only or visibility.hidden or visibility.to:
-                history.hide(record)
-            kind = type(record.event)
-            if (
-                record.drawn is not None
-                or record.committed is not None
-                or kind in DICE_EVENTS
-                or record.command == ledger.secret_command
-            ):
-                ledger.feed(record)
-            if kind in _CHANGES:
-                stale |= self._changes(record, folded)
             pending.append(record)
-            if seq % every == 0:
-                history.head = seq
-                folded = self._fold(pending, stale)
-                stale = False
-        history.head = seq
+            if record.seq % every == 0:
+                self._take(pending)
+                pending = []
         if pending:
-            self._fold(pending, stale)
+            self._take(pending)
 
-    def _changes(self, record: Record, folded: int) -> bool:
-        """Take an undo or redo into the history; whether it reaches back to a record folded
-        already (at or before ``folded``), so the state is rebuilt from a checkpoint."""
-        history = self.history
-        history.head = record.seq
-        history.change(record)
-        event = record.event
-        touched = event.voids if isinstance(event, Undone) else event.restores
-        return bool(touched) and min(touched) <= folded
+    def _take(self, pending: list[Record]) -> None:
+        """A stretch of records read by ``extend``: into the history, then the state."""
+        folded = self.state.seq
+        reach = self.history.extend(pending)
+        self._fold(pending, reach <= folded, reach)
 
-    def _fold(self, pending: list[Record], stale: bool) -> int:
+    def _fold(self, pending: list[Record], stale: bool, reach: int) -> None:
         """Fold records read by ``extend``, skipping those void as of the last of them.
 
-        ``stale``: an undo or redo among them changed records folded before,
-        so the state is rebuilt from a checkpoint instead.
+        ``stale``: an undo or redo among them changed records folded before (the
+        earliest: ``reach``), so the state is rebuilt instead, from the stretch's
+        tail when it reaches no further back than that.
         """
         last = pending[-1].seq
-        voided = self.history.voided
         if stale:
-            changes = len(self.history.changes)
-            held = self._recent + pending
-            state = self.state = self._rebuild(last, voided, changes, refresh=True, held=held)
+            self._tail = self._refold(pending, last, reach)
         else:
-            state = self.state
-            for record in pending:
-                kind = type(record.event)
-                if kind not in _CHANGES and record.seq not in voided:
-                    HANDLERS[kind](state, record)
-                state.seq = record.seq
-        self._recent = pending[:]
-        pending.clear()
+            self._tail = self._fold_on(pending, last)
+        self._recent = pending
         if last % self.every == 0:
             self._marks.append(last)
-            self._snaps.append(snapshot(state))
-        return last
+            self._snaps.append(snapshot(self.state))
+
+    def _refold(self, pending: list[Record], last: int, reach: int) -> tuple[int, bytes] | None:
+        """The state rebuilt up to the end of a stretch whose undos or redos reach back to
+        record ``reach``: from the last stretch's tail when that is no further back (its
+        checkpoint taken again as corrected), else from a checkpoint; the stretch's own
+        tail, as ``_fold_on`` leaves it."""
+        history = self.history
+        tail = self._tail
+        if tail is None or reach <= tail[0]:
+            held = self._recent + pending
+            changes = len(history.changes)
+            self.state = self._rebuild(last, history.voided, changes, refresh=True, held=held)
+            return None
+        self.state = thaw(tail[1])
+        before = self._recent[-TAIL:]
+        folded = before[-1].seq
+        self._fold_records(before, history.voided.intersection(range(tail[0] + 1, folded + 1)))
+        self._fresh[folded] = (snapshot(self.state), len(history.changes))
+        return self._fold_on(pending, last)
+
+    def _fold_on(self, pending: list[Record], last: int) -> tuple[int, bytes] | None:
+        """Fold a stretch on from the state; one that ends at a checkpoint leaves its tail:
+        the state before its last ``TAIL`` records, frozen, for an undo just after."""
+        voided = self.history.voided
+        skip = voided.intersection(range(pending[0].seq, last + 1)) if voided else voided
+        if last % self.every or len(pending) <= TAIL:
+            self._fold_records(pending, skip)
+            return None
+        self._fold_records(pending[:-TAIL], skip)
+        tail = (self.state.seq, freeze(self.state))
+        self._fold_records(pending[-TAIL:], skip)
+        return tail
+
+    def _fold_records(self, records: list[Record], skip: set[int]) -> None:
+        """Fold records on from the state, but for those in ``skip`` (an undo's and a redo's
+        own records fold to nothing)."""
+        state = self.state
+        handlers = HANDLERS
+        if skip:
+            for record in records:
+                if record.seq not in skip:
+                    handlers[type(record.event)](state, record)
+        else:
+            for record in records:
+                handlers[type(record.event)](state, record)
+        state.seq = records[-1].seq
 
     def state_at(self, seq: int, corrected: bool = False) -> TableState:
         """The state right after record ``seq``.
@@ -222,14 +239,28 @@ class Projection:
             return snapshot(self.state)
         return self._rebuild(seq, voided, changes, refresh=corrected)
 
+    def _start(self, upto: int, changes: int) -> tuple[int, TableState]:
+        """``_checkpoint``'s record and a copy of its state, to fold on."""
+        mark, point = self._checkpoint(upto, changes)
+        return mark, snapshot(point)
+
     def _agrees(self, mark: int, made: int, wanted: int) -> bool:
         """Whether a checkpoint after record ``mark`` folded with the first ``made`` changes
         is the state a fold with the first ``wanted`` would reach there: none of the
         changes between the two reaches back to ``mark`` or before."""
         low, high = sorted((made, wanted))
-        return all(
-            not change.seqs or min(change.seqs) > mark for change in self.history.changes[low:high]
-        )
+        return low == high or min(self._reaches()[low:high]) > mark
+
+    def _reaches(self) -> array[int]:
+        """For each of the history's changes (which only grow), the first record it undoes
+        or restores (``_NOWHERE`` for none), so ``_agrees`` reads a column, not the changes."""
+        changes = self.history.changes
+        if self._reach[0] is not changes:
+            self._reach = (changes, array("q"))
+        reach = self._reach[1]
+        if len(reach) < len(changes):
+            reach.extend(min(c.seqs) if c.seqs else _NOWHERE for c in changes[len(reach) :])
+        return reach
 
     def _checkpoint(self, upto: int, changes: int) -> tuple[int, TableState]:
         """The latest checkpoint at or before ``upto`` that a fold with the history's first
@@ -300,12 +331,13 @@ class Projection:
         changes: int,
         refresh: bool = False,
         held: list[Record] | None = None,
+        start: tuple[int, TableState] | None = None,
     ) -> TableState:
-        """The state after record ``upto`` folded from the nearest checkpoint that agrees;
+        """The state after record ``upto`` folded from the nearest checkpoint that agrees
+        (or from ``start``, a record and a state of its own to fold on);
         ``held``: records in memory, one after another, read instead of fetched when they
         are the ones wanted."""
-        mark, start = self._checkpoint(upto, changes)
-        state = snapshot(start)
+        mark, state = start if start is not None else self._start(upto, changes)
         every = self.every
         records = _stretch(held, mark, upto) if held else None
         for record in self.fetch(mark, upto) if records is None else records:

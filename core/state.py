@@ -200,8 +200,18 @@ def hidden_ids(state: TableState) -> set[str]:
 
 def snapshot(state: T) -> T:
     """An independent copy of a state (or a part of one), for replay checkpoints."""
-    copied: T = pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+    copied: T = thaw(freeze(state))
     return copied
+
+
+def freeze(state: object) -> bytes:
+    """A state as bytes (``thaw`` gives an independent copy back)."""
+    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def thaw(frozen: bytes) -> Any:
+    """The state ``freeze`` made ``frozen`` of."""
+    return pickle.loads(frozen)
 
 
 def character_id(name: str) -> str:

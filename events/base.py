@@ -94,14 +94,13 @@ def _form_names(form: PlayerForm) -> list[str]:
 def check_player_forms(events: tuple[type[Event], ...]) -> None:
     """Refuse, at load, a player form or record field naming a field the event lacks."""
     for kind in events:
-        form = kind.PLAYER
-        names = [*kind.RECORD_FIELDS, *(_form_names(form) if form is not None else ())]
-        unknown = sorted(set(names) - set(kind.__struct_fields__))
+        form = kind.PLAYER or PlayerForm()
+        unknown = sorted({*kind.RECORD_FIELDS, *_form_names(form)} - set(kind.__struct_fields__))
         if unknown:
             raise TypeError(
                 f"{kind.__name__}: player form or record fields name no field of the event: "
                 + ", ".join(unknown)
             )
-        stray = [n for n in form.unseen if n not in form.about] if form is not None else []
+        stray = [n for n in form.unseen if n not in form.about]
         if stray:
             raise TypeError(f"{kind.__name__}: unseen fields not among 'about': {stray}")

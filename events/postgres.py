@@ -40,7 +40,7 @@ from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlencode, urls
 import psycopg
 from psycopg import sql
 
-from .record import Record
+from .record import Record, decode_batch
 from .signing import SigningKey
 from .store import (
     SNAPSHOTS_LOOKED_AT,
@@ -752,6 +752,13 @@ class PostgresStore(Store):
     # -- reading -----------------------------------------------------------
 
     def _pages(self, query: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``query`` in order (``_page_lists``' rows one by one)."""
+        for page in self._page_lists(query, after, upto):
+            yield from page
+
+    def _page_lists(
+        self, query: str, after: int, upto: int | None
+    ) -> Iterator[list[tuple[Any, ...]]]:
         """Rows of ``query`` in pages of ``PAGE`` sequence numbers; reconnects and resumes when the server is lost.
 
         Each page is a query of its own, so nothing stays open on the
@@ -772,7 +779,7 @@ class PostgresStore(Store):
                     raise ReadError(self.name, _first_line(exc)) from None
                 self._reconnect()
                 continue
-            yield from page
+            yield page
             if len(page) < high - after:
                 # the end, unless a record was taken out of the log behind margin's back:
                 # then what follows the gap is read too, and verify names the gap
@@ -801,8 +808,13 @@ class PostgresStore(Store):
             "SELECT seq, v, body FROM margin.records "
             "WHERE tbl = %s AND seq > %s AND seq <= %s ORDER BY seq"
         )
-        for seq, v, body in self._pages(query, after, upto):
-            yield self._decode(seq, v, body)
+        for page in self._page_lists(query, after, upto):
+            decoded = decode_batch(page)
+            if decoded is not None:
+                yield from decoded
+            else:
+                for seq, v, body in page:
+                    yield self._decode(seq, v, body)
 
     # -- snapshots -----------------------------------------------------------
 

@@ -38,12 +38,14 @@ class Intact:
             return f"{kept}; every record is intact"
         parts = [kept, f"record {self.bad} {self.reason}"]
         if self.kept + 1 < self.bad:
-            first, last = self.kept + 1, self.bad - 1
-            span = f"record {first}" if first == last else f"records {first}-{last}"
-            parts.append(f"{span} not kept either (the command it cuts short)")
+            parts.append(self._cut_short(self.kept + 1, self.bad - 1))
         if self.after or self.unread:
             parts.append(self._after_bad())
         return "; ".join(parts)
+
+    def _cut_short(self, first: int, last: int) -> str:
+        span = f"record {first}" if first == last else f"records {first}-{last}"
+        return f"{span} not kept either (the command it cuts short)"
 
     def _after_bad(self) -> str:
         some = f"at least {self.after}" if self.unread else str(self.after)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import random
 import re
@@ -14,9 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import msgspec
-
-from .record import FORMAT, Record, current_decoder
+from .record import Record, decode_batch
 from .signing import SigningKey
 from .store import (
     SNAPSHOTS_LOOKED_AT,
@@ -710,17 +709,23 @@ class SQLiteStore(Store):
     def records(self, after: int = 0, upto: int | None = None) -> Iterator[Record]:
         """Decoded records after ``after`` (exclusive) up to ``upto`` (inclusive).
 
-        Every rebuild runs through here: a row of this margin's format is decoded right
-        away, and any other (an older format, a damaged row) the long way round."""
+        Every rebuild runs through here: the rows of this margin's format are decoded a
+        batch at a time, without their numbers (a record holds its own); from a batch with
+        any other row (an older format, a damaged row) on, rows are read the long way."""
+        done = 0
+        for batch in self._batches("SELECT v, body FROM records r WHERE seq > ?", after, upto):
+            decoded = decode_batch(batch)
+            if decoded is None:
+                yield from self._records_the_long_way(after, upto, done)
+                return
+            done += len(decoded)
+            yield from decoded
+
+    def _records_the_long_way(self, after: int, upto: int | None, skip: int) -> Iterator[Record]:
+        """``records`` from its ``skip``-th row on, each row decoded (or reported) alone."""
         sql = "SELECT seq, v, body FROM records r WHERE seq > ?"
-        decode = current_decoder().decode
-        for batch in self._batches(sql, after, upto):
-            for seq, v, body in batch:
-                record = None
-                if v == FORMAT and type(v) is int and type(body) is bytes:
-                    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
-                        record = decode(body)
-                yield self._read_the_long_way(seq, v, body) if record is None else record
+        for seq, v, body in itertools.islice(self._read(sql, after, upto), skip, None):
+            yield self._read_the_long_way(seq, v, body)
 
     def _read_the_long_way(self, seq: object, v: object, body: object) -> Record:
         """A row of an older format (or a damaged one) decoded, or reported as damaged."""

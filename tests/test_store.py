@@ -207,3 +207,21 @@ def test_a_damaged_ledger_costs_a_check_of_the_whole_log_and_no_command(tmp_path
     assert again.vouched is not None
     assert again.vouched.records == 3
     again.close()
+
+
+def test_records_past_a_batch_are_read_on_up_to_a_damaged_one(tmp_path: Path) -> None:
+    store = new_store(tmp_path)
+    store.append([Draft(Noted(text=f"n{i}")) for i in range(9_000)], store.last_seq, command="many")
+    store.close()
+    tamper(
+        tmp_path / "t.margin",
+        "DROP TRIGGER records_no_update",
+        # past the first batch the store reads: a body that is not JSON
+        "UPDATE records SET body = X'7b7b' WHERE seq = 8000",
+    )
+    with SQLiteStore(tmp_path / "t.margin", readonly=True) as store:
+        records = store.records(100)
+        seen = [next(records).seq for _ in range(8000 - 101)]
+        with pytest.raises(StoreError, match="8000"):
+            next(records)
+    assert seen == list(range(101, 8000))

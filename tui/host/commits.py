@@ -131,16 +131,12 @@ class Commits:
             except (StoreError, OSError):
                 # the table cannot be read this moment (a database restarting): the
                 # sessions look by themselves meanwhile, and the watch opens it again
-                if store is not None:
-                    with contextlib.suppress(Exception):
-                        store.close()
+                _close_quietly(store)
                 store = None
                 self._stopping.wait(self.fallback)
             except RuntimeError:  # the host's loop has closed: the host is gone
                 break
-        if store is not None:
-            with contextlib.suppress(Exception):
-                store.close()
+        _close_quietly(store)
 
     def pipe(self) -> tuple[int, int]:
         """A new pipe for a session: the end its process is started with (the caller closes
@@ -178,18 +174,27 @@ class Commits:
             self._thread.join(WAIT + 5)
         files, self._files = self._files, None
         if files is not None:
-            if self._loop is not None and not self._loop.is_closed():
-                with contextlib.suppress(Exception):
-                    self._loop.remove_reader(files.fd)
-            if self._looking is not None:
-                self._looking.cancel()
-            files.close()
-            if self._store is not None:
-                with contextlib.suppress(Exception):
-                    self._store.close()
-                self._store = None
+            self._unwatch(files)
         for fd in list(self.pipes):
             self.forget(fd)
+
+    def _unwatch(self, files: Files) -> None:
+        """Stop watching the table's folder (``files``) and reading its version."""
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(files.fd)
+        if self._looking is not None:
+            self._looking.cancel()
+        files.close()
+        _close_quietly(self._store)
+        self._store = None
+
+
+def _close_quietly(store: Store | None) -> None:
+    """Close ``store``, if there is one; failing to close it changes nothing now."""
+    if store is not None:
+        with contextlib.suppress(Exception):
+            store.close()
 
 
 #: inotify's events margin watches a folder for: a file written, closed after writing,

@@ -180,23 +180,22 @@ def parse_keys(text: str, source: str) -> dict[bytes, str]:
         if not line or line.startswith("#"):
             continue
         try:
-            name, key = _key_line(line.split())
+            _seat_key(seats, *_key_line(line.split()))
         except HostError as exc:
             problems.append(f"{source}:{lineno}: {exc}")
-            continue
-        data = key.public_data
-        if data in seats:
-            problems.append(
-                f"{source}:{lineno}: {name}: the same key is already {seats[data]}'s"
-                " (one key, one seat)"
-            )
-            continue
-        seats[data] = GM if name.lower() == GM else name
     if problems:
         raise HostError("\n".join(problems))
     if not seats:
         raise HostError(f"{source}: no keys (one a line: NAME KEYTYPE BASE64 [comment])")
     return seats
+
+
+def _seat_key(seats: dict[bytes, str], name: str, key: asyncssh.SSHKey) -> None:
+    """The seat ``name`` given ``key`` in ``seats``, unless another seat has it."""
+    data = key.public_data
+    if data in seats:
+        raise HostError(f"{name}: the same key is already {seats[data]}'s (one key, one seat)")
+    seats[data] = GM if name.lower() == GM else name
 
 
 def host_key(folder: Path) -> asyncssh.SSHKey:

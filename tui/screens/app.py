@@ -479,11 +479,7 @@ class PlayApp(TableApp):
         """A step is answered: ``ok``, refused (False; the reason is on the message line)
         or dropped (None)."""
         self._unanswered -= 1
-        if self._busy_notice is not None:
-            self._busy_notice.stop()
-            self._busy_notice = None
-        if self._unanswered:
-            self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
+        self._busy_again()
         if step.line is not None:
             step.line.pending -= 1
             if ok is False:
@@ -491,6 +487,15 @@ class PlayApp(TableApp):
         if step.paste is not None and ok is not None:
             self._paste_answered(step, step.paste, ok)
         self._quit_if_written()
+
+    def _busy_again(self) -> None:
+        """The notice that the table is being written to waits ``BUSY_NOTICE`` again from
+        now, while steps are unanswered (none once every step is)."""
+        if self._busy_notice is not None:
+            self._busy_notice.stop()
+            self._busy_notice = None
+        if self._unanswered:
+            self._busy_notice = self.set_timer(BUSY_NOTICE, self._say_busy)
 
     def _paste_answered(self, step: Step, paste: Paste, ok: bool) -> None:
         lines = paste.lines

@@ -81,14 +81,18 @@ def clock_text(clock: Clock | None, width: int = 80, console: Console | None = N
     else:  # the title wraps at its words: where the clock stands is never cut
         out = list(title.wrap(console, width))
     for row in clock.rows:
-        line = _clock_row(row)
-        if row.current and console is not None and line.cell_len > width:
-            parts = list(line.wrap(console, width - 4, overflow="fold"))
-            out += [parts[0], *(Text("    ") + part for part in parts[1:])]
-        else:
-            line.truncate(width, overflow="ellipsis")
-            out.append(line)
+        out += _fitted(row, width, console)
     return Text("\n").join(out)
+
+
+def _fitted(row: ClockRow, width: int, console: Console | None) -> list[Text]:
+    """A row of the clock in ``width``: whoever acts wrapped (indented), another cut."""
+    line = _clock_row(row)
+    if row.current and console is not None and line.cell_len > width:
+        parts = list(line.wrap(console, width - 4, overflow="fold"))
+        return [parts[0], *(Text("    ") + part for part in parts[1:])]
+    line.truncate(width, overflow="ellipsis")
+    return [line]
 
 
 def _clock_row(row: ClockRow) -> Text:
@@ -126,17 +130,7 @@ def brief_text(
     """The clock and the watching player's character in a line or two, for a narrow screen:
     whose turn it is (▶), who is on deck and where the clock stands, cut to ``width``; then
     ``own``'s status, wrapping."""
-    out = Text()
-    if clock is None:
-        out.append("no encounter running", style="dim")
-    else:
-        acting, deck = turn_names(clock)
-        if acting:
-            out.append("▶ ", style="bold yellow")
-            out.append(", ".join(acting) + "  ", style="bold")
-        if deck:
-            out.append(f"next: {', '.join(deck)}  ")
-        out.append(clock.title, style="dim")
+    out = _turn_brief(clock)
     if width:
         out.truncate(width, overflow="ellipsis")
     for row in rows:
@@ -145,6 +139,22 @@ def brief_text(
             out.append(f"{row.name} (you)", style="bold cyan")
             if row.status:
                 out.append(": " + " · ".join(row.status))
+    return out
+
+
+def _turn_brief(clock: Clock | None) -> Text:
+    """Whose turn it is (▶), who is on deck and where the clock stands, in a line."""
+    out = Text()
+    if clock is None:
+        out.append("no encounter running", style="dim")
+        return out
+    acting, deck = turn_names(clock)
+    if acting:
+        out.append("▶ ", style="bold yellow")
+        out.append(", ".join(acting) + "  ", style="bold")
+    if deck:
+        out.append(f"next: {', '.join(deck)}  ")
+    out.append(clock.title, style="dim")
     return out
 
 
@@ -195,17 +205,19 @@ def party_text(
     if not rows:
         return Text(empty, style="dim")
     rows = sorted(rows, key=lambda row: row.name != own) if own else rows
-    said = []
-    for row in rows:
-        text = Text.assemble((row.name, "bold"))
-        if row.name == own:
-            text.append(" (you)", style="bold cyan")
-        if row.hidden:
-            text.append(" (hidden)", style="italic dim")
-        for line in _pack(list(row.status), width - 4 if width else 0):
-            text.append("\n  " + line)
-        said.append(text)
-    return Text("\n").join(said)
+    return Text("\n").join([_party_row(row, own, width) for row in rows])
+
+
+def _party_row(row: CharacterRow, own: str | None, width: int) -> Text:
+    """One character: the name, marked, then the status packed in lines under it."""
+    text = Text.assemble((row.name, "bold"))
+    if row.name == own:
+        text.append(" (you)", style="bold cyan")
+    if row.hidden:
+        text.append(" (hidden)", style="italic dim")
+    for line in _pack(list(row.status), width - 4 if width else 0):
+        text.append("\n  " + line)
+    return text
 
 
 def _pack(items: list[str], room: int) -> list[str]:

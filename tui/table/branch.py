@@ -10,7 +10,9 @@ from pathlib import Path
 from margin.core.branch import branch_drafts
 from margin.core.panels import character_status
 from margin.events import (
+    Draft,
     Store,
+    StoredRow,
     StoreError,
     Unvouched,
     build_store,
@@ -62,25 +64,37 @@ def branch(source: str | Path, at: int | None, new: str | Path) -> Branch:
     # appears only once the GM has signed after the copy, as margin import appears whole
     with build_store(new) as store:
         sign_as_gm(store)
-        try:
-            store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
-        except StoreError as exc:
-            if not str(exc).startswith("record "):
-                raise
-            # damage that still folds: found only as the records are copied
-            with open_store(source, readonly=True) as damaged:
-                raise _past_damage(source, at, find_intact(damaged)) from None
-        store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
-        try:
-            store.append(drafts, at, command=new_command_id())
-        except Unvouched as exc:
-            name = display_name(source)
-            raise StoreError(
-                f"{name}: record {exc.seq} {exc.reason}; no branch was written; "
-                f"margin verify {name} says more"
-            ) from None
+        _copy(store, source, at, rows)
+        _mark(store, source, at, drafts)
         count = store.last_seq
     return Branch(at, count, intact)
+
+
+def _copy(store: Store, source: str | Path, at: int, rows: list[StoredRow]) -> None:
+    """``source``'s records up to ``at`` (``rows``) written byte for byte, with their
+    signatures, each checked link by link."""
+    try:
+        store.import_rows((r.seq, r.command, r.v, r.prev, r.hash, r.body) for r in rows)
+    except StoreError as exc:
+        if not str(exc).startswith("record "):
+            raise
+        # damage that still folds: found only as the records are copied
+        with open_store(source, readonly=True) as damaged:
+            raise _past_damage(source, at, find_intact(damaged)) from None
+    store.import_signatures((r.seq, r.key, r.sig) for r in rows if r.sig)
+
+
+def _mark(store: Store, source: str | Path, at: int, drafts: list[Draft]) -> None:
+    """The branch mark written after the copy, once the copied records pass the check
+    every writer makes before it signs."""
+    try:
+        store.append(drafts, at, command=new_command_id())
+    except Unvouched as exc:
+        name = display_name(source)
+        raise StoreError(
+            f"{name}: record {exc.seq} {exc.reason}; no branch was written; "
+            f"margin verify {name} says more"
+        ) from None
 
 
 def _branch_point(table: Table, source: str | Path, at: int | None, intact: Intact | None) -> int:
@@ -200,13 +214,7 @@ def side_by_side(a: Table, b: Table, width: int = PLAIN_WIDTH) -> list[str]:
         return [f"A plays {a.state.system}, B plays {b.state.system}."]
     sa, sb = _status(a), _status(b)
     names = list(dict.fromkeys([*sa, *sb]))
-    who = min(max([9, *map(len, names)]), max(9, width // 4))
-    room = max(2 * MIN_COLUMN, width - who - 6)
-    # as wide as A's statuses need, or half the room when both need more
-    need_a, need_b = max([1, *map(len, sa.values())]), max([1, *map(len, sb.values())])
-    col_a = need_a if need_a + need_b <= room else max(room // 2, room - need_b)
-    col_b = room - col_a
-    widths = (who, col_a, col_b)
+    widths = _widths(names, sa, sb, width)
     out = _row(" ", ("character", "A", "B"), widths)
     for n in names:
         left, right = sa.get(n, "(not at the table)"), sb.get(n, "(not at the table)")
@@ -214,6 +222,18 @@ def side_by_side(a: Table, b: Table, width: int = PLAIN_WIDTH) -> list[str]:
     same = sum(1 for n in names if sa.get(n) == sb.get(n))
     out.append(f"\n{len(names) - same} of {len(names)} characters differ (marked *).")
     return out
+
+
+def _widths(
+    names: list[str], sa: dict[str, str], sb: dict[str, str], width: int
+) -> tuple[int, int, int]:
+    """The widths of the names' column and of A's and B's status columns in ``width``."""
+    who = min(max([9, *map(len, names)]), max(9, width // 4))
+    room = max(2 * MIN_COLUMN, width - who - 6)
+    # as wide as A's statuses need, or half the room when both need more
+    need_a, need_b = max([1, *map(len, sa.values())]), max([1, *map(len, sb.values())])
+    col_a = need_a if need_a + need_b <= room else max(room // 2, room - need_b)
+    return who, col_a, room - col_a
 
 
 def _row(mark: str, cells: tuple[str, str, str], widths: tuple[int, int, int]) -> list[str]:

@@ -72,17 +72,19 @@ def trusted_keys() -> frozenset[str]:
     keys = set()
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.partition("#")[0].strip()
-        if not line:
-            continue
-        if not line.startswith("ed25519:"):
-            raise StoreError(
-                f"{path} line {lineno}: not a public key (ed25519:... as margin key prints)"
-            )
-        try:
-            keys.add(public_key(line))
-        except BadKey as exc:
-            raise StoreError(f"{path} line {lineno}: {exc}") from None
+        if line:
+            keys.add(_trusted_key(line, f"{path} line {lineno}"))
     return frozenset(keys)
+
+
+def _trusted_key(line: str, where: str) -> str:
+    """The public key on one line of ``trusted-keys`` (``where``: the file and line)."""
+    if not line.startswith("ed25519:"):
+        raise StoreError(f"{where}: not a public key (ed25519:... as margin key prints)")
+    try:
+        return public_key(line)
+    except BadKey as exc:
+        raise StoreError(f"{where}: {exc}") from None
 
 
 def sign_as_gm(store: Store) -> Store:

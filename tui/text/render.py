@@ -188,7 +188,7 @@ def _command(data: Any) -> str:
         return str(data)
     words = [str(data.get("type", "?"))]
     for key, value in data.items():
-        if key == "type" or value is None or value is False or value in ("", [], {}):
+        if key == "type" or not _said(value):
             continue
         if value is True:
             words.append(key.replace("_", "-"))
@@ -197,6 +197,11 @@ def _command(data: Any) -> str:
         form = _SAID_AS.get(key)
         words.append(form.format(shown) if form else f"{key.replace('_', ' ')} {shown}")
     return " ".join(words)
+
+
+def _said(value: Any) -> bool:
+    """Whether a command's field holds something a line says (not nothing, not false)."""
+    return value is not None and value is not False and value not in ("", [], {})
 
 
 def _ruled(e: dict[str, Any]) -> str:

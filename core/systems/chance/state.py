@@ -320,17 +320,22 @@ def normal_sheet(sheet: dict[str, Any]) -> ChanceSheet:
     if rules.exact(read.crit_multiplier) < MIN_CRIT_MULTIPLIER:
         raise RuleError(f"sheet.crit_multiplier: {read.crit_multiplier} is below the floor of 1.5")
     for name, w in read.weapons.items():
-        if w.type == "mutant" and not w.stats:
-            raise RuleError(
-                f"sheet.weapons.{name}.stats: a mutant power names the stats that govern it"
-            )
-        if w.effect is not None and w.potency is None:
-            raise RuleError(f"sheet.weapons.{name}.potency: missing (the {w.effect}'s potency)")
+        _check_weapon(name, w)
     weapons = {
         k: msgspec.structs.replace(w, element=w.element.lower(), stats=[s.lower() for s in w.stats])
         for k, w in read.weapons.items()
     }
     return msgspec.structs.replace(read, weapons=weapons)
+
+
+def _check_weapon(name: str, w: Weapon) -> None:
+    """Refuse a weapon missing what its kind needs: a mutant power's stats, an effect's potency."""
+    if w.type == "mutant" and not w.stats:
+        raise RuleError(
+            f"sheet.weapons.{name}.stats: a mutant power names the stats that govern it"
+        )
+    if w.effect is not None and w.potency is None:
+        raise RuleError(f"sheet.weapons.{name}.potency: missing (the {w.effect}'s potency)")
 
 
 def check_sheet(sheet: dict[str, Any]) -> dict[str, Any]:

@@ -118,10 +118,7 @@ def _line_spent(e: dict[str, Any]) -> str:
 def _line_damage(e: dict[str, Any]) -> str:
     pool = rules.Pool(e.get("dice", 0), e.get("bonus", 0))
     kind = if_given(e, "stun", " stun")
-    armor = ""
-    if e.get("pt") or e.get("dr"):
-        reduction = if_given(e, "pt_reduction", "-{}")
-        armor = f" vs PT {e.get('pt')}{reduction}/DR {e.get('dr')}"
+    armor = _armor_met(e)
     result = (
         f"{e.get('soaked')} soaked, {e.get('taken')} taken"
         if e.get("penetrated")
@@ -133,6 +130,13 @@ def _line_damage(e: dict[str, Any]) -> str:
     if "faces" not in e:
         return f"{e.get('target')} takes{kind} damage{armor}: {result}"
     return f"{e.get('target')} takes {pool}{kind}{edge} {e.get('faces')} = {e.get('raw')}{armor}: {result}"
+
+
+def _armor_met(e: dict[str, Any]) -> str:
+    """The armor a blow met, `` vs PT 6-2/DR 40``; nothing for none."""
+    if not (e.get("pt") or e.get("dr")):
+        return ""
+    return f" vs PT {e.get('pt')}{if_given(e, 'pt_reduction', '-{}')}/DR {e.get('dr')}"
 
 
 def _line_injury(e: dict[str, Any]) -> str:

@@ -26,13 +26,10 @@ _check_odds = cache(rules.check_odds)
 
 
 def _check(e: dict[str, Any]) -> list[Fact]:
-    bonus, tn, mode = number(e, "bonus"), number(e, "tn"), e.get("mode")
+    tn = number(e, "tn")
     label = e.get("skill", "check") + (f" vs TN {tn}" if tn is not None else "")
-    chance = bands = None
-    # a kept pair the player chose is not the default keep the odds assume
-    if bonus is not None and tn is not None and mode is not None and not e.get("keep_chosen"):
-        odds = _check_odds(mode, bonus, tn, bool(e.get("edge")))
-        chance, bands = odds.success, odds.bands
+    odds = _odds(e, tn)
+    chance, bands = (odds.success, odds.bands) if odds is not None else (None, None)
     attack = e.get("type") == "edge.attack"
     facts: list[Fact] = [
         Check(
@@ -51,6 +48,15 @@ def _check(e: dict[str, Any]) -> list[Fact]:
     if e.get("double") and kept:
         facts.append(_doubles(e, kept, label))
     return facts
+
+
+def _odds(e: dict[str, Any], tn: int | None) -> rules.CheckOdds | None:
+    """The odds a check had before its roll; None when its record lacks the numbers."""
+    bonus, mode = number(e, "bonus"), e.get("mode")
+    # a kept pair the player chose is not the default keep the odds assume
+    if bonus is None or tn is None or mode is None or e.get("keep_chosen"):
+        return None
+    return _check_odds(mode, bonus, tn, bool(e.get("edge")))
 
 
 def _doubles(e: dict[str, Any], kept: list[int], label: str) -> Notable:

@@ -58,13 +58,18 @@ def _check_inputs(f: OddsRequest) -> tuple[str, int, int, bool]:
     return mode, f.bonus, tn, f.edge is not None
 
 
+def _rolled(dice: Dice, faces: list[int] | None, sides: int, count: int, what: str) -> list[int]:
+    """``count`` dice of ``sides`` from ``dice``, refusing typed ``faces`` of another count
+    (``what``: the roll that takes them)."""
+    if faces is not None and len(faces) != count:
+        raise RuleError(f"faces: {what} rolls {count} d{sides}, {len(faces)} faces given")
+    return dice.roll(sides, count)
+
+
 def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = read_as(fields, CheckRequest)
     mode, bonus, tn, edge = _check_inputs(f)
-    need = rules.dice_count(mode)
-    if f.faces is not None and len(f.faces) != need:
-        raise RuleError(f"faces: a {mode} check rolls {need} d10, {len(f.faces)} faces given")
-    faces = dice.roll(10, need)
+    faces = _rolled(dice, f.faces, 10, rules.dice_count(mode), f"a {mode} check")
     r = rules.resolve_check(faces, mode, bonus, tn, edge, f.keep)
     return {
         "mode": r.mode,
@@ -106,9 +111,7 @@ def _pool(f: DamageOddsRequest) -> tuple[rules.Pool, int, int, int]:
 def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     f = read_as(fields, DamageRequest)
     pool, pt, dr, reduction = _pool(f)
-    if f.faces is not None and len(f.faces) != pool.dice:
-        raise RuleError(f"faces: the pool {pool} rolls {pool.dice} d6, {len(f.faces)} faces given")
-    faces = dice.roll(6, pool.dice)
+    faces = _rolled(dice, f.faces, 6, pool.dice, f"the pool {pool}")
     r = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, reduction)
     return {
         "pool": {"dice": pool.dice, "bonus": pool.bonus},

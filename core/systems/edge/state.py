@@ -270,8 +270,7 @@ def _weapon(given: str | WeaponForm, where: str) -> Weapon:
 
 def _weapon_fields(form: WeaponForm, where: str) -> dict[str, Any]:
     """A weapon form's fields over its preset's (and a gauss weapon's), those it gives."""
-    fields = msgspec.structs.asdict(form)
-    mine = {k: v for k, v in fields.items() if v is not None and k != "preset"}
+    mine = _given(form)
     if not form.name:
         mine.pop("name")
     base: dict[str, Any] = {}
@@ -285,6 +284,13 @@ def _weapon_fields(form: WeaponForm, where: str) -> dict[str, Any]:
     return merged
 
 
+def _given(form: WeaponForm | ArmorForm) -> dict[str, Any]:
+    """The fields a sheet's weapon or armor gives (those it leaves out are None), which
+    win over its preset's; the preset's name aside."""
+    fields = msgspec.structs.asdict(form)
+    return {k: v for k, v in fields.items() if v is not None and k != "preset"}
+
+
 def armor_class_of(pt: int) -> str:
     """The class whose rule-of-thumb PT is nearest ``pt``; a tie goes to the lighter class."""
     return min(ARMOR_CLASSES, key=lambda c: abs(ARMOR_CLASSES[c] - pt))
@@ -295,9 +301,7 @@ def _armor(given: str | ArmorForm | None) -> Armor | None:
         return None
     form = ArmorForm(preset=given) if isinstance(given, str) else given
     base = _armor_preset(form.preset) if form.preset else {}
-    mine = {k: v for k, v in msgspec.structs.asdict(form).items() if v is not None}
-    mine.pop("preset", None)
-    merged = {**base, **mine}
+    merged = {**base, **_given(form)}
     if "pt" not in merged or "dr" not in merged:
         raise RuleError("sheet.armor: give a preset or both pt and dr")
     return Armor(

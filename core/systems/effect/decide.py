@@ -173,14 +173,7 @@ def _characteristic(char: Character, name: str | None, state: TableState) -> tup
 
 def _timing(cmd: Check, state: TableState) -> tuple[str, int]:
     """A check's time increment, and the rows of time traded for a DM (``time_rows``)."""
-    increment = ""
-    if cmd.increment is not None:
-        # a formal written task always states its time; it is only rolled with task_time
-        if not state.options.get("time_trading") and not cmd.written:
-            rule_on(state, "task_time", "increment")
-        if cmd.combat:
-            raise RuleError("increment: in combat a task takes one round, not a rolled time")
-        increment = rules.increment(cmd.increment)
+    increment = "" if cmd.increment is None else _increment(cmd.increment, cmd, state)
     if not cmd.time_rows:
         return increment, 0
     rule_on(state, "time_trading", "time_rows")
@@ -189,6 +182,16 @@ def _timing(cmd: Check, state: TableState) -> tuple[str, int]:
     if not increment:
         raise RuleError("time_rows: trading time needs the task's increment")
     return rules.trade(increment, cmd.time_rows)
+
+
+def _increment(given: str, cmd: Check, state: TableState) -> str:
+    """The time increment ``given`` for a check, where the table's options let it be given."""
+    # a formal written task always states its time; it is only rolled with task_time
+    if not state.options.get("time_trading") and not cmd.written:
+        rule_on(state, "task_time", "increment")
+    if cmd.combat:
+        raise RuleError("increment: in combat a task takes one round, not a rolled time")
+    return rules.increment(given)
 
 
 def _help(

@@ -302,8 +302,7 @@ def parse(text: str) -> WrittenTask:
     if not stripped:
         raise RuleError(f"{name}: the task statement is empty")
     head, colon, body = stripped.partition(":")
-    description = head.strip() if colon else ""
-    formal = body if colon else stripped
+    description, formal = (head.strip(), body) if colon else ("", stripped)
     parts = _split_top(formal)
     if len(parts) == 4:
         return _formal(parts, description, name)

@@ -206,12 +206,17 @@ def percentile(
     if faces is not None and roll is not None:
         raise RuleError(f"{prefix}faces, {prefix}roll: give the dice one way, not both")
     if faces is not None:
-        read = check_faces(f"{prefix}faces", faces)
-        if isinstance(dice, TypedDice) and dice.faces == faces:
-            dice.release()
-        return read, read_percentile(*read), "typed"
+        return _typed_faces(dice, faces, f"{prefix}faces")
     if roll is not None:
         value = check_roll(f"{prefix}roll", roll)
         return faces_of(value), value, "typed"
     tens, ones = (f % 10 for f in dice.roll(10, 2))
     return [tens, ones], read_percentile(tens, ones), dice.source
+
+
+def _typed_faces(dice: Dice, faces: Any, name: str) -> tuple[list[int], int, str]:
+    """Typed faces read as a percentile roll; ``dice`` wrapping them lets them go."""
+    read = check_faces(name, faces)
+    if isinstance(dice, TypedDice) and dice.faces == faces:
+        dice.release()
+    return read, read_percentile(*read), "typed"

@@ -104,8 +104,11 @@ def _confused_target(
     enc = world_of(state).encounter
     pool = enc.order if enc is not None else list(state.characters)
     candidates = [c for c in pool if c != attacker.id and c in state.characters]
-    face = dice.roll(len(candidates))[0] if len(candidates) > 1 else 1
-    return char_of(state, candidates[face - 1]), face if len(candidates) > 1 else None
+    if len(candidates) < 2:
+        # nobody else to strike by mistake: no roll
+        return char_of(state, candidates[0]), None
+    face = dice.roll(len(candidates))[0]
+    return char_of(state, candidates[face - 1]), face
 
 
 def _check_reach(attacker: ChanceCharacter, target: ChanceCharacter, wname: str, w: Weapon) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from ...base import Deciders
 from .. import rules
 from ..commands import SECRET_TN_FIELDS, Attack, Check
 from ..state import EdgeCharacter, Pending, assumed, character, defense, skill_bonus, weapon
-from .common import able, edge_spend, need_edge
+from .common import able, edge_spend, need_edge, pending_item
 
 
 def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> list[Pending]:
@@ -25,24 +26,16 @@ def _pending_for(char: EdgeCharacter, skill: str, choice: str | list[int]) -> li
     if choice == "auto":
         return [p for p in char.pending if p.scope == "any" or p.skill == skill]
     if isinstance(choice, list):
-        return [_pending(char, seq) for seq in choice]
+        return [pending_item(char, seq) for seq in choice]
     raise RuleError(f'pending: {choice!r} must be "auto", "none" or a list of sequence numbers')
-
-
-def _pending(char: EdgeCharacter, seq: int) -> Pending:
-    """The item pending for ``char`` that record ``seq`` left."""
-    found = next((p for p in char.pending if p.seq == seq), None)
-    if found is None:
-        have = ", ".join(str(p.seq) for p in char.pending) or "none"
-        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
-    return found
 
 
 def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending], int, int]:
     """The pending items a check uses, and its counted Advantage and Disadvantage sources."""
     used = _pending_for(char, skill, cmd.pending)
-    adv = cmd.advantage + sum(1 for p in used if p.kind == "advantage")
-    dis = cmd.disadvantage + sum(1 for p in used if p.kind == "disadvantage")
+    kinds = Counter(p.kind for p in used)
+    adv = cmd.advantage + kinds["advantage"]
+    dis = cmd.disadvantage + kinds["disadvantage"]
     if cmd.chosen_disadvantage and dis:
         raise RuleError(
             "chosen_disadvantage: the check already has Disadvantage, so no talent or attack "
@@ -56,19 +49,22 @@ def sources(cmd: Check, char: EdgeCharacter, skill: str) -> tuple[list[Pending],
     return used, adv, dis + cmd.chosen_disadvantage
 
 
+#: what a check's band leaves pending on the next: (kind, scope); none for the bands not here
+CONSEQUENCES = {
+    "significant-success": ("advantage", "related"),
+    "complete-success": ("advantage", "any"),
+    "significant-failure": ("disadvantage", "related"),
+    "complete-failure": ("disadvantage", "any"),
+}
+
+
 def _consequence(band: str, skill: str, attack: bool, options: dict[str, Any]) -> tuple[str, str]:
-    """What a check's band leaves pending: (kind, scope) or ("", "")."""
-    if not options.get("mos_consequences", True):
+    """What a check's band leaves pending: (kind, scope) or ("", ""); an attack's success
+    leaves no Advantage."""
+    kind, scope = CONSEQUENCES.get(band, ("", ""))
+    if not options.get("mos_consequences", True) or (attack and kind == "advantage"):
         return "", ""
-    if band == "significant-success" and not attack:
-        return "advantage", "related"
-    if band == "complete-success" and not attack:
-        return "advantage", "any"
-    if band == "significant-failure":
-        return "disadvantage", "related"
-    if band == "complete-failure":
-        return "disadvantage", "any"
-    return "", ""
+    return kind, scope
 
 
 @dataclass(frozen=True)

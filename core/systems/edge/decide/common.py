@@ -9,7 +9,7 @@ from margin.events.systems.edge import EdgeSpent
 
 from ....errors import RuleError
 from ....state import TableState
-from ..state import Combatant, EdgeCharacter, edge_max, world
+from ..state import Combatant, EdgeCharacter, Pending, edge_max, world
 
 
 def able(char: EdgeCharacter, what: str) -> None:
@@ -22,6 +22,15 @@ def able(char: EdgeCharacter, what: str) -> None:
 def need_edge(char: EdgeCharacter, field: str) -> None:
     if char.edge < 1:
         raise RuleError(f"{field}: {char.name} has no Edge left (0/{edge_max(char)})")
+
+
+def pending_item(char: EdgeCharacter, seq: int) -> Pending:
+    """The item pending for ``char`` that record ``seq`` left."""
+    found = next((p for p in char.pending if p.seq == seq), None)
+    if found is None:
+        have = ", ".join(str(p.seq) for p in char.pending) or "none"
+        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
+    return found
 
 
 def edge_spend(char: EdgeCharacter, purpose: str, cause: int | None = None, **extra: Any) -> Draft:

@@ -13,7 +13,7 @@ from ...base import Deciders
 from .. import rules
 from ..commands import AwardEdge, DismissPending, LessenInjury, RecoverEdge, SpendEdge
 from ..state import Combatant, EdgeCharacter, character, combatant, edge_max, world
-from .common import able, edge_spend, need_edge
+from .common import able, edge_spend, need_edge, pending_item
 from .wounds import decide_lessen
 
 
@@ -189,10 +189,7 @@ def decide_dismiss(
     if not char.pending:
         raise RuleError(f"dismiss-pending: {char.name} has nothing pending")
     seq = char.pending[0].seq if cmd.pending is None else cmd.pending
-    item = next((p for p in char.pending if p.seq == seq), None)
-    if item is None:
-        have = ", ".join(str(p.seq) for p in char.pending)
-        raise RuleError(f"pending: {seq} is not pending for {char.name} (pending: {have})")
+    item = pending_item(char, seq)
     # dropping what a still-secret check left pending would tell players it left something
     unseen = item.secret and seq not in state.revealed
     return [
