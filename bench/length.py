@@ -21,8 +21,9 @@ taken in the same run:
   frame and after 80 jumps (half as it happened, half as corrected), on the table and on
   one of the same length built without its undos, in alternation;
 - rebuild: a fold of the whole log with no snapshot, against the floor of
-  reading and decoding the same records straight from SQLite, paired rep by
-  rep (garbage collector off in both, as the table's fold has it);
+  reading and decoding the same records straight from SQLite with the bare
+  decoder (``bench/pairs.py``), paired rep by rep (garbage collector off in
+  both, as the table's fold has it);
 - keeping a snapshot: the processor time to encode and write one.
 
 Times are processor time, not wall time: the machine is shared. The table's
@@ -38,12 +39,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import compileall
-import gc
 import itertools
 import json
 import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -54,6 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import pairs  # noqa: E402
 from frames import EMPTY_APP  # noqa: E402
 
 from margin.core import Projection  # noqa: E402
@@ -65,12 +65,10 @@ from margin.events import (  # noqa: E402
     Undone,
     Visibility,
     chain_hash,
-    decode_body,
     encode_body,
     open_store,
     utc_now,
 )
-from margin.events.sqlite import sqlite_uri  # noqa: E402
 from margin.tui.table import Table  # noqa: E402
 from margin.tui.table.demo import build_demo  # noqa: E402
 from margin.tui.table.reader import LiveTable  # noqa: E402
@@ -334,19 +332,6 @@ async def _replay_jumps(path: Path, runs: int) -> dict[str, float]:
     return out
 
 
-def floor(path: Path) -> None:
-    """Read and decode every record straight from the table file."""
-    db = sqlite3.connect(sqlite_uri(path, mode="ro"), uri=True)
-    try:
-        cursor = db.execute("SELECT v, body FROM records ORDER BY seq")
-        cursor.arraysize = 4096
-        while batch := cursor.fetchmany():
-            for v, body in batch:
-                decode_body(body, v)
-    finally:
-        db.close()
-
-
 def rebuild(path: Path) -> None:
     with open_store(path, readonly=True) as store:
         projection = Projection(lambda after, upto: store.records(after, upto))
@@ -355,22 +340,8 @@ def rebuild(path: Path) -> None:
 
 def rebuild_pairs(path: Path, runs: int) -> tuple[float, float, float]:
     """Median rebuild and floor processor seconds, and the median of their ratios rep by rep."""
-    pairs = []
-    for _ in range(runs):
-        gc.collect()
-        gc.disable()
-        try:
-            base = cpu_of(lambda: floor(path))
-            ours = cpu_of(lambda: rebuild(path))
-        finally:
-            gc.enable()
-            gc.collect()
-        pairs.append((ours, base))
-    return (
-        statistics.median(o for o, _ in pairs),
-        statistics.median(b for _, b in pairs),
-        statistics.median(o / b for o, b in pairs),
-    )
+    base, ours = pairs.paired([lambda: pairs.floor(path), lambda: rebuild(path)], runs)
+    return statistics.median(ours), statistics.median(base), pairs.ratio(ours, base)
 
 
 def keep_cost(path: Path) -> tuple[float, float]:

@@ -332,7 +332,7 @@ class History:
             if (cause := record.cause) is not None:
                 causes.append(cause)
                 caused.append(seq)
-                self.backward = self.backward or cause >= seq
+                self.backward |= cause >= seq
             visibility = record.visibility
             if visibility.gm_only or visibility.hidden or visibility.to:
                 self.hide(record)

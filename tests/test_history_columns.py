@@ -92,12 +92,7 @@ def test_an_undo_voids_what_a_walk_of_the_links_reaches(
 def test_a_snapshot_keeps_the_history_whole(log: tuple[list[Record], bool]) -> None:
     records, _ = log
     history = History()
-    for record in records:
-        if record.command != history._current:
-            history.start_command(record)
-        if record.cause is not None:
-            history.cause(record, record.cause)
-    history.head = records[-1].seq
+    history.extend(records)
     history.gm_only.add(1)
     history.change(
         Record(
