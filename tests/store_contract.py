@@ -111,6 +111,13 @@ class StoreContract:
         """A second connection to the table, as another process would open it."""
         return open_store(name, **kwargs)  # type: ignore[arg-type]
 
+    def other_wrote_first(self, name: str) -> Store:
+        """A second connection that has appended record 2, note "first" (command c1), after
+        the table's creation; the caller closes it."""
+        other = self.other(name)
+        other.append([Draft(Noted(text="first"))], 1, command="c1")
+        return other
+
     # -- appending ---------------------------------------------------------
 
     def test_is_a_store(self, store: Store) -> None:
@@ -161,9 +168,8 @@ class StoreContract:
     def test_stale_writer_gets_a_concurrency_error_and_nothing_is_written(
         self, store: Store, name: str
     ) -> None:
-        other = self.other(name)
+        other = self.other_wrote_first(name)
         try:
-            other.append([Draft(Noted(text="first"))], 1, command="c1")
             with pytest.raises(ConcurrencyError) as err:
                 store.append(
                     [Draft(Noted(text="late")), Draft(Noted(text="late too"))], 1, command="c2"
@@ -216,11 +222,7 @@ class StoreContract:
     def test_a_decided_append_follows_what_another_wrote_meanwhile(
         self, store: Store, name: str
     ) -> None:
-        other = self.other(name)
-        try:
-            other.append([Draft(Noted(text="first"))], 1, command="c1")
-        finally:
-            other.close()
+        self.other_wrote_first(name).close()
         seen: list[int] = []
 
         def decide() -> tuple[list[Draft], int]:

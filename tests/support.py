@@ -89,6 +89,21 @@ async def pilot_until(
         await pilot.pause(0.02)
 
 
+def finds(monkeypatch: pytest.MonkeyPatch, owner: type, method: str) -> list[bool]:
+    """Whether each call of ``owner.method`` from now on found something (returned other
+    than None), in order: the method is wrapped for the test, its answers unchanged."""
+    found: list[bool] = []
+    wrapped = getattr(owner, method)
+
+    def counted(self: Any, *args: Any) -> Any:
+        answer = wrapped(self, *args)
+        found.append(answer is not None)
+        return answer
+
+    monkeypatch.setattr(owner, method, counted)
+    return found
+
+
 def lacking(what: str, packages: Iterable[str]) -> NoReturn:
     """The test needs ``what``, which this machine lacks: skipped, saying so and how to install
     it; under CI (``CI`` set, as ``.ci/run`` sets it), where everything is installed, failed."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import finds
 from test_secrecy import _demo_sheets, play
 from test_snapshots import seen
 
@@ -51,16 +52,7 @@ def amended(path: Path) -> list[int]:
 
 def found_amended(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each ask for a kept checkpoint as corrected found one, from now on."""
-    used: list[bool] = []
-    ask = Table._amended
-
-    def asked(self: Table, seq: int) -> Any:
-        found = ask(self, seq)
-        used.append(found is not None)
-        return found
-
-    monkeypatch.setattr(Table, "_amended", asked)
-    return used
+    return finds(monkeypatch, Table, "_amended")
 
 
 def player(path: Path) -> str:

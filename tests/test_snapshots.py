@@ -17,6 +17,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import finds
 from test_secrecy import SYSTEMS, _demo_sheets, _screen, actions, play
 
 from margin.core import Projection, get_system
@@ -164,15 +165,7 @@ def test_a_replay_from_kept_checkpoints_stands_where_a_whole_fold_does(
     past them: every record of a replay, both ways, is the whole fold's."""
     monkeypatch.setattr(snapshots, "CHECKPOINT_EVERY", 4)
     monkeypatch.setattr(projection_module, "RECALL_AFTER", 0)
-    recalled = []
-    recall = Table._recall
-
-    def counted(self: Table, upto: int) -> Any:
-        found = recall(self, upto)
-        recalled.append(found is not None)
-        return found
-
-    monkeypatch.setattr(Table, "_recall", counted)
+    recalled = finds(monkeypatch, Table, "_recall")
     monkeypatch.setattr(Table, "snapshot_at_close", 1)
     path = tmp_path / "t.margin"
     steps = [
