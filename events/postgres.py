@@ -43,6 +43,7 @@ from psycopg import sql
 from .record import Record, decode_batch
 from .signing import SigningKey
 from .store import (
+    SNAPSHOT_WAIT_MS,
     SNAPSHOTS_LOOKED_AT,
     Appending,
     ConcurrencyError,
@@ -837,10 +838,14 @@ class PostgresStore(Store):
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         """Kept in ``margin.snapshots`` (made by the first margin to keep one, as its role);
-        a role that may not make or write it keeps none."""
+        a role that may not make or write it keeps none, nor does one that would wait more
+        than ``SNAPSHOT_WAIT_MS`` for a lock another connection holds on them."""
         fold = snaps[0].fold
         try:
             with self._conn.transaction(), self._conn.cursor() as cur:
+                cur.execute(
+                    "SELECT set_config('lock_timeout', %s, true)", (f"{SNAPSHOT_WAIT_MS}ms",)
+                )
                 cur.execute(_SNAPSHOTS)
                 cur.executemany(
                     "INSERT INTO margin.snapshots (tbl, fold, seq, hash, body) "

@@ -18,6 +18,7 @@ from pathlib import Path
 from .record import Record, decode_batch
 from .signing import SigningKey
 from .store import (
+    SNAPSHOT_WAIT_MS,
     SNAPSHOTS_LOOKED_AT,
     Appending,
     ReadError,
@@ -65,9 +66,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
     PRIMARY KEY (fold, seq)
 )
 """
-
-#: how long keeping a snapshot waits for a writer's turn before it lets the snapshot go
-SNAPSHOT_WAIT_MS = 50
 
 SCHEMA = (
     """

@@ -139,6 +139,9 @@ class Snapshot:
 SNAPSHOTS_KEPT = 3
 #: snapshots a look at a record tries, newest first, before it gives up on them
 SNAPSHOTS_LOOKED_AT = 4
+#: how long keeping a snapshot waits for a lock another writer holds before it lets the
+#: snapshot go (a snapshot only ever saves time)
+SNAPSHOT_WAIT_MS = 50
 
 #: A row as ``Store.import_rows`` takes it: seq, command, v, prev, hash, body.
 Row = tuple[int, str, int, str, str, bytes]

@@ -124,3 +124,22 @@ def test_a_look_for_news_on_a_lost_connection_leaves_connecting_again_to_the_nex
         texts = [getattr(r.event, "text", None) for r in follower.records(1)]
         assert texts == ["while the follower was away"]
         assert len(connects) == 1
+
+
+def test_a_snapshot_lets_go_rather_than_wait_for_another_connections_lock(
+    pg: Server, pg_url: str
+) -> None:
+    """Keeping a snapshot never waits long on a lock another connection holds on the
+    snapshots (a screen's keep at quitting must not hang on another process): it is let go,
+    and kept once the lock is gone."""
+    with build_store(pg_url) as made:
+        created(made)
+    with open_store(pg_url) as store:
+        assert store.keep_snapshot(1, "f1", b"first")
+        with psycopg.connect(pg.conninfo()) as holder:
+            holder.execute("LOCK TABLE margin.snapshots IN ACCESS EXCLUSIVE MODE")
+            assert not store.keep_snapshot(1, "f1", b"while it is locked")
+        assert store.keep_snapshot(1, "f1", b"after")
+        found = store.snapshot("f1")
+        assert found is not None
+        assert found.body == b"after"
