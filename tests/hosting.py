@@ -364,6 +364,16 @@ class Terminal:
         """Everything the session sent to this terminal, escape sequences removed."""
         return plain(self.log.read_bytes())
 
+    def wait_received(self, text: str, timeout: float = 20) -> str:
+        """Once what the session sent holds ``text``: the terminal's copy of it reaches its
+        file a moment after the screen shows it."""
+        return wait_until(
+            self.received,
+            lambda got: text in got,
+            lambda got: f"{text!r} never received on {self.name}:\n{got[-2000:]}",
+            timeout,
+        )
+
     def wait_for(self, text: str, timeout: float = 20) -> str:
         return wait_until(
             self.screen,

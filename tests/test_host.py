@@ -276,7 +276,7 @@ def test_ssh_plain_gives_a_player_the_plain_seat(site):
     argv = ssh_argv(site["host"].port, site["keys"]["Kael"], "-tt", "127.0.0.1", "plain")
     kael = site["terms"].open("kael-plain", argv, (100, 30))
     kael.wait_for("* your turn, Kael")
-    assert "watching as Kael. Keys:" in kael.received()
+    kael.wait_received("watching as Kael. Keys:")
     write(site["table"], Note(text="the tide is out"))
     kael.wait_for("the tide is out")
     kael.type("s")
@@ -444,7 +444,7 @@ def test_a_second_table_is_hosted_beside_the_first_and_stopping_ends_sessions_cl
     finally:
         assert second.stop() == 0
     other.wait_for("[exit 0]")
-    assert "the host stopped" in other.received()
+    other.wait_received("the host stopped")
     # the terminal was handed back: main screen, cursor shown
     raw = other.log.read_bytes()
     assert raw.rfind(b"\x1b[?1049l") > raw.rfind(b"\x1b[?1049h")

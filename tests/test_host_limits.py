@@ -222,8 +222,8 @@ def test_a_session_that_holds_more_memory_than_allowed_is_ended_with_a_line(tmp_
     try:
         kael = terminals.open("kael", ssh_argv(host.port, keys["Kael"], "-tt", "127.0.0.1"))
         kael.wait_for("[exit 1]")
-        assert "margin: your session held" in kael.received()
-        assert "more than the host allows (20 MiB); it was ended" in kael.received()
+        got = kael.wait_received("more than the host allows (20 MiB); it was ended")
+        assert "margin: your session held" in got
         assert "more than 20 MiB (--memory)" in host.wait_line("ended a session of Kael")
         host.wait_sessions(0)
         # what the GM's screens of the table are told
