@@ -116,15 +116,19 @@ def decode_batch(rows: Sequence[tuple[Any, ...]]) -> list[Record] | None:
     long way)."""
     decode = _record_decoder.decode
     try:
-        # ``is``: the format's number as an int (a REAL 1.0 is not this format); CPython
-        # hands out one object for a small int, and a row that is not it is read the long way
+        # the format's number as an int (a REAL 1.0 is not this format); a row that is not
+        # it is read the long way
         if rows and len(rows[0]) == 3:
-            out = [decode(b) for _, v, b in rows if v is FORMAT and type(b) is bytes]
+            out = [decode(b) for _, v, b in rows if _this_format(v) and type(b) is bytes]
         else:
-            out = [decode(b) for v, b in rows if v is FORMAT and type(b) is bytes]
+            out = [decode(b) for v, b in rows if _this_format(v) and type(b) is bytes]
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return out if len(out) == len(rows) else None
+
+
+def _this_format(version: object) -> bool:
+    return type(version) is int and version == FORMAT
 
 
 def decode_body(body: bytes | str, version: int = FORMAT) -> Record:
