@@ -16,7 +16,8 @@ taken in the same run:
   app measured the same way, in alternation with them;
 - replay: a jump to a random record (state, characters, clock and the log rows
   on screen) against the bare update (the same calls where the view stands),
-  as it happened and as corrected, the first switch to corrected included;
+  as it happened and as corrected; the first switch to corrected (once a screen)
+  in several fresh replay screens, against the jumps as corrected after it;
 - replay memory: the peak memory of ``margin replay`` in a fresh process at its first
   frame and after 80 jumps (half as it happened, half as corrected), on the table and on
   one of the same length built without its undos, in alternation;
@@ -289,8 +290,8 @@ def replay_memory(path: Path, plain: Path, runs: int) -> dict[str, float]:
 
 def replay_jumps(path: Path, runs: int) -> dict[str, float]:
     """Median processor seconds of a jump and of the bare update on the replay screen (a
-    redraw where it stands), each way, and the first switch to corrected: from the call
-    until the screen has taken every message the redraw posted."""
+    redraw where it stands), each way: from the call until the screen has taken every
+    message the redraw posted."""
     return asyncio.run(_replay_jumps(path, runs))
 
 
@@ -313,14 +314,7 @@ async def _replay_jumps(path: Path, runs: int) -> dict[str, float]:
             return time.process_time() - t0
 
         for corrected in (False, True):
-            if corrected:
-                place = rng.randrange(len(view.seqs()))
-
-                def switch(place: int = place) -> None:
-                    view.set_corrected(True)
-                    view.goto(min(place, len(view.seqs()) - 1))
-
-                out["first switch to corrected"] = await timed(switch)
+            view.set_corrected(corrected)
             jumps, bare = [], []
             for _ in range(runs):
                 place = rng.randrange(len(view.seqs()))
@@ -330,6 +324,59 @@ async def _replay_jumps(path: Path, runs: int) -> dict[str, float]:
             out[f"jump, {name}"] = statistics.median(jumps)
             out[f"bare update, {name}"] = statistics.median(bare)
     return out
+
+
+def first_switches(path: Path, apps: int) -> dict[str, float]:
+    """The first switch to as corrected, once in each of ``apps`` fresh replay screens
+    (it happens once a screen), against jumps as corrected made after it in the same
+    screen: medians, and their ratio."""
+    return asyncio.run(_first_switches(path, apps))
+
+
+async def _first_switches(path: Path, apps: int) -> dict[str, float]:
+    firsts, jumps = [], []
+    for n in range(apps):
+        first, jump = await _first_switch(path, random.Random(n))
+        firsts.append(first)
+        jumps.append(jump)
+    first, jump = statistics.median(firsts), statistics.median(jumps)
+    return {
+        "first switch to corrected": first,
+        "jump as corrected, same screens": jump,
+        "first switch / jump": first / jump,
+    }
+
+
+async def _first_switch(path: Path, rng: random.Random) -> tuple[float, float]:
+    """One fresh replay screen: three jumps as it happened, the switch to as corrected
+    with a jump, then the median of five jumps as corrected."""
+    from margin.tui.screens.app import replay_app
+
+    app = replay_app(str(path))
+    view = app.view
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+
+        async def timed(move: object) -> float:
+            t0 = time.process_time()
+            move()  # type: ignore[operator]
+            app.redraw(follow=True)
+            await pilot.pause()
+            return time.process_time() - t0
+
+        def jump() -> None:
+            view.goto(rng.randrange(len(view.seqs())))
+
+        for _ in range(3):
+            await timed(jump)
+        place = rng.randrange(len(view.seqs()))
+
+        def switch() -> None:
+            view.set_corrected(True)
+            view.goto(min(place, len(view.seqs()) - 1))
+
+        first = await timed(switch)
+        return first, statistics.median([await timed(jump) for _ in range(5)])
 
 
 def rebuild(path: Path) -> None:
@@ -374,6 +421,7 @@ def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
     LiveTable.open_live(str(plain), readonly=True, lens=True).close()
     memory = replay_memory(path, plain, runs)
     jumps = replay_jumps(path, runs * 5)
+    switches = first_switches(path, max(runs, 5))
     with open_store(path, readonly=True) as store:
         last = store.last_seq
     return {
@@ -390,6 +438,7 @@ def measure(folder: Path, length: int, runs: int) -> dict[str, object]:
         "frames": frames,
         "replay memory": memory,
         "replay": jumps,
+        "switch": switches,
     }
 
 
@@ -398,7 +447,7 @@ def report(results: list[dict[str, object]]) -> str:
     for r in results:
         lines.append(f"## {r['records']:,} records ({r['file MiB']} MiB file)")
         for key, value in r.items():
-            if key in ("frames", "replay", "replay memory", "records", "file MiB"):
+            if key in ("frames", "replay", "replay memory", "switch", "records", "file MiB"):
                 continue
             lines.append(
                 f"- {key}: {value:.3f}" if isinstance(value, float) else f"- {key}: {value}"
@@ -424,6 +473,11 @@ def report(results: list[dict[str, object]]) -> str:
         for way in ("as it happened", "corrected"):
             jump, bare = replay[f"jump, {way}"], replay[f"bare update, {way}"]
             lines.append(f"- replay jump / bare update, {way}: {jump / bare:.2f}")
+        switch = r["switch"]
+        assert isinstance(switch, dict)
+        for key, value in switch.items():
+            shown = f"{value:.2f}" if "/" in key else f"{value * 1000:.1f} ms"
+            lines.append(f"- replay {key}: {shown}")
         lines.append("")
     if len(results) > 1:
         small = results[0]["frames"]
