@@ -13,7 +13,7 @@ import itertools
 import math
 import operator
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -60,11 +60,25 @@ def _binomial(n: int, p: float) -> Distribution:
         return Distribution(n, (1.0,))
     log_p, log_q = math.log(p), math.log1p(-p)
     base = math.lgamma(n + 1)
-    terms = [
-        math.exp(base - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_p + (n - j) * log_q)
-        for j in range(n + 1)
-    ]
-    return _trimmed(0, terms)
+
+    def term(j: int) -> float:
+        return math.exp(
+            base - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_p + (n - j) * log_q
+        )
+
+    # the terms fall away on both sides of the likeliest count: only those that are not
+    # negligible are worked out, walking out from it (the same terms a trim of all would keep)
+    top = min(n, int((n + 1) * p))
+    lo, hi = _last_kept(term, top, -1, 0), _last_kept(term, top, 1, n)
+    return Distribution(lo, tuple(map(term, range(lo, hi + 1))))
+
+
+def _last_kept(term: Callable[[int], float], j: int, step: int, end: int) -> int:
+    """The last count from ``j`` towards ``end`` (by ``step``) before the terms grow
+    negligible."""
+    while j != end and term(j + step) >= NEGLIGIBLE:
+        j += step
+    return j
 
 
 def _trimmed(offset: int, terms: list[float]) -> Distribution:
@@ -77,6 +91,8 @@ def _trimmed(offset: int, terms: list[float]) -> Distribution:
 
 
 def _convolve(a: Distribution, b: Distribution) -> Distribution:
+    if len(b.weights) == 1 and b.weights[0] == 1.0:  # a sure count: a shift alone
+        return Distribution(a.offset + b.offset, a.weights)
     # each term is one sum of products over two slices, so the inner loop runs
     # in C: a long session's luck report convolves thousands of terms
     ar, bw = a.weights[::-1], b.weights

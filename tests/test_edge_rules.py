@@ -334,3 +334,23 @@ def test_advantage_is_worth_about_two_and_a_half() -> None:
     assert mean(keep_high) - mean(plain) == Fraction(99, 40)
     assert mean(plain) - mean(keep_low) == Fraction(99, 40)
     assert (min(keep_high), max(keep_high), min(keep_low), max(keep_low)) == (2, 20, 2, 20)
+
+
+@pytest.mark.parametrize("mode", ["normal", "advantage", "disadvantage"])
+@pytest.mark.parametrize("edge", [False, True])
+def test_check_odds_count_every_roll_the_rules_resolve(mode: str, edge: bool) -> None:
+    # the odds are shared between checks whose TN stands as far above their bonus; each
+    # is still the count of every roll resolved as the rules resolve it
+    from itertools import product
+
+    for bonus, tn in ((0, 15), (4, 19), (-2, 13), (7, 25), (11, 20)):
+        margins: dict[int, int] = {}
+        for faces in product(range(1, 11), repeat=rules.dice_count(mode)):
+            mos = rules.resolve_check(faces, mode, bonus, tn, edge).mos
+            margins[mos] = margins.get(mos, 0) + 1
+        whole = 10 ** rules.dice_count(mode)
+        odds = rules.check_odds(mode, bonus, tn, edge)
+        assert odds.success == Fraction(sum(w for m, w in margins.items() if m >= 0), whole)
+        for band in odds.bands:
+            at = sum(w for m, w in margins.items() if rules.band_of(m) == band)
+            assert odds.bands[band] == Fraction(at, whole), (bonus, tn, band)

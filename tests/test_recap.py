@@ -72,6 +72,25 @@ def test_many_checks_of_one_chance_are_a_binomial() -> None:
     assert luck([1.0, 1.0, 0.0, 0.5], 3).at_least == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 2_000, 10_000])
+@pytest.mark.parametrize("p", [1e-9, 0.003, 0.1, 0.37, 0.5, 0.81, 0.999, 1 - 1e-9])
+def test_a_binomial_keeps_every_term_that_is_not_negligible(n: int, p: float) -> None:
+    # each term from the log-gamma function, all n + 1 of them; the distribution keeps
+    # exactly the run of them from the first to the last of at least NEGLIGIBLE
+    from math import exp, lgamma, log, log1p
+
+    from margin.core.luck import NEGLIGIBLE, _binomial
+
+    terms = [
+        exp(lgamma(n + 1) - lgamma(j + 1) - lgamma(n - j + 1) + j * log(p) + (n - j) * log1p(-p))
+        for j in range(n + 1)
+    ]
+    kept = [j for j, t in enumerate(terms) if t >= NEGLIGIBLE]
+    dist = _binomial(n, p)
+    assert dist.offset == kept[0]
+    assert dist.weights == tuple(terms[kept[0] : kept[-1] + 1])
+
+
 def test_bad_luck_is_the_chance_of_as_few_or_fewer() -> None:
     # same chances as above: P(X <= 0) = 0.3, P(X <= 1) = 0.775
     dist = successes([0.5, 0.25, 0.2])

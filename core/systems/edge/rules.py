@@ -212,11 +212,19 @@ def _pair(keep: Sequence[int], dice: int) -> tuple[int, int]:
     return min(keep), max(keep)
 
 
-@cache
 def _mos_weights(mode: str, bonus: int, tn: int, edge: bool) -> tuple[tuple[int, int], ...]:
+    # a check's margins depend on the bonus and the TN only through how far the TN stands
+    # above the bonus (doubles too: they ask whether the kept pair reaches that far)
+    return _margin_weights(mode, tn - bonus, edge)
+
+
+@cache
+def _margin_weights(mode: str, need: int, edge: bool) -> tuple[tuple[int, int], ...]:
+    """How many rolls of ``mode`` give each margin of success, with no bonus against a TN of
+    ``need``."""
     weights: dict[int, int] = {}
     for faces in product(range(1, 11), repeat=dice_count(mode)):
-        mos = resolve_check(faces, mode, bonus, tn, edge).mos
+        mos = resolve_check(faces, mode, 0, need, edge).mos
         weights[mos] = weights.get(mos, 0) + 1
     return tuple(sorted(weights.items()))
 
