@@ -533,6 +533,28 @@ def test_a_character_keeps_its_colour_when_the_charts_list_others_first() -> Non
     assert timeline["Kael"] != timeline["Guard"]
 
 
+def test_the_luck_chart_of_a_crowded_session_shows_those_with_the_most_checks() -> None:
+    from margin.core.recap import CharacterLuck
+    from margin.tui.text.recap_html import LUCK_CHARTED, luck_chart
+
+    def rolled(name: str, checks: int) -> CharacterLuck:
+        odds = luck([0.5] * checks, checks // 2)
+        return CharacterLuck(name, odds, (("margin's dice", odds),), ())
+
+    # two more characters than the chart shows: the two with the fewest checks are left out
+    few = {"Rat 3": 1, "Rat 9": 2}
+    names = [f"Rat {n}" for n in range(LUCK_CHARTED + 2)]
+    crowd = [rolled(name, few.get(name, 10 + n)) for n, name in enumerate(names)]
+    chart = luck_chart(Recap(system="2d10-edge", luck=crowd))
+    assert f"({LUCK_CHARTED} of {LUCK_CHARTED + 2} characters: those with the most checks)" in chart
+    labels = [name for name in names if f">{name}<" in chart]
+    assert labels == [name for name in names if name not in few]
+    # a session of no more is charted whole, under the plain title
+    whole = luck_chart(Recap(system="2d10-edge", luck=crowd[:LUCK_CHARTED]))
+    assert all(f">{name}<" in whole for name in names[:LUCK_CHARTED])
+    assert "those with the most checks" not in whole
+
+
 # -- read beside the fold ---------------------------------------------------------
 
 

@@ -146,12 +146,24 @@ def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
     return _svg(chart)
 
 
+#: the luck chart's bars stand for at most this many characters: those with the most
+#: checks, when more rolled (the table above it lists every one)
+LUCK_CHARTED = 12
+
+
 def luck_chart(r: Recap) -> str:
-    """Expected against actual successes, per character."""
-    chart = _chart(pygal.Bar, "Luck: expected and actual successes")
-    chart.x_labels = [c.name for c in r.luck]
-    chart.add("expected", [round(c.overall.expected, 2) for c in r.luck])
-    chart.add("actual", [c.overall.actual for c in r.luck])
+    """Expected against actual successes, per character (those with the most checks, in
+    a session of more than ``LUCK_CHARTED``), in the order the luck report lists them."""
+    title = "Luck: expected and actual successes"
+    shown = r.luck
+    if len(shown) > LUCK_CHARTED:
+        most = {id(c) for c in sorted(shown, key=lambda c: -c.overall.checks)[:LUCK_CHARTED]}
+        shown = [c for c in shown if id(c) in most]
+        title += f" ({LUCK_CHARTED} of {len(r.luck)} characters: those with the most checks)"
+    chart = _chart(pygal.Bar, title)
+    chart.x_labels = [c.name for c in shown]
+    chart.add("expected", [round(c.overall.expected, 2) for c in shown])
+    chart.add("actual", [c.overall.actual for c in shown])
     return _svg(chart)
 
 
