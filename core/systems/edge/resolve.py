@@ -71,20 +71,7 @@ def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     mode, bonus, tn, edge = _check_inputs(f)
     faces = _rolled(dice, f.faces, 10, rules.dice_count(mode), f"a {mode} check")
     r = rules.resolve_check(faces, mode, bonus, tn, edge, f.keep)
-    return {
-        "mode": r.mode,
-        "faces": list(r.faces),
-        "keep": list(r.keep),
-        "kept": r.kept,
-        "double": r.double,
-        "adjustment": r.adjustment,
-        "total": r.total,
-        "tn": tn,
-        "mos": r.mos,
-        "success": r.success,
-        "band": r.band,
-        "damage_dice": r.damage_dice,
-    }
+    return {**r.recorded(), "tn": tn}
 
 
 def odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:

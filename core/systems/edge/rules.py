@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from itertools import product
+from typing import Any
 
 from ...errors import RuleError
 from ...inputs import is_whole, is_whole_in
@@ -143,6 +144,23 @@ class CheckResult:
     @property
     def damage_dice(self) -> int:
         return damage_dice_of(self.mos)
+
+    def recorded(self) -> dict[str, Any]:
+        """The dice and what they came to, by name, as a check's record and ``margin
+        resolve`` both give them."""
+        return {
+            "mode": self.mode,
+            "faces": list(self.faces),
+            "keep": list(self.keep),
+            "kept": self.kept,
+            "double": self.double,
+            "adjustment": self.adjustment,
+            "total": self.total,
+            "mos": self.mos,
+            "success": self.success,
+            "band": self.band,
+            "damage_dice": self.damage_dice,
+        }
 
 
 def doubles_adjustment(a: int, b: int, bonus: int, tn: int, edge: bool) -> int:
