@@ -103,11 +103,8 @@ def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     return {
         "pool": {"dice": pool.dice, "bonus": pool.bonus},
         "faces": faces,
-        "raw": r.raw,
         "effective_pt": r.pt,
-        "penetrated": r.penetrated,
-        "soaked": r.soaked,
-        "taken": r.taken,
+        **r.recorded(),
     }
 
 

@@ -316,6 +316,16 @@ class ArmorResult:
     soaked: int
     taken: int
 
+    def recorded(self) -> dict[str, Any]:
+        """What the armor did to the blow, as a damage record and ``margin resolve`` both
+        give it (the PT it met, less any reduction, is ``pt``: each names it its own way)."""
+        return {
+            "raw": self.raw,
+            "penetrated": self.penetrated,
+            "soaked": self.soaked,
+            "taken": self.taken,
+        }
+
 
 def apply_armor(raw: int, pt: int = 0, dr: int = 0, pt_reduction: int = 0) -> ArmorResult:
     """Damage against PT/DR: below the (reduced) PT nothing gets through; else DR% is soaked."""
