@@ -87,7 +87,15 @@ class Table:
         self._opening_lens: bytes | msgspec.Raw | None = None
         #: the newest checkpoint the store keeps (None: not asked yet)
         self._checkpoints_to: int | None = None
-        self.projection = self._restore(every)
+        # the collector paused while the snapshot is decoded, as while folding (catch_up):
+        # what it allocates stays alive, and is frozen out of collections once folded
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            self.projection = self._restore(every)
+        finally:
+            if collect:
+                gc.enable()
         #: where dice come from: None, the session's committed seed (``core.fairness``)
         self.dice: Dice | None = None
         self._keys: DiceKeys | None = None
