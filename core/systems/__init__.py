@@ -44,7 +44,8 @@ def _packages() -> list[str]:
 
 def _load(name: str) -> System:
     package = f"{__name__}.{name}"
-    return dataclasses.replace(importlib.import_module(package).SYSTEM, package=package)
+    system: System = importlib.import_module(package).SYSTEM
+    return dataclasses.replace(system, package=package)
 
 
 class Systems(Mapping[str, System]):
