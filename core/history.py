@@ -1,17 +1,16 @@
 """What undo needs to know about the log: commands, causes, voided records.
 
 A long table's log has a million commands; what this keeps of each is a few
-machine integers and the bytes of its id, in columns (``array``), not a
-Python object per command, so that opening from a snapshot copies bytes
-rather than building millions of objects, and a screen's memory does not
-grow by a hundred bytes a record.
+machine integers and the bytes of its id, in columns (``core.columns``), not a
+Python object per command, so that opening from a snapshot reads bytes (a
+mapped snapshot's own, not even copied) rather than building millions of
+objects, and a screen's memory does not grow by a hundred bytes a record.
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -28,6 +27,7 @@ from margin.events import (
     Undone,
 )
 
+from .columns import Blob, Column
 from .fairness import DICE_EVENTS, DiceLedger
 
 #: a command is an undo, a redo, or one of these, known by its first record: an undo
@@ -40,31 +40,26 @@ _CHANGES = (Undone, Redone)
 NONE = 2**63
 
 
-def _column(data: bytes | memoryview = b"") -> array[int]:
+def _column(data: bytes | memoryview = b"", mapped: bool = False) -> Column:
     """A column of record numbers (64-bit machine integers)."""
-    out = array("q")
-    out.frombytes(data)
-    return out
-
-
-def _column_bytes(column: array[int]) -> memoryview:
-    """A column's bytes for a snapshot (read back as a view of the snapshot, not a copy)."""
-    return memoryview(column.tobytes())
+    return Column("q", data, mapped)
 
 
 class Commands(Sequence[str]):
     """Command ids in log order: their UTF-8 bytes end to end, and where each ends.
 
     Looking one up by id searches the bytes from the newest (``find``): undo and redo
-    name recent commands, and a search of a million ids is one pass of ``bytes.rfind``,
-    so no dictionary of every id is kept.
+    name recent commands, and a search of a million ids is one pass of ``bytes.rfind``
+    at most, so no dictionary of every id is kept.
     """
 
     __slots__ = ("_ends", "_ids")
 
-    def __init__(self, ids: bytes | memoryview = b"", ends: bytes | memoryview = b"") -> None:
-        self._ids = bytearray(ids)
-        self._ends = _column(ends)
+    def __init__(
+        self, ids: bytes | memoryview = b"", ends: bytes | memoryview = b"", mapped: bool = False
+    ) -> None:
+        self._ids = Blob(ids, mapped)
+        self._ends = _column(ends, mapped)
 
     def append(self, command: str) -> None:
         self._ids += command.encode()
@@ -79,7 +74,7 @@ class Commands(Sequence[str]):
             return
         ends = itertools.accumulate(map(len, commands), initial=len(self._ids))
         next(ends)
-        self._ends.extend(ends)
+        self._ends.extend(list(ends))
         self._ids += text.encode()
 
     def __len__(self) -> int:
@@ -98,7 +93,7 @@ class Commands(Sequence[str]):
         if not 0 <= i < len(ends):
             raise IndexError(i)
         start = ends[i - 1] if i else 0
-        return self._ids[start : ends[i]].decode()
+        return self._ids.read(start, ends[i]).decode()
 
     def __iter__(self) -> Iterator[str]:
         return (self[i] for i in range(len(self)))
@@ -123,9 +118,9 @@ class Commands(Sequence[str]):
         if not want:
             return next((i for i in range(len(ends) - 1, -1, -1) if self._width(i) == 0), None)
         stop = len(ids)
-        while (at := ids.rfind(want, 0, stop)) >= 0:
+        while (at := ids.rfind(want, stop)) >= 0:
             # the entry the match starts in: it must be the whole of that entry
-            i = bisect.bisect_right(ends, at)
+            i = ends.bisect_right(at)
             if (ends[i - 1] if i else 0) == at and ends[i] == at + len(want):
                 return i
             stop = at + len(want) - 1
@@ -135,7 +130,7 @@ class Commands(Sequence[str]):
         return self._ends[i] - (self._ends[i - 1] if i else 0)
 
     def data(self) -> tuple[memoryview, memoryview]:
-        return memoryview(bytes(self._ids)), _column_bytes(self._ends)
+        return self._ids.data(), self._ends.data()
 
 
 class Seqs(Sequence[int]):
@@ -143,22 +138,19 @@ class Seqs(Sequence[int]):
 
     __slots__ = ("_seqs",)
 
-    def __init__(self, data: bytes | memoryview = b"") -> None:
-        self._seqs = _column(data)
+    def __init__(self, data: bytes | memoryview = b"", mapped: bool = False) -> None:
+        self._seqs = _column(data, mapped)
 
     def add(self, seq: int) -> None:
         seqs = self._seqs
-        if not seqs or seqs[-1] < seq:
+        last = seqs.last()
+        if last is None or last < seq:
             seqs.append(seq)
         elif seq not in self:
-            seqs.insert(bisect.bisect_left(seqs, seq), seq)
+            seqs.insert(seqs.bisect_left(seq), seq)
 
     def __contains__(self, seq: object) -> bool:
-        if not isinstance(seq, int):
-            return False
-        seqs = self._seqs
-        i = bisect.bisect_left(seqs, seq)
-        return i < len(seqs) and seqs[i] == seq
+        return isinstance(seq, int) and self._seqs.holds(seq)
 
     def __len__(self) -> int:
         return len(self._seqs)
@@ -166,8 +158,8 @@ class Seqs(Sequence[int]):
     @overload
     def __getitem__(self, i: int) -> int: ...
     @overload
-    def __getitem__(self, i: slice) -> array[int]: ...
-    def __getitem__(self, i: int | slice) -> int | array[int]:
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: int | slice) -> int | list[int]:
         return self._seqs[i]
 
     def __iter__(self) -> Iterator[int]:
@@ -181,7 +173,7 @@ class Seqs(Sequence[int]):
     __hash__ = None  # type: ignore[assignment]
 
     def data(self) -> memoryview:
-        return _column_bytes(self._seqs)
+        return self._seqs.data()
 
 
 @dataclass(slots=True)
@@ -229,14 +221,14 @@ class History:
 
     #: command ids in log order, and the first sequence number of each
     order: Commands = field(default_factory=Commands)
-    starts: array[int] = field(default_factory=_column)
+    starts: Column = field(default_factory=_column)
     #: commands that are undos, redos, the table's creation or its branching
     meta: set[str] = field(default_factory=set)
     #: the meta commands that gave entropy or opened a session's dice
     dice_commands: set[str] = field(default_factory=set)
     #: cause links, in log order of the record caused: ``causes[i]`` caused ``caused[i]``
-    causes: array[int] = field(default_factory=_column)
-    caused: array[int] = field(default_factory=_column)
+    causes: Column = field(default_factory=_column)
+    caused: Column = field(default_factory=_column)
     #: whether some record names a cause that is not before it (a table written
     #: outside margin): undo then follows links in any order
     backward: bool = False
@@ -265,11 +257,11 @@ class History:
         return HistoryData(
             ids=ids,
             ends=ends,
-            starts=_column_bytes(self.starts),
+            starts=self.starts.data(),
             meta=sorted(self.meta),
             dice_commands=sorted(self.dice_commands),
-            causes=_column_bytes(self.causes),
-            caused=_column_bytes(self.caused),
+            causes=self.causes.data(),
+            caused=self.caused.data(),
             backward=self.backward,
             voided=sorted(self.voided),
             changes=[(c.seq, c.undo, c.command, list(c.seqs)) for c in self.changes],
@@ -285,14 +277,16 @@ class History:
         )
 
     @classmethod
-    def from_data(cls, data: HistoryData) -> History:
+    def from_data(cls, data: HistoryData, mapped: bool = False) -> History:
+        """The history a snapshot kept; ``mapped``: the snapshot's bytes are a mapped file's,
+        which the columns stand on rather than copy (``core.columns``)."""
         return cls(
-            order=Commands(data.ids, data.ends),
-            starts=_column(data.starts),
+            order=Commands(data.ids, data.ends, mapped),
+            starts=_column(data.starts, mapped),
             meta=set(data.meta),
             dice_commands=set(data.dice_commands),
-            causes=_column(data.causes),
-            caused=_column(data.caused),
+            causes=_column(data.causes, mapped),
+            caused=_column(data.caused, mapped),
             backward=data.backward,
             voided=set(data.voided),
             changes=[Change(s, u, c, tuple(seqs)) for s, u, c, seqs in data.changes],
@@ -300,9 +294,9 @@ class History:
             redoable=data.redoable,
             head=data.head,
             _current=data.current,
-            gm_only=Seqs(data.gm_only),
-            secret=Seqs(data.secret),
-            masked=Seqs(data.masked),
+            gm_only=Seqs(data.gm_only, mapped),
+            secret=Seqs(data.secret, mapped),
+            masked=Seqs(data.masked, mapped),
             addressed=data.addressed,
             dice=data.dice,
         )
@@ -426,7 +420,7 @@ class History:
         """The id of the command that produced record ``seq``, if there is one."""
         if not 1 <= seq <= self.head:
             return None
-        return self.order[bisect.bisect_right(self.starts, seq) - 1]
+        return self.order[self.starts.bisect_right(seq) - 1]
 
     def seqs(self, command: str) -> range:
         """The sequence numbers of a command's records."""
@@ -453,7 +447,7 @@ class History:
         # every cause comes before what it caused, and the links are in log order of the
         # record caused: one pass over the links after the command's first record
         causes, caused = self.causes, self.caused
-        for i in range(bisect.bisect_right(caused, min(out)), len(caused)):
+        for i in range(caused.bisect_right(min(out)), len(caused)):
             seq = caused[i]
             if causes[i] in out and seq not in voided:
                 out.add(seq)

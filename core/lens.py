@@ -16,8 +16,6 @@ table-wide state; a system without one shows players no world at all.
 
 from __future__ import annotations
 
-import bisect
-from array import array
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -38,6 +36,7 @@ from margin.events import (
 )
 
 from .clock import player_fight
+from .columns import Blob, Column
 from .health import for_players
 from .history import History
 from .policy import (
@@ -94,27 +93,23 @@ class Words:
         return found
 
 
-def _column_bytes(column: array[Any]) -> memoryview:
-    """A column's bytes for a snapshot (read back as a view of the snapshot, not a copy)."""
-    return memoryview(column.tobytes())
-
-
 class Rolls:
     """The free rolls players saw, in log order, a column of machine integers each (a
     long table's hundreds of thousands of rolls cost bytes, not objects)."""
 
     __slots__ = ("_actors", "_dice", "_secret", "_seqs", "_totals", "names")
 
-    def __init__(self, index: RollsIndex | None = None) -> None:
-        self._seqs, self._totals = array("q"), array("q")
-        self._actors, self._dice, self._secret = array("l"), array("l"), array("b")
+    def __init__(self, index: RollsIndex | None = None, mapped: bool = False) -> None:
         self.names = Words(index.names if index is not None else None)
-        if index is not None:
-            self._seqs.frombytes(index.seqs)
-            self._totals.frombytes(index.totals)
-            self._actors.frombytes(index.actors)
-            self._dice.frombytes(index.dice)
-            self._secret.frombytes(index.secret)
+        if index is None:
+            index = _NO_ROLLS
+        self._seqs, self._totals = (
+            Column("q", index.seqs, mapped),
+            Column("q", index.totals, mapped),
+        )
+        self._actors = Column("l", index.actors, mapped)
+        self._dice = Column("l", index.dice, mapped)
+        self._secret = Column("b", index.secret, mapped)
 
     def append(self, roll: Roll) -> None:
         seq, actor, dice, total, secret = roll
@@ -139,18 +134,18 @@ class Rolls:
 
     def upto(self, seq: int) -> int:
         """How many of the rolls are at or before record ``seq``."""
-        return bisect.bisect_right(self._seqs, seq)
+        return self._seqs.bisect_right(seq)
 
     def seq(self, i: int) -> int:
         return self._seqs[i]
 
     def index_data(self) -> RollsIndex:
         return RollsIndex(
-            _column_bytes(self._seqs),
-            _column_bytes(self._totals),
-            _column_bytes(self._actors),
-            _column_bytes(self._dice),
-            _column_bytes(self._secret),
+            self._seqs.data(),
+            self._totals.data(),
+            self._actors.data(),
+            self._dice.data(),
+            self._secret.data(),
             self.names.words,
         )
 
@@ -166,6 +161,9 @@ class RollsIndex(msgspec.Struct, array_like=True):
     names: list[str]
 
 
+_NONE = memoryview(b"")
+_NO_ROLLS = RollsIndex(_NONE, _NONE, _NONE, _NONE, _NONE, [])
+
 #: what players get of a shown record with fields cut or masked: its verdict and the ids
 #: masked
 Masking = tuple[Verdict, frozenset[str]]
@@ -177,13 +175,10 @@ class Verdicts:
 
     __slots__ = ("_kinds", "_places", "_seqs", "_which")
 
-    def __init__(self, index: VerdictsIndex | None = None) -> None:
-        self._seqs, self._which = array("q"), array("l")
-        self._kinds: list[Masking] = []
-        if index is not None:
-            self._seqs.frombytes(index.seqs)
-            self._which.frombytes(index.which)
-            self._kinds = index.kinds
+    def __init__(self, index: VerdictsIndex | None = None, mapped: bool = False) -> None:
+        self._seqs = Column("q", index.seqs if index is not None else b"", mapped)
+        self._which = Column("l", index.which if index is not None else b"", mapped)
+        self._kinds: list[Masking] = index.kinds if index is not None else []
         self._places = {k: i for i, k in enumerate(self._kinds)}
 
     def __setitem__(self, seq: int, masking: Masking) -> None:
@@ -197,13 +192,13 @@ class Verdicts:
 
     def get(self, seq: int) -> Masking | None:
         seqs = self._seqs
-        i = bisect.bisect_left(seqs, seq)
+        i = seqs.bisect_left(seq)
         if i < len(seqs) and seqs[i] == seq:
             return self._kinds[self._which[i]]
         return None
 
     def index_data(self) -> VerdictsIndex:
-        return VerdictsIndex(_column_bytes(self._seqs), _column_bytes(self._which), self._kinds)
+        return VerdictsIndex(self._seqs.data(), self._which.data(), self._kinds)
 
 
 class VerdictsIndex(msgspec.Struct, array_like=True):
@@ -220,13 +215,10 @@ class Unseen:
 
     __slots__ = ("_ends", "_events", "_seqs")
 
-    def __init__(self, index: UnseenIndex | None = None) -> None:
-        self._seqs, self._ends = array("q"), array("q")
-        self._events = bytearray()
-        if index is not None:
-            self._seqs.frombytes(index.seqs)
-            self._ends.frombytes(index.ends)
-            self._events += index.events
+    def __init__(self, index: UnseenIndex | None = None, mapped: bool = False) -> None:
+        self._seqs = Column("q", index.seqs if index is not None else b"", mapped)
+        self._ends = Column("q", index.ends if index is not None else b"", mapped)
+        self._events = Blob(index.events if index is not None else b"", mapped)
 
     def __setitem__(self, seq: int, event: Event) -> None:
         # records are indexed in log order, so the column stays sorted
@@ -236,11 +228,11 @@ class Unseen:
 
     def get(self, seq: int) -> Event | None:
         seqs = self._seqs
-        i = bisect.bisect_left(seqs, seq)
+        i = seqs.bisect_left(seq)
         if i == len(seqs) or seqs[i] != seq:
             return None
         start = self._ends[i - 1] if i else 0
-        event: Event = _event_decoder.decode(self._events[start : self._ends[i]])
+        event: Event = _event_decoder.decode(self._events.read(start, self._ends[i]))
         return event
 
     def __getitem__(self, seq: int) -> Event:
@@ -250,9 +242,7 @@ class Unseen:
         return event
 
     def index_data(self) -> UnseenIndex:
-        return UnseenIndex(
-            _column_bytes(self._seqs), _column_bytes(self._ends), memoryview(bytes(self._events))
-        )
+        return UnseenIndex(self._seqs.data(), self._ends.data(), self._events.data())
 
 
 class UnseenIndex(msgspec.Struct, array_like=True):
@@ -273,22 +263,18 @@ class Numbers(Mapping[int, int]):
 
     __slots__ = ("seqs",)
 
-    def __init__(self, seqs: array[int]) -> None:
+    def __init__(self, seqs: Column) -> None:
         self.seqs = seqs
 
     def __getitem__(self, seq: int) -> int:
         seqs = self.seqs
-        i = bisect.bisect_left(seqs, seq)
+        i = seqs.bisect_left(seq)
         if i < len(seqs) and seqs[i] == seq:
             return i + 1
         raise KeyError(seq)
 
     def __contains__(self, seq: object) -> bool:
-        seqs = self.seqs
-        if not isinstance(seq, int):
-            return False
-        i = bisect.bisect_left(seqs, seq)
-        return i < len(seqs) and seqs[i] == seq
+        return isinstance(seq, int) and self.seqs.holds(seq)
 
     def __len__(self) -> int:
         return len(self.seqs)
@@ -344,16 +330,16 @@ class PlayerLens:
         #: characters hidden at some point and not shown since (removed ones too)
         self.hidden_ever: set[str] = set()
         #: the GM's numbers of the records players see, in order
-        self.seqs: array[int] = array("q")
+        self.seqs = Column("q")
         #: the GM's record number -> the players'
         self.numbers = Numbers(self.seqs)
         #: the last record indexed
         self.last = 0
         #: players' numbers of their notes (a count the state shows)
-        self.notes: array[int] = array("q")
+        self.notes = Column("q")
         #: the GM's numbers of shown records that keep their numbers from players (a
         #: secret check's dice and total), in order; ``kept`` reads them
-        self.secrets: array[int] = array("q")
+        self.secrets = Column("q")
         #: free rolls players saw (the state's last roll is the last of these)
         self.rolls = Rolls()
         #: shown records with fields cut or masked: their verdict and the ids masked
@@ -371,9 +357,9 @@ class PlayerLens:
             seq=self.last,
             hidden=self.hidden,
             hidden_ever=self.hidden_ever,
-            seqs=_column_bytes(self.seqs),
-            notes=_column_bytes(self.notes),
-            secrets=_column_bytes(self.secrets),
+            seqs=self.seqs.data(),
+            notes=self.notes.data(),
+            secrets=self.secrets.data(),
             rolls=self.rolls.index_data(),
             verdicts=self._verdicts.index_data(),
             unseen=self._unseen.index_data(),
@@ -383,20 +369,28 @@ class PlayerLens:
 
     @classmethod
     def from_index(
-        cls, index: LensIndex, revealed: Container[int] = (), reader: str | None = None
+        cls,
+        index: LensIndex,
+        revealed: Container[int] = (),
+        reader: str | None = None,
+        mapped: bool = False,
     ) -> PlayerLens:
         """The lens as it stood after the GM's record ``index.seq``, ready to read on.
 
         A snapshot keeps the index of a reader none is addressed to; it serves ``reader``
-        only while no record up to ``index.seq`` is addressed to them (``serves``)."""
+        only while no record up to ``index.seq`` is addressed to them (``serves``).
+        ``mapped``: the snapshot's bytes are a mapped file's, which the columns stand on
+        rather than copy (``core.columns``)."""
         lens = cls(revealed, reader)
         lens.last = index.seq
         lens.hidden, lens.hidden_ever = index.hidden, index.hidden_ever
-        lens.seqs.frombytes(index.seqs)
-        lens.notes.frombytes(index.notes)
-        lens.secrets.frombytes(index.secrets)
-        lens.rolls = Rolls(index.rolls)
-        lens._verdicts, lens._unseen = Verdicts(index.verdicts), Unseen(index.unseen)
+        lens.seqs = Column("q", index.seqs, mapped)
+        lens.numbers = Numbers(lens.seqs)
+        lens.notes = Column("q", index.notes, mapped)
+        lens.secrets = Column("q", index.secrets, mapped)
+        lens.rolls = Rolls(index.rolls, mapped)
+        lens._verdicts = Verdicts(index.verdicts, mapped)
+        lens._unseen = Unseen(index.unseen, mapped)
         lens._shows, lens._names = index.shows, index.names
         return lens
 
@@ -406,7 +400,7 @@ class PlayerLens:
 
     def upto(self, seq: int) -> int:
         """How many records players see up to the GM's record ``seq``."""
-        return bisect.bisect_right(self.seqs, seq)
+        return self.seqs.bisect_right(seq)
 
     def feed(self, records: Iterable[Record]) -> list[int]:
         """Index records; the GM's numbers of those players see."""
@@ -454,9 +448,7 @@ class PlayerLens:
     def kept(self, seq: int) -> bool:
         """Whether players see the GM's record ``seq`` without its numbers (a secret check
         the GM has not revealed): what it left in the state tells them none either."""
-        secrets = self.secrets
-        i = bisect.bisect_left(secrets, seq)
-        return i < len(secrets) and secrets[i] == seq and seq not in self.revealed
+        return self.secrets.holds(seq) and seq not in self.revealed
 
     def _via_unseen(self, cause: int | None) -> bool:
         """Whether a record's cause was shown with a character masked as unseen."""
@@ -674,7 +666,7 @@ def player_state(
         seq=shown,
         last_roll=_last_roll(state.seq, lens, voided),
         revealed={lens.numbers[s] for s in state.revealed if s in lens.numbers},
-        notes=bisect.bisect_right(lens.notes, shown),
+        notes=lens.notes.bisect_right(shown),
         fight=_numbered(player_fight(state.fight, hidden), numbers, hidden, kept),
         # turns begun, of the characters players see (where the clock is: the fight's)
         time=Time(turns={k: n for k, n in state.time.turns.items() if k not in hidden}),

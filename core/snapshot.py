@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import mmap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,13 +62,24 @@ _history = msgspec.msgpack.Decoder(HistoryData)
 _lens = msgspec.msgpack.Decoder(LensIndex)
 
 
+#: a snapshot's body as a store hands it out: its bytes, or a file mapped read-only whose
+#: pages hold them (``events.mapped``), which the columns of a long table then stand on
+Body = bytes | mmap.mmap
+
+
+def _mapped(body: Body) -> bool:
+    return isinstance(body, mmap.mmap)
+
+
 class Restored(msgspec.Struct):
     """What a snapshot gives back: the state and history at ``state.seq``, and the encoded
-    players' index if it has one (``lens``, a view of the snapshot's bytes, not a copy)."""
+    players' index if it has one (``lens``, a view of the snapshot's bytes, not a copy;
+    ``mapped``: whether those bytes are a mapped file's, see ``decode_lens``)."""
 
     state: TableState
     history: History
     lens: msgspec.Raw | None
+    mapped: bool = False
 
 
 @functools.cache
@@ -143,7 +155,7 @@ def encode_lens(lens: PlayerLens) -> bytes:
     return _encoder.encode(lens.index_data())
 
 
-def decode(body: bytes) -> Restored | None:
+def decode(body: Body) -> Restored | None:
     """The fold a snapshot holds, or None when it cannot be read as this fold's (a
     snapshot is checked against the chain by the store, and its fold by its name;
     this is the last guard, never an error)."""
@@ -153,12 +165,12 @@ def decode(body: bytes) -> Restored | None:
             return None
         typed = _state_decoder(parts.system).decode(parts.state)
         state = TableState(**{f: getattr(typed, f) for f in TableState.__struct_fields__})
-        history = History.from_data(_history.decode(parts.history))
+        history = History.from_data(_history.decode(parts.history), _mapped(body))
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
         return None
     if state.seq != parts.seq or history.head != parts.seq:
         return None
-    return Restored(state, history, None if _nil(parts.lens) else parts.lens)
+    return Restored(state, history, None if _nil(parts.lens) else parts.lens, _mapped(body))
 
 
 #: checkpoints a table keeps beside its snapshots: the state as it happened after each
@@ -187,7 +199,7 @@ def encode_checkpoint(state: TableState) -> bytes:
     return _encoder.encode(Checkpoint(state.seq, state.system, msgspec.Raw(_encoder.encode(state))))
 
 
-def decode_checkpoint(body: bytes, seq: int) -> TableState | None:
+def decode_checkpoint(body: Body, seq: int) -> TableState | None:
     """The state a checkpoint of record ``seq`` holds, or None when it cannot be read."""
     try:
         point = _checkpoint.decode(body)
@@ -200,7 +212,7 @@ def decode_checkpoint(body: bytes, seq: int) -> TableState | None:
     return state if state.seq == seq else None
 
 
-def decode_lens_of(body: bytes, seq: int) -> PlayerLens | None:
+def decode_lens_of(body: Body, seq: int) -> PlayerLens | None:
     """The players' index a snapshot of record ``seq`` holds (None: none, or unreadable),
     decoded without the rest of the snapshot."""
     try:
@@ -209,15 +221,15 @@ def decode_lens_of(body: bytes, seq: int) -> PlayerLens | None:
         return None
     if parts.seq != seq or _nil(parts.lens):
         return None
-    return decode_lens(parts.lens, seq)
+    return decode_lens(parts.lens, seq, _mapped(body))
 
 
-def decode_lens(data: bytes | msgspec.Raw, seq: int) -> PlayerLens | None:
-    """The players' index a snapshot at record ``seq`` holds, or None when it cannot be read."""
+def decode_lens(data: bytes | msgspec.Raw, seq: int, mapped: bool = False) -> PlayerLens | None:
+    """The players' index a snapshot at record ``seq`` holds, or None when it cannot be read;
+    ``mapped``: ``data`` is a part of a mapped snapshot (``Restored.mapped``), whose bytes
+    the index's columns stand on rather than copy."""
     try:
         index = _lens.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return PlayerLens.from_index(index, mapped=mapped) if index.seq == seq else None
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
         return None
-    if index.seq != seq:
-        return None
-    return PlayerLens.from_index(index)

@@ -26,6 +26,19 @@ class FromRecord(msgspec.Struct, kw_only=True):
     seq: int
 
 
+class LastCheck(msgspec.Struct, kw_only=True):
+    """A character's last check, as the table screen shows it, and the record it came from
+    (players who did not see that record, a check the GM rolled in secret, see none); a dice
+    system that shows it adds what its checks come to."""
+
+    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
+
+    label: str
+    #: the side that won an opposed check
+    won: bool = False
+    seq: int = 0
+
+
 class Condition(msgspec.Struct, kw_only=True):
     """A condition on a character and when it ends on the table's clock (see
     ``events.ConditionAdded``); ``core.conditions`` keeps them."""

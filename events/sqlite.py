@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import itertools
+import mmap
 import os
 import random
 import re
@@ -15,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import mapped
 from .record import Record, decode_batch
 from .signing import SigningKey
 from .store import (
@@ -782,13 +784,14 @@ class SQLiteStore(Store):
         for seq, digest in found:
             if type(seq) is not int or not isinstance(digest, str):
                 continue
-            body = self._snapshot_body(fold, seq)
+            body = self._snapshot_body(fold, seq, digest)
             if body is not None:
                 yield Snapshot(seq, digest, fold, body)
 
-    def _snapshot_body(self, fold: str, seq: int) -> bytes | None:
+    def _snapshot_body(self, fold: str, seq: int, digest: str) -> bytes | mmap.mmap | None:
         """The body of a kept snapshot, read straight into one bytes object (a row's value
-        would be copied twice); None when it is no blob."""
+        would be copied twice), or a long one as a mapped copy of it (``events.mapped``);
+        None when it is no blob."""
         try:
             row = self._db.execute(
                 "SELECT rowid, typeof(body) FROM snapshots WHERE fold = ? AND seq = ?",
@@ -797,9 +800,30 @@ class SQLiteStore(Store):
             if row is None or row[1] != "blob":
                 return None
             with self._db.blobopen("snapshots", "body", row[0], readonly=True) as blob:
-                return blob.read()
+                folder = self.snapshot_files
+                if folder is None or not mapped.wanted(len(blob)):
+                    return blob.read()
+                path = folder / mapped.file_name(fold, seq, digest)
+                existed = path.exists()
+                body = mapped.mapped(blob, path)
+                if body is None:
+                    blob.seek(0)
+                    return blob.read()
+            if not existed:
+                self._prune_snapshot_files(folder)
+            return body
         except sqlite3.DatabaseError as exc:
             raise ReadError(self.name, str(exc)) from None
+
+    def _prune_snapshot_files(self, folder: Path) -> None:
+        """Let go of the mapped copies of snapshots this table no longer keeps."""
+        rows = self._db.execute("SELECT fold, seq, hash FROM snapshots").fetchall()
+        keep = {
+            mapped.file_name(fold, seq, digest)
+            for fold, seq, digest in rows
+            if isinstance(fold, str) and type(seq) is int and isinstance(digest, str)
+        }
+        mapped.prune(folder, keep)
 
     def _keep_snapshots(self, snaps: Sequence[Snapshot], keep: int) -> bool:
         if not self._can_write or self.format > TABLE_FORMAT:

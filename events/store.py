@@ -11,11 +11,13 @@ in-memory store (``memory.py``) implement it and pass one contract test class
 
 from __future__ import annotations
 
+import mmap
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Protocol, Self, runtime_checkable
 
 from .base import Event
@@ -132,7 +134,8 @@ class Snapshot:
     seq: int
     hash: str
     fold: str
-    body: bytes
+    #: the body's bytes, or a file mapped read-only that holds them (``events.mapped``)
+    body: bytes | mmap.mmap
 
 
 #: snapshots of one fold a table keeps: a newer one lets the oldest go
@@ -180,6 +183,9 @@ class Store(Protocol):
     ledger: Ledger | None = None
     #: what the signer has checked of this log, from record 1 on (``vouch``)
     vouched: History | None = None
+    #: where a table file's long snapshots are copied to be mapped (``events.mapped``);
+    #: None: read into memory (a table in PostgreSQL always is)
+    snapshot_files: Path | None = None
     #: the last record this store knows of: its sequence number and hash
     _last: tuple[int, str]
     #: the rows and signature of the command being written (``_signature``)

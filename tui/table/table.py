@@ -33,6 +33,7 @@ from margin.events import (
 
 from .dicekeys import DiceKeys
 from .keys import sign_as_gm, signing_key
+from .notices import per_table
 
 #: records folded at a time while catching up: a screen reading the table waits at most one
 #: stretch of this many folds, however many records another process appended
@@ -85,8 +86,12 @@ class Table:
         self._snapshot_lens = False
         #: while opening, the snapshot's players' index as read (let go once open)
         self._opening_lens: bytes | msgspec.Raw | None = None
+        #: whether those bytes are a mapped snapshot's (``core.snapshot.Restored.mapped``)
+        self._opening_mapped = False
         #: the newest checkpoint the store keeps (None: not asked yet)
         self._checkpoints_to: int | None = None
+        # a long snapshot is read through a mapped copy in margin's data folder
+        store.snapshot_files = per_table("snapshots", store.name, "")
         # the collector paused while the snapshot is decoded, as while folding (catch_up):
         # what it allocates stays alive, and is frozen out of collections once folded
         collect = gc.isenabled()
@@ -121,6 +126,7 @@ class Table:
         self.snapshot_seq = restored.state.seq
         self._snapshot_lens = restored.lens is not None
         self._opening_lens = restored.lens
+        self._opening_mapped = restored.mapped
         return Projection.restored(
             fetch,
             restored.state,
@@ -243,7 +249,9 @@ class Table:
         if not self._snapshot_lens:
             return None
         if self._opening_lens is not None:
-            return snapshots.decode_lens(self._opening_lens, self.snapshot_seq)
+            return snapshots.decode_lens(
+                self._opening_lens, self.snapshot_seq, self._opening_mapped
+            )
         reads = getattr(self, "reads", self.store)
         snap = reads.snapshot(snapshots.fold_version(), self.snapshot_seq)
         if snap is None or snap.seq != self.snapshot_seq:

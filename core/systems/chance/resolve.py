@@ -104,13 +104,8 @@ def resolve_check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
         "modifiers": counted,
         "difficulty_band": rules.difficulty_band(difficulty),
     }
-    if odds.automatic:
-        out.update(roll=None, success=True, margin=None, band=rules.AUTOMATIC_BAND)
-        return out
-    roll = _d100(f.roll, dice)
-    margin = odds.chance - roll
-    out.update(roll=roll, success=margin >= 0, margin=margin, band=rules.band_of(margin))
-    return out
+    outcome = rules.AUTOMATIC if odds.automatic else rules.rolled(odds.chance, _d100(f.roll, dice))
+    return {**out, **outcome.recorded()}
 
 
 def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
@@ -132,15 +127,7 @@ def resolve_odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
 def _side(name: str, side: Side, dice: Dice) -> dict[str, Any]:
     total, _ = rules.modifier_total(side.modifiers, f"{name}.modifiers")
     chance = rules.check_odds(side.proficiency, side.difficulty, total).chance
-    roll = _d100(side.roll, dice)
-    margin = chance - roll
-    return {
-        "chance": chance,
-        "roll": roll,
-        "margin": margin,
-        "success": margin >= 0,
-        "band": rules.band_of(margin),
-    }
+    return {"chance": chance, **rules.rolled(chance, _d100(side.roll, dice)).recorded()}
 
 
 def resolve_opposed(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:

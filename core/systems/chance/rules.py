@@ -6,6 +6,7 @@ state, no dice. Damage is computed in exact fractions and rounded once.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -159,6 +160,30 @@ def band_of(margin: int) -> str:
 
 #: The band of a check that needed no roll.
 AUTOMATIC_BAND = "success"
+
+
+@dataclass(frozen=True, slots=True)
+class Rolled:
+    """What a check came to: its d100 against the chance, ``margin = chance - roll``, and
+    the success and band of that margin (no roll and no margin: an automatic success)."""
+
+    roll: int | None
+    success: bool
+    margin: int | None
+    band: str
+
+    def recorded(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+#: A check that needed no roll.
+AUTOMATIC = Rolled(None, True, None, AUTOMATIC_BAND)
+
+
+def rolled(chance: int, roll: int) -> Rolled:
+    """A d100 ``roll`` against ``chance``."""
+    margin = chance - roll
+    return Rolled(roll, margin >= 0, margin, band_of(margin))
 
 
 def band_probabilities(chance: int) -> dict[str, Fraction]:

@@ -71,20 +71,7 @@ def check(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     mode, bonus, tn, edge = _check_inputs(f)
     faces = _rolled(dice, f.faces, 10, rules.dice_count(mode), f"a {mode} check")
     r = rules.resolve_check(faces, mode, bonus, tn, edge, f.keep)
-    return {
-        "mode": r.mode,
-        "faces": list(r.faces),
-        "keep": list(r.keep),
-        "kept": r.kept,
-        "double": r.double,
-        "adjustment": r.adjustment,
-        "total": r.total,
-        "tn": tn,
-        "mos": r.mos,
-        "success": r.success,
-        "band": r.band,
-        "damage_dice": r.damage_dice,
-    }
+    return {**r.recorded(), "tn": tn}
 
 
 def odds(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
@@ -116,11 +103,8 @@ def damage(fields: dict[str, Any], dice: Dice) -> dict[str, Any]:
     return {
         "pool": {"dice": pool.dice, "bonus": pool.bonus},
         "faces": faces,
-        "raw": r.raw,
         "effective_pt": r.pt,
-        "penetrated": r.penetrated,
-        "soaked": r.soaked,
-        "taken": r.taken,
+        **r.recorded(),
     }
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from itertools import product
+from typing import Any
 
 from ...errors import RuleError
 from ...inputs import is_whole, is_whole_in
@@ -143,6 +144,23 @@ class CheckResult:
     @property
     def damage_dice(self) -> int:
         return damage_dice_of(self.mos)
+
+    def recorded(self) -> dict[str, Any]:
+        """The dice and what they came to, by name, as a check's record and ``margin
+        resolve`` both give them."""
+        return {
+            "mode": self.mode,
+            "faces": list(self.faces),
+            "keep": list(self.keep),
+            "kept": self.kept,
+            "double": self.double,
+            "adjustment": self.adjustment,
+            "total": self.total,
+            "mos": self.mos,
+            "success": self.success,
+            "band": self.band,
+            "damage_dice": self.damage_dice,
+        }
 
 
 def doubles_adjustment(a: int, b: int, bonus: int, tn: int, edge: bool) -> int:
@@ -297,6 +315,16 @@ class ArmorResult:
     penetrated: bool
     soaked: int
     taken: int
+
+    def recorded(self) -> dict[str, Any]:
+        """What the armor did to the blow, as a damage record and ``margin resolve`` both
+        give it (the PT it met, less any reduction, is ``pt``: each names it its own way)."""
+        return {
+            "raw": self.raw,
+            "penetrated": self.penetrated,
+            "soaked": self.soaked,
+            "taken": self.taken,
+        }
 
 
 def apply_armor(raw: int, pt: int = 0, dr: int = 0, pt_reduction: int = 0) -> ArmorResult:

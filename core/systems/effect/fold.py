@@ -10,7 +10,7 @@ from ..base import Handler
 from .decide import assist_key
 from .state import (
     EffectCharacter,
-    LastCheck,
+    EffectLastCheck,
     PendingAssist,
     TaskState,
     name_key,
@@ -23,7 +23,7 @@ def _on_check(state: TableState, record: Record) -> None:
     char = state.characters.get(e.actor)
     if isinstance(char, EffectCharacter):
         char.assists.pop(assist_key(e.skill, e.characteristic), None)
-        char.last = LastCheck(
+        char.last = EffectLastCheck(
             label=e.label, total=e.total, effect=e.effect, band=e.band, seq=record.seq
         )
     if e.task:
@@ -48,7 +48,7 @@ def _on_opposed(state: TableState, record: Record) -> None:
     for side in (e.a, e.b):
         char = state.characters.get(side.actor)
         if isinstance(char, EffectCharacter):
-            char.last = LastCheck(
+            char.last = EffectLastCheck(
                 label=side.label,
                 total=side.total,
                 effect=side.effect,

@@ -10,7 +10,7 @@ from msgspec import Meta
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, lookup
+from ...state import Character, LastCheck, TableState, lookup
 from . import rules
 
 #: A further DM (weapon, range, gear) is bounded only to catch typos; so are the sheet's
@@ -37,27 +37,20 @@ class PendingAssist(msgspec.Struct, kw_only=True):
     seq: int
 
 
-class LastCheck(msgspec.Struct, kw_only=True):
-    """A character's last check, as the table screen shows it, and the record it came from
-    (players who did not see that record, a check the GM rolled in secret, see none)."""
+class EffectLastCheck(LastCheck, kw_only=True):
+    """A 2d6-effect character's last check: its total and Effect, and its band."""
 
-    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
-
-    label: str
     total: int
     effect: int
-    #: the band of a check; an opposed check's side has none
+    #: an opposed check's side has none
     band: str = ""
-    #: the side that won an opposed check
-    won: bool = False
-    seq: int = 0
 
 
 class EffectCharacter(Character, kw_only=True):
     """A 2d6-effect character: help waiting on their next check, and their last result."""
 
     assists: dict[str, PendingAssist] = {}
-    last: LastCheck | None = None
+    last: EffectLastCheck | None = None
 
 
 class TaskState(msgspec.Struct, kw_only=True):

@@ -7,7 +7,7 @@ from margin.events.systems import under as ev
 
 from ...state import TableState
 from ..base import Handler
-from .state import LastCheck, TrackWorld, UnderCharacter, track
+from .state import TrackWorld, UnderCharacter, UnderLastCheck, track
 
 
 def _set_last(
@@ -24,7 +24,7 @@ def _set_last(
             if check.success
             else "failure"
         )
-        char.last = LastCheck(
+        char.last = UnderLastCheck(
             label=check.label,
             roll=check.roll,
             target=check.target,

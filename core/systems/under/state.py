@@ -13,30 +13,23 @@ from margin.events.systems.under import TrackToken
 
 from ...errors import RuleError
 from ...inputs import read_as
-from ...state import Character, TableState, hidden_ids, lookup
+from ...state import Character, LastCheck, TableState, hidden_ids, lookup
 from . import rules
 
 
-class LastCheck(msgspec.Struct, kw_only=True):
-    """A character's last check, as the table screen shows it, and the record it came from
-    (players who did not see that record, a check the GM rolled in secret, see none)."""
+class UnderLastCheck(LastCheck, kw_only=True):
+    """A d100-under character's last check: its roll against its target, and how it went."""
 
-    RECORD_FIELDS: ClassVar[tuple[str, ...]] = ("seq",)
-
-    label: str
     roll: int
     target: int
     #: fumble, critical, success or failure
     verdict: str
-    #: the side that won an opposed check
-    won: bool = False
-    seq: int = 0
 
 
 class UnderCharacter(Character, kw_only=True):
     """A d100-under character: the sheet, plus the last check for the table screen."""
 
-    last: LastCheck | None = None
+    last: UnderLastCheck | None = None
 
 
 #: Costs in counts of the actions every character can take.

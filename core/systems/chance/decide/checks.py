@@ -100,24 +100,17 @@ def decide_check(cmd: Check, state: TableState, dice: Dice, history: History) ->
     task = cmd.task.strip().lower() or plan.skill
     approach = cmd.approach.strip()
     retry = _retry(cmd, state, char, task, counted, approach)
-    roll = margin = None
     if odds.automatic:
-        success, band = True, rules.AUTOMATIC_BAND
-        narration = cmd.narration or AUTOMATIC_NARRATION
+        outcome, narration = rules.AUTOMATIC, AUTOMATIC_NARRATION
     else:
-        roll = d100(dice)
-        margin = odds.chance - roll
-        success, band = margin >= 0, rules.band_of(margin)
-        narration = cmd.narration or NARRATION[band]
+        outcome = rules.rolled(odds.chance, d100(dice))
+        narration = NARRATION[outcome.band]
     secret = secret_of(cmd.secret, state)
     event = CheckRolled(
         **plan.recorded(),
+        **outcome.recorded(),
         task=task,
-        roll=roll,
-        margin=margin,
-        success=success,
-        band=band,
-        narration=narration,
+        narration=cmd.narration or narration,
         secret=secret,
         approach=approach,
         retry=retry,
@@ -169,7 +162,7 @@ def _side(
     roll: int,
 ) -> dict[str, Any]:
     """One side of an opposed check as its record keeps it (``actor``, ``actor_skill`` ...)."""
-    margin = chance - roll
+    outcome = rules.rolled(chance, roll)
     return {
         side: char.id,
         f"{side}_skill": skill,
@@ -178,8 +171,8 @@ def _side(
         f"{side}_modifiers": modifiers,
         f"{side}_chance": chance,
         f"{side}_roll": roll,
-        f"{side}_margin": margin,
-        f"{side}_band": rules.band_of(margin),
+        f"{side}_margin": outcome.margin,
+        f"{side}_band": outcome.band,
     }
 
 

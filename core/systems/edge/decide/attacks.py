@@ -280,13 +280,10 @@ def _hit(state: TableState, dice: Dice, damage: _Damage, first_seq: int) -> list
     result = rules.apply_armor(sum(faces) + pool.bonus, pt, dr, damage.pt_reduction)
     damaged = Damaged(
         **damage.recorded(),
+        **result.recorded(),
         faces=faces,
-        raw=result.raw,
         pt=pt,
         dr=dr,
-        penetrated=result.penetrated,
-        soaked=result.soaked,
-        taken=result.taken,
         source=dice.source,
         degraded=_wear(worn, result),
     )

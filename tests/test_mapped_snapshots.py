@@ -1,0 +1,112 @@
+"""A long snapshot read through a mapped copy in margin's data folder (``events.mapped``)
+gives what the snapshot itself gives, and the copy is never trusted: one missing, cut
+short, changed or left by another snapshot is written again from the table's own."""
+
+from __future__ import annotations
+
+import mmap
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_secrecy import _demo_sheets, actions, play
+from test_snapshots import check_snapshots, folded, seen, snapshot_at
+
+from margin.core import snapshot as snapshots
+from margin.events import mapped, open_store
+from margin.tui.table.notices import per_table
+from margin.tui.table.table import Table
+
+
+@pytest.fixture(autouse=True)
+def every_snapshot_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mapped, "MAPPED_FROM", 1)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=actions, cut=st.floats(0, 1))
+def test_a_mapped_snapshot_gives_the_state_of_the_whole_fold(steps: list[Any], cut: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        check_snapshots(Path(tmp), "2d10-edge", steps, cut)
+
+
+def copies(path: Path) -> list[Path]:
+    folder = per_table("snapshots", str(path), "")
+    return sorted(folder.glob(f"*{mapped.SUFFIX}")) if folder.is_dir() else []
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "t.margin"
+    steps = [(n, "roll", 0, n) for n in range(8)]
+    play(path, "2d10-edge", steps, "Zyxquil").close()
+    with open_store(path) as store:
+        store.drop_snapshots()
+        at = store.last_seq - 1
+        assert store.keep_snapshot(at, snapshots.fold_version(), snapshot_at(store, at))
+    return path, _demo_sheets("2d10-edge")[0][0]["name"]
+
+
+def blob_of(path: Path) -> bytes:
+    with open_store(path, readonly=True) as store:
+        snap = store.snapshot(snapshots.fold_version())
+        assert snap is not None
+        return bytes(snap.body)
+
+
+def test_the_columns_stand_on_the_mapped_copy(table: tuple[Path, str]) -> None:
+    path, _ = table
+    opened = Table.open(path, readonly=True)
+    try:
+        snap = opened.store.snapshot(snapshots.fold_version())
+        assert snap is not None
+        assert isinstance(snap.body, mmap.mmap)
+        restored = snapshots.decode(snap.body)
+        assert restored is not None
+        assert restored.mapped
+        assert isinstance(restored.history.starts._base, memoryview)
+        assert restored.history == folded(opened.store, snap.seq).history
+    finally:
+        opened.close()
+    [copy] = copies(path)
+    assert copy.read_bytes() == blob_of(path)
+    assert copy.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("harm", ["gone", "cut short", "changed", "another snapshot's"])
+def test_a_bad_copy_is_passed_over_and_written_again(table: tuple[Path, str], harm: str) -> None:
+    path, player = table
+    whole = seen(path, player)
+    [copy] = copies(path)
+    good = copy.read_bytes()
+    # each put in place as a new file: what the first opening mapped stays as it was
+    bad = copy.with_name("bad")
+    if harm == "cut short":
+        bad.write_bytes(good[: len(good) // 2])
+    elif harm == "changed":
+        bad.write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    elif harm == "another snapshot's":
+        with open_store(path, readonly=True) as store:
+            bad.write_bytes(snapshot_at(store, 3))
+    if harm == "gone":
+        copy.unlink()
+    else:
+        bad.replace(copy)
+    assert seen(path, player) == whole
+    assert copy.read_bytes() == good == blob_of(path)
+
+
+def test_copies_of_snapshots_let_go_are_removed(table: tuple[Path, str]) -> None:
+    path, player = table
+    seen(path, player)
+    [old] = copies(path)
+    with open_store(path) as store:
+        store.drop_snapshots()
+        at = store.last_seq
+        assert store.keep_snapshot(at, snapshots.fold_version(), snapshot_at(store, at))
+    seen(path, player)
+    assert old not in copies(path)
+    assert len(copies(path)) == 1
