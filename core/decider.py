@@ -80,7 +80,7 @@ from .state import (
     snapshot,
 )
 from .systems import SYSTEMS, get_system
-from .systems.base import Command, Handler
+from .systems.base import Command, Handler, System
 from .targets import group
 
 #: Fields of a secret free roll that players do not see.
@@ -856,11 +856,18 @@ HANDLERS: dict[type[Event], Handler] = {
     **edits.HANDLERS,
     **clock.HANDLERS,
 }
-for _system in SYSTEMS.values():
-    HANDLERS.update(_system.handlers)
-    for _kind in _system.clock_events:
+
+
+def _system_steps(system: System) -> None:
+    """A dice system's fold steps, added as the system is imported (a table imports its
+    own: a table's records are its system's events and margin's)."""
+    HANDLERS.update(system.handlers)
+    for kind in system.clock_events:
         # the system's clock moved: conditions count the turns begun
-        HANDLERS[_kind] = clock.ticking(_system.handlers[_kind])
+        HANDLERS[kind] = clock.ticking(system.handlers[kind])
+
+
+SYSTEMS.on_load(_system_steps)
 
 
 def evolve(state: TableState, record: Record) -> TableState:

@@ -11,6 +11,8 @@ from margin.events.systems import SYSTEM_EVENTS
 
 
 def test_every_event_type_has_a_fold_step() -> None:
+    # a system's steps are added as the system is imported: listing the systems imports all
+    assert len(list(SYSTEMS.values())) == len(SYSTEM_EVENTS)
     missing = [kind.__name__ for kind in ALL_EVENTS if kind not in HANDLERS]
     assert missing == []
 

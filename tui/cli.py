@@ -715,9 +715,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("path")
     s.add_argument(
         "--system",
-        choices=list(SYSTEMS),
+        # the systems listed as the help is shown, not imported for every command
+        choices=SYSTEMS,
         metavar="ID",
-        help="dice system: " + ", ".join(SYSTEMS),
+        help="dice system: %(choices)s",
     )
     s.add_argument(
         "--from",
@@ -849,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("demo", help="create a demo table with a party and a fight")
     s.add_argument("path")
-    s.add_argument("--system", default="2d10-edge", choices=list(SYSTEMS), metavar="ID")
+    s.add_argument("--system", default="2d10-edge", choices=SYSTEMS, metavar="ID")
     s.set_defaults(func=cmd_demo)
 
     return p

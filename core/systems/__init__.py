@@ -24,6 +24,8 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
+from collections.abc import Callable, Iterator, Mapping
 
 from ..errors import RuleError
 from .base import Command, Option, System
@@ -31,17 +33,70 @@ from .base import Command, Option, System
 
 def discover() -> dict[str, System]:
     """System id -> system, for every sub-package of this package, by id."""
-    found: list[System] = []
-    for info in pkgutil.iter_modules(__path__):
-        if not info.ispkg:
-            continue
-        package = f"{__name__}.{info.name}"
-        system = importlib.import_module(package).SYSTEM
-        found.append(dataclasses.replace(system, package=package))
+    found = [_load(name) for name in _packages()]
     return {s.id: s for s in sorted(found, key=lambda s: s.id)}
 
 
-SYSTEMS: dict[str, System] = discover()
+def _packages() -> list[str]:
+    """The names of this package's sub-packages, one a system."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if info.ispkg)
+
+
+def _load(name: str) -> System:
+    package = f"{__name__}.{name}"
+    system: System = importlib.import_module(package).SYSTEM
+    return dataclasses.replace(system, package=package)
+
+
+class Systems(Mapping[str, System]):
+    """System id -> system, each system's package imported the first time it is asked for.
+
+    A table plays one system, so opening it imports that one alone: asked for an id, the
+    packages the id names (``edge`` of ``2d10-edge``) are tried before the others, and
+    the search stops at the system of that id. Listing the systems imports every one.
+    """
+
+    def __init__(self) -> None:
+        #: the systems imported so far, by package name and by id
+        self._by_package: dict[str, System] = {}
+        self._by_id: dict[str, System] = {}
+        self._loaded: list[Callable[[System], None]] = []
+
+    def on_load(self, call: Callable[[System], None]) -> None:
+        """Have ``call`` given each system as it is imported, and those imported already."""
+        self._loaded.append(call)
+        for system in list(self._by_package.values()):
+            call(system)
+
+    def package(self, name: str) -> System:
+        """The system of the sub-package ``name``, imported if it was not."""
+        system = self._by_package.get(name)
+        if system is None:
+            system = _load(name)
+            system = self._by_package.setdefault(name, system)
+            self._by_id[system.id] = system
+            for call in self._loaded:
+                call(system)
+        return system
+
+    def __getitem__(self, system_id: str) -> System:
+        system = self._by_id.get(system_id)
+        if system is not None:
+            return system
+        named = set(re.split(r"\W+", str(system_id)))
+        for name in sorted(_packages(), key=lambda n: n not in named):
+            if self.package(name).id == system_id:
+                return self._by_id[system_id]
+        raise KeyError(system_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.package(name).id for name in _packages()))
+
+    def __len__(self) -> int:
+        return len(_packages())
+
+
+SYSTEMS = Systems()
 
 
 def get_system(system_id: str) -> System:
@@ -53,4 +108,4 @@ def get_system(system_id: str) -> System:
         ) from None
 
 
-__all__ = ["SYSTEMS", "Command", "Option", "System", "discover", "get_system"]
+__all__ = ["SYSTEMS", "Command", "Option", "System", "Systems", "discover", "get_system"]

@@ -1,8 +1,8 @@
 """The shape of a dice system: one Protocol a module, naming the hooks that module gives.
 
 ``shaped`` reads a system's face from its package and its modules by these names, and
-checks as it reads, when margin loads, that each module gives every name its Protocol
-declares: a hook misspelt or left out stops margin with one line naming the system, the
+checks as it reads, when margin loads the system, that each module gives every name its
+Protocol declares: a hook misspelt or left out stops margin with one line naming the system, the
 module and the hook. A hook a system has nothing for is given as None where its Protocol
 allows it (``moment = None``: no clock of its own, margin's turn order serves), so that
 leaving a hook out is never silent. mypy holds each module to its Protocol's types

@@ -92,7 +92,15 @@ class Table:
         self._checkpoints_to: int | None = None
         # a long snapshot is read through a mapped copy in margin's data folder
         store.snapshot_files = per_table("snapshots", store.name, "")
-        self.projection = self._restore(every)
+        # the collector paused while the snapshot is decoded, as while folding (catch_up):
+        # what it allocates stays alive, and is frozen out of collections once folded
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            self.projection = self._restore(every)
+        finally:
+            if collect:
+                gc.enable()
         #: where dice come from: None, the session's committed seed (``core.fairness``)
         self.dice: Dice | None = None
         self._keys: DiceKeys | None = None
