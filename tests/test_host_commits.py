@@ -136,6 +136,8 @@ async def test_a_told_screen_follows_at_once_and_looks_by_itself_as_a_fallback(
             rows = app.view.rows(0, app.view.log_len())
             return any(text in row.text for row in rows)
 
+        # the table's screen open (the waiting screen before it folds what it finds)
+        await pilot_until(pilot, lambda: player.watching, "never opened")
         write(path, Note(text="the tide turns"))
         await pilot.pause(0.5)
         # looking only every ten minutes, the screen has not seen it: nothing told it
