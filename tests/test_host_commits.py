@@ -145,7 +145,7 @@ async def test_a_told_screen_follows_at_once_and_looks_by_itself_as_a_fallback(
             told.append(True)
             commit_told()
 
-        player.commit_told = counted
+        player.commit_told = counted  # type: ignore[method-assign]
         await pilot_until(pilot, lambda: player.watching, "never opened")
         write(path, Note(text="the tide turns"))
         os.write(pipes[0][1], b"\n")
