@@ -17,10 +17,12 @@ import bisect
 import itertools
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Literal, overload
+from typing import Literal, TypeVar, overload
 
 #: the ``array`` type codes columns are kept in
 Code = Literal["b", "l", "q", "B"]
+
+T = TypeVar("T")
 
 #: bytes read at a time where the bytes of a column are searched from their end
 _CHUNK = 1 << 16
@@ -34,7 +36,32 @@ def _base(data: bytes | memoryview, code: Code, mapped: bool) -> memoryview[int]
     return view.cast("B").cast(code)
 
 
-class Column(Sequence[int]):
+class Positions(Sequence[T]):
+    """A sequence read by position through ``_at``: a slice gives a list, a negative
+    position counts from the end, and one outside gives ``IndexError``."""
+
+    __slots__ = ()
+
+    def _at(self, i: int) -> T:
+        """The item at ``i``, from 0 up to the length."""
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+    def __getitem__(self, i: int | slice) -> T | list[T]:
+        size = len(self)
+        if isinstance(i, slice):
+            return [self._at(n) for n in range(*i.indices(size))]
+        if i < 0:
+            i += size
+        if not 0 <= i < size:
+            raise IndexError(i)
+        return self._at(i)
+
+
+class Column(Positions[int]):
     """Machine integers of one ``array`` type code, in order: a read-only base (a view of a
     mapped snapshot, or none) and a tail in memory that only grows at its end."""
 
@@ -53,17 +80,7 @@ class Column(Sequence[int]):
     def __len__(self) -> int:
         return self._n + len(self._tail)
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        if isinstance(i, slice):
-            return [self[n] for n in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self)
-            if i < 0:
-                raise IndexError(i)
+    def _at(self, i: int) -> int:
         n = self._n
         return self._base[i] if i < n else self._tail[i - n]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import overload
 
 import msgspec
 
@@ -27,7 +26,7 @@ from margin.events import (
     Undone,
 )
 
-from .columns import Blob, Column
+from .columns import Blob, Column, Positions
 from .fairness import DICE_EVENTS, DiceLedger
 
 #: a command is an undo, a redo, or one of these, known by its first record: an undo
@@ -45,7 +44,7 @@ def _column(data: bytes | memoryview = b"", mapped: bool = False) -> Column:
     return Column("q", data, mapped)
 
 
-class Commands(Sequence[str]):
+class Commands(Positions[str]):
     """Command ids in log order: their UTF-8 bytes end to end, and where each ends.
 
     Looking one up by id searches the bytes from the newest (``find``): undo and redo
@@ -80,26 +79,15 @@ class Commands(Sequence[str]):
     def __len__(self) -> int:
         return len(self._ends)
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[n] for n in range(*i.indices(len(self)))]
-        ends = self._ends
-        if i < 0:
-            i += len(ends)
-        if not 0 <= i < len(ends):
-            raise IndexError(i)
-        start = ends[i - 1] if i else 0
-        return self._ids.read(start, ends[i]).decode()
+    def _at(self, i: int) -> str:
+        at = self._ends._at
+        return self._ids.read(at(i - 1) if i else 0, at(i)).decode()
 
     def __iter__(self) -> Iterator[str]:
-        return (self[i] for i in range(len(self)))
+        return map(self._at, range(len(self)))
 
     def __reversed__(self) -> Iterator[str]:
-        return (self[i] for i in range(len(self) - 1, -1, -1))
+        return map(self._at, range(len(self) - 1, -1, -1))
 
     def __contains__(self, command: object) -> bool:
         return isinstance(command, str) and self.find(command) is not None
@@ -133,7 +121,7 @@ class Commands(Sequence[str]):
         return self._ids.data(), self._ends.data()
 
 
-class Seqs(Sequence[int]):
+class Seqs(Positions[int]):
     """A set of record numbers, kept as a sorted column (records arrive in log order)."""
 
     __slots__ = ("_seqs",)
@@ -155,12 +143,8 @@ class Seqs(Sequence[int]):
     def __len__(self) -> int:
         return len(self._seqs)
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        return self._seqs[i]
+    def _at(self, i: int) -> int:
+        return self._seqs._at(i)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._seqs)

@@ -13,12 +13,13 @@ import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
 from margin.core.authority import Seat, authorize
 from margin.core.clock import table_clock
+from margin.core.columns import Positions
 from margin.core.commands import Command
 from margin.core.lens import PlayerLens, about, player_state, serves
 from margin.core.panels import character_status
@@ -196,7 +197,7 @@ class LiveTable(Table):
         return new
 
 
-class Skipping(Sequence[int]):
+class Skipping(Positions[int]):
     """A sorted column of record numbers less a few of them (a replay as corrected: the
     undone records and the undos), read through the column rather than copied from it, so
     switching to as corrected costs what the undos do, not what the log does."""
@@ -216,17 +217,7 @@ class Skipping(Sequence[int]):
     def __len__(self) -> int:
         return self._len
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        if isinstance(i, slice):
-            return [self[n] for n in range(*i.indices(self._len))]
-        if i < 0:
-            i += self._len
-        if not 0 <= i < self._len:
-            raise IndexError(i)
+    def _at(self, i: int) -> int:
         return self._seqs[i + bisect.bisect_right(self._shift, i)]
 
     def __iter__(self) -> Iterator[int]:
