@@ -14,6 +14,15 @@ with the blob it came from, so one cut short, changed, or left by another snapsh
 same name is never used: it is written again from the blob. Deleting it changes nothing
 but time. (A file cut short by hand while a process has it mapped stops that process, as
 any mapped file would.)
+
+A copy found equal is stamped: a file beside it (``.NAME.checked``) holds the copy's
+inode, size and modification and change times as the comparison found them. A later
+opening that finds the copy just so maps it without reading it again (tens of megabytes
+on a long table, the larger part of what opening costs beyond margin's screens). Any write
+to the copy, and any file renamed into its place, moves its change time, which no program
+can set back; a stamp is written only for a copy whose change time was at least
+``SETTLED`` seconds old, so a write within the file system's clock granule of the check
+cannot go unseen (a copy changed just as it was stamped is compared again next time).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import time
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +41,9 @@ CHUNK = 1 << 20
 #: bodies shorter than this are read into memory (a short table's snapshot is small)
 MAPPED_FROM = 1 << 20
 SUFFIX = ".snapshot"
+#: a copy whose change time is younger than this (seconds) is compared, never stamped
+SETTLED = 2.0
+STAMP = ".checked"
 
 
 class Blob(Protocol):
@@ -66,9 +79,47 @@ def _matching(blob: Blob, path: Path) -> mmap.mmap | None:
     except OSError:
         return None
     with os.fdopen(fd, "rb") as file:
-        if os.fstat(fd).st_size != len(blob) or not _same(blob, file.read):
+        found = os.fstat(fd)
+        if found.st_size != len(blob):
             return None
+        stamp = _stamp_of(found)
+        if _read_stamp(path) != stamp:
+            if not _same(blob, file.read):
+                return None
+            _write_stamp(path, found, stamp)
         return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}{STAMP}")
+
+
+def _stamp_of(found: os.stat_result) -> str:
+    return f"{found.st_ino} {found.st_size} {found.st_mtime_ns} {found.st_ctime_ns}\n"
+
+
+def _read_stamp(path: Path) -> str | None:
+    try:
+        with open(_stamp_path(path), encoding="ascii") as file:
+            return file.read(200)
+    except (OSError, ValueError):
+        return None
+
+
+def _write_stamp(path: Path, found: os.stat_result, stamp: str) -> None:
+    """Stamp a copy just found equal to its blob, once its change time has settled."""
+    if time.time_ns() - found.st_ctime_ns < SETTLED * 1e9:
+        return
+    target = _stamp_path(path)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as file:
+            file.write(stamp)
+        os.replace(part, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
 
 
 def _same(blob: Blob, read: Callable[[int], bytes]) -> bool:
@@ -106,9 +157,16 @@ def prune(folder: Path, keep: set[str]) -> None:
     with contextlib.suppress(OSError):
         for entry in os.scandir(folder):
             name = entry.name
-            if name.endswith(SUFFIX) and name not in keep or _abandoned(name):
+            if _let_go(name, keep) or _abandoned(name):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
+
+
+def _let_go(name: str, keep: set[str]) -> bool:
+    """Whether ``name`` is a copy, or a copy's stamp, of a snapshot not in ``keep``."""
+    if name.startswith(".") and name.endswith(SUFFIX + STAMP):
+        name = name[1 : -len(STAMP)]
+    return name.endswith(SUFFIX) and name not in keep
 
 
 def _abandoned(name: str) -> bool:

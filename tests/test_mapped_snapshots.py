@@ -110,3 +110,51 @@ def test_copies_of_snapshots_let_go_are_removed(table: tuple[Path, str]) -> None
     seen(path, player)
     assert old not in copies(path)
     assert len(copies(path)) == 1
+
+
+def _no_reading(*_: object) -> bool:
+    raise AssertionError("a stamped copy was read again")
+
+
+def test_a_copy_checked_once_is_mapped_unread_until_it_changes(
+    table: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, player = table
+    whole = seen(path, player)
+    [copy] = copies(path)
+    stamp = copy.with_name(f".{copy.name}{mapped.STAMP}")
+    # written this moment: compared, not stamped, while its change time is young
+    assert not stamp.exists()
+    monkeypatch.setattr(mapped, "SETTLED", 0.0)
+    assert seen(path, player) == whole
+    assert stamp.exists()
+    assert stamp.stat().st_mode & 0o077 == 0
+    with monkeypatch.context() as unread:
+        unread.setattr(mapped, "_same", _no_reading)
+        assert seen(path, player) == whole
+    # changed in place: the same file, inode and size, one byte flipped
+    good = copy.read_bytes()
+    with open(copy, "r+b") as file:
+        file.seek(len(good) // 2)
+        file.write(bytes([good[len(good) // 2] ^ 1]))
+    assert seen(path, player) == whole
+    assert copy.read_bytes() == good == blob_of(path)
+
+
+def test_a_stamp_goes_with_its_copy(
+    table: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, player = table
+    monkeypatch.setattr(mapped, "SETTLED", 0.0)
+    seen(path, player)
+    seen(path, player)
+    [old] = copies(path)
+    stamp = old.with_name(f".{old.name}{mapped.STAMP}")
+    assert stamp.exists()
+    with open_store(path) as store:
+        store.drop_snapshots()
+        at = store.last_seq
+        assert store.keep_snapshot(at, snapshots.fold_version(), snapshot_at(store, at))
+    seen(path, player)
+    assert old not in copies(path)
+    assert not stamp.exists()
