@@ -13,7 +13,9 @@ taken in the same run:
   ``replay`` headless and reports the processor time it used (its own
   ``time.process_time``, interpreter start and imports included) and its
   peak memory when Textual's ``Ready`` fires; the baseline is an empty Textual
-  app measured the same way, in alternation with them;
+  app measured the same way, in alternation with them; each screen starts as its
+  command starts it (the collector paused until the first frame) and closes its table on
+  the way out, as the command does, so the next opening finds the table as one file;
 - replay: a jump to a random record (state, characters, clock and the log rows
   on screen) against the bare update (the same calls where the view stands),
   as it happened and as corrected; the first switch to corrected (once a screen)
@@ -82,6 +84,10 @@ which, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
 if which == "empty":
     app = Empty()
 else:
+    # as ``margin play``, ``watch`` and ``replay`` start: the collector paused until the
+    # first frame (``margin.tui.table.startup``)
+    from margin.tui.table import startup
+    startup.pause()
     from margin.tui.screens import app as screens
     if which == "play":
         app = screens.play_app(path)
@@ -106,6 +112,8 @@ def scrub(app):
 JUMPS = 40
 def ready(self):
     if which == "replay-scrub":
+        # the jumps come after the first frame, with the collector running again
+        startup.resume()
         scrub(self)
     cpu = time.process_time()
     # the peak of this program's own memory (getrusage's would count what the parent
@@ -118,6 +126,9 @@ def ready(self):
 
 type(app).on_ready = ready
 app.run(headless=True, size=(100, 30))
+if which != "empty":
+    # as margin's screens do on the way out: the next opening finds one file, no log
+    app.table.close()
 """
 )
 

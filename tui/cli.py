@@ -42,6 +42,7 @@ from margin.events.salvage import Intact, find_intact, salvage
 from margin.events.signing import BadKey, public_key
 from margin.events.sqlite import clear_partials
 from margin.tui.host.limits import Limits, parse_size
+from margin.tui.table import startup
 from margin.tui.table.keys import sign_as_gm
 from margin.tui.table.reader import LogRow, View, open_view, player_id
 from margin.tui.table.resolve import input_lines
@@ -467,6 +468,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             f"or 'margin demo {args.path}'"
         )
     _need_terminal("play")
+    startup.pause()
     from margin.tui.screens.app import play
 
     return play(args.path)
@@ -478,6 +480,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
         return plain_seat(args.path, args.as_, bell=args.bell)
     _need_terminal("watch")
+    startup.pause()
     from margin.tui.screens.app import watch
 
     return watch(args.path, args.as_, bell=args.bell)
@@ -547,6 +550,7 @@ def _positive(text: str) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     _need_terminal("replay")
+    startup.pause()
     from margin.tui.screens.app import replay
 
     return replay(args.path, args.as_)

@@ -34,6 +34,7 @@ from margin.events import StoreError, short_name
 from margin.tui.screens.app import PlayApp
 from margin.tui.screens.base import TableApp
 from margin.tui.screens.watch import WatchApp
+from margin.tui.table import startup
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.text.plain import plain_seat
@@ -145,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _own_terminal()
     if args[2:] == ["--plain"] and args[1] != GM:
         return plain_seat(args[0], args[1], door="ssh")
+    startup.pause()
     try:
         app = session_app(*args)
     except (StoreError, RuleError) as exc:

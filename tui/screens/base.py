@@ -22,6 +22,7 @@ from margin.core import RuleError
 from margin.core.authority import GM_SEAT, Seat
 from margin.core.commands import Command
 from margin.events import Record, StoreError
+from margin.tui.table import startup
 from margin.tui.table.keys import data_dir
 from margin.tui.table.notices import per_table
 from margin.tui.table.reader import (
@@ -226,6 +227,10 @@ class TableApp(App[None]):
         """The table's screen is up: draw it from the table's newest record."""
         self.fit()
         self.redraw(follow=True)
+
+    def on_ready(self) -> None:
+        # the first frame is drawn: the collector paused for the start runs again
+        startup.resume()
 
     def on_resize(self) -> None:
         self.fit()
