@@ -36,8 +36,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-#: bytes compared or copied at a time
+#: bytes compared at a time
 CHUNK = 1 << 20
+#: bytes written at a time: the page cache keeps a file in pieces of the size it was written
+#: in, and a fault on a mapped file maps the whole piece it falls in, so a copy written a
+#: mebibyte at a time would cost a process a mebibyte of memory for every lookup that
+#: reads it; 64 KiB is what the kernel maps around a fault anyway
+WRITTEN = 1 << 16
 #: bodies shorter than this are read into memory (a short table's snapshot is small)
 MAPPED_FROM = 1 << 20
 SUFFIX = ".snapshot"
@@ -87,7 +92,16 @@ def _matching(blob: Blob, path: Path) -> mmap.mmap | None:
             if not _same(blob, file.read):
                 return None
             _write_stamp(path, found, stamp)
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        return _mapping(fd)
+
+
+def _mapping(fd: int) -> mmap.mmap:
+    """The file read-only, mapped for lookups here and there: a page the kernel must read
+    from the disk is read alone, not with the pages after it."""
+    mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    if hasattr(mmap, "MADV_RANDOM"):
+        mapping.madvise(mmap.MADV_RANDOM)
+    return mapping
 
 
 def _stamp_path(path: Path) -> Path:
@@ -139,9 +153,10 @@ def _written(blob: Blob, path: Path) -> mmap.mmap | None:
         with os.fdopen(fd, "w+b") as file:
             blob.seek(0)
             while chunk := blob.read(CHUNK):
-                file.write(chunk)
+                for at in range(0, len(chunk), WRITTEN):
+                    file.write(chunk[at : at + WRITTEN])
             file.flush()
-            mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            mapping = _mapping(fd)
         os.replace(part, path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):

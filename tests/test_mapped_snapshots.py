@@ -4,7 +4,9 @@ short, changed or left by another snapshot is written again from the table's own
 
 from __future__ import annotations
 
+import io
 import mmap
+import struct
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -158,3 +160,52 @@ def test_a_stamp_goes_with_its_copy(
     seen(path, player)
     assert old not in copies(path)
     assert not stamp.exists()
+
+
+class _Blob:
+    """Bytes read as SQLite's blobs are (``mapped.Blob``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._file = io.BytesIO(data)
+        self._size = len(data)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def read(self, length: int = -1, /) -> bytes:
+        return self._file.read(length)
+
+    def seek(self, offset: int, origin: int = 0, /) -> None:
+        self._file.seek(offset, origin)
+
+
+def _resident_pages(path: Path) -> int:
+    """How many pages of the mapping of ``path`` this process has in memory."""
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        if line.endswith(str(path)):
+            start, end = (int(n, 16) for n in line.split()[0].split("-"))
+            break
+    else:
+        raise AssertionError(f"{path} is not mapped")
+    page = mmap.PAGESIZE
+    with open("/proc/self/pagemap", "rb") as pagemap:
+        pagemap.seek(start // page * 8)
+        entries = pagemap.read((end - start) // page * 8)
+    return sum(entry >> 63 for (entry,) in struct.iter_unpack("<Q", entries))
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="no /proc/self/pagemap")
+def test_a_lookup_in_a_copy_costs_a_process_a_few_pages_not_a_mebibyte(tmp_path: Path) -> None:
+    size = 8 << 20
+    body = bytes(range(256)) * (size // 256)
+    path = tmp_path / f"1-abc-fold{mapped.SUFFIX}"
+    mapping = mapped.mapped(_Blob(body), path)
+    assert mapping is not None
+    try:
+        assert _resident_pages(path) == 0
+        assert mapping[size // 2] == body[size // 2]
+        # the kernel maps what surrounds a page it faults in (64 KiB), or the whole piece of
+        # the page cache the page is kept in, as large as the write that made it
+        assert _resident_pages(path) * mmap.PAGESIZE <= 128 << 10
+    finally:
+        mapping.close()
