@@ -101,10 +101,16 @@ def test_a_bad_copy_is_passed_over_and_written_again(table: tuple[Path, str], ha
     assert copy.read_bytes() == good == blob_of(path)
 
 
-def test_copies_of_snapshots_let_go_are_removed(table: tuple[Path, str]) -> None:
+def test_copies_of_snapshots_let_go_are_removed_with_their_stamps(
+    table: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, player = table
+    monkeypatch.setattr(mapped, "SETTLED", 0.0)
+    seen(path, player)
     seen(path, player)
     [old] = copies(path)
+    stamp = old.with_name(f".{old.name}{mapped.STAMP}")
+    assert stamp.exists()
     with open_store(path) as store:
         store.drop_snapshots()
         at = store.last_seq
@@ -112,6 +118,7 @@ def test_copies_of_snapshots_let_go_are_removed(table: tuple[Path, str]) -> None
     seen(path, player)
     assert old not in copies(path)
     assert len(copies(path)) == 1
+    assert not stamp.exists()
 
 
 def _no_reading(*_: object) -> bool:
@@ -141,25 +148,6 @@ def test_a_copy_checked_once_is_mapped_unread_until_it_changes(
         file.write(bytes([good[len(good) // 2] ^ 1]))
     assert seen(path, player) == whole
     assert copy.read_bytes() == good == blob_of(path)
-
-
-def test_a_stamp_goes_with_its_copy(
-    table: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path, player = table
-    monkeypatch.setattr(mapped, "SETTLED", 0.0)
-    seen(path, player)
-    seen(path, player)
-    [old] = copies(path)
-    stamp = old.with_name(f".{old.name}{mapped.STAMP}")
-    assert stamp.exists()
-    with open_store(path) as store:
-        store.drop_snapshots()
-        at = store.last_seq
-        assert store.keep_snapshot(at, snapshots.fold_version(), snapshot_at(store, at))
-    seen(path, player)
-    assert old not in copies(path)
-    assert not stamp.exists()
 
 
 class _Blob:
