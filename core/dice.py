@@ -8,10 +8,11 @@ Notation: a sum of terms, each ``NdM`` (``N`` defaults to 1, ``d%`` is
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from typing import Protocol
+
+import msgspec
 
 from .errors import NotationError, RuleError
 from .inputs import is_whole_in
@@ -83,8 +84,7 @@ def roll_for(dice: Dice, what: str, sides: int, count: int = 1) -> list[int]:
     return dice.roll(sides, count)
 
 
-@dataclass(frozen=True, slots=True)
-class DiceTerm:
+class DiceTerm(msgspec.Struct, frozen=True):
     count: int
     sides: int
     keep: str = ""  # "", "kh" or "kl"
@@ -96,8 +96,7 @@ class DiceTerm:
         return f"{self.count}d{self.sides}{keep}"
 
 
-@dataclass(frozen=True, slots=True)
-class ConstTerm:
+class ConstTerm(msgspec.Struct, frozen=True):
     value: int
     sign: int = 1
 
@@ -108,8 +107,7 @@ class ConstTerm:
 Term = DiceTerm | ConstTerm
 
 
-@dataclass(frozen=True, slots=True)
-class Expression:
+class Expression(msgspec.Struct, frozen=True):
     text: str
     terms: tuple[Term, ...]
 
@@ -124,8 +122,7 @@ class Expression:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class RolledTerm:
+class RolledTerm(msgspec.Struct, frozen=True):
     term: Term
     faces: tuple[int, ...]
     kept: tuple[bool, ...]
@@ -137,8 +134,7 @@ class RolledTerm:
         return self.term.sign * sum(f for f, k in zip(self.faces, self.kept, strict=True) if k)
 
 
-@dataclass(frozen=True, slots=True)
-class Roll:
+class Roll(msgspec.Struct, frozen=True):
     """A rolled expression: every die kept in the result, dropped ones marked."""
 
     expression: Expression

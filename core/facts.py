@@ -10,15 +10,15 @@ numbers), never a guess.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+import msgspec
 
 from .inputs import is_whole
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     """A roll that succeeds or fails, with its exact chance when the reader may know it."""
 
     actor: str
@@ -35,8 +35,7 @@ class Check:
     target: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Damage:
+class Damage(msgspec.Struct, frozen=True):
     """Damage a character took; ``by`` dealt it, or the attack record ``attack`` did."""
 
     target: str
@@ -46,8 +45,7 @@ class Damage:
     stun: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Harm:
+class Harm(msgspec.Struct, frozen=True):
     """An injury or condition a character came away with; ``down``: out of the fight."""
 
     character: str
@@ -55,8 +53,7 @@ class Harm:
     down: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Spent:
+class Spent(msgspec.Struct, frozen=True):
     """A resource spent (Edge, a counter)."""
 
     character: str
@@ -65,45 +62,39 @@ class Spent:
     purpose: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Notable:
+class Notable(msgspec.Struct, frozen=True):
     """A roll worth telling: a critical, a fumble, doubles, an automatic success."""
 
     character: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True):
     """A character's turn (or declared action) began, in round ``round``."""
 
     character: str
     round: int
 
 
-@dataclass(frozen=True, slots=True)
-class Round:
+class Round(msgspec.Struct, frozen=True):
     """The encounter's clock moved to round (or count) ``number``."""
 
     number: int
 
 
-@dataclass(frozen=True, slots=True)
-class Begins:
+class Begins(msgspec.Struct, frozen=True):
     """An encounter began."""
 
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Ends:
+class Ends(msgspec.Struct, frozen=True):
     """The encounter ended; ``how`` in a few words ("after 3 rounds")."""
 
     how: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Revealed:
+class Revealed(msgspec.Struct, frozen=True):
     """The GM showed the players a secret record."""
 
     record: int

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol, Self, runtime_checkable
 
+import msgspec
+
 from .base import Event
 from .dice import Commitment, Drawn
 from .history import History, Ledger
@@ -108,8 +110,7 @@ class Draft:
     sealed: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRow:
+class StoredRow(msgspec.Struct, frozen=True):
     """A record as stored: body bytes, the chain around them, and the head's signature if any."""
 
     seq: int
@@ -122,8 +123,7 @@ class StoredRow:
     sig: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True):
     """What a fold of the log knew right after record ``seq``, kept beside the log as a cache.
 
     ``hash`` is that record's chain hash, so a snapshot the log no longer bears out (a
@@ -522,8 +522,7 @@ class Store(Protocol):
         return DamagedRecord(self.name, seq, why)
 
 
-@dataclass(frozen=True, slots=True)
-class Appending:
+class Appending(msgspec.Struct, frozen=True):
     """One command's drafts on their way into the log, as ``Store.append`` was called."""
 
     drafts: Sequence[Draft]

@@ -12,8 +12,9 @@ import bisect
 import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import msgspec
 
 from margin.core import RuleError, TableState, find_character, get_system
 from margin.core import snapshot as snapshots
@@ -31,8 +32,7 @@ from margin.tui.text import render
 from .table import Table
 
 
-@dataclass(frozen=True, slots=True)
-class LogRow:
+class LogRow(msgspec.Struct, frozen=True):
     """One line of the log panel."""
 
     seq: int
@@ -51,8 +51,7 @@ class LogRow:
     at: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class CharacterRow:
+class CharacterRow(msgspec.Struct, frozen=True):
     name: str
     status: tuple[str, ...]
     hidden: bool = False
