@@ -16,6 +16,7 @@ from support import pilot_test, play, saved_table, settled
 
 from margin.core.commands import Note
 from margin.events import Record
+from margin.tui.screens import app as appmod
 from margin.tui.screens.widgets import LogView
 from margin.tui.table import table as tablemod
 from margin.tui.table.table import Table
@@ -94,3 +95,20 @@ async def test_no_frame_drops_or_mixes_rows_while_a_slow_fold_runs(
     assert not problems, (problems[0], frames[problems[0][0]])
     assert len(frames) > 5
     assert f"n{NOTES - 1:03d}z" in frames[-1][-1]
+
+
+@pilot_test
+async def test_a_scrollbar_that_appears_shows_where_the_log_is_scrolled(tmp_path: Path) -> None:
+    # A replay opens on its first record, too few lines for a scrollbar; End scrolls to the
+    # last record and the scrollbar appears. Whether it appears before or after the scroll
+    # depends on when the layout runs, so the screen is opened a few times.
+    path = saved_table(tmp_path / "t.margin", "d100-under", "scrollbar")
+    for _ in range(8):
+        app = appmod.replay_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("end", "c")
+            await pilot.pause()
+            log = app.query_one(LogView)
+            assert log.show_vertical_scrollbar
+            assert log.scroll_y == log.max_scroll_y > 0
+            assert log.vertical_scrollbar.position == log.scroll_y

@@ -459,6 +459,12 @@ class LogView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self.reload()
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """A scrollbar that appears starts where the panel is scrolled: one scrolled before
+        it showed would otherwise keep the place it had when last shown (or the top)."""
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
     def scrolled(self) -> None:
         """The reader scrolled: follow new records again only once back at the newest."""
         self.stick = False
