@@ -13,7 +13,7 @@ import itertools
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -160,6 +160,11 @@ def luck(chances: Sequence[Chance], actual: int) -> Luck:
     """Expected vs actual successes, and how likely a result this far from expected was
     (at least as many successes, or for bad luck at most as many)."""
     return _luck(_counted(chances), actual)
+
+
+def luck_of(chances: Mapping[float, int], actual: int) -> Luck:
+    """``luck`` of checks given as each distinct chance and how many checks had it."""
+    return _luck(tuple(sorted(chances.items())), actual)
 
 
 @lru_cache(maxsize=CACHED)

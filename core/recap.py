@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import facts as f
-from .luck import Fit, Luck, fit, luck
+from .luck import Fit, Luck, fit, luck_of
 from .systems import get_system
 
 Progress = Callable[[int], None]
@@ -252,8 +252,35 @@ def read(
     return out
 
 
-#: a check as the bands count it: its bands' odds and the band it got
-Banded = tuple[Mapping[str, float], str]
+@dataclass(slots=True)
+class _Luckbook:
+    """One character's checks of known chance, counted as the luck report sums them: how
+    many checks had each chance (by where their dice came from), how many were won, and
+    how many had each set of band odds and got each band. Checks that share a chance are
+    counted, not kept, so a long session's report costs a few sums a character."""
+
+    #: (typed, chance) -> how many checks had it
+    chances: dict[tuple[bool, float], int] = field(default_factory=dict)
+    #: checks won: with margin's dice, with typed dice
+    won: list[int] = field(default_factory=lambda: [0, 0])
+    #: id of a set of band odds (in floats, kept alive by ``_Counting.floats``) -> the
+    #: odds and how many checks had them, in the order first seen
+    odds: dict[int, list[Any]] = field(default_factory=dict)
+    #: band -> how many checks got it
+    got: dict[str, int] = field(default_factory=dict)
+
+    def count(
+        self, chance: float, typed: bool, success: bool, odds: dict[str, float], got: str
+    ) -> None:
+        key = (typed, chance)
+        self.chances[key] = self.chances.get(key, 0) + 1
+        self.won[typed] += success
+        group = self.odds.get(id(odds))
+        if group is None:
+            self.odds[id(odds)] = [odds, 1]
+        else:
+            group[1] += 1
+        self.got[got] = self.got.get(got, 0) + 1
 
 
 @dataclass(slots=True)
@@ -266,10 +293,12 @@ class _Counting:
     attackers: dict[int, str] = field(default_factory=dict)
     #: check record -> its line, so a reveal names what it showed
     labels: dict[int, str] = field(default_factory=dict)
-    by_name: dict[str, list[CheckLine]] = field(default_factory=dict)
-    bands: dict[str, list[Banded]] = field(default_factory=dict)
+    #: each character's checks of known chance, in the order they first rolled one
+    books: dict[str, _Luckbook] = field(default_factory=dict)
     #: each distinct set of band odds (the rules hand out one per kind of check), in floats
     floats: dict[int, tuple[Mapping[str, Fraction], dict[str, float]]] = field(default_factory=dict)
+    #: each distinct chance (the rules hand out one object per kind of check), as a float
+    chances: dict[int, tuple[Fraction, float]] = field(default_factory=dict)
 
     def in_floats(self, odds: Mapping[str, Fraction]) -> dict[str, float]:
         """Band odds as the luck report sums them: converted once for every check sharing
@@ -277,6 +306,14 @@ class _Counting:
         found = self.floats.get(id(odds))
         if found is None or found[0] is not odds:
             found = self.floats[id(odds)] = (odds, {k: float(v) for k, v in odds.items()})
+        return found[1]
+
+    def in_float(self, chance: Fraction) -> float:
+        """A check's chance as the luck report sums it, converted once for every check
+        sharing the same one."""
+        found = self.chances.get(id(chance))
+        if found is None or found[0] is not chance:
+            found = self.chances[id(chance)] = (chance, float(chance))
         return found[1]
 
 
@@ -307,10 +344,7 @@ def summarize(
         _COUNT[type(fact)](counting, seq, enc, round_, fact, undone)
     if not recap.encounters[0].tallies:
         recap.encounters.pop(0)
-    recap.luck = [
-        _character_luck(name, lines, counting.bands.get(name, []))
-        for name, lines in counting.by_name.items()
-    ]
+    recap.luck = [_character_luck(name, book) for name, book in counting.books.items()]
     recap.fairness = _dice_fits(read_)
     return recap
 
@@ -349,9 +383,11 @@ def _check(
     line = CheckLine(seq, name, label, fact.chance, fact.success, fact.band, fact.typed, undone)
     c.recap.checks.append(line)
     if fact.chance is not None:
-        c.by_name.setdefault(name, []).append(line)
+        book = c.books.get(name)
+        if book is None:
+            book = c.books[name] = _Luckbook()
         odds, got = _banded(fact, fact.chance)
-        c.bands.setdefault(name, []).append((c.in_floats(odds), got))
+        book.count(c.in_float(fact.chance), fact.typed, fact.success, c.in_floats(odds), got)
 
 
 def _check_label(c: _Counting, fact: f.Check) -> str:
@@ -466,38 +502,33 @@ _COUNT: dict[type, Callable[..., None]] = {
 }
 
 
-def _character_luck(name: str, lines: list[CheckLine], banded: list[Banded]) -> CharacterLuck:
-    overall = _luck(lines)
+def _character_luck(name: str, book: _Luckbook) -> CharacterLuck:
+    overall: dict[float, int] = {}
     sources = []
     for source, typed in (("margin's dice", False), ("typed dice", True)):
-        subset = [line for line in lines if line.typed is typed]
+        subset = {p: n for (t, p), n in book.chances.items() if t is typed}
         if subset:
-            sources.append((source, _luck(subset)))
-    return CharacterLuck(name, overall, tuple(sources), _band_luck(banded))
+            sources.append((source, luck_of(subset, book.won[typed])))
+        for p, n in subset.items():
+            overall[p] = overall.get(p, 0) + n
+    return CharacterLuck(name, luck_of(overall, sum(book.won)), tuple(sources), _band_luck(book))
 
 
-def _band_luck(banded: list[Banded]) -> tuple[BandLuck, ...]:
+def _band_luck(book: _Luckbook) -> tuple[BandLuck, ...]:
     """The luck in each band of a character's checks (each its bands' odds and the band it
     got), in the order the bands first came; none where the rules gave no bands: won or lost
     alone says no more than the totals."""
-    if not any(odds.keys() - _UNBANDED_NAMES for odds, _ in banded):
+    groups = list(book.odds.values())
+    if not any(odds.keys() - _UNBANDED_NAMES for odds, _ in groups):
         return ()
-    order = dict.fromkeys(band for odds, _ in banded for band in odds)
-    return tuple(
-        BandLuck(
-            band,
-            luck(
-                [odds.get(band, 0.0) for odds, _ in banded],
-                sum(1 for _, got in banded if got == band),
-            ),
-        )
-        for band in order
-    )
-
-
-def _luck(lines: list[CheckLine]) -> Luck:
-    chances: list[Fraction] = [line.chance for line in lines if line.chance is not None]
-    return luck(list(chances), sum(1 for line in lines if line.success))
+    bands = []
+    for band in dict.fromkeys(band for odds, _ in groups for band in odds):
+        chances: dict[float, int] = {}
+        for odds, n in groups:
+            p = odds.get(band, 0.0)
+            chances[p] = chances.get(p, 0) + n
+        bands.append(BandLuck(band, luck_of(chances, book.got.get(band, 0))))
+    return tuple(bands)
 
 
 def recap(
