@@ -124,7 +124,8 @@ class _RecapTable(LiveTable):
 def _feed(reading: Reading, record: Record) -> None:
     """Read one record into a recap: its event as a dict only when the recap reads it."""
     event, drawn = record.event, record.drawn
-    tag = _tag(type(event))
+    kind = type(event)
+    tag = _TAGS.get(kind) or _TAGS.setdefault(kind, str(kind.__struct_config__.tag))
     if drawn is None and not reading.wants(tag):
         reading.read(record.seq, {"type": tag}, None)
         return
@@ -132,8 +133,8 @@ def _feed(reading: Reading, record: Record) -> None:
     reading.read(record.seq, body, msgspec.to_builtins(drawn) if drawn is not None else None)
 
 
-def _tag(kind: type[msgspec.Struct]) -> str:
-    return str(kind.__struct_config__.tag)
+#: each kind of event's tag, as the recap reads it
+_TAGS: dict[type[msgspec.Struct], str] = {}
 
 
 # -- text -----------------------------------------------------------------------
