@@ -484,6 +484,38 @@ def test_a_long_session_draws_one_chart_over_its_encounters(tmp_path: Path) -> N
     assert page.count("<h2>Cellar ") == fights
 
 
+def test_a_campaigns_session_chart_names_the_top_dealers_and_sums_runs_of_encounters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import re
+
+    from margin.core.recap import Encounter, Recap, Tally
+    from margin.tui.text import recap_html
+
+    # a campaign in small: a fresh rat each fight, more of them and more fights than the
+    # chart names and draws one by one
+    monkeypatch.setattr(recap_html, "SESSION_DEALERS", 2)
+    monkeypatch.setattr(recap_html, "SESSION_BARS", 3)
+    recap = Recap("2d10-edge", encounters=[Encounter("Outside", outside=True)])
+    for n in range(1, 8):
+        enc = Encounter(f"Cellar {n}")
+        enc.tallies = {"Kael": Tally("Kael", dealt=10), f"Rat {n}": Tally(f"Rat {n}", dealt=n)}
+        recap.encounters.append(enc)
+    chart = recap_html.session_chart(recap, recap_html.palette(recap))
+    legends = re.findall(r'class="color-\d+ reactive" /><text[^>]*>([^<]*)</text>', chart)
+    assert legends == ["Kael", "Rat 7", "everyone else"]
+    # seven encounters in at most three bars: three a bar, the last one alone
+    assert "(3 encounters a bar)" in chart
+    assert [label for label in ("1-3", "4-6", "7-7") if f">{label}<" in chart] == [
+        "1-3",
+        "4-6",
+        "7-7",
+    ]
+    # each bar sums its encounters: Kael 30, 30, 10; the other rats 1+2+3, 4+5+6, none
+    values = [float(v) for v in re.findall(r'<desc class="value">([0-9.]+)</desc>', chart)]
+    assert values == [30, 30, 10, 0, 0, 7, 6, 15, 0]
+
+
 def _chart_colours(page: str) -> list[tuple[str, dict[str, str]]]:
     """Each chart of an HTML recap: its title and the colour of each series, by its name."""
     import re

@@ -128,21 +128,52 @@ def _colours_of(names: list[str], colours: Mapping[str, str]) -> tuple[str, ...]
 CHARTED_ENCOUNTERS = 20
 
 
+#: the session chart names at most this many dealers, those who dealt the most; the rest
+#: stack as one (a long campaign seats fresh enemies for every fight)
+SESSION_DEALERS = 8
+#: and draws at most this many bars: beyond, each bar sums a run of encounters
+SESSION_BARS = 100
+#: the stack of every dealer the session chart does not name
+OTHERS = "everyone else"
+GREY = "#9e9e9e"
+
+
 def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
-    """Damage dealt in each encounter, stacked by who dealt it."""
+    """Damage dealt in each encounter (or each run of encounters, in a session of more than
+    ``SESSION_BARS``), stacked by who dealt it: the ``SESSION_DEALERS`` who dealt the most
+    by name, everyone else together."""
     fights = [e for e in r.encounters if not e.outside]
-    dealt = [{t.name: t.dealt for t in e.tallies.values()} for e in fights]
-    dealers = list(dict.fromkeys(who for d in dealt for who, n in d.items() if n))
+    dealt = [{t.name: t.dealt for t in e.tallies.values() if t.dealt} for e in fights]
+    totals: dict[str, int] = {}
+    for d in dealt:
+        for who, n in d.items():
+            totals[who] = totals.get(who, 0) + n
+    named = set(sorted(totals, key=lambda who: -totals[who])[:SESSION_DEALERS])
+    dealers = [who for who in totals if who in named]  # in the order they first dealt
+    if len(totals) > len(named):
+        dealers.append(OTHERS)
+    per = -(-len(fights) // SESSION_BARS)  # encounters a bar
+    bars: list[dict[str, int]] = []
+    for first in range(0, len(fights), per):
+        bar: dict[str, int] = {}
+        for d in dealt[first : first + per]:
+            for who, n in d.items():
+                key = who if who in named else OTHERS
+                bar[key] = bar.get(key, 0) + n
+        bars.append(bar)
     chart = _chart(
         pygal.StackedBar,
-        "Damage dealt by encounter",
-        _colours_of(dealers, colours),
-        x_title="encounter",
-        show_x_labels=len(fights) <= 40,
+        "Damage dealt by encounter" + (f" ({per} encounters a bar)" if per > 1 else ""),
+        _colours_of(dealers, {**colours, OTHERS: GREY}),
+        x_title="encounter" if per == 1 else "encounters",
+        show_x_labels=len(bars) <= 40,
     )
-    chart.x_labels = [str(n) for n in range(1, len(fights) + 1)]
+    chart.x_labels = [
+        str(first + 1) if per == 1 else f"{first + 1}-{min(first + per, len(fights))}"
+        for first in range(0, len(fights), per)
+    ]
     for who in dealers:
-        chart.add(who, [d.get(who, 0) for d in dealt])
+        chart.add(who, [bar.get(who, 0) for bar in bars])
     return _svg(chart)
 
 
