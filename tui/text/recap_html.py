@@ -144,23 +144,10 @@ def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
     by name, everyone else together."""
     fights = [e for e in r.encounters if not e.outside]
     dealt = [{t.name: t.dealt for t in e.tallies.values() if t.dealt} for e in fights]
-    totals: dict[str, int] = {}
-    for d in dealt:
-        for who, n in d.items():
-            totals[who] = totals.get(who, 0) + n
-    named = set(sorted(totals, key=lambda who: -totals[who])[:SESSION_DEALERS])
-    dealers = [who for who in totals if who in named]  # in the order they first dealt
-    if len(totals) > len(named):
-        dealers.append(OTHERS)
+    named, dealers = _top_dealers(dealt)
     per = -(-len(fights) // SESSION_BARS)  # encounters a bar
-    bars: list[dict[str, int]] = []
-    for first in range(0, len(fights), per):
-        bar: dict[str, int] = {}
-        for d in dealt[first : first + per]:
-            for who, n in d.items():
-                key = who if who in named else OTHERS
-                bar[key] = bar.get(key, 0) + n
-        bars.append(bar)
+    firsts = range(0, len(fights), per)
+    bars = [_bar(dealt[first : first + per], named) for first in firsts]
     chart = _chart(
         pygal.StackedBar,
         "Damage dealt by encounter" + (f" ({per} encounters a bar)" if per > 1 else ""),
@@ -168,13 +155,36 @@ def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
         x_title="encounter" if per == 1 else "encounters",
         show_x_labels=len(bars) <= 40,
     )
+    last = len(fights)
     chart.x_labels = [
-        str(first + 1) if per == 1 else f"{first + 1}-{min(first + per, len(fights))}"
-        for first in range(0, len(fights), per)
+        str(first + 1) if per == 1 else f"{first + 1}-{min(first + per, last)}" for first in firsts
     ]
     for who in dealers:
         chart.add(who, [bar.get(who, 0) for bar in bars])
     return _svg(chart)
+
+
+def _top_dealers(dealt: list[dict[str, int]]) -> tuple[set[str], list[str]]:
+    """Who the session chart names (those who dealt the most), and its stacks in the order
+    their dealers first dealt, ``OTHERS`` last when anyone else dealt too."""
+    totals: dict[str, int] = {}
+    for d in dealt:
+        for who, n in d.items():
+            totals[who] = totals.get(who, 0) + n
+    named = set(sorted(totals, key=lambda who: -totals[who])[:SESSION_DEALERS])
+    stacks = [who for who in totals if who in named]
+    return named, stacks + [OTHERS] if len(totals) > len(named) else stacks
+
+
+def _bar(run: list[dict[str, int]], named: set[str]) -> dict[str, int]:
+    """One bar of the session chart: the damage each named dealer dealt in a run of
+    encounters, and everyone else's together."""
+    bar: dict[str, int] = {}
+    for d in run:
+        for who, n in d.items():
+            key = who if who in named else OTHERS
+            bar[key] = bar.get(key, 0) + n
+    return bar
 
 
 #: the luck chart's bars stand for at most this many characters: those with the most
