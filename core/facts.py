@@ -15,6 +15,8 @@ from typing import Any
 
 import msgspec
 
+from .inputs import is_whole
+
 
 class Check(msgspec.Struct, frozen=True):
     """A roll that succeeds or fails, with its exact chance when the reader may know it."""
@@ -107,9 +109,7 @@ Reader = Callable[[dict[str, Any]], list[Fact]]
 def number(event: dict[str, Any], name: str) -> int | None:
     """A whole-number field of an event, or None when it is absent (cut by the lens)."""
     value = event.get(name)
-    # as JSON has them: an int, not a bool (``is_whole``), tested the quick way, since a
-    # recap asks this of most fields of every record
-    return value if type(value) is int else None
+    return value if is_whole(value) else None
 
 
 def typed(event: dict[str, Any]) -> bool:

@@ -159,7 +159,7 @@ class Luck:
 def luck(chances: Sequence[Chance], actual: int) -> Luck:
     """Expected vs actual successes, and how likely a result this far from expected was
     (at least as many successes, or for bad luck at most as many)."""
-    return _luck(_counted(chances), actual)
+    return luck_of(Counter(map(float, chances)), actual)
 
 
 def luck_of(chances: Mapping[float, int], actual: int) -> Luck:

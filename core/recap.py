@@ -297,25 +297,31 @@ class _Counting:
     labels: dict[int, str] = field(default_factory=dict)
     #: each character's checks of known chance, in the order they first rolled one
     books: dict[str, _Luckbook] = field(default_factory=dict)
-    #: each distinct set of band odds (the rules hand out one per kind of check), in floats
-    floats: dict[int, tuple[Mapping[str, Fraction], dict[str, float]]] = field(default_factory=dict)
-    #: each distinct chance (the rules hand out one object per kind of check), as a float
-    chances: dict[int, tuple[Fraction, float]] = field(default_factory=dict)
+    #: each distinct set of band odds and each distinct chance (the rules hand out one
+    #: object per kind of check), by its id, with what the luck report sums of it in floats
+    floats: dict[int, tuple[object, Any]] = field(default_factory=dict)
 
     def in_floats(self, odds: Mapping[str, Fraction]) -> dict[str, float]:
         """Band odds as the luck report sums them: converted once for every check sharing
         them."""
-        found = self.floats.get(id(odds))
-        if found is None or found[0] is not odds:
-            found = self.floats[id(odds)] = (odds, {k: float(v) for k, v in odds.items()})
-        return found[1]
+        found: dict[str, float] = self._converted(
+            odds, lambda: {k: float(v) for k, v in odds.items()}
+        )
+        return found
 
     def in_float(self, chance: Fraction) -> float:
         """A check's chance as the luck report sums it, converted once for every check
         sharing the same one."""
-        found = self.chances.get(id(chance))
-        if found is None or found[0] is not chance:
-            found = self.chances[id(chance)] = (chance, float(chance))
+        found: float = self._converted(chance, lambda: float(chance))
+        return found
+
+    def _converted(self, shared: object, convert: Callable[[], Any]) -> Any:
+        """``convert()`` of an object many checks share, worked out once: kept by the
+        object's id, with the object itself, so an id that a dead object's left behind
+        is never taken for it."""
+        found = self.floats.get(id(shared))
+        if found is None or found[0] is not shared:
+            found = self.floats[id(shared)] = (shared, convert())
         return found[1]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import gc
 import getpass
 import io
 import json
@@ -393,14 +392,11 @@ def cmd_salvage(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     key = _key(args)
-    collect = gc.isenabled()
-    gc.disable()
-    try:
-        with open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f:
-            count = import_table(f, args.file, args.path, key)
-    finally:
-        if collect:
-            gc.enable()
+    with (
+        startup.collector_paused(),
+        open(args.file, "rb") if args.file != "-" else sys.stdin.buffer as f,
+    ):
+        count = import_table(f, args.file, args.path, key)
     print(f"imported {count} records into {display_name(args.path)}")
     return 0
 

@@ -8,11 +8,15 @@ the screen calls ``resume`` once it has drawn its first frame: what was built by
 frozen (``gc.freeze``: left out of every later collection, which then walks only what the
 session adds) and the collector runs again. A process that paused nothing resumes nothing,
 so screens run under tests keep the collector as it was.
+
+``collector_paused`` stops it over one stretch of such work, inside a screen or not.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 
 _paused = False
 
@@ -32,3 +36,16 @@ def resume() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The collector stopped while a stretch of work (a fold, a snapshot decoded, an
+    import) builds objects that stay alive, and started again after it, if it ran before."""
+    collect = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collect:
+            gc.enable()

@@ -34,6 +34,7 @@ from margin.events import (
 from .dicekeys import DiceKeys
 from .keys import sign_as_gm, signing_key
 from .notices import per_table
+from .startup import collector_paused
 
 #: records folded at a time while catching up: a screen reading the table waits at most one
 #: stretch of this many folds, however many records another process appended
@@ -94,13 +95,8 @@ class Table:
         store.snapshot_files = per_table("snapshots", store.name, "")
         # the collector paused while the snapshot is decoded, as while folding (catch_up):
         # what it allocates stays alive, and is frozen out of collections once folded
-        collect = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             self.projection = self._restore(every)
-        finally:
-            if collect:
-                gc.enable()
         #: where dice come from: None, the session's committed seed (``core.fairness``)
         self.dice: Dice | None = None
         self._keys: DiceKeys | None = None
@@ -303,17 +299,16 @@ class Table:
         future collections.
         """
         new: list[Record] = []
-        collect = gc.isenabled()
-        gc.disable()
         try:
-            records: Iterable[Record] = self.store.records(self.projection.seq, self.upto)
-            if keep:
-                # a stretch at a time: each is read without the lock, then folded holding it
-                while stretch := list(itertools.islice(records, FOLD_STRETCH)):
-                    new.extend(stretch)
-                    self._extend(stretch)
-            else:
-                self._extend(records)
+            with collector_paused():
+                records: Iterable[Record] = self.store.records(self.projection.seq, self.upto)
+                if keep:
+                    # a stretch at a time: each is read without the lock, then folded holding it
+                    while stretch := list(itertools.islice(records, FOLD_STRETCH)):
+                        new.extend(stretch)
+                        self._extend(stretch)
+                else:
+                    self._extend(records)
         except (StoreError, RuleError, MemoryError, KeyboardInterrupt):
             raise
         except Exception as exc:
@@ -322,9 +317,6 @@ class Table:
                 f"{self.store.name}: {self._damaged()} is damaged ({type(exc).__name__}: {exc}); "
                 f"margin verify {self.store.name} says more"
             ) from None
-        finally:
-            if collect:
-                gc.enable()
         if len(new) > 10_000 or not keep:
             gc.freeze()
         self.store.refresh()
