@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support import pilot_test, play, saved_table, settled
 
-from margin.core.commands import Note
+from margin.core.commands import Note, Undo
 from margin.events import Record
 from margin.tui.screens import app as appmod
 from margin.tui.screens.widgets import LogView
@@ -112,3 +112,46 @@ async def test_a_scrollbar_that_appears_shows_where_the_log_is_scrolled(tmp_path
             assert log.show_vertical_scrollbar
             assert log.scroll_y == log.max_scroll_y > 0
             assert log.vertical_scrollbar.position == log.scroll_y
+
+
+def strips(log: LogView) -> list[Any]:
+    height = log.scrollable_content_region.height
+    return [log.render_line(y) for y in range(height)]
+
+
+def struck(strip: Any) -> bool:
+    return any(seg.style is not None and seg.style.strike for seg in strip)
+
+
+@pilot_test
+async def test_a_line_is_drawn_again_only_when_its_row_changes(tmp_path: Path) -> None:
+    # A record arriving scrolls the log by a line: every other line on screen is one
+    # already drawn, and is not drawn again; a row that changes (undone, struck through)
+    # is drawn anew.
+    path = saved_table(tmp_path / "t.margin", "d100-under", "redraws", Note(text="a bell"))
+    writer = Table.open(path)
+    app = play(path)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settled(pilot)
+            log = app.query_one(LogView)
+            before = strips(log)
+            assert "a bell" in before[-1].text
+            writer.execute(Note(text="a drum"))
+            app.follow()
+            await settled(pilot)
+            after = strips(log)
+            assert "a drum" in after[-1].text
+            # the screen moved up a line: the same drawn lines, one place higher
+            assert all(a is b for a, b in zip(after[:-1], before[1:], strict=True))
+            writer.execute(Undo())
+            app.follow()
+            await settled(pilot)
+            undone = strips(log)
+            drum = next(s for s in undone if "a drum" in s.text)
+            assert struck(drum)
+            assert not any(struck(s) for s in after)
+            bell = next(s for s in undone if "a bell" in s.text)
+            assert bell is after[-2]
+    finally:
+        writer.close()

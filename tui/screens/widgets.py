@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -16,7 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
@@ -395,6 +396,18 @@ class LogView(ScrollView, can_focus=True):
         #: the last record that fits the screen from the top, and the size it was found at
         self._first: tuple[tuple[int, int, int], int] = ((-1, -1, -1), 0)
         self._layout: tuple[tuple[int, ...], list[Text], int] = ((), [], 0)
+        #: what each of the layout's lines shows (its row, the wrapping, the line of the
+        #: row), None for a line of no row: what the drawn lines are kept by
+        self._shows: list[Hashable] = []
+        #: the rows on screen as wrapped lines, and their lines as drawn (``_drawn``), kept
+        #: from one layout to the next: a record arriving scrolls the log by a line or
+        #: two, and every other line on screen is one already drawn (a table watched by
+        #: many players draws each new record on every seat's screen)
+        self._wraps: dict[tuple[LogRow, int, int], list[Text]] = {}
+        self._drawn: dict[tuple[Hashable, Style, int], Strip] = {}
+        #: what a frame's lines are drawn from (the panel's style and width, the layout),
+        #: read once a frame (``render_lines``) rather than once a line
+        self._frame: tuple[Style, int, list[Text]] | None = None
         self.lowest = 0
         #: on a narrow screen: numbers only as wide as they need
         self.narrow = False
@@ -520,12 +533,17 @@ class LogView(ScrollView, can_focus=True):
         if self._layout[0] == key:
             return self._layout
         console = self.app.console
+        wraps: dict[tuple[LogRow, int, int], list[Text]] = {}
 
-        def lines_of(index: int) -> list[Text]:
+        def lines_of(index: int) -> list[tuple[Hashable, Text]]:
             row = self._row(index)
-            return wrap_row(row, width, console, digits) if row else [Text()]
+            if row is None:
+                return [(None, Text())]
+            shows = (row, width, digits)
+            lines = wraps[shows] = self._wraps.get(shows) or wrap_row(row, width, console, digits)
+            return [((shows, n), line) for n, line in enumerate(lines)]
 
-        lines: list[Text] = []
+        lines: list[tuple[Hashable, Text]] = []
         whole = 0
         index = lowest
         while index >= 0 and len(lines) < height:
@@ -542,20 +560,40 @@ class LogView(ScrollView, can_focus=True):
             lines = lines[:height]
         else:
             lines = lines[-height:]
-        self._layout = (key, lines, whole)
+        self._wraps = wraps
+        self._shows = [shows for shows, _ in lines]
+        shown = set(self._shows)
+        self._drawn = {at: strip for at, strip in self._drawn.items() if at[0] in shown}
+        self._layout = (key, [line for _, line in lines], whole)
         return self._layout
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        style = self.rich_style
+    def render_lines(self, crop: Region) -> list[Strip]:
         lines = self.screen_lines()[1] if self._count else []
+        self._frame = (self.rich_style, self.scrollable_content_region.width, lines)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def render_line(self, y: int) -> Strip:
+        if self._frame is None:
+            lines = self.screen_lines()[1] if self._count else []
+            style, width = self.rich_style, self.scrollable_content_region.width
+        else:
+            style, width, lines = self._frame
         if y >= len(lines):
             return Strip.blank(width, style)
-        text = lines[y].copy()
-        text.stylize_before(style)
-        return Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(
-            0, width, style
-        )
+        shows = self._shows[y]
+        drawn = self._drawn.get((shows, style, width)) if shows is not None else None
+        if drawn is None:
+            text = lines[y].copy()
+            text.stylize_before(style)
+            drawn = Strip(list(text.render(self.app.console)), text.cell_len).crop_extend(
+                0, width, style
+            )
+            if shows is not None:
+                self._drawn[shows, style, width] = drawn
+        return drawn
 
 
 class OddsBar(Static):
