@@ -18,6 +18,10 @@ Then:
    pages split between the processes that share them), per session.
 3. idle CPU: the host and all its sessions' processor time over 10 s with
    nothing happening, as a share of one core.
+4. the floor: a bare Textual screen of a seat's shape (``bench/bare_seat.py``: a header,
+   a side panel, a log scrolled to a new line, none of margin's work) in a 100x30
+   pseudo-terminal, updated as often as the commits come; its processor time an update,
+   against what a session of margin spends a commit, and what 21 of them would need.
 
 The host tells its sessions of each commit (``margin.tui.host.commits``); with
 ``--untold`` it tells them nothing, and each session asks the table 50 times a
@@ -28,14 +32,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import fcntl
 import itertools
 import os
+import pty
 import random
 import re
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 import time
 from pathlib import Path
 
@@ -175,6 +185,28 @@ def lengthen(table: Table, path: Path, records: int) -> None:
     LiveTable.open_live(str(path), readonly=True, lens=True).close()
 
 
+def bare_seat(count: int, folder: Path) -> float:
+    """The processor time an update of ``bench/bare_seat.py`` takes (ms), run in a 100x30
+    pseudo-terminal whose output is read and dropped, as a terminal would take it."""
+    out = folder / "bare.txt"
+    main, sub = pty.openpty()
+    fcntl.ioctl(sub, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    program = [sys.executable, str(Path(__file__).parent / "bare_seat.py"), str(count), str(out)]
+    child = subprocess.Popen(program, stdin=sub, stdout=sub, stderr=sub, start_new_session=True)
+    os.close(sub)
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):
+            while os.read(main, 65536):
+                pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    child.wait(count * 0.25 + 60)
+    os.close(main)
+    return float(out.read_text())
+
+
 def host_port(host: subprocess.Popen[str]) -> int:
     """The SSH port a started ``margin host`` says it listens on, once it is hosting."""
     assert host.stdout is not None
@@ -242,6 +274,7 @@ async def run(players: int, count: int, folder: Path, records: int, untold: bool
         host.wait(20)
         table.close()
 
+    floor = bare_seat(count, folder)
     sessions = len(screens)
     print(
         f"margin host: {players} player sessions and the GM over SSH, {count} commits each "
@@ -269,6 +302,12 @@ async def run(players: int, count: int, folder: Path, records: int, untold: bool
     print(
         f"  idle CPU, host and {sessions} sessions: {idle * 100:.1f}% of one core "
         f"({idle * 100 / sessions:.2f}% a session)"
+    )
+    print(
+        f"  the floor: a bare Textual screen of a seat's shape takes {floor:.1f} ms an update "
+        f"(a session {busy / count / sessions * 1000 / floor:.2f}x that); {sessions} of them "
+        f"{floor * sessions:.0f} ms, against {2 * 165} ms of two cores between commits "
+        f"165 ms apart on average"
     )
 
 
