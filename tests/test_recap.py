@@ -7,9 +7,11 @@ rules text, not read back from margin.
 from __future__ import annotations
 
 import contextlib
+import random
 import resource
 import signal
 from collections.abc import Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +91,50 @@ def test_a_binomial_keeps_every_term_that_is_not_negligible(n: int, p: float) ->
     dist = _binomial(n, p)
     assert dist.offset == kept[0]
     assert dist.weights == tuple(terms[kept[0] : kept[-1] + 1])
+
+
+def exact_distribution(chances: list[Fraction]) -> list[Fraction]:
+    """P(successes = j) of independent checks for each j, in exact fractions."""
+    dist = [Fraction(1)]
+    for p in chances:
+        dist = [
+            (dist[j] if j < len(dist) else 0) * (1 - p) + (dist[j - 1] * p if j else 0)
+            for j in range(len(dist) + 1)
+        ]
+    return dist
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_dropped_terms_change_no_tail_by_more_than_a_billionth(seed: int) -> None:
+    # a session's mix of chances (some shared, some sure or impossible), against the
+    # distribution worked out in exact fractions, at every count
+    rng = random.Random(seed)
+    odds = [Fraction(rng.randint(1, 99), 100) for _ in range(6)] + [Fraction(1), Fraction(0)]
+    chances = [rng.choice(odds) for _ in range(rng.randint(50, 160))]
+    dist = successes(chances)
+    exact = exact_distribution(chances)
+    for k in range(-1, len(chances) + 2):
+        at_least = sum(exact[max(k, 0) :], Fraction(0))
+        at_most = sum(exact[: max(k + 1, 0)], Fraction(0))
+        assert abs(dist.at_least(k) - float(at_least)) < 1e-9
+        assert abs(dist.at_most(k) - float(at_most)) < 1e-9
+        # a possible count is never said impossible, nor an impossible one possible
+        assert (dist.at_least(k) > 0) == (at_least > 0)
+        assert (dist.at_most(k) > 0) == (at_most > 0)
+        assert (dist.at_least(k) < 1) == (at_least < 1)
+        assert (dist.at_most(k) < 1) == (at_most < 1)
+
+
+def test_a_run_too_lucky_to_keep_in_the_distribution_is_below_a_tenth_of_a_percent() -> None:
+    # two hundred coin flips all won: 2**-200, far below the terms kept; still possible,
+    # and the report says so; more wins than there were checks cannot be
+    lucky = luck([0.5] * 200, 200)
+    assert 0 < lucky.at_least < 1e-15
+    assert lucky.percent == "<0.1%"
+    assert 0 < luck([0.5] * 200, 0).at_most < 1e-15
+    assert luck([0.5] * 200, 0).percent == "<0.1%"
+    assert luck([0.5] * 200, 201).at_least == 0.0
+    assert luck([1.0] * 10, 10).at_least == 1.0
 
 
 def test_bad_luck_is_the_chance_of_as_few_or_fewer() -> None:
