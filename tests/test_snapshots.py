@@ -25,6 +25,7 @@ from margin.core import projection as projection_module
 from margin.core import snapshot as snapshots
 from margin.core.lens import PlayerLens, player_state
 from margin.events import Snapshot, Store, open_store
+from margin.events.sqlite import SQLiteStore
 from margin.tui.table.reader import LiveTable, View
 from margin.tui.table.table import Table
 
@@ -139,6 +140,60 @@ def test_a_snapshot_good_bad_or_gone_gives_the_state_of_the_whole_fold(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         check_snapshots(Path(tmp), system, steps, cut)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=actions)
+def test_a_players_index_read_beside_the_opening_fold_is_the_whole_logs(
+    system: str, steps: list[Any]
+) -> None:
+    # A player's table opening from no snapshot indexes the log for players as its fold
+    # reads it, for a reader none is addressed to; it keeps that index only for a player
+    # nothing up to there is addressed to (a whisper, an ask), and reads the log again
+    # for one something is. Either way: the index of the whole log, read for that player.
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.margin"
+        play(path, system, [(n, *step) for n, step in enumerate(steps)], "Zyxquil").close()
+        names = [sheet["name"] for sheet in _demo_sheets(system)[0]]
+        for player in (None, *names):
+            with open_store(path) as store:
+                store.drop_snapshots()
+            live = LiveTable.open_live(str(path), readonly=True, lens=True, player=player)
+            try:
+                reader = live.reader
+                assert reader is not None
+                alone = PlayerLens(live.state.revealed, reader.reader)
+                alone.feed(live.store.records(0, live.projection.seq))
+                assert snapshots.encode_lens(reader) == snapshots.encode_lens(alone)
+                assert (reader.reader is None) == (player is None)
+            finally:
+                live.close()
+
+
+def test_a_players_table_opening_from_no_snapshot_reads_the_log_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "t.margin"
+    play(path, "2d10-edge", [(n, "note", 0, n) for n in range(40)], "Zyxquil").close()
+    player = _demo_sheets("2d10-edge")[0][0]["name"]
+    with open_store(path) as store:
+        store.drop_snapshots()
+        last = store.last_seq
+    read: list[int] = []
+    records = SQLiteStore.records
+
+    def counted(self: SQLiteStore, after: int = 0, upto: int | None = None) -> Any:
+        for record in records(self, after, upto):
+            read.append(record.seq)
+            yield record
+
+    monkeypatch.setattr(SQLiteStore, "records", counted)
+    live = LiveTable.open_live(str(path), readonly=True, lens=True, player=player)
+    live.close()
+    assert sorted(read) == list(range(1, last + 1))
+    assert live.reader is not None
+    assert live.reader.last == last
 
 
 def test_the_wrong_snapshot_would_be_caught(tmp_path: Path) -> None:

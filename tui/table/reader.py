@@ -83,6 +83,10 @@ class LiveTable(Table):
         self.reads = reads or store
         self.reader: PlayerLens | None = None
         self.seqs: Sequence[int] = range(0)
+        #: while a player's table opens from no snapshot, the players' index of a reader
+        #: none is addressed to, fed as the fold reads the log (``_opened`` keeps it for
+        #: this player when nothing up to there is addressed to them)
+        self._early = PlayerLens() if lens else None
         self._ready = False
         super().__init__(store, every)
         self._ready = True
@@ -134,16 +138,36 @@ class LiveTable(Table):
             return
         revealed = self.projection.state.revealed
         who = self._reader_id()
+        early, self._early = self._early, None
         found = self._snapshot_reader(revealed)
+        # where the index the table goes on from was read from: the snapshot's, or the log's
+        # first record (one fed beside the fold, or read now)
+        since = 0
         if found is not None and serves(self.projection.history, who, found.last):
-            found.reader = who
+            since = found.last
+        elif (
+            early is not None and early.last == upto and serves(self.projection.history, who, upto)
+        ):
+            found = early
         else:
             found = None
         self.reader = found or PlayerLens(revealed, who)
-        start = self.reader.last
-        self.reader.feed(self.store.records(start, upto))
+        self.reader.reader, self.reader.revealed = who, revealed
+        self.reader.feed(self.store.records(self.reader.last, upto))
         self.seqs = self.reader.seqs
-        self.keep_snapshot(0 if upto - start >= self.snapshot_every else self.snapshot_due())
+        self.keep_snapshot(0 if upto - since >= self.snapshot_every else self.snapshot_due())
+
+    def _index_early(self, records: Iterable[Record]) -> Iterator[Record]:
+        """Records as the opening fold reads them, each indexed for players on the way (a
+        fold that starts past the first record, from a snapshot, leaves them unindexed)."""
+        for record in records:
+            early = self._early
+            if early is not None:
+                if record.seq == early.last + 1:
+                    early.index(record)
+                else:
+                    self._early = None
+            yield record
 
     def _reader_id(self) -> str | None:
         """The id of the player's character who reads (None: a reader none is addressed to)."""
@@ -171,8 +195,8 @@ class LiveTable(Table):
             self.seqs = range(1, self.projection.seq + 1)
 
     def _extend(self, records: Iterable[Record]) -> None:
-        if not self._ready:  # opening: folded as read, then indexed in one pass
-            super()._extend(records)
+        if not self._ready:  # opening: folded and indexed as read, or indexed once open
+            super()._extend(self._index_early(records) if self._early is not None else records)
             return
         kept = list(records)
         with self.lock:
