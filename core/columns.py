@@ -127,8 +127,19 @@ class Column(Positions[int]):
 
     def holds(self, value: int) -> bool:
         """Whether a sorted column holds ``value`` (one binary search)."""
-        i = self.bisect_left(value)
-        return i < len(self) and self[i] == value
+        return self.find(value) >= 0
+
+    def find(self, value: int) -> int:
+        """The position of ``value`` in a sorted column, -1 where it holds none (one binary
+        search, in the base or the tail, with no layer of ``Positions`` between)."""
+        n = self._n
+        if not n or self._base[n - 1] < value:
+            tail = self._tail
+            i = bisect.bisect_left(tail, value)
+            return n + i if i < len(tail) and tail[i] == value else -1
+        base = self._base
+        i = bisect.bisect_left(base, value)
+        return i if base[i] == value else -1
 
     def data(self) -> memoryview:
         """The column's bytes, for a snapshot (a copy: the column may go on)."""

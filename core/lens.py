@@ -267,14 +267,13 @@ class Numbers(Mapping[int, int]):
         self.seqs = seqs
 
     def __getitem__(self, seq: int) -> int:
-        seqs = self.seqs
-        i = seqs.bisect_left(seq)
-        if i < len(seqs) and seqs[i] == seq:
-            return i + 1
-        raise KeyError(seq)
+        i = self.seqs.find(seq)
+        if i < 0:
+            raise KeyError(seq)
+        return i + 1
 
     def __contains__(self, seq: object) -> bool:
-        return isinstance(seq, int) and self.seqs.holds(seq)
+        return isinstance(seq, int) and self.seqs.find(seq) >= 0
 
     def __len__(self) -> int:
         return len(self.seqs)

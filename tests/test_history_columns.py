@@ -14,7 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from margin.core import snapshot as snapshots
+from margin.core.columns import Column
 from margin.core.history import Commands, History
+from margin.core.lens import Numbers
 from margin.core.state import TableState
 from margin.events import Noted, Record, Undone
 from margin.tui.table.reader import Skipping
@@ -122,3 +124,25 @@ def test_a_replay_as_corrected_lists_the_records_less_the_skipped(
         with pytest.raises(IndexError):
             corrected[place]
     assert bisect.bisect_right(corrected, place) == bisect.bisect_right(kept, place)
+
+
+@given(
+    st.lists(st.integers(-50, 50), unique=True, max_size=20),
+    st.integers(0, 20),
+    st.booleans(),
+    st.integers(-60, 60),
+)
+def test_a_sorted_column_finds_a_number_where_a_list_would(
+    numbers: list[int], split: int, mapped: bool, wanted: int
+) -> None:
+    # part of the column on a snapshot's bytes (mapped or copied), the rest appended after
+    numbers.sort()
+    base, tail = numbers[:split], numbers[split:]
+    column = Column("q", array("q", base).tobytes(), mapped)
+    column.extend(tail)
+    place = numbers.index(wanted) if wanted in numbers else -1
+    assert column.find(wanted) == place
+    assert column.holds(wanted) == (place >= 0)
+    lens_numbers = Numbers(column)
+    assert (wanted in lens_numbers) == (place >= 0)
+    assert lens_numbers.get(wanted) == (place + 1 if place >= 0 else None)
