@@ -6,8 +6,8 @@ a chance form one binomial (computed term by term from the log-gamma
 function, so a thousand checks do not overflow), and the binomials are
 convolved. Terms below 1e-16 are dropped: that is below the rounding of a sum
 that reaches 1, all of them together cannot change a percentage, and the
-distributions of a long session's checks keep a third fewer terms than at 1e-40
-(their convolutions cost half as much). A count whose terms were all dropped
+distributions of a long session's checks keep about 40% fewer terms than at
+1e-40 (their convolutions cost about a third as much). A count whose terms were all dropped
 is still possible: its tail reads as below 0.1%, never as 0%.
 """
 
