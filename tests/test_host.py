@@ -590,6 +590,21 @@ async def test_an_unexpected_error_in_a_hosted_session_is_one_line(tmp_path, mon
     assert said == "margin: this session ended on an error margin did not expect (KeyError)"
 
 
+def test_a_second_unexpected_error_on_the_way_out_adds_nothing(tmp_path, capsys):
+    # a timer that fires again before the session has closed: still the one line
+    table = build_table(tmp_path / "fight.margin")
+    app = session_app(str(table), "Zed")
+    try:
+        app._handle_exception(KeyError(HIDDEN_NAME))
+        app._handle_exception(ValueError(HIDDEN_NAME))
+        app._print_error_renderables()
+    finally:
+        app.table.close()
+    shown = capsys.readouterr()
+    said = (shown.out + shown.err).strip()
+    assert said == "margin: this session ended on an error margin did not expect (KeyError)"
+
+
 STUCK_SESSION = """
 import asyncio, time
 from margin.tui.host import session

@@ -67,10 +67,17 @@ class Hosted(TableApp):
         if isinstance(event.widget, Input):
             event.widget.cursor_blink = False
 
+    #: whether an unexpected error has ended the session (said once, in one line)
+    _ended = False
+
     def _fatal_error(self) -> None:
         # Textual's report of an unexpected error shows source lines, install paths and
         # local values (a table's state among them) to whoever holds the terminal: a
-        # hosted seat gets one line instead.
+        # hosted seat gets one line instead. A second error on the way out (a timer that
+        # fired again) adds nothing: Textual would print a note of it, naming its tools.
+        if self._ended:
+            return
+        self._ended = True
         error = self._exception
         kind = type(error).__name__ if error is not None else "error"
         self.panic(f"margin: this session ended on an error margin did not expect ({kind})")

@@ -407,7 +407,7 @@ class LogView(ScrollView, can_focus=True):
         self._drawn: dict[tuple[Hashable, Style, int], Strip] = {}
         #: what a frame's lines are drawn from (the panel's style and width, the layout),
         #: read once a frame (``render_lines``) rather than once a line
-        self._frame: tuple[Style, int, list[Text]] | None = None
+        self._frame: tuple[Style, int, list[Text], list[Hashable]] | None = None
         self.lowest = 0
         #: on a narrow screen: numbers only as wide as they need
         self.narrow = False
@@ -569,7 +569,8 @@ class LogView(ScrollView, can_focus=True):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         lines = self.screen_lines()[1] if self._count else []
-        self._frame = (self.rich_style, self.scrollable_content_region.width, lines)
+        width = self.scrollable_content_region.width
+        self._frame = (self.rich_style, width, lines, self._shows)
         try:
             return super().render_lines(crop)
         finally:
@@ -578,12 +579,12 @@ class LogView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         if self._frame is None:
             lines = self.screen_lines()[1] if self._count else []
-            style, width = self.rich_style, self.scrollable_content_region.width
+            style, width, at = self.rich_style, self.scrollable_content_region.width, self._shows
         else:
-            style, width, lines = self._frame
+            style, width, lines, at = self._frame
         if y >= len(lines):
             return Strip.blank(width, style)
-        shows = self._shows[y]
+        shows = at[y]
         drawn = self._drawn.get((shows, style, width)) if shows is not None else None
         if drawn is None:
             text = lines[y].copy()
