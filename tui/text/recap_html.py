@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from html import escape
 
 import pygal
@@ -210,11 +211,11 @@ def luck_chart(r: Recap) -> str:
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
     out = ["<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>"]
-    for row in rows:
-        out.append("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>")
+    out += ["<tr>" + "".join(map(_cell, row)) + "</tr>" for row in rows]
     return "\n".join(out) + "</table>"
 
 
+@lru_cache(maxsize=8192)
 def _cell(text: str) -> str:
     """A cell, numbers right-aligned and words left."""
     numeric = text[:1].isdigit() or text[:1] in "<>-"
