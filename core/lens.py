@@ -191,11 +191,8 @@ class Verdicts:
         self._which.append(place)
 
     def get(self, seq: int) -> Masking | None:
-        seqs = self._seqs
-        i = seqs.bisect_left(seq)
-        if i < len(seqs) and seqs[i] == seq:
-            return self._kinds[self._which[i]]
-        return None
+        i = self._seqs.find(seq)
+        return self._kinds[self._which[i]] if i >= 0 else None
 
     def index_data(self) -> VerdictsIndex:
         return VerdictsIndex(self._seqs.data(), self._which.data(), self._kinds)
@@ -227,9 +224,8 @@ class Unseen:
         self._ends.append(len(self._events))
 
     def get(self, seq: int) -> Event | None:
-        seqs = self._seqs
-        i = seqs.bisect_left(seq)
-        if i == len(seqs) or seqs[i] != seq:
+        i = self._seqs.find(seq)
+        if i < 0:
             return None
         start = self._ends[i - 1] if i else 0
         event: Event = _event_decoder.decode(self._events.read(start, self._ends[i]))
