@@ -567,21 +567,21 @@ class LogView(ScrollView, can_focus=True):
         self._layout = (key, [line for _, line in lines], whole)
         return self._layout
 
-    def render_lines(self, crop: Region) -> list[Strip]:
+    def _frame_now(self) -> tuple[Style, int, list[Text], list[Hashable]]:
+        """What the panel's lines are drawn from now: its style, its width, the layout's
+        lines and what each shows."""
         lines = self.screen_lines()[1] if self._count else []
-        width = self.scrollable_content_region.width
-        self._frame = (self.rich_style, width, lines, self._shows)
+        return self.rich_style, self.scrollable_content_region.width, lines, self._shows
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._frame = self._frame_now()
         try:
             return super().render_lines(crop)
         finally:
             self._frame = None
 
     def render_line(self, y: int) -> Strip:
-        if self._frame is None:
-            lines = self.screen_lines()[1] if self._count else []
-            style, width, at = self.rich_style, self.scrollable_content_region.width, self._shows
-        else:
-            style, width, lines, at = self._frame
+        style, width, lines, at = self._frame or self._frame_now()
         if y >= len(lines):
             return Strip.blank(width, style)
         shows = at[y]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
 from html import escape
@@ -168,11 +169,10 @@ def session_chart(r: Recap, colours: Mapping[str, str]) -> str:
 def _top_dealers(dealt: list[dict[str, int]]) -> tuple[set[str], list[str]]:
     """Who the session chart names (those who dealt the most), and its stacks in the order
     their dealers first dealt, ``OTHERS`` last when anyone else dealt too."""
-    totals: dict[str, int] = {}
+    totals: Counter[str] = Counter()
     for d in dealt:
-        for who, n in d.items():
-            totals[who] = totals.get(who, 0) + n
-    named = set(sorted(totals, key=lambda who: -totals[who])[:SESSION_DEALERS])
+        totals.update(d)
+    named = {who for who, _ in totals.most_common(SESSION_DEALERS)}
     stacks = [who for who in totals if who in named]
     return named, stacks + [OTHERS] if len(totals) > len(named) else stacks
 
@@ -180,11 +180,10 @@ def _top_dealers(dealt: list[dict[str, int]]) -> tuple[set[str], list[str]]:
 def _bar(run: list[dict[str, int]], named: set[str]) -> dict[str, int]:
     """One bar of the session chart: the damage each named dealer dealt in a run of
     encounters, and everyone else's together."""
-    bar: dict[str, int] = {}
+    bar: Counter[str] = Counter()
     for d in run:
         for who, n in d.items():
-            key = who if who in named else OTHERS
-            bar[key] = bar.get(key, 0) + n
+            bar[who if who in named else OTHERS] += n
     return bar
 
 
