@@ -10,6 +10,7 @@ check is being made, nothing more. A player's completion offers a player's words
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,38 @@ async def test_a_players_banner_takes_the_keys_and_enter_rolls_their_check(path:
     assert check["event"]["source"] != "typed"
     assert str(check["author"]).startswith("kael (local ")
     assert done["cause"] == check["cause"]
+
+
+@pilot_test
+async def test_a_banner_names_the_task_asked_and_its_chance_once(tmp_path: Path) -> None:
+    path = margin_demo(tmp_path, "d100-chance", "t.margin")
+    table = Table.open(path)
+    try:
+        check = {"skill": "lockpick", "difficulty": 12, "secret": False, "task": "the second lock"}
+        table.execute(Ask(characters=["Rook"], check=check, secret=False))
+    finally:
+        table.close()
+    async with seated(path, "Rook") as (player, pilot):
+        shown = _text(player.query_one(PromptBar)).splitlines()[0]
+        chance = re.search(r"(\d+)% to succeed", shown)
+        assert chance is not None, shown
+        assert shown.count(f"{chance[1]}%") == 1, shown
+        assert shown.endswith("· task: the second lock"), shown
+
+
+@pilot_test
+async def test_a_banner_shown_again_at_once_keeps_the_keys(path: str) -> None:
+    # the banner hid and said so, then showed the GM's next ask before the screen heard it
+    _ask(path, "Kael")
+    async with seated(path, "Kael") as (player, pilot):
+        bar = player.query_one(PromptBar)
+        assert player.focused is bar
+        bar.post_message(PromptBar.Hidden())
+        await pilot.pause()
+        assert player.focused is bar
+        await pilot.press("escape")
+        await pilot.pause()
+        assert player.focused is player.query_one(LogView)
 
 
 @pilot_test

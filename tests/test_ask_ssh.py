@@ -39,7 +39,7 @@ def test_a_player_answers_the_gms_ask_from_their_ssh_seat(site: dict[str, Any]) 
     rook.key("Enter")
     [answered] = wait_records(table, "player.answered", 1)
     _ask(table, secret=False, task="the second lock")
-    wait_for(rook, "THE GM ASKS YOU TO ROLL")
+    wait_for(rook, "task: the second lock")  # the banner of this ask, not the last one's
     rook.type("=")
     wait_for(rook, "type the faces you rolled after")
     rook.type("38")

@@ -37,7 +37,8 @@ def asked_line(check: dict[str, Any]) -> str:
 
 def odds_line(prompt: Prompt, state: TableState) -> str:
     """The check's label and chance as the system's odds give them, from ``state`` (the
-    reader's own); the check's own words when the system gives no odds for it."""
+    reader's own), and the task it is for when the GM named one; the check's own words
+    when the system gives no odds for it."""
     try:
         odds = get_system(state.system).odds(convert_command(state.system, prompt.check), state)
     except RuleError:
@@ -45,7 +46,12 @@ def odds_line(prompt: Prompt, state: TableState) -> str:
     if odds is None:
         return asked_line(prompt.check)
     label = odds.label or asked_line(prompt.check)
-    return f"{label}: {odds.success:.0%} to succeed"
+    chance = f"{odds.success:.0%}"
+    line = (
+        f"{label} to succeed" if label.endswith(f": {chance}") else f"{label}: {chance} to succeed"
+    )
+    task = prompt.check.get("task")
+    return f"{line} · task: {task}" if task else line
 
 
 class PromptBar(Static, can_focus=True):

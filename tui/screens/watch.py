@@ -360,7 +360,9 @@ class WatchApp(TableApp):
 
     @on(PromptBar.Hidden)
     def prompt_hidden(self) -> None:
-        self.query_one(LogView).focus()
+        # a banner shown again since it hid (the GM asked again at once) keeps the keys
+        if not self.query_one(PromptBar).has_class("shown"):
+            self.query_one(LogView).focus()
 
     @on(PromptBar.Faces)
     def type_faces(self) -> None:
