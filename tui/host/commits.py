@@ -72,7 +72,14 @@ class Commits:
         self._loop = asyncio.get_running_loop()
         if not is_url(self.table) and self._watch_files():
             return
-        self._thread = threading.Thread(target=self._watch, name="margin-commits", daemon=True)
+        try:
+            # open here, so that every commit from now on is told; else the thread opens it
+            store: Store | None = open_store(self.table, readonly=True)
+        except StoreError:
+            store = None
+        self._thread = threading.Thread(
+            target=self._watch, args=(store,), name="margin-commits", daemon=True
+        )
         self._thread.start()
 
     def _watch_files(self) -> bool:
@@ -117,11 +124,11 @@ class Commits:
         elif left > 0:
             self._looking = self._loop.call_later(LOOK, self._look, left - 1)
 
-    def _watch(self) -> None:
-        """Wait for commits to the table; tell the sessions of each, on the host's loop."""
+    def _watch(self, store: Store | None) -> None:
+        """Wait for commits to the table (``store``, as ``start`` opened it, or None); tell
+        the sessions of each, on the host's loop."""
         loop = self._loop
         assert loop is not None
-        store = None
         while not self._stopping.is_set():
             try:
                 if store is None:
