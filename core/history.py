@@ -31,7 +31,7 @@ from .fairness import DICE_EVENTS, DiceLedger
 
 #: a command is an undo, a redo, or one of these, known by its first record: an undo
 #: that names no command passes over it
-_META = (Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened)
+_META = frozenset({Undone, Redone, TableCreated, Branched, DiceEntropy, DiceOpened})
 _DICE = (DiceEntropy, DiceOpened)
 _CHANGES = (Undone, Redone)
 
@@ -136,6 +136,18 @@ class Seqs(Positions[int]):
             seqs.append(seq)
         elif seq not in self:
             seqs.insert(seqs.bisect_left(seq), seq)
+
+    def extend(self, seqs: list[int]) -> None:
+        """Record numbers in ascending order, appended in bulk when they all come after
+        the last one here (else added one by one)."""
+        if not seqs:
+            return
+        last = self._seqs.last()
+        if last is None or last < seqs[0]:
+            self._seqs.extend(seqs)
+        else:
+            for seq in seqs:
+                self.add(seq)
 
     def __contains__(self, seq: object) -> bool:
         return isinstance(seq, int) and self._seqs.holds(seq)
@@ -298,36 +310,44 @@ class History:
         starts: list[int] = []
         causes: list[int] = []
         caused: list[int] = []
+        gm_only: list[int] = []
+        secret: list[int] = []
         reach = NONE
+        #: the command whose records the dice ledger follows (``DiceLedger.count``)
+        dealt = ledger.current[0]
         for record in records:
             seq, command, kind = record.seq, record.command, type(record.event)
             if command != current:
                 current = command
                 commands.append(command)
                 starts.append(seq)
-                if kind in _META or self.redoable:
+                if self.redoable or kind in _META:
                     self._started(record)
             if (cause := record.cause) is not None:
                 causes.append(cause)
                 caused.append(seq)
                 self.backward |= cause >= seq
             visibility = record.visibility
-            if visibility.gm_only or visibility.hidden or visibility.to:
-                self.hide(record)
-            if (
-                record.drawn is not None
-                or record.committed is not None
-                or kind in DICE_EVENTS
-                or command == ledger.current[0]
-            ):
-                ledger.feed(record)
-            if kind in _CHANGES:
-                reach = min(reach, self._changed(record))
+            if visibility.gm_only:
+                gm_only.append(seq)
+            elif visibility.hidden or visibility.to:
+                secret.append(seq)
+                self._partly_seen(record)
+            # most records are none of these (the dice's events are meta too): two tests pass
+            dice = record.drawn is not None or record.committed is not None or command == dealt
+            if dice or kind in _META:
+                if dice or kind in DICE_EVENTS:
+                    ledger.feed(record)
+                    dealt = ledger.current[0]
+                if kind in _CHANGES:
+                    reach = min(reach, self._changed(record))
         self._current = current
         self.order.extend(commands)
         self.starts.extend(starts)
         self.causes.extend(causes)
         self.caused.extend(caused)
+        self.gm_only.extend(gm_only)
+        self.secret.extend(secret)
         self.head = records[-1].seq if records else self.head
         return reach
 
@@ -370,16 +390,21 @@ class History:
 
     def hide(self, record: Record) -> None:
         """A record whose visibility is not public."""
-        visibility = record.visibility
-        if visibility.gm_only:
+        if record.visibility.gm_only:
             self.gm_only.add(record.seq)
         else:
-            if visibility.to:
-                self.addressed[record.seq] = visibility.to
             self.secret.add(record.seq)
-            form = type(record.event).PLAYER
-            if form is not None and any(n in form.unseen for n in visibility.hidden):
-                self.masked.add(record.seq)
+            self._partly_seen(record)
+
+    def _partly_seen(self, record: Record) -> None:
+        """What else a record players see only in part says: the one player it is for, and
+        whether players see a character of it only as unseen."""
+        visibility = record.visibility
+        if visibility.to:
+            self.addressed[record.seq] = visibility.to
+        form = type(record.event).PLAYER
+        if form is not None and any(n in form.unseen for n in visibility.hidden):
+            self.masked.add(record.seq)
 
     def change(self, record: Record) -> None:
         """An undo or redo record."""

@@ -40,7 +40,7 @@ from urllib.parse import SplitResult, parse_qsl, quote, unquote, urlencode, urls
 import psycopg
 from psycopg import sql
 
-from .record import Record, decode_batch
+from .record import DECODE_BATCH, Record, decode_batch
 from .signing import SigningKey
 from .store import (
     SNAPSHOT_WAIT_MS,
@@ -810,12 +810,14 @@ class PostgresStore(Store):
             "WHERE tbl = %s AND seq > %s AND seq <= %s ORDER BY seq"
         )
         for page in self._page_lists(query, after, upto):
-            decoded = decode_batch(page)
-            if decoded is not None:
-                yield from decoded
-            else:
-                for seq, v, body in page:
-                    yield self._decode(seq, v, body)
+            for i in range(0, len(page), DECODE_BATCH):
+                rows = page[i : i + DECODE_BATCH]
+                decoded = decode_batch(rows)
+                if decoded is not None:
+                    yield from decoded
+                else:
+                    for seq, v, body in rows:
+                        yield self._decode(seq, v, body)
 
     # -- snapshots -----------------------------------------------------------
 

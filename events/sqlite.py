@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from . import mapped
-from .record import Record, decode_batch
+from .record import DECODE_BATCH, Record, decode_batch
 from .signing import SigningKey
 from .store import (
     SNAPSHOT_WAIT_MS,
@@ -676,14 +676,14 @@ class SQLiteStore(Store):
     def _batches(
         self, sql: str, after: int, upto: int | None
     ) -> Iterator[list[tuple[object, ...]]]:
-        """``_read``'s rows, a few thousand at a time."""
+        """``_read``'s rows, ``DECODE_BATCH`` at a time."""
         args: tuple[int, ...] = (after,)
         if upto is not None:
             sql += " AND r.seq <= ?"
             args = (after, upto)
         try:
             cursor = self._db.execute(sql + " ORDER BY r.seq", args)
-            cursor.arraysize = 4096
+            cursor.arraysize = DECODE_BATCH
             while batch := cursor.fetchmany():
                 yield batch
         except sqlite3.DatabaseError as exc:

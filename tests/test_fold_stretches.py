@@ -10,16 +10,28 @@ from hypothesis import strategies as st
 
 from margin.core import Projection, TableState, evolve
 from margin.core.history import History
-from margin.events import Noted, Record, Redone, Rolled, TableCreated, Undone, Visibility
+from margin.events import (
+    PUBLIC,
+    Noted,
+    Record,
+    Redone,
+    Rolled,
+    TableCreated,
+    Undone,
+    Visibility,
+)
 
 #: a command: a note, a roll and the roll it caused, an undo of the n-th command still in
-#: force from the end, a redo, or a GM-only note
+#: force from the end, a redo, a GM-only note, a roll whose faces players do not see, or a
+#: note to one player
 command = st.one_of(
     st.tuples(st.just("note")),
     st.tuples(st.just("roll"), st.integers(1, 6)),
     st.tuples(st.just("undo"), st.integers(0, 3) | st.integers(0, 40)),
     st.tuples(st.just("redo")),
     st.tuples(st.just("secret")),
+    st.tuples(st.just("hidden"), st.integers(1, 6)),
+    st.tuples(st.just("whisper")),
 )
 
 
@@ -31,9 +43,8 @@ def log(ops: list[tuple[Any, ...]]) -> list[Record]:
     standing: list[tuple[str, list[int]]] = []
     undone: list[tuple[str, list[int]]] = []
 
-    def add(cid: str, event: Any, cause: int | None = None, gm_only: bool = False) -> int:
+    def add(cid: str, event: Any, cause: int | None = None, visibility: Visibility = PUBLIC) -> int:
         seq = len(records) + 1
-        visibility = Visibility(gm_only=gm_only)
         records.append(
             Record(
                 seq=seq,
@@ -61,8 +72,12 @@ def log(ops: list[tuple[Any, ...]]) -> list[Record]:
             first = add(cid, Rolled(actor="gm", dice="1d6", faces=[op[1]], total=op[1]))
             second = add(cid, Rolled(actor="gm", dice="1d6", faces=[1], total=1), cause=first)
             standing.append((cid, [first, second]))
-        elif op[0] in ("note", "secret"):
-            standing.append((cid, [add(cid, Noted(text=cid), gm_only=op[0] == "secret")]))
+        elif op[0] == "hidden":
+            roll = Rolled(actor="gm", dice="1d6", faces=[op[1]], total=op[1], secret=True)
+            standing.append((cid, [add(cid, roll, visibility=Visibility(hidden=("faces",)))]))
+        elif op[0] in ("note", "secret", "whisper"):
+            seen = {"secret": Visibility(gm_only=True), "whisper": Visibility(to="kael")}
+            standing.append((cid, [add(cid, Noted(text=cid), visibility=seen.get(op[0], PUBLIC))]))
     return records
 
 
@@ -92,7 +107,7 @@ def one_by_one(records: list[Record]) -> History:
             history.start_command(record)
         if record.cause is not None:
             history.cause(record, record.cause)
-        if record.visibility.gm_only:
+        if record.visibility != PUBLIC:
             history.hide(record)
         if isinstance(record.event, Undone | Redone):
             history.change(record)
@@ -129,3 +144,28 @@ def test_a_fold_by_stretches_equals_a_fold_record_by_record(
             want = plain(records, seq, corrected)
             for projection in (whole, pieces):
                 assert msgspec.to_builtins(projection.state_at(seq, corrected)) == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(command, min_size=30, max_size=150), st.sampled_from([3, 20]), st.data())
+def test_records_that_skip_numbers_fold_as_they_do_one_at_a_time(
+    ops: list[tuple[Any, ...]], every: int, data: st.DataObject
+) -> None:
+    # a stretch is taken whole only when its records are one after another; records that
+    # skip numbers are looked at one by one, to the same state, history and checkpoints
+    records = log(ops)
+    gone = data.draw(st.sets(st.integers(2, len(records)), min_size=1))
+    left = [record for record in records if record.seq not in gone]
+
+    def fetch(after: int, upto: int) -> list[Record]:
+        return [record for record in left if after < record.seq <= upto]
+
+    whole, single = Projection(fetch, every=every), Projection(fetch, every=every)
+    whole.extend(left)
+    for record in left:
+        single.apply(record)
+    assert msgspec.to_builtins(whole.state) == msgspec.to_builtins(single.state)
+    assert msgspec.to_builtins(whole.history.data()) == msgspec.to_builtins(single.history.data())
+    marks = [mark for mark, _ in single.checkpoints()]
+    assert [mark for mark, _ in whole.checkpoints()] == marks
+    assert marks == [record.seq for record in left if record.seq % every == 0]
