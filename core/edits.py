@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -106,7 +107,7 @@ def _own_command(char: Character, field: str, value: Any, group: bool) -> dict[s
 
 def _npc(char: Character, value: Any, group: bool) -> dict[str, Any]:
     if not isinstance(value, bool):
-        raise RuleError(f"edit: npc={value!r}: give npc=true or npc=false")
+        raise RuleError(f"edit: npc={_shown(value)}: give npc=true or npc=false")
     return {"type": "update-character", "character": char.id, "npc": value}
 
 
@@ -124,9 +125,14 @@ _OWN_FIELDS: dict[str, Callable[[Character, Any, bool], dict[str, Any]]] = {
 }
 
 
+def _shown(value: Any) -> str:
+    """A field's value in an error as the GM gave it (true, not Python's True)."""
+    return json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
+
+
 def _counter(char: Character, field: str, value: Any) -> dict[str, Any]:
     if isinstance(value, bool):
-        raise RuleError(f"edit: {field}={value!r} is not a value (8, 8/12 or /12)")
+        raise RuleError(f"edit: {field}={_shown(value)} is not a value (8, 8/12 or /12)")
     now: int | None
     top: int | None
     if isinstance(value, int):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from support import events_of, player_log, player_state_of
 
+from margin.core import RuleError
 from margin.core.health import word
 from margin.core.panels import character_status
 from margin.core.systems.edge.state import EdgeCharacter
@@ -85,3 +86,29 @@ def test_the_gm_marks_a_seated_character_as_an_npc_by_edit(table: Table) -> None
     assert not any("Health" in item for item in _players_status(table, "Kael"))
     events_of(table, type="undo")
     assert "Health 30/30" in _players_status(table, "Kael")
+
+
+def test_an_edit_sets_a_counter_by_name_and_refuses_what_is_no_value(table: Table) -> None:
+    events_of(table, type="set-counter", character="Kael", name="Ammo", value=6, max=12)
+
+    def ammo() -> tuple[int, int | None]:
+        counter = table.state.characters["kael"].counters["ammo"]
+        return counter.value, counter.max
+
+    events_of(table, type="edit", character="Kael", fields={"ammo": "4/10"})
+    assert ammo() == (4, 10)
+    events_of(table, type="edit", character="Kael", fields={"Ammo": "/8"})
+    assert ammo() == (4, 8)
+    events_of(table, type="edit", character="Kael", fields={"ammo": 7})
+    assert ammo() == (7, 8)
+    for value, says in (
+        (True, "edit: ammo=true is not a value (8, 8/12 or /12)"),
+        ("lots", "edit ammo: 'lots' is not a value (8, 8/12 or /12)"),
+        (99, "Kael Ammo: 99 is above its maximum 8"),
+    ):
+        with pytest.raises(RuleError) as refused:
+            events_of(table, type="edit", character="Kael", fields={"ammo": value})
+        assert str(refused.value) == says
+    with pytest.raises(RuleError, match=r"^edit: npc=null: give npc=true or npc=false$"):
+        events_of(table, type="edit", character="Kael", fields={"npc": None})
+    assert ammo() == (7, 8)
