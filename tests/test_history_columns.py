@@ -146,3 +146,52 @@ def test_a_sorted_column_finds_a_number_where_a_list_would(
     lens_numbers = Numbers(column)
     assert (wanted in lens_numbers) == (place >= 0)
     assert lens_numbers.get(wanted) == (place + 1 if place >= 0 else None)
+
+
+@given(
+    st.lists(st.integers(-50, 50), max_size=20),
+    st.integers(0, 20),
+    st.booleans(),
+    st.lists(st.tuples(st.integers(-25, 25), st.integers(-50, 50)), max_size=4),
+)
+def test_a_column_on_a_snapshots_bytes_reads_and_grows_as_a_list_does(
+    numbers: list[int], split: int, mapped: bool, inserts: list[tuple[int, int]]
+) -> None:
+    # the base on a snapshot's bytes (mapped: read where they lie), the rest appended; then
+    # numbers inserted anywhere, as a table written out of order has them
+    base, tail = numbers[:split], numbers[split:]
+    column = Column("q", array("q", base).tobytes(), mapped)
+    column.extend(tail)
+    plain = list(numbers)
+    for at, value in inserts:
+        column.insert(at, value)
+        plain.insert(at, value)
+    assert list(column) == plain
+    assert len(column) == len(plain)
+    assert column[1:-1] == plain[1:-1]
+    assert [column[i] for i in range(-len(plain), len(plain))] == plain + plain
+    assert column.last() == (plain[-1] if plain else None)
+    assert Column("q", column.data()) == column
+    with pytest.raises(IndexError):
+        column[len(plain)]
+    if plain == sorted(plain):
+        for value in range(-52, 53):
+            assert column.bisect_left(value) == bisect.bisect_left(plain, value)
+            assert column.bisect_right(value) == bisect.bisect_right(plain, value)
+
+
+@given(st.lists(IDS, max_size=12), st.integers(0, 12), st.booleans(), IDS)
+def test_ids_on_a_snapshots_bytes_read_and_are_found_as_in_memory(
+    ids: list[str], split: int, mapped: bool, wanted: str
+) -> None:
+    # the first ids from a snapshot's bytes (mapped or copied), the next appended after
+    kept = Commands()
+    kept.extend(ids[:split])
+    commands = Commands(*kept.data(), mapped=mapped)
+    for command in ids[split:]:
+        commands.append(command)
+    assert list(commands) == ids
+    assert list(reversed(commands)) == ids[::-1]
+    found = commands.find(wanted)
+    assert found == (len(ids) - 1 - ids[::-1].index(wanted) if wanted in ids else None)
+    assert Commands(*commands.data()) == commands
