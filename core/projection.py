@@ -11,7 +11,8 @@ from margin.events import Record, Redone, Undone
 
 from .decider import HANDLERS, evolve
 from .history import Change, History
-from .state import TableState, freeze, snapshot, thaw
+from .snapshot import freeze_state, thaw_state
+from .state import TableState, snapshot
 
 Fetch = Callable[[int, int], Iterable[Record]]
 """``fetch(after, upto)``: the records with ``after < seq <= upto``, in order."""
@@ -76,10 +77,10 @@ class Projection:
         self.state = TableState()
         self.history = History()
         #: as it happened: the records checkpoints were taken after, and their states,
-        #: frozen (``state.freeze``: a rebuild takes a thousand of them, and bytes are
-        #: made in half the time of a copy and weigh a fraction of one)
+        #: frozen (``snapshot.freeze_state``: a rebuild takes a thousand of them, and bytes
+        #: are made in a fraction of the time of a copy and weigh a fraction of one)
         self._marks: list[int] = [0]
-        self._snaps: list[bytes] = [freeze(TableState())]
+        self._snaps: list[bytes] = [freeze_state(TableState())]
         #: as corrected: record -> the state (frozen), and how many changes it was folded with
         self._fresh: dict[int, tuple[bytes, int]] = {}
         #: the records of the stretch folded last, which a rebuild for an undo just after
@@ -88,7 +89,7 @@ class Projection:
         #: the changes ``_reaches`` read, and the first record each reaches
         self._reach: tuple[list[Change], array[int]] = ([], array("q"))
         #: the state a few records before the checkpoint the last stretch ended at, frozen
-        #: (``state.freeze``), and its record: a rebuild for an undo of one of those starts
+        #: as a checkpoint is, and its record: a rebuild for an undo of one of those starts
         #: there rather than a whole stretch back
         self._tail: tuple[int, bytes] | None = None
 
@@ -110,27 +111,27 @@ class Projection:
         projection.history = history
         if state.seq:
             projection._marks.append(state.seq)
-            projection._snaps.append(freeze(state))
+            projection._snaps.append(freeze_state(state))
         return projection
 
     @property
     def seq(self) -> int:
         return self.state.seq
 
-    def checkpoints(self, after: int = 0) -> list[tuple[int, TableState]]:
-        """The checkpoints as it happened after record ``after`` (for a store to keep)."""
+    def checkpoints(self, after: int = 0) -> list[tuple[int, bytes]]:
+        """The checkpoints as it happened after record ``after``, frozen as a store keeps
+        them (``snapshot.encode_frozen``)."""
         i = bisect.bisect_right(self._marks, after)
-        marks, frozen = self._marks[i:], self._snaps[i:]
-        return [(mark, thaw(state)) for mark, state in zip(marks, frozen, strict=True)]
+        return list(zip(self._marks[i:], self._snaps[i:], strict=True))
 
-    def amended_checkpoints(self, after: int = 0) -> list[tuple[int, TableState, int]]:
+    def amended_checkpoints(self, after: int = 0) -> list[tuple[int, bytes, int]]:
         """The checkpoints as corrected after record ``after`` that a fold as it happened
         cannot stand in for (an undo or redo folded into them reaches back to their record
         or before): record, state and how many of the history's changes it was folded
-        with, for a store to keep beside ``checkpoints``."""
+        with (the state frozen), for a store to keep beside ``checkpoints``."""
         upto = self.history.changes_upto
         return [
-            (mark, thaw(frozen), made)
+            (mark, frozen, made)
             for mark, (frozen, made) in sorted(self._fresh.items())
             if mark > after and not self._agrees(mark, upto(mark), made)
         ]
@@ -192,7 +193,7 @@ class Projection:
         self._recent = pending
         if last % self.every == 0:
             self._marks.append(last)
-            self._snaps.append(freeze(self.state))
+            self._snaps.append(freeze_state(self.state))
 
     def _refold(self, pending: list[Record], last: int, reach: int) -> tuple[int, bytes] | None:
         """The state rebuilt up to the end of a stretch whose undos or redos reach back to
@@ -206,11 +207,11 @@ class Projection:
             changes = len(history.changes)
             self.state = self._rebuild(last, history.voided, changes, refresh=True, held=held)
             return None
-        self.state = thaw(tail[1])
+        self.state = self._thaw(tail[1])
         before = self._recent[-TAIL:]
         folded = before[-1].seq
         self._fold_records(before, history.voided.intersection(range(tail[0] + 1, folded + 1)))
-        self._fresh[folded] = (freeze(self.state), len(history.changes))
+        self._fresh[folded] = (freeze_state(self.state), len(history.changes))
         return self._fold_on(pending, last)
 
     def _fold_on(self, pending: list[Record], last: int) -> tuple[int, bytes] | None:
@@ -222,7 +223,7 @@ class Projection:
             self._fold_records(pending, skip)
             return None
         self._fold_records(pending[:-TAIL], skip)
-        tail = (self.state.seq, freeze(self.state))
+        tail = (self.state.seq, freeze_state(self.state))
         self._fold_records(pending[-TAIL:], skip)
         return tail
 
@@ -260,7 +261,11 @@ class Projection:
     def _start(self, upto: int, changes: int) -> tuple[int, TableState]:
         """``_checkpoint``'s record and a copy of its state, to fold on."""
         mark, point = self._checkpoint(upto, changes)
-        return mark, thaw(point)
+        return mark, self._thaw(point)
+
+    def _thaw(self, frozen: bytes) -> TableState:
+        """A new state from a checkpoint frozen by this projection (of its table's system)."""
+        return thaw_state(self.state.system, frozen)
 
     def _agrees(self, mark: int, made: int, wanted: int) -> bool:
         """Whether a checkpoint after record ``mark`` folded with the first ``made`` changes
@@ -318,7 +323,7 @@ class Projection:
         i = bisect.bisect_right(self._marks, at)
         if self._marks[i - 1] == at:
             return at, self._snaps[i - 1]
-        frozen = freeze(state)
+        frozen = freeze_state(state)
         self._marks.insert(i, at)
         self._snaps.insert(i, frozen)
         return at, frozen
@@ -342,7 +347,7 @@ class Projection:
         found = self.amended(at) if self.amended is not None else None
         if found is None:
             return None
-        self._fresh[at] = (freeze(found[0]), found[1])
+        self._fresh[at] = (freeze_state(found[0]), found[1])
         return self._fresh[at]
 
     def _rebuild(
@@ -368,7 +373,7 @@ class Projection:
             else:
                 evolve(state, record)
             if refresh and seq % every == 0:
-                self._fresh[seq] = (freeze(state), changes)
+                self._fresh[seq] = (freeze_state(state), changes)
         return state
 
 

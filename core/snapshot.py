@@ -195,8 +195,29 @@ def checkpoint_fold() -> str:
     return fold_version() + "/at"
 
 
+def freeze_state(state: TableState) -> bytes:
+    """A state as a checkpoint keeps it, in memory or in a store: MessagePack, a quarter of
+    the time pickling takes (``thaw_state`` gives an independent copy back)."""
+    return _encoder.encode(state)
+
+
+def thaw_state(system: str, frozen: bytes) -> TableState:
+    """A new state from what ``freeze_state`` made of a state of ``system``'s table (""
+    before the table's first record: an empty state)."""
+    typed = _state_decoder(system).decode(frozen) if system else _empty.decode(frozen)
+    return TableState(**{f: getattr(typed, f) for f in TableState.__struct_fields__})
+
+
+_empty = msgspec.msgpack.Decoder(TableState)
+
+
 def encode_checkpoint(state: TableState) -> bytes:
-    return _encoder.encode(Checkpoint(state.seq, state.system, msgspec.Raw(_encoder.encode(state))))
+    return encode_frozen(state.seq, state.system, freeze_state(state))
+
+
+def encode_frozen(seq: int, system: str, frozen: bytes) -> bytes:
+    """A checkpoint of record ``seq`` to keep, from its state frozen (``freeze_state``)."""
+    return _encoder.encode(Checkpoint(seq, system, msgspec.Raw(frozen)))
 
 
 def decode_checkpoint(body: Body, seq: int) -> TableState | None:
@@ -205,10 +226,9 @@ def decode_checkpoint(body: Body, seq: int) -> TableState | None:
         point = _checkpoint.decode(body)
         if point.system not in SYSTEMS or point.seq != seq:
             return None
-        typed = _state_decoder(point.system).decode(point.state)
+        state = thaw_state(point.system, point.state)
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError, ValueError):
         return None
-    state = TableState(**{f: getattr(typed, f) for f in TableState.__struct_fields__})
     return state if state.seq == seq else None
 
 

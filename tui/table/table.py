@@ -163,9 +163,10 @@ class Table:
             newest = self.store.snapshot(snapshots.checkpoint_fold())
             self._checkpoints_to = newest.seq if newest is not None else 0
         with self.lock:
+            system = self.projection.state.system
             points = [
-                (mark, snapshots.encode_checkpoint(state))
-                for mark, state in self.projection.checkpoints(self._checkpoints_to)
+                (mark, snapshots.encode_frozen(mark, system, frozen))
+                for mark, frozen in self.projection.checkpoints(self._checkpoints_to)
                 if mark % snapshots.CHECKPOINT_EVERY == 0
             ]
             # the newest kept one's too: an undo may have reached back to it since
@@ -178,10 +179,14 @@ class Table:
     def _amended_points(self, after: int) -> list[tuple[int, bytes]]:
         """The projection's checkpoints as corrected after record ``after`` to keep, encoded
         with how many changes they were folded with and the last one's record."""
-        changes = self.projection.history.changes
+        changes, system = self.projection.history.changes, self.projection.state.system
         return [
-            (mark, _AMENDS.pack(made, changes[made - 1].seq) + snapshots.encode_checkpoint(state))
-            for mark, state, made in self.projection.amended_checkpoints(after)
+            (
+                mark,
+                _AMENDS.pack(made, changes[made - 1].seq)
+                + snapshots.encode_frozen(mark, system, frozen),
+            )
+            for mark, frozen, made in self.projection.amended_checkpoints(after)
             if made and mark % snapshots.CHECKPOINT_EVERY == 0
         ]
 
