@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from margin.events import (
+    PUBLIC,
     Branched,
     DiceEntropy,
     DiceOpened,
@@ -327,12 +328,8 @@ class History:
                 causes.append(cause)
                 caused.append(seq)
                 self.backward |= cause >= seq
-            visibility = record.visibility
-            if visibility.gm_only:
-                gm_only.append(seq)
-            elif visibility.hidden or visibility.to:
-                secret.append(seq)
-                self._partly_seen(record)
+            if record.visibility != PUBLIC:
+                self._hidden(record, gm_only, secret)
             # most records are none of these (the dice's events are meta too): two tests pass
             dice = record.drawn is not None or record.committed is not None or command == dealt
             if dice or kind in _META:
@@ -348,8 +345,19 @@ class History:
         self.caused.extend(caused)
         self.gm_only.extend(gm_only)
         self.secret.extend(secret)
-        self.head = records[-1].seq if records else self.head
+        if records:
+            self.head = records[-1].seq
         return reach
+
+    def _hidden(self, record: Record, gm_only: list[int], secret: list[int]) -> None:
+        """``extend``'s step for a record that is not plainly public: its number onto the
+        batch's GM-only records, or its secret ones (with what else it says)."""
+        visibility = record.visibility
+        if visibility.gm_only:
+            gm_only.append(record.seq)
+        elif visibility.hidden or visibility.to:
+            secret.append(record.seq)
+            self._partly_seen(record)
 
     def _changed(self, record: Record) -> int:
         """An undo or redo taken in (``change``); the earliest record it touches."""
