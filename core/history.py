@@ -349,16 +349,6 @@ class History:
             self.head = records[-1].seq
         return reach
 
-    def _hidden(self, record: Record, gm_only: list[int], secret: list[int]) -> None:
-        """``extend``'s step for a record that is not plainly public: its number onto the
-        batch's GM-only records, or its secret ones (with what else it says)."""
-        visibility = record.visibility
-        if visibility.gm_only:
-            gm_only.append(record.seq)
-        elif visibility.hidden or visibility.to:
-            secret.append(record.seq)
-            self._partly_seen(record)
-
     def _changed(self, record: Record) -> int:
         """An undo or redo taken in (``change``); the earliest record it touches."""
         self.head = record.seq
@@ -397,17 +387,23 @@ class History:
             self.backward = True
 
     def hide(self, record: Record) -> None:
-        """A record whose visibility is not public."""
-        if record.visibility.gm_only:
-            self.gm_only.add(record.seq)
-        else:
-            self.secret.add(record.seq)
-            self._partly_seen(record)
+        """A record whose visibility is not public (``extend`` takes a batch's in bulk)."""
+        gm_only: list[int] = []
+        secret: list[int] = []
+        self._hidden(record, gm_only, secret)
+        self.gm_only.extend(gm_only)
+        self.secret.extend(secret)
 
-    def _partly_seen(self, record: Record) -> None:
-        """What else a record players see only in part says: the one player it is for, and
-        whether players see a character of it only as unseen."""
+    def _hidden(self, record: Record, gm_only: list[int], secret: list[int]) -> None:
+        """A record that is not plainly public: its number onto ``gm_only`` (players see
+        nothing of it) or ``secret`` (they see it in part, or one player alone does), and
+        what else such a record says: the one player it is for, and whether players see a
+        character of it only as unseen."""
         visibility = record.visibility
+        if visibility.gm_only:
+            gm_only.append(record.seq)
+            return
+        secret.append(record.seq)
         if visibility.to:
             self.addressed[record.seq] = visibility.to
         form = type(record.event).PLAYER
