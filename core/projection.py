@@ -120,7 +120,7 @@ class Projection:
 
     def checkpoints(self, after: int = 0) -> list[tuple[int, bytes]]:
         """The checkpoints as it happened after record ``after``, frozen as a store keeps
-        them (``snapshot.encode_frozen``)."""
+        them (``snapshot.freeze_state``; ``snapshot.encode_frozen`` makes one a store's)."""
         i = bisect.bisect_right(self._marks, after)
         return list(zip(self._marks[i:], self._snaps[i:], strict=True))
 
