@@ -351,6 +351,25 @@ async def test_quitting_an_idle_screen_quits_at_once(path):
         assert app.return_code == 0
 
 
+@pilot_test
+async def test_quitting_while_the_screen_folds_another_processs_record_quits_once_folded(
+    path, monkeypatch
+):
+    app = play(path)
+    hold = Hold(monkeypatch, app.view.table, "catch_up")
+    async with app.run_test(size=(80, 24)) as pilot:
+        other = Table.open(path)
+        other.execute(Note(text="from the other process"))
+        other.close()
+        with unsettled():
+            await hold.begin()  # the screen is folding that record
+            await pilot.press("ctrl+q")
+            assert app.return_code is None, "the screen waits for its fold"
+            hold.go.set()
+            await pilot_until(pilot, lambda: app.return_code is not None, "the screen never quit")
+    assert app.return_code == 0
+
+
 @pytest.mark.parametrize(
     ("quits", "written"),
     [

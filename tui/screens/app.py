@@ -336,7 +336,9 @@ class PlayApp(TableApp):
         self._start_steps()
 
     def idle(self) -> None:
+        # a fold has ended: the steps waiting for it start, or a quit waiting for it ends
         self._start_steps()
+        self._quit_if_written()
 
     def _start_steps(self) -> None:
         # one table job at a time: not while a fold is in flight (its answer starts them)
