@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support import margin_demo, pilot_test
+from support import margin_demo, pilot_test, pilot_until, settled
 from textual.widgets import Static
 
 from margin.tui.screens import app as appmod
@@ -184,3 +184,32 @@ async def test_a_table_this_account_cannot_write_is_watched_only(path: str) -> N
         assert not player.query(CommandLine)
         await pilot.press("colon")
         assert _message(player) == "this view watches only"
+
+
+@pilot_test
+async def test_the_gms_ruling_on_a_request_is_said_on_its_players_message_line(path: str) -> None:
+    from margin.core.commands import Accept, Note, Refuse
+
+    gm = Table.open(path)
+    gm.execute(Note(text="the ledge will give way", gm_only=True))  # numbers part from seqs
+    player = appmod.watch_app(path, "Kael")
+    other = appmod.watch_app(path, "Vask")
+    async with player.run_test(size=SIZE) as pilot, other.run_test(size=SIZE) as watching:
+        await pilot.press("colon")
+        await _type(pilot, player, "check kael athletics vs 10")
+        said = _message(player)
+        assert said.startswith("asked the GM (request #")
+        number = int(said.split("#")[1].split(")")[0])
+        seq = _records(path)[-1]["seq"]
+        assert number == int(str(seq)) - 1
+        gm.execute(Refuse(request=int(str(seq)), reason="the ledge is loose"))
+        await pilot_until(pilot, lambda: "refuses" in _message(player), "no ruling was said")
+        assert _message(player) == f"GM refuses Kael's request #{number}: the ledge is loose"
+        await _type(pilot, player, "check kael melee vs 15")
+        seq = _records(path)[-1]["seq"]
+        gm.execute(Accept(request=int(str(seq))))
+        await pilot_until(pilot, lambda: "accepts" in _message(player), "no ruling was said")
+        assert _message(player) == f"GM accepts Kael's request #{number + 2}"
+        await settled(watching)
+        assert "request" not in _message(other)
+    gm.close()

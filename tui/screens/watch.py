@@ -207,6 +207,10 @@ class WatchApp(TableApp):
         self.sitting: Sitting | None = None
         #: the timer that says how far the screen read once a move can be said
         self._reading: Timer | None = None
+        #: the player's requests waiting for the GM's ruling at the last redraw (their
+        #: numbers), and how much of the log that redraw had shown
+        self._waiting: set[int] = set()
+        self._ruled_upto = 0
 
     def get_default_screen(self) -> Screen[Any]:
         if not self.waits:
@@ -330,6 +334,22 @@ class WatchApp(TableApp):
         """Show again the check the GM asks of the player, after they hid it."""
         if self.seat is None or not self.query_one(PromptBar).reopen():
             self.say("the GM asks no check of you now", error=True)
+
+    def _rulings(self) -> None:
+        """The GM's ruling on one of the player's requests, said on their message line as
+        their log says it (what the line said of the request is out of date)."""
+        if self.seat is None:
+            return
+        waiting = set(self.view.state().requests)
+        ruled, self._waiting = self._waiting - waiting, waiting
+        start, self._ruled_upto = self._ruled_upto, self.view.log_len()
+        if not ruled:
+            return
+        for row, data in reversed(self.view.entries(start, self._ruled_upto)):
+            event = data["event"]
+            if event.get("type") == "player.ruled" and event.get("request") in ruled:
+                self.say(row.text)
+                return
 
     def _prompts(self) -> None:
         """The banner of the check the GM asks of the player: a new one takes the keys
@@ -491,6 +511,7 @@ class WatchApp(TableApp):
         self._cue = now
         super().redraw(follow)
         self._line_option()
+        self._rulings()
         self._prompts()
         self.give_entropy()
         self.read_on()
