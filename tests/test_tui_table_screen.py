@@ -137,6 +137,15 @@ class Hold:
         assert await asyncio.to_thread(self.begun.wait, 30)
 
 
+def elsewhere(path, text):
+    """A note written to the table at ``path`` as another process writes it."""
+    other = Table.open(path)
+    try:
+        other.execute(Note(text=text))
+    finally:
+        other.close()
+
+
 # -- sheet files --------------------------------------------------------------
 
 
@@ -308,9 +317,7 @@ async def test_a_players_screen_folds_what_the_gm_wrote_while_it_answers_keys(pa
     watcher = appmod.watch_app(path, "Kael")
     hold = Hold(monkeypatch, watcher.view.table, "catch_up")
     async with watcher.run_test(size=(80, 24)) as pilot:
-        gm = Table.open(path)
-        gm.execute(Note(text="the bridge is out"))
-        gm.close()
+        elsewhere(path, "the bridge is out")
         with unsettled():
             await hold.begin()
             await pilot.press("f1")
@@ -332,9 +339,7 @@ async def test_a_players_screen_that_cannot_read_the_table_says_so_and_goes_on(p
 
     monkeypatch.setattr(watcher.view.table, "catch_up", gone)
     async with watcher.run_test(size=(80, 24)) as pilot:
-        gm = Table.open(path)
-        gm.execute(Note(text="the bridge is out"))
-        gm.close()
+        elsewhere(path, "the bridge is out")
         await pilot_until(
             pilot, lambda: "cannot read" in message(watcher), "the watcher never said so"
         )
@@ -358,9 +363,7 @@ async def test_quitting_while_the_screen_folds_another_processs_record_quits_onc
     app = play(path)
     hold = Hold(monkeypatch, app.view.table, "catch_up")
     async with app.run_test(size=(80, 24)) as pilot:
-        other = Table.open(path)
-        other.execute(Note(text="from the other process"))
-        other.close()
+        elsewhere(path, "from the other process")
         with unsettled():
             await hold.begin()  # the screen is folding that record
             await pilot.press("ctrl+q")
