@@ -183,13 +183,26 @@ def exists(url: str) -> bool:
         conn.close()
 
 
-#: what margin connects with unless a table URL says otherwise
-_CONNECT_DEFAULTS: dict[str, Any] = {"application_name": "margin", "connect_timeout": 10}
+#: what margin connects with unless a table URL says otherwise. A server or a link that
+#: goes silent is given up on within about half a minute, not the system's quarter of an
+#: hour: TCP keepalives while margin waits for an answer, and ``tcp_user_timeout`` while
+#: what it sent is not acknowledged; the command waiting is then answered as on any lost
+#: connection (written once, or refused), and the next connects again.
+_CONNECT_DEFAULTS: dict[str, Any] = {
+    "application_name": "margin",
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
 
 
 def _connect(target: TableURL) -> psycopg.Connection[Any]:
     extra: dict[str, Any] = {"autocommit": True}
-    extra |= {k: v for k, v in _CONNECT_DEFAULTS.items() if k not in target.conninfo}
+    given = {key for key, _ in parse_qsl(urlsplit(target.conninfo).query)}
+    extra |= {k: v for k, v in _CONNECT_DEFAULTS.items() if k not in given}
     if target.password is not None:
         extra["password"] = target.password
     try:

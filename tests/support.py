@@ -49,6 +49,7 @@ PACKAGES = {
     "tmux": "tmux",
     "sqlite3": "sqlite3",
     "psql": "postgresql-client",
+    "iptables": "iptables",
 }
 
 

@@ -6,15 +6,30 @@ connections are tried from the command line in ``test_cli_postgres.py``.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import subprocess
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 from pg_server import Server
 from store_contract import StoreContract, created
+from support import lacking, need
 
-from margin.events import Draft, Noted, StoreError, build_store, display_name, open_store, postgres
+from margin.events import (
+    ConnectionLost,
+    Draft,
+    Noted,
+    StoreError,
+    build_store,
+    display_name,
+    open_store,
+    postgres,
+)
 from margin.events.postgres import TABLE_FORMAT, parse_url
 
 
@@ -143,3 +158,58 @@ def test_a_snapshot_lets_go_rather_than_wait_for_another_connections_lock(
         found = store.snapshot("f1")
         assert found is not None
         assert found.body == b"after"
+
+
+@contextlib.contextmanager
+def silenced(port: int, server: int) -> Iterator[None]:
+    """Every packet between a client's ``port`` and the server's dropped in both directions
+    (a link gone dead), while the block runs: the kernel's firewall, as root."""
+    need("iptables")
+    if os.geteuid() != 0:
+        lacking("root, to drop packets with iptables", ["iptables"])
+    rules = [
+        ["INPUT", "-p", "tcp", "--sport", str(port), "--dport", str(server), "-j", "DROP"],
+        ["INPUT", "-p", "tcp", "--sport", str(server), "--dport", str(port), "-j", "DROP"],
+    ]
+    added = []
+    try:
+        for rule in rules:
+            subprocess.run(["iptables", "-w", "-A", *rule], check=True)
+            added.append(rule)
+        yield
+    finally:
+        for rule in added:
+            subprocess.run(["iptables", "-w", "-D", *rule], check=True)
+
+
+def test_a_writer_whose_link_goes_silent_gives_up_on_it_and_writes_nothing_twice(
+    pg: Server, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link that drops everything (no reset, no answer) is given up on by margin's own
+    connection settings, not after the system's quarter of an hour: the command waiting on
+    it is refused in one line, nothing of it written, and the next one connects again.
+    Shortened here; the settings margin connects with give up within about half a minute."""
+    defaults = postgres._CONNECT_DEFAULTS
+    idle, every, probes = (defaults[f"keepalives_{k}"] for k in ("idle", "interval", "count"))
+    assert idle + every * probes <= 30  # seconds of silence before the link is dead
+    assert defaults["tcp_user_timeout"] <= 30_000
+    monkeypatch.setattr(
+        postgres,
+        "_CONNECT_DEFAULTS",
+        defaults | {"tcp_user_timeout": 1000, "keepalives_idle": 1, "keepalives_interval": 1},
+    )
+    with build_store(pg_url) as made:
+        created(made)
+    with open_store(pg_url) as store:
+        assert isinstance(store, postgres.PostgresStore)
+        assert store._conn.info.get_parameters()["tcp_user_timeout"] == "1000"
+        with socket.socket(fileno=os.dup(store._conn.pgconn.socket)) as sock:
+            port = sock.getsockname()[1]
+        start = time.monotonic()
+        with silenced(port, pg.port), pytest.raises(ConnectionLost) as lost:
+            store.append([Draft(Noted(text="sent into the void"))], 1, command="void")
+        assert time.monotonic() - start < 20
+        assert "the command was not written: run it again" in str(lost.value)
+        store.append([Draft(Noted(text="again"))], 1, command="again")
+    with open_store(pg_url, readonly=True) as reader:
+        assert [getattr(r.event, "text", None) for r in reader.records(1)] == ["again"]
