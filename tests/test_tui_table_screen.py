@@ -30,7 +30,7 @@ from margin.events import StoreError
 from margin.tui.screens import app as appmod
 from margin.tui.screens.base import history_path
 from margin.tui.screens.messages import StepAnswered
-from margin.tui.screens.modals import HelpScreen, PasteScreen, UndoScreen
+from margin.tui.screens.modals import HelpScreen, PasteScreen, RecordScreen, UndoScreen
 from margin.tui.screens.widgets import CommandLine
 from margin.tui.table.sheets import SheetFiles
 from margin.tui.table.table import Table
@@ -881,8 +881,6 @@ async def test_an_empty_table_in_replay_does_not_ask_to_add(tmp_path):
 
 @pilot_test
 async def test_a_record_taller_than_the_log_is_read_whole_with_f3_or_enter(path):
-    from margin.tui.screens.modals import RecordScreen
-
     huge = " ".join(f"line{i:04d}" for i in range(300))
     gm = Table.open(path)
     gm.execute(Note(text=huge))
@@ -957,3 +955,42 @@ async def test_the_clocks_title_is_said_in_words_whole_and_marks_whom_players_do
         await pilot.pause()
         assert not any("Sniper" in line or "hidden" in line for line in clock_lines(watcher))
     watcher.view.table.close()
+
+
+@pilot_test
+async def test_a_log_that_cannot_be_read_is_said_on_the_message_line_not_a_crash(path, monkeypatch):
+    async with playing(path, (80, 24)) as (app, pilot):
+        reads = app.view.table.reads
+
+        def lost(*args, **kwargs):
+            raise StoreError(f"{path}: the connection to the database was lost")
+
+        monkeypatch.setattr(reads, "records", lost)
+        monkeypatch.setattr(reads, "record", lost)
+        await pilot.resize_terminal(90, 26)  # the log reads its rows again
+        await pilot_until(pilot, lambda: "cannot read" in message(app), "nothing was said")
+        assert message(app) == (
+            f"cannot read the table: {path}: the connection to the database was lost"
+        )
+        assert app.return_code is None
+        # what else reads the log says so too: a write's answer, a search, a record in full
+        await paste(app, pilot, "note written while the log is unread")
+        await pilot.press("enter")
+        await settled(pilot)
+        assert message(app).startswith("written: #")
+        assert "(cannot read it back now: " in message(app)
+        await paste(app, pilot, "/Kael")
+        await pilot.press("enter")
+        await settled(pilot)
+        assert message(app).startswith("cannot read the table: ")
+        await pilot.press("f3")
+        assert isinstance(app.screen, RecordScreen)
+        assert "cannot read the table: " in str(app.screen.query_one("#record-text").render())
+        await pilot.press("escape")
+        monkeypatch.undo()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        last = app.view.rows(app.view.log_len() - 1, app.view.log_len())[0]
+        assert last.text.split()[0] in screen_text(app)
+        await pilot.press("ctrl+q")
+    assert app.return_code == 0

@@ -442,7 +442,12 @@ class PlayApp(TableApp):
         """Show what the undo voids; Enter appends it (after the steps entered meanwhile)."""
         undone = message.drafts[0].event
         target: str = undone.command
-        rows = self.view.gm_rows(undone.voids)
+        try:
+            rows = self.view.gm_rows(undone.voids)
+        except StoreError as exc:
+            self.say(f"cannot read the table: {exc}; nothing undone", error=True)
+            self._answered(message.step, True)
+            return
 
         def done(confirmed: bool | None) -> None:
             if confirmed:
@@ -598,7 +603,12 @@ class PlayApp(TableApp):
     def results(self, lines_run: int) -> str:
         """What the last commands wrote, one record a line, each in full."""
         seqs = [seq for ran in self._ran[-lines_run:] for seq in ran]
-        return "\n".join(f"#{row.seq} {row.text}" for row in self.view.gm_rows(seqs))
+        try:
+            rows = self.view.gm_rows(seqs)
+        except StoreError as exc:
+            which = f"#{seqs[0]}" + (f"-#{seqs[-1]}" if len(seqs) > 1 else "")
+            return f"written: {which} (cannot read it back now: {exc})"
+        return "\n".join(f"#{row.seq} {row.text}" for row in rows)
 
     # -- actions -----------------------------------------------------------
 

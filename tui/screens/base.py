@@ -389,6 +389,10 @@ class TableApp(App[None]):
         self.say(message.reason, error=True)
         self.idle()
 
+    @on(LogView.Unread)
+    def log_unread(self, message: LogView.Unread) -> None:
+        self.say(message.reason, error=True)
+
     def action_read(self) -> None:
         """Open the record at the foot of the log in full (Up and Down step from it)."""
         log = self.query_one(LogView)
@@ -447,8 +451,12 @@ class TableApp(App[None]):
             self.say("type /TEXT to find it in the log, /@NAME for one character's records")
             return None
         self.last_search = text
-        found = self.view.search(text, before)
-        self._say_found(text, found)
+        try:
+            found = self.view.search(text, before)
+            self._say_found(text, found)
+        except StoreError as exc:
+            self.say(f"cannot read the table: {exc}", error=True)
+            return None
         return found
 
     def _list_only(self, name: str | None) -> None:

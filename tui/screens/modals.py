@@ -17,6 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from margin.events import StoreError
 from margin.tui.table.reader import LogRow, View
 
 from .widgets import row_body, row_head, row_text
@@ -114,7 +115,10 @@ class RecordScreen(ReadingScreen):
 
     def record_text(self) -> Text:
         count = self.view.log_len()
-        rows = self.view.rows(self.index, self.index + 1)
+        try:
+            rows = self.view.rows(self.index, self.index + 1)
+        except StoreError as exc:
+            return Text(f"cannot read the table: {exc}", style="bold red")
         if not rows:
             return Text("the log is empty", style="dim")
         row = rows[0]

@@ -345,7 +345,11 @@ class WatchApp(TableApp):
         start, self._ruled_upto = self._ruled_upto, self.view.log_len()
         if not ruled:
             return
-        for row, data in reversed(self.view.entries(start, self._ruled_upto)):
+        try:
+            entries = self.view.entries(start, self._ruled_upto)
+        except StoreError:
+            return  # the log panel says it cannot read the table
+        for row, data in reversed(entries):
             event = data["event"]
             if event.get("type") == "player.ruled" and event.get("request") in ruled:
                 self.say(row.text)

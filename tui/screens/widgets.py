@@ -27,6 +27,7 @@ from textual.widgets import Footer, Input, Static
 
 from margin.core import TableState
 from margin.core.systems.base import Clock, ClockRow, Odds
+from margin.events import StoreError
 from margin.tui.table.reader import CharacterRow, LogRow, View, turn_names
 
 from . import commandline
@@ -382,10 +383,19 @@ class LogView(ScrollView, can_focus=True):
         ),
     ]  # fmt: skip
 
+    class Unread(Message):
+        """The log's rows cannot be read from the table now: ``reason``, its store's line."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
     def __init__(self, view: View, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.view = view
-        self._window: tuple[int, list[LogRow]] = (0, [])
+        self._window: tuple[int, list[LogRow | None]] = (0, [])
+        #: the rows could not be read since the last reload (said once, not once a row)
+        self._unread = False
         #: how many records the panel shows, read once a redraw (``reload``), on the screen's
         #: thread: a worker folds on meanwhile, and a frame drawn line by line from a log
         #: that grew between two lines would drop rows, or join one record's lines to
@@ -424,8 +434,8 @@ class LogView(ScrollView, can_focus=True):
             return NUMBER_WIDTH
         count = self._count
         if self._digits[0] != count:
-            rows = self.view.rows(count - 1, count)
-            last = rows[0].number or rows[0].seq if rows else 0
+            row = self._rows(count - 1, count)[0]
+            last = row.number or row.seq if row else 0
             self._digits = (count, max(2, len(str(last))))
         return self._digits[1]
 
@@ -456,6 +466,7 @@ class LogView(ScrollView, can_focus=True):
         """Re-read the log's length; keep the newest in sight when it was (or ``follow``)."""
         at_end = self.is_vertical_scroll_end or follow or self.stick
         self._window = (0, [])
+        self._unread = False
         self._layout = ((), [], 0)
         count = self._count = self.view.log_len()
         first = self._first_page() if count else 0
@@ -513,10 +524,22 @@ class LogView(ScrollView, can_focus=True):
         if not start <= index < start + len(rows):
             height = max(1, self.size.height)
             start = max(0, index - height)
-            rows = self.view.rows(start, min(index + 2 * height, self._count))
+            rows = self._rows(start, min(index + 2 * height, self._count))
             self._window = (start, rows)
         offset = index - start
         return rows[offset] if 0 <= offset < len(rows) else None
+
+    def _rows(self, start: int, stop: int) -> list[LogRow | None]:
+        """Rows ``start`` to ``stop`` of the log; blank while the table cannot be read (its
+        connection lost, its disk failing), which is said once a reload (``Unread``): the
+        screen goes on drawing and answering keys, and reads again at the next."""
+        try:
+            return list(self.view.rows(start, stop))
+        except StoreError as exc:
+            if not self._unread:
+                self._unread = True
+                self.post_message(self.Unread(f"cannot read the table: {exc}"))
+            return [None] * (stop - start)
 
     def screen_lines(self) -> tuple[tuple[int, ...], list[Text], int]:
         """The screen's lines at the current position (and how many records show whole)."""
