@@ -213,3 +213,28 @@ async def test_the_gms_ruling_on_a_request_is_said_on_its_players_message_line(p
         await settled(watching)
         assert "request" not in _message(other)
     gm.close()
+
+
+def _queued(app: TableApp, *keys: str) -> None:
+    """Keys as a terminal delivers a fast burst or a paste: all queued before any is handled."""
+    from textual import events
+
+    names = {":": "colon", " ": "space"}
+    for key in keys:
+        app.post_message(events.Key(names.get(key, key), key))
+
+
+@pilot_test
+async def test_what_a_player_types_right_after_the_colon_is_their_line_not_the_screens_keys(
+    path: str,
+) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        # "q" quits the watch screen, "r" shows the GM's ask, "p" the panels: typed in one
+        # burst after ':' they are the line's letters
+        _queued(player, *":quiet please")
+        await pilot.pause()
+        await pilot.pause()
+        assert player.is_running
+        assert player.query_one(CommandLine).value == "quiet please"

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
@@ -318,6 +318,25 @@ class WatchApp(TableApp):
         line.placeholder = LINE_SAYS.get(option, LINE_SAYS["off"])
         line.disabled = option not in ("ask", "trust")
 
+    async def on_event(self, event: events.Event) -> None:
+        # ':' opens the line as it arrives: run as a binding, once the widget it was sent
+        # to has passed it up, the keys typed right after it (a fast typist, a paste) would
+        # already be on their way to that widget as the screen's keys ("q" quits)
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and not isinstance(self.focused, CommandLine)
+            and self._opens_line(event.key)
+        ):
+            self.action_act()
+            return
+        await super().on_event(event)
+
+    def _opens_line(self, key: str) -> bool:
+        """Whether ``key`` is this screen's key to the command line, active now."""
+        active = self.screen.active_bindings.get(key)
+        return active is not None and active.binding.action == "act"
+
     def action_act(self) -> None:
         """Go to the command line, to give a command from the player's seat."""
         if self.seat is None:
@@ -327,7 +346,9 @@ class WatchApp(TableApp):
         if line.disabled:
             self.say(LINE_SAYS["off"], error=True)
             return
-        line.focus()
+        # focused now, not once the queue reaches a deferred focus: the keys typed right
+        # after ':' (a fast typist, a paste) are the line's, never the screen's ("q" quits)
+        self.screen.set_focus(line)
         self.say("your command: Enter gives it from your seat (help lists the commands)")
 
     def action_prompt(self) -> None:
