@@ -270,6 +270,9 @@ class DiceLedger:
     #: sessions committed and not opened yet, oldest first (one whose secret keys ran
     #: out is followed by another before its end)
     unopened: list[str] = field(default_factory=list)
+    #: the seats (the GM, a character's id) whose entropy the current session has, in
+    #: order: a seat sitting down again gives none twice
+    gave: list[str] = field(default_factory=list)
 
     def feed(self, record: Record, count: bool = True) -> None:
         """Follow one more record: an opening closes its session, a commitment starts one,
@@ -283,6 +286,8 @@ class DiceLedger:
             self._committed(record, record.committed)
         if kind is DiceEntropy and self.commitment:
             self.entropy = entropy_next(self.entropy, event.seat, event.entropy)
+            if event.seat not in self.gave:
+                self.gave.append(event.seat)
         if count:
             self.count(record)
 
@@ -292,6 +297,7 @@ class DiceLedger:
             self.unopened.remove(commitment)
         if commitment == self.commitment:
             self.commitment, self.root, self.published = "", "", False
+            self.gave = []
 
     def _committed(self, record: Record, commitment: Commitment) -> None:
         """A record carrying a commitment: a new session starts, or the current one has
@@ -325,6 +331,7 @@ class DiceLedger:
         self.entropy = entropy_start(commitment)
         self.opened = self.secrets = 0
         self.published = False
+        self.gave = []
         self.roots[commitment] = root
         self.unopened.append(commitment)
 
@@ -340,6 +347,7 @@ class DiceLedger:
             dict(self.roots),
             self.current,
             list(self.unopened),
+            list(self.gave),
         )
 
 

@@ -97,6 +97,29 @@ async def test_a_player_sitting_down_gives_entropy_before_the_next_die(path: str
 
 
 @pilot_test
+async def test_a_player_sitting_down_again_gives_no_second_entropy_to_one_session(
+    path: str,
+) -> None:
+    """Each connection of a hosted seat is a new screen: reconnecting, or a seat's key
+    holder connecting over and over, writes no record; a new session takes theirs again."""
+
+    def given() -> list[str]:
+        return [r.event.seat for r in _records(path) if _tag(r) == "dice.entropy"]
+
+    for _ in range(3):
+        player = appmod.watch_app(path, "Kael")
+        async with player.run_test(size=SIZE) as pilot:
+            await _settle(player, pilot)
+        assert given() == ["kael"]
+    _gm(path, {"type": "end-session"})
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await _settle(player, pilot)
+    assert given() == ["kael", "kael"]
+    assert run_margin("verify", "--dice", path).code == 0
+
+
+@pilot_test
 async def test_no_entropy_before_players_see_a_session_committed(tmp_path: Path) -> None:
     target = str(tmp_path / "t.margin")
     Table.create(target, "2d10-edge").close()
@@ -189,8 +212,8 @@ async def test_a_returning_player_reads_what_happened_before_the_live_view(path:
     assert mark.read == left_at
     _say(path, "the bridge falls", "the gulls scatter")
     _say(path, "the ambush is set", gm_only=True)
-    # back at once (a dropped connection): straight to the live view, where the seat
-    # gives its entropy (the third record since Kael left)
+    # back at once (a dropped connection): straight to the live view (the seat gave the
+    # session its entropy already: no record)
     again = appmod.watch_app(path, "Kael")
     async with again.run_test(size=SIZE) as pilot:
         await _settle(again, pilot)
@@ -208,15 +231,14 @@ async def test_a_returning_player_reads_what_happened_before_the_live_view(path:
         head = str(back.screen.query_one("#digest-head", Static).render())
         assert (
             head
-            == f"While you were away: 3 records since you left (#{left_at + 1} to #{left_at + 3}):"
+            == f"While you were away: 2 records since you left (#{left_at + 1} to #{left_at + 2}):"
         )
         await pilot.press("enter")
         assert not isinstance(back.screen, DigestScreen)
         assert "watching as Kael" in str(back.query_one("#header", Static).render())
-        # the seat's entropy for the dice (given again as it sat down once more) came
-        # after the digest: read in the live view
+        # the live view reads on from the digest's last record: nothing more was written
         now = back.view.log_len()
-        assert now == left_at + 4
+        assert now == left_at + 2
     assert seats.last_read(path, "kael") == seats.Mark(now, seats.last_read(path, "kael").at)
 
 

@@ -358,6 +358,11 @@ class Table:
         else:
             with self.lock:
                 name = seated(self.state, seat).id
+        with self.lock:
+            if name in self.projection.history.dice.gave:
+                # every die drawn since depends on this seat's entropy already: a seat
+                # that sits down again (a new connection) adds no record
+                return []
         command = Entropy(seat=name, entropy=secrets.token_hex(32))
         return self.execute(command, seat=seat)
 
