@@ -636,3 +636,24 @@ def test_a_session_stuck_on_its_screen_still_ends_when_its_host_goes() -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_host_whose_output_went_away_says_nothing_more_and_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``margin host ... | tee host.log`` and Ctrl+C: tee ends with the host, whose next
+    line ("stopping: ending every session") must not end it before its sessions are
+    ended cleanly (each client's terminal restored)."""
+    import io
+    import sys
+
+    from margin.tui import cli
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    cli._say("stopping: ending every session")
+    cli._say("gm left (ssh 127.0.0.1:4000)")
+    assert not isinstance(sys.stdout, Gone)

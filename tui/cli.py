@@ -534,7 +534,13 @@ def _say_unseated(path: str, players: set[str]) -> None:
 
 
 def _say(line: str) -> None:
-    print(line, flush=True)
+    """A line of what the host does, on its output. An output that went away (the pipe
+    to ``tee`` that Ctrl+C ended with the host) loses the lines after it, never the
+    sessions: the host goes on to end each one cleanly, its client's terminal restored."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the host's output from now on
 
 
 def _positive(text: str) -> int:
