@@ -249,3 +249,25 @@ def test_twenty_sockets_on_one_link_get_the_seats_sessions_and_one_line_each(sit
     assert sum(b"watching as Kael" in plain(g).encode() or b"\x1b[" in g for g in got) == 2
     assert site["host"].output().count("refused Kael over web") == 18
     site["host"].wait_sessions(0)
+
+
+def test_a_refused_page_keeps_the_line_that_says_why_in_sight(site, browser):
+    site["host"].wait_all_left()
+    url = site["host"].web["Kael"]
+    held = [Seat(browser, url) for _ in range(2)]
+    for seat in held:
+        seat.wait_for("watching as Kael")
+    refused = Seat(browser, url)
+    refused.wait_for("Kael has 2 sessions open already")
+    refused.page.wait_for_selector("body.-closed #ended", state="visible")
+    box = refused.page.locator("#ended").bounding_box()
+    height = refused.page.viewport_size["height"]
+    # a band along the foot of the page: the terminal's top lines, where the host's line
+    # is, stay uncovered
+    assert box is not None
+    assert box["y"] > height / 2, box
+    assert box["y"] + box["height"] == pytest.approx(height, abs=1)
+    refused.page.screenshot(path=str(site["dir"] / "refused.png"))
+    for seat in [*held, refused]:
+        seat.page.close()
+    site["host"].wait_all_left()
