@@ -123,6 +123,9 @@ def test_a_name_in_quotes_is_one_word_and_a_note_keeps_every_character(
     [
         ("cond kael prone 2x", r"^cond: '2x' is not a duration \(2r rounds, 1t turns, 3c counts\)"),
         ("cond kael poisoned 3", r"^cond: '3' is not a duration"),
+        ("cond kael prone 1.5r", r"^cond: '1.5r' is not a duration"),
+        ("cond kael prone -2r", r"^cond: '-2r' is not a duration"),
+        ("cond kael prone .5t", r"^cond: '.5t' is not a duration"),
         ("cond kael prone for 2 rounds", r"^cond: '2 rounds' is in the reason after 'for'"),
         ("cond kael prone for 2r", r"^cond: '2r' is in the reason after 'for'"),
         ("cond kael prone gm blinded", r"^cond: 'blinded' after the condition 'prone'"),

@@ -582,8 +582,9 @@ def _write_it(usage: str) -> RuleError:
     return RuleError(f"{usage.split()[0]}: write it as '{usage}' ({NAMES_NOTE})")
 
 
-#: a word that looks like a duration but is none (``2x``, ``3``): a typo, never a name's end
-NEAR_DURATION = re.compile(r"\d+[^\W\d_]*")
+#: a word that looks like a duration but is none (``2x``, ``3``, ``1.5r``, ``-2r``): a typo,
+#: never a name's end
+NEAR_DURATION = re.compile(r"[-+]?\d*[.,]?\d+[^\W\d_]*")
 #: a duration's unit typed as a word of its own (``2 rounds``)
 UNIT_WORD = re.compile(r"rounds?|turns?|counts?", re.IGNORECASE)
 COND_USAGE = "cond NAMES CONDITION [2r|1t|3c] [gm] [for REASON]"
