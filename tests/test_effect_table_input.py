@@ -223,7 +223,7 @@ def test_check_short_form_takes_a_reason_and_refuses_stray_words(table: Table) -
         "search for clues",
     )
     # a typo after a skill on the sheet is not an unskilled check of a new skill
-    with pytest.raises(RuleError, match=r"^check: 'difficlt' after Electronics is not a"):
+    with pytest.raises(RuleError, match=r"^check: 'difficlt' after 'int' is not a"):
         SYSTEM.parse_words(["check", "vex", "electronics", "int", "difficlt"], table.state)
     # a skill nobody at the table has is still an unskilled attempt
     data = SYSTEM.parse_words(["check", "vex", "streetwise", "soc"], table.state)

@@ -443,3 +443,26 @@ def test_the_readmes_player_lines_are_what_a_player_may_type(
     table = demo("2d10-edge")
     for line in lines:
         assert commandline.parse_line(line, table.state).command is not None, line
+
+
+@pytest.mark.parametrize(
+    ("line", "stray"),
+    [
+        ("check mira streetwise soc foo", "'foo' after 'soc'"),
+        ("check mira streetwise soc difficult bogus", "'bogus' after 'difficult'"),
+        ("check mira streetwise soc law 1.5", "'law 1.5' after 'soc'"),
+        ("check mira streetwise soc law", "'law' after 'soc'"),
+    ],
+)
+def test_an_unskilled_checks_stray_words_are_refused_not_taken_into_the_skill(
+    demo: Callable[[str], Table], line: str, stray: str
+) -> None:
+    """A skill nobody has is an unskilled try at it, but its name is one run of words:
+    a word after the characteristic or the difficulty is a typo, named."""
+    table = demo("2d6-effect")
+    said = refused(table, line, r"^check: ")
+    assert f"{stray} is not a characteristic" in said, said
+    # its words together still make the skill, and what follows them still reads
+    records = run(table, "check mira streetwise soc difficult +1")
+    [checked] = [r.event for r in records if hasattr(r.event, "skill")]
+    assert checked.skill == "streetwise"  # type: ignore[attr-defined]

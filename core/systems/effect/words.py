@@ -53,12 +53,19 @@ def _check_words(words: list[str], state: TableState, who: str) -> dict[str, Any
         out[field] = value
 
     i = 1
+    #: the words of the last field read after the skill's, if any: a skill's name is
+    #: one run of words, so a word past them is a stray (``streetwise soc foo``)
+    after: str | None = None
     while i < len(words):
         field, value, typed, size = _read_word(words, i, char, who, bool(skill))
+        if field == "skill" and after is not None:
+            stray = " ".join(words[i:])
+            raise RuleError(f"{who}: {stray!r} after {after!r} is not {AFTER_SKILL}")
         if field == "skill":
             skill.append(value)
         else:
             put(field, value, typed)
+            after = typed if skill else None
         i += size
     if skill:
         out["skill"] = " ".join(skill)
