@@ -465,4 +465,4 @@ def test_an_unskilled_checks_stray_words_are_refused_not_taken_into_the_skill(
     # its words together still make the skill, and what follows them still reads
     records = run(table, "check mira streetwise soc difficult +1")
     [checked] = [r.event for r in records if hasattr(r.event, "skill")]
-    assert checked.skill == "streetwise"  # type: ignore[attr-defined]
+    assert checked.skill == "streetwise"
