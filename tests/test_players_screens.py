@@ -221,7 +221,8 @@ def _queued(app: TableApp, *keys: str) -> None:
 
     names = {":": "colon", " ": "space"}
     for key in keys:
-        app.post_message(events.Key(names.get(key, key), key))
+        character = key if len(key) == 1 else ("\r" if key == "enter" else None)
+        app.post_message(events.Key(names.get(key, key), character))
 
 
 @pilot_test
@@ -238,3 +239,19 @@ async def test_what_a_player_types_right_after_the_colon_is_their_line_not_the_s
         await pilot.pause()
         assert player.is_running
         assert player.query_one(CommandLine).value == "quiet please"
+
+
+@pilot_test
+async def test_a_burst_of_a_players_lines_gives_every_one_in_order(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await player.workers.wait_for_complete()
+        await pilot.pause()
+        before = len(_records(path))
+        # typed as fast as a terminal delivers them: each line entered while the one
+        # before is still being written
+        _queued(player, *":say a1", "enter", *"say b1", "enter", *"say c1", "enter")
+        await pilot_until(pilot, lambda: len(_records(path)) >= before + 3, "three lines written")
+        await player.workers.wait_for_complete()
+    said = [r["event"]["text"] for r in _records(path)[before:]]  # type: ignore[index]
+    assert said == ["a1", "b1", "c1"]

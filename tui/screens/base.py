@@ -263,6 +263,9 @@ class TableApp(App[None]):
         return text
 
     def redraw(self, follow: bool = False) -> None:
+        if not self.query("#header"):
+            # the screen is coming down (the app quits as a fold lands): nothing to draw
+            return
         with self.table.lock:  # every panel from one moment of the table
             self._redraw(follow)
 

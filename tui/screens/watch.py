@@ -3,6 +3,7 @@ waits until their character is seated."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -211,6 +212,9 @@ class WatchApp(TableApp):
         #: numbers), and how much of the log that redraw had shown
         self._waiting: set[int] = set()
         self._ruled_upto = 0
+        #: lines the player entered while a table job was in flight, given in order as
+        #: each job ends (a burst of lines, typed fast or pasted)
+        self._lines: deque[tuple[CommandLine, str]] = deque()
 
     def get_default_screen(self) -> Screen[Any]:
         if not self.waits:
@@ -433,17 +437,25 @@ class WatchApp(TableApp):
     def act(self, event: CommandLine.Entered) -> None:
         """Give the line's command from the player's seat, in a worker; core rules on it."""
         assert self.seat is not None
-        line = event.line
-        if self.busy:
-            line.pending -= 1
-            line.refused(event.text)
-            self.say("wait: the table is busy with your last command", error=True)
-            return
+        self._lines.append((event.line, event.text))
+        self._next_line()
+
+    def idle(self) -> None:
+        # a fold has ended: the lines entered meanwhile are given
+        super().idle()
+        self._next_line()
+
+    def _next_line(self) -> None:
+        """Give the lines waiting, in order, while no table job is in flight."""
+        while self._lines and not self.busy:
+            self._enter(*self._lines.popleft())
+
+    def _enter(self, line: CommandLine, text: str) -> None:
         try:
-            parsed = commandline.parse_line(event.text, self.view.state(), player=True)
+            parsed = commandline.parse_line(text, self.view.state(), player=True)
         except RuleError as exc:
             line.pending -= 1
-            line.refused(event.text)
+            line.refused(text)
             self.say(str(exc), error=True)
             return
         if parsed.action in ("help", "rules"):
@@ -452,10 +464,10 @@ class WatchApp(TableApp):
             return
         if parsed.command is None:
             line.pending -= 1
-            self.say(f"{event.text.split()[0]}: the GM's, not a player's", error=True)
+            self.say(f"{text.split()[0]}: the GM's, not a player's", error=True)
             return
         self._jobs += 1
-        self.give(parsed.command, line, event.text)
+        self.give(parsed.command, line, text)
 
     @work(thread=True, exclusive=True, group="table")
     def give(self, command: Command, line: CommandLine, text: str) -> None:
@@ -477,6 +489,7 @@ class WatchApp(TableApp):
         if message.reason is not None:
             line.refused(text)
             self.say(message.reason, error=True)
+            self._next_line()
             return
         self.query_one(OddsBar).show_odds(None)
         self.redraw(follow=True)
@@ -486,6 +499,7 @@ class WatchApp(TableApp):
             self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
         else:
             self.say(f"done: {text}")
+        self._next_line()
 
     def give_entropy(self) -> None:
         """As the seat sits down, and as each later session is committed while it sits:
@@ -517,6 +531,7 @@ class WatchApp(TableApp):
     @on(EntropyGiven)
     def entropy_given(self, message: EntropyGiven) -> None:
         self._jobs -= 1
+        self._next_line()
         if message.failed:
             self._gave = ""
         elif message.records:
