@@ -255,3 +255,16 @@ async def test_a_burst_of_a_players_lines_gives_every_one_in_order(path: str) ->
         await player.workers.wait_for_complete()
     said = [r["event"]["text"] for r in _records(path)[before:]]  # type: ignore[index]
     assert said == ["a1", "b1", "c1"]
+
+
+@pilot_test
+async def test_a_players_whisper_is_said_delivered_not_asked(path: str) -> None:
+    player = appmod.watch_app(path, "Kael")
+    async with player.run_test(size=SIZE) as pilot:
+        await pilot.press("colon")
+        await _type(pilot, player, "whisper gm I pocket the idol")
+        assert _message(player) == "done: whisper gm I pocket the idol"
+        await _type(pilot, player, "check kael athletics vs 10")
+        assert _message(player).startswith("asked the GM (request #")
+    whispered = _records(path)[-2]
+    assert whispered["event"]["type"] == "player.whispered"  # type: ignore[index]

@@ -22,6 +22,7 @@ from margin.core.authority import Seat
 from margin.core.clock import Cue, cue, cue_line
 from margin.core.commands import Answer, Command
 from margin.events import Record, StoreError
+from margin.events.players import Requested
 from margin.tui.table.reader import (
     LiveTable,
     View,
@@ -493,7 +494,8 @@ class WatchApp(TableApp):
             return
         self.query_one(OddsBar).show_odds(None)
         self.redraw(follow=True)
-        asked = [r for r in records if r.visibility.to]
+        # a request waits for the GM's ruling; a whisper (addressed too) is delivered
+        asked = [r for r in records if type(r.event) is Requested]
         if asked and len(asked) == len(records):
             number = self.table.reader.number(asked[0].seq) if self.table.reader else None
             self.say(f"asked the GM (request #{number}): {text}; the GM rules on it")
